@@ -1,0 +1,164 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "fw-batch.h"
+#include "fw-error.h"
+#include "onnx/fw-onnx.h"
+#include "report/fw-model-report.h"
+#include "shape/fw-shape-infer.h"
+
+static int
+exit_code_for (const GError *error)
+{
+  if (error->domain == FW_ERROR && error->code == FW_ERROR_INTERNAL)
+    return FW_EXIT_INTERNAL;
+  return FW_EXIT_BAD_INPUT;
+}
+
+static void
+progress (const char *message)
+{
+  /* Only on a terminal: CI logs and pipes get deterministic output. */
+  if (isatty (STDERR_FILENO))
+    fprintf (stderr, "\r\033[K%s", message);
+}
+
+static void
+progress_done (void)
+{
+  if (isatty (STDERR_FILENO))
+    fprintf (stderr, "\r\033[K");
+}
+
+static gboolean
+parse_bindings (char **binds, GHashTable *out, GError **error)
+{
+  for (guint i = 0; binds && binds[i]; i++)
+    {
+      const char *eq = strchr (binds[i], '=');
+      g_autofree char *name = NULL;
+      const char *text;
+      char *end = NULL;
+      gint64 value;
+
+      if (eq == NULL || eq == binds[i])
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                       _("--bind “%s”: expected NAME=VALUE, e.g. --bind batch=8"), binds[i]);
+          return FALSE;
+        }
+      name = g_strndup (binds[i], eq - binds[i]);
+      text = eq + 1;
+      errno = 0;
+      value = g_ascii_strtoll (text, &end, 10);
+      if (errno != 0 || end == text || *end != '\0' || value < 1 || value > (G_GINT64_CONSTANT (1) << 40))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                       _("--bind “%s”: the value must be a positive integer"), binds[i]);
+          return FALSE;
+        }
+      g_hash_table_insert (out, g_steal_pointer (&name), g_memdup2 (&value, sizeof value));
+    }
+  return TRUE;
+}
+
+static gboolean
+choose_format (const FwBatchOptions *options, FwReportFormat *out, GError **error)
+{
+  const char *format = options->format;
+
+  if (format == NULL)
+    {
+      const char *path = options->report_path;
+      *out = path && (g_str_has_suffix (path, ".json")) ? FW_REPORT_JSON : FW_REPORT_MARKDOWN;
+      return TRUE;
+    }
+  if (g_ascii_strcasecmp (format, "json") == 0)
+    *out = FW_REPORT_JSON;
+  else if (g_ascii_strcasecmp (format, "markdown") == 0 || g_ascii_strcasecmp (format, "md") == 0)
+    *out = FW_REPORT_MARKDOWN;
+  else
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("--format “%s”: expected json or markdown"), format);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_report (const char *path, const char *text, GError **error)
+{
+  GError *local = NULL;
+
+  if (path == NULL || strcmp (path, "-") == 0)
+    {
+      fputs (text, stdout);
+      fflush (stdout);
+      return TRUE;
+    }
+  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0644, &local))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot write the report: %s"), path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+fw_batch_run (const FwBatchOptions *options)
+{
+  g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(JsonNode) report = NULL;
+  g_autofree char *text = NULL;
+  FwOnnxLoadOptions load = { 0 };
+  FwInferOptions infer = { 0 };
+  FwInferReport inferred;
+  FwReportFormat format;
+  int status = FW_EXIT_OK;
+
+  fw_infer_report_init (&inferred);
+  if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error))
+    goto fail;
+
+  if (options->max_nodes > 0)
+    load.max_nodes = options->max_nodes;
+  if (options->max_depth > 0)
+    load.max_depth = options->max_depth;
+
+  progress (_("Loading model…"));
+  model = fw_onnx_load (options->model_path, &load, NULL, &error);
+  if (model == NULL)
+    goto fail;
+
+  progress (_("Inferring shapes…"));
+  infer.bindings = bindings;
+  if (!fw_shape_infer_graph (fw_model_get_graph (model), &infer, &inferred, &error))
+    {
+      g_prefix_error (&error, "%s: ", options->model_path);
+      goto fail;
+    }
+  progress_done ();
+
+  report = fw_model_report_build (model, &inferred, bindings);
+  text = fw_model_report_format (report, format);
+  if (!write_report (options->report_path, text, &error))
+    goto fail;
+  fw_infer_report_clear (&inferred);
+  return status;
+
+fail:
+  progress_done ();
+  fw_infer_report_clear (&inferred);
+  g_printerr ("fusion-workbench: %s\n", error->message);
+  return exit_code_for (error);
+}

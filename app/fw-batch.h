@@ -1,0 +1,28 @@
+/* fw-batch.h: headless batch mode. Never initialises GTK: it runs with no display and in a -Dgui=false
+ * build. Exit codes are those of DESIGN.md section 8. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  FW_EXIT_OK = 0,
+  FW_EXIT_FAIL_ON = 1,   /* a --fail-on condition held */
+  FW_EXIT_BAD_INPUT = 2, /* bad input or usage */
+  FW_EXIT_INTERNAL = 3,  /* a bug of ours */
+} FwExitCode;
+
+typedef struct
+{
+  const char  *model_path;
+  const char  *report_path;   /* NULL or "-": standard output */
+  const char  *format;        /* "json" or "markdown"; NULL: from the report's extension */
+  char       **binds;         /* NAME=VALUE */
+  gint         max_nodes;
+  gint         max_depth;
+} FwBatchOptions;
+
+int fw_batch_run (const FwBatchOptions *options);
+
+G_END_DECLS

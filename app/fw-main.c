@@ -1,0 +1,94 @@
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "fw-batch.h"
+#if FW_HAVE_GUI
+# include "fw-application.h"
+#endif
+
+static int
+run_command_line (int argc, char **argv)
+{
+  g_autofree char *batch = NULL;
+  g_autofree char *report = NULL;
+  g_autofree char *format = NULL;
+  g_auto(GStrv) binds = NULL;
+  gboolean version = FALSE;
+  gint max_nodes = 0, max_depth = 0;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) context = NULL;
+  GOptionEntry entries[] = {
+    { "batch", 0, 0, G_OPTION_ARG_FILENAME, &batch, N_("Run headless on MODEL and write a report"), N_("MODEL") },
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &report, N_("Write the report to FILE (- for standard output)"), N_("FILE") },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, N_("Report format: json or markdown"), N_("FORMAT") },
+    { "bind", 0, 0, G_OPTION_ARG_STRING_ARRAY, &binds, N_("Bind a symbolic dimension, e.g. batch=8 (repeatable)"), N_("NAME=VALUE") },
+    { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
+    { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("[MODEL] — inspect and steer operator fusion for Ascend NPUs"));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context,
+    _("Without --batch the desktop workbench opens. Exit codes in batch mode:\n"
+      "  0 success, 1 a --fail-on condition held, 2 bad input or usage, 3 internal error."));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("fusion-workbench: %s\n", error->message);
+      return FW_EXIT_BAD_INPUT;
+    }
+  if (version)
+    {
+      printf ("fusion-workbench %s\n", PACKAGE_VERSION);
+      return FW_EXIT_OK;
+    }
+  if (batch == NULL)
+    {
+#if FW_HAVE_GUI
+      /* Options are checked here; what remains are models for the window to open. */
+      return fw_application_run (argc, argv);
+#else
+      g_printerr ("fusion-workbench: %s\n", _("this build has no desktop interface; use --batch MODEL"));
+      return FW_EXIT_BAD_INPUT;
+#endif
+    }
+  if (argc > 1)
+    {
+      g_printerr ("fusion-workbench: %s “%s”\n", _("unexpected argument"), argv[1]);
+      return FW_EXIT_BAD_INPUT;
+    }
+  if (max_nodes < 0 || max_depth < 0)
+    {
+      g_printerr ("fusion-workbench: %s\n", _("--max-nodes and --max-depth must be positive"));
+      return FW_EXIT_BAD_INPUT;
+    }
+  {
+    FwBatchOptions options = {
+      .model_path = batch,
+      .report_path = report,
+      .format = format,
+      .binds = binds,
+      .max_nodes = max_nodes,
+      .max_depth = max_depth,
+    };
+    return fw_batch_run (&options);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  return run_command_line (argc, argv);
+}

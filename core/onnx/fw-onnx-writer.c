@@ -1,0 +1,445 @@
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include "fw-error.h"
+#include "fw-onnx.h"
+#include "fw-onnx-fields.h"
+#include "fw-pb.h"
+#include "graph/fw-model-private.h"
+
+/* Tensors at least this large go to the external data file when one is asked for. */
+#define EXTERNAL_THRESHOLD 1024
+/* protobuf's own parsers refuse messages of 2 GiB and more. */
+#define MAX_PROTO_BYTES ((gsize) G_MAXINT32)
+
+typedef struct
+{
+  FwOnnxWriteFlags flags;
+  GByteArray      *external;      /* bytes for the .data file, or NULL */
+  const char      *external_name; /* its file name, relative to the model */
+} Writer;
+
+static void write_graph (Writer *w, GByteArray *out, const FwGraph *graph);
+
+static void
+put_raw_fields (GByteArray *out, GPtrArray *fields)
+{
+  for (guint i = 0; fields && i < fields->len; i++)
+    {
+      gsize len;
+      const guint8 *data = g_bytes_get_data (g_ptr_array_index (fields, i), &len);
+      g_byte_array_append (out, data, len);
+    }
+}
+
+static void
+write_tensor (Writer *w, GByteArray *out, guint32 field, const FwTensor *tensor, const char *name)
+{
+  gsize mark = fw_pb_begin (out, field);
+
+  for (guint i = 0; i < tensor->rank; i++)
+    fw_pb_put_int (out, TENSOR_DIMS, tensor->dims[i]);
+  fw_pb_put_int (out, TENSOR_DATA_TYPE, tensor->dtype);
+  if (name && name[0])
+    fw_pb_put_string (out, TENSOR_NAME, name);
+  if (tensor->dtype == FW_DTYPE_STRING)
+    {
+      for (guint i = 0; tensor->strings && i < tensor->strings->len; i++)
+        {
+          gsize len;
+          const guint8 *data = g_bytes_get_data (g_ptr_array_index (tensor->strings, i), &len);
+          fw_pb_put_bytes (out, TENSOR_STRING_DATA, data, len);
+        }
+    }
+  else
+    {
+      gsize size;
+      const guint8 *data = fw_tensor_get_data (tensor, &size);
+
+      if (w->external != NULL && size >= EXTERNAL_THRESHOLD)
+        {
+          g_autofree char *offset = NULL;
+          g_autofree char *length = NULL;
+          gsize m2;
+          static const guint8 zeros[64] = { 0 };
+
+          /* 64-byte alignment lets a reader map tensors straight into SIMD loads. */
+          if (w->external->len % 64)
+            g_byte_array_append (w->external, zeros, 64 - w->external->len % 64);
+          offset = g_strdup_printf ("%u", w->external->len);
+          length = g_strdup_printf ("%" G_GSIZE_FORMAT, size);
+          g_byte_array_append (w->external, data, size);
+
+          m2 = fw_pb_begin (out, TENSOR_EXTERNAL_DATA);
+          fw_pb_put_string (out, ENTRY_KEY, "location");
+          fw_pb_put_string (out, ENTRY_VALUE, w->external_name);
+          fw_pb_end (out, m2);
+          m2 = fw_pb_begin (out, TENSOR_EXTERNAL_DATA);
+          fw_pb_put_string (out, ENTRY_KEY, "offset");
+          fw_pb_put_string (out, ENTRY_VALUE, offset);
+          fw_pb_end (out, m2);
+          m2 = fw_pb_begin (out, TENSOR_EXTERNAL_DATA);
+          fw_pb_put_string (out, ENTRY_KEY, "length");
+          fw_pb_put_string (out, ENTRY_VALUE, length);
+          fw_pb_end (out, m2);
+          fw_pb_put_int (out, TENSOR_DATA_LOCATION, 1);
+        }
+      else
+        fw_pb_put_bytes (out, TENSOR_RAW_DATA, data, size);
+    }
+  fw_pb_end (out, mark);
+}
+
+static void
+write_type (GByteArray *out, const FwValue *value)
+{
+  gsize mark, tmark;
+
+  if (value->type_raw)
+    {
+      gsize len;
+      const guint8 *data = g_bytes_get_data (value->type_raw, &len);
+      fw_pb_put_bytes (out, VI_TYPE, data, len);
+      return;
+    }
+  mark = fw_pb_begin (out, VI_TYPE);
+  tmark = fw_pb_begin (out, TYPE_TENSOR);
+  fw_pb_put_int (out, TENSOR_TYPE_ELEM_TYPE, value->dtype);
+  if (value->rank >= 0)
+    {
+      gsize smark = fw_pb_begin (out, TENSOR_TYPE_SHAPE);
+      for (gint i = 0; i < value->rank; i++)
+        {
+          gsize dmark = fw_pb_begin (out, SHAPE_DIM);
+          if (value->dims[i].value >= 0)
+            fw_pb_put_int (out, DIM_VALUE, value->dims[i].value);
+          else if (value->dims[i].symbol)
+            fw_pb_put_string (out, DIM_PARAM, value->dims[i].symbol);
+          fw_pb_end (out, dmark);
+        }
+      fw_pb_end (out, smark);
+    }
+  fw_pb_end (out, tmark);
+  fw_pb_end (out, mark);
+}
+
+static void
+write_value_info (GByteArray *out, guint32 field, const FwValue *value)
+{
+  gsize mark = fw_pb_begin (out, field);
+
+  fw_pb_put_string (out, VI_NAME, value->name);
+  if (value->dtype != FW_DTYPE_UNDEFINED || value->type_raw)
+    write_type (out, value);
+  if (value->doc_string && value->doc_string[0])
+    fw_pb_put_string (out, VI_DOC_STRING, value->doc_string);
+  fw_pb_end (out, mark);
+}
+
+static void
+write_attribute (Writer *w, GByteArray *out, const FwAttr *attr)
+{
+  gsize mark = fw_pb_begin (out, NODE_ATTRIBUTE);
+
+  fw_pb_put_string (out, ATTR_NAME, attr->name);
+  if (attr->ref_attr_name)
+    fw_pb_put_string (out, ATTR_REF_ATTR_NAME, attr->ref_attr_name);
+  if (attr->doc_string && attr->doc_string[0])
+    fw_pb_put_string (out, ATTR_DOC_STRING, attr->doc_string);
+  fw_pb_put_int (out, ATTR_TYPE, attr->type);
+  switch (attr->type)
+    {
+    case FW_ATTR_FLOAT:
+      {
+        guint32 bits;
+        memcpy (&bits, &attr->f, 4);
+        fw_pb_put_fixed32 (out, ATTR_F, bits);
+      }
+      break;
+    case FW_ATTR_INT:
+      fw_pb_put_int (out, ATTR_I, attr->i);
+      break;
+    case FW_ATTR_STRING:
+      fw_pb_put_bytes (out, ATTR_S, attr->s, attr->s_len);
+      break;
+    case FW_ATTR_TENSOR:
+      if (attr->t)
+        write_tensor (w, out, ATTR_T, attr->t, NULL);
+      break;
+    case FW_ATTR_GRAPH:
+      if (attr->g)
+        {
+          gsize gmark = fw_pb_begin (out, ATTR_G);
+          write_graph (w, out, attr->g);
+          fw_pb_end (out, gmark);
+        }
+      break;
+    case FW_ATTR_FLOATS:
+      for (guint i = 0; i < attr->n; i++)
+        {
+          guint32 bits;
+          memcpy (&bits, &attr->floats[i], 4);
+          fw_pb_put_fixed32 (out, ATTR_FLOATS, bits);
+        }
+      break;
+    case FW_ATTR_INTS:
+      for (guint i = 0; i < attr->n; i++)
+        fw_pb_put_int (out, ATTR_INTS, attr->ints[i]);
+      break;
+    case FW_ATTR_STRINGS:
+      for (guint i = 0; i < attr->n; i++)
+        {
+          gsize len;
+          const guint8 *data = g_bytes_get_data (attr->strings[i], &len);
+          fw_pb_put_bytes (out, ATTR_STRINGS, data, len);
+        }
+      break;
+    case FW_ATTR_TENSORS:
+      for (guint i = 0; i < attr->n; i++)
+        write_tensor (w, out, ATTR_TENSORS, attr->tensors[i], NULL);
+      break;
+    case FW_ATTR_GRAPHS:
+      for (guint i = 0; i < attr->n; i++)
+        {
+          gsize gmark = fw_pb_begin (out, ATTR_GRAPHS);
+          write_graph (w, out, attr->graphs[i]);
+          fw_pb_end (out, gmark);
+        }
+      break;
+    case FW_ATTR_UNDEFINED:
+    case FW_ATTR_SPARSE_TENSOR:
+    case FW_ATTR_SPARSE_TENSORS:
+    case FW_ATTR_TYPE_PROTO:
+    case FW_ATTR_TYPE_PROTOS:
+    default:
+      break;
+    }
+  if (attr->raw)
+    {
+      gsize len;
+      const guint8 *data = g_bytes_get_data (attr->raw, &len);
+      g_byte_array_append (out, data, len);
+    }
+  fw_pb_end (out, mark);
+}
+
+static void
+write_node (Writer *w, GByteArray *out, const FwNode *node)
+{
+  gsize mark = fw_pb_begin (out, GRAPH_NODE);
+  guint n_inputs = node->n_inputs;
+  guint n_outputs = node->n_outputs;
+
+  /* Trailing omitted optionals are dropped, as exporters do; inner ones stay as "". */
+  while (n_inputs > 0 && node->inputs[n_inputs - 1] == NULL)
+    n_inputs--;
+  for (guint i = 0; i < n_inputs; i++)
+    fw_pb_put_string (out, NODE_INPUT, node->inputs[i] ? node->inputs[i]->name : "");
+  while (n_outputs > 0 && node->outputs[n_outputs - 1] == NULL)
+    n_outputs--;
+  for (guint i = 0; i < n_outputs; i++)
+    fw_pb_put_string (out, NODE_OUTPUT, node->outputs[i] ? node->outputs[i]->name : "");
+  if (node->name[0])
+    fw_pb_put_string (out, NODE_NAME, node->name);
+  fw_pb_put_string (out, NODE_OP_TYPE, node->op_type);
+  if (node->domain[0])
+    fw_pb_put_string (out, NODE_DOMAIN, node->domain);
+  for (guint i = 0; i < node->n_attrs; i++)
+    write_attribute (w, out, &node->attrs[i]);
+  if (node->doc_string && node->doc_string[0])
+    fw_pb_put_string (out, NODE_DOC_STRING, node->doc_string);
+  put_raw_fields (out, node->extra_raw);
+  fw_pb_end (out, mark);
+}
+
+static void
+write_graph (Writer *w, GByteArray *out, const FwGraph *graph)
+{
+  /* File order, not topological order: a round trip must not reorder what it did not change. */
+  for (guint i = 0; i < graph->nodes->len; i++)
+    write_node (w, out, g_ptr_array_index (graph->nodes, i));
+  if (graph->name && graph->name[0])
+    fw_pb_put_string (out, GRAPH_NAME, graph->name);
+  for (guint i = 0; i < graph->initializers->len; i++)
+    {
+      FwValue *value = g_ptr_array_index (graph->initializers, i);
+      write_tensor (w, out, GRAPH_INITIALIZER, value->constant, value->name);
+    }
+  if (graph->doc_string && graph->doc_string[0])
+    fw_pb_put_string (out, GRAPH_DOC_STRING, graph->doc_string);
+  for (guint i = 0; i < graph->inputs->len; i++)
+    write_value_info (out, GRAPH_INPUT, g_ptr_array_index (graph->inputs, i));
+  for (guint i = 0; i < graph->outputs->len; i++)
+    write_value_info (out, GRAPH_OUTPUT, g_ptr_array_index (graph->outputs, i));
+  for (guint i = 0; i < graph->values->len; i++)
+    {
+      FwValue *value = g_ptr_array_index (graph->values, i);
+      gboolean wanted;
+
+      if (value->is_input || value->is_output || value->is_initializer || value->placeholder)
+        continue;
+      if (value->has_value_info)
+        wanted = TRUE;
+      else
+        wanted = (w->flags & FW_ONNX_WRITE_INFERRED_SHAPES) && value->producer != NULL &&
+                 value->dtype != FW_DTYPE_UNDEFINED && value->rank >= 0;
+      if (wanted)
+        write_value_info (out, GRAPH_VALUE_INFO, value);
+    }
+  put_raw_fields (out, graph->extra_raw);
+}
+
+static GByteArray *
+serialize (FwModel *model, Writer *w)
+{
+  GByteArray *out = g_byte_array_new ();
+  gsize mark;
+
+  fw_pb_put_int (out, MODEL_IR_VERSION, model->ir_version);
+  for (guint i = 0; i < model->opsets->len; i++)
+    {
+      FwOpsetImport *imp = &g_array_index (model->opsets, FwOpsetImport, i);
+      gsize omark = fw_pb_begin (out, MODEL_OPSET_IMPORT);
+      fw_pb_put_string (out, OPSET_DOMAIN, imp->domain);
+      fw_pb_put_int (out, OPSET_VERSION, imp->version);
+      fw_pb_end (out, omark);
+    }
+  if (model->producer_name[0])
+    fw_pb_put_string (out, MODEL_PRODUCER_NAME, model->producer_name);
+  if (model->producer_version[0])
+    fw_pb_put_string (out, MODEL_PRODUCER_VERSION, model->producer_version);
+  if (model->domain[0])
+    fw_pb_put_string (out, MODEL_DOMAIN, model->domain);
+  if (model->model_version)
+    fw_pb_put_int (out, MODEL_MODEL_VERSION, model->model_version);
+  if (model->doc_string && model->doc_string[0])
+    fw_pb_put_string (out, MODEL_DOC_STRING, model->doc_string);
+  for (guint i = 0; i + 1 < model->metadata_props->len; i += 2)
+    {
+      gsize emark = fw_pb_begin (out, MODEL_METADATA_PROPS);
+      fw_pb_put_string (out, ENTRY_KEY, g_ptr_array_index (model->metadata_props, i));
+      fw_pb_put_string (out, ENTRY_VALUE, g_ptr_array_index (model->metadata_props, i + 1));
+      fw_pb_end (out, emark);
+    }
+  for (guint i = 0; i < model->raw_fields->len; i++)
+    {
+      FwRawField *raw = &g_array_index (model->raw_fields, FwRawField, i);
+      gsize len;
+      const guint8 *data = g_bytes_get_data (raw->bytes, &len);
+      g_byte_array_append (out, data, len);
+    }
+  /* The graph goes last, so a file cut short anywhere is missing part of it and never reads as valid. */
+  mark = fw_pb_begin (out, MODEL_GRAPH);
+  write_graph (w, out, model->graph);
+  fw_pb_end (out, mark);
+  return out;
+}
+
+GBytes *
+fw_onnx_serialize (FwModel *model, FwOnnxWriteFlags flags, GError **error)
+{
+  Writer w = { flags & ~FW_ONNX_WRITE_EXTERNAL_DATA, NULL, NULL };
+  GByteArray *out = serialize (model, &w);
+
+  if (out->len >= MAX_PROTO_BYTES)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT,
+                   _("the model would be %u bytes, past protobuf's 2 GiB limit; write it with external data"),
+                   out->len);
+      g_byte_array_unref (out);
+      return NULL;
+    }
+  return g_byte_array_free_to_bytes (out);
+}
+
+static gboolean
+same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  if (a == NULL || b == NULL || stat (a, &sa) != 0 || stat (b, &sb) != 0)
+    return FALSE;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static gboolean
+refuse_inputs (FwModel *model, const char *path, GError **error)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  if (same_file (path, model->path))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_IO,
+                   _("%s: refusing to overwrite the input model; choose another file name"), path);
+      return FALSE;
+    }
+  g_hash_table_iter_init (&iter, model->external_maps);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (same_file (path, key))
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_IO,
+                     _("%s: refusing to overwrite the input model's external data; choose another file name"), path);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static gboolean
+write_atomically (const char *path, const guint8 *data, gsize len, GError **error)
+{
+  GError *local = NULL;
+
+  /* Temporary file in the same folder, fsync, rename: a crash leaves the old file or the new one. */
+  if (!g_file_set_contents_full (path, (const char *) data, len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644, &local))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot write: %s"), path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError **error)
+{
+  Writer w = { flags, NULL, NULL };
+  g_autoptr(GByteArray) out = NULL;
+  g_autoptr(GByteArray) external = NULL;
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *external_name = NULL;
+  g_autofree char *external_path = NULL;
+
+  if (!refuse_inputs (model, path, error))
+    return FALSE;
+  if (flags & FW_ONNX_WRITE_EXTERNAL_DATA)
+    {
+      external_name = g_strconcat (base, ".data", NULL);
+      external_path = g_build_filename (dir, external_name, NULL);
+      if (!refuse_inputs (model, external_path, error))
+        return FALSE;
+      external = g_byte_array_new ();
+      w.external = external;
+      w.external_name = external_name;
+    }
+  out = serialize (model, &w);
+  if (out->len >= MAX_PROTO_BYTES)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT,
+                   _("%s: the model would be %u bytes, past protobuf's 2 GiB limit; write it with external data"),
+                   path, out->len);
+      return FALSE;
+    }
+  /* Data first: a model that names a data file must never exist without it. */
+  if (external != NULL && !write_atomically (external_path, external->data, external->len, error))
+    return FALSE;
+  return write_atomically (path, out->data, out->len, error);
+}

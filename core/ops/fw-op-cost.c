@@ -1,0 +1,244 @@
+/* fw-op-cost.c: FLOPs and bytes per op from inferred static shapes.
+ *
+ * FLOP weights per element for transcendental functions are rough instruction counts of the usual
+ * polynomial/range-reduction implementations on a vector unit (exp/log ≈ 8, erf/tanh/sigmoid ≈ 10,
+ * Gelu ≈ 20 with its erf and three multiplies); they only need to rank ops against each other and against
+ * bandwidth, not to predict cycles. Multiply-add counts as 2. Bytes: every input with a static shape is
+ * read once and every output written once. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ops/fw-op-cost-private.h"
+
+gdouble
+fw_cost_value_bytes (const FwValue *value)
+{
+  gint64 n, bytes;
+
+  if (value == NULL)
+    return 0;
+  n = fw_value_get_n_elements (value);
+  if (n < 0 || !fw_dtype_bytes_for (value->dtype, n, &bytes))
+    return -1;
+  return (gdouble) bytes;
+}
+
+static gdouble
+n_elements (const FwValue *value)
+{
+  gint64 n = value ? fw_value_get_n_elements (value) : -1;
+  return n >= 0 ? (gdouble) n : -1;
+}
+
+/* Bytes of all static inputs and all outputs; FALSE when an output is not static. */
+static gboolean
+fill_bytes (const FwNode *node, FwOpCost *cost)
+{
+  memset (cost, 0, sizeof *cost);
+  for (guint k = 0; k < node->n_inputs; k++)
+    {
+      gdouble b = fw_cost_value_bytes (node->inputs[k]);
+      if (b > 0)
+        cost->bytes_read += b;
+    }
+  for (guint k = 0; k < node->n_outputs; k++)
+    {
+      gdouble b;
+      if (node->outputs[k] == NULL)
+        continue;
+      b = fw_cost_value_bytes (node->outputs[k]);
+      if (b < 0)
+        return FALSE;
+      cost->bytes_written += b;
+    }
+  return TRUE;
+}
+
+static const struct {
+  const char *op;
+  gdouble flops;
+} elementwise_weights[] = {
+  { "Exp", 8 }, { "Log", 8 }, { "Pow", 8 }, { "Sin", 8 }, { "Cos", 8 }, { "Tan", 10 },
+  { "Erf", 10 }, { "Tanh", 10 }, { "Sigmoid", 10 }, { "Softplus", 10 }, { "Elu", 10 }, { "Selu", 10 },
+  { "Celu", 10 }, { "Gelu", 20 }, { "FastGelu", 20 }, { "BiasGelu", 20 }, { "QuickGelu", 12 }, { "Mish", 20 },
+  { "Sqrt", 4 }, { "Div", 4 }, { "Reciprocal", 4 }, { "Mod", 4 }, { "HardSigmoid", 3 }, { "HardSwish", 4 },
+  { "Clip", 2 }, { "Where", 1 }, { "Mean", 2 }, { "Cast", 1 }, { "Identity", 0 }, { "Dropout", 0 },
+};
+
+static gdouble
+elementwise_weight (const char *op_type)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (elementwise_weights); k++)
+    if (strcmp (elementwise_weights[k].op, op_type) == 0)
+      return elementwise_weights[k].flops;
+  return 1;
+}
+
+gboolean
+fw_cost_elementwise (const FwNode *node, FwOpCost *cost)
+{
+  gdouble n;
+
+  if (!fill_bytes (node, cost) || node->n_outputs == 0)
+    return FALSE;
+  n = n_elements (node->outputs[0]);
+  if (n < 0)
+    return FALSE;
+  /* n-ary Sum/Min/Max do one operation per extra input. */
+  cost->flops = n * elementwise_weight (node->op_type) * MAX ((gint) node->n_inputs - 1, 1);
+  return TRUE;
+}
+
+gboolean
+fw_cost_movement (const FwNode *node, FwOpCost *cost)
+{
+  return fill_bytes (node, cost);
+}
+
+gboolean
+fw_cost_matmul (const FwNode *node, FwOpCost *cost)
+{
+  const FwValue *a = node->n_inputs > 0 ? node->inputs[0] : NULL;
+  gdouble out;
+
+  if (!fill_bytes (node, cost) || a == NULL || a->rank < 1 || a->dims[a->rank - 1].value < 0 || node->n_outputs == 0)
+    return FALSE;
+  out = n_elements (node->outputs[0]);
+  if (out < 0)
+    return FALSE;
+  /* batch·M·N outputs, each a K-long multiply-add. */
+  cost->flops = 2.0 * out * (gdouble) a->dims[a->rank - 1].value;
+  return TRUE;
+}
+
+gboolean
+fw_cost_gemm (const FwNode *node, FwOpCost *cost)
+{
+  const FwValue *a = node->n_inputs > 0 ? node->inputs[0] : NULL;
+  gboolean ta = fw_node_get_attr_int (node, "transA", 0) != 0;
+  gdouble out;
+  gint64 k;
+
+  if (!fill_bytes (node, cost) || a == NULL || a->rank != 2 || node->n_outputs == 0)
+    return FALSE;
+  k = a->dims[ta ? 0 : 1].value;
+  out = n_elements (node->outputs[0]);
+  if (k < 0 || out < 0)
+    return FALSE;
+  cost->flops = 2.0 * out * (gdouble) k;
+  if (node->n_inputs > 2 && node->inputs[2] != NULL)
+    cost->flops += out;
+  return TRUE;
+}
+
+static gboolean
+kernel_volume (const FwValue *w, gdouble *volume)
+{
+  *volume = 1;
+  if (w == NULL || w->rank < 3)
+    return FALSE;
+  for (gint i = 1; i < w->rank; i++)
+    {
+      if (w->dims[i].value < 0)
+        return FALSE;
+      *volume *= (gdouble) w->dims[i].value;
+    }
+  return TRUE;
+}
+
+gboolean
+fw_cost_conv (const FwNode *node, FwOpCost *cost)
+{
+  gdouble out, volume;
+
+  if (!fill_bytes (node, cost) || node->n_inputs < 2 || node->n_outputs == 0)
+    return FALSE;
+  out = n_elements (node->outputs[0]);
+  /* W is [Cout, Cin/group, k…]: each output element is a (Cin/group)·∏k multiply-add. */
+  if (out < 0 || !kernel_volume (node->inputs[1], &volume))
+    return FALSE;
+  cost->flops = 2.0 * out * volume;
+  if (node->n_inputs > 2 && node->inputs[2] != NULL)
+    cost->flops += out;
+  return TRUE;
+}
+
+gboolean
+fw_cost_conv_transpose (const FwNode *node, FwOpCost *cost)
+{
+  gdouble in, volume;
+
+  if (!fill_bytes (node, cost) || node->n_inputs < 2 || node->n_outputs == 0)
+    return FALSE;
+  in = n_elements (node->inputs[0]);
+  /* W is [Cin, Cout/group, k…]: each input element scatters into (Cout/group)·∏k outputs. */
+  if (in < 0 || !kernel_volume (node->inputs[1], &volume))
+    return FALSE;
+  cost->flops = 2.0 * in * volume;
+  if (node->n_inputs > 2 && node->inputs[2] != NULL)
+    cost->flops += n_elements (node->outputs[0]);
+  return TRUE;
+}
+
+gboolean
+fw_cost_reduce (const FwNode *node, FwOpCost *cost)
+{
+  gdouble in;
+
+  if (!fill_bytes (node, cost) || node->n_inputs == 0)
+    return FALSE;
+  in = n_elements (node->inputs[0]);
+  if (in < 0)
+    return FALSE;
+  cost->flops = in;
+  return TRUE;
+}
+
+gboolean
+fw_cost_softmax (const FwNode *node, FwOpCost *cost)
+{
+  if (!fw_cost_reduce (node, cost))
+    return FALSE;
+  /* max, subtract, exp (8), sum, divide (2). */
+  cost->flops *= 12;
+  return TRUE;
+}
+
+gboolean
+fw_cost_norm (const FwNode *node, FwOpCost *cost)
+{
+  if (!fw_cost_reduce (node, cost))
+    return FALSE;
+  /* mean, centre, square-sum, rsqrt, scale, shift. */
+  cost->flops *= 8;
+  return TRUE;
+}
+
+gboolean
+fw_cost_batch_norm (const FwNode *node, FwOpCost *cost)
+{
+  if (!fw_cost_reduce (node, cost))
+    return FALSE;
+  /* Inference folds to one multiply-add per element. */
+  cost->flops *= 2;
+  return TRUE;
+}
+
+gboolean
+fw_cost_pool (const FwNode *node, FwOpCost *cost)
+{
+  guint n_k = 0;
+  const gint64 *k = fw_node_get_attr_ints (node, "kernel_shape", &n_k);
+  gdouble out, window = 1;
+
+  if (!fill_bytes (node, cost) || node->n_outputs == 0)
+    return FALSE;
+  out = n_elements (node->outputs[0]);
+  if (out < 0)
+    return FALSE;
+  for (guint i = 0; k && i < n_k; i++)
+    window *= (gdouble) MAX (k[i], 1);
+  cost->flops = out * window;
+  return TRUE;
+}

@@ -1,0 +1,62 @@
+/* fw-op-registry.h: one table row per operator: how it fuses (its op class, after TVM's op kinds), how its
+ * output shapes and dtypes follow from its inputs, and what it costs in FLOPs and bytes.
+ *
+ * The table is static data; nothing here walks a whole graph (that is core/shape and core/plan). Later
+ * issues add a reference kernel and code emitters to the same rows. */
+#pragma once
+
+#include <glib.h>
+
+#include "graph/fw-graph-private.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  FW_OP_CLASS_ELEMENTWISE,  /* one output element from the same input element: Relu, Exp, Cast */
+  FW_OP_CLASS_BROADCAST,    /* elementwise with numpy broadcasting: Add, Mul, Where */
+  FW_OP_CLASS_INJECTIVE,    /* each output element from one input element: Reshape, Transpose, Gather */
+  FW_OP_CLASS_REDUCE,       /* reduces along axes: ReduceMean, Softmax's insides, pooling */
+  FW_OP_CLASS_OUT_FUSABLE,  /* compute-bound, takes an elementwise epilogue: MatMul, Gemm, Conv */
+  FW_OP_CLASS_OPAQUE,       /* never fused: control flow, unknown ops, shape-only ops */
+} FwOpClass;
+
+typedef struct _FwInferContext FwInferContext;
+
+/* Sets the node's output dtypes and shapes (fw_value_set_type) from its inputs. Returns FALSE with error
+ * when the inputs contradict the op (a MatMul whose inner dims differ); leaving an output unknown is not an
+ * error. */
+typedef gboolean (*FwShapeFunc) (FwInferContext *ctx,
+                                 FwNode         *node,
+                                 GError        **error);
+
+typedef struct
+{
+  gdouble flops;        /* arithmetic operations, multiply-add counted as 2 */
+  gdouble bytes_read;   /* bytes of all inputs, each read once */
+  gdouble bytes_written;
+} FwOpCost;
+
+/* Fills cost from the node's (inferred) shapes; FALSE when shapes are not static. */
+typedef gboolean (*FwCostFunc) (const FwNode *node,
+                                FwOpCost     *cost);
+
+struct _FwOpInfo
+{
+  const char  *domain;     /* "" for ai.onnx */
+  const char  *op_type;
+  FwOpClass    op_class;
+  FwShapeFunc  infer;      /* NULL: outputs stay unknown and the op is listed as without inference */
+  FwCostFunc   cost;
+  gint         since_opset; /* earliest ai.onnx opset we handle, for reports */
+};
+
+const FwOpInfo *fw_op_lookup        (const char *domain,
+                                     const char *op_type);
+const char     *fw_op_class_name    (FwOpClass   op_class);
+/* All rows, for documentation and tests. */
+const FwOpInfo *fw_op_registry_get  (guint      *n_ops);
+/* Generic cost for a node: FLOPs per output element by class, bytes from static shapes. */
+gboolean        fw_op_cost          (const FwNode *node,
+                                     FwOpCost     *cost);
+
+G_END_DECLS

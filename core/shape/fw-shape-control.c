@@ -1,0 +1,140 @@
+/* fw-shape-control.c: If and Loop. Their bodies are inferred by the walk before the node itself; here the
+ * node's outputs follow from the bodies' outputs. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-error.h"
+#include "shape/fw-shape-private.h"
+
+/* A body output may be an outer value passed straight through: then the body holds only a placeholder. */
+static const FwValue *
+body_output (const FwGraph *body, guint k)
+{
+  const FwValue *value;
+
+  if (body == NULL || k >= body->outputs->len)
+    return NULL;
+  value = g_ptr_array_index (body->outputs, k);
+  if (value->producer == NULL && !value->is_input && !value->is_initializer)
+    for (const FwGraph *g = body->parent; g != NULL; g = g->parent)
+      {
+        const FwValue *outer = g_hash_table_lookup (g->by_name, value->name);
+        if (outer != NULL && (outer->producer || outer->is_input || outer->is_initializer))
+          return outer;
+      }
+  return value;
+}
+
+static FwGraph *
+graph_attr (const FwNode *node, const char *name)
+{
+  const FwAttr *attr = fw_node_get_attr (node, name);
+  return attr && attr->type == FW_ATTR_GRAPH ? attr->g : NULL;
+}
+
+gboolean
+fw_infer_if (FwInferContext *ctx, FwNode *node, GError **error)
+{
+  FwGraph *then_g = graph_attr (node, "then_branch");
+  FwGraph *else_g = graph_attr (node, "else_branch");
+
+  if (then_g == NULL || else_g == NULL)
+    return fw_infer_error (error, node, _("attributes “then_branch” and “else_branch” are required"));
+  if (then_g->outputs->len != node->n_outputs || else_g->outputs->len != node->n_outputs)
+    return fw_infer_error (error, node, _("branches have %u and %u outputs, the node %u"),
+                           then_g->outputs->len, else_g->outputs->len, node->n_outputs);
+  for (guint k = 0; k < node->n_outputs; k++)
+    {
+      const FwValue *t = body_output (then_g, k);
+      const FwValue *e = body_output (else_g, k);
+      FwDim out[FW_MAX_RANK];
+      FwDType dtype;
+
+      if (t == NULL || e == NULL)
+        continue;
+      dtype = t->dtype != FW_DTYPE_UNDEFINED ? t->dtype : e->dtype;
+      if (t->rank < 0 || e->rank < 0 || t->rank != e->rank || t->rank > FW_MAX_RANK)
+        {
+          fw_infer_set (ctx, node, k, dtype, FW_RANK_UNKNOWN, NULL);
+          continue;
+        }
+      for (gint i = 0; i < t->rank; i++)
+        out[i] = fw_dims_equal (&t->dims[i], &e->dims[i]) ? t->dims[i] : FW_DIM_UNKNOWN;
+      fw_infer_set (ctx, node, k, dtype, t->rank, out);
+    }
+  return TRUE;
+}
+
+gboolean
+fw_infer_loop (FwInferContext *ctx, FwNode *node, GError **error)
+{
+  FwGraph *body = graph_attr (node, "body");
+  guint n_carried = node->n_inputs > 2 ? node->n_inputs - 2 : 0;
+
+  if (body == NULL)
+    return fw_infer_error (error, node, _("attribute “body” is required"));
+  for (guint k = 0; k < node->n_outputs; k++)
+    {
+      if (k < n_carried)
+        {
+          /* Carried values may change shape between iterations; the initial value's dtype is certain. */
+          const FwValue *init = node->inputs[2 + k];
+          const FwValue *last = body_output (body, 1 + k);
+          if (init != NULL && last != NULL && init->rank >= 0 && init->rank == last->rank
+              && init->rank <= FW_MAX_RANK)
+            {
+              FwDim out[FW_MAX_RANK];
+              for (gint i = 0; i < init->rank; i++)
+                out[i] = fw_dims_equal (&init->dims[i], &last->dims[i]) ? init->dims[i] : FW_DIM_UNKNOWN;
+              fw_infer_set (ctx, node, k, init->dtype, init->rank, out);
+            }
+          else
+            fw_infer_set (ctx, node, k, init ? init->dtype : FW_DTYPE_UNDEFINED, FW_RANK_UNKNOWN, NULL);
+        }
+      else
+        {
+          /* Scan outputs stack each iteration's value along a new first axis of unknown length. */
+          const FwValue *per = body_output (body, 1 + k);
+          if (per != NULL && per->rank >= 0 && per->rank < FW_MAX_RANK)
+            {
+              FwDim out[FW_MAX_RANK];
+              out[0] = FW_DIM_UNKNOWN;
+              memcpy (out + 1, per->dims, per->rank * sizeof (FwDim));
+              fw_infer_set (ctx, node, k, per->dtype, per->rank + 1, out);
+            }
+          else
+            fw_infer_set (ctx, node, k, per ? per->dtype : FW_DTYPE_UNDEFINED, FW_RANK_UNKNOWN, NULL);
+        }
+    }
+  return TRUE;
+}
+
+void
+fw_infer_prepare_subgraphs (FwInferContext *ctx G_GNUC_UNUSED, FwNode *node)
+{
+  FwGraph *body;
+
+  if (strcmp (node->op_type, "Loop") != 0 || (node->domain[0] && strcmp (node->domain, "ai.onnx") != 0))
+    return;
+  body = graph_attr (node, "body");
+  if (body == NULL)
+    return;
+  for (guint k = 0; k < body->inputs->len; k++)
+    {
+      FwValue *in = g_ptr_array_index (body->inputs, k);
+      const FwValue *src = k >= 2 && k < node->n_inputs ? node->inputs[k] : NULL;
+
+      if (in->dtype != FW_DTYPE_UNDEFINED || in->rank >= 0)
+        continue;
+      if (k == 0)
+        fw_value_set_type (in, FW_DTYPE_INT64, 0, NULL);
+      else if (k == 1)
+        fw_value_set_type (in, FW_DTYPE_BOOL, 0, NULL);
+      else if (src != NULL)
+        /* Only dtype and rank: a carried value may grow between iterations. */
+        fw_value_set_type (in, src->dtype, src->rank, NULL);
+    }
+}

@@ -1,0 +1,265 @@
+/* The command line as a user meets it: exit codes, --help, --version, reports in both formats, and a
+ * clear message naming the file for bad input. Runs the real binary. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "fw-test-models.h"
+#include "fw-test-pb.h"
+
+static const char *binary;
+static char *workdir;
+
+static int
+run (const char * const *args, char **out, char **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = g_get_environ ();
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) binary);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  /* No display: batch mode must never need one. */
+  env = g_environ_unsetenv (env, "DISPLAY");
+  env = g_environ_unsetenv (env, "WAYLAND_DISPLAY");
+  g_assert_true (g_spawn_sync (workdir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                               &status, &error));
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+static char *
+write_model (FwModel *model, const char *name)
+{
+  char *path = g_build_filename (workdir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fw_onnx_write (model, path, FW_ONNX_WRITE_DEFAULT, &error));
+  return path;
+}
+
+static void
+test_version (void)
+{
+  const char *args[] = { "--version", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "fusion-workbench " PACKAGE_VERSION));
+}
+
+static void
+test_help (void)
+{
+  const char *args[] = { "--help", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "--batch"));
+  g_assert_nonnull (strstr (out, "--bind"));
+  g_assert_nonnull (strstr (out, "--report"));
+}
+
+static void
+test_bad_usage (void)
+{
+  const char *unknown[] = { "--no-such-flag", NULL };
+  const char *format[] = { "--batch", "m.onnx", "--format", "xml", NULL };
+  const char *bind[] = { "--batch", "m.onnx", "--bind", "batch", NULL };
+  const char *bind_value[] = { "--batch", "m.onnx", "--bind", "batch=-3", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+
+  g_assert_cmpint (run (unknown, &o1, &e1), ==, 2);
+  g_assert_cmpint (run (format, &o2, &e2), ==, 2);
+  g_assert_nonnull (strstr (e2, "xml"));
+  g_assert_cmpint (run (bind, &o3, &e3), ==, 2);
+  g_assert_nonnull (strstr (e3, "NAME=VALUE"));
+  g_assert_cmpint (run (bind_value, &o4, &e4), ==, 2);
+}
+
+static void
+test_missing_model (void)
+{
+  const char *args[] = { "--batch", "does-not-exist.onnx", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "does-not-exist.onnx"));
+}
+
+static void
+test_bad_model (void)
+{
+  g_autofree char *path = g_build_filename (workdir, "broken.onnx", NULL);
+  const char *args[] = { "--batch", "broken.onnx", "--report", "broken.json", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_autoptr(GBytes) bytes = fw_onnx_serialize (model, FW_ONNX_WRITE_DEFAULT, NULL);
+  g_autofree char *report = g_build_filename (workdir, "broken.json", NULL);
+
+  /* Cut in the middle of the weights. */
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes) / 2, NULL));
+  g_assert_cmpint (run (args, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "broken.onnx"));
+  g_assert_nonnull (strstr (err, "byte"));
+  /* No report is written for a model that did not load. */
+  g_assert_false (g_file_test (report, G_FILE_TEST_EXISTS));
+}
+
+static JsonObject *
+parse_report (const char *path, JsonParser *parser)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static void
+test_json_report (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (32, 64, 4, TRUE);
+  g_free (write_model (model, "block.onnx"));
+  g_autofree char *report = g_build_filename (workdir, "block.json", NULL);
+  const char *args[] = { "--batch", "block.onnx", "--report", "block.json", "--bind", "batch=8", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *graph, *shapes, *output;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  root = parse_report (report, parser);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 1);
+  graph = json_object_get_object_member (root, "graph");
+  shapes = json_object_get_object_member (root, "shapes");
+  g_assert_cmpint (json_object_get_int_member (graph, "nodes"), ==, fw_graph_get_n_nodes (fw_model_get_graph (model)));
+  output = json_array_get_object_element (json_object_get_array_member (graph, "outputs"), 0);
+  g_assert_cmpstr (json_object_get_string_member (output, "shape"), ==, "[8,32,64]");
+  g_assert_cmpfloat (json_object_get_double_member (shapes, "static_percent"), ==, 100.0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (shapes, "ops_without_inference")), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "bindings"), "batch"), ==, 8);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "model"), "file"), ==,
+                   "block.onnx");
+}
+
+static void
+test_symbolic_stays (void)
+{
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (4, 16, TRUE);
+  g_free (write_model (model, "chain.onnx"));
+  const char *args[] = { "--batch", "chain.onnx", "--format", "json", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *output;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  output = json_array_get_object_element (
+    json_object_get_array_member (json_object_get_object_member (root, "graph"), "outputs"), 0);
+  g_assert_cmpstr (json_object_get_string_member (output, "shape"), ==, "[batch,16]");
+  g_assert_false (json_object_get_boolean_member (output, "static"));
+}
+
+static void
+test_markdown_report (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_free (write_model (model, "conv.onnx"));
+  g_autofree char *report = g_build_filename (workdir, "conv.md", NULL);
+  const char *args[] = { "--batch", "conv.onnx", "--report", "conv.md", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (report, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "# Model report: conv.onnx"));
+  g_assert_nonnull (strstr (text, "| logits | float32 | [1,10] |"));
+  g_assert_nonnull (strstr (text, "| Conv | 2 |"));
+  g_assert_nonnull (strstr (text, "100.00%"));
+}
+
+static void
+test_deterministic (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 32, 2, FALSE);
+  g_free (write_model (model, "det.onnx"));
+  const char *args[] = { "--batch", "det.onnx", "--format", "json", NULL };
+  g_autofree char *a = NULL, *b = NULL, *e1 = NULL, *e2 = NULL;
+
+  g_assert_cmpint (run (args, &a, &e1), ==, 0);
+  g_assert_cmpint (run (args, &b, &e2), ==, 0);
+  g_assert_cmpstr (a, ==, b);
+}
+
+static void
+unknown_op_body (GByteArray *g, gpointer data)
+{
+  gint64 dims[1] = { 4 };
+  fw_test_pb_value_info (g, GRAPH_INPUT, "x", 1, dims);
+  fw_test_pb_node (g, "TotallyNewOp", "/mystery", "x", NULL, "y");
+  fw_test_pb_value_info (g, GRAPH_OUTPUT, "y", 1, dims);
+}
+
+static void
+test_unknown_op_listed (void)
+{
+  g_autoptr(GBytes) bytes = fw_test_pb_model (8, 13, unknown_op_body, NULL);
+  g_autofree char *path = g_build_filename (workdir, "mystery.onnx", NULL);
+  const char *args[] = { "--batch", "mystery.onnx", "--format", "markdown", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL));
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "| TotallyNewOp | 1 |"));
+}
+
+static void
+test_unwritable_report (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_free (write_model (model, "conv2.onnx"));
+  const char *args[] = { "--batch", "conv2.onnx", "--report", "/nonexistent-dir/r.json", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "/nonexistent-dir/r.json"));
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  binary = g_getenv ("FW_BINARY");
+  g_assert_nonnull (binary);
+  workdir = g_dir_make_tmp ("fw-cli-XXXXXX", NULL);
+  g_test_add_func ("/app/cli/version", test_version);
+  g_test_add_func ("/app/cli/help", test_help);
+  g_test_add_func ("/app/cli/bad-usage", test_bad_usage);
+  g_test_add_func ("/app/cli/missing-model", test_missing_model);
+  g_test_add_func ("/app/cli/bad-model", test_bad_model);
+  g_test_add_func ("/app/cli/json-report", test_json_report);
+  g_test_add_func ("/app/cli/symbolic-dims-stay", test_symbolic_stays);
+  g_test_add_func ("/app/cli/markdown-report", test_markdown_report);
+  g_test_add_func ("/app/cli/deterministic", test_deterministic);
+  g_test_add_func ("/app/cli/unknown-op-listed", test_unknown_op_listed);
+  g_test_add_func ("/app/cli/unwritable-report", test_unwritable_report);
+  status = g_test_run ();
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);
+    if (system (cmd) != 0)
+      g_printerr ("could not remove %s\n", workdir);
+  }
+  g_free (workdir);
+  return status;
+}

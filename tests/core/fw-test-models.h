@@ -1,0 +1,40 @@
+/* fw-test-models.h: small models built in memory with the graph builder, for tests, benchmarks and the
+ * bundled example. Each comes back as an FwModel that has been linked (not yet inferred). */
+#pragma once
+
+#include "graph/fw-model-private.h"
+#include "onnx/fw-onnx.h"
+#include "shape/fw-shape-infer.h"
+
+G_BEGIN_DECLS
+
+FwModel  *fw_test_model_new            (gint64      opset);
+/* n elementwise/broadcast ops (Add, Mul, Relu, Sigmoid, Tanh, Sub, Exp, Neg…) on [batch, n_elems]. */
+FwModel  *fw_test_elementwise_chain    (guint       n_ops,
+                                        gint64      n_elems,
+                                        gboolean    symbolic_batch);
+/* One BERT-style encoder layer on [batch, seq, hidden] with decomposed LayerNorm, attention through a
+ * Shape → Gather → Unsqueeze → Concat → Reshape chain, and erf-GELU. */
+FwModel  *fw_test_transformer_block    (gint64      seq,
+                                        gint64      hidden,
+                                        gint64      heads,
+                                        gboolean    symbolic_batch);
+/* Conv → BatchNormalization → Relu → MaxPool → Conv → BN → Add (residual) → Relu → GlobalAveragePool →
+ * Flatten → Gemm on [1, 3, 32, 32]. */
+FwModel  *fw_test_conv_block           (void);
+/* A chain of n_nodes Add/Relu nodes on [64] float, for scale tests. */
+FwModel  *fw_test_long_chain           (guint       n_nodes);
+
+/* Writes model to ONNX bytes and reads it back, as a fresh model. */
+FwModel  *fw_test_roundtrip            (FwModel    *model,
+                                        GError    **error);
+/* Infers with optional bindings "name=value" (NULL-terminated). */
+gboolean  fw_test_infer                (FwModel    *model,
+                                        const char * const *binds,
+                                        FwInferReport *report,
+                                        GError    **error);
+/* The shape of value name as "[1,3,224,224]"; "missing" when there is no such value. */
+char     *fw_test_shape_of             (FwModel    *model,
+                                        const char *name);
+
+G_END_DECLS

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# Real-model checks against ONNX Runtime (meson suite 'real'; see docs/testing.md).
+#
+#   check-real-model.sh real NAME      NAME: resnet18 resnet50 mobilenet_v3_small vit_b_16 bert_like
+#   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
+#
+# For each model:
+#   (a) `fusion-workbench --batch` writes a JSON report, exits 0, every value has a static shape
+#       (shapes.static_percent == 100) and no op lacks shape inference;
+#   (b) ONNX Runtime runs the model (tests/ort/ort-run.js) and every output's name, dtype and dims equal the
+#       report's graph.outputs (same order); the inputs ORT was fed match graph.inputs too;
+#   (c) the model is round-tripped through our ONNX writer (fw-onnx-roundtrip) inline, with
+#       --external-data and with --infer (inferred value_info written), and ORT's outputs on the same seeded
+#       inputs are bit-identical (sha256 of the raw output bytes) to the original's.
+#
+# Environment (set by tests/real/meson.build; all can be given by hand):
+#   FW_BIN             build/app/fusion-workbench
+#   FW_ROUNDTRIP       build/tests/tools/fw-onnx-roundtrip
+#   FW_MAKE_TEST_MODEL build/tests/tools/fw-make-test-model
+#   FW_ORT_DIR         tests/ort (with node_modules: `npm ci --ignore-scripts` there)
+#   FW_SHARED_TOOLS    ../shared/tools (make-real-models.sh)
+#   FW_MODEL_CACHE     folder where exported models are kept (build/tests/real/models)
+#   FW_REAL_MODELS_DIR optional folder of already exported NAME.onnx files, used instead of exporting
+#   NODE               node binary (default: node on PATH)
+#   CI                 when set, a missing prerequisite is a failure instead of a skip (exit 77)
+set -euo pipefail
+
+SKIP=77
+NODE=${NODE:-node}
+die() { echo "FAIL: check-real-model: $*" >&2; exit 1; }
+missing() {
+  if [[ -n "${CI:-}" ]]; then
+    echo "FAIL: check-real-model: missing prerequisite in CI: $*" >&2
+    exit 1
+  fi
+  echo "SKIP: check-real-model: $*" >&2
+  exit $SKIP
+}
+need_file() { [[ -n "${!1:-}" && -x "${!1}" ]] || die "\$$1 ('${!1:-}') is not an executable"; }
+
+mode=${1:?usage: check-real-model.sh real NAME | test-models}
+case $mode in
+  real) name=${2:?usage: check-real-model.sh real NAME} ;;
+  test-models) ;;
+  *) die "unknown mode '$mode'" ;;
+esac
+
+need_file FW_BIN
+need_file FW_ROUNDTRIP
+[[ $mode == test-models ]] && need_file FW_MAKE_TEST_MODEL
+[[ -n "${FW_ORT_DIR:-}" && -f "$FW_ORT_DIR/ort-run.js" ]] || die "\$FW_ORT_DIR ('${FW_ORT_DIR:-}') has no ort-run.js"
+command -v "$NODE" >/dev/null 2>&1 || missing "node ('$NODE') not found"
+[[ -d "$FW_ORT_DIR/node_modules/onnxruntime-node" ]] ||
+  missing "onnxruntime-node is not installed; run: (cd '$FW_ORT_DIR' && npm ci --ignore-scripts)"
+"$NODE" -e "require('$FW_ORT_DIR/node_modules/onnxruntime-node')" 2>/dev/null ||
+  missing "onnxruntime-node in '$FW_ORT_DIR/node_modules' does not load"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fw-real-${name:-$mode}.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# ---------------------------------------------------------------------------------------------------------
+# The model: a pre-exported copy, the cache, or a fresh export (once, under a lock, atomically).
+model_path() {
+  local n=$1
+  if [[ -n "${FW_REAL_MODELS_DIR:-}" && -s "$FW_REAL_MODELS_DIR/$n.onnx" ]]; then
+    echo "$FW_REAL_MODELS_DIR/$n.onnx"; return
+  fi
+  : "${FW_MODEL_CACHE:?FW_MODEL_CACHE is not set}"
+  local dst=$FW_MODEL_CACHE/$n.onnx
+  if [[ -s $dst ]]; then echo "$dst"; return; fi
+  [[ -n "${FW_SHARED_TOOLS:-}" && -x "$FW_SHARED_TOOLS/make-real-models.sh" ]] ||
+    missing "cannot export $n: \$FW_SHARED_TOOLS ('${FW_SHARED_TOOLS:-}') has no make-real-models.sh"
+  # make-real-models.sh would apt-get install torch when it is missing; a test never installs anything.
+  /usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null ||
+    missing "python3-torch, python3-torchvision or python3-onnx is not installed (needed to export $n)"
+  command -v flock >/dev/null || die "flock (util-linux) not found"
+  mkdir -p "$FW_MODEL_CACHE"
+  # One export at a time: torch uses every core and a ViT export needs a few GiB; parallel tests wait here.
+  exec 9>"$FW_MODEL_CACHE/.export.lock"
+  flock 9
+  if [[ ! -s $dst ]]; then
+    local tmp; tmp=$(mktemp -d "$FW_MODEL_CACHE/.export-$n.XXXXXX")
+    echo "exporting $n with torch into $FW_MODEL_CACHE (first run only)..." >&2
+    local t0=$SECONDS
+    if ! "$FW_SHARED_TOOLS/make-real-models.sh" "$tmp" "$n" >"$tmp.log" 2>&1; then
+      cat "$tmp.log" >&2; rm -rf "$tmp" "$tmp.log"; die "export of $n failed"
+    fi
+    [[ -s $tmp/$n.onnx ]] || { rm -rf "$tmp" "$tmp.log"; die "export of $n wrote no $n.onnx"; }
+    # Any external data files first, the model last: a present NAME.onnx is always complete.
+    find "$tmp" -maxdepth 1 -type f ! -name "$n.onnx" -exec mv -f {} "$FW_MODEL_CACHE/" \;
+    mv -f "$tmp/$n.onnx" "$dst"
+    rm -rf "$tmp" "$tmp.log"
+    echo "exported $n in $((SECONDS - t0)) s" >&2
+  fi
+  flock -u 9
+  exec 9>&-
+  echo "$dst"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# JSON checks, in node (present whenever ONNX Runtime is).
+
+# check_report REPORT LABEL: exit 0 already checked by the caller.
+check_report() {
+  "$NODE" - "$1" "$2" <<'EOF'
+const fs = require('fs');
+const [file, label] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+const errs = [];
+const g = r.graph || {}, s = r.shapes || {};
+if (!(Number.isInteger(g.nodes) && g.nodes > 0)) errs.push(`graph.nodes is ${JSON.stringify(g.nodes)}, want a positive count`);
+if (!Array.isArray(g.outputs) || g.outputs.length === 0) errs.push('graph.outputs is missing or empty');
+if (s.static_percent !== 100)
+  errs.push(`shapes.static_percent is ${JSON.stringify(s.static_percent)}, want 100 ` +
+            `(${s.static_values}/${s.values} values static)`);
+if (!Array.isArray(s.ops_without_inference)) errs.push('shapes.ops_without_inference is missing');
+else if (s.ops_without_inference.length)
+  errs.push('ops without shape inference: ' + s.ops_without_inference.map((o) => `${o.op} x${o.count}`).join(', '));
+for (const v of [...(g.inputs || []), ...(g.outputs || [])])
+  if (v.static !== true) errs.push(`value '${v.name}' has shape ${v.shape}, not static`);
+if (errs.length) { for (const e of errs) console.error(`FAIL: ${label}: report: ${e}`); process.exit(1); }
+console.log(`${label}: report ok: ${g.nodes} nodes, ${s.values} values all static, ${s.folded_nodes} folded`);
+EOF
+}
+
+# check_ort_vs_report REPORT ORT_JSON LABEL
+check_ort_vs_report() {
+  "$NODE" - "$1" "$2" "$3" <<'EOF'
+const fs = require('fs');
+const [rfile, ofile, label] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(rfile, 'utf8')), o = JSON.parse(fs.readFileSync(ofile, 'utf8'));
+const errs = [];
+// "[1,1000]" -> [1, 1000]; anything symbolic or unknown -> null.
+const parse = (s) => {
+  if (typeof s !== 'string') return null;
+  const m = /^\[(.*)\]$/.exec(s.replace(/\s+/g, ''));
+  if (!m) return null;
+  if (m[1] === '') return [];
+  const d = m[1].split(',');
+  return d.every((x) => /^\d+$/.test(x)) ? d.map(Number) : null;
+};
+const cmp = (kind, ours, theirs) => {
+  const on = ours.map((v) => v.name), tn = theirs.map((v) => v.name);
+  if (JSON.stringify(on) !== JSON.stringify(tn)) {
+    errs.push(`${kind} names differ: report [${on.join(', ')}], ONNX Runtime [${tn.join(', ')}]`);
+    return;
+  }
+  ours.forEach((v, i) => {
+    const t = theirs[i], dims = parse(v.shape);
+    if (dims === null || JSON.stringify(dims) !== JSON.stringify(t.dims))
+      errs.push(`${kind} '${v.name}': report shape ${v.shape}, ONNX Runtime dims [${t.dims.join(',')}]`);
+    if (v.dtype !== t.type) errs.push(`${kind} '${v.name}': report dtype ${v.dtype}, ONNX Runtime type ${t.type}`);
+  });
+};
+cmp('output', r.graph.outputs, o.outputs);
+cmp('input', r.graph.inputs, o.inputs);
+if (errs.length) { for (const e of errs) console.error(`FAIL: ${label}: ${e}`); process.exit(1); }
+console.log(`${label}: ONNX Runtime agrees with the report: ` +
+            o.outputs.map((t) => `${t.name} ${t.type}[${t.dims.join(',')}]`).join(', '));
+EOF
+}
+
+# check_same_outputs ORIG_JSON OTHER_JSON LABEL
+check_same_outputs() {
+  "$NODE" - "$1" "$2" "$3" <<'EOF'
+const fs = require('fs');
+const [afile, bfile, label] = process.argv.slice(2);
+const a = JSON.parse(fs.readFileSync(afile, 'utf8')), b = JSON.parse(fs.readFileSync(bfile, 'utf8'));
+const errs = [];
+if (JSON.stringify(a.inputs) !== JSON.stringify(b.inputs))
+  errs.push(`inputs differ: original ${JSON.stringify(a.inputs)}, round trip ${JSON.stringify(b.inputs)}`);
+if (a.outputs.length !== b.outputs.length)
+  errs.push(`${a.outputs.length} outputs before, ${b.outputs.length} after`);
+a.outputs.forEach((x, i) => {
+  const y = b.outputs[i];
+  if (!y) return;
+  for (const k of ['name', 'type'])
+    if (x[k] !== y[k]) errs.push(`output ${i}: ${k} '${x[k]}' became '${y[k]}'`);
+  if (JSON.stringify(x.dims) !== JSON.stringify(y.dims))
+    errs.push(`output ${i} '${x.name}': dims [${x.dims}] became [${y.dims}]`);
+  else if (x.sha256 !== y.sha256)
+    errs.push(`output ${i} '${x.name}': values differ (sha256 ${x.sha256.slice(0, 16)}… vs ${y.sha256.slice(0, 16)}…)`);
+});
+if (errs.length) { for (const e of errs) console.error(`FAIL: ${label}: ${e}`); process.exit(1); }
+console.log(`${label}: bit-identical outputs (${a.outputs.length})`);
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------------------
+SEED=20240229
+
+# ort_run MODEL OUT_JSON LABEL [ort-run args...]
+ort_run() {
+  local m=$1 out=$2 label=$3; shift 3
+  if ! "$NODE" "$FW_ORT_DIR/ort-run.js" "$m" --seed "$SEED" "$@" >"$out" 2>"$out.err"; then
+    cat "$out.err" >&2
+    die "$label: ONNX Runtime could not run $(basename "$m")"
+  fi
+}
+
+# check_model LABEL MODEL REAL(0|1) [BIND...]   BIND: NAME=VALUE
+check_model() {
+  local label=$1 m=$2 real=$3; shift 3
+  local bind_fw=() bind_ort=() b
+  for b in "$@"; do bind_fw+=(--bind "$b"); bind_ort+=(--bind "$b"); done
+  local dir=$work/$label
+  mkdir -p "$dir"
+  local t0=$SECONDS
+
+  # (a) the batch report
+  local rc=0
+  "$FW_BIN" --batch "$m" --report "$dir/report.json" --format json "${bind_fw[@]}" \
+      >"$dir/batch.out" 2>"$dir/batch.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$dir/batch.err" >&2
+    die "$label: fusion-workbench --batch exited $rc (want 0)"
+  fi
+  [[ -s $dir/report.json ]] || die "$label: fusion-workbench --batch wrote no report"
+  check_report "$dir/report.json" "$label" || die "$label: report check failed"
+
+  # (b) ONNX Runtime's output dims against the report
+  ort_run "$m" "$dir/orig.json" "$label" "${bind_ort[@]}"
+  check_ort_vs_report "$dir/report.json" "$dir/orig.json" "$label" || die "$label: report and ONNX Runtime disagree"
+
+  # (c) round trips through our writer, bit-identical under ONNX Runtime
+  local variant
+  for variant in inline external-data infer; do
+    local rdir=$dir/rt-$variant flags=()
+    mkdir -p "$rdir"
+    case $variant in
+      external-data) flags=(--external-data) ;;
+      infer) flags=(--infer) ;;
+    esac
+    rc=0
+    "$FW_ROUNDTRIP" "$m" "$rdir/model.onnx" "${flags[@]}" 2>"$rdir/rt.err" || rc=$?
+    if [[ $rc -ne 0 ]]; then
+      cat "$rdir/rt.err" >&2
+      die "$label: fw-onnx-roundtrip ${flags[*]} exited $rc"
+    fi
+    [[ -s $rdir/model.onnx ]] || die "$label: fw-onnx-roundtrip ${flags[*]} wrote no model"
+    if [[ $variant == external-data && $real == 1 ]]; then
+      # Real models have megabytes of weights: they must have gone to the side file.
+      [[ -s $rdir/model.onnx.data ]] ||
+        die "$label: fw-onnx-roundtrip --external-data wrote no model.onnx.data (files: $(ls "$rdir" | tr '\n' ' '))"
+      local msize dsize
+      msize=$(stat -c %s "$rdir/model.onnx"); dsize=$(stat -c %s "$rdir/model.onnx.data")
+      (( msize < dsize )) || die "$label: --external-data left $msize bytes in model.onnx and only $dsize in model.onnx.data"
+    fi
+    ort_run "$rdir/model.onnx" "$rdir/ort.json" "$label (round trip, $variant)" "${bind_ort[@]}"
+    check_same_outputs "$dir/orig.json" "$rdir/ort.json" "$label: round trip ($variant)" ||
+      die "$label: round trip ($variant) changed ONNX Runtime's outputs"
+    rm -rf "$rdir"   # a ViT copy is 350 MB; keep at most one at a time
+  done
+  echo "PASS: $label ($((SECONDS - t0)) s)"
+}
+
+case $mode in
+  real)
+    case $name in
+      resnet18|resnet50|mobilenet_v3_small|vit_b_16|bert_like) ;;
+      *) die "unknown real model '$name'" ;;
+    esac
+    m=$(model_path "$name")
+    check_model "$name" "$m" 1
+    ;;
+  test-models)
+    gen() {  # gen KIND FILE [N]
+      local rc=0
+      "$FW_MAKE_TEST_MODEL" "$@" 2>"$work/gen.err" || rc=$?
+      [[ $rc -eq 0 && -s $2 ]] || { cat "$work/gen.err" >&2; die "fw-make-test-model $* failed (exit $rc)"; }
+    }
+    mkdir -p "$work/models"
+    gen transformer-static "$work/models/transformer-static.onnx"
+    gen conv "$work/models/conv.onnx"
+    gen chain "$work/models/chain8.onnx" 8
+    gen transformer "$work/models/transformer.onnx"
+    check_model transformer-static "$work/models/transformer-static.onnx" 0
+    check_model conv "$work/models/conv.onnx" 0
+    check_model chain8 "$work/models/chain8.onnx" 0 batch=2
+    check_model transformer-batch3 "$work/models/transformer.onnx" 0 batch=3
+    ;;
+esac

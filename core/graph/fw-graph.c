@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -640,7 +642,7 @@ fw_value_format_shape (const FwValue *value)
       if (i)
         g_string_append_c (s, ',');
       if (value->dims[i].value >= 0)
-        g_string_append_printf (s, "%" G_GINT64_FORMAT, value->dims[i].value);
+        g_string_append_printf (s, "%" PRId64, value->dims[i].value);
       else if (value->dims[i].symbol)
         g_string_append (s, value->dims[i].symbol);
       else

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -56,10 +58,10 @@ fail (Ctx *ctx, gsize offset, GError **error, gint code, const char *format, ...
   message = g_strdup_vprintf (format, args);
   va_end (args);
   if (ctx->where->len > 0)
-    g_set_error (error, FW_ERROR, code, _("%s: byte %" G_GSIZE_FORMAT ", in %s: %s"),
+    g_set_error (error, FW_ERROR, code, _("%s: byte %zu, in %s: %s"),
                  ctx->display, offset, ctx->where->str, message);
   else
-    g_set_error (error, FW_ERROR, code, _("%s: byte %" G_GSIZE_FORMAT ": %s"), ctx->display, offset, message);
+    g_set_error (error, FW_ERROR, code, _("%s: byte %zu: %s"), ctx->display, offset, message);
   return FALSE;
 }
 
@@ -104,7 +106,7 @@ take_name (Ctx *ctx, const FwPbField *f, const char *what, char **out, GError **
     {
       g_autofree char *shown = printable (f->data, f->len);
       return fail (ctx, f->offset, error, FW_ERROR_INVALID,
-                   _("%s “%s” is not valid UTF-8 (bad byte at position %" G_GSIZE_FORMAT ")"),
+                   _("%s “%s” is not valid UTF-8 (bad byte at position %zu)"),
                    what, shown, (gsize) (end - (const char *) f->data));
     }
   g_free (*out);
@@ -198,7 +200,7 @@ append_fixed (Ctx *ctx, const FwPbField *f, guint width, GByteArray *out, GError
     {
       if (f->len % width != 0)
         return fail (ctx, f->offset, error, FW_ERROR_PARSE,
-                     _("packed list of %u-byte values has %" G_GSIZE_FORMAT " bytes"), width, f->len);
+                     _("packed list of %u-byte values has %zu bytes"), width, f->len);
       g_byte_array_append (out, f->data, f->len);
       return TRUE;
     }
@@ -288,14 +290,14 @@ map_external (Ctx *ctx, gsize offset, const char *location, gint64 ext_offset, g
   if (ext_length >= 0 && ext_length != expected)
     {
       fail (ctx, offset, error, FW_ERROR_INVALID,
-            _("external data “%s” gives length %" G_GINT64_FORMAT " but the tensor needs %" G_GINT64_FORMAT " bytes"),
+            _("external data “%s” gives length %" PRId64 " but the tensor needs %" PRId64 " bytes"),
             location, ext_length, expected);
       return NULL;
     }
   if (ext_offset < 0 || (guint64) ext_offset > file_size || (guint64) expected > file_size - (guint64) ext_offset)
     {
       fail (ctx, offset, error, FW_ERROR_INVALID,
-            _("external data “%s”: bytes %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT " run past the end of the file (%" G_GSIZE_FORMAT " bytes)"),
+            _("external data “%s”: bytes %" PRId64 "–%" PRId64 " run past the end of the file (%zu bytes)"),
             location, ext_offset, ext_offset + expected, file_size);
       return NULL;
     }
@@ -458,11 +460,11 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
 
   if (!fw_dtype_is_valid (dtype_code))
     return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                 _("tensor has data type %" G_GINT64_FORMAT ", which is not an ONNX element type"), dtype_code);
+                 _("tensor has data type %" PRId64 ", which is not an ONNX element type"), dtype_code);
   for (guint i = 0; i < dims->len; i++)
     if (g_array_index (dims, gint64, i) < 0)
       return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                   _("tensor dim %u is negative (%" G_GINT64_FORMAT ")"), i, g_array_index (dims, gint64, i));
+                   _("tensor dim %u is negative (%" PRId64 ")"), i, g_array_index (dims, gint64, i));
   if (!fw_dims_product (dims->len, (const gint64 *) dims->data, &n_elements))
     return fail (ctx, offset_of (ctx, data), error, FW_ERROR_LIMIT,
                  _("tensor claims more than 2^39 elements"));
@@ -471,7 +473,7 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
     {
       if (strings->len != (guint) n_elements)
         return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                     _("string tensor has %u strings for %" G_GINT64_FORMAT " elements"), strings->len, n_elements);
+                     _("string tensor has %u strings for %" PRId64 " elements"), strings->len, n_elements);
       tensor = fw_tensor_new_strings (dims->len, (const gint64 *) dims->data, strings);
       goto done;
     }
@@ -492,7 +494,7 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
     {
       if ((gint64) raw->len != expected)
         return fail (ctx, raw->offset, error, FW_ERROR_INVALID,
-                     _("raw_data holds %" G_GSIZE_FORMAT " bytes but %" G_GINT64_FORMAT " elements of %s need %" G_GINT64_FORMAT),
+                     _("raw_data holds %zu bytes but %" PRId64 " elements of %s need %" PRId64),
                      raw->len, n_elements, fw_dtype_name ((FwDType) dtype_code), expected);
       /* A slice of the mapping: the weights are never copied, nor even read. */
       bytes = g_bytes_new_from_bytes (ctx->weights, offset_of (ctx, raw->data), raw->len);
@@ -516,7 +518,7 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
                          _("tensor of %s stores its values in the wrong typed field"), fw_dtype_name (dt));
           if (count != n_elements)
             return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                         _("tensor holds %" G_GINT64_FORMAT " values for %" G_GINT64_FORMAT " elements"), count, n_elements);
+                         _("tensor holds %" PRId64 " values for %" PRId64 " elements"), count, n_elements);
           bytes = g_byte_array_free_to_bytes (g_steal_pointer (&fixed));
         }
       else if (have_ints || have_uint64)
@@ -527,14 +529,14 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
                          _("tensor of %s in typed int fields is not supported; use raw_data"), fw_dtype_name (dt));
           if ((gint64) ints->len != n_elements)
             return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                         _("tensor holds %u values for %" G_GINT64_FORMAT " elements"), ints->len, n_elements);
+                         _("tensor holds %u values for %" PRId64 " elements"), ints->len, n_elements);
           bytes = pack_ints (dt, ints);
         }
       else if (n_elements == 0)
         bytes = g_bytes_new (NULL, 0);
       else
         return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                     _("tensor of %" G_GINT64_FORMAT " elements has no data"), n_elements);
+                     _("tensor of %" PRId64 " elements has no data"), n_elements);
     }
 
   tensor = fw_tensor_new ((FwDType) dtype_code, dims->len, (const gint64 *) dims->data, bytes);
@@ -589,10 +591,10 @@ parse_dim (Ctx *ctx, const FwPbField *outer, ValueInfo *vi, GError **error)
             return FALSE;
           if ((gint64) f.varint < 0)
             return fail (ctx, f.offset, error, FW_ERROR_INVALID,
-                         _("dim %u is negative (%" G_GINT64_FORMAT ")"), vi->dims->len, (gint64) f.varint);
+                         _("dim %u is negative (%" PRId64 ")"), vi->dims->len, (gint64) f.varint);
           if ((gint64) f.varint > FW_TENSOR_MAX_ELEMENTS)
             return fail (ctx, f.offset, error, FW_ERROR_LIMIT,
-                         _("dim %u is %" G_GINT64_FORMAT ", more than 2^39"), vi->dims->len, (gint64) f.varint);
+                         _("dim %u is %" PRId64 ", more than 2^39"), vi->dims->len, (gint64) f.varint);
           dim.value = (gint64) f.varint;
           dim.symbol = NULL;
         }
@@ -646,7 +648,7 @@ parse_tensor_type (Ctx *ctx, const FwPbField *outer, ValueInfo *vi, GError **err
             return FALSE;
           if (f.varint != 0 && !fw_dtype_is_valid ((gint64) f.varint))
             return fail (ctx, f.offset, error, FW_ERROR_INVALID,
-                         _("element type %" G_GINT64_FORMAT " is not an ONNX element type"), (gint64) f.varint);
+                         _("element type %" PRId64 " is not an ONNX element type"), (gint64) f.varint);
           vi->dtype = (FwDType) f.varint;
         }
       else if (f.field == TENSOR_TYPE_SHAPE)
@@ -896,7 +898,7 @@ parse_attribute (Ctx *ctx, const FwPbField *outer, FwNode *node, GError **error)
         return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("attribute has no type and no value"));
     }
   if (type < 0 || type > FW_ATTR_TYPE_PROTOS)
-    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("attribute type %" G_GINT64_FORMAT " is unknown"), type);
+    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("attribute type %" PRId64 " is unknown"), type);
 
   attr = fw_node_add_attr (node, name, (FwAttrType) type);
   attr->ref_attr_name = ref ? fw_graph_intern (node->graph, ref) : NULL;
@@ -1373,7 +1375,7 @@ parse_model (Ctx *ctx, GError **error)
     return fail (ctx, 0, error, FW_ERROR_INVALID, _("the model has no ir_version; is this an ONNX file?"));
   if (model->ir_version < MIN_IR_VERSION || model->ir_version > MAX_IR_VERSION)
     return fail (ctx, 0, error, FW_ERROR_UNSUPPORTED,
-                 _("ONNX IR version %" G_GINT64_FORMAT " is not supported (supported: %d to %d)"),
+                 _("ONNX IR version %" PRId64 " is not supported (supported: %d to %d)"),
                  model->ir_version, MIN_IR_VERSION, MAX_IR_VERSION);
   if (graph_field == NULL)
     return fail (ctx, 0, error, FW_ERROR_INVALID, _("the model has no graph"));
@@ -1385,7 +1387,7 @@ parse_model (Ctx *ctx, GError **error)
     return fail (ctx, 0, error, FW_ERROR_INVALID, _("the model uses ai.onnx operators but imports no ai.onnx opset"));
   if (onnx_opset != 0 && (onnx_opset < MIN_OPSET || onnx_opset > MAX_OPSET))
     return fail (ctx, 0, error, FW_ERROR_UNSUPPORTED,
-                 _("ai.onnx opset %" G_GINT64_FORMAT " is not supported (supported: %d to %d)"),
+                 _("ai.onnx opset %" PRId64 " is not supported (supported: %d to %d)"),
                  onnx_opset, MIN_OPSET, MAX_OPSET);
   assign_ops (model, model->graph);
 

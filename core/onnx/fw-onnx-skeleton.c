@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -233,7 +235,7 @@ fw_onnx_skeleton_read (int fd, gsize file_size, guint max_depth, GError **error)
     {
       int saved = errno;
       g_free (skeleton);
-      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("cannot reserve %" G_GSIZE_FORMAT " bytes: %s"), file_size,
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("cannot reserve %zu bytes: %s"), file_size,
                    g_strerror (saved));
       return NULL;
     }

@@ -439,7 +439,8 @@ fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError 
       return FALSE;
     }
   /* Data first: a model that names a data file must never exist without it. */
-  if (external != NULL && !write_atomically (external_path, external->data, external->len, error))
+  if (external != NULL && external->len > 0 &&
+      !write_atomically (external_path, external->data, external->len, error))
     return FALSE;
   return write_atomically (path, out->data, out->len, error);
 }

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -313,7 +315,7 @@ append_histogram_table (GString *md, JsonArray *ops, const char *header)
       JsonObject *o = json_array_get_object_element (ops, i);
       g_string_append (md, "| ");
       append_cell (md, get_string (o, "op"));
-      g_string_append_printf (md, " | %" G_GINT64_FORMAT " |\n", json_object_get_int_member (o, "count"));
+      g_string_append_printf (md, " | %" PRId64 " |\n", json_object_get_int_member (o, "count"));
     }
 }
 
@@ -333,40 +335,43 @@ format_markdown (JsonObject *root)
   g_string_append_printf (md, "# %s: ", _("Model report"));
   append_cell (md, get_string (model, "file"));
   g_string_append (md, "\n\n");
-  g_string_append_printf (md, "- %s: %" G_GINT64_FORMAT "\n", _("IR version"),
+  g_string_append_printf (md, "- %s: %" PRId64 "\n", _("IR version"),
                           json_object_get_int_member (model, "ir_version"));
   g_string_append_printf (md, "- %s:", _("Opsets"));
   for (guint i = 0; i < json_array_get_length (opsets); i++)
     {
       JsonObject *o = json_array_get_object_element (opsets, i);
-      g_string_append_printf (md, "%s %s %" G_GINT64_FORMAT, i ? "," : "", get_string (o, "domain"),
+      g_string_append_printf (md, "%s %s %" PRId64, i ? "," : "", get_string (o, "domain"),
                               json_object_get_int_member (o, "version"));
     }
   g_string_append_c (md, '\n');
   g_string_append (md, "- ");
   g_string_append_printf (md, "%s: ", _("Producer"));
   append_cell (md, get_string (model, "producer"));
-  g_string_append_c (md, ' ');
-  append_cell (md, get_string (model, "producer_version"));
+  if (get_string (model, "producer_version")[0])
+    {
+      g_string_append_c (md, ' ');
+      append_cell (md, get_string (model, "producer_version"));
+    }
   g_string_append_c (md, '\n');
-  g_string_append_printf (md, "- %s: %" G_GINT64_FORMAT " (%s: %" G_GINT64_FORMAT ")\n", _("Nodes"),
+  g_string_append_printf (md, "- %s: %" PRId64 " (%s: %" PRId64 ")\n", _("Nodes"),
                           json_object_get_int_member (graph, "nodes"), _("top level"),
                           json_object_get_int_member (graph, "top_level_nodes"));
-  g_string_append_printf (md, "- %s: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " %s)\n", _("Initializers"),
+  g_string_append_printf (md, "- %s: %" PRId64 " (%" PRId64 " %s)\n", _("Initializers"),
                           json_object_get_int_member (graph, "initializers"),
                           json_object_get_int_member (graph, "initializer_bytes"), _("bytes"));
-  g_string_append_printf (md, "- %s: %.2f%% (%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT ")\n",
+  g_string_append_printf (md, "- %s: %.2f%% (%" PRId64 " / %" PRId64 ")\n",
                           _("Values with fully static shapes"),
                           json_object_get_double_member (shapes, "static_percent"),
                           json_object_get_int_member (shapes, "static_values"),
                           json_object_get_int_member (shapes, "values"));
-  g_string_append_printf (md, "- %s: %" G_GINT64_FORMAT "\n", _("Nodes folded to constants"),
+  g_string_append_printf (md, "- %s: %" PRId64 "\n", _("Nodes folded to constants"),
                           json_object_get_int_member (shapes, "folded_nodes"));
   if (bound != NULL)
     {
       g_string_append_printf (md, "- %s:", _("Bindings"));
       for (GList *l = bound; l; l = l->next)
-        g_string_append_printf (md, " %s=%" G_GINT64_FORMAT, (const char *) l->data,
+        g_string_append_printf (md, " %s=%" PRId64, (const char *) l->data,
                                 json_object_get_int_member (bindings, l->data));
       g_string_append_c (md, '\n');
     }
@@ -390,7 +395,7 @@ format_markdown (JsonObject *root)
       JsonObject *t = json_array_get_object_element (largest, i);
       g_string_append (md, "| ");
       append_cell (md, get_string (t, "name"));
-      g_string_append_printf (md, " | %s | %s | %s | %" G_GINT64_FORMAT " |\n", get_string (t, "kind"),
+      g_string_append_printf (md, " | %s | %s | %s | %" PRId64 " |\n", get_string (t, "kind"),
                               get_string (t, "dtype"), get_string (t, "shape"),
                               json_object_get_int_member (t, "bytes"));
     }

@@ -1,6 +1,8 @@
 /* fw-broadcast.c: numpy broadcasting over dims that may be symbolic. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -21,7 +23,7 @@ fw_format_dims (gint rank, const FwDim *dims)
       if (i)
         g_string_append_c (s, ',');
       if (dims[i].value >= 0)
-        g_string_append_printf (s, "%" G_GINT64_FORMAT, dims[i].value);
+        g_string_append_printf (s, "%" PRId64, dims[i].value);
       else if (dims[i].symbol)
         g_string_append (s, dims[i].symbol);
       else

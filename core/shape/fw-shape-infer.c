@@ -2,6 +2,8 @@
  * to read inputs and set outputs. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -52,7 +54,7 @@ gboolean
 fw_infer_axis (const FwNode *node, gint64 axis, gint rank, gint *out, GError **error)
 {
   if (axis < -(gint64) rank || axis >= rank)
-    return fw_infer_error (error, node, _("axis %" G_GINT64_FORMAT " is out of range for rank %d"), axis, rank);
+    return fw_infer_error (error, node, _("axis %" PRId64 " is out of range for rank %d"), axis, rank);
   *out = (gint) (axis < 0 ? axis + rank : axis);
   return TRUE;
 }

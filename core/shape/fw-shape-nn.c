@@ -2,6 +2,8 @@
  * reductions and TopK. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -140,7 +142,7 @@ read_ints_attr (const FwNode *node, const char *name, gint expected, gint64 *out
   for (gint i = 0; i < expected; i++)
     {
       if (attr->ints[i] < min_value)
-        return fw_infer_error (error, node, _("attribute “%s” has an invalid value %" G_GINT64_FORMAT),
+        return fw_infer_error (error, node, _("attribute “%s” has an invalid value %" PRId64),
                                name, attr->ints[i]);
       out[i] = attr->ints[i];
     }
@@ -231,8 +233,8 @@ window_out_dim (const FwNode *node, const Window *win, gint i, FwDim in, FwDim *
     }
   span = in.value + pads - keff;
   if (span < 0)
-    return fw_infer_error (error, node, _("the window (%" G_GINT64_FORMAT ") is larger than the padded input "
-                                          "(%" G_GINT64_FORMAT ") on spatial axis %d"),
+    return fw_infer_error (error, node, _("the window (%" PRId64 ") is larger than the padded input "
+                                          "(%" PRId64 ") on spatial axis %d"),
                            keff, in.value + pads, i);
   if (win->ceil_mode)
     {
@@ -284,8 +286,8 @@ fw_infer_conv (FwInferContext *ctx, FwNode *node, GError **error)
     return FALSE;
   if (x != NULL && x->rank >= 0 && w != NULL && w->rank >= 0 && x->dims[1].value >= 0 && w->dims[1].value >= 0
       && x->dims[1].value != w->dims[1].value * group)
-    return fw_infer_error (error, node, _("input has %" G_GINT64_FORMAT " channels, weight expects %"
-                                          G_GINT64_FORMAT " × group %" G_GINT64_FORMAT),
+    return fw_infer_error (error, node, _("input has %" PRId64 " channels, weight expects %"
+                                          PRId64 " × group %" PRId64),
                            x->dims[1].value, w->dims[1].value, group);
   out[0] = x && x->rank >= 0 ? x->dims[0] : FW_DIM_UNKNOWN;
   out[1] = w && w->rank >= 0 ? w->dims[0] : FW_DIM_UNKNOWN;
@@ -726,8 +728,8 @@ fw_infer_einsum (FwInferContext *ctx, FwNode *node, GError **error)
         {
           FwDim d = v->dims[pos];
           if (dims_conflict (letter_dim[idx], d) && d.value != 1 && letter_dim[idx].value != 1)
-            return fw_infer_error (error, node, _("equation letter “%c” has sizes %" G_GINT64_FORMAT " and %"
-                                                  G_GINT64_FORMAT), *p, letter_dim[idx].value, d.value);
+            return fw_infer_error (error, node, _("equation letter “%c” has sizes %" PRId64 " and %"
+                                                  PRId64), *p, letter_dim[idx].value, d.value);
           if (letter_dim[idx].value < 0 && letter_dim[idx].symbol == NULL)
             letter_dim[idx] = d;
           else if (letter_dim[idx].value == 1 && d.value != 1)

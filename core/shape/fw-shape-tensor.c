@@ -5,6 +5,8 @@
  * vectors (symbolic dims survive) and fold small constants. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -245,7 +247,7 @@ fw_infer_constant_of_shape (FwInferContext *ctx, FwNode *node, GError **error)
   for (gint i = 0; i < len; i++)
     {
       if (FW_SV_KNOWN (elems[i]) && elems[i].value < 0)
-        return fw_infer_error (error, node, _("negative dim %" G_GINT64_FORMAT " in shape"), elems[i].value);
+        return fw_infer_error (error, node, _("negative dim %" PRId64 " in shape"), elems[i].value);
       dims[i] = sv_to_dim (elems[i]);
     }
   fw_infer_set (ctx, node, 0, dtype, len, dims);
@@ -500,7 +502,7 @@ fw_infer_reshape (FwInferContext *ctx, FwNode *node, GError **error)
           out[i] = FW_DIM_UNKNOWN;
         }
       else if (e.value < 0)
-        return fw_infer_error (error, node, _("invalid target dim %" G_GINT64_FORMAT), e.value);
+        return fw_infer_error (error, node, _("invalid target dim %" PRId64), e.value);
       else
         out[i] = FW_DIM_STATIC (e.value);
     }
@@ -528,7 +530,7 @@ fw_infer_reshape (FwInferContext *ctx, FwNode *node, GError **error)
               if (elems[i].symbol)
                 g_string_append (s, elems[i].symbol);
               else if (FW_SV_KNOWN (elems[i]))
-                g_string_append_printf (s, "%" G_GINT64_FORMAT, elems[i].value);
+                g_string_append_printf (s, "%" PRId64, elems[i].value);
               else
                 g_string_append_c (s, '?');
             }
@@ -556,7 +558,7 @@ fw_infer_flatten (FwInferContext *ctx, FwNode *node, GError **error)
       return TRUE;
     }
   if (axis < -(gint64) x->rank || axis > x->rank)
-    return fw_infer_error (error, node, _("axis %" G_GINT64_FORMAT " is out of range for rank %d"), axis, x->rank);
+    return fw_infer_error (error, node, _("axis %" PRId64 " is out of range for rank %d"), axis, x->rank);
   if (axis < 0)
     axis += x->rank;
   out[0] = fw_dims_product_dim (x->dims, 0, (gint) axis);
@@ -701,7 +703,7 @@ fw_infer_squeeze (FwInferContext *ctx, FwNode *node, GError **error)
         if (!fw_infer_axis (node, axes[k], x->rank, &axis, error))
           return FALSE;
         if (x->dims[axis].value >= 0 && x->dims[axis].value != 1)
-          return fw_infer_error (error, node, _("cannot squeeze axis %d of size %" G_GINT64_FORMAT),
+          return fw_infer_error (error, node, _("cannot squeeze axis %d of size %" PRId64),
                                  axis, x->dims[axis].value);
         drop[axis] = TRUE;
       }
@@ -958,18 +960,18 @@ fw_infer_split (FwInferContext *ctx, FwNode *node, GError **error)
       for (gint k = 0; k < n_split; k++)
         {
           if (split[k] < 0)
-            return fw_infer_error (error, node, _("negative split size %" G_GINT64_FORMAT), split[k]);
+            return fw_infer_error (error, node, _("negative split size %" PRId64), split[k]);
           sum += split[k];
         }
       if (d.value >= 0 && sum != d.value)
-        return fw_infer_error (error, node, _("split sizes add up to %" G_GINT64_FORMAT ", the axis has %"
-                                              G_GINT64_FORMAT), sum, d.value);
+        return fw_infer_error (error, node, _("split sizes add up to %" PRId64 ", the axis has %"
+                                              PRId64), sum, d.value);
     }
   else
     {
       gint64 num = fw_node_get_attr_int (node, "num_outputs", node->n_outputs);
       if (num <= 0 || num != node->n_outputs)
-        return fw_infer_error (error, node, _("num_outputs %" G_GINT64_FORMAT " differs from %u outputs"),
+        return fw_infer_error (error, node, _("num_outputs %" PRId64 " differs from %u outputs"),
                                num, node->n_outputs);
       if (d.value >= 0)
         {
@@ -1211,7 +1213,7 @@ fw_infer_gather (FwInferContext *ctx, FwNode *node, GError **error)
             {
               gint64 j = idx[k] < 0 ? idx[k] + data->shape_value_len : idx[k];
               if (j < 0 || j >= data->shape_value_len)
-                return fw_infer_error (error, node, _("index %" G_GINT64_FORMAT " is out of range for %d elements"),
+                return fw_infer_error (error, node, _("index %" PRId64 " is out of range for %d elements"),
                                        idx[k], data->shape_value_len);
               e[k] = data->shape_value[j];
             }
@@ -1283,7 +1285,7 @@ fw_infer_gather_nd (FwInferContext *ctx, FwNode *node, GError **error)
     }
   last = indices->dims[indices->rank - 1].value;
   if (b < 0 || b >= MIN (data->rank, indices->rank) || b + last > data->rank)
-    return fw_infer_error (error, node, _("batch_dims %" G_GINT64_FORMAT " and index depth %" G_GINT64_FORMAT
+    return fw_infer_error (error, node, _("batch_dims %" PRId64 " and index depth %" PRId64
                                           " do not fit data rank %d"), b, last, data->rank);
   for (gint i = 0; i < indices->rank - 1; i++)
     out[rank++] = indices->dims[i];
@@ -1360,7 +1362,7 @@ fw_infer_tile (FwInferContext *ctx, FwNode *node, GError **error)
   for (gint i = 0; i < x->rank; i++)
     {
       if (reps[i] < 0)
-        return fw_infer_error (error, node, _("negative repeat %" G_GINT64_FORMAT), reps[i]);
+        return fw_infer_error (error, node, _("negative repeat %" PRId64), reps[i]);
       if (x->dims[i].value >= 0)
         out[i] = FW_DIM_STATIC (x->dims[i].value * reps[i]);
       else
@@ -1576,7 +1578,7 @@ block_rearrange (FwInferContext *ctx, FwNode *node, gboolean to_space, GError **
   if (to_space)
     {
       if (x->dims[1].value >= 0 && x->dims[1].value % (b * b) != 0)
-        return fw_infer_error (error, node, _("%" G_GINT64_FORMAT " channels do not divide by blocksize²"),
+        return fw_infer_error (error, node, _("%" PRId64 " channels do not divide by blocksize²"),
                                x->dims[1].value);
       out[1] = x->dims[1].value >= 0 ? FW_DIM_STATIC (x->dims[1].value / (b * b)) : FW_DIM_UNKNOWN;
       out[2] = x->dims[2].value >= 0 ? FW_DIM_STATIC (x->dims[2].value * b) : FW_DIM_UNKNOWN;
@@ -1586,7 +1588,7 @@ block_rearrange (FwInferContext *ctx, FwNode *node, gboolean to_space, GError **
     {
       for (gint i = 2; i < 4; i++)
         if (x->dims[i].value >= 0 && x->dims[i].value % b != 0)
-          return fw_infer_error (error, node, _("spatial size %" G_GINT64_FORMAT " does not divide by blocksize"),
+          return fw_infer_error (error, node, _("spatial size %" PRId64 " does not divide by blocksize"),
                                  x->dims[i].value);
       out[1] = x->dims[1].value >= 0 ? FW_DIM_STATIC (x->dims[1].value * b * b) : FW_DIM_UNKNOWN;
       out[2] = x->dims[2].value >= 0 ? FW_DIM_STATIC (x->dims[2].value / b) : FW_DIM_UNKNOWN;

@@ -223,6 +223,75 @@ test_unknown_op_listed (void)
 }
 
 static void
+cycle_body (GByteArray *g, gpointer data)
+{
+  gint64 dims[1] = { 4 };
+  fw_test_pb_value_info (g, GRAPH_INPUT, "x", 1, dims);
+  fw_test_pb_node (g, "Add", "/a", "x", "b_out", "a_out");
+  fw_test_pb_node (g, "Relu", "/b", "a_out", NULL, "b_out");
+  fw_test_pb_value_info (g, GRAPH_OUTPUT, "a_out", 1, dims);
+}
+
+static void
+dangling_body (GByteArray *g, gpointer data)
+{
+  gint64 dims[1] = { 4 };
+  fw_test_pb_value_info (g, GRAPH_INPUT, "x", 1, dims);
+  fw_test_pb_node (g, "Add", "/a", "x", "nowhere", "y");
+  fw_test_pb_value_info (g, GRAPH_OUTPUT, "y", 1, dims);
+}
+
+static void
+escape_body (GByteArray *g, gpointer data)
+{
+  fw_test_pb_external (g, "w", 4, "../../etc/passwd", 0, 16);
+}
+
+static void
+huge_body (GByteArray *g, gpointer data)
+{
+  gint64 dims[2] = { G_GINT64_CONSTANT (1) << 31, G_GINT64_CONSTANT (1) << 31 };
+  fw_test_pb_initializer (g, "w", 2, dims, 16);
+}
+
+static void
+shape_mismatch_body (GByteArray *g, gpointer data)
+{
+  gint64 a[2] = { 4, 3 }, b[2] = { 5, 7 };
+  fw_test_pb_value_info (g, GRAPH_INPUT, "a", 2, a);
+  fw_test_pb_value_info (g, GRAPH_INPUT, "b", 2, b);
+  fw_test_pb_node (g, "MatMul", "/mm", "a", "b", "y");
+  fw_test_pb_value_info (g, GRAPH_OUTPUT, "y", 2, a);
+}
+
+/* Batch mode turns every kind of bad model into exit code 2 and a message naming the file. */
+static void
+test_bad_models_exit_2 (void)
+{
+  static const struct { const char *file; FwTestGraphBody body; const char *needle; } cases[] = {
+    { "cycle.onnx", cycle_body, "cycle" },
+    { "dangling.onnx", dangling_body, "nowhere" },
+    { "escape.onnx", escape_body, "folder" },
+    { "huge.onnx", huge_body, "2^39" },
+    { "mismatch.onnx", shape_mismatch_body, "/mm" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GBytes) bytes = fw_test_pb_model (8, 13, cases[i].body, NULL);
+      g_autofree char *path = g_build_filename (workdir, cases[i].file, NULL);
+      const char *args[] = { "--batch", cases[i].file, "--format", "json", NULL };
+      g_autofree char *out = NULL, *err = NULL;
+
+      g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL));
+      g_assert_cmpint (run (args, &out, &err), ==, 2);
+      g_assert_cmpstr (out, ==, "");
+      if (strstr (err, cases[i].file) == NULL || strstr (err, cases[i].needle) == NULL)
+        g_error ("%s: message “%s” lacks the file or “%s”", cases[i].file, err, cases[i].needle);
+    }
+}
+
+static void
 test_unwritable_report (void)
 {
   g_autoptr(FwModel) model = fw_test_conv_block ();
@@ -254,6 +323,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/deterministic", test_deterministic);
   g_test_add_func ("/app/cli/unknown-op-listed", test_unknown_op_listed);
   g_test_add_func ("/app/cli/unwritable-report", test_unwritable_report);
+  g_test_add_func ("/app/cli/bad-models-exit-2", test_bad_models_exit_2);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

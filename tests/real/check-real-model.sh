@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Real-model checks against ONNX Runtime (meson suite 'real'; see docs/testing.md).
 #
-#   check-real-model.sh real NAME      NAME: resnet18 resnet50 mobilenet_v3_small vit_b_16 bert_like
+#   check-real-model.sh real NAME [BIND...]   NAME: resnet18 resnet50 mobilenet_v3_small vit_b_16 bert_like
+#                                             (shared exporter) or swin_t vit_b_16_dynamic bert_like_dynamic
+#                                             (tests/real/export-extra-models.py); BIND: NAME=VALUE
 #   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
 #
 # For each model:
@@ -9,6 +11,8 @@
 #       (shapes.static_percent == 100) and no op lacks shape inference;
 #   (b) ONNX Runtime runs the model (tests/ort/ort-run.js) and every output's name, dtype and dims equal the
 #       report's graph.outputs (same order); the inputs ORT was fed match graph.inputs too;
+#   (d) every value, not only the outputs: all node outputs are made graph outputs (fw-onnx-roundtrip
+#       --expose-all) and ONNX Runtime's dims for each equal our inferred shape;
 #   (c) the model is round-tripped through our ONNX writer (fw-onnx-roundtrip) inline, with
 #       --external-data and with --infer (inferred value_info written), and ORT's outputs on the same seeded
 #       inputs are bit-identical (sha256 of the raw output bytes) to the original's.
@@ -68,8 +72,12 @@ model_path() {
   : "${FW_MODEL_CACHE:?FW_MODEL_CACHE is not set}"
   local dst=$FW_MODEL_CACHE/$n.onnx
   if [[ -s $dst ]]; then echo "$dst"; return; fi
-  [[ -n "${FW_SHARED_TOOLS:-}" && -x "$FW_SHARED_TOOLS/make-real-models.sh" ]] ||
-    missing "cannot export $n: \$FW_SHARED_TOOLS ('${FW_SHARED_TOOLS:-}') has no make-real-models.sh"
+  local exporter=("$FW_SHARED_TOOLS/make-real-models.sh")
+  case $n in
+    swin_t|vit_b_16_dynamic|bert_like_dynamic) exporter=(/usr/bin/python3 "$(dirname "$0")/export-extra-models.py") ;;
+    *) [[ -n "${FW_SHARED_TOOLS:-}" && -x "$FW_SHARED_TOOLS/make-real-models.sh" ]] ||
+         missing "cannot export $n: \$FW_SHARED_TOOLS ('${FW_SHARED_TOOLS:-}') has no make-real-models.sh" ;;
+  esac
   # make-real-models.sh would apt-get install torch when it is missing; a test never installs anything.
   /usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null ||
     missing "python3-torch, python3-torchvision or python3-onnx is not installed (needed to export $n)"
@@ -82,7 +90,7 @@ model_path() {
     local tmp; tmp=$(mktemp -d "$FW_MODEL_CACHE/.export-$n.XXXXXX")
     echo "exporting $n with torch into $FW_MODEL_CACHE (first run only)..." >&2
     local t0=$SECONDS
-    if ! "$FW_SHARED_TOOLS/make-real-models.sh" "$tmp" "$n" >"$tmp.log" 2>&1; then
+    if ! "${exporter[@]}" "$tmp" "$n" >"$tmp.log" 2>&1; then
       cat "$tmp.log" >&2; rm -rf "$tmp" "$tmp.log"; die "export of $n failed"
     fi
     [[ -s $tmp/$n.onnx ]] || { rm -rf "$tmp" "$tmp.log"; die "export of $n wrote no $n.onnx"; }
@@ -186,6 +194,28 @@ console.log(`${label}: bit-identical outputs (${a.outputs.length})`);
 EOF
 }
 
+# check_every_value SHAPES_JSON ORT_JSON LABEL: our inferred shape of every node output against the dims
+# ONNX Runtime computed for it.
+check_every_value() {
+  "$NODE" - "$1" "$2" "$3" <<'EOF'
+const fs = require('fs');
+const [sfile, ofile, label] = process.argv.slice(2);
+const ours = JSON.parse(fs.readFileSync(sfile, 'utf8')), o = JSON.parse(fs.readFileSync(ofile, 'utf8'));
+const errs = [];
+let n = 0;
+for (const t of o.outputs) {
+  if (!(t.name in ours)) continue;
+  n++;
+  const theirs = '[' + t.dims.join(',') + ']';
+  if (ours[t.name] !== theirs) errs.push(`value '${t.name}': inferred ${ours[t.name]}, ONNX Runtime ${theirs}`);
+}
+const want = Object.keys(ours).length;
+if (n !== want) errs.push(`ONNX Runtime returned ${n} of the ${want} exposed values`);
+if (errs.length) { for (const e of errs.slice(0, 20)) console.error(`FAIL: ${label}: ${e}`); process.exit(1); }
+console.log(`${label}: all ${n} inferred value shapes equal ONNX Runtime's`);
+EOF
+}
+
 # ---------------------------------------------------------------------------------------------------------
 SEED=20240229
 
@@ -222,6 +252,19 @@ check_model() {
   ort_run "$m" "$dir/orig.json" "$label" "${bind_ort[@]}"
   check_ort_vs_report "$dir/report.json" "$dir/orig.json" "$label" || die "$label: report and ONNX Runtime disagree"
 
+  # (d) every value's shape against ONNX Runtime
+  local xdir=$dir/expose
+  mkdir -p "$xdir"
+  rc=0
+  "$FW_ROUNDTRIP" "$m" "$xdir/model.onnx" "${bind_fw[@]}" --expose-all "$xdir/shapes.json" 2>"$xdir/rt.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$xdir/rt.err" >&2
+    die "$label: fw-onnx-roundtrip --expose-all exited $rc"
+  fi
+  ort_run "$xdir/model.onnx" "$xdir/ort.json" "$label (every value)" "${bind_ort[@]}"
+  check_every_value "$xdir/shapes.json" "$xdir/ort.json" "$label" || die "$label: inferred shapes disagree with ONNX Runtime"
+  rm -rf "$xdir"
+
   # (c) round trips through our writer, bit-identical under ONNX Runtime
   local variant
   for variant in inline external-data infer; do
@@ -241,7 +284,8 @@ check_model() {
     if [[ $variant == external-data && $real == 1 ]]; then
       # Real models have megabytes of weights: they must have gone to the side file.
       [[ -s $rdir/model.onnx.data ]] ||
-        die "$label: fw-onnx-roundtrip --external-data wrote no model.onnx.data (files: $(ls "$rdir" | tr '\n' ' '))"
+        die "$label: fw-onnx-roundtrip --external-data left model.onnx.data $( [[ -e $rdir/model.onnx.data ]] &&
+             echo empty || echo missing) (files: $(cd "$rdir" && echo *))"
       local msize dsize
       msize=$(stat -c %s "$rdir/model.onnx"); dsize=$(stat -c %s "$rdir/model.onnx.data")
       (( msize < dsize )) || die "$label: --external-data left $msize bytes in model.onnx and only $dsize in model.onnx.data"
@@ -257,11 +301,11 @@ check_model() {
 case $mode in
   real)
     case $name in
-      resnet18|resnet50|mobilenet_v3_small|vit_b_16|bert_like) ;;
+      resnet18|resnet50|mobilenet_v3_small|vit_b_16|bert_like|swin_t|vit_b_16_dynamic|bert_like_dynamic) ;;
       *) die "unknown real model '$name'" ;;
     esac
     m=$(model_path "$name")
-    check_model "$name" "$m" 1
+    check_model "$name" "$m" 1 "${@:3}"
     ;;
   test-models)
     gen() {  # gen KIND FILE [N]

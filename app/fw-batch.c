@@ -9,7 +9,7 @@
 
 #include "fw-batch.h"
 #include "fw-error.h"
-#include "onnx/fw-onnx.h"
+#include "onnx/fw-model-loader.h"
 #include "report/fw-model-report.h"
 #include "shape/fw-shape-infer.h"
 
@@ -22,11 +22,11 @@ exit_code_for (const GError *error)
 }
 
 static void
-progress (const char *message)
+on_progress (FwModelLoader *loader, GParamSpec *pspec, gpointer user_data)
 {
-  /* Only on a terminal: CI logs and pipes get deterministic output. */
-  if (isatty (STDERR_FILENO))
-    fprintf (stderr, "\r\033[K%s", message);
+  const char *message = fw_model_loader_get_message (loader);
+
+  fprintf (stderr, "\r\033[K%s %3.0f%%", message ? message : "", 100.0 * fw_model_loader_get_fraction (loader));
 }
 
 static void
@@ -117,48 +117,34 @@ fw_batch_run (const FwBatchOptions *options)
 {
   g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) error = NULL;
+  g_autoptr(FwModelLoader) loader = NULL;
   g_autoptr(FwModel) model = NULL;
   g_autoptr(JsonNode) report = NULL;
   g_autofree char *text = NULL;
-  FwOnnxLoadOptions load = { 0 };
-  FwInferOptions infer = { 0 };
-  FwInferReport inferred;
   FwReportFormat format;
-  int status = FW_EXIT_OK;
 
-  fw_infer_report_init (&inferred);
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error))
     goto fail;
 
-  if (options->max_nodes > 0)
-    load.max_nodes = options->max_nodes;
-  if (options->max_depth > 0)
-    load.max_depth = options->max_depth;
-
-  progress (_("Loading model…"));
-  model = fw_onnx_load (options->model_path, &load, NULL, &error);
+  loader = fw_model_loader_new (options->model_path);
+  fw_model_loader_set_bindings (loader, bindings);
+  fw_model_loader_set_limits (loader, MAX (options->max_nodes, 0), MAX (options->max_depth, 0));
+  /* A progress line only on a terminal: CI logs and pipes get deterministic output. */
+  if (isatty (STDERR_FILENO))
+    g_signal_connect (loader, "notify::fraction", G_CALLBACK (on_progress), NULL);
+  model = fw_model_loader_load (loader, NULL, &error);
+  progress_done ();
   if (model == NULL)
     goto fail;
 
-  progress (_("Inferring shapes…"));
-  infer.bindings = bindings;
-  if (!fw_shape_infer_graph (fw_model_get_graph (model), &infer, &inferred, &error))
-    {
-      g_prefix_error (&error, "%s: ", options->model_path);
-      goto fail;
-    }
-  progress_done ();
-
-  report = fw_model_report_build (model, &inferred, bindings);
+  report = fw_model_report_build (model, fw_model_loader_get_infer_report (loader), bindings);
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;
-  fw_infer_report_clear (&inferred);
-  return status;
+  return FW_EXIT_OK;
 
 fail:
   progress_done ();
-  fw_infer_report_clear (&inferred);
   g_printerr ("fusion-workbench: %s\n", error->message);
   return exit_code_for (error);
 }

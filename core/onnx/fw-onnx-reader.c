@@ -44,6 +44,8 @@ typedef struct
   guint         n_nodes;
   guint         max_nodes;
   GCancellable *cancellable;
+  FwProgressFunc progress;
+  gpointer      progress_data;
 } Ctx;
 
 static gboolean parse_graph (Ctx *ctx, const guint8 *data, gsize len, FwGraph *graph, GError **error);
@@ -1007,8 +1009,13 @@ parse_node (Ctx *ctx, const FwPbField *outer, FwGraph *graph, guint index, GErro
   if (++ctx->n_nodes > ctx->max_nodes)
     return fail (ctx, outer->offset, error, FW_ERROR_LIMIT,
                  _("the model has more than %u nodes (raise the limit with --max-nodes)"), ctx->max_nodes);
-  if ((ctx->n_nodes & 1023) == 0 && g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
-    return FALSE;
+  if ((ctx->n_nodes & 1023) == 0)
+    {
+      if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
+        return FALSE;
+      if (ctx->progress && ctx->size > 0)
+        ctx->progress ((gdouble) offset_of (ctx, outer->data) / ctx->size, ctx->progress_data);
+    }
   g_string_append_printf (ctx->where, ".node[%u]", index);
   {
     FOR_EACH_FIELD (ctx, outer->data, outer->len, f, error)
@@ -1423,6 +1430,11 @@ load_from_bytes (GBytes *bytes, GBytes *weights, const char *display, const char
   ctx.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
   ctx.max_nodes = options && options->max_nodes ? options->max_nodes : DEFAULT_MAX_NODES;
   ctx.cancellable = cancellable;
+  if (options)
+    {
+      ctx.progress = options->progress;
+      ctx.progress_data = options->progress_data;
+    }
   if (base_dir)
     ctx.base_dir_real = realpath (base_dir, NULL);
   model->file_size = size;

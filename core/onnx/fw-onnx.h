@@ -16,10 +16,15 @@
 
 G_BEGIN_DECLS
 
+/* Called from the loading thread with the share of the file parsed so far. */
+typedef void (*FwProgressFunc) (gdouble fraction, gpointer user_data);
+
 typedef struct
 {
-  guint   max_nodes;         /* 0: default 5,000,000 (subgraphs included) */
-  guint   max_depth;         /* 0: default 64 nested graphs / messages */
+  guint          max_nodes;      /* 0: default 5,000,000 (subgraphs included) */
+  guint          max_depth;      /* 0: default 64 nested graphs / messages */
+  FwProgressFunc progress;       /* may be NULL; called every 1,024 nodes */
+  gpointer       progress_data;
 } FwOnnxLoadOptions;
 
 typedef enum {

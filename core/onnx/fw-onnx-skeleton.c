@@ -40,7 +40,7 @@ typedef struct
   gsize   window_len;
 } Scan;
 
-typedef enum { KIND_GRAPH, KIND_NODE, KIND_ATTRIBUTE, KIND_TENSOR } Kind;
+typedef enum { KIND_MODEL, KIND_GRAPH, KIND_NODE, KIND_ATTRIBUTE, KIND_TENSOR } Kind;
 
 static gboolean
 read_at (int fd, gsize offset, guint8 *buf, gsize len)
@@ -101,8 +101,6 @@ read_header (Scan *scan, gsize offset, gsize end, guint32 *field, guint *wire, g
   return TRUE;
 }
 
-static void scan_message (Scan *scan, gsize start, gsize end, Kind kind, guint depth);
-
 static void
 scan_message (Scan *scan, gsize start, gsize end, Kind kind, guint depth)
 {
@@ -143,6 +141,10 @@ scan_message (Scan *scan, gsize start, gsize end, Kind kind, guint depth)
         }
       switch (kind)
         {
+        case KIND_MODEL:
+          if (field == MODEL_GRAPH)
+            scan_message (scan, body, body + value, KIND_GRAPH, depth + 1);
+          break;
         case KIND_GRAPH:
           if (field == GRAPH_INITIALIZER)
             scan_message (scan, body, body + value, KIND_TENSOR, depth + 1);
@@ -173,40 +175,6 @@ scan_message (Scan *scan, gsize start, gsize end, Kind kind, guint depth)
     }
 }
 
-static void
-scan_model (Scan *scan)
-{
-  gsize offset = 0;
-
-  while (offset < scan->size && !scan->bad)
-    {
-      guint32 field;
-      guint wire;
-      guint64 value;
-      gsize header, body;
-
-      if (!read_header (scan, offset, scan->size, &field, &wire, &value, &header))
-        {
-          scan->bad = TRUE;
-          return;
-        }
-      body = offset + header;
-      if (wire == FW_PB_VARINT)
-        {
-          offset = body;
-          continue;
-        }
-      if (value > scan->size - body)
-        {
-          scan->bad = TRUE;
-          return;
-        }
-      if (wire == FW_PB_LEN && field == MODEL_GRAPH)
-        scan_message (scan, body, body + value, KIND_GRAPH, 1);
-      offset = body + value;
-    }
-}
-
 FwOnnxSkeleton *
 fw_onnx_skeleton_read (int fd, gsize file_size, guint max_depth, GError **error)
 {
@@ -220,7 +188,7 @@ fw_onnx_skeleton_read (int fd, gsize file_size, guint max_depth, GError **error)
   scanp->size = file_size;
   scanp->holes = holes;
   scanp->max_depth = max_depth;
-  scan_model (scanp);
+  scan_message (scanp, 0, file_size, KIND_MODEL, 0);
   if (scanp->bad)
     g_array_set_size (holes, 0);
 

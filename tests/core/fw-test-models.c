@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "fw-test-models.h"
 
 FwModel *
@@ -377,4 +379,28 @@ fw_test_shape_of (FwModel *model, const char *name)
   if (value == NULL)
     return g_strdup ("missing");
   return fw_value_format_shape (value);
+}
+
+char *
+fw_test_temp_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("fw-test-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+void
+fw_test_remove_dir (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
 }

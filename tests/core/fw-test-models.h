@@ -33,6 +33,10 @@ gboolean  fw_test_infer                (FwModel    *model,
                                         const char * const *binds,
                                         FwInferReport *report,
                                         GError    **error);
+/* A new temporary folder, and its removal with the files in it. */
+char     *fw_test_temp_dir             (void);
+void      fw_test_remove_dir           (const char *dir);
+
 /* The shape of value name as "[1,3,224,224]"; "missing" when there is no such value. */
 char     *fw_test_shape_of             (FwModel    *model,
                                         const char *name);

@@ -101,6 +101,21 @@ loaded (GObject *source, GAsyncResult *result, gpointer user_data)
   g_assert_no_error (error);
 }
 
+/* The worker thread drops its reference to the task (and so to the loader) a moment after the result is
+ * delivered; wait for that before checking that nothing else keeps the loader alive. */
+static void
+wait_for_last_ref (gpointer object)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (g_atomic_int_get (&G_OBJECT (object)->ref_count) > 1 && g_get_monotonic_time () < deadline)
+    {
+      while (g_main_context_pending (NULL))
+        g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
 static void
 test_async (void)
 {
@@ -129,6 +144,7 @@ test_async (void)
   shape = fw_test_shape_of (model, "y");
   g_assert_cmpstr (shape, ==, "[5,16,32]");
   g_object_unref (model);
+  wait_for_last_ref (loader);
   g_assert_finalize_object (loader);
   cleanup (dir, path);
 }
@@ -159,8 +175,7 @@ test_async_cancelled (void)
     g_main_context_iteration (NULL, TRUE);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_error_free (error);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  wait_for_last_ref (loader);
   g_assert_finalize_object (loader);
   cleanup (dir, path);
 }

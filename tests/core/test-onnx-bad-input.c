@@ -514,20 +514,6 @@ write_model_dir (const char *location, gint64 offset, gint64 length, char **dir_
 }
 
 static void
-remove_dir (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
-static void
 assert_external_fails (const char *location, gint64 offset, gint64 length, const char *needle,
                        void (*prepare) (const char *dir))
 {
@@ -544,7 +530,7 @@ assert_external_fails (const char *location, gint64 offset, gint64 length, const
   g_assert_true (g_str_has_prefix (error->message, path));
   if (strstr (error->message, needle) == NULL)
     g_error ("error “%s” does not mention “%s”", error->message, needle);
-  remove_dir (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void
@@ -582,7 +568,7 @@ test_external_ok (void)
   g_assert_nonnull (w->constant);
   g_assert_cmpuint (fw_tensor_get_byte_size (w->constant), ==, 16);
   g_clear_object (&model);
-  remove_dir (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void

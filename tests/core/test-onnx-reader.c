@@ -22,20 +22,6 @@ write_temp (GBytes *bytes, char **dir_out)
 }
 
 static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
-static void
 assert_same_graph (FwGraph *a, FwGraph *b)
 {
   g_assert_cmpuint (a->nodes->len, ==, b->nodes->len);
@@ -124,7 +110,7 @@ test_weights_not_copied (void)
   g_assert_true (data >= start && data + size <= end);
   g_assert_cmpuint (fw_model_get_initializer_bytes (model), >, size);
   g_clear_object (&model);
-  remove_tree (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void
@@ -304,7 +290,7 @@ test_async (void)
   g_assert_cmpuint (fw_graph_get_n_nodes (fw_model_get_graph (model)), ==,
                     fw_graph_get_n_nodes (fw_model_get_graph (built)));
   g_object_unref (model);
-  remove_tree (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void
@@ -322,7 +308,7 @@ test_cancelled (void)
   model = fw_onnx_load (path, NULL, cancellable, &error);
   g_assert_null (model);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  remove_tree (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void

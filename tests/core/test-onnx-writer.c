@@ -9,26 +9,6 @@
 #include "fw-error.h"
 #include "fw-test-models.h"
 
-static char *
-temp_dir (void)
-{
-  return g_dir_make_tmp ("fw-writer-XXXXXX", NULL);
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 static void
 test_deterministic (void)
 {
@@ -47,7 +27,7 @@ test_deterministic (void)
 static void
 test_external_data (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = fw_test_temp_dir ();
   g_autofree char *path = g_build_filename (dir, "out.onnx", NULL);
   g_autofree char *data_path = g_build_filename (dir, "out.onnx.data", NULL);
   g_autoptr(FwModel) model = fw_test_conv_block ();
@@ -73,13 +53,13 @@ test_external_data (void)
   g_assert_cmpmem (data_a, size_a, data_b, size_b);
   g_assert_cmpstr (w2->constant->external_location, ==, "out.onnx.data");
   g_clear_object (&back);
-  remove_tree (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void
 test_refuses_input (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = fw_test_temp_dir ();
   g_autofree char *path = g_build_filename (dir, "model.onnx", NULL);
   g_autofree char *alias = g_build_filename (dir, "alias.onnx", NULL);
   g_autoptr(FwModel) built = fw_test_conv_block ();
@@ -105,13 +85,13 @@ test_refuses_input (void)
   g_assert_true (g_file_get_contents (path, &after, &len_after, NULL));
   g_assert_cmpmem (before, len_before, after, len_after);
   g_clear_object (&model);
-  remove_tree (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void
 test_replaces_atomically (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = fw_test_temp_dir ();
   g_autofree char *path = g_build_filename (dir, "out.onnx", NULL);
   g_autoptr(FwModel) a = fw_test_conv_block ();
   g_autoptr(FwModel) b = fw_test_elementwise_chain (4, 8, FALSE);
@@ -129,7 +109,7 @@ test_replaces_atomically (void)
     n_files++;
   g_assert_cmpuint (n_files, ==, 1);
   g_clear_object (&back);
-  remove_tree (dir);
+  fw_test_remove_dir (dir);
 }
 
 static void

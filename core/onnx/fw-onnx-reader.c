@@ -96,7 +96,8 @@ printable (const guint8 *data, gsize len)
   return g_strescape (valid, NULL);
 }
 
-/* Names must be UTF-8 without NULs: they reach reports, the GUI and generated comments. */
+/* Names must be UTF-8 without NULs: they reach reports, the GUI and generated comments. `what` is marked
+ * with N_() and translated only when it is shown: this runs for every name in the file. */
 static gboolean
 take_name (Ctx *ctx, const FwPbField *f, const char *what, char **out, GError **error)
 {
@@ -109,7 +110,7 @@ take_name (Ctx *ctx, const FwPbField *f, const char *what, char **out, GError **
       g_autofree char *shown = printable (f->data, f->len);
       return fail (ctx, f->offset, error, FW_ERROR_INVALID,
                    _("%s “%s” is not valid UTF-8 (bad byte at position %zu)"),
-                   what, shown, (gsize) (end - (const char *) f->data));
+                   _(what), shown, (gsize) (end - (const char *) f->data));
     }
   g_free (*out);
   *out = g_strndup ((const char *) f->data, f->len);
@@ -315,9 +316,9 @@ parse_entry (Ctx *ctx, const FwPbField *outer, char **key, char **value, GError 
   FwPbField f;
   FOR_EACH_FIELD (ctx, outer->data, outer->len, f, error)
     {
-      if (f.field == ENTRY_KEY && !take_name (ctx, &f, _("key"), key, error))
+      if (f.field == ENTRY_KEY && !take_name (ctx, &f, N_("key"), key, error))
         return FALSE;
-      if (f.field == ENTRY_VALUE && !take_name (ctx, &f, _("value"), value, error))
+      if (f.field == ENTRY_VALUE && !take_name (ctx, &f, N_("value"), value, error))
         return FALSE;
     }
   return _st != FW_PB_ERROR;
@@ -409,7 +410,7 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
             g_ptr_array_add (strings, g_bytes_new (f.data, f.len));
             break;
           case TENSOR_NAME:
-            if (!take_name (ctx, &f, _("tensor name"), &name, error))
+            if (!take_name (ctx, &f, N_("tensor name"), &name, error))
               return FALSE;
             g_string_truncate (ctx->where, mark);
             g_string_append_printf (ctx->where, " “%s”", name);
@@ -603,7 +604,7 @@ parse_dim (Ctx *ctx, const FwPbField *outer, ValueInfo *vi, GError **error)
       else if (f.field == DIM_PARAM)
         {
           char *sym = NULL;
-          if (!take_name (ctx, &f, _("dim_param"), &sym, error))
+          if (!take_name (ctx, &f, N_("dim_param"), &sym, error))
             return FALSE;
           g_ptr_array_add (vi->symbols, sym);
           dim.value = -1;
@@ -702,7 +703,7 @@ parse_value_info (Ctx *ctx, const FwPbField *outer, ValueInfo *vi, GError **erro
   {
     FOR_EACH_FIELD (ctx, outer->data, outer->len, f, error)
       {
-        if (f.field == VI_NAME && !take_name (ctx, &f, _("value name"), &vi->name, error))
+        if (f.field == VI_NAME && !take_name (ctx, &f, N_("value name"), &vi->name, error))
           return FALSE;
         if (f.field == VI_DOC_STRING && f.wire == FW_PB_LEN)
           {
@@ -796,13 +797,13 @@ parse_attribute (Ctx *ctx, const FwPbField *outer, FwNode *node, GError **error)
         switch (f.field)
           {
           case ATTR_NAME:
-            if (!take_name (ctx, &f, _("attribute name"), &name, error))
+            if (!take_name (ctx, &f, N_("attribute name"), &name, error))
               return FALSE;
             g_string_truncate (ctx->where, mark);
             g_string_append_printf (ctx->where, ".attribute “%s”", name);
             break;
           case ATTR_REF_ATTR_NAME:
-            if (!take_name (ctx, &f, _("ref_attr_name"), &ref, error))
+            if (!take_name (ctx, &f, N_("ref_attr_name"), &ref, error))
               return FALSE;
             break;
           case ATTR_DOC_STRING:
@@ -1024,27 +1025,27 @@ parse_node (Ctx *ctx, const FwPbField *outer, FwGraph *graph, guint index, GErro
         switch (f.field)
           {
           case NODE_INPUT:
-            if (!take_name (ctx, &f, _("input name"), &s, error))
+            if (!take_name (ctx, &f, N_("input name"), &s, error))
               return FALSE;
             g_ptr_array_add (inputs, s);
             break;
           case NODE_OUTPUT:
-            if (!take_name (ctx, &f, _("output name"), &s, error))
+            if (!take_name (ctx, &f, N_("output name"), &s, error))
               return FALSE;
             g_ptr_array_add (outputs, s);
             break;
           case NODE_NAME:
-            if (!take_name (ctx, &f, _("node name"), &name, error))
+            if (!take_name (ctx, &f, N_("node name"), &name, error))
               return FALSE;
             g_string_truncate (ctx->where, mark);
             g_string_append_printf (ctx->where, ".node[%u] “%s”", index, name);
             break;
           case NODE_OP_TYPE:
-            if (!take_name (ctx, &f, _("op_type"), &op_type, error))
+            if (!take_name (ctx, &f, N_("op_type"), &op_type, error))
               return FALSE;
             break;
           case NODE_DOMAIN:
-            if (!take_name (ctx, &f, _("domain"), &domain, error))
+            if (!take_name (ctx, &f, N_("domain"), &domain, error))
               return FALSE;
             break;
           case NODE_DOC_STRING:
@@ -1122,7 +1123,7 @@ parse_graph (Ctx *ctx, const guint8 *data, gsize len, FwGraph *graph, GError **e
           case GRAPH_NAME:
             {
               g_autofree char *name = NULL;
-              if (!take_name (ctx, &f, _("graph name"), &name, error))
+              if (!take_name (ctx, &f, N_("graph name"), &name, error))
                 return FALSE;
               graph->name = fw_graph_intern (graph, name);
               g_string_truncate (ctx->where, mark);
@@ -1277,7 +1278,7 @@ parse_opset (Ctx *ctx, const FwPbField *outer, GError **error)
 
   FOR_EACH_FIELD (ctx, outer->data, outer->len, o, error)
     {
-      if (o.field == OPSET_DOMAIN && !take_name (ctx, &o, _("opset domain"), &domain, error))
+      if (o.field == OPSET_DOMAIN && !take_name (ctx, &o, N_("opset domain"), &domain, error))
         return FALSE;
       if (o.field == OPSET_VERSION)
         {
@@ -1325,7 +1326,7 @@ parse_model (Ctx *ctx, GError **error)
           case MODEL_DOMAIN:
             {
               g_autofree char *s = NULL;
-              if (!take_name (ctx, &f, _("model string"), &s, error))
+              if (!take_name (ctx, &f, N_("model string"), &s, error))
                 return FALSE;
               if (f.field == MODEL_PRODUCER_NAME)
                 model->producer_name = fw_graph_intern (model->graph, s);
@@ -1520,53 +1521,4 @@ fw_onnx_load (const char *path, const FwOnnxLoadOptions *options, GCancellable *
   fw_model_set_path (model, path);
   dir = g_path_get_dirname (path);
   return load_from_bytes (structure, weights, path, dir, options, cancellable, model, error);
-}
-
-typedef struct
-{
-  char *path;
-  FwOnnxLoadOptions options;
-} LoadTask;
-
-static void
-load_task_free (gpointer data)
-{
-  LoadTask *task = data;
-  g_free (task->path);
-  g_free (task);
-}
-
-static void
-load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-  LoadTask *lt = task_data;
-  GError *error = NULL;
-  FwModel *model = fw_onnx_load (lt->path, &lt->options, cancellable, &error);
-
-  if (model == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, model, g_object_unref);
-}
-
-void
-fw_onnx_load_async (const char *path, const FwOnnxLoadOptions *options, GCancellable *cancellable,
-                    GAsyncReadyCallback callback, gpointer user_data)
-{
-  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
-  LoadTask *lt = g_new0 (LoadTask, 1);
-
-  lt->path = g_strdup (path);
-  if (options)
-    lt->options = *options;
-  g_task_set_source_tag (task, fw_onnx_load_async);
-  g_task_set_task_data (task, lt, load_task_free);
-  g_task_run_in_thread (task, load_thread);
-}
-
-FwModel *
-fw_onnx_load_finish (GAsyncResult *result, GError **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }

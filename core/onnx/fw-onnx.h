@@ -7,7 +7,9 @@
  * before that size is checked against the bytes that are really there.
  *
  * The writer encodes a model back; it writes to a temporary file in the target folder, syncs and renames,
- * and refuses to write over the model's own source file. */
+ * and refuses to write over the model's own source file.
+ *
+ * The async form, with progress, is FwModelLoader (fw-model-loader.h), which also infers shapes. */
 #pragma once
 
 #include <gio/gio.h>
@@ -45,13 +47,6 @@ FwModel  *fw_onnx_load_bytes    (GBytes                  *bytes,
                                  const char              *display_name,
                                  const char              *base_dir,
                                  const FwOnnxLoadOptions *options,
-                                 GError                 **error);
-void      fw_onnx_load_async    (const char              *path,
-                                 const FwOnnxLoadOptions *options,
-                                 GCancellable            *cancellable,
-                                 GAsyncReadyCallback      callback,
-                                 gpointer                 user_data);
-FwModel  *fw_onnx_load_finish   (GAsyncResult            *result,
                                  GError                 **error);
 
 GBytes   *fw_onnx_serialize     (FwModel                 *model,

@@ -266,34 +266,6 @@ test_symbolic_dims (void)
 }
 
 static void
-load_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  FwModel **out = user_data;
-  g_autoptr(GError) error = NULL;
-
-  *out = fw_onnx_load_finish (result, &error);
-  g_assert_no_error (error);
-}
-
-static void
-test_async (void)
-{
-  g_autoptr(FwModel) built = fw_test_transformer_block (16, 32, 4, TRUE);
-  g_autoptr(GBytes) bytes = fw_onnx_serialize (built, FW_ONNX_WRITE_DEFAULT, NULL);
-  g_autofree char *dir = NULL;
-  g_autofree char *path = write_temp (bytes, &dir);
-  FwModel *model = NULL;
-
-  fw_onnx_load_async (path, NULL, NULL, load_done, &model);
-  while (model == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (fw_graph_get_n_nodes (fw_model_get_graph (model)), ==,
-                    fw_graph_get_n_nodes (fw_model_get_graph (built)));
-  g_object_unref (model);
-  fw_test_remove_dir (dir);
-}
-
-static void
 test_cancelled (void)
 {
   g_autoptr(FwModel) built = fw_test_long_chain (5000);
@@ -342,7 +314,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/onnx/load/typed-fields", test_typed_fields);
   g_test_add_func ("/core/onnx/load/ir3-initializer-inputs", test_ir3_initializer_inputs);
   g_test_add_func ("/core/onnx/load/symbolic-dims", test_symbolic_dims);
-  g_test_add_func ("/core/onnx/load/async", test_async);
   g_test_add_func ("/core/onnx/load/cancelled", test_cancelled);
   g_test_add_func ("/core/onnx/load/missing-file", test_missing_file);
   g_test_add_func ("/core/onnx/load/directory", test_directory);

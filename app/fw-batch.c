@@ -112,6 +112,18 @@ write_report (const char *path, const char *text, GError **error)
   return TRUE;
 }
 
+/* A binding that matches no dim is most likely a typo; say so, with the names that exist. */
+static void
+warn_unused_bindings (JsonNode *report, const char * const *symbols)
+{
+  JsonArray *unused = json_object_get_array_member (json_node_get_object (report), "bindings_unused");
+  g_autofree char *known = g_strjoinv (", ", (char **) symbols);
+
+  for (guint i = 0; i < json_array_get_length (unused); i++)
+    g_printerr (_("fusion-workbench: warning: --bind %s: the model has no symbolic dim of that name (it has: %s)\n"),
+                json_array_get_string_element (unused, i), known[0] ? known : _("none"));
+}
+
 int
 fw_batch_run (const FwBatchOptions *options)
 {
@@ -137,7 +149,9 @@ fw_batch_run (const FwBatchOptions *options)
   if (model == NULL)
     goto fail;
 
-  report = fw_model_report_build (model, fw_model_loader_get_infer_report (loader), bindings);
+  report = fw_model_report_build (model, fw_model_loader_get_infer_report (loader), bindings,
+                                  fw_model_loader_get_symbols (loader));
+  warn_unused_bindings (report, fw_model_loader_get_symbols (loader));
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;

@@ -187,6 +187,52 @@ fw_graph_count_nodes_deep (const FwGraph *graph)
   return n;
 }
 
+static void
+collect_symbols (const FwGraph *graph, GHashTable *set)
+{
+  for (guint i = 0; i < graph->values->len; i++)
+    {
+      FwValue *value = g_ptr_array_index (graph->values, i);
+      for (gint d = 0; d < value->rank; d++)
+        if (value->dims[d].value < 0 && value->dims[d].symbol != NULL)
+          g_hash_table_add (set, (gpointer) value->dims[d].symbol);
+    }
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (graph->nodes, i);
+      for (guint a = 0; a < node->n_attrs; a++)
+        {
+          if (node->attrs[a].g)
+            collect_symbols (node->attrs[a].g, set);
+          for (guint k = 0; node->attrs[a].graphs && k < node->attrs[a].n; k++)
+            collect_symbols (node->attrs[a].graphs[k], set);
+        }
+    }
+}
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GStrv
+fw_graph_collect_symbols (const FwGraph *graph)
+{
+  g_autoptr(GHashTable) set = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) out = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  collect_symbols (graph, set);
+  g_hash_table_iter_init (&iter, set);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (out, g_strdup (key));
+  g_ptr_array_sort (out, compare_strings);
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
 FwValue *
 fw_graph_ensure_value (FwGraph *graph, const char *name)
 {

@@ -67,6 +67,8 @@ FwValue      *fw_graph_get_input           (const FwGraph  *graph,
 guint         fw_graph_get_n_outputs       (const FwGraph  *graph);
 FwValue      *fw_graph_get_output          (const FwGraph  *graph,
                                             guint           index);
+/* The symbolic dim names used anywhere in the graph and its subgraphs, sorted, each once. */
+GStrv         fw_graph_collect_symbols     (const FwGraph  *graph);
 /* Total node count including nested subgraphs. */
 guint         fw_graph_count_nodes_deep    (const FwGraph  *graph);
 

@@ -18,6 +18,7 @@ struct _FwModelLoader
   gdouble        fraction;
   char          *message;
   FwInferReport  report;
+  GStrv          symbols;
   GMainContext  *notify_context;  /* set while an async load runs */
 };
 
@@ -41,6 +42,7 @@ fw_model_loader_finalize (GObject *object)
   g_clear_pointer (&self->bindings, g_hash_table_unref);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->message, g_free);
+  g_clear_pointer (&self->symbols, g_strfreev);
   fw_infer_report_clear (&self->report);
   G_OBJECT_CLASS (fw_model_loader_parent_class)->finalize (object);
 }
@@ -154,6 +156,15 @@ fw_model_loader_get_message (FwModelLoader *self)
   return self->message;
 }
 
+const char * const *
+fw_model_loader_get_symbols (FwModelLoader *self)
+{
+  static const char * const none[] = { NULL };
+
+  g_return_val_if_fail (FW_IS_MODEL_LOADER (self), NULL);
+  return self->symbols ? (const char * const *) self->symbols : none;
+}
+
 const FwInferReport *
 fw_model_loader_get_infer_report (FwModelLoader *self)
 {
@@ -235,6 +246,9 @@ load (FwModelLoader *self, GCancellable *cancellable, GError **error)
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
+  /* Bindings make dims static, so the model's own symbols are read before inference. */
+  g_clear_pointer (&self->symbols, g_strfreev);
+  self->symbols = fw_graph_collect_symbols (fw_model_get_graph (model));
   report_progress (self, PARSE_SHARE, _("Inferring shapes…"));
   fw_infer_report_clear (&self->report);
   fw_infer_report_init (&self->report);

@@ -26,6 +26,8 @@ void                 fw_model_loader_set_limits         (FwModelLoader        *s
                                                          guint                 max_depth);
 gdouble              fw_model_loader_get_fraction       (FwModelLoader        *self);
 const char          *fw_model_loader_get_message        (FwModelLoader        *self);
+/* The symbolic dims the model declares (before bindings), sorted; valid after a successful load. */
+const char * const  *fw_model_loader_get_symbols        (FwModelLoader        *self);
 /* What inference found, valid after a successful load. */
 const FwInferReport *fw_model_loader_get_infer_report   (FwModelLoader        *self);
 FwModel             *fw_model_loader_load               (FwModelLoader        *self,

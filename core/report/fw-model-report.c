@@ -131,7 +131,8 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 JsonNode *
-fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *bindings)
+fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *bindings,
+                       const char * const *symbols)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GHashTable) histogram = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -199,6 +200,25 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
     }
   json_builder_end_object (b);
 
+  /* A binding no dim carries is most likely a typo: list it so a pipeline can see it. */
+  json_builder_set_member_name (b, "bindings_unused");
+  json_builder_begin_array (b);
+  if (bindings != NULL)
+    {
+      g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, bindings);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (symbols == NULL || !g_strv_contains (symbols, key))
+          g_ptr_array_add (keys, key);
+      g_ptr_array_sort (keys, compare_strings);
+      for (guint i = 0; i < keys->len; i++)
+        json_builder_add_string_value (b, g_ptr_array_index (keys, i));
+    }
+  json_builder_end_array (b);
+
   json_builder_set_member_name (b, "graph");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
@@ -240,6 +260,11 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
   json_builder_add_double_value (b, infer && infer->n_values
                                       ? (gint64) (10000.0 * infer->n_static_values / infer->n_values) / 100.0
                                       : 100.0);
+  json_builder_set_member_name (b, "symbols");
+  json_builder_begin_array (b);
+  for (guint i = 0; symbols && symbols[i]; i++)
+    json_builder_add_string_value (b, symbols[i]);
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "folded_nodes");
   json_builder_add_int_value (b, infer ? infer->n_folded : 0);
   json_builder_set_member_name (b, "ops_without_inference");
@@ -367,6 +392,19 @@ format_markdown (JsonObject *root)
                           json_object_get_int_member (shapes, "values"));
   g_string_append_printf (md, "- %s: %" PRId64 "\n", _("Nodes folded to constants"),
                           json_object_get_int_member (shapes, "folded_nodes"));
+  {
+    JsonArray *symbols = json_object_get_array_member (shapes, "symbols");
+    if (json_array_get_length (symbols) > 0)
+      {
+        g_string_append_printf (md, "- %s:", _("Symbolic dims"));
+        for (guint i = 0; i < json_array_get_length (symbols); i++)
+          {
+            g_string_append_c (md, ' ');
+            append_cell (md, json_array_get_string_element (symbols, i));
+          }
+        g_string_append_c (md, '\n');
+      }
+  }
   if (bound != NULL)
     {
       g_string_append_printf (md, "- %s:", _("Bindings"));

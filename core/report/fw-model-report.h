@@ -17,10 +17,12 @@ typedef enum {
   FW_REPORT_MARKDOWN,
 } FwReportFormat;
 
-/* bindings: symbol → gint64*, as given to inference; may be NULL. */
+/* bindings: symbol → gint64*, as given to inference; may be NULL. symbols: the model's symbolic dims before
+ * binding (fw_graph_collect_symbols), NULL-terminated; may be NULL. */
 JsonNode *fw_model_report_build       (FwModel             *model,
                                        const FwInferReport *infer,
-                                       GHashTable          *bindings);
+                                       GHashTable          *bindings,
+                                       const char * const  *symbols);
 char     *fw_model_report_format      (JsonNode            *report,
                                        FwReportFormat       format);
 

@@ -170,6 +170,31 @@ test_symbolic_stays (void)
 }
 
 static void
+test_unused_binding_warns (void)
+{
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (4, 16, TRUE);
+  const char *args[] = { "--batch", "chain2.onnx", "--format", "json", "--bind", "batch=2", "--bind", "btach=4",
+                         NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root;
+  JsonArray *unused, *symbols;
+
+  g_free (write_model (model, "chain2.onnx"));
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (err, "--bind btach"));
+  g_assert_nonnull (strstr (err, "batch"));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  unused = json_object_get_array_member (root, "bindings_unused");
+  g_assert_cmpuint (json_array_get_length (unused), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (unused, 0), ==, "btach");
+  symbols = json_object_get_array_member (json_object_get_object_member (root, "shapes"), "symbols");
+  g_assert_cmpuint (json_array_get_length (symbols), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (symbols, 0), ==, "batch");
+}
+
+static void
 test_markdown_report (void)
 {
   g_autoptr(FwModel) model = fw_test_conv_block ();
@@ -320,6 +345,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/json-report", test_json_report);
   g_test_add_func ("/app/cli/symbolic-dims-stay", test_symbolic_stays);
   g_test_add_func ("/app/cli/markdown-report", test_markdown_report);
+  g_test_add_func ("/app/cli/unused-binding-warns", test_unused_binding_warns);
   g_test_add_func ("/app/cli/deterministic", test_deterministic);
   g_test_add_func ("/app/cli/unknown-op-listed", test_unknown_op_listed);
   g_test_add_func ("/app/cli/unwritable-report", test_unwritable_report);

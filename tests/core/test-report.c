@@ -13,7 +13,9 @@ report_for (FwModel *model, FwInferReport *infer)
 
   fw_infer_report_init (infer);
   g_assert_true (fw_test_infer (model, NULL, infer, &error));
-  return fw_model_report_build (model, infer, NULL);
+  g_auto(GStrv) symbols = fw_graph_collect_symbols (fw_model_get_graph (model));
+
+  return fw_model_report_build (model, infer, NULL, (const char * const *) symbols);
 }
 
 static void

@@ -8,6 +8,7 @@
 
 #include "fw-model-report.h"
 #include "graph/fw-model-private.h"
+#include "ops/fw-op-registry.h"
 
 #define N_LARGEST 10
 
@@ -128,6 +129,70 @@ static gint
 compare_strings (gconstpointer a, gconstpointer b)
 {
   return strcmp (*(const char **) a, *(const char **) b);
+}
+
+/* Whether a node still runs at inference time: nodes whose every output was folded to a constant at load
+ * (shape arithmetic) do not. */
+static gboolean
+node_runs (const FwNode *node)
+{
+  for (guint k = 0; k < node->n_outputs; k++)
+    if (node->outputs[k] != NULL && node->outputs[k]->constant == NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+add_cost (JsonBuilder *b, const FwGraph *graph)
+{
+  gdouble flops = 0, read = 0, written = 0;
+  guint costed = 0, not_costed = 0, folded = 0;
+  guint classes[FW_OP_CLASS_OPAQUE + 1] = { 0 };
+
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (graph->nodes, i);
+      FwOpCost cost;
+
+      if (!node_runs (node))
+        {
+          folded++;
+          continue;
+        }
+      classes[node->op ? node->op->op_class : FW_OP_CLASS_OPAQUE]++;
+      if (fw_op_cost (node, &cost))
+        {
+          flops += cost.flops;
+          read += cost.bytes_read;
+          written += cost.bytes_written;
+          costed++;
+        }
+      else
+        not_costed++;
+    }
+  json_builder_set_member_name (b, "cost");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "flops");
+  json_builder_add_int_value (b, (gint64) flops);
+  json_builder_set_member_name (b, "bytes_read");
+  json_builder_add_int_value (b, (gint64) read);
+  json_builder_set_member_name (b, "bytes_written");
+  json_builder_add_int_value (b, (gint64) written);
+  json_builder_set_member_name (b, "kernels");
+  json_builder_add_int_value (b, costed + not_costed);
+  json_builder_set_member_name (b, "nodes_not_costed");
+  json_builder_add_int_value (b, not_costed);
+  json_builder_set_member_name (b, "nodes_folded");
+  json_builder_add_int_value (b, folded);
+  json_builder_set_member_name (b, "op_classes");
+  json_builder_begin_object (b);
+  for (guint c = 0; c <= FW_OP_CLASS_OPAQUE; c++)
+    {
+      json_builder_set_member_name (b, fw_op_class_name ((FwOpClass) c));
+      json_builder_add_int_value (b, classes[c]);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
 }
 
 JsonNode *
@@ -271,6 +336,8 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
   add_histogram (b, infer ? infer->ops_without_inference : NULL);
   json_builder_end_object (b);
 
+  add_cost (b, graph);
+
   json_builder_set_member_name (b, "largest_tensors");
   json_builder_begin_array (b);
   for (guint i = 0; i < sized->len && i < N_LARGEST; i++)
@@ -413,6 +480,18 @@ format_markdown (JsonObject *root)
                                 json_object_get_int_member (bindings, l->data));
       g_string_append_c (md, '\n');
     }
+
+  {
+    JsonObject *cost = json_object_get_object_member (root, "cost");
+    g_string_append_printf (md, "- %s: %" PRId64 " (%s: %" PRId64 ")\n", _("Kernels (nodes that run)"),
+                            json_object_get_int_member (cost, "kernels"), _("folded at load"),
+                            json_object_get_int_member (cost, "nodes_folded"));
+    g_string_append_printf (md, "- %s: %.3f G\n", _("Arithmetic"),
+                            json_object_get_int_member (cost, "flops") / 1e9);
+    g_string_append_printf (md, "- %s: %.1f MB %s, %.1f MB %s\n", _("Memory traffic, unfused"),
+                            json_object_get_int_member (cost, "bytes_read") / 1e6, _("read"),
+                            json_object_get_int_member (cost, "bytes_written") / 1e6, _("written"));
+  }
 
   g_string_append_printf (md, "\n## %s\n\n", _("Inputs"));
   append_values_table (md, json_object_get_array_member (graph, "inputs"));

@@ -37,6 +37,16 @@ test_contents (void)
   first = json_array_get_object_element (hist, 0);
   g_assert_cmpint (json_object_get_int_member (first, "count"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (first, "op"), ==, "BatchNormalization");
+  {
+    JsonObject *cost = json_object_get_object_member (root, "cost");
+    JsonObject *classes = json_object_get_object_member (cost, "op_classes");
+    /* conv1 alone: 2 × 16×16×16 outputs × 3×3×3 MACs. */
+    g_assert_cmpint (json_object_get_int_member (cost, "flops"), >, 2 * 16 * 16 * 16 * 27);
+    g_assert_cmpint (json_object_get_int_member (cost, "kernels"), ==, 11);
+    g_assert_cmpint (json_object_get_int_member (cost, "nodes_not_costed"), ==, 0);
+    g_assert_cmpint (json_object_get_int_member (classes, "out-fusable"), ==, 3);
+    g_assert_cmpint (json_object_get_int_member (classes, "elementwise"), ==, 2);
+  }
   g_assert_cmpuint (json_array_get_length (largest), ==, 10);
   for (guint i = 0; i < json_array_get_length (largest); i++)
     {

@@ -10,7 +10,9 @@
 #include "fw-batch.h"
 #include "fw-error.h"
 #include "onnx/fw-model-loader.h"
+#include "plan/fw-plan.h"
 #include "report/fw-model-report.h"
+#include "report/fw-plan-report.h"
 #include "shape/fw-shape-infer.h"
 
 static int
@@ -124,23 +126,58 @@ warn_unused_bindings (JsonNode *report, const char * const *symbols)
                 json_array_get_string_element (unused, i), known[0] ? known : _("none"));
 }
 
+/* Environment first (AUTOFUSION_*), then the command line, which wins. */
+static gboolean
+plan_options_for (const FwBatchOptions *options, FwPlanOptions *out, GError **error)
+{
+  fw_plan_options_init (out);
+  if (!fw_plan_options_from_env (out, error))
+    return FALSE;
+  if (options->strategy != NULL && !fw_strategy_from_string (options->strategy, &out->strategy))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                   _("--strategy “%s”: expected conservative, balanced or aggressive"), options->strategy);
+      return FALSE;
+    }
+  if (options->fusion_depth > 0)
+    out->max_depth = options->fusion_depth;
+  if (options->max_fusion_size > 0)
+    out->max_fusion_size = options->max_fusion_size;
+  return TRUE;
+}
+
 int
 fw_batch_run (const FwBatchOptions *options)
 {
   g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwModelLoader) loader = NULL;
+  g_autoptr(FwProfile) profile = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  FwRuleSet *rules = NULL;
+  FwPlanOptions plan_options;
   g_autoptr(FwModel) model = NULL;
   g_autoptr(JsonNode) report = NULL;
   g_autofree char *text = NULL;
   FwReportFormat format;
 
-  if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error))
+  if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
+      !plan_options_for (options, &plan_options, &error))
     goto fail;
+  /* Profile and rules before the model: a typo there should not wait for a large model to load. */
+  profile = fw_profile_lookup (options->profile ? options->profile : "ascend-910b", &error);
+  if (profile == NULL)
+    goto fail;
+  rules = fw_rule_set_new ();
+  if (!fw_rule_set_load_builtin (rules, &error))
+    goto fail;
+  for (guint i = 0; options->rules && options->rules[i]; i++)
+    if (!fw_rule_set_load_path (rules, options->rules[i], &error))
+      goto fail;
 
   loader = fw_model_loader_new (options->model_path);
   fw_model_loader_set_bindings (loader, bindings);
-  fw_model_loader_set_limits (loader, MAX (options->max_nodes, 0), MAX (options->max_depth, 0));
+  fw_model_loader_set_limits (loader, MAX (options->max_nodes, 0), MAX (options->max_nesting, 0));
   /* A progress line only on a terminal: CI logs and pipes get deterministic output. */
   if (isatty (STDERR_FILENO))
     g_signal_connect (loader, "notify::fraction", G_CALLBACK (on_progress), NULL);
@@ -152,12 +189,20 @@ fw_batch_run (const FwBatchOptions *options)
   report = fw_model_report_build (model, fw_model_loader_get_infer_report (loader), bindings,
                                   fw_model_loader_get_symbols (loader));
   warn_unused_bindings (report, fw_model_loader_get_symbols (loader));
+  plan = fw_plan_new (model, profile, rules, &plan_options, &error);
+  if (plan == NULL)
+    goto fail;
+  fw_plan_report_add (report, plan);
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;
+  g_clear_pointer (&plan, fw_plan_free);
+  fw_rule_set_free (rules);
   return FW_EXIT_OK;
 
 fail:
+  g_clear_pointer (&plan, fw_plan_free);
+  g_clear_pointer (&rules, fw_rule_set_free);
   progress_done ();
   g_printerr ("fusion-workbench: %s\n", error->message);
   return exit_code_for (error);

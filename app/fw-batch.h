@@ -20,7 +20,12 @@ typedef struct
   const char  *format;        /* "json" or "markdown"; NULL: from the report's extension */
   char       **binds;         /* NAME=VALUE */
   gint         max_nodes;
-  gint         max_depth;
+  gint         max_nesting;
+  const char  *profile;       /* builtin name or file; NULL: ascend-910b */
+  char       **rules;         /* extra rule files or folders, after the shipped ones */
+  const char  *strategy;      /* NULL: AUTOFUSION_STRATEGY or balanced */
+  gint         fusion_depth;  /* 0: AUTOFUSION_MAX_DEPTH or 32 */
+  gint         max_fusion_size; /* 0: the profile's */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

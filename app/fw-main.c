@@ -19,7 +19,10 @@ run_command_line (int argc, char **argv)
   g_autofree char *format = NULL;
   g_auto(GStrv) binds = NULL;
   gboolean version = FALSE;
-  gint max_nodes = 0, max_depth = 0;
+  gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0;
+  g_autofree char *profile = NULL;
+  g_autofree char *strategy = NULL;
+  g_auto(GStrv) rules = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) context = NULL;
   GOptionEntry entries[] = {
@@ -27,8 +30,13 @@ run_command_line (int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report, N_("Write the report to FILE (- for standard output)"), N_("FILE") },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, N_("Report format: json or markdown"), N_("FORMAT") },
     { "bind", 0, 0, G_OPTION_ARG_STRING_ARRAY, &binds, N_("Bind a symbolic dimension, e.g. batch=8 (repeatable)"), N_("NAME=VALUE") },
+    { "profile", 0, 0, G_OPTION_ARG_FILENAME, &profile, N_("Hardware profile: ascend-910b (default), ascend-310p, host, or a YAML file"), N_("NAME|FILE") },
+    { "rules", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rules, N_("Extra fusion rules, a YAML file or a folder of them (repeatable)"), N_("FILE|DIR") },
+    { "strategy", 0, 0, G_OPTION_ARG_STRING, &strategy, N_("Fusion strategy: conservative, balanced (default) or aggressive"), N_("STRATEGY") },
+    { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, N_("Longest chain of operators in one fusion (default 32)"), N_("N") },
+    { "max-fusion-size", 0, 0, G_OPTION_ARG_INT, &max_fusion_size, N_("Most operators in one fusion (default: the profile's, 64)"), N_("N") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
-    { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
+    { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
     { NULL }
   };
@@ -64,9 +72,11 @@ run_command_line (int argc, char **argv)
       g_printerr ("fusion-workbench: %s “%s”\n", _("unexpected argument"), argv[1]);
       return FW_EXIT_BAD_INPUT;
     }
-  if (max_nodes < 0 || max_depth < 0)
+  if (max_nodes < 0 || max_nesting < 0 || max_depth < 0 || max_fusion_size < 0 || max_depth > 4096 ||
+      max_fusion_size > 4096)
     {
-      g_printerr ("fusion-workbench: %s\n", _("--max-nodes and --max-depth must be positive"));
+      g_printerr ("fusion-workbench: %s\n",
+                  _("--max-nodes and --max-nesting must be positive, --max-depth and --max-fusion-size from 1 to 4096"));
       return FW_EXIT_BAD_INPUT;
     }
   {
@@ -76,7 +86,12 @@ run_command_line (int argc, char **argv)
       .format = format,
       .binds = binds,
       .max_nodes = max_nodes,
-      .max_depth = max_depth,
+      .max_nesting = max_nesting,
+      .profile = profile,
+      .rules = rules,
+      .strategy = strategy,
+      .fusion_depth = max_depth,
+      .max_fusion_size = max_fusion_size,
     };
     return fw_batch_run (&options);
   }

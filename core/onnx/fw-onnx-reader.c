@@ -140,7 +140,7 @@ enter (Ctx *ctx, const guint8 *data, GError **error)
 {
   if (++ctx->depth > ctx->max_depth)
     return fail (ctx, offset_of (ctx, data), error, FW_ERROR_LIMIT,
-                 _("messages are nested more than %u deep (raise the limit with --max-depth)"), ctx->max_depth);
+                 _("messages are nested more than %u deep (raise the limit with --max-nesting)"), ctx->max_depth);
   return TRUE;
 }
 

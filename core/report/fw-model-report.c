@@ -9,6 +9,7 @@
 #include "fw-model-report.h"
 #include "graph/fw-model-private.h"
 #include "ops/fw-op-registry.h"
+#include "report/fw-plan-report.h"
 
 #define N_LARGEST 10
 
@@ -516,6 +517,8 @@ format_markdown (JsonObject *root)
                               get_string (t, "dtype"), get_string (t, "shape"),
                               json_object_get_int_member (t, "bytes"));
     }
+  if (json_object_has_member (root, "plan"))
+    fw_plan_report_markdown (md, json_object_get_object_member (root, "plan"));
   return g_string_free (md, FALSE);
 }
 

@@ -11,6 +11,8 @@
 #       (shapes.static_percent == 100) and no op lacks shape inference;
 #   (b) ONNX Runtime runs the model (tests/ort/ort-run.js) and every output's name, dtype and dims equal the
 #       report's graph.outputs (same order); the inputs ORT was fed match graph.inputs too;
+#   (e) for real models, the fusion plan (tests/real/check-plan.js): the candidates the design expects,
+#       strategies that nest, and FW-NF-009 refusals on a 16 KiB Unified Buffer;
 #   (d) every value, not only the outputs: all node outputs are made graph outputs (fw-onnx-roundtrip
 #       --expose-all) and ONNX Runtime's dims for each equal our inferred shape;
 #   (c) the model is round-tripped through our ONNX writer (fw-onnx-roundtrip) inline, with
@@ -247,6 +249,20 @@ check_model() {
   fi
   [[ -s $dir/report.json ]] || die "$label: fusion-workbench --batch wrote no report"
   check_report "$dir/report.json" "$label" || die "$label: report check failed"
+
+  # (e) the fusion plan on real models: the expected candidates, nesting strategies, a 16 KiB UB
+  if [[ $real == 1 ]]; then
+    local s
+    for s in conservative balanced aggressive; do
+      "$FW_BIN" --batch "$m" --report "$dir/plan-$s.json" --format json --strategy "$s" "${bind_fw[@]}" \
+          2>"$dir/plan.err" || { cat "$dir/plan.err" >&2; die "$label: planning with --strategy $s failed"; }
+    done
+    "$FW_BIN" --batch "$m" --report "$dir/plan-small-ub.json" --format json \
+        --profile "$(dirname "$0")/small-ub.yaml" "${bind_fw[@]}" 2>"$dir/plan.err" ||
+      { cat "$dir/plan.err" >&2; die "$label: planning on the 16 KiB profile failed"; }
+    "$NODE" "$(dirname "$0")/check-plan.js" "$label" "$dir/plan-conservative.json" "$dir/plan-balanced.json" \
+        "$dir/plan-aggressive.json" "$dir/plan-small-ub.json" || die "$label: the plan is not what was expected"
+  fi
 
   # (b) ONNX Runtime's output dims against the report
   ort_run "$m" "$dir/orig.json" "$label" "${bind_ort[@]}"

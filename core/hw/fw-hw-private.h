@@ -1,0 +1,28 @@
+/* fw-hw-private.h: what fw-profile.c and fw-host-probe.c share and nothing else needs. */
+#pragma once
+
+#include "fw-profile.h"
+#include "yaml/fw-yaml.h"
+
+G_BEGIN_DECLS
+
+#define FW_HW_RESOURCE_PREFIX "/org/fusionworkbench/hw/"
+
+/* Validates a parsed profile document. source becomes profile->source; machine_out (may be NULL) receives
+ * the optional `machine` key, which the host cache uses to notice it was written on another computer. */
+FwProfile *fw_profile_from_document (const FwYamlDocument *doc,
+                                     const char           *source,
+                                     char                **machine_out,
+                                     GError              **error);
+/* A shipped profile, read from the library's resources without the host probe. */
+FwProfile *fw_profile_load_resource (const char           *name,
+                                     GError              **error);
+/* The profile as YAML that loads back to the same numbers; machine and header are written when not NULL. */
+char      *fw_profile_serialize     (const FwProfile      *profile,
+                                     const char           *machine,
+                                     const char           *header_comment);
+
+/* The `host` profile: host.yaml, then the topology and caches from sysfs, then the probe or its cache. */
+FwProfile *fw_host_profile_load     (GError              **error);
+
+G_END_DECLS

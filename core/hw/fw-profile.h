@@ -1,0 +1,73 @@
+/* fw-profile.h: hardware profiles: what one fused kernel may use on a chip (Unified Buffer, queues,
+ * inputs) and what moving and computing costs there (bandwidth, throughput, launch and sync overheads).
+ *
+ * Profiles are YAML (data/hw/NAME.yaml, shipped inside the library as resources; or a user's file). The
+ * `host` profile describes this CPU and is measured by a short probe on first use, then cached. Nothing
+ * here plans anything: core/plan reads these numbers. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  FW_PROFILE_NPU,
+  FW_PROFILE_CPU,
+} FwProfileKind;
+
+typedef struct _FwProfile FwProfile;
+
+struct _FwProfile
+{
+  gatomicrefcount ref_count;
+  char          *name;                 /* "ascend-910b" */
+  char          *description;
+  char          *source;               /* the file, "resource:…", or the host cache file */
+  FwProfileKind  kind;
+  guint          cube_cores;           /* AI cube cores (matrix units); CPU: physical cores */
+  guint          vector_cores;         /* vector cores that run fused elementwise/reduce kernels */
+  guint64        ub_bytes;             /* Unified Buffer per vector core; CPU: L2 per core */
+  guint64        ub_reserve_bytes;     /* kept back by the runtime (CANN: 256 B) */
+  guint64        l1_bytes;
+  guint64        l0a_bytes;
+  guint64        l0b_bytes;
+  guint64        l0c_bytes;
+  guint64        l2_bytes;             /* shared last-level cache */
+  gdouble        hbm_bytes_per_s;      /* main memory bandwidth */
+  gdouble        cube_flops_per_s;     /* matrix throughput, fp16 (CPU: fp32 FMA peak) */
+  gdouble        vector_flops_per_s;   /* vector throughput, fp16 (CPU: fp32) */
+  gdouble        launch_overhead_s;    /* per kernel launch */
+  gdouble        sync_overhead_s;      /* per kernel, pipeline start and drain */
+  gdouble        budget_fraction;      /* share of (UB − reserve) one fused kernel may plan for */
+  guint          max_vector_queues;    /* queues (TQue) one kernel may use */
+  guint          max_kernel_inputs;    /* inputs one fused kernel may take */
+  guint          max_fused_nodes;      /* original nodes in one fused kernel */
+  guint          ub_align_bytes;       /* buffer alignment in UB (32 on Ascend) */
+};
+
+FwProfile          *fw_profile_ref              (FwProfile   *profile);
+void                fw_profile_unref            (FwProfile   *profile);
+/* A user's profile file; errors say file:line:column and the key. */
+FwProfile          *fw_profile_load_file        (const char  *path,
+                                                 GError     **error);
+/* A profile held in memory; display_name is what errors call it. */
+FwProfile          *fw_profile_load_data        (const char  *display_name,
+                                                 const char  *data,
+                                                 gsize        len,
+                                                 GError     **error);
+/* "ascend-910b", "ascend-310p" or "host" (probed on first use, cached under the user's cache folder;
+ * FW_HOST_PROFILE_NO_PROBE=1 skips probe and cache and uses host.yaml's fixed estimates). */
+FwProfile          *fw_profile_load_builtin     (const char  *name,
+                                                 GError     **error);
+/* A builtin name, else a file path. */
+FwProfile          *fw_profile_lookup           (const char  *name_or_path,
+                                                 GError     **error);
+const char * const *fw_profile_builtin_names    (void);
+/* The profile in the format of data/hw/README.md; loading it back gives the same numbers. */
+char               *fw_profile_to_yaml          (const FwProfile *profile);
+/* Bytes one fused kernel may plan for: (ub − reserve) × budget_fraction. */
+gdouble             fw_profile_budget_bytes     (const FwProfile *profile);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwProfile, fw_profile_unref)
+
+G_END_DECLS

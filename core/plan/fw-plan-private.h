@@ -1,0 +1,71 @@
+/* fw-plan-private.h: what the planner's files share. Discovery proposes groups, estimate prices them, the
+ * planner orchestrates and records refusals. */
+#pragma once
+
+#include "fw-plan.h"
+#include "graph/fw-graph-private.h"
+
+G_BEGIN_DECLS
+
+/* The iteration space of a group: its largest tensor (`full`), and for groups with row reductions the
+ * number of trailing axes reduced (`row_axes`, 0 when none). */
+typedef struct
+{
+  gint    rank;
+  gint64  dims[FW_MAX_RANK];
+  gint    row_axes;
+} FwSpace;
+
+typedef enum {
+  FW_SHAPE_FULL,   /* the whole iteration space */
+  FW_SHAPE_ROW,    /* the space with its trailing row axes reduced (kept as 1 or dropped) */
+  FW_SHAPE_SMALL,  /* broadcast into the space (bias, scale) */
+  FW_SHAPE_OTHER,  /* does not map onto the space */
+} FwShapeRole;
+
+/* Group under construction (discovery) or final (estimates). */
+typedef struct
+{
+  GPtrArray *nodes;     /* FwNode*, topological order */
+  guint8    *member;    /* node index → 1 when in this group (graph-sized, shared scratch) */
+  FwNode    *root;      /* out-fusable producer, or NULL */
+  FwSpace    space;
+} FwGroup;
+
+gboolean      fw_node_runs            (const FwNode      *node);
+FwOpClass     fw_node_class           (const FwNode      *node);
+gboolean      fw_value_is_immediate   (const FwValue     *value);
+FwShapeRole   fw_space_role           (const FwSpace     *space,
+                                       const FwValue     *value);
+gint64        fw_space_elements       (const FwSpace     *space);
+gint64        fw_space_row_elements   (const FwSpace     *space);
+
+/* Fills resource (tile, UB, queues, inputs) for the group on the profile. FALSE when no tile fits; the
+ * estimate still holds ub_min_bytes and the budget. */
+gboolean      fw_estimate_resource    (const FwGroup     *group,
+                                       const FwProfile   *profile,
+                                       FwResourceEstimate *out);
+void          fw_estimate_cost        (const FwGroup     *group,
+                                       const FwProfile   *profile,
+                                       FwCostEstimate    *out);
+/* Time of one node run as its own kernel. */
+gdouble       fw_estimate_node_time   (const FwNode      *node,
+                                       const FwProfile   *profile,
+                                       gdouble           *bytes_read,
+                                       gdouble           *bytes_written,
+                                       gdouble           *flops);
+
+/* Discovery (fw-discovery.c): appends candidates and refusals to plan. */
+void          fw_discover             (FwPlan            *plan);
+/* Records a refusal; nodes may be NULL. Takes the message. */
+FwRefusal    *fw_plan_refuse          (FwPlan            *plan,
+                                       FwReasonCode       code,
+                                       guint              candidate,
+                                       GPtrArray         *nodes,
+                                       char              *message);
+void          fw_plan_debug           (FwPlan            *plan,
+                                       const char        *format,
+                                       ...) G_GNUC_PRINTF (2, 3);
+char         *fw_format_bytes         (gdouble            bytes);
+
+G_END_DECLS

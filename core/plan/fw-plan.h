@@ -1,0 +1,161 @@
+/* fw-plan.h: the fusion planner: which groups of nodes should become one kernel, what each costs the chip
+ * (Unified Buffer, queues, inputs) and saves (HBM traffic, launches, time), and why everything else was
+ * refused.
+ *
+ * Discovery is class-based (DESIGN.md section 5): compute-bound producers take their elementwise epilogues,
+ * then a backward scan from the graph's outputs grows elementwise chains, reduce epilogues and the insides
+ * of norms and softmaxes. Rules only name, prioritise or forbid what discovery found. Every refusal is an
+ * FwRefusal with a stable code (docs/reason-codes.md) and the numbers behind it. The planner reads the graph
+ * and never changes it; the same inputs give the same plan. */
+#pragma once
+
+#include <glib.h>
+
+#include "graph/fw-model.h"
+#include "hw/fw-profile.h"
+#include "rules/fw-rules.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  FW_STRATEGY_CONSERVATIVE, /* elementwise chains and compute epilogues */
+  FW_STRATEGY_BALANCED,     /* + reduce epilogues and norm/softmax insides (default) */
+  FW_STRATEGY_AGGRESSIVE,   /* + multi-output groups, reshape-like ops, attention scores */
+} FwStrategy;
+
+/* Stable codes: their numbers appear in reports and whitelists and never change meaning. */
+typedef enum {
+  FW_NF_CYCLE = 1,           /* FW-NF-001 */
+  FW_NF_OUTSIDE_USE = 2,     /* FW-NF-002 */
+  FW_NF_ITERATION_SPACE = 3, /* FW-NF-003 */
+  FW_NF_DTYPE = 4,           /* FW-NF-004 */
+  FW_NF_OPAQUE = 5,          /* FW-NF-005 */
+  FW_NF_DYNAMIC = 6,         /* FW-NF-006 */
+  FW_NF_MAX_SIZE = 7,        /* FW-NF-007 */
+  FW_NF_MAX_INPUTS = 8,      /* FW-NF-008 */
+  FW_NF_UB = 9,              /* FW-NF-009 */
+  FW_NF_NO_BENEFIT = 10,     /* FW-NF-010 */
+  FW_NF_FORBIDDEN = 11,      /* FW-NF-011 */
+  FW_NF_VETOED = 12,         /* FW-NF-012 */
+  FW_NF_MAX_DEPTH = 13,      /* FW-NF-013 */
+  FW_NF_STRATEGY = 14,       /* FW-NF-014 */
+  FW_NF_REDUCE_EPILOGUE = 15,/* FW-NF-015 */
+  FW_NF_N_CODES
+} FwReasonCode;
+
+typedef enum {
+  FW_CANDIDATE_PROPOSED,
+  FW_CANDIDATE_ACCEPTED,
+  FW_CANDIDATE_VETOED,
+  FW_CANDIDATE_REFUSED,
+} FwCandidateStatus;
+
+typedef struct
+{
+  gint64   tile_elements;     /* elements of the iteration space one tile covers */
+  gint64   tile_rows;         /* rows per tile for row reductions (1 otherwise) */
+  gint64   row_elements;      /* elements one row needs in UB for row reductions (1 otherwise) */
+  gdouble  ub_bytes;          /* UB the chosen tile needs: double-buffered inputs and outputs plus live
+                                 intermediates */
+  gdouble  ub_budget_bytes;   /* what the profile allows one kernel */
+  gdouble  ub_percent;        /* ub_bytes / budget × 100 */
+  gdouble  ub_min_bytes;      /* UB the smallest legal tile needs */
+  guint    n_buffers;         /* buffers live at once (double-buffered ones count twice) */
+  guint    queues;            /* vector queues: one per streamed input and output */
+  guint    kernel_inputs;     /* distinct tensors read from HBM (scalar constants are immediates) */
+  guint    kernel_outputs;    /* tensors written to HBM */
+} FwResourceEstimate;
+
+typedef struct
+{
+  gdouble  bytes_read_before;
+  gdouble  bytes_written_before;
+  gdouble  bytes_read_after;
+  gdouble  bytes_written_after;
+  guint    launches_before;
+  guint    launches_after;
+  gdouble  flops;
+  gdouble  time_before_s;
+  gdouble  time_after_s;
+  gdouble  saving_s;          /* time_before − time_after */
+} FwCostEstimate;
+
+typedef struct
+{
+  FwReasonCode  code;
+  char         *message;      /* what and the numbers, translated */
+  GPtrArray    *nodes;        /* FwNode*: the nodes involved, topological order */
+  guint         candidate;    /* index of the candidate it concerns, or G_MAXUINT */
+} FwRefusal;
+
+typedef struct
+{
+  guint               index;
+  char               *pattern;     /* rule name, or the class-based kind: epilogue, elementwise_chain, … */
+  const FwRule       *rule;        /* the rule that named it, or NULL */
+  char               *kind;        /* class-based kind, whatever the rule */
+  GPtrArray          *nodes;       /* FwNode*, topological order */
+  FwNode             *root;        /* the out-fusable producer of an epilogue group, or NULL */
+  FwCandidateStatus   status;
+  FwResourceEstimate  resource;
+  FwCostEstimate      cost;
+  guint               depth;       /* longest chain inside, in nodes */
+} FwCandidate;
+
+typedef struct
+{
+  FwStrategy   strategy;
+  gboolean     enabled;           /* FALSE: no candidates, only totals */
+  guint        max_depth;         /* 0: 32 */
+  guint        max_fusion_size;   /* 0: the profile's max_fused_nodes (64) */
+  gboolean     debug_log;         /* print each decision to stderr */
+} FwPlanOptions;
+
+typedef struct
+{
+  gdouble bytes_read;
+  gdouble bytes_written;
+  guint   launches;
+  gdouble flops;
+  gdouble time_s;
+} FwPlanTotals;
+
+typedef struct _FwPlan FwPlan;
+
+struct _FwPlan
+{
+  FwModel        *model;
+  FwProfile      *profile;
+  FwRuleSet      *rules;        /* not owned */
+  FwPlanOptions   options;
+  GPtrArray      *candidates;   /* FwCandidate*, by first node's topological position */
+  GPtrArray      *refusals;     /* FwRefusal*, in the order found */
+  guint          *group_of;     /* node index → candidate index + 1, 0 when in none */
+  FwPlanTotals    before;       /* every node its own kernel */
+  FwPlanTotals    after;        /* proposed and accepted candidates fused */
+};
+
+void          fw_plan_options_init      (FwPlanOptions   *options);
+/* Applies AUTOFUSION_ENABLE, AUTOFUSION_MAX_DEPTH, AUTOFUSION_STRATEGY and AUTOFUSION_LOG_LEVEL; a bad value is
+ * an FW_ERROR_USAGE error naming the variable. Call before applying command-line flags, which win. */
+gboolean      fw_plan_options_from_env  (FwPlanOptions   *options,
+                                         GError         **error);
+gboolean      fw_strategy_from_string   (const char      *text,
+                                         FwStrategy      *out);
+const char   *fw_strategy_to_string     (FwStrategy       strategy);
+
+/* Plans the model's main graph; shapes must have been inferred. rules may be NULL. */
+FwPlan       *fw_plan_new               (FwModel         *model,
+                                         FwProfile       *profile,
+                                         FwRuleSet       *rules,
+                                         const FwPlanOptions *options,
+                                         GError         **error);
+void          fw_plan_free              (FwPlan          *plan);
+
+const char   *fw_reason_code_string     (FwReasonCode     code);   /* "FW-NF-009" */
+const char   *fw_reason_code_title      (FwReasonCode     code);   /* translated one-line meaning */
+const char   *fw_candidate_status_name  (FwCandidateStatus status); /* "proposed", … */
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwPlan, fw_plan_free)
+
+G_END_DECLS

@@ -1,0 +1,307 @@
+/* fw-planner.c: runs discovery, lets rules name and forbid what it found, refuses groups that would not pay
+ * for themselves, and adds up the model before and after. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-error.h"
+#include "fw-plan-private.h"
+
+#define DEFAULT_MAX_DEPTH 32
+
+void
+fw_plan_options_init (FwPlanOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->strategy = FW_STRATEGY_BALANCED;
+  options->enabled = TRUE;
+}
+
+gboolean
+fw_strategy_from_string (const char *text, FwStrategy *out)
+{
+  static const char *names[] = { "conservative", "balanced", "aggressive" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (text, names[i]) == 0)
+      {
+        *out = (FwStrategy) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+fw_strategy_to_string (FwStrategy strategy)
+{
+  switch (strategy)
+    {
+    case FW_STRATEGY_CONSERVATIVE: return "conservative";
+    case FW_STRATEGY_AGGRESSIVE: return "aggressive";
+    case FW_STRATEGY_BALANCED:
+    default: return "balanced";
+    }
+}
+
+gboolean
+fw_plan_options_from_env (FwPlanOptions *options, GError **error)
+{
+  const char *v;
+
+  if ((v = g_getenv ("AUTOFUSION_ENABLE")) != NULL && v[0] != '\0')
+    {
+      if (strcmp (v, "0") == 0 || g_ascii_strcasecmp (v, "false") == 0 || g_ascii_strcasecmp (v, "off") == 0)
+        options->enabled = FALSE;
+      else if (strcmp (v, "1") == 0 || g_ascii_strcasecmp (v, "true") == 0 || g_ascii_strcasecmp (v, "on") == 0)
+        options->enabled = TRUE;
+      else
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("AUTOFUSION_ENABLE=“%s”: expected 1 or 0"), v);
+          return FALSE;
+        }
+    }
+  if ((v = g_getenv ("AUTOFUSION_MAX_DEPTH")) != NULL && v[0] != '\0')
+    {
+      char *end = NULL;
+      gint64 n;
+      errno = 0;
+      n = g_ascii_strtoll (v, &end, 10);
+      if (errno != 0 || *end != '\0' || n < 1 || n > 4096)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("AUTOFUSION_MAX_DEPTH=“%s”: expected a number from 1 to 4096"), v);
+          return FALSE;
+        }
+      options->max_depth = (guint) n;
+    }
+  if ((v = g_getenv ("AUTOFUSION_STRATEGY")) != NULL && v[0] != '\0')
+    {
+      if (!fw_strategy_from_string (v, &options->strategy))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                       _("AUTOFUSION_STRATEGY=“%s”: expected conservative, balanced or aggressive"), v);
+          return FALSE;
+        }
+    }
+  if ((v = g_getenv ("AUTOFUSION_LOG_LEVEL")) != NULL && v[0] != '\0')
+    {
+      if (g_ascii_strcasecmp (v, "DEBUG") == 0)
+        options->debug_log = TRUE;
+      else if (g_ascii_strcasecmp (v, "INFO") == 0 || g_ascii_strcasecmp (v, "WARNING") == 0 ||
+               g_ascii_strcasecmp (v, "ERROR") == 0)
+        options->debug_log = FALSE;
+      else
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                       _("AUTOFUSION_LOG_LEVEL=“%s”: expected DEBUG, INFO, WARNING or ERROR"), v);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+char *
+fw_format_bytes (gdouble bytes)
+{
+  if (bytes >= 1024.0 * 1024 * 1024)
+    return g_strdup_printf ("%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024.0 * 1024)
+    return g_strdup_printf ("%.1f MiB", bytes / (1024.0 * 1024));
+  if (bytes >= 1024.0)
+    return g_strdup_printf ("%.1f KiB", bytes / 1024.0);
+  return g_strdup_printf ("%.0f B", bytes);
+}
+
+void
+fw_plan_debug (FwPlan *plan, const char *format, ...)
+{
+  va_list args;
+
+  if (!plan->options.debug_log)
+    return;
+  va_start (args, format);
+  fputs ("autofusion: ", stderr);
+  vfprintf (stderr, format, args);
+  fputc ('\n', stderr);
+  va_end (args);
+}
+
+static void
+refusal_free (gpointer data)
+{
+  FwRefusal *r = data;
+
+  g_free (r->message);
+  g_clear_pointer (&r->nodes, g_ptr_array_unref);
+  g_free (r);
+}
+
+FwRefusal *
+fw_plan_refuse (FwPlan *plan, FwReasonCode code, guint candidate, GPtrArray *nodes, char *message)
+{
+  FwRefusal *r = g_new0 (FwRefusal, 1);
+
+  r->code = code;
+  r->message = message;
+  r->nodes = nodes ? nodes : g_ptr_array_new ();
+  r->candidate = candidate;
+  g_ptr_array_add (plan->refusals, r);
+  fw_plan_debug (plan, "refused with %s: %s", fw_reason_code_string (code), message);
+  return r;
+}
+
+static void
+candidate_free (gpointer data)
+{
+  FwCandidate *c = data;
+
+  g_free (c->pattern);
+  g_free (c->kind);
+  g_clear_pointer (&c->nodes, g_ptr_array_unref);
+  g_free (c);
+}
+
+void
+fw_plan_free (FwPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_clear_pointer (&plan->candidates, g_ptr_array_unref);
+  g_clear_pointer (&plan->refusals, g_ptr_array_unref);
+  g_clear_pointer (&plan->profile, fw_profile_unref);
+  g_clear_object (&plan->model);
+  g_free (plan->group_of);
+  g_free (plan);
+}
+
+/* Rules name what they match exactly. A group that holds a rule's pattern after one to three leading nodes
+ * (a compute root, a residual Add) is named after both: "Conv+hardswish", "Add+layernorm". */
+static void
+apply_rules (FwPlan *plan, FwCandidate *c)
+{
+  const FwRule *forbid, *rule;
+
+  if (plan->rules == NULL)
+    return;
+  forbid = fw_rule_set_forbids (plan->rules, (FwNode * const *) c->nodes->pdata, c->nodes->len);
+  if (forbid != NULL)
+    {
+      c->status = FW_CANDIDATE_REFUSED;
+      fw_plan_refuse (plan, FW_NF_FORBIDDEN, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
+                      g_strdup_printf (_("rule “%s” (%s:%u) forbids this pattern"), forbid->name,
+                                       forbid->file ? forbid->file : "?", forbid->line));
+      return;
+    }
+  for (guint skip = 0; skip <= 3 && skip + 2 <= c->nodes->len; skip++)
+    {
+      rule = fw_rule_set_match (plan->rules, (FwNode * const *) c->nodes->pdata + skip, c->nodes->len - skip);
+      if (rule == NULL)
+        continue;
+      c->rule = rule;
+      g_free (c->pattern);
+      if (skip == 0)
+        c->pattern = g_strdup (rule->name);
+      else
+        {
+          GString *name = g_string_new (NULL);
+          for (guint i = 0; i < skip; i++)
+            g_string_append_printf (name, "%s+", ((FwNode *) g_ptr_array_index (c->nodes, i))->op_type);
+          g_string_append (name, rule->name);
+          c->pattern = g_string_free (name, FALSE);
+        }
+      return;
+    }
+}
+
+static void
+add_totals (FwPlan *plan)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+
+  memset (&plan->before, 0, sizeof plan->before);
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (graph->nodes, i);
+      gdouble r, w, f;
+
+      if (!fw_node_runs (node))
+        continue;
+      plan->before.time_s += fw_estimate_node_time (node, plan->profile, &r, &w, &f);
+      plan->before.bytes_read += r;
+      plan->before.bytes_written += w;
+      plan->before.flops += f;
+      plan->before.launches++;
+    }
+  plan->after = plan->before;
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+
+      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
+        continue;
+      plan->after.time_s -= c->cost.time_before_s - c->cost.time_after_s;
+      plan->after.bytes_read -= c->cost.bytes_read_before - c->cost.bytes_read_after;
+      plan->after.bytes_written -= c->cost.bytes_written_before - c->cost.bytes_written_after;
+      plan->after.launches -= c->cost.launches_before - c->cost.launches_after;
+    }
+}
+
+FwPlan *
+fw_plan_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanOptions *options, GError **error)
+{
+  g_autoptr(FwPlan) plan = g_new0 (FwPlan, 1);
+  FwGraph *graph = fw_model_get_graph (model);
+
+  plan->model = g_object_ref (model);
+  plan->profile = fw_profile_ref (profile);
+  plan->rules = rules;
+  if (options)
+    plan->options = *options;
+  else
+    fw_plan_options_init (&plan->options);
+  if (plan->options.max_depth == 0)
+    plan->options.max_depth = DEFAULT_MAX_DEPTH;
+  if (plan->options.max_fusion_size == 0)
+    plan->options.max_fusion_size = MAX (profile->max_fused_nodes, 2u);
+  plan->candidates = g_ptr_array_new_with_free_func (candidate_free);
+  plan->refusals = g_ptr_array_new_with_free_func (refusal_free);
+  plan->group_of = g_new0 (guint, MAX (graph->nodes->len, 1));
+  if (!graph->linked)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, "the graph is not linked");
+      return NULL;
+    }
+
+  if (plan->options.enabled)
+    fw_discover (plan);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      g_autofree char *ub = fw_format_bytes (c->resource.ub_bytes);
+      g_autofree char *budget = fw_format_bytes (c->resource.ub_budget_bytes);
+
+      fw_plan_debug (plan, "resource estimate for %s #%u: tile %" PRId64 " elements, UB %s of %s (%.0f%%), "
+                     "%u inputs, %u queues; time %.2f us → %.2f us",
+                     c->pattern, c->index, c->resource.tile_elements, ub, budget, c->resource.ub_percent,
+                     c->resource.kernel_inputs, c->resource.queues, c->cost.time_before_s * 1e6,
+                     c->cost.time_after_s * 1e6);
+      apply_rules (plan, c);
+      if (c->status == FW_CANDIDATE_PROPOSED && c->cost.saving_s <= 0)
+        {
+          c->status = FW_CANDIDATE_REFUSED;
+          fw_plan_refuse (plan, FW_NF_NO_BENEFIT, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
+                          g_strdup_printf (_("fused %.2f us, unfused %.2f us on %s: no time saved"),
+                                           c->cost.time_after_s * 1e6, c->cost.time_before_s * 1e6,
+                                           profile->name));
+        }
+      if (c->status == FW_CANDIDATE_PROPOSED)
+        fw_plan_debug (plan, "accepted %s #%u (%u nodes)", c->pattern, c->index, c->nodes->len);
+    }
+  add_totals (plan);
+  return g_steal_pointer (&plan);
+}

@@ -1,0 +1,57 @@
+/* fw-reason.c: the refusal codes, their stable strings and one-line meanings (docs/reason-codes.md has
+ * what each means in full and what the user can do). */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-plan.h"
+
+static const struct {
+  const char *code;
+  const char *title;
+} reasons[FW_NF_N_CODES] = {
+  [FW_NF_CYCLE] = { "FW-NF-001", N_("would create a cycle through a node outside the group") },
+  [FW_NF_OUTSIDE_USE] = { "FW-NF-002", N_("an intermediate is used outside the group and multi-output is not allowed") },
+  [FW_NF_ITERATION_SPACE] = { "FW-NF-003", N_("iteration spaces do not map onto each other") },
+  [FW_NF_DTYPE] = { "FW-NF-004", N_("element types differ without a Cast") },
+  [FW_NF_OPAQUE] = { "FW-NF-005", N_("opaque operator (control flow, unknown or not fusable)") },
+  [FW_NF_DYNAMIC] = { "FW-NF-006", N_("a dimension is dynamic and not bound") },
+  [FW_NF_MAX_SIZE] = { "FW-NF-007", N_("the group would exceed the maximum fusion size") },
+  [FW_NF_MAX_INPUTS] = { "FW-NF-008", N_("the kernel would exceed the maximum number of inputs") },
+  [FW_NF_UB] = { "FW-NF-009", N_("no tile fits in the Unified Buffer budget") },
+  [FW_NF_NO_BENEFIT] = { "FW-NF-010", N_("fusing would not save time") },
+  [FW_NF_FORBIDDEN] = { "FW-NF-011", N_("forbidden by a rule") },
+  [FW_NF_VETOED] = { "FW-NF-012", N_("vetoed by the user or a whitelist") },
+  [FW_NF_MAX_DEPTH] = { "FW-NF-013", N_("the chain would exceed the maximum depth") },
+  [FW_NF_STRATEGY] = { "FW-NF-014", N_("this kind of fusion is not enabled by the strategy") },
+  [FW_NF_REDUCE_EPILOGUE] = { "FW-NF-015", N_("a reduction may absorb at most 3 elementwise operators after it") },
+};
+
+const char *
+fw_reason_code_string (FwReasonCode code)
+{
+  if (code <= 0 || code >= FW_NF_N_CODES)
+    return "FW-NF-000";
+  return reasons[code].code;
+}
+
+const char *
+fw_reason_code_title (FwReasonCode code)
+{
+  if (code <= 0 || code >= FW_NF_N_CODES)
+    return "";
+  return _(reasons[code].title);
+}
+
+const char *
+fw_candidate_status_name (FwCandidateStatus status)
+{
+  switch (status)
+    {
+    case FW_CANDIDATE_PROPOSED: return "proposed";
+    case FW_CANDIDATE_ACCEPTED: return "accepted";
+    case FW_CANDIDATE_VETOED: return "vetoed";
+    case FW_CANDIDATE_REFUSED: return "refused";
+    default: return "?";
+    }
+}

@@ -1,0 +1,295 @@
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-plan-report.h"
+#include "graph/fw-graph-private.h"
+
+#define MARKDOWN_MAX_REFUSALS 50
+
+/* Reports are compared byte for byte across runs: round what is estimated. */
+static void
+add_number (JsonBuilder *b, const char *name, gdouble value, gdouble quantum)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, round (value / quantum) * quantum);
+}
+
+static void
+add_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+add_totals (JsonBuilder *b, const char *name, const FwPlanTotals *t)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  add_int (b, "launches", t->launches);
+  add_int (b, "bytes_read", (gint64) t->bytes_read);
+  add_int (b, "bytes_written", (gint64) t->bytes_written);
+  add_int (b, "flops", (gint64) t->flops);
+  add_number (b, "time_us", t->time_s * 1e6, 0.001);
+  json_builder_end_object (b);
+}
+
+static void
+add_nodes (JsonBuilder *b, GPtrArray *nodes)
+{
+  json_builder_set_member_name (b, "nodes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < nodes->len; i++)
+    json_builder_add_string_value (b, ((FwNode *) g_ptr_array_index (nodes, i))->name);
+  json_builder_end_array (b);
+}
+
+void
+fw_plan_report_add (JsonNode *report, const FwPlan *plan)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  guint counts[FW_NF_N_CODES] = { 0 };
+  gdouble saving = plan->before.time_s - plan->after.time_s;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "profile");
+  json_builder_add_string_value (b, plan->profile->name);
+  json_builder_set_member_name (b, "strategy");
+  json_builder_add_string_value (b, fw_strategy_to_string (plan->options.strategy));
+  json_builder_set_member_name (b, "enabled");
+  json_builder_add_boolean_value (b, plan->options.enabled);
+  add_int (b, "max_depth", plan->options.max_depth);
+  add_int (b, "max_fusion_size", plan->options.max_fusion_size);
+  add_int (b, "rules", plan->rules ? fw_rule_set_get_n_rules (plan->rules) : 0);
+  add_number (b, "ub_budget_bytes", fw_profile_budget_bytes (plan->profile), 0.1);
+
+  json_builder_set_member_name (b, "totals");
+  json_builder_begin_object (b);
+  add_totals (b, "before", &plan->before);
+  add_totals (b, "after", &plan->after);
+  add_number (b, "saving_us", saving * 1e6, 0.001);
+  add_number (b, "saving_percent", plan->before.time_s > 0 ? 100.0 * saving / plan->before.time_s : 0, 0.01);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "candidates");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      const FwResourceEstimate *r = &c->resource;
+      const FwCostEstimate *k = &c->cost;
+
+      json_builder_begin_object (b);
+      add_int (b, "id", c->index);
+      json_builder_set_member_name (b, "pattern");
+      json_builder_add_string_value (b, c->pattern);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, c->kind);
+      json_builder_set_member_name (b, "status");
+      json_builder_add_string_value (b, fw_candidate_status_name (c->status));
+      json_builder_set_member_name (b, "rule");
+      if (c->rule)
+        json_builder_add_string_value (b, c->rule->name);
+      else
+        json_builder_add_null_value (b);
+      add_nodes (b, c->nodes);
+      json_builder_set_member_name (b, "ops");
+      json_builder_begin_array (b);
+      for (guint n = 0; n < c->nodes->len; n++)
+        json_builder_add_string_value (b, ((FwNode *) g_ptr_array_index (c->nodes, n))->op_type);
+      json_builder_end_array (b);
+      add_int (b, "depth", c->depth);
+
+      json_builder_set_member_name (b, "resource");
+      json_builder_begin_object (b);
+      add_int (b, "tile_elements", r->tile_elements);
+      add_int (b, "tile_rows", r->tile_rows);
+      add_int (b, "ub_bytes", (gint64) r->ub_bytes);
+      add_int (b, "ub_min_bytes", (gint64) r->ub_min_bytes);
+      add_number (b, "ub_percent", r->ub_percent, 0.01);
+      add_int (b, "buffers", r->n_buffers);
+      add_int (b, "queues", r->queues);
+      add_int (b, "kernel_inputs", r->kernel_inputs);
+      add_int (b, "kernel_outputs", r->kernel_outputs);
+      json_builder_end_object (b);
+
+      json_builder_set_member_name (b, "cost");
+      json_builder_begin_object (b);
+      add_int (b, "bytes_read_before", (gint64) k->bytes_read_before);
+      add_int (b, "bytes_written_before", (gint64) k->bytes_written_before);
+      add_int (b, "bytes_read_after", (gint64) k->bytes_read_after);
+      add_int (b, "bytes_written_after", (gint64) k->bytes_written_after);
+      add_int (b, "hbm_bytes_saved",
+               (gint64) (k->bytes_read_before + k->bytes_written_before - k->bytes_read_after - k->bytes_written_after));
+      add_int (b, "launches_before", k->launches_before);
+      add_int (b, "launches_after", k->launches_after);
+      add_int (b, "flops", (gint64) k->flops);
+      add_number (b, "time_before_us", k->time_before_s * 1e6, 0.001);
+      add_number (b, "time_after_us", k->time_after_s * 1e6, 0.001);
+      add_number (b, "saving_us", k->saving_s * 1e6, 0.001);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  for (guint i = 0; i < plan->refusals->len; i++)
+    counts[((FwRefusal *) g_ptr_array_index (plan->refusals, i))->code]++;
+  json_builder_set_member_name (b, "refusals_by_code");
+  json_builder_begin_array (b);
+  for (guint code = 1; code < FW_NF_N_CODES; code++)
+    {
+      if (counts[code] == 0)
+        continue;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "code");
+      json_builder_add_string_value (b, fw_reason_code_string (code));
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, fw_reason_code_title (code));
+      add_int (b, "count", counts[code]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "refusals");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < plan->refusals->len; i++)
+    {
+      FwRefusal *r = g_ptr_array_index (plan->refusals, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "code");
+      json_builder_add_string_value (b, fw_reason_code_string (r->code));
+      json_builder_set_member_name (b, "message");
+      json_builder_add_string_value (b, r->message);
+      json_builder_set_member_name (b, "candidate");
+      if (r->candidate != G_MAXUINT)
+        json_builder_add_int_value (b, r->candidate);
+      else
+        json_builder_add_null_value (b);
+      add_nodes (b, r->nodes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  {
+    g_autoptr(JsonNode) node = json_builder_get_root (b);
+    json_object_set_member (json_node_get_object (report), "plan", g_steal_pointer (&node));
+  }
+}
+
+static void
+append_cell (GString *md, const char *text)
+{
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '|')
+        g_string_append (md, "\\|");
+      else if (*p == '\n' || *p == '\r')
+        g_string_append_c (md, ' ');
+      else
+        g_string_append_c (md, *p);
+    }
+}
+
+static void
+append_totals_row (GString *md, const char *label, JsonObject *t)
+{
+  g_string_append_printf (md, "| %s | %" PRId64 " | %.1f | %.1f | %.3f |\n", label,
+                          json_object_get_int_member (t, "launches"),
+                          json_object_get_int_member (t, "bytes_read") / 1e6,
+                          json_object_get_int_member (t, "bytes_written") / 1e6,
+                          json_object_get_double_member (t, "time_us") / 1e3);
+}
+
+void
+fw_plan_report_markdown (GString *md, JsonObject *plan)
+{
+  JsonObject *totals = json_object_get_object_member (plan, "totals");
+  JsonArray *candidates = json_object_get_array_member (plan, "candidates");
+  JsonArray *by_code = json_object_get_array_member (plan, "refusals_by_code");
+  JsonArray *refusals = json_object_get_array_member (plan, "refusals");
+  guint n = json_array_get_length (refusals);
+
+  g_string_append_printf (md, "\n## %s\n\n", _("Fusion plan"));
+  g_string_append_printf (md, "- %s: %s, %s: %s, %s: %" PRId64 ", %s: %" PRId64 "\n", _("Profile"),
+                          json_object_get_string_member (plan, "profile"), _("strategy"),
+                          json_object_get_string_member (plan, "strategy"), _("max depth"),
+                          json_object_get_int_member (plan, "max_depth"), _("max fusion size"),
+                          json_object_get_int_member (plan, "max_fusion_size"));
+  g_string_append_printf (md, "- %s: %u, %s: %.2f%%\n", _("Candidates"), json_array_get_length (candidates),
+                          _("estimated time saved"), json_object_get_double_member (totals, "saving_percent"));
+  g_string_append_printf (md, "\n| | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("kernels"),
+                          _("HBM read (MB)"), _("HBM written (MB)"), _("time (ms)"));
+  append_totals_row (md, _("unfused"), json_object_get_object_member (totals, "before"));
+  append_totals_row (md, _("fused"), json_object_get_object_member (totals, "after"));
+
+  g_string_append_printf (md, "\n### %s\n\n", _("Candidates"));
+  if (json_array_get_length (candidates) == 0)
+    g_string_append_printf (md, "%s\n", _("None."));
+  else
+    g_string_append_printf (md, "| # | %s | %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|---|---|\n",
+                            _("pattern"), _("nodes"), _("UB %"), _("HBM saved (KB)"), _("launches saved"),
+                            _("time saved (us)"), _("status"));
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    {
+      JsonObject *c = json_array_get_object_element (candidates, i);
+      JsonObject *r = json_object_get_object_member (c, "resource");
+      JsonObject *k = json_object_get_object_member (c, "cost");
+      JsonArray *nodes = json_object_get_array_member (c, "nodes");
+      JsonArray *ops = json_object_get_array_member (c, "ops");
+
+      g_string_append_printf (md, "| %" PRId64 " | ", json_object_get_int_member (c, "id"));
+      append_cell (md, json_object_get_string_member (c, "pattern"));
+      g_string_append (md, " | ");
+      for (guint o = 0; o < json_array_get_length (ops); o++)
+        {
+          if (o)
+            g_string_append (md, "→");
+          append_cell (md, json_array_get_string_element (ops, o));
+        }
+      g_string_append (md, " (");
+      append_cell (md, json_array_get_string_element (nodes, 0));
+      g_string_append_printf (md, ") | %.1f | %.1f | %" PRId64 " | %.3f | %s |\n",
+                              json_object_get_double_member (r, "ub_percent"),
+                              json_object_get_int_member (k, "hbm_bytes_saved") / 1e3,
+                              json_object_get_int_member (k, "launches_before") -
+                                json_object_get_int_member (k, "launches_after"),
+                              json_object_get_double_member (k, "saving_us"),
+                              json_object_get_string_member (c, "status"));
+    }
+
+  g_string_append_printf (md, "\n### %s\n\n", _("Refusals"));
+  if (json_array_get_length (by_code) == 0)
+    g_string_append_printf (md, "%s\n", _("None."));
+  else
+    {
+      g_string_append_printf (md, "| %s | %s | %s |\n|---|---|---|\n", _("code"), _("meaning"), _("count"));
+      for (guint i = 0; i < json_array_get_length (by_code); i++)
+        {
+          JsonObject *o = json_array_get_object_element (by_code, i);
+          g_string_append_printf (md, "| %s | %s | %" PRId64 " |\n", json_object_get_string_member (o, "code"),
+                                  json_object_get_string_member (o, "title"), json_object_get_int_member (o, "count"));
+        }
+      g_string_append_c (md, '\n');
+      for (guint i = 0; i < n && i < MARKDOWN_MAX_REFUSALS; i++)
+        {
+          JsonObject *o = json_array_get_object_element (refusals, i);
+          JsonArray *nodes = json_object_get_array_member (o, "nodes");
+          g_string_append_printf (md, "- %s ", json_object_get_string_member (o, "code"));
+          if (json_array_get_length (nodes) > 0)
+            {
+              g_string_append_c (md, '`');
+              append_cell (md, json_array_get_string_element (nodes, json_array_get_length (nodes) - 1));
+              g_string_append (md, "`: ");
+            }
+          append_cell (md, json_object_get_string_member (o, "message"));
+          g_string_append_c (md, '\n');
+        }
+      if (n > MARKDOWN_MAX_REFUSALS)
+        g_string_append_printf (md, _("- … and %u more in the JSON report\n"), n - MARKDOWN_MAX_REFUSALS);
+    }
+}

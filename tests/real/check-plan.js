@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// Checks the planner's results on a real model against what the design expects (issue "The fusion planner",
+// "Expected results on real models"):
+//   node check-plan.js NAME CONSERVATIVE.json BALANCED.json AGGRESSIVE.json SMALL_UB.json
+// Each file is a batch report (--format json) of the same model with that strategy; SMALL_UB is balanced on a
+// profile whose Unified Buffer is 16 KiB. Prints what it found; exits 1 naming every unmet expectation.
+'use strict';
+const fs = require('fs');
+
+const [name, ...files] = process.argv.slice(2);
+if (!name || files.length !== 4) {
+  console.error('usage: check-plan.js NAME CONSERVATIVE.json BALANCED.json AGGRESSIVE.json SMALL_UB.json');
+  process.exit(2);
+}
+const [cons, bal, aggr, small] = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+const errs = [];
+const opCount = (r, op) => (r.graph.op_histogram.find((o) => o.op === op) || { count: 0 }).count;
+const live = (r) => r.plan.candidates.filter((c) => c.status !== 'refused' && c.status !== 'vetoed');
+const contains = (c, seq) => c.ops.join(',').includes(seq.join(','));
+const countWith = (r, seq) => live(r).filter((c) => contains(c, seq)).length;
+const exactly = (r, seq) => live(r).filter((c) => c.ops.join(',') === seq.join(',')).length;
+const expect = (what, got, want) => {
+  console.log(`${name}: ${what}: ${got} (want ${want})`);
+  if (got !== want) errs.push(`${what}: ${got}, want ${want}`);
+};
+const expectAtLeast = (what, got, min) => {
+  console.log(`${name}: ${what}: ${got} (want at least ${min})`);
+  if (!(got >= min)) errs.push(`${what}: ${got}, want at least ${min}`);
+};
+
+const LAYERNORM = ['ReduceMean', 'Sub', 'Pow', 'ReduceMean', 'Add', 'Sqrt', 'Div', 'Mul', 'Add'];
+const GELU = ['MatMul', 'Add', 'Div', 'Erf', 'Add', 'Mul', 'Mul'];
+
+switch (name) {
+  case 'resnet18':
+  case 'resnet50': {
+    // Torch folds BatchNormalization into Conv: every Relu follows a Conv or a Conv → Add.
+    const relu = opCount(bal, 'Relu');
+    expect('Conv→Relu and Conv→Add→Relu candidates', exactly(bal, ['Conv', 'Relu']) + exactly(bal, ['Conv', 'Add', 'Relu']), relu);
+    expectAtLeast('Conv→Add→Relu candidates', exactly(bal, ['Conv', 'Add', 'Relu']), name === 'resnet18' ? 8 : 16);
+    break;
+  }
+  case 'bert_like':
+  case 'vit_b_16': {
+    const norms = opCount(bal, 'ReduceMean') / 2;
+    expect('LayerNorm candidates (one each)', countWith(bal, LAYERNORM), norms);
+    expect('LayerNorm candidates that are reduce-broadcast groups',
+      live(bal).filter((c) => contains(c, LAYERNORM) && c.kind === 'reduce_broadcast').length, norms);
+    expect('MatMul→Add→erf-GELU epilogues', countWith(bal, GELU), opCount(bal, 'Erf'));
+    expect('attention scores under balanced', live(bal).filter((c) => c.ops.includes('Softmax')).length, 0);
+    expect('attention scores under aggressive (MatMul … Softmax)',
+      live(aggr).filter((c) => c.ops[0] === 'MatMul' && c.ops[c.ops.length - 1] === 'Softmax').length, opCount(aggr, 'Softmax'));
+    break;
+  }
+  case 'mobilenet_v3_small': {
+    expectAtLeast('groups with HardSigmoid→Mul (hard-swish)', countWith(bal, ['HardSigmoid', 'Mul']), 1);
+    // Squeeze-excite: the scale (… → HardSigmoid) multiplies the block's feature map.
+    expectAtLeast('squeeze-excite scaling chains (HardSigmoid on [1,C,1,1] then Mul)',
+      live(bal).filter((c) => c.kind !== 'epilogue' && contains(c, ['HardSigmoid', 'Mul'])).length +
+      live(bal).filter((c) => c.ops[0] === 'Conv' && contains(c, ['HardSigmoid', 'Mul'])).length, 1);
+    break;
+  }
+  default:
+    break;
+}
+
+// Strategies nest: nodes fused together by a weaker strategy stay together under a stronger one.
+const groupOf = (r) => {
+  const m = new Map();
+  live(r).forEach((c) => c.nodes.forEach((n) => m.set(n, c.id)));
+  return m;
+};
+for (const [weak, strong, label] of [[cons, bal, 'conservative ⊆ balanced'], [bal, aggr, 'balanced ⊆ aggressive']]) {
+  const g = groupOf(strong);
+  let broken = 0;
+  for (const c of live(weak)) {
+    const ids = new Set(c.nodes.map((n) => g.get(n)));
+    if (ids.size !== 1 || ids.has(undefined)) broken++;
+  }
+  expect(`${label}: weaker candidates not inside one stronger candidate`, broken, 0);
+}
+
+// A 16 KiB Unified Buffer: groups that need whole long rows are refused with the UB code and the numbers.
+const ub = small.plan.refusals.filter((r) => r.code === 'FW-NF-009');
+if (name === 'vit_b_16') {
+  expectAtLeast('FW-NF-009 refusals with a 16 KiB UB', ub.length, 1);
+  if (ub.length && !/needs .* of UB .* budget 12\.6 KiB/.test(ub[0].message)) errs.push(`FW-NF-009 message lacks the numbers: ${ub[0].message}`);
+  else if (ub.length) console.log(`${name}: e.g. ${ub[0].message}`);
+}
+// ViT rows are 768 float32 (3 KiB a buffer): a LayerNorm tile needs more than 12.6 KiB. BERT-like rows
+// (256) still fit, so its norms stay fused there.
+if (name === 'vit_b_16') expect('LayerNorm candidates with a 16 KiB UB', countWith(small, LAYERNORM), 0);
+if (name === 'bert_like') expect('LayerNorm candidates with a 16 KiB UB', countWith(small, LAYERNORM), opCount(small, 'ReduceMean') / 2);
+console.log(`${name}: balanced ${live(bal).length} candidates, saving ${bal.plan.totals.saving_percent}% of estimated time, ` +
+            `launches ${bal.plan.totals.before.launches} → ${bal.plan.totals.after.launches}; refusals ` +
+            bal.plan.refusals_by_code.map((r) => `${r.code}×${r.count}`).join(' '));
+if (errs.length) { for (const e of errs) console.error(`FAIL: ${name}: plan: ${e}`); process.exit(1); }

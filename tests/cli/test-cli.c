@@ -15,8 +15,16 @@
 static const char *binary;
 static char *workdir;
 
+static int run_env (const char * const *args, const char * const *extra_env, char **out, char **err);
+
 static int
 run (const char * const *args, char **out, char **err)
+{
+  return run_env (args, NULL, out, err);
+}
+
+static int
+run_env (const char * const *args, const char * const *extra_env, char **out, char **err)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
@@ -30,6 +38,8 @@ run (const char * const *args, char **out, char **err)
   /* No display: batch mode must never need one. */
   env = g_environ_unsetenv (env, "DISPLAY");
   env = g_environ_unsetenv (env, "WAYLAND_DISPLAY");
+  for (guint i = 0; extra_env && extra_env[i]; i += 2)
+    env = g_environ_setenv (env, extra_env[i], extra_env[i + 1], TRUE);
   g_assert_true (g_spawn_sync (workdir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, out, err,
                                &status, &error));
   g_assert_no_error (error);
@@ -316,6 +326,102 @@ test_bad_models_exit_2 (void)
     }
 }
 
+static JsonObject *
+plan_of (const char *json, JsonParser *parser)
+{
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  return json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "plan");
+}
+
+static gboolean
+has_pattern (JsonObject *plan, const char *pattern)
+{
+  JsonArray *candidates = json_object_get_array_member (plan, "candidates");
+
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (candidates, i), "pattern"),
+                   pattern) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_plan_in_report (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 64, 4, FALSE);
+  const char *balanced[] = { "--batch", "plan.onnx", "--format", "json", NULL };
+  const char *aggressive[] = { "--batch", "plan.onnx", "--format", "json", "--strategy", "aggressive", NULL };
+  const char *env_aggr[] = { "AUTOFUSION_STRATEGY", "aggressive", NULL };
+  const char *env_off[] = { "AUTOFUSION_ENABLE", "0", NULL };
+  const char *env_debug[] = { "AUTOFUSION_LOG_LEVEL", "DEBUG", NULL };
+  const char *flag_wins[] = { "--batch", "plan.onnx", "--format", "json", "--strategy", "balanced", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+  g_autofree char *o5 = NULL, *e5 = NULL, *o6 = NULL, *e6 = NULL;
+  g_autoptr(JsonParser) p1 = json_parser_new ();
+  g_autoptr(JsonParser) p2 = json_parser_new ();
+  g_autoptr(JsonParser) p3 = json_parser_new ();
+  g_autoptr(JsonParser) p4 = json_parser_new ();
+  g_autoptr(JsonParser) p5 = json_parser_new ();
+  JsonObject *plan;
+
+  g_free (write_model (model, "plan.onnx"));
+  g_assert_cmpint (run (balanced, &o1, &e1), ==, 0);
+  plan = plan_of (o1, p1);
+  g_assert_cmpstr (json_object_get_string_member (plan, "profile"), ==, "ascend-910b");
+  g_assert_cmpstr (json_object_get_string_member (plan, "strategy"), ==, "balanced");
+  g_assert_true (has_pattern (plan, "layernorm"));
+  g_assert_true (has_pattern (plan, "matmul_bias_gelu"));
+  g_assert_false (has_pattern (plan, "attention_scores"));
+
+  g_assert_cmpint (run (aggressive, &o2, &e2), ==, 0);
+  g_assert_true (has_pattern (plan_of (o2, p2), "attention_scores"));
+  /* The environment sets the strategy; a flag overrides it. */
+  g_assert_cmpint (run_env (balanced, env_aggr, &o3, &e3), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (plan_of (o3, p3), "strategy"), ==, "aggressive");
+  g_assert_cmpint (run_env (flag_wins, env_aggr, &o6, &e6), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (plan_of (o6, p5), "strategy"), ==, "balanced");
+  g_assert_cmpint (run_env (balanced, env_off, &o4, &e4), ==, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (plan_of (o4, p4), "candidates")), ==, 0);
+  /* DEBUG prints every decision. */
+  g_assert_cmpint (run_env (balanced, env_debug, &o5, &e5), ==, 0);
+  g_assert_nonnull (strstr (e5, "found "));
+  g_assert_nonnull (strstr (e5, "resource estimate"));
+  g_assert_nonnull (strstr (e5, "accepted "));
+  g_assert_nonnull (strstr (e5, "refused with FW-NF-"));
+}
+
+static void
+test_bad_plan_inputs (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_autofree char *profile = g_build_filename (workdir, "bad-profile.yaml", NULL);
+  g_autofree char *rules = g_build_filename (workdir, "bad-rules.yaml", NULL);
+  const char *bad_profile[] = { "--batch", "conv3.onnx", "--profile", "bad-profile.yaml", NULL };
+  const char *no_profile[] = { "--batch", "conv3.onnx", "--profile", "ascend-999", NULL };
+  const char *bad_rules[] = { "--batch", "conv3.onnx", "--rules", "bad-rules.yaml", NULL };
+  const char *bad_strategy[] = { "--batch", "conv3.onnx", "--strategy", "greedy", NULL };
+  const char *plain[] = { "--batch", "conv3.onnx", NULL };
+  const char *env_bad[] = { "AUTOFUSION_MAX_DEPTH", "lots", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+  g_autofree char *o5 = NULL, *e5 = NULL;
+
+  g_free (write_model (model, "conv3.onnx"));
+  g_assert_true (g_file_set_contents (profile, "version: 1\nname: x\nkind: npu\ncores: {cube: 1, vector: 1}\n"
+                                      "memory: {ub: 12 parsecs}\n", -1, NULL));
+  g_assert_true (g_file_set_contents (rules, "version: 1\nrules:\n  - name: r\n    patern: [Relu]\n", -1, NULL));
+  g_assert_cmpint (run (bad_profile, &o1, &e1), ==, 2);
+  g_assert_nonnull (strstr (e1, "bad-profile.yaml:5:"));
+  g_assert_cmpint (run (no_profile, &o2, &e2), ==, 2);
+  g_assert_nonnull (strstr (e2, "ascend-999"));
+  g_assert_cmpint (run (bad_rules, &o3, &e3), ==, 2);
+  g_assert_nonnull (strstr (e3, "bad-rules.yaml:4:5"));
+  g_assert_nonnull (strstr (e3, "patern"));
+  g_assert_cmpint (run (bad_strategy, &o4, &e4), ==, 2);
+  g_assert_nonnull (strstr (e4, "greedy"));
+  g_assert_cmpint (run_env (plain, env_bad, &o5, &e5), ==, 2);
+  g_assert_nonnull (strstr (e5, "AUTOFUSION_MAX_DEPTH"));
+}
+
 static void
 test_unwritable_report (void)
 {
@@ -350,6 +456,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/unknown-op-listed", test_unknown_op_listed);
   g_test_add_func ("/app/cli/unwritable-report", test_unwritable_report);
   g_test_add_func ("/app/cli/bad-models-exit-2", test_bad_models_exit_2);
+  g_test_add_func ("/app/cli/plan-in-report", test_plan_in_report);
+  g_test_add_func ("/app/cli/bad-plan-inputs", test_bad_plan_inputs);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

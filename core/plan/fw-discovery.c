@@ -23,6 +23,7 @@ typedef struct
   guint       n;
   guint8     *member;      /* current group */
   guint8     *rejected;    /* refused for the current group */
+  GArray     *rejected_list; /* their indices, so a reset costs what the group touched, not the graph */
   guint      *visit;       /* DFS marks, by generation */
   guint       generation;
   GArray     *stack;
@@ -121,10 +122,22 @@ group_reset (Disc *d)
       d->member[node->index] = 0;
     }
   g_ptr_array_set_size (d->group.nodes, 0);
-  memset (d->rejected, 0, d->n);
+  for (guint i = 0; i < d->rejected_list->len; i++)
+    d->rejected[g_array_index (d->rejected_list, guint, i)] = 0;
+  g_array_set_size (d->rejected_list, 0);
   d->group.root = NULL;
   memset (&d->group.space, 0, sizeof d->group.space);
   d->min_topo = G_MAXUINT;
+}
+
+static void
+mark_rejected (Disc *d, FwNode *node)
+{
+  if (!d->rejected[node->index])
+    {
+      d->rejected[node->index] = 1;
+      g_array_append_val (d->rejected_list, node->index);
+    }
 }
 
 static void
@@ -307,7 +320,7 @@ refuse (Disc *d, FwReasonCode code, FwNode *node, const char *format, ...)
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  d->rejected[node->index] = 1;
+  mark_rejected (d, node);
   fw_plan_refuse (d->plan, code, G_MAXUINT, nodes_plus (d, node), message);
 }
 
@@ -635,7 +648,7 @@ grow_epilogue (Disc *d, FwNode *root)
       if (next == NULL)
         break;
       if (!try_epilogue_node (d, next))
-        d->rejected[next->index] = 1;
+        mark_rejected (d, next);
     }
   finish_group (d, "epilogue");
 }
@@ -904,7 +917,7 @@ grow_backward (Disc *d, FwNode *sink)
       if (next == NULL)
         break;
       if (!try_producer (d, next, consumer))
-        d->rejected[next->index] = 1;
+        mark_rejected (d, next);
     }
   finish_group (d, kind_of_group (d));
 }
@@ -1105,6 +1118,7 @@ fw_discover (FwPlan *plan)
   d.member = g_new0 (guint8, MAX (d.n, 1));
   d.rejected = g_new0 (guint8, MAX (d.n, 1));
   d.visit = g_new0 (guint, MAX (d.n, 1));
+  d.rejected_list = g_array_new (FALSE, FALSE, sizeof (guint));
   d.stack = g_array_new (FALSE, FALSE, sizeof (FwNode *));
   d.group.nodes = g_ptr_array_new ();
   d.group.member = d.member;
@@ -1133,6 +1147,7 @@ fw_discover (FwPlan *plan)
     merge_groups (&d);
 
   g_array_unref (d.spaces);
+  g_array_unref (d.rejected_list);
   g_ptr_array_unref (d.group.nodes);
   g_array_unref (d.stack);
   g_free (d.visit);

@@ -96,8 +96,114 @@ fw_test_elementwise_chain (guint n_ops, gint64 n_elems, gboolean symbolic_batch)
   return model;
 }
 
+static const char *
+keep (GPtrArray *names, char *name)
+{
+  g_ptr_array_add (names, name);
+  return name;
+}
+
+/* One encoder layer reading x and writing y; with a prefix, every name it makes starts with it, so layers
+ * can be stacked on shared weights. */
+static void
+add_encoder_layer (FwGraph *g, const char *prefix, const char *x, const char *y)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  gint64 axes_last[1] = { -1 };
+  FwNode *n;
+#define V(s) (prefix[0] ? keep (names, g_strconcat (prefix, "/", (s), NULL)) : (s))
+#define N(s) (prefix[0] ? keep (names, g_strconcat (prefix, (s), NULL)) : (s))
+
+  /* LayerNorm, decomposed as exporters emit it. */
+  n = add (g, "ReduceMean", N ("/ln/ReduceMean"), x, NULL, V ("ln_mean"));
+  fw_node_set_attr_ints (n, "axes", 1, axes_last);
+  add (g, "Sub", N ("/ln/Sub"), x, V ("ln_mean"), V ("ln_centered"));
+  add (g, "Pow", N ("/ln/Pow"), V ("ln_centered"), "two", V ("ln_sq"));
+  n = add (g, "ReduceMean", N ("/ln/ReduceMean_1"), V ("ln_sq"), NULL, V ("ln_var"));
+  fw_node_set_attr_ints (n, "axes", 1, axes_last);
+  add (g, "Add", N ("/ln/Add"), V ("ln_var"), "eps", V ("ln_var_eps"));
+  add (g, "Sqrt", N ("/ln/Sqrt"), V ("ln_var_eps"), NULL, V ("ln_std"));
+  add (g, "Div", N ("/ln/Div"), V ("ln_centered"), V ("ln_std"), V ("ln_norm"));
+  add (g, "Mul", N ("/ln/Mul"), V ("ln_norm"), "ln_g", V ("ln_scaled"));
+  add (g, "Add", N ("/ln/Add_1"), V ("ln_scaled"), "ln_b", V ("h"));
+
+  /* Attention: the head split goes through a shape subgraph. */
+  add (g, "Shape", N ("/attn/Shape"), V ("h"), NULL, V ("h_shape"));
+  n = add (g, "Gather", N ("/attn/Gather"), V ("h_shape"), "idx0", V ("dim_b"));
+  fw_node_set_attr_int (n, "axis", 0);
+  n = add (g, "Gather", N ("/attn/Gather_1"), V ("h_shape"), "idx1", V ("dim_s"));
+  fw_node_set_attr_int (n, "axis", 0);
+  {
+    const char *ins[3] = { V ("dim_b"), V ("dim_s"), "tail" };
+    const char *outs[1] = { V ("split_shape") };
+    n = fw_graph_add_node (g, "Concat", "", N ("/attn/Concat"), 3, ins, 1, outs, NULL);
+    fw_node_set_attr_int (n, "axis", 0);
+  }
+  {
+    const char *ins[2] = { V ("dim_b"), V ("dim_s") };
+    const char *outs[1] = { V ("bs_shape") };
+    n = fw_graph_add_node (g, "Concat", "", N ("/attn/Concat_1"), 2, ins, 1, outs, NULL);
+    fw_node_set_attr_int (n, "axis", 0);
+    const char *ins2[2] = { V ("bs_shape"), "merged" };
+    const char *outs2[1] = { V ("merge_shape") };
+    n = fw_graph_add_node (g, "Concat", "", N ("/attn/Concat_2"), 2, ins2, 1, outs2, NULL);
+    fw_node_set_attr_int (n, "axis", 0);
+  }
+  {
+    static const gint64 perm_q[4] = { 0, 2, 1, 3 };
+    static const gint64 perm_k[4] = { 0, 2, 3, 1 };
+    const char *proj[3] = { "q", "k", "v" };
+    for (guint i = 0; i < 3; i++)
+      {
+        g_autofree char *w = g_strdup_printf ("w%s", proj[i]);
+        g_autofree char *mm_ = g_strdup_printf ("%s_proj", proj[i]);
+        g_autofree char *rs_ = g_strdup_printf ("%s_heads", proj[i]);
+        g_autofree char *tr_ = g_strdup_printf ("%s_t", proj[i]);
+        g_autofree char *n1_ = g_strdup_printf ("/attn/%s/MatMul", proj[i]);
+        g_autofree char *n2_ = g_strdup_printf ("/attn/%s/Reshape", proj[i]);
+        g_autofree char *n3_ = g_strdup_printf ("/attn/%s/Transpose", proj[i]);
+        const char *mm = V (mm_), *rs = V (rs_), *tr = V (tr_);
+        add (g, "MatMul", N (n1_), V ("h"), w, mm);
+        add (g, "Reshape", N (n2_), mm, V ("split_shape"), rs);
+        n = add (g, "Transpose", N (n3_), rs, NULL, tr);
+        fw_node_set_attr_ints (n, "perm", 4, i == 1 ? perm_k : perm_q);
+      }
+    add (g, "MatMul", N ("/attn/MatMul"), V ("q_t"), V ("k_t"), V ("scores"));
+    add (g, "Div", N ("/attn/Div"), V ("scores"), "scale", V ("scores_scaled"));
+    add (g, "Add", N ("/attn/Add"), V ("scores_scaled"), "mask", V ("scores_masked"));
+    n = add (g, "Softmax", N ("/attn/Softmax"), V ("scores_masked"), NULL, V ("probs"));
+    fw_node_set_attr_int (n, "axis", -1);
+    add (g, "MatMul", N ("/attn/MatMul_1"), V ("probs"), V ("v_t"), V ("ctx"));
+    n = add (g, "Transpose", N ("/attn/Transpose"), V ("ctx"), NULL, V ("ctx_t"));
+    fw_node_set_attr_ints (n, "perm", 4, perm_q);
+    add (g, "Reshape", N ("/attn/Reshape"), V ("ctx_t"), V ("merge_shape"), V ("ctx_merged"));
+    add (g, "MatMul", N ("/attn/out/MatMul"), V ("ctx_merged"), "wo", V ("attn_out"));
+    add (g, "Add", N ("/attn/residual"), V ("attn_out"), x, V ("r1"));
+  }
+
+  /* Feed-forward with erf-GELU: Div → Erf → Add → Mul → Mul. */
+  add (g, "MatMul", N ("/ffn/fc1/MatMul"), V ("r1"), "w1", V ("f1"));
+  add (g, "Add", N ("/ffn/fc1/Add"), V ("f1"), "b1", V ("f1b"));
+  add (g, "Div", N ("/ffn/gelu/Div"), V ("f1b"), "sqrt2", V ("g_div"));
+  add (g, "Erf", N ("/ffn/gelu/Erf"), V ("g_div"), NULL, V ("g_erf"));
+  add (g, "Add", N ("/ffn/gelu/Add"), V ("g_erf"), "one", V ("g_add"));
+  add (g, "Mul", N ("/ffn/gelu/Mul"), V ("f1b"), V ("g_add"), V ("g_mul"));
+  add (g, "Mul", N ("/ffn/gelu/Mul_1"), V ("g_mul"), "half", V ("gelu"));
+  add (g, "MatMul", N ("/ffn/fc2/MatMul"), V ("gelu"), "w2", V ("f2"));
+  add (g, "Add", N ("/ffn/fc2/Add"), V ("f2"), "b2", V ("f2b"));
+  add (g, "Add", N ("/ffn/residual"), V ("f2b"), V ("r1"), y);
+#undef N
+#undef V
+}
+
 FwModel *
 fw_test_transformer_block (gint64 seq, gint64 hidden, gint64 heads, gboolean symbolic_batch)
+{
+  return fw_test_transformer_stack (1, seq, hidden, heads, symbolic_batch);
+}
+
+FwModel *
+fw_test_transformer_stack (guint n_layers, gint64 seq, gint64 hidden, gint64 heads, gboolean symbolic_batch)
 {
   FwModel *model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
@@ -112,8 +218,6 @@ fw_test_transformer_block (gint64 seq, gint64 hidden, gint64 heads, gboolean sym
   gint64 b1_dims[1] = { 4 * hidden };
   gint64 head_dim = hidden / heads;
   gint64 idx0[1] = { 0 }, idx1[1] = { 1 }, tail[2] = { heads, head_dim }, merged[1] = { hidden };
-  gint64 axes_last[1] = { -1 };
-  FwNode *n;
 
   g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 3, in_dims, NULL));
   g_assert_nonnull (fw_graph_add_input (g, "mask", FW_DTYPE_FLOAT, 4, mask_dims, NULL));
@@ -139,83 +243,16 @@ fw_test_transformer_block (gint64 seq, gint64 hidden, gint64 heads, gboolean sym
   add_ints (g, "tail", 2, tail);
   add_ints (g, "merged", 1, merged);
 
-  /* LayerNorm, decomposed as exporters emit it. */
-  n = add (g, "ReduceMean", "/ln/ReduceMean", "x", NULL, "ln_mean");
-  fw_node_set_attr_ints (n, "axes", 1, axes_last);
-  add (g, "Sub", "/ln/Sub", "x", "ln_mean", "ln_centered");
-  add (g, "Pow", "/ln/Pow", "ln_centered", "two", "ln_sq");
-  n = add (g, "ReduceMean", "/ln/ReduceMean_1", "ln_sq", NULL, "ln_var");
-  fw_node_set_attr_ints (n, "axes", 1, axes_last);
-  add (g, "Add", "/ln/Add", "ln_var", "eps", "ln_var_eps");
-  add (g, "Sqrt", "/ln/Sqrt", "ln_var_eps", NULL, "ln_std");
-  add (g, "Div", "/ln/Div", "ln_centered", "ln_std", "ln_norm");
-  add (g, "Mul", "/ln/Mul", "ln_norm", "ln_g", "ln_scaled");
-  add (g, "Add", "/ln/Add_1", "ln_scaled", "ln_b", "h");
-
-  /* Attention: the head split goes through a shape subgraph. */
-  add (g, "Shape", "/attn/Shape", "h", NULL, "h_shape");
-  n = add (g, "Gather", "/attn/Gather", "h_shape", "idx0", "dim_b");
-  fw_node_set_attr_int (n, "axis", 0);
-  n = add (g, "Gather", "/attn/Gather_1", "h_shape", "idx1", "dim_s");
-  fw_node_set_attr_int (n, "axis", 0);
-  {
-    const char *ins[3] = { "dim_b", "dim_s", "tail" };
-    const char *outs[1] = { "split_shape" };
-    n = fw_graph_add_node (g, "Concat", "", "/attn/Concat", 3, ins, 1, outs, NULL);
-    fw_node_set_attr_int (n, "axis", 0);
-  }
-  {
-    const char *ins[2] = { "dim_b", "dim_s" };
-    const char *outs[1] = { "bs_shape" };
-    n = fw_graph_add_node (g, "Concat", "", "/attn/Concat_1", 2, ins, 1, outs, NULL);
-    fw_node_set_attr_int (n, "axis", 0);
-    const char *ins2[2] = { "bs_shape", "merged" };
-    const char *outs2[1] = { "merge_shape" };
-    n = fw_graph_add_node (g, "Concat", "", "/attn/Concat_2", 2, ins2, 1, outs2, NULL);
-    fw_node_set_attr_int (n, "axis", 0);
-  }
-  {
-    static const gint64 perm_q[4] = { 0, 2, 1, 3 };
-    static const gint64 perm_k[4] = { 0, 2, 3, 1 };
-    const char *proj[3] = { "q", "k", "v" };
-    for (guint i = 0; i < 3; i++)
+  if (n_layers <= 1)
+    add_encoder_layer (g, "", "x", "y");
+  else
+    for (guint i = 0; i < n_layers; i++)
       {
-        g_autofree char *w = g_strdup_printf ("w%s", proj[i]);
-        g_autofree char *mm = g_strdup_printf ("%s_proj", proj[i]);
-        g_autofree char *rs = g_strdup_printf ("%s_heads", proj[i]);
-        g_autofree char *tr = g_strdup_printf ("%s_t", proj[i]);
-        g_autofree char *n1 = g_strdup_printf ("/attn/%s/MatMul", proj[i]);
-        g_autofree char *n2 = g_strdup_printf ("/attn/%s/Reshape", proj[i]);
-        g_autofree char *n3 = g_strdup_printf ("/attn/%s/Transpose", proj[i]);
-        add (g, "MatMul", n1, "h", w, mm);
-        add (g, "Reshape", n2, mm, "split_shape", rs);
-        n = add (g, "Transpose", n3, rs, NULL, tr);
-        fw_node_set_attr_ints (n, "perm", 4, i == 1 ? perm_k : perm_q);
+        g_autofree char *prefix = g_strdup_printf ("/layers.%u", i);
+        g_autofree char *in = i == 0 ? g_strdup ("x") : g_strdup_printf ("y%u", i - 1);
+        g_autofree char *out = i + 1 == n_layers ? g_strdup ("y") : g_strdup_printf ("y%u", i);
+        add_encoder_layer (g, prefix, in, out);
       }
-    add (g, "MatMul", "/attn/MatMul", "q_t", "k_t", "scores");
-    add (g, "Div", "/attn/Div", "scores", "scale", "scores_scaled");
-    add (g, "Add", "/attn/Add", "scores_scaled", "mask", "scores_masked");
-    n = add (g, "Softmax", "/attn/Softmax", "scores_masked", NULL, "probs");
-    fw_node_set_attr_int (n, "axis", -1);
-    add (g, "MatMul", "/attn/MatMul_1", "probs", "v_t", "ctx");
-    n = add (g, "Transpose", "/attn/Transpose", "ctx", NULL, "ctx_t");
-    fw_node_set_attr_ints (n, "perm", 4, perm_q);
-    add (g, "Reshape", "/attn/Reshape", "ctx_t", "merge_shape", "ctx_merged");
-    add (g, "MatMul", "/attn/out/MatMul", "ctx_merged", "wo", "attn_out");
-    add (g, "Add", "/attn/residual", "attn_out", "x", "r1");
-  }
-
-  /* Feed-forward with erf-GELU: Div → Erf → Add → Mul → Mul. */
-  add (g, "MatMul", "/ffn/fc1/MatMul", "r1", "w1", "f1");
-  add (g, "Add", "/ffn/fc1/Add", "f1", "b1", "f1b");
-  add (g, "Div", "/ffn/gelu/Div", "f1b", "sqrt2", "g_div");
-  add (g, "Erf", "/ffn/gelu/Erf", "g_div", NULL, "g_erf");
-  add (g, "Add", "/ffn/gelu/Add", "g_erf", "one", "g_add");
-  add (g, "Mul", "/ffn/gelu/Mul", "f1b", "g_add", "g_mul");
-  add (g, "Mul", "/ffn/gelu/Mul_1", "g_mul", "half", "gelu");
-  add (g, "MatMul", "/ffn/fc2/MatMul", "gelu", "w2", "f2");
-  add (g, "Add", "/ffn/fc2/Add", "f2", "b2", "f2b");
-  add (g, "Add", "/ffn/residual", "f2b", "r1", "y");
   fw_graph_add_output (g, "y", NULL);
   finish (model);
   return model;

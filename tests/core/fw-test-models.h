@@ -19,6 +19,12 @@ FwModel  *fw_test_transformer_block    (gint64      seq,
                                         gint64      hidden,
                                         gint64      heads,
                                         gboolean    symbolic_batch);
+/* n_layers such layers in a row, sharing one set of weights (so a 100,000-node stack stays small). */
+FwModel  *fw_test_transformer_stack    (guint       n_layers,
+                                        gint64      seq,
+                                        gint64      hidden,
+                                        gint64      heads,
+                                        gboolean    symbolic_batch);
 /* Conv → BatchNormalization → Relu → MaxPool → Conv → BN → Add (residual) → Relu → GlobalAveragePool →
  * Flatten → Gemm on [1, 3, 32, 32]. */
 FwModel  *fw_test_conv_block           (void);

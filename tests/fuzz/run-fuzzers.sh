@@ -17,9 +17,12 @@ for kind in small-transformer conv chain; do
   "$gen" "$kind" "$work/onnx/$kind.onnx" 6
 done
 cp -r "$here/corpus/onnx/." "$work/onnx/" 2>/dev/null || true
+mkdir -p "$work/rules" "$work/profile"
+cp "$here/../../rules/"*.yaml "$work/rules/"
+cp "$here/../../data/hw/"*.yaml "$work/profile/"
 
 status=0
-for target in fuzz-onnx; do
+for target in fuzz-onnx fuzz-rules fuzz-profile; do
   corpus="$work/${target#fuzz-}"
   echo "fuzz: $target for ${seconds}s on $(ls "$corpus" | wc -l) seeds"
   if ! "$build/tests/fuzz/$target" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=512 -max_len=65536 \

@@ -10,6 +10,7 @@
 #include "fw-batch.h"
 #include "fw-error.h"
 #include "onnx/fw-model-loader.h"
+#include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 #include "report/fw-model-report.h"
 #include "report/fw-plan-report.h"
@@ -146,9 +147,34 @@ plan_options_for (const FwBatchOptions *options, FwPlanOptions *out, GError **er
   return TRUE;
 }
 
+/* --fail-on takes comma lists, repeatable. Only rejected-whitelist is checkable so far. */
+static gboolean
+parse_fail_on (char **lists, gboolean *rejected_whitelist, GError **error)
+{
+  *rejected_whitelist = FALSE;
+  for (guint i = 0; lists && lists[i]; i++)
+    {
+      g_auto(GStrv) items = g_strsplit (lists[i], ",", -1);
+      for (guint k = 0; items[k]; k++)
+        {
+          const char *item = g_strstrip (items[k]);
+          if (strcmp (item, "rejected-whitelist") == 0)
+            *rejected_whitelist = TRUE;
+          else
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("--fail-on “%s”: expected rejected-whitelist"), item);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
 int
 fw_batch_run (const FwBatchOptions *options)
 {
+  g_autoptr(GPtrArray) whitelists = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_whitelist_free);
+  gboolean fail_rejected_whitelist = FALSE;
   g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwModelLoader) loader = NULL;
@@ -162,7 +188,8 @@ fw_batch_run (const FwBatchOptions *options)
   FwReportFormat format;
 
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
-      !plan_options_for (options, &plan_options, &error))
+      !plan_options_for (options, &plan_options, &error) ||
+      !parse_fail_on (options->fail_on, &fail_rejected_whitelist, &error))
     goto fail;
   /* Profile and rules before the model: a typo there should not wait for a large model to load. */
   profile = fw_profile_lookup (options->profile ? options->profile : "ascend-910b", &error);
@@ -174,6 +201,14 @@ fw_batch_run (const FwBatchOptions *options)
   for (guint i = 0; options->rules && options->rules[i]; i++)
     if (!fw_rule_set_load_path (rules, options->rules[i], &error))
       goto fail;
+
+  for (guint i = 0; options->whitelists && options->whitelists[i]; i++)
+    {
+      FwWhitelist *w = fw_whitelist_load (options->whitelists[i], &error);
+      if (w == NULL)
+        goto fail;
+      g_ptr_array_add (whitelists, w);
+    }
 
   loader = fw_model_loader_new (options->model_path);
   fw_model_loader_set_bindings (loader, bindings);
@@ -192,12 +227,31 @@ fw_batch_run (const FwBatchOptions *options)
   plan = fw_plan_new (model, profile, rules, &plan_options, &error);
   if (plan == NULL)
     goto fail;
+  for (guint i = 0; i < whitelists->len; i++)
+    fw_plan_apply_whitelist (plan, g_ptr_array_index (whitelists, i));
+  if (options->export_whitelist != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (options->model_path);
+      g_autoptr(FwWhitelist) out = fw_whitelist_from_plan (plan, base);
+      if (!fw_whitelist_save (out, options->export_whitelist, &error))
+        goto fail;
+    }
   fw_plan_report_add (report, plan);
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;
-  g_clear_pointer (&plan, fw_plan_free);
-  fw_rule_set_free (rules);
+  {
+    gboolean rejected = fail_rejected_whitelist && fw_plan_whitelist_rejected (plan);
+    g_clear_pointer (&plan, fw_plan_free);
+    fw_rule_set_free (rules);
+    if (rejected)
+      {
+        g_printerr ("fusion-workbench: %s\n",
+                    _("--fail-on rejected-whitelist: an accepted whitelist entry matched nothing or a candidate "
+                      "the planner refused (see plan.whitelist in the report)"));
+        return FW_EXIT_FAIL_ON;
+      }
+  }
   return FW_EXIT_OK;
 
 fail:

@@ -26,6 +26,9 @@ typedef struct
   const char  *strategy;      /* NULL: AUTOFUSION_STRATEGY or balanced */
   gint         fusion_depth;  /* 0: AUTOFUSION_MAX_DEPTH or 32 */
   gint         max_fusion_size; /* 0: the profile's */
+  char       **whitelists;    /* *.fusion.yaml files applied in order after planning */
+  const char  *export_whitelist; /* write the plan's final state as a whitelist, or NULL */
+  char       **fail_on;       /* comma lists of conditions; only "rejected-whitelist" for now */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

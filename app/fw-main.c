@@ -23,6 +23,9 @@ run_command_line (int argc, char **argv)
   g_autofree char *profile = NULL;
   g_autofree char *strategy = NULL;
   g_auto(GStrv) rules = NULL;
+  g_auto(GStrv) whitelists = NULL;
+  g_auto(GStrv) fail_on = NULL;
+  g_autofree char *export_whitelist = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) context = NULL;
   GOptionEntry entries[] = {
@@ -35,6 +38,9 @@ run_command_line (int argc, char **argv)
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &strategy, N_("Fusion strategy: conservative, balanced (default) or aggressive"), N_("STRATEGY") },
     { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, N_("Longest chain of operators in one fusion (default 32)"), N_("N") },
     { "max-fusion-size", 0, 0, G_OPTION_ARG_INT, &max_fusion_size, N_("Most operators in one fusion (default: the profile's, 64)"), N_("N") },
+    { "whitelist", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &whitelists, N_("Apply a whitelist of accepted and vetoed fusions after planning (repeatable, in order)"), N_("FILE") },
+    { "export-whitelist", 0, 0, G_OPTION_ARG_FILENAME, &export_whitelist, N_("Write the final plan as a whitelist: accepted entries for proposed and accepted fusions, vetoed ones for vetoed, pattern-level decisions kept"), N_("FILE") },
+    { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable). Only rejected-whitelist so far: an accepted whitelist entry for this model matched nothing or a fusion the planner refused"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
@@ -92,6 +98,9 @@ run_command_line (int argc, char **argv)
       .strategy = strategy,
       .fusion_depth = max_depth,
       .max_fusion_size = max_fusion_size,
+      .whitelists = whitelists,
+      .export_whitelist = export_whitelist,
+      .fail_on = fail_on,
     };
     return fw_batch_run (&options);
   }

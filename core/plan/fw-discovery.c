@@ -348,6 +348,26 @@ all_static (FwNode *node)
   return TRUE;
 }
 
+/* Does the group hold every node of a vetoed set? */
+static gboolean
+covers_vetoed (Disc *d)
+{
+  GPtrArray *vetoed = d->plan->vetoed;
+
+  for (guint i = 0; vetoed && i < vetoed->len; i++)
+    {
+      GArray *set = g_ptr_array_index (vetoed, i);
+      gboolean all = set->len > 0;
+
+      for (guint k = 0; all && k < set->len; k++)
+        if (!d->member[g_array_index (set, guint, k)])
+          all = FALSE;
+      if (all)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Size, depth, inputs and UB after adding node (already in the group); refuses and removes it if over. */
 static gboolean
 check_limits (Disc *d, FwNode *node)
@@ -355,6 +375,13 @@ check_limits (Disc *d, FwNode *node)
   FwResourceEstimate res;
   FwProfile *profile = d->plan->profile;
   guint depth;
+
+  if (covers_vetoed (d))
+    {
+      group_remove_last (d, node);
+      refuse (d, FW_NF_VETOED, node, _("the group would hold every node of a vetoed fusion again"));
+      return FALSE;
+    }
 
   if (d->group.nodes->len > d->max_size)
     {
@@ -975,7 +1002,7 @@ try_merge (Disc *d, guint a, guint b)
             }
         }
     }
-  ok = ok && row_ops_after_reduce (d) <= 3 && group_depth (d) <= d->max_depth &&
+  ok = ok && !covers_vetoed (d) && row_ops_after_reduce (d) <= 3 && group_depth (d) <= d->max_depth &&
        fw_estimate_resource (&d->group, d->plan->profile, &res) &&
        res.kernel_inputs <= d->plan->profile->max_kernel_inputs;
   if (ok)
@@ -1104,29 +1131,58 @@ merge_groups (Disc *d)
   group_reset (d);
 }
 
+static void
+disc_init (Disc *d, FwPlan *plan)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+
+  memset (d, 0, sizeof *d);
+  d->plan = plan;
+  d->graph = graph;
+  d->n = graph->nodes->len;
+  d->member = g_new0 (guint8, MAX (d->n, 1));
+  d->rejected = g_new0 (guint8, MAX (d->n, 1));
+  d->visit = g_new0 (guint, MAX (d->n, 1));
+  d->rejected_list = g_array_new (FALSE, FALSE, sizeof (guint));
+  d->stack = g_array_new (FALSE, FALSE, sizeof (FwNode *));
+  d->group.nodes = g_ptr_array_new ();
+  d->group.member = d->member;
+  d->strategy = plan->options.strategy;
+  d->max_size = plan->options.max_fusion_size;
+  d->max_depth = plan->options.max_depth;
+  d->spaces = g_array_new (FALSE, TRUE, sizeof (FwSpace));
+  d->min_topo = G_MAXUINT;
+}
+
+static void
+disc_clear (Disc *d)
+{
+  g_array_unref (d->spaces);
+  g_array_unref (d->rejected_list);
+  g_ptr_array_unref (d->group.nodes);
+  g_array_unref (d->stack);
+  g_free (d->visit);
+  g_free (d->rejected);
+  g_free (d->member);
+}
+
+static gboolean
+starts_backward (Disc *d, FwNode *node)
+{
+  FwOpClass klass = fw_node_class (node);
+
+  return !is_taken (d, node) && fw_node_runs (node) &&
+         (klass == FW_OP_CLASS_ELEMENTWISE || klass == FW_OP_CLASS_BROADCAST || klass == FW_OP_CLASS_REDUCE);
+}
+
 void
 fw_discover (FwPlan *plan)
 {
-  FwGraph *graph = fw_model_get_graph (plan->model);
-  Disc d = { 0 };
+  Disc d;
   guint n_order;
-  FwNode **order = fw_graph_get_order (graph, &n_order);
+  FwNode **order = fw_graph_get_order (fw_model_get_graph (plan->model), &n_order);
 
-  d.plan = plan;
-  d.graph = graph;
-  d.n = graph->nodes->len;
-  d.member = g_new0 (guint8, MAX (d.n, 1));
-  d.rejected = g_new0 (guint8, MAX (d.n, 1));
-  d.visit = g_new0 (guint, MAX (d.n, 1));
-  d.rejected_list = g_array_new (FALSE, FALSE, sizeof (guint));
-  d.stack = g_array_new (FALSE, FALSE, sizeof (FwNode *));
-  d.group.nodes = g_ptr_array_new ();
-  d.group.member = d.member;
-  d.strategy = plan->options.strategy;
-  d.max_size = plan->options.max_fusion_size;
-  d.max_depth = plan->options.max_depth;
-  d.spaces = g_array_new (FALSE, TRUE, sizeof (FwSpace));
-
+  disc_init (&d, plan);
   for (guint i = 0; i < n_order; i++)
     {
       FwNode *node = order[i];
@@ -1136,21 +1192,41 @@ fw_discover (FwPlan *plan)
   for (guint i = n_order; i > 0; i--)
     {
       FwNode *node = order[i - 1];
-      FwOpClass klass = fw_node_class (node);
-      if (is_taken (&d, node) || !fw_node_runs (node))
-        continue;
-      if (klass == FW_OP_CLASS_ELEMENTWISE || klass == FW_OP_CLASS_BROADCAST || klass == FW_OP_CLASS_REDUCE)
+      if (starts_backward (&d, node))
         grow_backward (&d, node);
     }
 
   if (d.strategy == FW_STRATEGY_AGGRESSIVE)
     merge_groups (&d);
+  disc_clear (&d);
+}
 
-  g_array_unref (d.spaces);
-  g_array_unref (d.rejected_list);
-  g_ptr_array_unref (d.group.nodes);
-  g_array_unref (d.stack);
-  g_free (d.visit);
-  g_free (d.rejected);
-  g_free (d.member);
+/* After a veto: only the freed nodes seed groups. Backward growth first, so the elementwise tail of a vetoed
+ * epilogue can still fuse; then what is left of the compute roots takes its epilogue. Candidates are
+ * appended; the merge pass does not run. */
+void
+fw_discover_region (FwPlan *plan, GPtrArray *freed)
+{
+  Disc d;
+  g_autoptr(GPtrArray) order = g_ptr_array_copy (freed, NULL, NULL);
+
+  if (!plan->options.enabled || order->len == 0)
+    return;
+  g_ptr_array_sort (order, compare_topo);
+  disc_init (&d, plan);
+  /* Keep d.spaces aligned with candidate indices, for finish_group. */
+  g_array_set_size (d.spaces, plan->candidates->len);
+  for (guint i = order->len; i > 0; i--)
+    {
+      FwNode *node = g_ptr_array_index (order, i - 1);
+      if (starts_backward (&d, node))
+        grow_backward (&d, node);
+    }
+  for (guint i = 0; i < order->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (order, i);
+      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && fw_node_runs (node) && !is_taken (&d, node))
+        grow_epilogue (&d, node);
+    }
+  disc_clear (&d);
 }

@@ -57,6 +57,15 @@ gdouble       fw_estimate_node_time   (const FwNode      *node,
 
 /* Discovery (fw-discovery.c): appends candidates and refusals to plan. */
 void          fw_discover             (FwPlan            *plan);
+/* Discovery over the nodes a veto freed (GPtrArray of FwNode*); appends candidates. */
+void          fw_discover_region      (FwPlan            *plan,
+                                       GPtrArray         *freed);
+/* Rules and the benefit check for a candidate discovery just made (fw-planner.c). */
+void          fw_plan_settle          (FwPlan            *plan,
+                                       FwCandidate       *candidate);
+void          fw_plan_add_totals      (FwPlan            *plan);
+/* Empties the plan and plans the model again, without decisions. */
+void          fw_plan_rebuild         (FwPlan            *plan);
 /* Records a refusal; nodes may be NULL. Takes the message. */
 FwRefusal    *fw_plan_refuse          (FwPlan            *plan,
                                        FwReasonCode       code,

@@ -100,6 +100,8 @@ typedef struct
   FwResourceEstimate  resource;
   FwCostEstimate      cost;
   guint               depth;       /* longest chain inside, in nodes */
+  guint               decision;    /* 1 + the index in plan->decisions of the decision that set its status
+                                      (accepted or vetoed), 0 when none did */
 } FwCandidate;
 
 typedef struct
@@ -133,6 +135,13 @@ struct _FwPlan
   guint          *group_of;     /* node index → candidate index + 1, 0 when in none */
   FwPlanTotals    before;       /* every node its own kernel */
   FwPlanTotals    after;        /* proposed and accepted candidates fused */
+  /* Decisions (fw-decisions.h). Candidates keep their index for the plan's life: a veto marks its candidate
+   * vetoed and appends what re-planning its nodes found, so after a veto the list is no longer in graph
+   * order. An undo rebuilds the plan, after which earlier FwCandidate pointers are invalid. */
+  GPtrArray      *decisions;    /* FwDecision*: [0, n_applied) applied in order, the rest can be redone */
+  guint           n_applied;
+  GPtrArray      *vetoed;       /* GArray* of guint node indices, sorted: no group may hold all of one */
+  char           *fingerprint;  /* fw_model_fingerprint, computed when first needed */
 };
 
 void          fw_plan_options_init      (FwPlanOptions   *options);

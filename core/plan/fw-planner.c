@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-error.h"
+#include "fw-decisions.h"
 #include "fw-plan-private.h"
 
 #define DEFAULT_MAX_DEPTH 32
@@ -175,6 +176,9 @@ fw_plan_free (FwPlan *plan)
   g_clear_pointer (&plan->refusals, g_ptr_array_unref);
   g_clear_pointer (&plan->profile, fw_profile_unref);
   g_clear_object (&plan->model);
+  g_clear_pointer (&plan->decisions, g_ptr_array_unref);
+  g_clear_pointer (&plan->vetoed, g_ptr_array_unref);
+  g_free (plan->fingerprint);
   g_free (plan->group_of);
   g_free (plan);
 }
@@ -218,8 +222,8 @@ apply_rules (FwPlan *plan, FwCandidate *c)
     }
 }
 
-static void
-add_totals (FwPlan *plan)
+void
+fw_plan_add_totals (FwPlan *plan)
 {
   FwGraph *graph = fw_model_get_graph (plan->model);
 
@@ -251,6 +255,46 @@ add_totals (FwPlan *plan)
     }
 }
 
+void
+fw_plan_settle (FwPlan *plan, FwCandidate *c)
+{
+  g_autofree char *ub = fw_format_bytes (c->resource.ub_bytes);
+  g_autofree char *budget = fw_format_bytes (c->resource.ub_budget_bytes);
+
+  fw_plan_debug (plan, "resource estimate for %s #%u: tile %" PRId64 " elements, UB %s of %s (%.0f%%), "
+                 "%u inputs, %u queues; time %.2f us → %.2f us",
+                 c->pattern, c->index, c->resource.tile_elements, ub, budget, c->resource.ub_percent,
+                 c->resource.kernel_inputs, c->resource.queues, c->cost.time_before_s * 1e6,
+                 c->cost.time_after_s * 1e6);
+  apply_rules (plan, c);
+  if (c->status == FW_CANDIDATE_PROPOSED && c->cost.saving_s <= 0)
+    {
+      c->status = FW_CANDIDATE_REFUSED;
+      fw_plan_refuse (plan, FW_NF_NO_BENEFIT, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
+                      g_strdup_printf (_("fused %.2f us, unfused %.2f us on %s: no time saved"),
+                                       c->cost.time_after_s * 1e6, c->cost.time_before_s * 1e6,
+                                       plan->profile->name));
+    }
+  if (c->status == FW_CANDIDATE_PROPOSED)
+    fw_plan_debug (plan, "accepted %s #%u (%u nodes)", c->pattern, c->index, c->nodes->len);
+}
+
+void
+fw_plan_rebuild (FwPlan *plan)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+
+  g_ptr_array_set_size (plan->candidates, 0);
+  g_ptr_array_set_size (plan->refusals, 0);
+  g_ptr_array_set_size (plan->vetoed, 0);
+  memset (plan->group_of, 0, sizeof (guint) * MAX (graph->nodes->len, 1));
+  if (plan->options.enabled)
+    fw_discover (plan);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    fw_plan_settle (plan, g_ptr_array_index (plan->candidates, i));
+  fw_plan_add_totals (plan);
+}
+
 FwPlan *
 fw_plan_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanOptions *options, GError **error)
 {
@@ -270,38 +314,14 @@ fw_plan_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanO
     plan->options.max_fusion_size = MAX (profile->max_fused_nodes, 2u);
   plan->candidates = g_ptr_array_new_with_free_func (candidate_free);
   plan->refusals = g_ptr_array_new_with_free_func (refusal_free);
+  plan->decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_decision_free);
+  plan->vetoed = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   plan->group_of = g_new0 (guint, MAX (graph->nodes->len, 1));
   if (!graph->linked)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, "the graph is not linked");
       return NULL;
     }
-
-  if (plan->options.enabled)
-    fw_discover (plan);
-  for (guint i = 0; i < plan->candidates->len; i++)
-    {
-      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-      g_autofree char *ub = fw_format_bytes (c->resource.ub_bytes);
-      g_autofree char *budget = fw_format_bytes (c->resource.ub_budget_bytes);
-
-      fw_plan_debug (plan, "resource estimate for %s #%u: tile %" PRId64 " elements, UB %s of %s (%.0f%%), "
-                     "%u inputs, %u queues; time %.2f us → %.2f us",
-                     c->pattern, c->index, c->resource.tile_elements, ub, budget, c->resource.ub_percent,
-                     c->resource.kernel_inputs, c->resource.queues, c->cost.time_before_s * 1e6,
-                     c->cost.time_after_s * 1e6);
-      apply_rules (plan, c);
-      if (c->status == FW_CANDIDATE_PROPOSED && c->cost.saving_s <= 0)
-        {
-          c->status = FW_CANDIDATE_REFUSED;
-          fw_plan_refuse (plan, FW_NF_NO_BENEFIT, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
-                          g_strdup_printf (_("fused %.2f us, unfused %.2f us on %s: no time saved"),
-                                           c->cost.time_after_s * 1e6, c->cost.time_before_s * 1e6,
-                                           profile->name));
-        }
-      if (c->status == FW_CANDIDATE_PROPOSED)
-        fw_plan_debug (plan, "accepted %s #%u (%u nodes)", c->pattern, c->index, c->nodes->len);
-    }
-  add_totals (plan);
+  fw_plan_rebuild (plan);
   return g_steal_pointer (&plan);
 }

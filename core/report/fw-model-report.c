@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-model-report.h"
+#include "graph/fw-fingerprint.h"
 #include "graph/fw-model-private.h"
 #include "ops/fw-op-registry.h"
 #include "report/fw-plan-report.h"
@@ -222,6 +223,11 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "file");
   json_builder_add_string_value (b, basename);
+  json_builder_set_member_name (b, "fingerprint");
+  {
+    g_autofree char *fingerprint = fw_model_fingerprint (model);
+    json_builder_add_string_value (b, fingerprint);
+  }
   json_builder_set_member_name (b, "file_bytes");
   json_builder_add_int_value (b, (gint64) fw_model_get_file_size (model));
   json_builder_set_member_name (b, "ir_version");

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-plan-report.h"
+#include "plan/fw-decisions.h"
 #include "graph/fw-graph-private.h"
 
 #define MARKDOWN_MAX_REFUSALS 50
@@ -46,6 +47,140 @@ add_nodes (JsonBuilder *b, GPtrArray *nodes)
   for (guint i = 0; i < nodes->len; i++)
     json_builder_add_string_value (b, ((FwNode *) g_ptr_array_index (nodes, i))->name);
   json_builder_end_array (b);
+}
+
+static void
+add_string_or_null (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_ids (JsonBuilder *b, const char *name, GArray *ids)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < ids->len; i++)
+    json_builder_add_int_value (b, g_array_index (ids, guint, i));
+  json_builder_end_array (b);
+}
+
+/* What a decision targets and where it came from, shared by plan.decisions[] and plan.whitelist. */
+static void
+add_decision_target (JsonBuilder *b, const FwDecision *d)
+{
+  json_builder_set_member_name (b, "action");
+  json_builder_add_string_value (b, fw_decision_action_name (d->action));
+  json_builder_set_member_name (b, "candidate");
+  if (d->candidate != G_MAXUINT)
+    json_builder_add_int_value (b, d->candidate);
+  else
+    json_builder_add_null_value (b);
+  add_string_or_null (b, "pattern", d->pattern);
+  json_builder_set_member_name (b, "nodes");
+  if (d->nodes)
+    {
+      json_builder_begin_array (b);
+      for (guint i = 0; d->nodes[i]; i++)
+        json_builder_add_string_value (b, d->nodes[i]);
+      json_builder_end_array (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, d->source);
+  add_string_or_null (b, "who", d->who);
+  add_string_or_null (b, "why", d->why);
+  json_builder_set_member_name (b, "outcome");
+  json_builder_add_string_value (b, fw_decision_outcome_name (d->outcome));
+  add_ids (b, "matched", d->matched);
+  add_ids (b, "refused", d->refused);
+}
+
+static void
+add_whitelist_list (JsonBuilder *b, const FwPlan *plan, const char *name, gboolean (*pick) (const FwDecision *))
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < plan->n_applied; i++)
+    {
+      const FwDecision *d = g_ptr_array_index (plan->decisions, i);
+      if (!d->whitelist || !pick (d))
+        continue;
+      json_builder_begin_object (b);
+      add_decision_target (b, d);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static gboolean
+pick_applied (const FwDecision *d)
+{
+  return d->outcome == FW_DECISION_APPLIED;
+}
+
+static gboolean
+pick_nothing (const FwDecision *d)
+{
+  return d->outcome == FW_DECISION_MATCHED_NOTHING;
+}
+
+static gboolean
+pick_accepted_refused (const FwDecision *d)
+{
+  return d->action == FW_DECISION_ACCEPT && d->refused->len > 0;
+}
+
+static gboolean
+pick_other_model (const FwDecision *d)
+{
+  return d->outcome == FW_DECISION_OTHER_MODEL;
+}
+
+gboolean
+fw_plan_whitelist_rejected (const FwPlan *plan)
+{
+  for (guint i = 0; i < plan->n_applied; i++)
+    {
+      const FwDecision *d = g_ptr_array_index (plan->decisions, i);
+      if (d->whitelist && d->action == FW_DECISION_ACCEPT &&
+          (d->refused->len > 0 || d->outcome == FW_DECISION_MATCHED_NOTHING))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+add_decisions (JsonBuilder *b, const FwPlan *plan)
+{
+  guint n_entries = 0;
+
+  json_builder_set_member_name (b, "decisions");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < plan->n_applied; i++)
+    {
+      const FwDecision *d = g_ptr_array_index (plan->decisions, i);
+      json_builder_begin_object (b);
+      add_int (b, "id", i);
+      add_decision_target (b, d);
+      json_builder_end_object (b);
+      n_entries += d->whitelist;
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "whitelist");
+  json_builder_begin_object (b);
+  add_int (b, "entries", n_entries);
+  add_whitelist_list (b, plan, "applied", pick_applied);
+  add_whitelist_list (b, plan, "matched_nothing", pick_nothing);
+  add_whitelist_list (b, plan, "accepted_refused", pick_accepted_refused);
+  add_whitelist_list (b, plan, "other_model", pick_other_model);
+  json_builder_end_object (b);
 }
 
 void
@@ -173,6 +308,7 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  add_decisions (b, plan);
   json_builder_end_object (b);
 
   {
@@ -203,6 +339,115 @@ append_totals_row (GString *md, const char *label, JsonObject *t)
                           json_object_get_int_member (t, "bytes_read") / 1e6,
                           json_object_get_int_member (t, "bytes_written") / 1e6,
                           json_object_get_double_member (t, "time_us") / 1e3);
+}
+
+static void
+append_target (GString *md, JsonObject *d)
+{
+  JsonNode *nodes = json_object_get_member (d, "nodes");
+
+  if (!json_object_get_null_member (d, "pattern"))
+    {
+      g_string_append_printf (md, "%s ", _("pattern"));
+      append_cell (md, json_object_get_string_member (d, "pattern"));
+    }
+  else if (!json_object_get_null_member (d, "candidate"))
+    g_string_append_printf (md, "#%" PRId64, json_object_get_int_member (d, "candidate"));
+  if (nodes != NULL && JSON_NODE_HOLDS_ARRAY (nodes))
+    {
+      JsonArray *a = json_node_get_array (nodes);
+      if (json_object_get_null_member (d, "candidate"))
+        g_string_append (md, _("nodes"));
+      g_string_append (md, " `");
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          if (i)
+            g_string_append (md, ", ");
+          append_cell (md, json_array_get_string_element (a, i));
+        }
+      g_string_append_c (md, '`');
+    }
+}
+
+static void
+append_ids_cell (GString *md, JsonArray *ids)
+{
+  for (guint i = 0; i < json_array_get_length (ids); i++)
+    g_string_append_printf (md, "%s#%" PRId64, i ? ", " : "", json_array_get_int_element (ids, i));
+}
+
+static void
+append_whitelist_list (GString *md, JsonObject *wl, const char *member, const char *title)
+{
+  JsonArray *list = json_object_get_array_member (wl, member);
+
+  if (json_array_get_length (list) == 0)
+    return;
+  g_string_append_printf (md, "\n%s:\n\n", title);
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *d = json_array_get_object_element (list, i);
+      g_string_append (md, "- ");
+      append_cell (md, json_object_get_string_member (d, "source"));
+      g_string_append_printf (md, " %s ", json_object_get_string_member (d, "action"));
+      append_target (md, d);
+      g_string_append_c (md, '\n');
+    }
+}
+
+static void
+decisions_markdown (GString *md, JsonObject *plan)
+{
+  JsonArray *decisions = json_object_get_array_member (plan, "decisions");
+  JsonObject *wl = json_object_get_object_member (plan, "whitelist");
+
+  if (decisions == NULL || json_array_get_length (decisions) == 0)
+    return;
+  g_string_append_printf (md, "\n### %s\n\n", _("Decisions"));
+  g_string_append_printf (md, "| # | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", _("action"), _("target"),
+                          _("source"), _("outcome"), _("candidates"));
+  for (guint i = 0; i < json_array_get_length (decisions); i++)
+    {
+      JsonObject *d = json_array_get_object_element (decisions, i);
+      g_string_append_printf (md, "| %" PRId64 " | %s | ", json_object_get_int_member (d, "id"),
+                              json_object_get_string_member (d, "action"));
+      append_target (md, d);
+      g_string_append (md, " | ");
+      append_cell (md, json_object_get_string_member (d, "source"));
+      if (!json_object_get_null_member (d, "who") || !json_object_get_null_member (d, "why"))
+        {
+          g_string_append (md, " (");
+          if (!json_object_get_null_member (d, "who"))
+            append_cell (md, json_object_get_string_member (d, "who"));
+          if (!json_object_get_null_member (d, "who") && !json_object_get_null_member (d, "why"))
+            g_string_append (md, ": ");
+          if (!json_object_get_null_member (d, "why"))
+            append_cell (md, json_object_get_string_member (d, "why"));
+          g_string_append_c (md, ')');
+        }
+      g_string_append_printf (md, " | %s | ", json_object_get_string_member (d, "outcome"));
+      append_ids_cell (md, json_object_get_array_member (d, "matched"));
+      if (json_array_get_length (json_object_get_array_member (d, "refused")) > 0)
+        {
+          g_string_append_printf (md, " (%s ", _("refused:"));
+          append_ids_cell (md, json_object_get_array_member (d, "refused"));
+          g_string_append_c (md, ')');
+        }
+      g_string_append (md, " |\n");
+    }
+  if (wl == NULL || json_object_get_int_member (wl, "entries") == 0)
+    return;
+  g_string_append_printf (md, "\n### %s\n\n", _("Whitelist"));
+  g_string_append_printf (md, _("- %" PRId64 " entries: %u applied, %u matched nothing, %u accepted but refused by the "
+                                "planner, %u for another model\n"),
+                          json_object_get_int_member (wl, "entries"),
+                          json_array_get_length (json_object_get_array_member (wl, "applied")),
+                          json_array_get_length (json_object_get_array_member (wl, "matched_nothing")),
+                          json_array_get_length (json_object_get_array_member (wl, "accepted_refused")),
+                          json_array_get_length (json_object_get_array_member (wl, "other_model")));
+  append_whitelist_list (md, wl, "matched_nothing", _("Entries that matched nothing"));
+  append_whitelist_list (md, wl, "accepted_refused", _("Accepted entries the planner refused"));
+  append_whitelist_list (md, wl, "other_model", _("Entries for another model"));
 }
 
 void
@@ -292,4 +537,5 @@ fw_plan_report_markdown (GString *md, JsonObject *plan)
       if (n > MARKDOWN_MAX_REFUSALS)
         g_string_append_printf (md, _("- … and %u more in the JSON report\n"), n - MARKDOWN_MAX_REFUSALS);
     }
+  decisions_markdown (md, plan);
 }

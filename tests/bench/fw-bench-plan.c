@@ -3,14 +3,17 @@
  *   fw-bench-plan [MODEL.onnx...]
  *
  * Always plans a generated transformer stack of about 100,000 nodes (bar: under 1 s); each model given is
- * loaded, inferred and planned too (bar for swin_t-sized graphs, about 6,000 nodes: under 50 ms). Prints a
+ * loaded, inferred and planned too (bar for swin_t-sized graphs, about 6,000 nodes: under 50 ms), and on each
+ * the veto of one LayerNorm candidate is timed, re-planning only its region (bar: under 5 ms). Prints a
  * table; medians of several runs; exit 1 when a bar fails. Never run as a unit test: times are noisy. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fw-test-models.h"
+#include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 
 #define REPEAT 5
@@ -49,6 +52,53 @@ time_plan (FwModel *model, FwProfile *profile, FwRuleSet *rules, guint *n_candid
       fw_plan_free (plan);
     }
   return median (t, REPEAT);
+}
+
+/* Median time of vetoing the first LayerNorm candidate, each on a fresh plan; -1 when there is none. */
+static double
+time_veto (FwModel *model, FwProfile *profile, FwRuleSet *rules)
+{
+  double t[REPEAT];
+
+  for (int r = 0; r < REPEAT; r++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FwPlan) plan = fw_plan_new (model, profile, rules, NULL, &error);
+      guint target = G_MAXUINT;
+      gint64 t0;
+
+      for (guint i = 0; plan && i < plan->candidates->len && target == G_MAXUINT; i++)
+        {
+          FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+          if (strstr (c->pattern, "layernorm") != NULL && c->status == FW_CANDIDATE_PROPOSED)
+            target = i;
+        }
+      if (target == G_MAXUINT)
+        return -1;
+      t0 = g_get_monotonic_time ();
+      if (!fw_plan_veto (plan, target, NULL, NULL, &error))
+        {
+          g_printerr ("veto failed: %s\n", error->message);
+          exit (2);
+        }
+      t[r] = (g_get_monotonic_time () - t0) / 1e6;
+    }
+  return median (t, REPEAT);
+}
+
+static gboolean
+veto_row (const char *what, double veto_s)
+{
+  gboolean pass = veto_s < 0.005;
+
+  if (veto_s < 0)
+    {
+      printf ("%-34s veto of a LayerNorm candidate: none in this graph\n", what);
+      return TRUE;
+    }
+  printf ("%-34s veto of a LayerNorm candidate: %.3f ms   %s (bar 5 ms)\n", what, veto_s * 1e3,
+          pass ? "PASS" : "FAIL");
+  return pass;
 }
 
 static gboolean
@@ -114,6 +164,7 @@ main (int argc, char **argv)
       plan_s = time_plan (model, profile, rules, &n);
       /* The 50 ms bar is for graphs of swin_t's size; larger ones scale it. */
       ok &= row (name, n_nodes, median (load, REPEAT), plan_s, n, 0.05 * MAX (1.0, n_nodes / 6000.0));
+      ok &= veto_row (name, time_veto (model, profile, rules));
     }
   fw_rule_set_free (rules);
   return ok ? 0 : 1;

@@ -434,6 +434,88 @@ test_unwritable_report (void)
   g_assert_nonnull (strstr (err, "/nonexistent-dir/r.json"));
 }
 
+static void
+write_text (const char *name, const char *text)
+{
+  g_autofree char *path = g_build_filename (workdir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+}
+
+/* --whitelist, --export-whitelist and --fail-on rejected-whitelist: 0 when every accepted entry held, 1 when
+ * one matched nothing, 2 for a bad whitelist or an unknown --fail-on condition. */
+static void
+test_whitelist_flags (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 32, 2, FALSE);
+  g_autofree char *exported = g_build_filename (workdir, "wl-out.fusion.yaml", NULL);
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *plan;
+
+  g_free (write_model (model, "wl.onnx"));
+  write_text ("good.fusion.yaml", "version: 1\nentries:\n  - pattern: layernorm\n    decision: veto\n    who: ci\n");
+  write_text ("none.fusion.yaml", "version: 1\nentries:\n  - pattern: no_such_pattern\n    decision: accept\n");
+  write_text ("bad.fusion.yaml", "version: 1\nentries:\n  - pattern: layernorm\n    decision: perhaps\n");
+  {
+    const char *args[] = { "--batch", "wl.onnx", "--format", "json", "--whitelist", "good.fusion.yaml",
+                           "--export-whitelist", "wl-out.fusion.yaml", "--fail-on", "rejected-whitelist", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 0);
+    g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+    plan = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "plan");
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (plan, "decisions")), ==, 1);
+    g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (plan, "whitelist"), "entries"), ==, 1);
+    g_assert_true (g_file_get_contents (exported, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "pattern: \"layernorm\""));
+    g_assert_nonnull (strstr (text, "fingerprint: "));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    /* The exported file applies back cleanly. */
+    const char *args[] = { "--batch", "wl.onnx", "--format", "json", "--whitelist", "wl-out.fusion.yaml",
+                           "--fail-on", "rejected-whitelist", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 0);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    const char *args[] = { "--batch", "wl.onnx", "--format", "markdown", "--whitelist", "good.fusion.yaml",
+                           "--whitelist", "none.fusion.yaml", "--fail-on", "rejected-whitelist", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 1);
+    g_assert_nonnull (strstr (err, "rejected-whitelist"));
+    g_assert_nonnull (strstr (out, "none.fusion.yaml:3"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    /* Without --fail-on the same is only reported. */
+    const char *args[] = { "--batch", "wl.onnx", "--format", "json", "--whitelist", "none.fusion.yaml", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 0);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    const char *args[] = { "--batch", "wl.onnx", "--format", "json", "--whitelist", "bad.fusion.yaml", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "bad.fusion.yaml:4:15"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    const char *args[] = { "--batch", "wl.onnx", "--format", "json", "--fail-on", "rejected-whitelist,mismatch", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "mismatch"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    const char *args[] = { "--batch", "wl.onnx", "--format", "json", "--whitelist", "missing.fusion.yaml", NULL };
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,6 +540,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/bad-models-exit-2", test_bad_models_exit_2);
   g_test_add_func ("/app/cli/plan-in-report", test_plan_in_report);
   g_test_add_func ("/app/cli/bad-plan-inputs", test_bad_plan_inputs);
+  g_test_add_func ("/app/cli/whitelist-flags", test_whitelist_flags);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

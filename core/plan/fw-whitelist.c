@@ -1,0 +1,395 @@
+/* fw-whitelist.c: `*.fusion.yaml` whitelists (docs/whitelist-format.md): reading with the place of every
+ * error, applying to a plan, and writing a plan's decisions back deterministically. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-decisions.h"
+#include "fw-error.h"
+#include "fw-plan-private.h"
+#include "yaml/fw-yaml.h"
+
+static void
+entry_free (gpointer data)
+{
+  FwWhitelistEntry *e = data;
+
+  g_free (e->pattern);
+  g_strfreev (e->nodes);
+  g_free (e->fingerprint);
+  g_free (e->who);
+  g_free (e->why);
+  g_free (e);
+}
+
+FwWhitelist *
+fw_whitelist_new (void)
+{
+  FwWhitelist *w = g_new0 (FwWhitelist, 1);
+
+  w->entries = g_ptr_array_new_with_free_func (entry_free);
+  return w;
+}
+
+void
+fw_whitelist_free (FwWhitelist *whitelist)
+{
+  if (whitelist == NULL)
+    return;
+  g_free (whitelist->filename);
+  g_free (whitelist->model_file);
+  g_free (whitelist->model_fingerprint);
+  g_ptr_array_unref (whitelist->entries);
+  g_free (whitelist);
+}
+
+/* ---- reading ---- */
+
+static gboolean
+get_fingerprint (const FwYamlDocument *doc, const FwYamlNode *node, char **out, GError **error)
+{
+  const char *text;
+
+  if (!fw_yaml_get_string (doc, node, &text, error))
+    return FALSE;
+  if (strlen (text) != 64 || strspn (text, "0123456789abcdefABCDEF") != 64)
+    return fw_yaml_error (error, doc, node, _("a fingerprint is 64 hexadecimal digits (SHA-256), not “%s”"), text);
+  *out = g_ascii_strdown (text, -1);
+  return TRUE;
+}
+
+static gboolean
+get_optional_string (const FwYamlDocument *doc, const FwYamlNode *mapping, const char *key, char **out,
+                     GError **error)
+{
+  const FwYamlNode *node = fw_yaml_get (mapping, key);
+  const char *text;
+
+  if (node == NULL)
+    return TRUE;
+  if (!fw_yaml_get_string (doc, node, &text, error))
+    return FALSE;
+  *out = g_strdup (text);
+  return TRUE;
+}
+
+static gboolean
+read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, GError **error)
+{
+  static const char * const keys[] = { "pattern", "nodes", "fingerprint", "decision", "who", "why", NULL };
+  const FwYamlNode *pattern, *nodes, *decision, *fingerprint;
+  FwWhitelistEntry *e;
+  const char *text;
+
+  if (!fw_yaml_expect (doc, node, FW_YAML_MAPPING, _("an entry"), error) ||
+      !fw_yaml_check_keys (doc, node, keys, error))
+    return FALSE;
+  pattern = fw_yaml_get (node, "pattern");
+  nodes = fw_yaml_get (node, "nodes");
+  decision = fw_yaml_get (node, "decision");
+  fingerprint = fw_yaml_get (node, "fingerprint");
+  if ((pattern == NULL) == (nodes == NULL))
+    return fw_yaml_error (error, doc, node, _("an entry needs exactly one of “pattern” (any model) and "
+                                              "“nodes” (one model)"));
+  if (decision == NULL)
+    return fw_yaml_error (error, doc, node, _("an entry needs “decision: accept” or “decision: veto”"));
+
+  e = g_new0 (FwWhitelistEntry, 1);
+  e->line = node->line;
+  g_ptr_array_add (w->entries, e);
+  if (!fw_yaml_get_string (doc, decision, &text, error))
+    return FALSE;
+  if (strcmp (text, "accept") == 0)
+    e->action = FW_DECISION_ACCEPT;
+  else if (strcmp (text, "veto") == 0)
+    e->action = FW_DECISION_VETO;
+  else
+    return fw_yaml_error (error, doc, decision, _("decision “%s”: expected accept or veto"), text);
+  if (pattern != NULL)
+    {
+      if (!fw_yaml_get_string (doc, pattern, &text, error))
+        return FALSE;
+      if (text[0] == '\0')
+        return fw_yaml_error (error, doc, pattern, _("an empty pattern"));
+      if (fingerprint != NULL)
+        return fw_yaml_error (error, doc, fingerprint,
+                              _("a pattern-level entry applies to any model; a fingerprint belongs to “nodes” entries"));
+      e->pattern = g_strdup (text);
+    }
+  else
+    {
+      if (!fw_yaml_expect (doc, nodes, FW_YAML_SEQUENCE, _("“nodes”"), error))
+        return FALSE;
+      if (nodes->items->len == 0)
+        return fw_yaml_error (error, doc, nodes, _("“nodes” is empty; list the node names of the fusion"));
+      e->nodes = g_new0 (char *, nodes->items->len + 1);
+      for (guint i = 0; i < nodes->items->len; i++)
+        {
+          if (!fw_yaml_get_string (doc, g_ptr_array_index (nodes->items, i), &text, error))
+            return FALSE;
+          e->nodes[i] = g_strdup (text);
+        }
+      if (fingerprint != NULL)
+        {
+          if (!get_fingerprint (doc, fingerprint, &e->fingerprint, error))
+            return FALSE;
+        }
+      else if (w->model_fingerprint != NULL)
+        e->fingerprint = g_strdup (w->model_fingerprint);
+      else
+        return fw_yaml_error (error, doc, node, _("a “nodes” entry needs a fingerprint, its own or under “model:”"));
+    }
+  return get_optional_string (doc, node, "who", &e->who, error) &&
+         get_optional_string (doc, node, "why", &e->why, error);
+}
+
+static gboolean
+read_document (const FwYamlDocument *doc, FwWhitelist *w, GError **error)
+{
+  static const char * const keys[] = { "version", "model", "entries", NULL };
+  static const char * const model_keys[] = { "file", "fingerprint", NULL };
+  const FwYamlNode *root = doc->root, *version, *model, *entries;
+  gint64 v;
+
+  if (root == NULL)
+    return fw_yaml_error (error, doc, NULL, _("the whitelist is empty"));
+  if (!fw_yaml_expect (doc, root, FW_YAML_MAPPING, _("the whitelist"), error) ||
+      !fw_yaml_check_keys (doc, root, keys, error))
+    return FALSE;
+  version = fw_yaml_get (root, "version");
+  if (version == NULL)
+    return fw_yaml_error (error, doc, root, _("“version: 1” is missing"));
+  if (!fw_yaml_get_int (doc, version, 1, 1, &v, error))
+    return FALSE;
+  model = fw_yaml_get (root, "model");
+  if (model != NULL)
+    {
+      const FwYamlNode *fp;
+      if (!fw_yaml_expect (doc, model, FW_YAML_MAPPING, _("“model”"), error) ||
+          !fw_yaml_check_keys (doc, model, model_keys, error) ||
+          !get_optional_string (doc, model, "file", &w->model_file, error))
+        return FALSE;
+      fp = fw_yaml_get (model, "fingerprint");
+      if (fp != NULL && !get_fingerprint (doc, fp, &w->model_fingerprint, error))
+        return FALSE;
+    }
+  entries = fw_yaml_get (root, "entries");
+  if (entries == NULL)
+    return fw_yaml_error (error, doc, root, _("“entries” is missing"));
+  if (!fw_yaml_expect (doc, entries, FW_YAML_SEQUENCE, _("“entries”"), error))
+    return FALSE;
+  for (guint i = 0; i < entries->items->len; i++)
+    if (!read_entry (doc, g_ptr_array_index (entries->items, i), w, error))
+      return FALSE;
+  return TRUE;
+}
+
+static FwWhitelist *
+from_document (FwYamlDocument *doc, GError **error)
+{
+  g_autoptr(FwWhitelist) w = fw_whitelist_new ();
+
+  if (doc == NULL)
+    return NULL;
+  w->filename = g_strdup (doc->filename);
+  if (!read_document (doc, w, error))
+    {
+      fw_yaml_document_free (doc);
+      return NULL;
+    }
+  fw_yaml_document_free (doc);
+  return g_steal_pointer (&w);
+}
+
+FwWhitelist *
+fw_whitelist_load (const char *path, GError **error)
+{
+  return from_document (fw_yaml_load_file (path, error), error);
+}
+
+FwWhitelist *
+fw_whitelist_load_data (const char *display_name, const char *data, gsize len, GError **error)
+{
+  return from_document (fw_yaml_load_data (display_name, data, len, error), error);
+}
+
+/* ---- writing ---- */
+
+/* A double-quoted YAML scalar: quotes, backslashes, control characters and the Unicode line and paragraph
+ * separators (which YAML would fold) escaped; other UTF-8 as is. */
+static void
+append_quoted (GString *out, const char *text)
+{
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+      const char *next;
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          /* Not UTF-8 (YAML cannot hold it): the Latin-1 reading of the byte, so the file stays valid. */
+          g_string_append_printf (out, "\\x%02x", (guchar) *p);
+          p++;
+          continue;
+        }
+      next = g_utf8_next_char (p);
+      switch (c)
+        {
+        case '"': g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case 0x85: g_string_append (out, "\\N"); break;
+        case 0x2028: g_string_append (out, "\\L"); break;
+        case 0x2029: g_string_append (out, "\\P"); break;
+        case 0xfeff: g_string_append (out, "\\ufeff"); break;
+        default:
+          if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+            g_string_append_printf (out, "\\x%02x", (guint) c);
+          else
+            g_string_append_len (out, p, next - p);
+          break;
+        }
+      p = next;
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_field (GString *out, const char *indent, const char *key, const char *value)
+{
+  if (value == NULL)
+    return;
+  g_string_append_printf (out, "%s%s: ", indent, key);
+  append_quoted (out, value);
+  g_string_append_c (out, '\n');
+}
+
+char *
+fw_whitelist_to_string (const FwWhitelist *w)
+{
+  GString *out = g_string_new ("# Fusion Workbench whitelist (docs/whitelist-format.md)\nversion: 1\n");
+
+  if (w->model_file || w->model_fingerprint)
+    {
+      g_string_append (out, "model:\n");
+      append_field (out, "  ", "file", w->model_file);
+      append_field (out, "  ", "fingerprint", w->model_fingerprint);
+    }
+  g_string_append (out, w->entries->len ? "entries:\n" : "entries: []\n");
+  for (guint i = 0; i < w->entries->len; i++)
+    {
+      const FwWhitelistEntry *e = g_ptr_array_index (w->entries, i);
+
+      if (e->pattern)
+        {
+          g_string_append (out, "  - pattern: ");
+          append_quoted (out, e->pattern);
+          g_string_append_c (out, '\n');
+        }
+      else
+        {
+          g_string_append (out, "  - nodes:\n");
+          for (guint k = 0; e->nodes && e->nodes[k]; k++)
+            {
+              g_string_append (out, "      - ");
+              append_quoted (out, e->nodes[k]);
+              g_string_append_c (out, '\n');
+            }
+          if (e->fingerprint && g_strcmp0 (e->fingerprint, w->model_fingerprint) != 0)
+            append_field (out, "    ", "fingerprint", e->fingerprint);
+        }
+      g_string_append_printf (out, "    decision: %s\n", fw_decision_action_name (e->action));
+      append_field (out, "    ", "who", e->who);
+      append_field (out, "    ", "why", e->why);
+    }
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+fw_whitelist_save (const FwWhitelist *whitelist, const char *path, GError **error)
+{
+  g_autofree char *text = fw_whitelist_to_string (whitelist);
+  GError *local = NULL;
+
+  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0644, &local))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot write the whitelist: %s"), path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- plans ---- */
+
+void
+fw_plan_apply_whitelist (FwPlan *plan, const FwWhitelist *whitelist)
+{
+  for (guint i = 0; i < whitelist->entries->len; i++)
+    {
+      const FwWhitelistEntry *e = g_ptr_array_index (whitelist->entries, i);
+      g_autofree char *source = e->line ? g_strdup_printf ("%s:%u", whitelist->filename ? whitelist->filename : "?",
+                                                           e->line)
+                                        : g_strdup (whitelist->filename ? whitelist->filename : "whitelist");
+      FwDecision *d = fw_decision_new (e->action, source, e->who, e->why);
+
+      d->whitelist = TRUE;
+      d->pattern = g_strdup (e->pattern);
+      d->nodes = g_strdupv (e->nodes);
+      d->fingerprint = g_strdup (e->fingerprint);
+      /* Entries never name candidates by index, so this cannot fail. */
+      fw_plan_decide (plan, d, NULL);
+    }
+}
+
+FwWhitelist *
+fw_whitelist_from_plan (FwPlan *plan, const char *model_file)
+{
+  FwWhitelist *w = fw_whitelist_new ();
+  const char *fingerprint = fw_plan_get_fingerprint (plan);
+
+  w->model_file = g_strdup (model_file);
+  w->model_fingerprint = g_strdup (fingerprint);
+  for (guint i = 0; i < plan->n_applied; i++)
+    {
+      const FwDecision *d = g_ptr_array_index (plan->decisions, i);
+      FwWhitelistEntry *e;
+
+      if (d->pattern == NULL)
+        continue;
+      e = g_new0 (FwWhitelistEntry, 1);
+      e->action = d->action;
+      e->pattern = g_strdup (d->pattern);
+      e->who = g_strdup (d->who);
+      e->why = g_strdup (d->why);
+      g_ptr_array_add (w->entries, e);
+    }
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      const FwDecision *d = c->decision ? g_ptr_array_index (plan->decisions, c->decision - 1) : NULL;
+      FwWhitelistEntry *e;
+
+      if (c->status == FW_CANDIDATE_REFUSED || (d != NULL && d->pattern != NULL))
+        continue;
+      e = g_new0 (FwWhitelistEntry, 1);
+      e->action = c->status == FW_CANDIDATE_VETOED ? FW_DECISION_VETO : FW_DECISION_ACCEPT;
+      e->nodes = g_new0 (char *, c->nodes->len + 1);
+      for (guint k = 0; k < c->nodes->len; k++)
+        e->nodes[k] = g_strdup (((FwNode *) g_ptr_array_index (c->nodes, k))->name);
+      e->fingerprint = g_strdup (fingerprint);
+      if (d != NULL)
+        {
+          e->who = g_strdup (d->who);
+          e->why = g_strdup (d->why);
+        }
+      g_ptr_array_add (w->entries, e);
+    }
+  return w;
+}

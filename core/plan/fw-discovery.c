@@ -33,6 +33,7 @@ typedef struct
   FwGroup     group;
   guint       min_topo;    /* smallest topological index in the group */
   GArray     *spaces;      /* FwSpace per candidate, for the merge pass */
+  GArray     *horizontal;  /* gboolean per candidate: it took in a sibling group */
 } Disc;
 
 static gboolean
@@ -988,9 +989,12 @@ try_merge (Disc *d, guint a, guint b)
   d->group.space = *sb;
   d->group.space.row_axes = MAX (sa->row_axes, sb->row_axes);
 
-  for (guint i = 0; ok && i < ca->nodes->len; i++)
+  /* Any value of either side read outside must not feed the other side through that reader: checked both
+   * ways, since siblings (horizontal fusion) have no order between them. */
+  for (guint i = 0; ok && i < ca->nodes->len + cb->nodes->len; i++)
     {
-      FwNode *m = g_ptr_array_index (ca->nodes, i);
+      FwNode *m = i < ca->nodes->len ? g_ptr_array_index (ca->nodes, i)
+                                     : g_ptr_array_index (cb->nodes, i - ca->nodes->len);
       for (guint k = 0; ok && k < m->n_outputs; k++)
         {
           FwValue *v = m->outputs[k];
@@ -1028,6 +1032,7 @@ merge_groups (Disc *d)
   g_autoptr(GPtrArray) kept = g_ptr_array_new ();
   gboolean changed = TRUE;
 
+  g_array_set_size (d->horizontal, cands->len);
   for (guint round = 0; changed && round < 16; round++)
     {
       changed = FALSE;
@@ -1050,6 +1055,30 @@ merge_groups (Disc *d)
                         continue;
                       merged = try_merge (d, a - 1, b);
                       changed |= merged;
+                    }
+                }
+              /* Horizontal: another group reading the same tensor shares its load. */
+              for (guint i = 0; !merged && i < cb->nodes->len; i++)
+                {
+                  FwNode *m = g_ptr_array_index (cb->nodes, i);
+                  for (guint k = 0; !merged && k < m->n_inputs; k++)
+                    {
+                      FwValue *v = m->inputs[k];
+                      if (v == NULL || fw_value_is_immediate (v) ||
+                          (v->producer && v->producer->graph == d->graph &&
+                           d->plan->group_of[v->producer->index] == b + 1))
+                        continue;
+                      for (guint u = 0; !merged && u < v->n_uses; u++)
+                        {
+                          FwNode *x = v->uses[u].node;
+                          guint a = x->graph == d->graph ? d->plan->group_of[x->index] : 0;
+                          if (a == 0 || a - 1 == b)
+                            continue;
+                          merged = try_merge (d, a - 1, b);
+                          if (merged)
+                            g_array_index (d->horizontal, gboolean, b) = TRUE;
+                          changed |= merged;
+                        }
                     }
                 }
             }
@@ -1086,6 +1115,7 @@ merge_groups (Disc *d)
       c->index = i;
       g_ptr_array_add (cands, c);
       g_array_index (d->spaces, FwSpace, i) = g_array_index (d->spaces, FwSpace, old);
+      g_array_index (d->horizontal, gboolean, i) = g_array_index (d->horizontal, gboolean, old);
       for (guint n = 0; n < c->nodes->len; n++)
         d->plan->group_of[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = i + 1;
     }
@@ -1117,12 +1147,13 @@ merge_groups (Disc *d)
               multi = inside && outside;
             }
         }
-      if (multi)
+      if (multi || g_array_index (d->horizontal, gboolean, i))
         {
+          const char *kind = multi ? "multi_output" : "horizontal";
           g_free (c->kind);
-          c->kind = g_strdup ("multi_output");
+          c->kind = g_strdup (kind);
           g_free (c->pattern);
-          c->pattern = g_strdup ("multi_output");
+          c->pattern = g_strdup (kind);
         }
       c->depth = group_depth (d);
       fw_estimate_resource (&d->group, d->plan->profile, &c->resource);
@@ -1151,6 +1182,7 @@ disc_init (Disc *d, FwPlan *plan)
   d->max_size = plan->options.max_fusion_size;
   d->max_depth = plan->options.max_depth;
   d->spaces = g_array_new (FALSE, TRUE, sizeof (FwSpace));
+  d->horizontal = g_array_new (FALSE, TRUE, sizeof (gboolean));
   d->min_topo = G_MAXUINT;
 }
 
@@ -1158,6 +1190,7 @@ static void
 disc_clear (Disc *d)
 {
   g_array_unref (d->spaces);
+  g_array_unref (d->horizontal);
   g_array_unref (d->rejected_list);
   g_ptr_array_unref (d->group.nodes);
   g_array_unref (d->stack);

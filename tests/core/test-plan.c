@@ -344,6 +344,53 @@ test_cycle (void)
   g_assert_nonnull (find_candidate (plan, "MatMul,Add"));
 }
 
+/* Two chains reading the same tensor: separate under balanced, one horizontal kernel (one load of the
+ * shared input) under aggressive. */
+static void
+test_horizontal (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (32), FW_DIM_STATIC (256) };
+  gint64 cd[1] = { 256 };
+  g_autofree float *cv = g_new0 (float, 256);
+  g_autoptr(FwTensor) ct = fw_tensor_new_float (1, cd, cv);
+  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwPlan) balanced = NULL;
+  g_autoptr(FwPlan) aggressive = NULL;
+  const char *r_in[1] = { "x" }, *r_out[1] = { "r" };
+  const char *a_in[1] = { "r" }, *a_out[1] = { "a" };
+  const char *b_in[1] = { "r" }, *b_out[1] = { "b" };
+  const char *y1_in[2] = { "a", "c" }, *y1_out[1] = { "y1" };
+  const char *y2_in[2] = { "b", "c" }, *y2_out[1] = { "y2" };
+  const FwCandidate *h = NULL;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_graph_add_initializer (g, "c", ct, NULL);
+  fw_graph_add_node (g, "Relu", "", "/relu", 1, r_in, 1, r_out, NULL);
+  fw_graph_add_node (g, "Exp", "", "/left/Exp", 1, a_in, 1, a_out, NULL);
+  fw_graph_add_node (g, "Neg", "", "/right/Neg", 1, b_in, 1, b_out, NULL);
+  fw_graph_add_node (g, "Add", "", "/left/Add", 2, y1_in, 1, y1_out, NULL);
+  fw_graph_add_node (g, "Mul", "", "/right/Mul", 2, y2_in, 1, y2_out, NULL);
+  fw_graph_add_output (g, "y1", NULL);
+  fw_graph_add_output (g, "y2", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  inferred (model);
+  balanced = plan_for (model, profile, NULL, FW_STRATEGY_BALANCED);
+  aggressive = plan_for (model, profile, NULL, FW_STRATEGY_AGGRESSIVE);
+  dump (aggressive);
+  g_assert_nonnull (find_candidate (balanced, "Exp,Add"));
+  g_assert_nonnull (find_candidate (balanced, "Neg,Mul"));
+  for (guint i = 0; i < aggressive->candidates->len; i++)
+    if (strcmp (((FwCandidate *) g_ptr_array_index (aggressive->candidates, i))->kind, "horizontal") == 0)
+      h = g_ptr_array_index (aggressive->candidates, i);
+  g_assert_nonnull (h);
+  g_assert_cmpuint (h->nodes->len, ==, 4);
+  /* The shared input is read once: less than the two kernels read together. */
+  g_assert_cmpfloat (h->cost.bytes_read_after, <, h->cost.bytes_read_before);
+  assert_refines (balanced, aggressive);
+}
+
 static void
 test_dynamic_dims (void)
 {
@@ -504,6 +551,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/refuse/max-size-and-depth", test_max_size_and_depth);
   g_test_add_func ("/core/plan/refuse/cycle", test_cycle);
   g_test_add_func ("/core/plan/refuse/dynamic", test_dynamic_dims);
+  g_test_add_func ("/core/plan/aggressive/horizontal", test_horizontal);
   g_test_add_func ("/core/plan/refuse/forbid-rule", test_forbid_rule);
   g_test_add_func ("/core/plan/env", test_env);
   g_test_add_func ("/core/plan/disabled", test_disabled);

@@ -48,21 +48,18 @@ is_taken (Disc *d, const FwNode *node)
   return d->plan->group_of[node->index] != 0;
 }
 
-/* Does `from` depend on a node of the current group? Producers are walked upwards, never below the group's
- * first node, so the search stays between the group and `from`. */
+/* Walks producers upwards from the nodes already on d->stack, never below topological position `floor`,
+ * and says whether it reached `target`, or with target NULL any node of the current group. */
 static gboolean
-depends_on_group (Disc *d, FwNode *from)
+walk_up (Disc *d, guint floor, const FwNode *target)
 {
-  d->generation++;
-  g_array_set_size (d->stack, 0);
-  g_array_append_val (d->stack, from);
   while (d->stack->len > 0)
     {
       FwNode *node = g_array_index (d->stack, FwNode *, d->stack->len - 1);
       g_array_set_size (d->stack, d->stack->len - 1);
-      if (is_member (d, node))
+      if (target != NULL ? node == target : is_member (d, node))
         return TRUE;
-      if (node->topo_index < d->min_topo || d->visit[node->index] == d->generation)
+      if (node->topo_index < floor || d->visit[node->index] == d->generation)
         continue;
       d->visit[node->index] = d->generation;
       for (guint k = 0; k < node->n_inputs; k++)
@@ -75,36 +72,29 @@ depends_on_group (Disc *d, FwNode *from)
   return FALSE;
 }
 
+/* Does `from` depend on a node of the current group? The search stays between the group and `from`. */
+static gboolean
+depends_on_group (Disc *d, FwNode *from)
+{
+  d->generation++;
+  g_array_set_size (d->stack, 0);
+  g_array_append_val (d->stack, from);
+  return walk_up (d, d->min_topo, NULL);
+}
+
 /* Does a node of the current group depend on `target`? */
 static gboolean
 group_depends_on (Disc *d, FwNode *target)
 {
+  d->generation++;
+  g_array_set_size (d->stack, 0);
   for (guint i = 0; i < d->group.nodes->len; i++)
     {
       FwNode *m = g_ptr_array_index (d->group.nodes, i);
-      if (m->topo_index <= target->topo_index)
-        continue;
-      d->generation++;
-      g_array_set_size (d->stack, 0);
-      g_array_append_val (d->stack, m);
-      while (d->stack->len > 0)
-        {
-          FwNode *node = g_array_index (d->stack, FwNode *, d->stack->len - 1);
-          g_array_set_size (d->stack, d->stack->len - 1);
-          if (node == target)
-            return TRUE;
-          if (node->topo_index < target->topo_index || d->visit[node->index] == d->generation)
-            continue;
-          d->visit[node->index] = d->generation;
-          for (guint k = 0; k < node->n_inputs; k++)
-            {
-              FwValue *v = node->inputs[k];
-              if (v != NULL && v->producer != NULL && v->graph == d->graph)
-                g_array_append_val (d->stack, v->producer);
-            }
-        }
+      if (m->topo_index > target->topo_index)
+        g_array_append_val (d->stack, m);
     }
-  return FALSE;
+  return walk_up (d, target->topo_index, target);
 }
 
 static gint

@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-model-report.h"
+#include "fw-report-private.h"
 #include "graph/fw-fingerprint.h"
 #include "graph/fw-model-private.h"
 #include "ops/fw-op-registry.h"
@@ -377,9 +378,8 @@ get_string (JsonObject *o, const char *member)
   return json_object_get_string_member_with_default (o, member, "");
 }
 
-/* Markdown table cells must not break the table: escape pipes and newlines. */
-static void
-append_cell (GString *md, const char *text)
+void
+fw_markdown_append_cell (GString *md, const char *text)
 {
   for (const char *p = text; *p; p++)
     {
@@ -400,7 +400,7 @@ append_values_table (GString *md, JsonArray *values)
     {
       JsonObject *v = json_array_get_object_element (values, i);
       g_string_append (md, "| ");
-      append_cell (md, get_string (v, "name"));
+      fw_markdown_append_cell (md, get_string (v, "name"));
       g_string_append_printf (md, " | %s | %s |\n", get_string (v, "dtype"), get_string (v, "shape"));
     }
 }
@@ -413,7 +413,7 @@ append_histogram_table (GString *md, JsonArray *ops, const char *header)
     {
       JsonObject *o = json_array_get_object_element (ops, i);
       g_string_append (md, "| ");
-      append_cell (md, get_string (o, "op"));
+      fw_markdown_append_cell (md, get_string (o, "op"));
       g_string_append_printf (md, " | %" PRId64 " |\n", json_object_get_int_member (o, "count"));
     }
 }
@@ -432,7 +432,7 @@ format_markdown (JsonObject *root)
   g_autoptr(GList) bound = json_object_get_members (bindings);
 
   g_string_append_printf (md, "# %s: ", _("Model report"));
-  append_cell (md, get_string (model, "file"));
+  fw_markdown_append_cell (md, get_string (model, "file"));
   g_string_append (md, "\n\n");
   g_string_append_printf (md, "- %s: %" PRId64 "\n", _("IR version"),
                           json_object_get_int_member (model, "ir_version"));
@@ -446,11 +446,11 @@ format_markdown (JsonObject *root)
   g_string_append_c (md, '\n');
   g_string_append (md, "- ");
   g_string_append_printf (md, "%s: ", _("Producer"));
-  append_cell (md, get_string (model, "producer"));
+  fw_markdown_append_cell (md, get_string (model, "producer"));
   if (get_string (model, "producer_version")[0])
     {
       g_string_append_c (md, ' ');
-      append_cell (md, get_string (model, "producer_version"));
+      fw_markdown_append_cell (md, get_string (model, "producer_version"));
     }
   g_string_append_c (md, '\n');
   g_string_append_printf (md, "- %s: %" PRId64 " (%s: %" PRId64 ")\n", _("Nodes"),
@@ -474,7 +474,7 @@ format_markdown (JsonObject *root)
         for (guint i = 0; i < json_array_get_length (symbols); i++)
           {
             g_string_append_c (md, ' ');
-            append_cell (md, json_array_get_string_element (symbols, i));
+            fw_markdown_append_cell (md, json_array_get_string_element (symbols, i));
           }
         g_string_append_c (md, '\n');
       }
@@ -518,7 +518,7 @@ format_markdown (JsonObject *root)
     {
       JsonObject *t = json_array_get_object_element (largest, i);
       g_string_append (md, "| ");
-      append_cell (md, get_string (t, "name"));
+      fw_markdown_append_cell (md, get_string (t, "name"));
       g_string_append_printf (md, " | %s | %s | %s | %" PRId64 " |\n", get_string (t, "kind"),
                               get_string (t, "dtype"), get_string (t, "shape"),
                               json_object_get_int_member (t, "bytes"));

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-plan-report.h"
+#include "fw-report-private.h"
 #include "plan/fw-decisions.h"
 #include "graph/fw-graph-private.h"
 
@@ -318,20 +319,6 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
 }
 
 static void
-append_cell (GString *md, const char *text)
-{
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '|')
-        g_string_append (md, "\\|");
-      else if (*p == '\n' || *p == '\r')
-        g_string_append_c (md, ' ');
-      else
-        g_string_append_c (md, *p);
-    }
-}
-
-static void
 append_totals_row (GString *md, const char *label, JsonObject *t)
 {
   g_string_append_printf (md, "| %s | %" PRId64 " | %.1f | %.1f | %.3f |\n", label,
@@ -349,7 +336,7 @@ append_target (GString *md, JsonObject *d)
   if (!json_object_get_null_member (d, "pattern"))
     {
       g_string_append_printf (md, "%s ", _("pattern"));
-      append_cell (md, json_object_get_string_member (d, "pattern"));
+      fw_markdown_append_cell (md, json_object_get_string_member (d, "pattern"));
     }
   else if (!json_object_get_null_member (d, "candidate"))
     g_string_append_printf (md, "#%" PRId64, json_object_get_int_member (d, "candidate"));
@@ -363,7 +350,7 @@ append_target (GString *md, JsonObject *d)
         {
           if (i)
             g_string_append (md, ", ");
-          append_cell (md, json_array_get_string_element (a, i));
+          fw_markdown_append_cell (md, json_array_get_string_element (a, i));
         }
       g_string_append_c (md, '`');
     }
@@ -388,7 +375,7 @@ append_whitelist_list (GString *md, JsonObject *wl, const char *member, const ch
     {
       JsonObject *d = json_array_get_object_element (list, i);
       g_string_append (md, "- ");
-      append_cell (md, json_object_get_string_member (d, "source"));
+      fw_markdown_append_cell (md, json_object_get_string_member (d, "source"));
       g_string_append_printf (md, " %s ", json_object_get_string_member (d, "action"));
       append_target (md, d);
       g_string_append_c (md, '\n');
@@ -413,16 +400,16 @@ decisions_markdown (GString *md, JsonObject *plan)
                               json_object_get_string_member (d, "action"));
       append_target (md, d);
       g_string_append (md, " | ");
-      append_cell (md, json_object_get_string_member (d, "source"));
+      fw_markdown_append_cell (md, json_object_get_string_member (d, "source"));
       if (!json_object_get_null_member (d, "who") || !json_object_get_null_member (d, "why"))
         {
           g_string_append (md, " (");
           if (!json_object_get_null_member (d, "who"))
-            append_cell (md, json_object_get_string_member (d, "who"));
+            fw_markdown_append_cell (md, json_object_get_string_member (d, "who"));
           if (!json_object_get_null_member (d, "who") && !json_object_get_null_member (d, "why"))
             g_string_append (md, ": ");
           if (!json_object_get_null_member (d, "why"))
-            append_cell (md, json_object_get_string_member (d, "why"));
+            fw_markdown_append_cell (md, json_object_get_string_member (d, "why"));
           g_string_append_c (md, ')');
         }
       g_string_append_printf (md, " | %s | ", json_object_get_string_member (d, "outcome"));
@@ -488,16 +475,16 @@ fw_plan_report_markdown (GString *md, JsonObject *plan)
       JsonArray *ops = json_object_get_array_member (c, "ops");
 
       g_string_append_printf (md, "| %" PRId64 " | ", json_object_get_int_member (c, "id"));
-      append_cell (md, json_object_get_string_member (c, "pattern"));
+      fw_markdown_append_cell (md, json_object_get_string_member (c, "pattern"));
       g_string_append (md, " | ");
       for (guint o = 0; o < json_array_get_length (ops); o++)
         {
           if (o)
             g_string_append (md, "→");
-          append_cell (md, json_array_get_string_element (ops, o));
+          fw_markdown_append_cell (md, json_array_get_string_element (ops, o));
         }
       g_string_append (md, " (");
-      append_cell (md, json_array_get_string_element (nodes, 0));
+      fw_markdown_append_cell (md, json_array_get_string_element (nodes, 0));
       g_string_append_printf (md, ") | %.1f | %.1f | %" PRId64 " | %.3f | %s |\n",
                               json_object_get_double_member (r, "ub_percent"),
                               json_object_get_int_member (k, "hbm_bytes_saved") / 1e3,
@@ -528,10 +515,10 @@ fw_plan_report_markdown (GString *md, JsonObject *plan)
           if (json_array_get_length (nodes) > 0)
             {
               g_string_append_c (md, '`');
-              append_cell (md, json_array_get_string_element (nodes, json_array_get_length (nodes) - 1));
+              fw_markdown_append_cell (md, json_array_get_string_element (nodes, json_array_get_length (nodes) - 1));
               g_string_append (md, "`: ");
             }
-          append_cell (md, json_object_get_string_member (o, "message"));
+          fw_markdown_append_cell (md, json_object_get_string_member (o, "message"));
           g_string_append_c (md, '\n');
         }
       if (n > MARKDOWN_MAX_REFUSALS)

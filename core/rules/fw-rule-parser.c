@@ -45,32 +45,6 @@ fw_rule_error (GError **error, const char *file, FwRuleLoc loc, const char *form
   return FALSE;
 }
 
-static guint
-edit_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = NULL;
-
-  if (la > 64 || lb > 64)
-    return G_MAXUINT;
-  row = g_new (guint, lb + 1);
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          guint cost = g_ascii_tolower (a[i - 1]) == g_ascii_tolower (b[j - 1]) ? 0 : 1;
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 const char *
 fw_rule_closest (const char *word, const char * const *candidates, guint n_candidates)
 {
@@ -87,7 +61,7 @@ fw_rule_closest (const char *word, const char * const *candidates, guint n_candi
         continue;
       if (g_ascii_strcasecmp (word, candidates[k]) == 0)
         return candidates[k];
-      d = edit_distance (word, candidates[k]);
+      d = fw_yaml_edit_distance (word, candidates[k]);
       if (d < best_d)
         {
           best_d = d;

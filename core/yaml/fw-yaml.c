@@ -312,9 +312,8 @@ fw_yaml_get (const FwYamlNode *mapping, const char *key)
   return NULL;
 }
 
-/* Levenshtein distance, for "did you mean" on unknown keys. */
-static guint
-edit_distance (const char *a, const char *b)
+guint
+fw_yaml_edit_distance (const char *a, const char *b)
 {
   gsize la = strlen (a), lb = strlen (b);
   g_autofree guint *row = NULL;
@@ -353,7 +352,7 @@ fw_yaml_check_keys (const FwYamlDocument *doc, const FwYamlNode *mapping, const 
         continue;
       for (guint k = 0; allowed[k]; k++)
         {
-          guint d = edit_distance (key->scalar, allowed[k]);
+          guint d = fw_yaml_edit_distance (key->scalar, allowed[k]);
           if (d < best_d)
             {
               best_d = d;

@@ -66,6 +66,9 @@ gboolean          fw_yaml_check_keys      (const FwYamlDocument  *doc,
                                            const FwYamlNode      *mapping,
                                            const char * const    *allowed,
                                            GError               **error);
+/* Levenshtein distance, for "did you mean" suggestions; G_MAXUINT for words over 64 bytes. */
+guint             fw_yaml_edit_distance   (const char            *a,
+                                           const char            *b);
 /* Scalar readers: type and range checked, with the place in errors. */
 gboolean          fw_yaml_get_string      (const FwYamlDocument  *doc,
                                            const FwYamlNode      *node,

@@ -34,6 +34,7 @@ typedef struct
   guint       min_topo;    /* smallest topological index in the group */
   GArray     *spaces;      /* FwSpace per candidate, for the merge pass */
   GArray     *horizontal;  /* gboolean per candidate: it took in a sibling group */
+  GArray     *bridged;     /* gboolean per candidate: it took in a reshape-like view */
 } Disc;
 
 static gboolean
@@ -958,33 +959,62 @@ same_space (const FwSpace *a, const FwSpace *b)
  * that are also read elsewhere leave the kernel as extra outputs. Merging whole groups, never parts,
  * keeps every fusion of the balanced strategy intact. */
 static gboolean
-try_merge (Disc *d, guint a, guint b)
+is_view (const FwNode *node)
 {
-  FwCandidate *ca = g_ptr_array_index (d->plan->candidates, a);
+  static const char *views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze" };
+
+  if (node->domain[0] != '\0')
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    if (strcmp (node->op_type, views[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Producer group a (G_MAXUINT: none) joins consumer group b, through `bridge` (a reshape-like view between
+ * them, or NULL), when the result is one legal kernel: a single compute root, one iteration space (through
+ * a view: the same elements in the same order, and no row reductions), no path from one side to the other
+ * through a node outside them, and within every limit. Values also read elsewhere leave the kernel as
+ * extra outputs. Merging whole groups, never parts, keeps every fusion of the balanced strategy intact. */
+static gboolean
+try_merge (Disc *d, guint a, guint b, FwNode *bridge)
+{
+  FwCandidate *ca = a != G_MAXUINT ? g_ptr_array_index (d->plan->candidates, a) : NULL;
   FwCandidate *cb = g_ptr_array_index (d->plan->candidates, b);
-  const FwSpace *sa = &g_array_index (d->spaces, FwSpace, a);
+  const FwSpace *sa = ca ? &g_array_index (d->spaces, FwSpace, a) : NULL;
   const FwSpace *sb = &g_array_index (d->spaces, FwSpace, b);
+  guint n_a = ca ? ca->nodes->len : 0;
   FwResourceEstimate res;
   gboolean ok = TRUE;
 
-  if ((ca->root != NULL && cb->root != NULL) || !same_space (sa, sb) ||
-      ca->nodes->len + cb->nodes->len > d->max_size)
+  if ((ca && ca->root != NULL && cb->root != NULL) || n_a + cb->nodes->len + (bridge ? 1 : 0) > d->max_size)
     return FALSE;
+  if (bridge == NULL && (ca == NULL || !same_space (sa, sb)))
+    return FALSE;
+  if (bridge != NULL)
+    {
+      gint64 n = fw_space_elements (sb);
+      FwValue *in = first_input (bridge), *out = first_output (bridge);
+      if (sb->row_axes > 0 || (sa && (sa->row_axes > 0 || fw_space_elements (sa) != n)) || in == NULL ||
+          out == NULL || fw_value_get_n_elements (in) != n || fw_value_get_n_elements (out) != n)
+        return FALSE;
+    }
   group_reset (d);
-  for (guint i = 0; i < ca->nodes->len; i++)
+  for (guint i = 0; i < n_a; i++)
     group_add (d, g_ptr_array_index (ca->nodes, i));
+  if (bridge)
+    group_add (d, bridge);
   for (guint i = 0; i < cb->nodes->len; i++)
     group_add (d, g_ptr_array_index (cb->nodes, i));
-  d->group.root = ca->root ? ca->root : cb->root;
+  d->group.root = ca && ca->root ? ca->root : cb->root;
   d->group.space = *sb;
-  d->group.space.row_axes = MAX (sa->row_axes, sb->row_axes);
+  d->group.space.row_axes = MAX (sa ? sa->row_axes : 0, sb->row_axes);
 
-  /* Any value of either side read outside must not feed the other side through that reader: checked both
-   * ways, since siblings (horizontal fusion) have no order between them. */
-  for (guint i = 0; ok && i < ca->nodes->len + cb->nodes->len; i++)
+  /* Any value of the group read outside must not feed the group back through that reader: checked for
+   * every member, since siblings (horizontal fusion) have no order between them. */
+  for (guint i = 0; ok && i < d->group.nodes->len; i++)
     {
-      FwNode *m = i < ca->nodes->len ? g_ptr_array_index (ca->nodes, i)
-                                     : g_ptr_array_index (cb->nodes, i - ca->nodes->len);
+      FwNode *m = g_ptr_array_index (d->group.nodes, i);
       for (guint k = 0; ok && k < m->n_outputs; k++)
         {
           FwValue *v = m->outputs[k];
@@ -1006,13 +1036,54 @@ try_merge (Disc *d, guint a, guint b)
         g_ptr_array_add (cb->nodes, g_ptr_array_index (d->group.nodes, i));
       cb->root = d->group.root;
       g_array_index (d->spaces, FwSpace, b) = d->group.space;
-      for (guint i = 0; i < ca->nodes->len; i++)
+      for (guint i = 0; i < n_a; i++)
         d->plan->group_of[((FwNode *) g_ptr_array_index (ca->nodes, i))->index] = b + 1;
-      g_ptr_array_set_size (ca->nodes, 0);
-      fw_plan_debug (d->plan, "merged group #%u into #%u (%u nodes)", a, b, cb->nodes->len);
+      if (bridge)
+        d->plan->group_of[bridge->index] = b + 1;
+      if (ca)
+        g_ptr_array_set_size (ca->nodes, 0);
+      fw_plan_debug (d->plan, "merged %s%s into group #%u (%u nodes)", ca ? "a group" : "",
+                     bridge ? " through a view" : "", b, cb->nodes->len);
     }
   group_reset (d);
   return ok;
+}
+
+/* Reshape-like views between groups, or in front of one: fused when the elements keep their order. */
+static gboolean
+merge_views (Disc *d)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < d->graph->nodes->len; i++)
+    {
+      FwNode *v = g_ptr_array_index (d->graph->nodes, i);
+      FwValue *in, *out;
+      guint a;
+
+      if (!is_view (v) || is_taken (d, v) || !fw_node_runs (v) || !all_static (v))
+        continue;
+      in = first_input (v);
+      out = first_output (v);
+      if (in == NULL || out == NULL)
+        continue;
+      a = in->producer && in->producer->graph == d->graph ? d->plan->group_of[in->producer->index] : 0;
+      for (guint u = 0; u < out->n_uses; u++)
+        {
+          FwNode *x = out->uses[u].node;
+          guint b = x->graph == d->graph ? d->plan->group_of[x->index] : 0;
+          /* A view feeding a compute root changes how an operand is read, not the iteration space. */
+          if (b == 0 || b == a || x == ((FwCandidate *) g_ptr_array_index (d->plan->candidates, b - 1))->root)
+            continue;
+          if (try_merge (d, a ? a - 1 : G_MAXUINT, b - 1, v))
+            {
+              g_array_index (d->bridged, gboolean, b - 1) = TRUE;
+              changed = TRUE;
+              break;
+            }
+        }
+    }
+  return changed;
 }
 
 static void
@@ -1020,9 +1091,10 @@ merge_groups (Disc *d)
 {
   GPtrArray *cands = d->plan->candidates;
   g_autoptr(GPtrArray) kept = g_ptr_array_new ();
-  gboolean changed = TRUE;
+  gboolean changed = TRUE, any = FALSE;
 
   g_array_set_size (d->horizontal, cands->len);
+  g_array_set_size (d->bridged, cands->len);
   for (guint round = 0; changed && round < 16; round++)
     {
       changed = FALSE;
@@ -1043,7 +1115,7 @@ merge_groups (Disc *d)
                       guint a;
                       if (p == NULL || p->graph != d->graph || (a = d->plan->group_of[p->index]) == 0 || a - 1 == b)
                         continue;
-                      merged = try_merge (d, a - 1, b);
+                      merged = try_merge (d, a - 1, b, NULL);
                       changed |= merged;
                     }
                 }
@@ -1064,7 +1136,7 @@ merge_groups (Disc *d)
                           guint a = x->graph == d->graph ? d->plan->group_of[x->index] : 0;
                           if (a == 0 || a - 1 == b)
                             continue;
-                          merged = try_merge (d, a - 1, b);
+                          merged = try_merge (d, a - 1, b, NULL);
                           if (merged)
                             g_array_index (d->horizontal, gboolean, b) = TRUE;
                           changed |= merged;
@@ -1073,6 +1145,8 @@ merge_groups (Disc *d)
                 }
             }
         }
+      changed |= merge_views (d);
+      any |= changed;
     }
 
   /* Drop the emptied groups and renumber; merged ones get fresh estimates. */
@@ -1082,7 +1156,7 @@ merge_groups (Disc *d)
       if (c->nodes->len > 0)
         g_ptr_array_add (kept, c);
     }
-  if (kept->len == cands->len)
+  if (!any)
     return;
   for (guint i = 0; i < cands->len; i++)
     {
@@ -1106,6 +1180,7 @@ merge_groups (Disc *d)
       g_ptr_array_add (cands, c);
       g_array_index (d->spaces, FwSpace, i) = g_array_index (d->spaces, FwSpace, old);
       g_array_index (d->horizontal, gboolean, i) = g_array_index (d->horizontal, gboolean, old);
+      g_array_index (d->bridged, gboolean, i) = g_array_index (d->bridged, gboolean, old);
       for (guint n = 0; n < c->nodes->len; n++)
         d->plan->group_of[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = i + 1;
     }
@@ -1137,9 +1212,10 @@ merge_groups (Disc *d)
               multi = inside && outside;
             }
         }
-      if (multi || g_array_index (d->horizontal, gboolean, i))
+      if (multi || g_array_index (d->horizontal, gboolean, i) || g_array_index (d->bridged, gboolean, i))
         {
-          const char *kind = multi ? "multi_output" : "horizontal";
+          const char *kind = multi ? "multi_output" : g_array_index (d->horizontal, gboolean, i) ? "horizontal"
+                                                                                               : "through_views";
           g_free (c->kind);
           c->kind = g_strdup (kind);
           g_free (c->pattern);
@@ -1173,6 +1249,7 @@ disc_init (Disc *d, FwPlan *plan)
   d->max_depth = plan->options.max_depth;
   d->spaces = g_array_new (FALSE, TRUE, sizeof (FwSpace));
   d->horizontal = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  d->bridged = g_array_new (FALSE, TRUE, sizeof (gboolean));
   d->min_topo = G_MAXUINT;
 }
 
@@ -1181,6 +1258,7 @@ disc_clear (Disc *d)
 {
   g_array_unref (d->spaces);
   g_array_unref (d->horizontal);
+  g_array_unref (d->bridged);
   g_array_unref (d->rejected_list);
   g_ptr_array_unref (d->group.nodes);
   g_array_unref (d->stack);

@@ -23,8 +23,11 @@ fw_node_class (const FwNode *node)
 gboolean
 fw_value_is_immediate (const FwValue *value)
 {
-  /* Scalar constants are compiled into the kernel, not streamed from HBM. */
-  return value->constant != NULL && value->constant->n_elements <= 1;
+  /* Scalar constants, and the few integers a reshape or squeeze takes as its shape or axes, are compiled
+   * into the kernel, not streamed from HBM. */
+  return value->constant != NULL &&
+         (value->constant->n_elements <= 1 ||
+          (fw_dtype_is_integer (value->constant->dtype) && value->constant->n_elements <= FW_MAX_RANK));
 }
 
 gint64

@@ -391,6 +391,53 @@ test_horizontal (void)
   assert_refines (balanced, aggressive);
 }
 
+/* Add → Relu → Reshape → Sigmoid → Mul: the reshape keeps the elements' order, so aggressive fuses across
+ * it; balanced stops there with FW-NF-003. */
+static void
+test_through_view (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[3] = { FW_DIM_STATIC (4), FW_DIM_STATIC (16), FW_DIM_STATIC (64) };
+  gint64 sd[1] = { 2 }, shape[2] = { 64, 64 };
+  float one = 1.0f;
+  g_autoptr(FwTensor) st = fw_tensor_new_int64 (1, sd, shape);
+  g_autoptr(FwTensor) ct = fw_tensor_new_float (0, NULL, &one);
+  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwPlan) balanced = NULL;
+  g_autoptr(FwPlan) aggressive = NULL;
+  const char *a_in[2] = { "x", "c" }, *a_out[1] = { "a" };
+  const char *r_in[1] = { "a" }, *r_out[1] = { "r" };
+  const char *v_in[2] = { "r", "shape" }, *v_out[1] = { "v" };
+  const char *s_in[1] = { "v" }, *s_out[1] = { "s" };
+  const char *m_in[2] = { "s", "c" }, *m_out[1] = { "y" };
+  const FwCandidate *all;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 3, dims, NULL);
+  fw_graph_add_initializer (g, "shape", st, NULL);
+  fw_graph_add_initializer (g, "c", ct, NULL);
+  fw_graph_add_node (g, "Add", "", "/add", 2, a_in, 1, a_out, NULL);
+  fw_graph_add_node (g, "Relu", "", "/relu", 1, r_in, 1, r_out, NULL);
+  fw_graph_add_node (g, "Reshape", "", "/reshape", 2, v_in, 1, v_out, NULL);
+  fw_graph_add_node (g, "Sigmoid", "", "/sigmoid", 1, s_in, 1, s_out, NULL);
+  fw_graph_add_node (g, "Mul", "", "/mul", 2, m_in, 1, m_out, NULL);
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  inferred (model);
+  balanced = plan_for (model, profile, NULL, FW_STRATEGY_BALANCED);
+  aggressive = plan_for (model, profile, NULL, FW_STRATEGY_AGGRESSIVE);
+  dump (aggressive);
+  g_assert_nonnull (find_candidate (balanced, "Add,Relu"));
+  g_assert_nonnull (find_candidate (balanced, "Sigmoid,Mul"));
+  g_assert_nonnull (first_refusal (balanced, FW_NF_ITERATION_SPACE));
+  all = find_candidate (aggressive, "Add,Relu,Reshape,Sigmoid,Mul");
+  g_assert_nonnull (all);
+  g_assert_cmpstr (all->kind, ==, "through_views");
+  /* The shape tensor is compiled in: the kernel reads x alone. */
+  g_assert_cmpuint (all->resource.kernel_inputs, ==, 1);
+  assert_refines (balanced, aggressive);
+}
+
 static void
 test_dynamic_dims (void)
 {
@@ -552,6 +599,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/refuse/cycle", test_cycle);
   g_test_add_func ("/core/plan/refuse/dynamic", test_dynamic_dims);
   g_test_add_func ("/core/plan/aggressive/horizontal", test_horizontal);
+  g_test_add_func ("/core/plan/aggressive/through-view", test_through_view);
   g_test_add_func ("/core/plan/refuse/forbid-rule", test_forbid_rule);
   g_test_add_func ("/core/plan/env", test_env);
   g_test_add_func ("/core/plan/disabled", test_disabled);

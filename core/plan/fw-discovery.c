@@ -1169,8 +1169,8 @@ merge_groups (Disc *d)
           g_free (c);
         }
     }
-  g_ptr_array_set_free_func (cands, NULL);
-  g_ptr_array_set_size (cands, 0);
+  /* Take the pointers out without freeing them; the array keeps its free function for the survivors. */
+  g_free (g_ptr_array_steal (cands, NULL));
   for (guint i = 0; i < kept->len; i++)
     {
       FwCandidate *c = g_ptr_array_index (kept, i);

@@ -213,6 +213,7 @@ fw_batch_run (const FwBatchOptions *options)
   loader = fw_model_loader_new (options->model_path);
   fw_model_loader_set_bindings (loader, bindings);
   fw_model_loader_set_limits (loader, MAX (options->max_nodes, 0), MAX (options->max_nesting, 0));
+  fw_model_loader_set_max_alloc (loader, (guint64) MAX (options->max_alloc_mb, 0) << 20);
   /* A progress line only on a terminal: CI logs and pipes get deterministic output. */
   if (isatty (STDERR_FILENO))
     g_signal_connect (loader, "notify::fraction", G_CALLBACK (on_progress), NULL);

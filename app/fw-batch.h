@@ -21,6 +21,7 @@ typedef struct
   char       **binds;         /* NAME=VALUE */
   gint         max_nodes;
   gint         max_nesting;
+  gint         max_alloc_mb;  /* 0: 2048 */
   const char  *profile;       /* builtin name or file; NULL: ascend-910b */
   char       **rules;         /* extra rule files or folders, after the shipped ones */
   const char  *strategy;      /* NULL: AUTOFUSION_STRATEGY or balanced */

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-batch.h"
+#include "graph/fw-tensor.h"
 #if FW_HAVE_GUI
 # include "fw-application.h"
 #endif
@@ -19,7 +20,8 @@ run_command_line (int argc, char **argv)
   g_autofree char *format = NULL;
   g_auto(GStrv) binds = NULL;
   gboolean version = FALSE;
-  gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0;
+  gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0, max_alloc_mb = 0;
+  gint64 max_tensor_elements = 0;
   g_autofree char *profile = NULL;
   g_autofree char *strategy = NULL;
   g_auto(GStrv) rules = NULL;
@@ -43,6 +45,8 @@ run_command_line (int argc, char **argv)
     { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable). Only rejected-whitelist so far: an accepted whitelist entry for this model matched nothing or a fusion the planner refused"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
+    { "max-alloc-mb", 0, 0, G_OPTION_ARG_INT, &max_alloc_mb, N_("Refuse models that would make the reader copy more than N MiB (default 2048)"), N_("N") },
+    { "max-tensor-elements", 0, 0, G_OPTION_ARG_INT64, &max_tensor_elements, N_("Refuse tensors claiming more than N elements (default 2^39)"), N_("N") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
     { NULL }
   };
@@ -79,12 +83,16 @@ run_command_line (int argc, char **argv)
       return FW_EXIT_BAD_INPUT;
     }
   if (max_nodes < 0 || max_nesting < 0 || max_depth < 0 || max_fusion_size < 0 || max_depth > 4096 ||
-      max_fusion_size > 4096)
+      max_fusion_size > 4096 || max_alloc_mb < 0 || max_tensor_elements < 0)
     {
       g_printerr ("fusion-workbench: %s\n",
-                  _("--max-nodes and --max-nesting must be positive, --max-depth and --max-fusion-size from 1 to 4096"));
+                  _("--max-nodes, --max-nesting, --max-alloc-mb and --max-tensor-elements must be positive, "
+                    "--max-depth and --max-fusion-size from 1 to 4096"));
       return FW_EXIT_BAD_INPUT;
     }
+  /* Process-wide, so set before any model is read. */
+  if (max_tensor_elements > 0)
+    fw_tensor_set_max_elements (max_tensor_elements);
   {
     FwBatchOptions options = {
       .model_path = batch,
@@ -93,6 +101,7 @@ run_command_line (int argc, char **argv)
       .binds = binds,
       .max_nodes = max_nodes,
       .max_nesting = max_nesting,
+      .max_alloc_mb = max_alloc_mb,
       .profile = profile,
       .rules = rules,
       .strategy = strategy,

@@ -4,6 +4,28 @@
 
 #include "fw-tensor.h"
 
+static gint64 max_elements = FW_TENSOR_DEFAULT_MAX_ELEMENTS;
+
+gint64
+fw_tensor_get_max_elements (void)
+{
+  return max_elements;
+}
+
+void
+fw_tensor_set_max_elements (gint64 n)
+{
+  max_elements = CLAMP (n, 1, G_GINT64_CONSTANT (1) << 62);
+}
+
+char *
+fw_tensor_format_max_elements (void)
+{
+  if (max_elements == FW_TENSOR_DEFAULT_MAX_ELEMENTS)
+    return g_strdup ("2^39");
+  return g_strdup_printf ("%" G_GINT64_FORMAT, max_elements);
+}
+
 gboolean
 fw_dims_product (guint rank, const gint64 *dims, gint64 *out)
 {

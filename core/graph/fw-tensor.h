@@ -11,9 +11,11 @@
 
 G_BEGIN_DECLS
 
-/* No tensor may claim more elements than this (2^39, about 5.5e11: a 2 TiB float32 tensor). Beyond it a
- * model is hostile or broken; 10^12-element claims are refused. */
-#define FW_TENSOR_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 39)
+/* No tensor may claim more elements than this: by default 2^39, about 5.5e11 (a 2 TiB float32 tensor).
+ * Beyond it a model is hostile or broken; 10^12-element claims are refused. The cap is process-wide and
+ * may be raised once at start-up (--max-tensor-elements), before any model is read. */
+#define FW_TENSOR_DEFAULT_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 39)
+#define FW_TENSOR_MAX_ELEMENTS (fw_tensor_get_max_elements ())
 #define FW_MAX_RANK 64
 
 typedef struct _FwTensor FwTensor;
@@ -58,6 +60,11 @@ gboolean      fw_tensor_get_int64       (const FwTensor *tensor,
 gboolean      fw_tensor_get_double      (const FwTensor *tensor,
                                          gint64         index,
                                          double        *out);
+gint64        fw_tensor_get_max_elements (void);
+/* Clamped to [1, 2^62]. */
+void          fw_tensor_set_max_elements (gint64         n);
+/* The cap as users read it in messages: "2^39" by default, else the number. */
+char         *fw_tensor_format_max_elements (void);
 /* Product of dims with overflow and FW_TENSOR_MAX_ELEMENTS checks. */
 gboolean      fw_dims_product           (guint          rank,
                                          const gint64  *dims,

@@ -15,6 +15,7 @@ struct _FwModelLoader
   GHashTable    *bindings;
   guint          max_nodes;
   guint          max_depth;
+  guint64        max_alloc;
   gdouble        fraction;
   char          *message;
   FwInferReport  report;
@@ -142,6 +143,13 @@ fw_model_loader_set_limits (FwModelLoader *self, guint max_nodes, guint max_dept
   self->max_depth = max_depth;
 }
 
+void
+fw_model_loader_set_max_alloc (FwModelLoader *self, guint64 bytes)
+{
+  g_return_if_fail (FW_IS_MODEL_LOADER (self));
+  self->max_alloc = bytes;
+}
+
 gdouble
 fw_model_loader_get_fraction (FwModelLoader *self)
 {
@@ -236,7 +244,13 @@ on_parse_progress (gdouble fraction, gpointer user_data)
 static FwModel *
 load (FwModelLoader *self, GCancellable *cancellable, GError **error)
 {
-  FwOnnxLoadOptions options = { self->max_nodes, self->max_depth, on_parse_progress, self };
+  FwOnnxLoadOptions options = {
+    .max_nodes = self->max_nodes,
+    .max_depth = self->max_depth,
+    .progress = on_parse_progress,
+    .progress_data = self,
+    .max_alloc_bytes = self->max_alloc,
+  };
   FwInferOptions infer = { self->bindings, 0 };
   g_autoptr(FwModel) model = NULL;
 

@@ -24,6 +24,9 @@ void                 fw_model_loader_set_bindings       (FwModelLoader        *s
 void                 fw_model_loader_set_limits         (FwModelLoader        *self,
                                                          guint                 max_nodes,
                                                          guint                 max_depth);
+/* Bytes the model may make the reader copy (0: default 2 GiB). */
+void                 fw_model_loader_set_max_alloc      (FwModelLoader        *self,
+                                                         guint64               bytes);
 gdouble              fw_model_loader_get_fraction       (FwModelLoader        *self);
 const char          *fw_model_loader_get_message        (FwModelLoader        *self);
 /* The symbolic dims the model declares (before bindings), sorted; valid after a successful load. */

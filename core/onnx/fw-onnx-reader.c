@@ -24,6 +24,7 @@
 
 #define DEFAULT_MAX_NODES 5000000u
 #define DEFAULT_MAX_DEPTH 64u
+#define DEFAULT_MAX_ALLOC (G_GUINT64_CONSTANT (2) << 30)
 #define MIN_IR_VERSION 3
 #define MAX_IR_VERSION 10
 #define MIN_OPSET 7
@@ -43,6 +44,8 @@ typedef struct
   guint         max_depth;
   guint         n_nodes;
   guint         max_nodes;
+  guint64       allocated;   /* bytes copied out of the file so far */
+  guint64       max_alloc;
   GCancellable *cancellable;
   FwProgressFunc progress;
   gpointer      progress_data;
@@ -71,6 +74,22 @@ static gsize
 offset_of (Ctx *ctx, const guint8 *p)
 {
   return (gsize) (p - ctx->base);
+}
+
+/* What a file makes us copy is bounded by its own size, but a packed varint list grows eightfold: every
+ * copy is counted against a cap, so a hostile file cannot make the program allocate without limit. */
+static gboolean
+account (Ctx *ctx, guint64 bytes, gsize offset, GError **error)
+{
+  if (bytes > ctx->max_alloc || ctx->allocated > ctx->max_alloc - bytes)
+    {
+      g_autofree char *cap = g_format_size_full (ctx->max_alloc, G_FORMAT_SIZE_IEC_UNITS);
+      return fail (ctx, offset, error, FW_ERROR_LIMIT,
+                   _("the model would make the program allocate more than %s (raise the cap with --max-alloc-mb)"),
+                   cap);
+    }
+  ctx->allocated += bytes;
+  return TRUE;
 }
 
 static gboolean
@@ -103,7 +122,7 @@ take_name (Ctx *ctx, const FwPbField *f, const char *what, char **out, GError **
 {
   const char *end = NULL;
 
-  if (!expect_wire (ctx, f, FW_PB_LEN, what, error))
+  if (!expect_wire (ctx, f, FW_PB_LEN, what, error) || !account (ctx, f->len + 1, f->offset, error))
     return FALSE;
   if (!g_utf8_validate ((const char *) f->data, f->len, &end))
     {
@@ -170,6 +189,10 @@ append_varints (Ctx *ctx, const FwPbField *f, GArray *out, GError **error)
   if (f->wire == FW_PB_LEN)
     {
       const guint8 *p = f->data, *end = f->data + f->len;
+
+      /* At most one value per byte, eight bytes each. */
+      if (!account (ctx, (guint64) f->len * 8, f->offset, error))
+        return FALSE;
       while (p < end)
         {
           guint64 v;
@@ -204,6 +227,8 @@ append_fixed (Ctx *ctx, const FwPbField *f, guint width, GByteArray *out, GError
       if (f->len % width != 0)
         return fail (ctx, f->offset, error, FW_ERROR_PARSE,
                      _("packed list of %u-byte values has %zu bytes"), width, f->len);
+      if (!account (ctx, f->len, f->offset, error))
+        return FALSE;
       g_byte_array_append (out, f->data, f->len);
       return TRUE;
     }
@@ -407,6 +432,8 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
           case TENSOR_STRING_DATA:
             if (!expect_wire (ctx, &f, FW_PB_LEN, "string_data", error))
               return FALSE;
+            if (!account (ctx, f.len, f.offset, error))
+              return FALSE;
             g_ptr_array_add (strings, g_bytes_new (f.data, f.len));
             break;
           case TENSOR_NAME:
@@ -469,8 +496,11 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
       return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
                    _("tensor dim %u is negative (%" PRId64 ")"), i, g_array_index (dims, gint64, i));
   if (!fw_dims_product (dims->len, (const gint64 *) dims->data, &n_elements))
-    return fail (ctx, offset_of (ctx, data), error, FW_ERROR_LIMIT,
-                 _("tensor claims more than 2^39 elements"));
+    {
+      g_autofree char *cap = fw_tensor_format_max_elements ();
+      return fail (ctx, offset_of (ctx, data), error, FW_ERROR_LIMIT,
+                   _("tensor claims more than %s elements (raise the cap with --max-tensor-elements)"), cap);
+    }
 
   if (dtype_code == FW_DTYPE_STRING)
     {
@@ -596,8 +626,12 @@ parse_dim (Ctx *ctx, const FwPbField *outer, ValueInfo *vi, GError **error)
             return fail (ctx, f.offset, error, FW_ERROR_INVALID,
                          _("dim %u is negative (%" PRId64 ")"), vi->dims->len, (gint64) f.varint);
           if ((gint64) f.varint > FW_TENSOR_MAX_ELEMENTS)
-            return fail (ctx, f.offset, error, FW_ERROR_LIMIT,
-                         _("dim %u is %" PRId64 ", more than 2^39"), vi->dims->len, (gint64) f.varint);
+            {
+              g_autofree char *cap = fw_tensor_format_max_elements ();
+              return fail (ctx, f.offset, error, FW_ERROR_LIMIT,
+                           _("dim %u is %" PRId64 ", more than %s (raise the cap with --max-tensor-elements)"),
+                           vi->dims->len, (gint64) f.varint, cap);
+            }
           dim.value = (gint64) f.varint;
           dim.symbol = NULL;
         }
@@ -742,8 +776,12 @@ parse_value_info (Ctx *ctx, const FwPbField *outer, ValueInfo *vi, GError **erro
             n = 0;
         }
       if (all_static && n > FW_TENSOR_MAX_ELEMENTS)
-        return fail (ctx, outer->offset, error, FW_ERROR_LIMIT,
-                     _("value “%s” claims more than 2^39 elements"), vi->name);
+        {
+          g_autofree char *cap = fw_tensor_format_max_elements ();
+          return fail (ctx, outer->offset, error, FW_ERROR_LIMIT,
+                       _("value “%s” claims more than %s elements (raise the cap with --max-tensor-elements)"),
+                       vi->name, cap);
+        }
     }
   return TRUE;
 }
@@ -866,6 +904,8 @@ parse_attribute (Ctx *ctx, const FwPbField *outer, FwNode *node, GError **error)
             break;
           case ATTR_STRINGS:
             if (!expect_wire (ctx, &f, FW_PB_LEN, "strings", error))
+              return FALSE;
+            if (!account (ctx, f.len, f.offset, error))
               return FALSE;
             g_ptr_array_add (strings, g_bytes_new (f.data, f.len));
             break;
@@ -1430,6 +1470,7 @@ load_from_bytes (GBytes *bytes, GBytes *weights, const char *display, const char
   ctx.where = g_string_new (NULL);
   ctx.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
   ctx.max_nodes = options && options->max_nodes ? options->max_nodes : DEFAULT_MAX_NODES;
+  ctx.max_alloc = options && options->max_alloc_bytes ? options->max_alloc_bytes : DEFAULT_MAX_ALLOC;
   ctx.cancellable = cancellable;
   if (options)
     {
@@ -1502,6 +1543,19 @@ fw_onnx_load (const char *path, const FwOnnxLoadOptions *options, GCancellable *
       g_error_free (local);
       return NULL;
     }
+  {
+    guint64 cap = options && options->max_alloc_bytes ? options->max_alloc_bytes : DEFAULT_MAX_ALLOC;
+    if (fw_onnx_skeleton_bytes_read (skeleton) > cap)
+      {
+        g_autofree char *text = g_format_size_full (cap, G_FORMAT_SIZE_IEC_UNITS);
+        fw_onnx_skeleton_free (skeleton);
+        close (fd);
+        g_set_error (error, FW_ERROR, FW_ERROR_LIMIT,
+                     _("%s: its structure (everything but tensor data) is larger than %s (raise the cap with --max-alloc-mb)"),
+                     path, text);
+        return NULL;
+      }
+  }
   structure = g_bytes_new_with_free_func (fw_onnx_skeleton_data (skeleton), (gsize) st.st_size,
                                           skeleton_release, skeleton);
   mapped = g_mapped_file_new_from_fd (fd, FALSE, &local);

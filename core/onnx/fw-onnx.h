@@ -27,6 +27,7 @@ typedef struct
   guint          max_depth;      /* 0: default 64 nested graphs / messages */
   FwProgressFunc progress;       /* may be NULL; called every 1,024 nodes */
   gpointer       progress_data;
+  guint64        max_alloc_bytes; /* 0: default 2 GiB: names, typed tensor data and the structure read */
 } FwOnnxLoadOptions;
 
 typedef enum {

@@ -467,6 +467,63 @@ test_deep_nesting (void)
   assert_load_fails (b, FW_ERROR_LIMIT, "nested");
 }
 
+/* A packed list of one-byte varints grows eightfold when decoded: counted against the allocation cap. */
+static void
+packed_int64s (GByteArray *g, gpointer data)
+{
+  gsize n = GPOINTER_TO_SIZE (data);
+  gsize mark = fw_pb_begin (g, GRAPH_INITIALIZER);
+  g_autofree guint8 *ones = g_malloc (n);
+
+  memset (ones, 1, n);
+  fw_pb_put_int (g, TENSOR_DIMS, (gint64) n);
+  fw_pb_put_int (g, TENSOR_DATA_TYPE, FW_DTYPE_INT64);
+  fw_pb_put_string (g, TENSOR_NAME, "big");
+  fw_pb_put_bytes (g, TENSOR_INT64_DATA, ones, n);
+  fw_pb_end (g, mark);
+}
+
+static void
+test_alloc_cap (void)
+{
+  g_autoptr(GBytes) b = fw_test_pb_model (8, 13, packed_int64s, GSIZE_TO_POINTER (1 << 20));
+  FwOnnxLoadOptions options = { .max_alloc_bytes = 4 << 20 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) m = fw_onnx_load_bytes (b, "bad.onnx", NULL, &options, &error);
+  g_autoptr(FwModel) ok = NULL;
+
+  g_assert_null (m);
+  g_assert_error (error, FW_ERROR, FW_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "--max-alloc-mb"));
+  g_clear_error (&error);
+  /* The default cap takes it. */
+  ok = fw_onnx_load_bytes (b, "ok.onnx", NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+small_tensor (GByteArray *g, gpointer data)
+{
+  gint64 dims[2] = { 100, 100 };
+  fw_test_pb_initializer (g, "w", 2, dims, 40000);
+}
+
+static void
+test_tensor_cap_option (void)
+{
+  g_autoptr(GBytes) b = fw_test_pb_model (8, 13, small_tensor, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) m = NULL;
+
+  fw_tensor_set_max_elements (1000);
+  m = fw_onnx_load_bytes (b, "bad.onnx", NULL, NULL, &error);
+  fw_tensor_set_max_elements (FW_TENSOR_DEFAULT_MAX_ELEMENTS);
+  g_assert_null (m);
+  g_assert_error (error, FW_ERROR, FW_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "more than 1000 elements"));
+  g_assert_nonnull (strstr (error->message, "--max-tensor-elements"));
+}
+
 static void
 test_node_cap (void)
 {
@@ -631,6 +688,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/onnx/load/missing-op-type", test_missing_op_type);
   g_test_add_func ("/core/onnx/load/deep-nesting", test_deep_nesting);
   g_test_add_func ("/core/onnx/load/node-cap", test_node_cap);
+  g_test_add_func ("/core/onnx/load/alloc-cap", test_alloc_cap);
+  g_test_add_func ("/core/onnx/load/tensor-cap-option", test_tensor_cap_option);
   g_test_add_func ("/core/onnx/external/ok", test_external_ok);
   g_test_add_func ("/core/onnx/external/escapes-folder", test_external_escapes);
   g_test_add_func ("/core/onnx/external/not-regular", test_external_not_regular);

@@ -230,6 +230,18 @@ fw_batch_run (const FwBatchOptions *options)
     goto fail;
   for (guint i = 0; i < whitelists->len; i++)
     fw_plan_apply_whitelist (plan, g_ptr_array_index (whitelists, i));
+  /* The input model (or its data) must survive a mistyped output path. */
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *out_path = i == 0 ? options->report_path : options->export_whitelist;
+      if (out_path != NULL && strcmp (out_path, "-") != 0 && fw_model_is_source_file (model, out_path))
+        {
+          g_set_error (&error, FW_ERROR, FW_ERROR_USAGE,
+                       _("%s: refusing to overwrite the input model or its external data; choose another file name"),
+                       out_path);
+          goto fail;
+        }
+    }
   if (options->export_whitelist != NULL)
     {
       g_autofree char *base = g_path_get_basename (options->model_path);

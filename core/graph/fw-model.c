@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fw-model-private.h"
 
@@ -192,6 +193,32 @@ guint64
 fw_model_get_initializer_bytes (FwModel *self)
 {
   return graph_initializer_bytes (self->graph);
+}
+
+static gboolean
+same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  if (a == NULL || b == NULL || stat (a, &sa) != 0 || stat (b, &sb) != 0)
+    return FALSE;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+gboolean
+fw_model_is_source_file (FwModel *self, const char *path)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_return_val_if_fail (FW_IS_MODEL (self), FALSE);
+  if (same_file (path, self->path))
+    return TRUE;
+  g_hash_table_iter_init (&iter, self->external_maps);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (same_file (path, key))
+      return TRUE;
+  return FALSE;
 }
 
 guint64

@@ -40,5 +40,9 @@ const char    *fw_model_get_producer_version(FwModel      *self);
 /* Bytes of all initializers (including nested subgraphs). */
 guint64        fw_model_get_initializer_bytes (FwModel    *self);
 guint64        fw_model_get_file_size       (FwModel      *self);
+/* Whether path names (through any link) the model's own file or one of its external data files: nothing
+ * may ever be written there. */
+gboolean       fw_model_is_source_file      (FwModel      *self,
+                                             const char   *path);
 
 G_END_DECLS

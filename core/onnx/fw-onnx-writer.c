@@ -359,35 +359,15 @@ fw_onnx_serialize (FwModel *model, FwOnnxWriteFlags flags, GError **error)
 }
 
 static gboolean
-same_file (const char *a, const char *b)
-{
-  struct stat sa, sb;
-
-  if (a == NULL || b == NULL || stat (a, &sa) != 0 || stat (b, &sb) != 0)
-    return FALSE;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-static gboolean
 refuse_inputs (FwModel *model, const char *path, GError **error)
 {
-  GHashTableIter iter;
-  gpointer key;
-
-  if (same_file (path, model->path))
+  if (fw_model_is_source_file (model, path))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_IO,
-                   _("%s: refusing to overwrite the input model; choose another file name"), path);
+                   _("%s: refusing to overwrite the input model or its external data; choose another file name"),
+                   path);
       return FALSE;
     }
-  g_hash_table_iter_init (&iter, model->external_maps);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    if (same_file (path, key))
-      {
-        g_set_error (error, FW_ERROR, FW_ERROR_IO,
-                     _("%s: refusing to overwrite the input model's external data; choose another file name"), path);
-        return FALSE;
-      }
   return TRUE;
 }
 
@@ -407,6 +387,65 @@ write_atomically (const char *path, const guint8 *data, gsize len, GError **erro
   return TRUE;
 }
 
+/* The data file's name carries a hash of its bytes: "model.onnx.<16 hex>.data". It is written before the
+ * model that names it and old ones are removed after, so a crash at any point leaves a model file and the
+ * data file it names from the same write: never the previous model reading new weights. */
+#define EXTERNAL_HASH_PLACEHOLDER "xxxxxxxxxxxxxxxx"
+
+static void
+replace_all (GByteArray *out, const char *from, const char *to)
+{
+  gsize n = strlen (from);
+
+  g_assert (strlen (to) == n);
+  for (guint8 *p = out->data; p + n <= out->data + out->len;)
+    {
+      guint8 *hit = memmem (p, out->data + out->len - p, from, n);
+      if (hit == NULL)
+        break;
+      memcpy (hit, to, n);
+      p = hit + n;
+    }
+}
+
+static gboolean
+is_data_file_of (const char *name, const char *base)
+{
+  gsize n = strlen (base);
+
+  if (strncmp (name, base, n) != 0 || name[n] != '.' || strlen (name + n + 1) != 16 + 5 ||
+      strcmp (name + n + 1 + 16, ".data") != 0)
+    return FALSE;
+  for (guint i = 0; i < 16; i++)
+    if (!g_ascii_isxdigit (name[n + 1 + i]))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+remove_old_data_files (FwModel *model, const char *dir, const char *base, const char *keep)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *old = NULL;
+      GError *ignored = NULL;
+
+      if (strcmp (name, keep) == 0 || !is_data_file_of (name, base))
+        continue;
+      old = g_build_filename (dir, name, NULL);
+      /* Never the input model's own data, whatever it is called. */
+      if (!refuse_inputs (model, old, &ignored))
+        {
+          g_clear_error (&ignored);
+          continue;
+        }
+      g_unlink (old);
+    }
+}
+
 gboolean
 fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError **error)
 {
@@ -415,6 +454,7 @@ fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError 
   g_autoptr(GByteArray) external = NULL;
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *placeholder = NULL;
   g_autofree char *external_name = NULL;
   g_autofree char *external_path = NULL;
 
@@ -422,13 +462,10 @@ fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError 
     return FALSE;
   if (flags & FW_ONNX_WRITE_EXTERNAL_DATA)
     {
-      external_name = g_strconcat (base, ".data", NULL);
-      external_path = g_build_filename (dir, external_name, NULL);
-      if (!refuse_inputs (model, external_path, error))
-        return FALSE;
+      placeholder = g_strconcat (base, "." EXTERNAL_HASH_PLACEHOLDER ".data", NULL);
       external = g_byte_array_new ();
       w.external = external;
-      w.external_name = external_name;
+      w.external_name = placeholder;
     }
   out = serialize (model, &w);
   if (out->len >= MAX_PROTO_BYTES)
@@ -438,9 +475,22 @@ fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError 
                    path, out->len);
       return FALSE;
     }
-  /* Data first: a model that names a data file must never exist without it. */
-  if (external != NULL && external->len > 0 &&
-      !write_atomically (external_path, external->data, external->len, error))
+  if (external == NULL || external->len == 0)
+    return write_atomically (path, out->data, out->len, error);
+
+  {
+    g_autofree char *hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, external->data, external->len);
+    external_name = g_strdup_printf ("%s.%.16s.data", base, hash);
+  }
+  /* Same length as the placeholder: patching the name changes no protobuf length. */
+  replace_all (out, placeholder, external_name);
+  external_path = g_build_filename (dir, external_name, NULL);
+  if (!refuse_inputs (model, external_path, error))
     return FALSE;
-  return write_atomically (path, out->data, out->len, error);
+  /* Data first: a model that names a data file must never exist without it. */
+  if (!write_atomically (external_path, external->data, external->len, error) ||
+      !write_atomically (path, out->data, out->len, error))
+    return FALSE;
+  remove_old_data_files (model, dir, base, external_name);
+  return TRUE;
 }

@@ -589,8 +589,12 @@ fw_rule_parse (const FwYamlDocument *doc, GError **error)
   const FwYamlNode *version, *patterns, *rules;
   gint64 v;
 
+  /* An empty file is a mistake (a truncated copy, a wrong path), not an empty rule set. */
   if (root == NULL)
-    return g_steal_pointer (&entries);
+    {
+      fw_yaml_error (error, doc, NULL, _("the file is empty; a rule file starts with “version: 1”"));
+      return NULL;
+    }
   if (!fw_yaml_expect (doc, root, FW_YAML_MAPPING, _("a rule file"), error)
       || !fw_yaml_check_keys (doc, root, top_keys, error))
     return NULL;

@@ -112,27 +112,30 @@ read_children (Reader *r, FwYamlNode *node, yaml_event_type_t end_type, guint de
     }
   if (node->kind == FW_YAML_MAPPING)
     {
-      /* Keys must be scalars and unique: a repeated key silently overriding another is a trap. */
+      /* Keys must be scalars and unique: a repeated key silently overriding another is a trap. A hash
+         keeps the check linear: a hostile mapping may hold half a million keys. */
+      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
       for (guint i = 0; i < node->items->len; i += 2)
         {
           FwYamlNode *key = g_ptr_array_index (node->items, i);
+          FwYamlNode *other;
+
           if (key->kind != FW_YAML_SCALAR)
             {
               g_set_error (error, FW_ERROR, FW_ERROR_PARSE, _("%s:%u:%u: mapping keys must be plain text"),
                            r->filename, key->line, key->column);
               return FALSE;
             }
-          for (guint j = 0; j < i; j += 2)
+          other = g_hash_table_lookup (seen, key->scalar);
+          if (other != NULL)
             {
-              FwYamlNode *other = g_ptr_array_index (node->items, j);
-              if (strcmp (other->scalar, key->scalar) == 0)
-                {
-                  g_set_error (error, FW_ERROR, FW_ERROR_PARSE,
-                               _("%s:%u:%u: key “%s” repeats the one on line %u"), r->filename, key->line,
-                               key->column, key->scalar, other->line);
-                  return FALSE;
-                }
+              g_set_error (error, FW_ERROR, FW_ERROR_PARSE,
+                           _("%s:%u:%u: key “%s” repeats the one on line %u"), r->filename, key->line,
+                           key->column, key->scalar, other->line);
+              return FALSE;
             }
+          g_hash_table_insert (seen, key->scalar, key);
         }
     }
   return TRUE;
@@ -240,6 +243,20 @@ fw_yaml_load_data (const char *display_name, const char *data, gsize len, GError
         case YAML_DOCUMENT_START_EVENT:
           break;
         case YAML_DOCUMENT_END_EVENT:
+          {
+            /* One document per file: whatever follows would be silently ignored otherwise. */
+            yaml_event_t next;
+            if (!yaml_parser_parse (&r.parser, &next))
+              {
+                ok = parser_error (&r, error);
+                break;
+              }
+            if (next.type != YAML_STREAM_END_EVENT)
+              ok = event_error (&r, &next, error, _("a second YAML document; a file holds exactly one"));
+            yaml_event_delete (&next);
+            done = TRUE;
+          }
+          break;
         case YAML_STREAM_END_EVENT:
           done = TRUE;
           break;

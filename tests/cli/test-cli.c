@@ -422,6 +422,27 @@ test_bad_plan_inputs (void)
   g_assert_nonnull (strstr (e5, "AUTOFUSION_MAX_DEPTH"));
 }
 
+/* A report or whitelist aimed at the input model is refused; the model stays as it was. */
+static void
+test_never_overwrites_model (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_autofree char *path = write_model (model, "keep.onnx");
+  const char *report[] = { "--batch", "keep.onnx", "--report", "keep.onnx", NULL };
+  const char *whitelist[] = { "--batch", "keep.onnx", "--export-whitelist", "./keep.onnx", NULL };
+  g_autofree char *before = NULL, *after = NULL;
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+  gsize len_before, len_after;
+
+  g_assert_true (g_file_get_contents (path, &before, &len_before, NULL));
+  g_assert_cmpint (run (report, &o1, &e1), ==, 2);
+  g_assert_nonnull (strstr (e1, "refusing to overwrite the input model"));
+  g_assert_cmpint (run (whitelist, &o2, &e2), ==, 2);
+  g_assert_nonnull (strstr (e2, "refusing to overwrite the input model"));
+  g_assert_true (g_file_get_contents (path, &after, &len_after, NULL));
+  g_assert_cmpmem (before, len_before, after, len_after);
+}
+
 static void
 test_unwritable_report (void)
 {
@@ -537,6 +558,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/deterministic", test_deterministic);
   g_test_add_func ("/app/cli/unknown-op-listed", test_unknown_op_listed);
   g_test_add_func ("/app/cli/unwritable-report", test_unwritable_report);
+  g_test_add_func ("/app/cli/never-overwrites-model", test_never_overwrites_model);
   g_test_add_func ("/app/cli/bad-models-exit-2", test_bad_models_exit_2);
   g_test_add_func ("/app/cli/plan-in-report", test_plan_in_report);
   g_test_add_func ("/app/cli/bad-plan-inputs", test_bad_plan_inputs);

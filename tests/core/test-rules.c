@@ -547,10 +547,18 @@ test_load_errors_io (void)
   g_assert_false (fw_rule_set_load_path (set, "/nonexistent/rules.yaml", &error));
   g_assert_error (error, FW_ERROR, FW_ERROR_IO);
   g_clear_error (&error);
-  /* An empty folder and an empty file are empty rule sets. */
+  /* An empty folder is an empty rule set; an empty file is a mistake (a truncated copy, a wrong path). */
   g_assert_true (fw_rule_set_load_path (set, dir, &error));
-  g_assert_true (fw_rule_set_load_data (set, "empty.yaml", "", 0, &error));
   g_assert_no_error (error);
+  g_assert_false (fw_rule_set_load_data (set, "empty.yaml", "", 0, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_PARSE);
+  g_assert_true (g_str_has_prefix (error->message, "empty.yaml:1:1: "));
+  g_clear_error (&error);
+  /* A second document is refused, not ignored. */
+  g_assert_false (fw_rule_set_load_data (set, "two.yaml", "version: 1\n---\nrules: 3\n", 23, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "second YAML document"));
+  g_clear_error (&error);
   g_assert_cmpuint (fw_rule_set_get_n_rules (set), ==, 0);
   g_assert_null (fw_rule_set_match (set, NULL, 0));
   /* Malformed YAML. */

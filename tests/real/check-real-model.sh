@@ -299,12 +299,14 @@ check_model() {
     [[ -s $rdir/model.onnx ]] || die "$label: fw-onnx-roundtrip ${flags[*]} wrote no model"
     if [[ $variant == external-data && $real == 1 ]]; then
       # Real models have megabytes of weights: they must have gone to the side file.
-      [[ -s $rdir/model.onnx.data ]] ||
-        die "$label: fw-onnx-roundtrip --external-data left model.onnx.data $( [[ -e $rdir/model.onnx.data ]] &&
-             echo empty || echo missing) (files: $(cd "$rdir" && echo *))"
+      # The data file is named after a hash of its bytes: model.onnx.<16 hex>.data.
+      local data_file
+      data_file=$(ls "$rdir"/model.onnx.*.data 2>/dev/null | head -1)
+      [[ -n $data_file && -s $data_file ]] ||
+        die "$label: fw-onnx-roundtrip --external-data left no non-empty model.onnx.*.data (files: $(cd "$rdir" && echo *))"
       local msize dsize
-      msize=$(stat -c %s "$rdir/model.onnx"); dsize=$(stat -c %s "$rdir/model.onnx.data")
-      (( msize < dsize )) || die "$label: --external-data left $msize bytes in model.onnx and only $dsize in model.onnx.data"
+      msize=$(stat -c %s "$rdir/model.onnx"); dsize=$(stat -c %s "$data_file")
+      (( msize < dsize )) || die "$label: --external-data left $msize bytes in model.onnx and only $dsize in $(basename "$data_file")"
     fi
     ort_run "$rdir/model.onnx" "$rdir/ort.json" "$label (round trip, $variant)" "${bind_ort[@]}"
     check_same_outputs "$dir/orig.json" "$rdir/ort.json" "$label: round trip ($variant)" ||

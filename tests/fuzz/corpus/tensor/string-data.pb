@@ -1,0 +1,1 @@
+Bs2hello2wÃ¶rld

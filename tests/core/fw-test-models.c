@@ -441,3 +441,24 @@ fw_test_remove_dir (const char *dir)
     }
   g_rmdir (dir);
 }
+
+FwProfile *
+fw_test_profile_910b (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwProfile *p = fw_profile_load_builtin ("ascend-910b", &error);
+
+  g_assert_no_error (error);
+  return p;
+}
+
+FwRuleSet *
+fw_test_builtin_rules (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwRuleSet *rules = fw_rule_set_new ();
+
+  g_assert_true (fw_rule_set_load_builtin (rules, &error));
+  g_assert_no_error (error);
+  return rules;
+}

@@ -5,6 +5,8 @@
 #include "graph/fw-model-private.h"
 #include "onnx/fw-onnx.h"
 #include "shape/fw-shape-infer.h"
+#include "hw/fw-profile.h"
+#include "rules/fw-rules.h"
 
 G_BEGIN_DECLS
 
@@ -39,6 +41,10 @@ gboolean  fw_test_infer                (FwModel    *model,
                                         const char * const *binds,
                                         FwInferReport *report,
                                         GError    **error);
+/* The shipped Ascend 910B profile and rule set; a test failure if they do not load. */
+FwProfile *fw_test_profile_910b        (void);
+FwRuleSet *fw_test_builtin_rules       (void);
+
 /* A new temporary folder, and its removal with the files in it. */
 char     *fw_test_temp_dir             (void);
 void      fw_test_remove_dir           (const char *dir);

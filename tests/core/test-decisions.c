@@ -10,27 +10,6 @@
 #include "report/fw-model-report.h"
 #include "report/fw-plan-report.h"
 
-static FwProfile *
-profile_910b (void)
-{
-  g_autoptr(GError) error = NULL;
-  FwProfile *p = fw_profile_load_builtin ("ascend-910b", &error);
-
-  g_assert_no_error (error);
-  return p;
-}
-
-static FwRuleSet *
-builtin_rules (void)
-{
-  g_autoptr(GError) error = NULL;
-  FwRuleSet *rules = fw_rule_set_new ();
-
-  g_assert_true (fw_rule_set_load_builtin (rules, &error));
-  g_assert_no_error (error);
-  return rules;
-}
-
 typedef struct
 {
   FwModel   *model;
@@ -46,8 +25,8 @@ fixture_setup (Fixture *f, gint64 seq)
 
   f->model = fw_test_transformer_block (seq, 64, 4, FALSE);
   g_assert_true (fw_test_infer (f->model, NULL, NULL, &error));
-  f->profile = profile_910b ();
-  f->rules = builtin_rules ();
+  f->profile = fw_test_profile_910b ();
+  f->rules = fw_test_builtin_rules ();
   f->plan = fw_plan_new (f->model, f->profile, f->rules, NULL, &error);
   g_assert_no_error (error);
 }

@@ -9,27 +9,6 @@
 #include "report/fw-model-report.h"
 #include "report/fw-plan-report.h"
 
-static FwProfile *
-profile_910b (void)
-{
-  g_autoptr(GError) error = NULL;
-  FwProfile *p = fw_profile_load_builtin ("ascend-910b", &error);
-
-  g_assert_no_error (error);
-  return p;
-}
-
-static FwRuleSet *
-builtin_rules (void)
-{
-  g_autoptr(GError) error = NULL;
-  FwRuleSet *rules = fw_rule_set_new ();
-
-  g_assert_true (fw_rule_set_load_builtin (rules, &error));
-  g_assert_no_error (error);
-  return rules;
-}
-
 static FwPlan *
 plan_for (FwModel *model, FwProfile *profile, FwRuleSet *rules, FwStrategy strategy)
 {
@@ -119,8 +98,8 @@ static void
 test_transformer_balanced (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_transformer_block (16, 64, 4, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
-  FwRuleSet *rules = builtin_rules ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwRuleSet *rules = fw_test_builtin_rules ();
   g_autoptr(FwPlan) plan = plan_for (model, profile, rules, FW_STRATEGY_BALANCED);
   const FwCandidate *ln, *gelu, *scores;
 
@@ -156,8 +135,8 @@ static void
 test_transformer_aggressive (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_transformer_block (16, 64, 4, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
-  FwRuleSet *rules = builtin_rules ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwRuleSet *rules = fw_test_builtin_rules ();
   g_autoptr(FwPlan) plan = plan_for (model, profile, rules, FW_STRATEGY_AGGRESSIVE);
   const FwCandidate *scores;
 
@@ -197,7 +176,7 @@ test_strategies_nest (void)
 {
   FwModel *models[3] = { inferred (fw_test_transformer_block (16, 64, 4, FALSE)), inferred (fw_test_conv_block ()),
                          inferred (fw_test_elementwise_chain (12, 64, FALSE)) };
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
 
   for (guint m = 0; m < G_N_ELEMENTS (models); m++)
     {
@@ -216,7 +195,7 @@ static void
 test_conservative_no_reduce (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_transformer_block (16, 64, 4, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = plan_for (model, profile, NULL, FW_STRATEGY_CONSERVATIVE);
 
   g_assert_null (find_candidate (plan, "ReduceMean,Sub,Pow,ReduceMean,Add,Sqrt,Div,Mul,Add"));
@@ -233,8 +212,8 @@ static void
 test_conv_block (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_conv_block ());
-  g_autoptr(FwProfile) profile = profile_910b ();
-  FwRuleSet *rules = builtin_rules ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwRuleSet *rules = fw_test_builtin_rules ();
   g_autoptr(FwPlan) plan = plan_for (model, profile, rules, FW_STRATEGY_BALANCED);
   const FwCandidate *first, *residual;
 
@@ -255,7 +234,7 @@ static void
 test_small_ub (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_transformer_block (16, 1024, 4, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = NULL;
   const FwRefusal *r;
 
@@ -273,7 +252,7 @@ static void
 test_max_inputs (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_conv_block ());
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = NULL;
 
   profile->max_kernel_inputs = 3;
@@ -287,7 +266,7 @@ static void
 test_max_size_and_depth (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_elementwise_chain (20, 64, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(GError) error = NULL;
   FwPlanOptions options;
   g_autoptr(FwPlan) sized = NULL;
@@ -321,7 +300,7 @@ test_cycle (void)
   g_autofree float *w = g_new0 (float, 64 * 64);
   g_autoptr(FwTensor) wt = fw_tensor_new_float (2, wd, w);
   g_autoptr(FwTensor) bt = fw_tensor_new_float (2, wd, w);
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = NULL;
   const char *mm_in[2] = { "a", "w" }, *mm_out[1] = { "m" };
   const char *e1_in[2] = { "m", "b" }, *e1_out[1] = { "e1" };
@@ -355,7 +334,7 @@ test_horizontal (void)
   gint64 cd[1] = { 256 };
   g_autofree float *cv = g_new0 (float, 256);
   g_autoptr(FwTensor) ct = fw_tensor_new_float (1, cd, cv);
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) balanced = NULL;
   g_autoptr(FwPlan) aggressive = NULL;
   const char *r_in[1] = { "x" }, *r_out[1] = { "r" };
@@ -403,7 +382,7 @@ test_through_view (void)
   float one = 1.0f;
   g_autoptr(FwTensor) st = fw_tensor_new_int64 (1, sd, shape);
   g_autoptr(FwTensor) ct = fw_tensor_new_float (0, NULL, &one);
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) balanced = NULL;
   g_autoptr(FwPlan) aggressive = NULL;
   const char *a_in[2] = { "x", "c" }, *a_out[1] = { "a" };
@@ -442,7 +421,7 @@ static void
 test_dynamic_dims (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_elementwise_chain (6, 64, TRUE));
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = plan_for (model, profile, NULL, FW_STRATEGY_BALANCED);
   g_autoptr(FwModel) bound = fw_test_elementwise_chain (6, 64, TRUE);
   const char *binds[] = { "batch=4", NULL };
@@ -459,8 +438,8 @@ static void
 test_forbid_rule (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_transformer_block (16, 64, 4, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
-  FwRuleSet *rules = builtin_rules ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwRuleSet *rules = fw_test_builtin_rules ();
   g_autoptr(GError) error = NULL;
   g_autoptr(FwPlan) plan = NULL;
   static const char text[] =
@@ -515,7 +494,7 @@ static void
 test_disabled (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_conv_block ());
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(GError) error = NULL;
   FwPlanOptions options;
   g_autoptr(FwPlan) plan = NULL;
@@ -547,8 +526,8 @@ test_report_deterministic (void)
 {
   g_autoptr(FwModel) a = inferred (fw_test_transformer_block (16, 64, 4, FALSE));
   g_autoptr(FwModel) b = inferred (fw_test_transformer_block (16, 64, 4, FALSE));
-  g_autoptr(FwProfile) profile = profile_910b ();
-  FwRuleSet *rules = builtin_rules ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwRuleSet *rules = fw_test_builtin_rules ();
   g_autoptr(FwPlan) pa = plan_for (a, profile, rules, FW_STRATEGY_BALANCED);
   g_autoptr(FwPlan) pb = plan_for (b, profile, rules, FW_STRATEGY_BALANCED);
   g_autofree char *ja = report_text (a, pa, FW_REPORT_JSON);
@@ -569,7 +548,7 @@ static void
 test_long_graph (void)
 {
   g_autoptr(FwModel) model = inferred (fw_test_long_chain (20000));
-  g_autoptr(FwProfile) profile = profile_910b ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = plan_for (model, profile, NULL, FW_STRATEGY_BALANCED);
   guint covered = 0;
 

@@ -9,6 +9,7 @@
 
 #include "fw-batch.h"
 #include "fw-error.h"
+#include "io/fw-file-write.h"
 #include "onnx/fw-model-loader.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
@@ -97,22 +98,13 @@ choose_format (const FwBatchOptions *options, FwReportFormat *out, GError **erro
 static gboolean
 write_report (const char *path, const char *text, GError **error)
 {
-  GError *local = NULL;
-
   if (path == NULL || strcmp (path, "-") == 0)
     {
       fputs (text, stdout);
       fflush (stdout);
       return TRUE;
     }
-  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0644, &local))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot write the report: %s"), path, local->message);
-      g_error_free (local);
-      return FALSE;
-    }
-  return TRUE;
+  return fw_file_write (path, text, -1, error);
 }
 
 /* A binding that matches no dim is most likely a typo; say so, with the names that exist. */

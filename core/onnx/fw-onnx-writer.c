@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "fw-error.h"
+#include "io/fw-file-write.h"
 #include "fw-onnx.h"
 #include "fw-onnx-fields.h"
 #include "fw-pb.h"
@@ -374,17 +375,7 @@ refuse_inputs (FwModel *model, const char *path, GError **error)
 static gboolean
 write_atomically (const char *path, const guint8 *data, gsize len, GError **error)
 {
-  GError *local = NULL;
-
-  /* Temporary file in the same folder, fsync, rename: a crash leaves the old file or the new one. */
-  if (!g_file_set_contents_full (path, (const char *) data, len,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644, &local))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot write: %s"), path, local->message);
-      g_error_free (local);
-      return FALSE;
-    }
-  return TRUE;
+  return fw_file_write (path, data, (gssize) len, error);
 }
 
 /* The data file's name carries a hash of its bytes: "model.onnx.<16 hex>.data". It is written before the

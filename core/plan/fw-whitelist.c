@@ -8,6 +8,7 @@
 
 #include "fw-decisions.h"
 #include "fw-error.h"
+#include "io/fw-file-write.h"
 #include "fw-plan-private.h"
 #include "yaml/fw-yaml.h"
 
@@ -314,16 +315,8 @@ gboolean
 fw_whitelist_save (const FwWhitelist *whitelist, const char *path, GError **error)
 {
   g_autofree char *text = fw_whitelist_to_string (whitelist);
-  GError *local = NULL;
 
-  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0644, &local))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot write the whitelist: %s"), path, local->message);
-      g_error_free (local);
-      return FALSE;
-    }
-  return TRUE;
+  return fw_file_write (path, text, -1, error);
 }
 
 /* ---- plans ---- */

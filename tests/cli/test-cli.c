@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <glib/gstdio.h>
@@ -443,6 +444,21 @@ test_never_overwrites_model (void)
   g_assert_cmpmem (before, len_before, after, len_after);
 }
 
+/* Output aimed at a device is written into it, never renamed over it: /dev/null stays a device. */
+static void
+test_report_to_dev_null (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  const char *args[] = { "--batch", "null.onnx", "--report", "/dev/null", "--export-whitelist", "/dev/null", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  GStatBuf st;
+
+  g_free (write_model (model, "null.onnx"));
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_cmpint (g_stat ("/dev/null", &st), ==, 0);
+  g_assert_true (S_ISCHR (st.st_mode));
+}
+
 static void
 test_unwritable_report (void)
 {
@@ -559,6 +575,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/unknown-op-listed", test_unknown_op_listed);
   g_test_add_func ("/app/cli/unwritable-report", test_unwritable_report);
   g_test_add_func ("/app/cli/never-overwrites-model", test_never_overwrites_model);
+  g_test_add_func ("/app/cli/report-to-dev-null", test_report_to_dev_null);
   g_test_add_func ("/app/cli/bad-models-exit-2", test_bad_models_exit_2);
   g_test_add_func ("/app/cli/plan-in-report", test_plan_in_report);
   g_test_add_func ("/app/cli/bad-plan-inputs", test_bad_plan_inputs);

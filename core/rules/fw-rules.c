@@ -110,31 +110,23 @@ typedef struct
   GPtrArray   *stack;     /* names of the sub-patterns being compiled, outermost first */
 } Resolver;
 
+/* Lengths and costs only need to be known up to their caps: saturate instead of overflowing. */
 static guint
-sat_add (guint a, guint b)
+capped_add (guint a, guint b, guint cap)
 {
-  return MIN (a + b, FW_RULE_MAX_NODES + 1);
+  return (guint) MIN ((guint64) a + b, (guint64) cap + 1);
 }
 
 static guint
-sat_mul (guint a, guint b)
+capped_mul (guint a, guint b, guint cap)
 {
-  guint64 p = (guint64) a * b;
-  return (guint) MIN (p, (guint64) FW_RULE_MAX_NODES + 1);
+  return (guint) MIN ((guint64) a * b, (guint64) cap + 1);
 }
 
-static guint
-cost_add (guint a, guint b)
-{
-  return MIN (a + b, FW_RULE_MAX_COST + 1);
-}
-
-static guint
-cost_mul (guint a, guint b)
-{
-  guint64 p = (guint64) a * b;
-  return (guint) MIN (p, (guint64) FW_RULE_MAX_COST + 1);
-}
+#define sat_add(a, b) capped_add ((a), (b), FW_RULE_MAX_NODES)
+#define sat_mul(a, b) capped_mul ((a), (b), FW_RULE_MAX_NODES)
+#define cost_add(a, b) capped_add ((a), (b), FW_RULE_MAX_COST)
+#define cost_mul(a, b) capped_mul ((a), (b), FW_RULE_MAX_COST)
 
 static char *
 stack_path (const GPtrArray *stack, guint from, const char *last)

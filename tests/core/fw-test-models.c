@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "fw-test-models.h"
+#include "report/fw-plan-report.h"
 
 FwModel *
 fw_test_model_new (gint64 opset)
@@ -461,4 +462,19 @@ fw_test_builtin_rules (void)
   g_assert_true (fw_rule_set_load_builtin (rules, &error));
   g_assert_no_error (error);
   return rules;
+}
+
+char *
+fw_test_plan_report (FwModel *model, FwPlan *plan, FwReportFormat format)
+{
+  FwInferReport infer;
+  g_autoptr(JsonNode) report = NULL;
+  char *text;
+
+  fw_infer_report_init (&infer);
+  report = fw_model_report_build (model, &infer, NULL, NULL);
+  fw_plan_report_add (report, plan);
+  text = fw_model_report_format (report, format);
+  fw_infer_report_clear (&infer);
+  return text;
 }

@@ -7,6 +7,8 @@
 #include "shape/fw-shape-infer.h"
 #include "hw/fw-profile.h"
 #include "rules/fw-rules.h"
+#include "plan/fw-plan.h"
+#include "report/fw-model-report.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +46,11 @@ gboolean  fw_test_infer                (FwModel    *model,
 /* The shipped Ascend 910B profile and rule set; a test failure if they do not load. */
 FwProfile *fw_test_profile_910b        (void);
 FwRuleSet *fw_test_builtin_rules       (void);
+
+/* The batch report of model with plan's section, as text (shapes already inferred). */
+char      *fw_test_plan_report         (FwModel        *model,
+                                        FwPlan         *plan,
+                                        FwReportFormat  format);
 
 /* A new temporary folder, and its removal with the files in it. */
 char     *fw_test_temp_dir             (void);

@@ -72,21 +72,6 @@ nodes_of (const FwCandidate *c)
   return g_string_free (s, FALSE);
 }
 
-static char *
-report_json (FwModel *model, FwPlan *plan)
-{
-  FwInferReport infer;
-  g_autoptr(JsonNode) report = NULL;
-  char *text;
-
-  fw_infer_report_init (&infer);
-  report = fw_model_report_build (model, &infer, NULL, NULL);
-  fw_plan_report_add (report, plan);
-  text = fw_model_report_format (report, FW_REPORT_JSON);
-  fw_infer_report_clear (&infer);
-  return text;
-}
-
 static guint
 count_code (FwPlan *plan, FwReasonCode code, guint candidate)
 {
@@ -254,25 +239,25 @@ test_undo_redo (void)
   FwCandidate *gelu, *ln;
 
   fixture_setup (&f, 128);
-  j0 = report_json (f.model, f.plan);
+  j0 = fw_test_plan_report (f.model, f.plan, FW_REPORT_JSON);
   g_assert_false (fw_plan_can_undo (f.plan));
   gelu = find_pattern (f.plan, "matmul_bias_gelu", FW_CANDIDATE_PROPOSED);
   g_assert_true (fw_plan_veto (f.plan, gelu->index, NULL, NULL, &error));
-  j1 = report_json (f.model, f.plan);
+  j1 = fw_test_plan_report (f.model, f.plan, FW_REPORT_JSON);
   ln = find_pattern (f.plan, "layernorm", FW_CANDIDATE_PROPOSED);
   g_assert_true (fw_plan_accept (f.plan, ln->index, "carol", NULL, &error));
-  j2 = report_json (f.model, f.plan);
+  j2 = fw_test_plan_report (f.model, f.plan, FW_REPORT_JSON);
   g_assert_cmpstr (j0, !=, j1);
   g_assert_cmpstr (j1, !=, j2);
 
   g_assert_true (fw_plan_undo (f.plan));
   {
-    g_autofree char *j = report_json (f.model, f.plan);
+    g_autofree char *j = fw_test_plan_report (f.model, f.plan, FW_REPORT_JSON);
     g_assert_cmpstr (j, ==, j1);
   }
   g_assert_true (fw_plan_undo (f.plan));
   {
-    g_autofree char *j = report_json (f.model, f.plan);
+    g_autofree char *j = fw_test_plan_report (f.model, f.plan, FW_REPORT_JSON);
     g_assert_cmpstr (j, ==, j0);
   }
   g_assert_false (fw_plan_undo (f.plan));
@@ -281,7 +266,7 @@ test_undo_redo (void)
   g_assert_true (fw_plan_redo (f.plan));
   g_assert_false (fw_plan_redo (f.plan));
   {
-    g_autofree char *j = report_json (f.model, f.plan);
+    g_autofree char *j = fw_test_plan_report (f.model, f.plan, FW_REPORT_JSON);
     g_assert_cmpstr (j, ==, j2);
     g_assert_nonnull (strstr (j, "\"decisions\""));
     g_assert_nonnull (strstr (j, "\"carol\""));

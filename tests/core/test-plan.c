@@ -506,21 +506,6 @@ test_disabled (void)
   g_assert_cmpuint (plan->after.launches, ==, plan->before.launches);
 }
 
-static char *
-report_text (FwModel *model, FwPlan *plan, FwReportFormat format)
-{
-  FwInferReport infer;
-  g_autoptr(JsonNode) report = NULL;
-  char *text;
-
-  fw_infer_report_init (&infer);
-  report = fw_model_report_build (model, &infer, NULL, NULL);
-  fw_plan_report_add (report, plan);
-  text = fw_model_report_format (report, format);
-  fw_infer_report_clear (&infer);
-  return text;
-}
-
 static void
 test_report_deterministic (void)
 {
@@ -530,9 +515,9 @@ test_report_deterministic (void)
   FwRuleSet *rules = fw_test_builtin_rules ();
   g_autoptr(FwPlan) pa = plan_for (a, profile, rules, FW_STRATEGY_BALANCED);
   g_autoptr(FwPlan) pb = plan_for (b, profile, rules, FW_STRATEGY_BALANCED);
-  g_autofree char *ja = report_text (a, pa, FW_REPORT_JSON);
-  g_autofree char *jb = report_text (b, pb, FW_REPORT_JSON);
-  g_autofree char *md = report_text (a, pa, FW_REPORT_MARKDOWN);
+  g_autofree char *ja = fw_test_plan_report (a, pa, FW_REPORT_JSON);
+  g_autofree char *jb = fw_test_plan_report (b, pb, FW_REPORT_JSON);
+  g_autofree char *md = fw_test_plan_report (a, pa, FW_REPORT_MARKDOWN);
 
   g_assert_cmpstr (ja, ==, jb);
   g_assert_nonnull (strstr (ja, "\"pattern\" : \"layernorm\""));

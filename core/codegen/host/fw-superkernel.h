@@ -1,0 +1,68 @@
+/* fw-superkernel.h: host SuperKernels: one accepted candidate → C99 specialised to its shapes and dtypes,
+ * compiled by the system C compiler into a shared object, cached, loaded with GModule and run on FwArrays.
+ *
+ * Generation reads only the graph's structure, shapes, dtypes, attributes and small constants; names from
+ * the model reach the source only inside escaped comments, so a hostile model cannot change what is
+ * compiled. The cache ($XDG_CACHE_HOME/fusion-workbench/kernels, mode 0700) is keyed by a hash of source,
+ * flags and compiler version; a cached object whose bytes do not match its recorded hash is refused. */
+#pragma once
+
+#include <glib.h>
+
+#include "exec/fw-array.h"
+#include "plan/fw-plan.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FwHostToolchain FwHostToolchain;
+typedef struct _FwSuperKernel   FwSuperKernel;
+
+/* The C compiler ($CC, else cc, gcc, clang on PATH), its version line and the flags used. cache_dir NULL:
+ * the default. FW_ERROR_UNSUPPORTED when no compiler is found. */
+FwHostToolchain *fw_host_toolchain_new      (const char        *cache_dir,
+                                             GError           **error);
+void             fw_host_toolchain_free     (FwHostToolchain   *toolchain);
+const char      *fw_host_toolchain_get_compiler (FwHostToolchain *toolchain);  /* path */
+const char      *fw_host_toolchain_get_version  (FwHostToolchain *toolchain);  /* first line of --version */
+const char      *fw_host_toolchain_get_flags    (FwHostToolchain *toolchain);  /* as passed, one string */
+const char      *fw_host_toolchain_get_cache_dir(FwHostToolchain *toolchain);
+
+/* Generates the source for the candidate (no compiler needed). FW_ERROR_UNSUPPORTED names what the host
+ * target cannot generate (an op, a dtype, a dynamic shape). */
+FwSuperKernel   *fw_superkernel_generate    (FwPlan            *plan,
+                                             const FwCandidate *candidate,
+                                             GError           **error);
+void             fw_superkernel_free        (FwSuperKernel     *kernel);
+const FwCandidate *fw_superkernel_get_candidate (FwSuperKernel *kernel);
+const char      *fw_superkernel_get_source  (FwSuperKernel     *kernel);
+/* The group's boundary: values read from outside (non-immediate inputs, initializers included) and values
+ * written for outside use, in the order the kernel takes them. */
+guint            fw_superkernel_get_n_inputs  (FwSuperKernel   *kernel);
+FwValue         *fw_superkernel_get_input     (FwSuperKernel   *kernel,
+                                               guint            index);
+guint            fw_superkernel_get_n_outputs (FwSuperKernel   *kernel);
+FwValue         *fw_superkernel_get_output    (FwSuperKernel   *kernel,
+                                               guint            index);
+
+/* Compiles (or finds in the cache) and loads. A compiler failure is an FW_ERROR_UNSUPPORTED error on this
+ * kernel that quotes the compiler's message; never a crash. */
+gboolean         fw_superkernel_compile     (FwSuperKernel     *kernel,
+                                             FwHostToolchain   *toolchain,
+                                             GError           **error);
+/* After compile: the shared object, and the hex SHA-256 of the source and of the object. */
+const char      *fw_superkernel_get_object_path (FwSuperKernel *kernel);
+const char      *fw_superkernel_get_source_hash (FwSuperKernel *kernel);
+const char      *fw_superkernel_get_object_hash (FwSuperKernel *kernel);
+
+/* Runs the compiled kernel: inputs in get_input order; outputs receives new arrays in get_output order.
+ * Input dtypes and dims must equal those the kernel was generated for (FW_ERROR_INVALID otherwise). */
+gboolean         fw_superkernel_run         (FwSuperKernel     *kernel,
+                                             FwArray *const    *inputs,
+                                             FwArray          **outputs,
+                                             guint              n_threads,
+                                             GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwHostToolchain, fw_host_toolchain_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwSuperKernel, fw_superkernel_free)
+
+G_END_DECLS

@@ -1,0 +1,308 @@
+/* fw-array.c: run-time tensors. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw-array.h"
+#include "fw-error.h"
+
+#define FW_ARRAY_ALIGN 64
+
+static gboolean
+check_dtype (FwDType dtype, GError **error)
+{
+  if (dtype == FW_DTYPE_STRING || fw_dtype_bits (dtype) == 0 || fw_dtype_bits (dtype) % 8 != 0)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("tensors of type %s cannot be computed on the host"), fw_dtype_name (dtype));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static FwArray *
+array_alloc (FwDType dtype, guint rank, const gint64 *dims, gboolean zero, GError **error)
+{
+  gint64 n = 1, n_bytes = 0;
+  FwArray *array;
+  gpointer data = NULL;
+
+  if (!check_dtype (dtype, error))
+    return NULL;
+  if (rank > FW_MAX_RANK)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("rank %u is over the limit of %d"), rank, FW_MAX_RANK);
+      return NULL;
+    }
+  for (guint i = 0; i < rank; i++)
+    if (dims[i] < 0)
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("dimension %u is negative (%" G_GINT64_FORMAT ")"),
+                     i, dims[i]);
+        return NULL;
+      }
+  if (!fw_dims_product (rank, dims, &n) || !fw_dtype_bytes_for (dtype, n, &n_bytes))
+    {
+      g_autofree char *cap = fw_tensor_format_max_elements ();
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT,
+                   _("a tensor of this shape would have more than %s elements (--max-tensor-elements raises the cap)"),
+                   cap);
+      return NULL;
+    }
+  if (posix_memalign (&data, FW_ARRAY_ALIGN, MAX (n_bytes, 1)) != 0 || data == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("cannot allocate %" G_GINT64_FORMAT " bytes for a tensor"),
+                   n_bytes);
+      return NULL;
+    }
+  if (zero)
+    memset (data, 0, MAX (n_bytes, 1));
+  array = g_new0 (FwArray, 1);
+  g_atomic_ref_count_init (&array->ref_count);
+  array->dtype = dtype;
+  array->rank = rank;
+  if (rank > 0)
+    memcpy (array->dims, dims, rank * sizeof (gint64));
+  array->n_elements = n;
+  array->n_bytes = (gsize) n_bytes;
+  array->data = data;
+  array->owned = TRUE;
+  return array;
+}
+
+FwArray *
+fw_array_new (FwDType dtype, guint rank, const gint64 *dims, GError **error)
+{
+  return array_alloc (dtype, rank, dims, FALSE, error);
+}
+
+FwArray *
+fw_array_new0 (FwDType dtype, guint rank, const gint64 *dims, GError **error)
+{
+  return array_alloc (dtype, rank, dims, TRUE, error);
+}
+
+/* Storage for empty tensors borrowed from constants with no bytes. */
+static guint64 empty_storage[8];
+
+FwArray *
+fw_array_new_from_tensor (FwTensor *tensor, GError **error)
+{
+  FwArray *array;
+  gsize size = 0;
+  gconstpointer data;
+
+  if (!check_dtype (tensor->dtype, error))
+    return NULL;
+  if (tensor->rank > FW_MAX_RANK)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("rank %u is over the limit of %d"), tensor->rank,
+                   FW_MAX_RANK);
+      return NULL;
+    }
+  data = tensor->data ? g_bytes_get_data (tensor->data, &size) : NULL;
+  if (size != fw_tensor_get_byte_size (tensor))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("a constant holds %zu bytes where its shape needs %zu"),
+                   size, fw_tensor_get_byte_size (tensor));
+      return NULL;
+    }
+  array = g_new0 (FwArray, 1);
+  g_atomic_ref_count_init (&array->ref_count);
+  array->dtype = tensor->dtype;
+  array->rank = tensor->rank;
+  if (tensor->rank > 0)
+    memcpy (array->dims, tensor->dims, tensor->rank * sizeof (gint64));
+  array->n_elements = tensor->n_elements;
+  array->n_bytes = size;
+  array->data = (gpointer) (data != NULL ? data : (gconstpointer) empty_storage);
+  array->borrowed = tensor->data ? g_bytes_ref (tensor->data) : NULL;
+  return array;
+}
+
+FwArray *
+fw_array_copy (const FwArray *array, GError **error)
+{
+  FwArray *copy = fw_array_new (array->dtype, array->rank, array->dims, error);
+
+  if (copy != NULL && array->n_bytes > 0)
+    memcpy (copy->data, array->data, array->n_bytes);
+  return copy;
+}
+
+FwArray *
+fw_array_reshape (FwArray *array, guint rank, const gint64 *dims, GError **error)
+{
+  FwArray *view;
+  gint64 n = 1;
+
+  if (rank > FW_MAX_RANK)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("rank %u is over the limit of %d"), rank, FW_MAX_RANK);
+      return NULL;
+    }
+  for (guint i = 0; i < rank; i++)
+    if (dims[i] < 0)
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("dimension %u is negative (%" G_GINT64_FORMAT ")"),
+                     i, dims[i]);
+        return NULL;
+      }
+  if (!fw_dims_product (rank, dims, &n) || n != array->n_elements)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID,
+                   _("cannot view %" G_GINT64_FORMAT " elements with a shape of another size"), array->n_elements);
+      return NULL;
+    }
+  view = g_new0 (FwArray, 1);
+  g_atomic_ref_count_init (&view->ref_count);
+  view->dtype = array->dtype;
+  view->rank = rank;
+  if (rank > 0)
+    memcpy (view->dims, dims, rank * sizeof (gint64));
+  view->n_elements = n;
+  view->n_bytes = array->n_bytes;
+  view->data = array->data;
+  view->base = fw_array_ref (array);
+  return view;
+}
+
+FwArray *
+fw_array_ref (FwArray *array)
+{
+  g_atomic_ref_count_inc (&array->ref_count);
+  return array;
+}
+
+void
+fw_array_unref (FwArray *array)
+{
+  if (array == NULL || !g_atomic_ref_count_dec (&array->ref_count))
+    return;
+  if (array->owned)
+    free (array->data);
+  if (array->borrowed)
+    g_bytes_unref (array->borrowed);
+  if (array->base)
+    fw_array_unref (array->base);
+  g_free (array);
+}
+
+gdouble
+fw_array_get_double (const FwArray *array, gint64 index)
+{
+  const guint8 *p = array->data;
+
+  switch (array->dtype)
+    {
+    case FW_DTYPE_FLOAT: return ((const float *) p)[index];
+    case FW_DTYPE_DOUBLE: return ((const double *) p)[index];
+    case FW_DTYPE_FLOAT16: return fw_half_to_float (((const guint16 *) p)[index]);
+    case FW_DTYPE_BFLOAT16: return fw_bfloat16_to_float (((const guint16 *) p)[index]);
+    case FW_DTYPE_INT8: return ((const gint8 *) p)[index];
+    case FW_DTYPE_UINT8: return ((const guint8 *) p)[index];
+    case FW_DTYPE_BOOL: return ((const guint8 *) p)[index] != 0;
+    case FW_DTYPE_INT16: return ((const gint16 *) p)[index];
+    case FW_DTYPE_UINT16: return ((const guint16 *) p)[index];
+    case FW_DTYPE_INT32: return ((const gint32 *) p)[index];
+    case FW_DTYPE_UINT32: return ((const guint32 *) p)[index];
+    case FW_DTYPE_INT64: return (gdouble) ((const gint64 *) p)[index];
+    case FW_DTYPE_UINT64: return (gdouble) ((const guint64 *) p)[index];
+    default: return 0.0;
+    }
+}
+
+gint64
+fw_array_get_int64 (const FwArray *array, gint64 index)
+{
+  const guint8 *p = array->data;
+
+  switch (array->dtype)
+    {
+    case FW_DTYPE_INT64: return ((const gint64 *) p)[index];
+    case FW_DTYPE_UINT64: return (gint64) ((const guint64 *) p)[index];
+    case FW_DTYPE_INT32: return ((const gint32 *) p)[index];
+    case FW_DTYPE_UINT32: return ((const guint32 *) p)[index];
+    case FW_DTYPE_INT16: return ((const gint16 *) p)[index];
+    case FW_DTYPE_UINT16: return ((const guint16 *) p)[index];
+    case FW_DTYPE_INT8: return ((const gint8 *) p)[index];
+    case FW_DTYPE_UINT8: return ((const guint8 *) p)[index];
+    case FW_DTYPE_BOOL: return ((const guint8 *) p)[index] != 0;
+    default:
+      {
+        gdouble d = fw_array_get_double (array, index);
+        /* Saturate: casting an out-of-range double to an integer is undefined. */
+        if (!(d == d))
+          return 0;
+        if (d >= 9.2233720368547758e18)
+          return G_MAXINT64;
+        if (d <= -9.2233720368547758e18)
+          return G_MININT64;
+        return (gint64) d;
+      }
+    }
+}
+
+void
+fw_array_set_double (FwArray *array, gint64 index, gdouble value)
+{
+  guint8 *p = array->data;
+  gint64 iv;
+
+  switch (array->dtype)
+    {
+    case FW_DTYPE_FLOAT: ((float *) p)[index] = (float) value; return;
+    case FW_DTYPE_DOUBLE: ((double *) p)[index] = value; return;
+    case FW_DTYPE_FLOAT16: ((guint16 *) p)[index] = fw_float_to_half ((float) value); return;
+    case FW_DTYPE_BOOL: p[index] = value != 0.0; return;
+    default:
+      break;
+    }
+  if (!(value == value))
+    iv = 0;
+  else if (value >= 9.2233720368547758e18)
+    iv = G_MAXINT64;
+  else if (value <= -9.2233720368547758e18)
+    iv = G_MININT64;
+  else
+    iv = (gint64) value;
+  switch (array->dtype)
+    {
+    case FW_DTYPE_INT64: ((gint64 *) p)[index] = iv; break;
+    case FW_DTYPE_UINT64: ((guint64 *) p)[index] = (guint64) iv; break;
+    case FW_DTYPE_INT32: ((gint32 *) p)[index] = (gint32) iv; break;
+    case FW_DTYPE_UINT32: ((guint32 *) p)[index] = (guint32) iv; break;
+    case FW_DTYPE_INT16: ((gint16 *) p)[index] = (gint16) iv; break;
+    case FW_DTYPE_UINT16: ((guint16 *) p)[index] = (guint16) iv; break;
+    case FW_DTYPE_INT8: ((gint8 *) p)[index] = (gint8) iv; break;
+    case FW_DTYPE_UINT8: p[index] = (guint8) iv; break;
+    default: break;
+    }
+}
+
+FwTensor *
+fw_array_to_tensor (const FwArray *array)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (array->data, array->n_bytes);
+
+  return fw_tensor_new (array->dtype, array->rank, array->dims, bytes);
+}
+
+char *
+fw_array_format_shape (const FwArray *array)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < array->rank; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? "," : "", array->dims[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+fw_array_same_shape (const FwArray *a, const FwArray *b)
+{
+  return a->rank == b->rank && (a->rank == 0 || memcmp (a->dims, b->dims, a->rank * sizeof (gint64)) == 0);
+}

@@ -29,7 +29,16 @@ typedef struct
   gint         max_fusion_size; /* 0: the profile's */
   char       **whitelists;    /* *.fusion.yaml files applied in order after planning */
   const char  *export_whitelist; /* write the plan's final state as a whitelist, or NULL */
-  char       **fail_on;       /* comma lists of conditions; only "rejected-whitelist" for now */
+  char       **fail_on;       /* comma lists: mismatch, regression, rejected-whitelist */
+  char       **targets;       /* "host", "ascend" (repeatable, comma lists allowed) */
+  gboolean     verify;        /* run fused against unfused on seeded inputs (implies the host target) */
+  gboolean     measure;       /* time kernels and the whole model (implies the host target) */
+  const char  *export_dir;    /* fused model, whitelist and kernel package go here, or NULL */
+  const char  *tolerance;     /* "rel=…,abs=…" overriding the dtype defaults, or NULL */
+  gint64       seed;          /* inputs for --verify and --measure */
+  gint         repeats;       /* --measure samples, 0: 5 */
+  gint         threads;       /* 0: all cores */
+  const char  *kernel_cache;  /* NULL: $XDG_CACHE_HOME/fusion-workbench/kernels */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

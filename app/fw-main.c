@@ -28,6 +28,13 @@ run_command_line (int argc, char **argv)
   g_auto(GStrv) whitelists = NULL;
   g_auto(GStrv) fail_on = NULL;
   g_autofree char *export_whitelist = NULL;
+  g_auto(GStrv) targets = NULL;
+  gboolean verify = FALSE, measure = FALSE;
+  g_autofree char *export_dir = NULL;
+  g_autofree char *tolerance = NULL;
+  g_autofree char *kernel_cache = NULL;
+  gint64 seed = 1;
+  gint repeats = 0, threads = 0;
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) context = NULL;
   GOptionEntry entries[] = {
@@ -42,7 +49,16 @@ run_command_line (int argc, char **argv)
     { "max-fusion-size", 0, 0, G_OPTION_ARG_INT, &max_fusion_size, N_("Most operators in one fusion (default: the profile's, 64)"), N_("N") },
     { "whitelist", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &whitelists, N_("Apply a whitelist of accepted and vetoed fusions after planning (repeatable, in order)"), N_("FILE") },
     { "export-whitelist", 0, 0, G_OPTION_ARG_FILENAME, &export_whitelist, N_("Write the final plan as a whitelist: accepted entries for proposed and accepted fusions, vetoed ones for vetoed, pattern-level decisions kept"), N_("FILE") },
-    { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable). Only rejected-whitelist so far: an accepted whitelist entry for this model matched nothing or a fusion the planner refused"), N_("LIST") },
+    { "target", 0, 0, G_OPTION_ARG_STRING_ARRAY, &targets, N_("Generate kernels for a target: host (C SuperKernels, compiled and loaded) or ascend (Ascend C sources); repeatable"), N_("TARGET") },
+    { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Run the fused model against the unfused one on seeded inputs and compare every output and group boundary (uses the host target)"), NULL },
+    { "measure", 0, 0, G_OPTION_ARG_NONE, &measure, N_("Time each SuperKernel against the operators it replaces and the whole model fused against unfused (uses the host target)"), NULL },
+    { "export", 0, 0, G_OPTION_ARG_FILENAME, &export_dir, N_("Write the fused ONNX model, the whitelist and the kernel package (manifest.json) into DIR"), N_("DIR") },
+    { "tolerance", 0, 0, G_OPTION_ARG_STRING, &tolerance, N_("Verification tolerance for every float output, e.g. rel=1e-4,abs=1e-5 (default: by dtype)"), N_("SPEC") },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of the inputs --verify and --measure run on (default 1)"), N_("N") },
+    { "repeats", 0, 0, G_OPTION_ARG_INT, &repeats, N_("Timed samples per figure for --measure, medians reported (default 5)"), N_("N") },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Threads for running kernels (default: all cores)"), N_("N") },
+    { "kernel-cache", 0, 0, G_OPTION_ARG_FILENAME, &kernel_cache, N_("Folder of compiled SuperKernels (default $XDG_CACHE_HOME/fusion-workbench/kernels)"), N_("DIR") },
+    { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable): mismatch (a group or output failed --verify, or a fused group has no verified kernel), regression (--measure found the fused model or a SuperKernel slower than unfused), rejected-whitelist (an accepted whitelist entry for this model matched nothing or a fusion the planner refused)"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
     { "max-alloc-mb", 0, 0, G_OPTION_ARG_INT, &max_alloc_mb, N_("Refuse models that would make the reader copy more than N MiB (default 2048)"), N_("N") },
@@ -83,11 +99,12 @@ run_command_line (int argc, char **argv)
       return FW_EXIT_BAD_INPUT;
     }
   if (max_nodes < 0 || max_nesting < 0 || max_depth < 0 || max_fusion_size < 0 || max_depth > 4096 ||
-      max_fusion_size > 4096 || max_alloc_mb < 0 || max_tensor_elements < 0)
+      max_fusion_size > 4096 || max_alloc_mb < 0 || max_tensor_elements < 0 || repeats < 0 || repeats > 10000 ||
+      threads < 0 || threads > 1024 || seed < 0)
     {
       g_printerr ("fusion-workbench: %s\n",
-                  _("--max-nodes, --max-nesting, --max-alloc-mb and --max-tensor-elements must be positive, "
-                    "--max-depth and --max-fusion-size from 1 to 4096"));
+                  _("--max-nodes, --max-nesting, --max-alloc-mb, --max-tensor-elements and --seed must be positive, "
+                    "--max-depth and --max-fusion-size from 1 to 4096, --repeats up to 10000, --threads up to 1024"));
       return FW_EXIT_BAD_INPUT;
     }
   /* Process-wide, so set before any model is read. */
@@ -110,6 +127,15 @@ run_command_line (int argc, char **argv)
       .whitelists = whitelists,
       .export_whitelist = export_whitelist,
       .fail_on = fail_on,
+      .targets = targets,
+      .verify = verify,
+      .measure = measure,
+      .export_dir = export_dir,
+      .tolerance = tolerance,
+      .seed = seed,
+      .repeats = repeats,
+      .threads = threads,
+      .kernel_cache = kernel_cache,
     };
     return fw_batch_run (&options);
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fw-exec.h"
+#include "fw-fused.h"
 
 G_BEGIN_DECLS
 
@@ -32,6 +33,12 @@ FwArray  *fw_exec_frame_lookup (FwExecFrame   *frame,
 gboolean  fw_exec_check_outputs (const FwNode  *node,
                                  FwArray      **outputs,
                                  GError       **error);
+/* A kernel's boundary inputs from values (FwValue* → FwArray*, as a run with keep filled it); constants
+ * are borrowed from the model. */
+gboolean  fw_verify_gather_inputs (const FwGroupKernel *kernel,
+                                   GHashTable    *values,
+                                   FwArray      **in,
+                                   GError       **error);
 /* splitmix64 */
 guint64   fw_exec_random_next   (guint64       *state);
 

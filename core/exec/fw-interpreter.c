@@ -117,7 +117,8 @@ fw_exec_frame_lookup (FwExecFrame *frame, const FwValue *value, GError **error)
           f->values[v->index] = fw_array_ref (array);
           return array;
         }
-      if (!v->outer)
+      /* A subgraph holds a placeholder for each outer value it reads: look further out. */
+      if (!v->outer && !v->placeholder)
         break;
     }
   g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("value “%s” is needed before it was computed"), value->name);

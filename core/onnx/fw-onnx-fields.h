@@ -12,6 +12,16 @@ enum {
   MODEL_GRAPH = 7,
   MODEL_OPSET_IMPORT = 8,
   MODEL_METADATA_PROPS = 14,
+  MODEL_FUNCTIONS = 25,           /* IR 8: model-local functions (the fused export writes them) */
+
+  FUNCTION_NAME = 1,
+  FUNCTION_INPUT = 4,
+  FUNCTION_OUTPUT = 5,
+  FUNCTION_ATTRIBUTE = 6,
+  FUNCTION_NODE = 7,
+  FUNCTION_DOC_STRING = 8,
+  FUNCTION_OPSET_IMPORT = 9,
+  FUNCTION_DOMAIN = 10,
 
   OPSET_DOMAIN = 1,
   OPSET_VERSION = 2,
@@ -34,6 +44,7 @@ enum {
   NODE_ATTRIBUTE = 5,
   NODE_DOC_STRING = 6,
   NODE_DOMAIN = 7,
+  NODE_METADATA_PROPS = 9,        /* IR 10 */
 
   ATTR_NAME = 1,
   ATTR_F = 2,

@@ -11,6 +11,7 @@
 #include "io/fw-file-write.h"
 #include "fw-onnx.h"
 #include "fw-onnx-fields.h"
+#include "fw-onnx-fused.h"
 #include "fw-pb.h"
 #include "graph/fw-model-private.h"
 
@@ -24,6 +25,8 @@ typedef struct
   FwOnnxWriteFlags flags;
   GByteArray      *external;      /* bytes for the .data file, or NULL */
   const char      *external_name; /* its file name, relative to the model */
+  const FwOnnxRewrite *rewrite;   /* groups that become function nodes in the main graph, or NULL */
+  gint64           ir_version;    /* what the file declares */
 } Writer;
 
 static void write_graph (Writer *w, GByteArray *out, const FwGraph *graph);
@@ -231,9 +234,9 @@ write_attribute (Writer *w, GByteArray *out, const FwAttr *attr)
 }
 
 static void
-write_node (Writer *w, GByteArray *out, const FwNode *node)
+write_node (Writer *w, GByteArray *out, guint32 field, const FwNode *node)
 {
-  gsize mark = fw_pb_begin (out, GRAPH_NODE);
+  gsize mark = fw_pb_begin (out, field);
   guint n_inputs = node->n_inputs;
   guint n_outputs = node->n_outputs;
 
@@ -260,11 +263,109 @@ write_node (Writer *w, GByteArray *out, const FwNode *node)
 }
 
 static void
+put_entries (GByteArray *out, guint32 field, GPtrArray *pairs)
+{
+  for (guint i = 0; pairs && i + 1 < pairs->len; i += 2)
+    {
+      gsize mark = fw_pb_begin (out, field);
+      fw_pb_put_string (out, ENTRY_KEY, g_ptr_array_index (pairs, i));
+      fw_pb_put_string (out, ENTRY_VALUE, g_ptr_array_index (pairs, i + 1));
+      fw_pb_end (out, mark);
+    }
+}
+
+static void
+put_value_names (GByteArray *out, guint32 field, GPtrArray *values)
+{
+  for (guint i = 0; i < values->len; i++)
+    fw_pb_put_string (out, field, ((FwValue *) g_ptr_array_index (values, i))->name);
+}
+
+/* The node that stands for a group in the main graph; its outputs keep the original names, so the rest of
+ * the graph reads them unchanged. */
+static void
+write_fused_node (Writer *w, GByteArray *out, const FwOnnxFusedGroup *group)
+{
+  gsize mark = fw_pb_begin (out, GRAPH_NODE);
+
+  put_value_names (out, NODE_INPUT, group->inputs);
+  put_value_names (out, NODE_OUTPUT, group->outputs);
+  fw_pb_put_string (out, NODE_NAME, group->name);
+  fw_pb_put_string (out, NODE_OP_TYPE, group->op_type);
+  fw_pb_put_string (out, NODE_DOMAIN, FW_ONNX_FUSED_DOMAIN);
+  if (group->doc_string && group->doc_string[0])
+    fw_pb_put_string (out, NODE_DOC_STRING, group->doc_string);
+  /* NodeProto.metadata_props came with IR 10; older readers would not know the field. */
+  if (w->ir_version >= 10)
+    put_entries (out, NODE_METADATA_PROPS, group->metadata);
+  fw_pb_end (out, mark);
+}
+
+static void
+write_opset_imports (GByteArray *out, guint32 field, FwModel *model, gboolean with_fused)
+{
+  gboolean has_fused = FALSE;
+
+  for (guint i = 0; i < model->opsets->len; i++)
+    {
+      FwOpsetImport *imp = &g_array_index (model->opsets, FwOpsetImport, i);
+      gsize omark = fw_pb_begin (out, field);
+      fw_pb_put_string (out, OPSET_DOMAIN, imp->domain);
+      fw_pb_put_int (out, OPSET_VERSION, imp->version);
+      fw_pb_end (out, omark);
+      if (strcmp (imp->domain, FW_ONNX_FUSED_DOMAIN) == 0)
+        has_fused = TRUE;
+    }
+  if (with_fused && !has_fused)
+    {
+      gsize omark = fw_pb_begin (out, field);
+      fw_pb_put_string (out, OPSET_DOMAIN, FW_ONNX_FUSED_DOMAIN);
+      fw_pb_put_int (out, OPSET_VERSION, FW_ONNX_FUSED_DOMAIN_VERSION);
+      fw_pb_end (out, omark);
+    }
+}
+
+/* The body of a group: its original nodes, names and attributes, so ONNX Runtime's inlining gives back
+ * exactly the graph that was fused. Functions cannot read initializers, which is why the group's
+ * initializers are among its inputs. */
+static void
+write_function (Writer *w, GByteArray *out, FwModel *model, const FwOnnxFusedGroup *group)
+{
+  gsize mark = fw_pb_begin (out, MODEL_FUNCTIONS);
+
+  fw_pb_put_string (out, FUNCTION_NAME, group->op_type);
+  put_value_names (out, FUNCTION_INPUT, group->inputs);
+  put_value_names (out, FUNCTION_OUTPUT, group->outputs);
+  for (guint i = 0; i < group->nodes->len; i++)
+    write_node (w, out, FUNCTION_NODE, g_ptr_array_index (group->nodes, i));
+  if (group->doc_string && group->doc_string[0])
+    fw_pb_put_string (out, FUNCTION_DOC_STRING, group->doc_string);
+  /* The model's own imports: ONNX Runtime refuses a function whose opset differs from the model's. */
+  write_opset_imports (out, FUNCTION_OPSET_IMPORT, model, FALSE);
+  fw_pb_put_string (out, FUNCTION_DOMAIN, FW_ONNX_FUSED_DOMAIN);
+  fw_pb_end (out, mark);
+}
+
+static void
 write_graph (Writer *w, GByteArray *out, const FwGraph *graph)
 {
+  const FwOnnxRewrite *rewrite = graph->parent == NULL ? w->rewrite : NULL;
+
   /* File order, not topological order: a round trip must not reorder what it did not change. */
-  for (guint i = 0; i < graph->nodes->len; i++)
-    write_node (w, out, g_ptr_array_index (graph->nodes, i));
+  if (rewrite == NULL)
+    for (guint i = 0; i < graph->nodes->len; i++)
+      write_node (w, out, GRAPH_NODE, g_ptr_array_index (graph->nodes, i));
+  else
+    for (guint i = 0; i < rewrite->order->len; i++)
+      {
+        FwNode *node = g_ptr_array_index (rewrite->order, i);
+        FwOnnxFusedGroup *group = g_hash_table_lookup (rewrite->group_of, node);
+
+        if (group != NULL)
+          write_fused_node (w, out, group);
+        else
+          write_node (w, out, GRAPH_NODE, node);
+      }
   if (graph->name && graph->name[0])
     fw_pb_put_string (out, GRAPH_NAME, graph->name);
   for (guint i = 0; i < graph->initializers->len; i++)
@@ -285,6 +386,9 @@ write_graph (Writer *w, GByteArray *out, const FwGraph *graph)
 
       if (value->is_input || value->is_output || value->is_initializer || value->placeholder)
         continue;
+      /* A value inside a function is not a value of the main graph any more. */
+      if (rewrite != NULL && g_hash_table_contains (rewrite->hidden, value))
+        continue;
       if (value->has_value_info)
         wanted = TRUE;
       else
@@ -300,17 +404,14 @@ static GByteArray *
 serialize (FwModel *model, Writer *w)
 {
   GByteArray *out = g_byte_array_new ();
+  gboolean fused = w->rewrite != NULL;
   gsize mark;
 
-  fw_pb_put_int (out, MODEL_IR_VERSION, model->ir_version);
-  for (guint i = 0; i < model->opsets->len; i++)
-    {
-      FwOpsetImport *imp = &g_array_index (model->opsets, FwOpsetImport, i);
-      gsize omark = fw_pb_begin (out, MODEL_OPSET_IMPORT);
-      fw_pb_put_string (out, OPSET_DOMAIN, imp->domain);
-      fw_pb_put_int (out, OPSET_VERSION, imp->version);
-      fw_pb_end (out, omark);
-    }
+  w->ir_version = model->ir_version;
+  if (fused)
+    w->ir_version = MAX (w->ir_version, FW_ONNX_FUSED_MIN_IR_VERSION);
+  fw_pb_put_int (out, MODEL_IR_VERSION, w->ir_version);
+  write_opset_imports (out, MODEL_OPSET_IMPORT, model, fused);
   if (model->producer_name[0])
     fw_pb_put_string (out, MODEL_PRODUCER_NAME, model->producer_name);
   if (model->producer_version[0])
@@ -321,13 +422,7 @@ serialize (FwModel *model, Writer *w)
     fw_pb_put_int (out, MODEL_MODEL_VERSION, model->model_version);
   if (model->doc_string && model->doc_string[0])
     fw_pb_put_string (out, MODEL_DOC_STRING, model->doc_string);
-  for (guint i = 0; i + 1 < model->metadata_props->len; i += 2)
-    {
-      gsize emark = fw_pb_begin (out, MODEL_METADATA_PROPS);
-      fw_pb_put_string (out, ENTRY_KEY, g_ptr_array_index (model->metadata_props, i));
-      fw_pb_put_string (out, ENTRY_VALUE, g_ptr_array_index (model->metadata_props, i + 1));
-      fw_pb_end (out, emark);
-    }
+  put_entries (out, MODEL_METADATA_PROPS, model->metadata_props);
   for (guint i = 0; i < model->raw_fields->len; i++)
     {
       FwRawField *raw = &g_array_index (model->raw_fields, FwRawField, i);
@@ -335,6 +430,8 @@ serialize (FwModel *model, Writer *w)
       const guint8 *data = g_bytes_get_data (raw->bytes, &len);
       g_byte_array_append (out, data, len);
     }
+  for (guint i = 0; fused && i < w->rewrite->groups->len; i++)
+    write_function (w, out, model, g_ptr_array_index (w->rewrite->groups, i));
   /* The graph goes last, so a file cut short anywhere is missing part of it and never reads as valid. */
   mark = fw_pb_begin (out, MODEL_GRAPH);
   write_graph (w, out, model->graph);
@@ -342,10 +439,24 @@ serialize (FwModel *model, Writer *w)
   return out;
 }
 
+/* Without groups the export is the model as it was: same node order, IR version and imports. */
+static const FwOnnxRewrite *
+fused_or_null (const FwOnnxRewrite *rewrite)
+{
+  return rewrite != NULL && rewrite->groups->len > 0 ? rewrite : NULL;
+}
+
 GBytes *
 fw_onnx_serialize (FwModel *model, FwOnnxWriteFlags flags, GError **error)
 {
-  Writer w = { flags & ~FW_ONNX_WRITE_EXTERNAL_DATA, NULL, NULL };
+  return fw_onnx_serialize_rewritten (model, NULL, flags, error);
+}
+
+GBytes *
+fw_onnx_serialize_rewritten (FwModel *model, const FwOnnxRewrite *rewrite, FwOnnxWriteFlags flags,
+                             GError **error)
+{
+  Writer w = { flags & ~FW_ONNX_WRITE_EXTERNAL_DATA, NULL, NULL, fused_or_null (rewrite), 0 };
   GByteArray *out = serialize (model, &w);
 
   if (out->len >= MAX_PROTO_BYTES)
@@ -440,7 +551,14 @@ remove_old_data_files (FwModel *model, const char *dir, const char *base, const 
 gboolean
 fw_onnx_write (FwModel *model, const char *path, FwOnnxWriteFlags flags, GError **error)
 {
-  Writer w = { flags, NULL, NULL };
+  return fw_onnx_write_rewritten (model, NULL, path, flags, error);
+}
+
+gboolean
+fw_onnx_write_rewritten (FwModel *model, const FwOnnxRewrite *rewrite, const char *path, FwOnnxWriteFlags flags,
+                         GError **error)
+{
+  Writer w = { flags, NULL, NULL, fused_or_null (rewrite), 0 };
   g_autoptr(GByteArray) out = NULL;
   g_autoptr(GByteArray) external = NULL;
   g_autofree char *base = g_path_get_basename (path);

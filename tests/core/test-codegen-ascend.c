@@ -1,11 +1,476 @@
-/* test-codegen-ascend.c */
+/* The Ascend C target and the kernel package: every generated kernel and host tiling file passes
+ * g++ -fsyntax-only against data/ascend/kernel_operator.h (the documented API, declared), the tiling equals
+ * the planner's, the package's manifest describes what was written, and hostile node names change nothing
+ * outside comments. */
 #include "config.h"
 
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-kernel-package.h"
+#include "fw-error.h"
 #include "fw-test-models.h"
+#include "plan/fw-plan-private.h"
+
+static FwPlan *
+plan_for (FwModel *model, FwStrategy strategy)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  options.strategy = strategy;
+  plan = fw_plan_new (model, profile, fw_test_builtin_rules (), &options, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+static const FwCandidate *
+find_kind (FwPlan *plan, const char *pattern_or_kind)
+{
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (strcmp (c->pattern, pattern_or_kind) == 0 || strcmp (c->kind, pattern_or_kind) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+static char *
+api_dir (void)
+{
+  return g_test_build_filename (G_TEST_DIST, "..", "data", "ascend", NULL);
+}
+
+static gboolean
+have_gxx (void)
+{
+  g_autofree char *gxx = g_find_program_in_path ("g++");
+  return gxx != NULL;
+}
+
+static void
+write_files (FwAscendKernel *kernel, const char *dir)
+{
+  guint n;
+  const FwAscendFile *files = fw_ascend_kernel_get_files (kernel, &n);
+
+  g_assert_cmpuint (n, ==, 5);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i].name, NULL);
+      g_autoptr(GError) error = NULL;
+      g_assert_true (g_file_set_contents (path, files[i].contents, -1, &error));
+    }
+}
+
+static void
+gxx_syntax (const char *dir, const char *file)
+{
+  g_autofree char *inc = api_dir ();
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+  const char *argv[] = { "g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-I", inc, "-I", dir, path, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error));
+  if (!g_spawn_check_wait_status (status, NULL) || (err && *err))
+    g_test_message ("g++ on %s:\n%s", file, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (err, ==, "");
+}
+
+/* Compiles the host tiling function with a small driver, runs it for the plan's profile and checks the
+ * numbers against the planner's. */
+static void
+run_host_tiling (FwAscendKernel *kernel, const char *dir, const FwProfile *profile, const FwCandidate *c)
+{
+  const char *name = fw_ascend_kernel_get_name (kernel);
+  g_autofree char *driver = g_build_filename (dir, "driver.cpp", NULL);
+  g_autofree char *tiling = g_strdup_printf ("%s/%s_tiling.cpp", dir, name);
+  g_autofree char *exe = g_build_filename (dir, "driver", NULL);
+  g_autofree char *text = NULL, *out = NULL, *err = NULL;
+  g_autofree char *expect = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+  const char *cc[] = { "g++", "-std=c++17", "-O0", "-I", dir, driver, tiling, "-o", exe, NULL };
+  const char *run[] = { exe, NULL };
+  const FwAscendTiling *t = fw_ascend_kernel_get_tiling (kernel);
+
+  text = g_strdup_printf ("#include <cstdio>\n#include \"%s_tiling.h\"\nint main() {\n"
+                          "  FwK%03uTiling t;\n"
+                          "  if (FwK%03uTilingComputeTiling(%" G_GUINT64_FORMAT "u, %" G_GUINT64_FORMAT "u, %.6f, %uu, %uu, &t) != 0) return 1;\n"
+                          "  std::printf(\"%%llu %%llu %%llu %%llu %%llu %%llu\", (unsigned long long) t.tileLength,\n"
+                          "    (unsigned long long) t.rows, (unsigned long long) t.tileNum, (unsigned long long) t.blockNum,\n"
+                          "    (unsigned long long) t.tilesPerBlock, (unsigned long long) t.totalLength);\n"
+                          "  return 0;\n}\n",
+                          name, c->index, c->index, profile->ub_bytes, profile->ub_reserve_bytes,
+                          profile->budget_fraction, profile->ub_align_bytes, profile->vector_cores);
+  g_assert_true (g_file_set_contents (driver, text, -1, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **) cc, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_test_message ("%s", err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_true (g_spawn_sync (NULL, (char **) run, NULL, 0, NULL, NULL, &out, &err, &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  expect = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                            " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+                            t->tile_length, t->rows, t->tile_num, t->block_num, t->tiles_per_block, t->total_length);
+  g_assert_cmpstr (out, ==, expect);
+}
+
+/* Generates the candidate's kernel, checks its tiling against the planner and compiles it. */
+static FwAscendKernel *
+check_candidate (FwPlan *plan, const FwCandidate *c)
+{
+  g_autoptr(GError) error = NULL;
+  FwAscendKernel *kernel = fw_ascend_kernel_generate (plan, c, &error);
+  const FwAscendTiling *t;
+  g_autofree char *dir = NULL;
+  g_autofree char *kfile = NULL, *tfile = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (kernel);
+  t = fw_ascend_kernel_get_tiling (kernel);
+  g_assert_cmpint (t->tile_length, ==, c->resource.tile_elements);
+  g_assert_cmpint (t->rows, ==, c->resource.tile_rows);
+  g_assert_cmpint (t->row_length, ==, c->resource.row_elements);
+  g_assert_cmpfloat_with_epsilon (t->ub_bytes, c->resource.ub_bytes, 0.5);
+  g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) plan->profile->ub_bytes);
+  g_assert_cmpint (t->tile_num * t->tile_length, >=, t->total_length);
+  g_assert_cmpint (t->block_num, <=, plan->profile->vector_cores);
+  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "extern \"C\" __global__ __aicore__ void fw_k"));
+  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "TQue<AscendC::QuePosition::VECIN, BUFFER_NUM>"));
+  if (c->root != NULL)
+    g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "runs as CANN's own operator"));
+  if (!have_gxx ())
+    {
+      g_test_message ("g++ not found: syntax check skipped");
+      return kernel;
+    }
+  dir = fw_test_temp_dir ();
+  write_files (kernel, dir);
+  kfile = g_strdup_printf ("%s.cpp", fw_ascend_kernel_get_name (kernel));
+  tfile = g_strdup_printf ("%s_tiling.cpp", fw_ascend_kernel_get_name (kernel));
+  gxx_syntax (dir, kfile);
+  gxx_syntax (dir, tfile);
+  run_host_tiling (kernel, dir, plan->profile, c);
+  fw_test_remove_dir (dir);
+  return kernel;
+}
+
+static void
+test_layernorm (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  const FwCandidate *c = find_kind (plan, "layernorm");
+  g_autoptr(FwAscendKernel) kernel = NULL;
+  const char *src;
+
+  g_assert_nonnull (c);
+  kernel = check_candidate (plan, c);
+  src = fw_ascend_kernel_get_source (kernel);
+  g_assert_nonnull (strstr (src, "AscendC::ReduceSum("));
+  g_assert_nonnull (strstr (src, "AscendC::Sqrt("));
+  g_assert_nonnull (strstr (src, "AscendC::Duplicate("));
+}
+
+static void
+test_gelu (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  const FwCandidate *c = find_kind (plan, "matmul_bias_gelu");
+  g_autoptr(FwAscendKernel) kernel = NULL;
+
+  g_assert_nonnull (c);
+  kernel = check_candidate (plan, c);
+  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "Abramowitz-Stegun"));
+  /* Every other candidate of the block generates too. */
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      g_autoptr(FwAscendKernel) other = check_candidate (plan, g_ptr_array_index (plan->candidates, i));
+    }
+}
+
+static void
+test_softmax (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = find_kind (plan, "attention_scores");
+  g_autoptr(FwAscendKernel) kernel = NULL;
+
+  if (c == NULL)
+    {
+      g_test_skip ("no attention-score candidate");
+      return;
+    }
+  kernel = check_candidate (plan, c);
+  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "AscendC::ReduceMax("));
+  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "AscendC::Exp("));
+}
+
+static void
+test_conv (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_conv_block (), FW_STRATEGY_BALANCED);
+
+  g_assert_cmpuint (plan->candidates->len, >, 0);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      g_autoptr(FwAscendKernel) kernel = check_candidate (plan, g_ptr_array_index (plan->candidates, i));
+      g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "inference batch norm"));
+    }
+}
+
+static void
+test_chain (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_elementwise_chain (12, 64, FALSE), FW_STRATEGY_BALANCED);
+  const FwCandidate *c = find_kind (plan, "elementwise_chain");
+  g_autoptr(FwAscendKernel) kernel = NULL;
+  const char *src;
+
+  g_assert_nonnull (c);
+  kernel = check_candidate (plan, c);
+  src = fw_ascend_kernel_get_source (kernel);
+  g_assert_nonnull (strstr (src, "sigmoid = 1 / (1 + exp(-x))"));
+  g_assert_nonnull (strstr (src, "AscendC::Relu("));
+  g_assert_nonnull (strstr (src, "AscendC::Abs("));
+  g_assert_cmpuint (fw_ascend_kernel_get_n_inputs (kernel), ==, 1);
+  g_assert_cmpuint (fw_ascend_kernel_get_n_outputs (kernel), ==, 1);
+}
+
+static void
+test_unsupported (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_elementwise_chain (3, 64, FALSE), FW_STRATEGY_BALANCED);
+  FwCandidate *c = g_ptr_array_index (plan->candidates, 0);
+  FwNode *node = g_ptr_array_index (c->nodes, 1);
+  const char *saved = node->op_type;
+  g_autoptr(GError) error = NULL;
+  FwAscendKernel *kernel;
+
+  node->op_type = "Acosh";
+  kernel = fw_ascend_kernel_generate (plan, c, &error);
+  node->op_type = saved;
+  g_assert_null (kernel);
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "Acosh"));
+}
+
+/* Comments removed: what the compiler sees. */
+static char *
+strip_comments (const char *src)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *p = src; *p;)
+    {
+      if (p[0] == '/' && p[1] == '*')
+        {
+          const char *end = strstr (p + 2, "*/");
+          g_assert_nonnull (end);
+          p = end + 2;
+        }
+      else if (p[0] == '/' && p[1] == '/')
+        {
+          while (*p && *p != '\n')
+            p++;
+        }
+      else
+        g_string_append_c (s, *p++);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_injection (void)
+{
+  static const char *const hostile[] = {
+    "*/ #include </etc/passwd> /*", "a\nb\r\n#define x 1", "quote\" and ' and \\", "\xff\xfe bad utf8 \xc3",
+    "/* nested", "back\\\nslash", "?\?/ trigraph",
+  };
+  g_autoptr(FwPlan) clean = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) dirty = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  g_autofree char *dir = have_gxx () ? fw_test_temp_dir () : NULL;
+
+  g_assert_cmpuint (clean->candidates->len, ==, dirty->candidates->len);
+  for (guint i = 0; i < dirty->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (dirty->candidates, i);
+      for (guint n = 0; n < c->nodes->len; n++)
+        {
+          FwNode *node = g_ptr_array_index (c->nodes, n);
+          node->name = hostile[(i + n) % G_N_ELEMENTS (hostile)];
+          for (guint k = 0; k < node->n_outputs; k++)
+            if (node->outputs[k])
+              node->outputs[k]->name = hostile[(i + n + k + 1) % G_N_ELEMENTS (hostile)];
+        }
+      g_free (c->pattern);
+      c->pattern = g_strdup ("*/ evil\n#include \"x\"");
+    }
+  for (guint i = 0; i < dirty->candidates->len; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FwAscendKernel) a = fw_ascend_kernel_generate (clean, g_ptr_array_index (clean->candidates, i), &error);
+      g_autoptr(FwAscendKernel) b = fw_ascend_kernel_generate (dirty, g_ptr_array_index (dirty->candidates, i), &error);
+      guint na, nb;
+      const FwAscendFile *fa, *fb;
+
+      g_assert_no_error (error);
+      fa = fw_ascend_kernel_get_files (a, &na);
+      fb = fw_ascend_kernel_get_files (b, &nb);
+      for (guint f = 0; f < 3; f++)
+        {
+          g_autofree char *sa = strip_comments (fa[f].contents);
+          g_autofree char *sb = strip_comments (fb[f].contents);
+          g_assert_cmpstr (sa, ==, sb);
+          g_assert_null (strstr (sb, "passwd"));
+          for (const char *p = fb[f].contents; *p; p++)
+            g_assert_true ((guchar) *p < 0x80);
+        }
+      g_assert_cmpstr (fa[3].contents, ==, fb[3].contents);  /* CMakeLists.txt names nothing from the model */
+      if (dir != NULL)
+        {
+          write_files (b, dir);
+          gxx_syntax (dir, fb[0].name);
+          gxx_syntax (dir, fb[2].name);
+        }
+    }
+  if (dir != NULL)
+    fw_test_remove_dir (dir);
+}
+
+static void
+test_escape (void)
+{
+  g_autofree char *a = fw_ascend_escape_comment ("x*/y/*z\n\\\x01\xe4");
+
+  g_assert_null (strstr (a, "*/"));
+  g_assert_null (strstr (a, "/*"));
+  g_assert_null (strchr (a, '\n'));
+  g_assert_cmpstr (a, ==, "x*\\/y/\\*z\\x0a\\x5c\\x01\\xe4");
+}
+
+static JsonObject *
+kernel_entry (JsonArray *kernels, guint id)
+{
+  for (guint i = 0; i < json_array_get_length (kernels); i++)
+    {
+      JsonObject *k = json_array_get_object_element (kernels, i);
+      if ((guint) json_object_get_int_member (k, "id") == id)
+        return k;
+    }
+  return NULL;
+}
+
+static void
+test_package (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *manifest = g_build_filename (dir, "manifest.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  FwKernelPackageOptions options;
+  JsonObject *root;
+  JsonArray *kernels;
+  guint fused = 0;
+
+  fw_kernel_package_options_init (&options);
+  g_assert_true (fw_kernel_package_write (plan, dir, &options, &error));
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "format_version"), ==, FW_KERNEL_PACKAGE_FORMAT_VERSION);
+  g_assert_cmpstr (json_object_get_string_member (root, "model_fingerprint"), ==, plan->fingerprint);
+  g_assert_cmpuint (strlen (plan->fingerprint), ==, 64);
+  g_assert_cmpstr (json_object_get_string_member (root, "profile"), ==, plan->profile->name);
+  kernels = json_object_get_array_member (root, "kernels");
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      g_autofree char *folder = fw_kernel_package_folder_name (c);
+      g_autofree char *path = NULL;
+      JsonObject *k = kernel_entry (kernels, c->index);
+      JsonArray *files, *nodes;
+
+      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
+        {
+          g_assert_null (k);
+          continue;
+        }
+      fused++;
+      g_assert_nonnull (k);
+      g_assert_cmpstr (json_object_get_string_member (k, "folder"), ==, folder);
+      g_assert_cmpstr (json_object_get_string_member (k, "pattern"), ==, c->pattern);
+      g_assert_cmpstr (json_object_get_string_member (k, "kind"), ==, c->kind);
+      nodes = json_object_get_array_member (k, "nodes");
+      g_assert_cmpuint (json_array_get_length (nodes), ==, c->nodes->len);
+      g_assert_cmpstr (json_array_get_string_element (nodes, 0), ==,
+                       fw_node_get_name (g_ptr_array_index (c->nodes, 0)));
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (k, "inputs")), >, 0);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (k, "outputs")), >, 0);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (json_object_get_object_member (k, "estimates"), "ub_bytes"),
+                                      c->resource.ub_bytes, 0.5);
+      g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (k, "estimates"), "launches_saved"), ==,
+                       (gint64) c->cost.launches_before - (gint64) c->cost.launches_after);
+      path = g_build_filename (dir, folder, "ascend", "CMakeLists.txt", NULL);
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+      files = json_object_get_array_member (k, "files");
+      g_assert_cmpuint (json_array_get_length (files), ==, 5);
+      for (guint f = 0; f < json_array_get_length (files); f++)
+        {
+          JsonObject *fo = json_array_get_object_element (files, f);
+          g_autofree char *fp = g_build_filename (dir, json_object_get_string_member (fo, "path"), NULL);
+          g_autofree char *data = NULL;
+          g_autofree char *sum = NULL;
+          gsize len;
+
+          g_assert_true (g_file_get_contents (fp, &data, &len, NULL));
+          sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
+          g_assert_cmpstr (sum, ==, json_object_get_string_member (fo, "sha256"));
+          g_assert_cmpint (json_object_get_int_member (fo, "bytes"), ==, (gint64) len);
+        }
+    }
+  g_assert_cmpuint (json_array_get_length (kernels), ==, fused);
+  g_assert_cmpuint (fused, >=, 4);
+
+  /* Writing it again gives the same bytes (deterministic), and nothing else appears. */
+  {
+    g_autofree char *first = NULL, *second = NULL;
+    g_assert_true (g_file_get_contents (manifest, &first, NULL, NULL));
+    g_assert_true (fw_kernel_package_write (plan, dir, &options, &error));
+    g_assert_true (g_file_get_contents (manifest, &second, NULL, NULL));
+    g_assert_cmpstr (first, ==, second);
+  }
+  fw_test_remove_dir (dir);
+}
 
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/codegen/ascend/escape", test_escape);
+  g_test_add_func ("/core/codegen/ascend/layernorm", test_layernorm);
+  g_test_add_func ("/core/codegen/ascend/gelu", test_gelu);
+  g_test_add_func ("/core/codegen/ascend/softmax", test_softmax);
+  g_test_add_func ("/core/codegen/ascend/conv", test_conv);
+  g_test_add_func ("/core/codegen/ascend/chain", test_chain);
+  g_test_add_func ("/core/codegen/ascend/unsupported", test_unsupported);
+  g_test_add_func ("/core/codegen/ascend/injection", test_injection);
+  g_test_add_func ("/core/codegen/ascend/package", test_package);
   return g_test_run ();
 }

@@ -1,11 +1,782 @@
-/* test-codegen-host.c */
+/* test-codegen-host.c: host SuperKernels generated for planned groups, compiled with the system compiler
+ * and compared with the reference kernels run node by node; the compiler failing, the cache tampered
+ * with, and hostile names that must not change what is compiled. */
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "codegen/host/fw-superkernel.h"
+#include "exec/fw-exec.h"
+#include "fw-error.h"
 #include "fw-test-models.h"
+#include "graph/fw-graph-private.h"
+
+typedef struct
+{
+  char            *dir;
+  FwHostToolchain *toolchain;   /* NULL when no compiler was found */
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cache = NULL;
+
+  f->dir = fw_test_temp_dir ();
+  cache = g_build_filename (f->dir, "kernels", NULL);
+  f->toolchain = fw_host_toolchain_new (cache, &error);
+  if (f->toolchain == NULL)
+    g_test_message ("no toolchain: %s", error->message);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  fw_host_toolchain_free (f->toolchain);
+  fw_test_remove_dir (f->dir);
+  g_free (f->dir);
+}
+
+static FwNode *
+node (FwGraph *g, const char *op, const char *name, const char *out, const char *a, const char *b, const char *c)
+{
+  const char *ins[3] = { a, b, c };
+  const char *outs[1] = { out };
+  guint n = c ? 3 : b ? 2 : 1;
+  FwNode *nd = fw_graph_add_node (g, op, "", name, n, ins, 1, outs, NULL);
+
+  g_assert_nonnull (nd);
+  return nd;
+}
+
+static void
+weight (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 *dims)
+{
+  gint64 n = 1;
+  g_autofree float *values = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  values = g_new (float, MAX (n, 1));
+  for (gint64 i = 0; i < n; i++)
+    values[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
+  t = fw_tensor_new_float (rank, dims, values);
+  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+}
+
+static void
+scalar (FwGraph *g, const char *name, float v)
+{
+  g_autoptr(FwTensor) t = fw_tensor_new_float (0, NULL, &v);
+  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+}
+
+static void
+input (FwGraph *g, const char *name, guint rank, const gint64 *dims)
+{
+  FwDim d[8];
+
+  for (guint i = 0; i < rank; i++)
+    d[i] = FW_DIM_STATIC (dims[i]);
+  g_assert_nonnull (fw_graph_add_input (g, name, FW_DTYPE_FLOAT, rank, d, NULL));
+}
+
+static void
+finish (FwModel *model, const char *out)
+{
+  g_autoptr(GError) error = NULL;
+  FwGraph *g = fw_model_get_graph (model);
+
+  g_assert_true (fw_graph_add_output (g, out, NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static FwPlan *
+plan_for (FwModel *model, FwStrategy strategy)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  fw_plan_options_init (&options);
+  options.strategy = strategy;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+static FwArray *
+random_array (FwValue *v, GRand *rand)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 dims[FW_MAX_RANK];
+  FwArray *a;
+
+  if (v->constant != NULL)
+    {
+      a = fw_array_new_from_tensor (v->constant, &error);
+      g_assert_no_error (error);
+      return a;
+    }
+  for (gint d = 0; d < v->rank; d++)
+    dims[d] = v->dims[d].value;
+  a = fw_array_new (v->dtype, v->rank, dims, &error);
+  g_assert_no_error (error);
+  for (gint64 i = 0; i < a->n_elements; i++)
+    fw_array_set_double (a, i, fw_dtype_is_float (v->dtype) ? g_rand_double_range (rand, -1.0, 1.0)
+                                                            : (gdouble) g_rand_int_range (rand, 0, 2));
+  return a;
+}
+
+typedef enum { CHECK_OK, CHECK_SKIP_REFERENCE, CHECK_UNSUPPORTED, CHECK_COMPILE_FAILED, CHECK_MISMATCH } CheckResult;
+
+/* Generates, compiles and runs one candidate and compares with the reference kernels node by node. */
+static CheckResult
+check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, char **why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwSuperKernel) k = NULL;
+  g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7 + cand->index);
+  g_autoptr(GPtrArray) ins = g_ptr_array_new ();
+  g_autofree FwArray **outs = NULL;
+  CheckResult result = CHECK_OK;
+
+  for (guint i = 0; i < cand->nodes->len; i++)
+    {
+      FwNode *n = g_ptr_array_index (cand->nodes, i);
+      if (fw_kernel_lookup (n->domain, n->op_type) == NULL)
+        {
+          *why = g_strdup_printf ("no reference kernel for %s", n->op_type);
+          return CHECK_SKIP_REFERENCE;
+        }
+    }
+  k = fw_superkernel_generate (plan, cand, &error);
+  if (k == NULL)
+    {
+      *why = g_strdup (error->message);
+      return CHECK_UNSUPPORTED;
+    }
+  /* FW_DUMP_SUPERKERNELS=DIR keeps each generated source for reading. */
+  if (g_getenv ("FW_DUMP_SUPERKERNELS") != NULL)
+    {
+      g_autofree char *name = g_strdup_printf ("%s-%u.c", cand->kind, cand->index);
+      g_autofree char *path = g_build_filename (g_getenv ("FW_DUMP_SUPERKERNELS"), name, NULL);
+      g_file_set_contents (path, fw_superkernel_get_source (k), -1, NULL);
+    }
+  if (!fw_superkernel_compile (k, tc, &error))
+    {
+      *why = g_strdup (error->message);
+      return CHECK_COMPILE_FAILED;
+    }
+  for (guint i = 0; i < fw_superkernel_get_n_inputs (k); i++)
+    {
+      FwValue *v = fw_superkernel_get_input (k, i);
+      FwArray *a = random_array (v, rand);
+      g_hash_table_insert (values, v, a);
+      g_ptr_array_add (ins, a);
+    }
+  outs = g_new0 (FwArray *, fw_superkernel_get_n_outputs (k) + 1);
+  if (!fw_superkernel_run (k, (FwArray *const *) ins->pdata, outs, 2, &error))
+    {
+      *why = g_strdup (error->message);
+      return CHECK_MISMATCH;
+    }
+  for (guint i = 0; i < cand->nodes->len; i++)
+    {
+      FwNode *n = g_ptr_array_index (cand->nodes, i);
+      FwArray *in_arrays[16] = { NULL };
+      FwArray *out_arrays[8] = { NULL };
+      g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
+
+      g_assert_cmpuint (n->n_inputs, <=, 16);
+      g_assert_cmpuint (n->n_outputs, <=, 8);
+      for (guint s = 0; s < n->n_inputs; s++)
+        {
+          FwValue *v = n->inputs[s];
+          if (v == NULL)
+            continue;
+          in_arrays[s] = g_hash_table_lookup (values, v);
+          if (in_arrays[s] == NULL)
+            {
+              g_assert_nonnull (v->constant);
+              in_arrays[s] = fw_array_new_from_tensor (v->constant, &error);
+              g_assert_no_error (error);
+              g_ptr_array_add (made, in_arrays[s]);
+            }
+        }
+      if (!fw_exec_run_node (ctx, n, in_arrays, out_arrays, &error))
+        {
+          *why = g_strdup_printf ("reference %s failed: %s", n->op_type, error->message);
+          result = CHECK_SKIP_REFERENCE;
+          break;
+        }
+      for (guint s = 0; s < n->n_outputs; s++)
+        if (out_arrays[s] != NULL)
+          {
+            if (n->outputs[s] != NULL)
+              g_hash_table_insert (values, n->outputs[s], out_arrays[s]);
+            else
+              fw_array_unref (out_arrays[s]);
+          }
+    }
+  for (guint o = 0; result == CHECK_OK && o < fw_superkernel_get_n_outputs (k); o++)
+    {
+      FwArray *want = g_hash_table_lookup (values, fw_superkernel_get_output (k, o));
+      FwArray *got = outs[o];
+      g_assert_nonnull (want);
+      g_assert_true (fw_array_same_shape (want, got));
+      for (gint64 i = 0; i < got->n_elements; i++)
+        {
+          double w = fw_array_get_double (want, i), x = fw_array_get_double (got, i);
+          double tol = got->dtype == FW_DTYPE_FLOAT16 ? 1e-2 + 1e-2 * fabs (w) : 1e-5 + 1e-4 * fabs (w);
+          if (!(fabs (w - x) <= tol) && !(isnan (w) && isnan (x)))
+            {
+              *why = g_strdup_printf ("output %u element %" G_GINT64_FORMAT ": %.9g, reference %.9g", o, i, x, w);
+              result = CHECK_MISMATCH;
+              break;
+            }
+        }
+    }
+  for (guint o = 0; o < fw_superkernel_get_n_outputs (k); o++)
+    g_clear_pointer (&outs[o], fw_array_unref);
+  return result;
+}
+
+/* Every candidate of the plan must generate, compile and match, or skip for a missing reference kernel. */
+static void
+check_plan (Fixture *f, FwModel *model, FwStrategy strategy, guint min_candidates)
+{
+  g_autoptr(FwPlan) plan = plan_for (model, strategy);
+  guint checked = 0, skipped = 0;
+
+  g_assert_cmpuint (plan->candidates->len, >=, min_candidates);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      g_autofree char *why = NULL;
+      CheckResult r = check_candidate (plan, c, f->toolchain, &why);
+
+      if (r == CHECK_SKIP_REFERENCE)
+        {
+          g_test_message ("candidate %u (%s): skipped: %s", i, c->kind, why);
+          skipped++;
+          continue;
+        }
+      if (r != CHECK_OK)
+        g_error ("candidate %u (%s, %u nodes): %s", i, c->kind, c->nodes->len, why);
+      checked++;
+    }
+  if (checked == 0 && skipped > 0)
+    g_test_skip ("reference kernels missing");
+}
+
+#define NEED_TOOLCHAIN(f)                                                                                  \
+  if ((f)->toolchain == NULL)                                                                              \
+    {                                                                                                      \
+      g_test_skip ("no C compiler");                                                                       \
+      return;                                                                                              \
+    }
+
+/* A chain with broadcasting: per-channel [3,1] and per-column [50] operands, scalars, a long vector. */
+static FwModel *
+broadcast_chain (gint64 n0, gint64 n2)
+{
+  FwModel *model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3);
+  gint64 x[3] = { n0, 3, n2 }, b[2] = { 3, 1 }, c[1] = { n2 };
+
+  input (g, "x", 3, x);
+  weight (g, rand, "b", 2, b);
+  weight (g, rand, "c", 1, c);
+  scalar (g, "half", 0.5f);
+  scalar (g, "two", 2.0f);
+  node (g, "Add", "n0", "t0", "x", "b", NULL);
+  node (g, "Mul", "n1", "t1", "t0", "c", NULL);
+  node (g, "Sigmoid", "n2", "t2", "t1", NULL, NULL);
+  node (g, "Sub", "n3", "t3", "t2", "half", NULL);
+  node (g, "Pow", "n4", "t4", "t3", "two", NULL);
+  node (g, "Tanh", "n5", "t5", "t4", NULL, NULL);
+  node (g, "HardSwish", "n6", "t6", "t5", NULL, NULL);
+  node (g, "Div", "n7", "t7", "t6", "c", NULL);
+  node (g, "LeakyRelu", "n8", "t8", "t7", NULL, NULL);
+  node (g, "Erf", "n9", "y", "t8", NULL, NULL);
+  finish (model, "y");
+  return model;
+}
+
+static void
+test_chain (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) a = NULL, b = NULL, c = NULL;
+
+  NEED_TOOLCHAIN (f);
+  a = fw_test_elementwise_chain (8, 1000, FALSE);
+  g_assert_true (fw_test_infer (a, NULL, NULL, NULL));
+  check_plan (f, a, FW_STRATEGY_BALANCED, 1);
+  b = broadcast_chain (4, 50);
+  check_plan (f, b, FW_STRATEGY_BALANCED, 1);
+  /* One long contiguous run, cut into chunks across threads. */
+  c = fw_test_elementwise_chain (5, 40000, FALSE);
+  g_assert_true (fw_test_infer (c, NULL, NULL, NULL));
+  check_plan (f, c, FW_STRATEGY_BALANCED, 1);
+}
+
+/* float16 in memory, float in registers: a chain with a half constant and a Cast to float at the end. */
+static void
+test_float16 (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (3), FW_DIM_STATIC (100) };
+  gint64 cd[1] = { 100 };
+  guint16 half[100];
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < 100; i++)
+    half[i] = fw_float_to_half ((float) i / 50.0f - 1.0f);
+  bytes = g_bytes_new (half, sizeof half);
+  t = fw_tensor_new (FW_DTYPE_FLOAT16, 1, cd, bytes);
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "c", t, NULL));
+  node (g, "Add", "add", "t0", "x", "c", NULL);
+  node (g, "Sigmoid", "sig", "t1", "t0", NULL, NULL);
+  node (g, "Mul", "mul", "t2", "t1", "x", NULL);
+  fw_node_set_attr_int (node (g, "Cast", "cast", "y", "t2", NULL, NULL), "to", FW_DTYPE_FLOAT);
+  finish (model, "y");
+  check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+}
+
+/* Decomposed LayerNorm after a residual Add, and MatMul+bias+erf-GELU: the BERT layer of the test models. */
+static void
+test_transformer (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = NULL;
+
+  NEED_TOOLCHAIN (f);
+  model = fw_test_transformer_block (16, 32, 2, FALSE);
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  check_plan (f, model, FW_STRATEGY_BALANCED, 3);
+}
+
+static void
+test_layernorm_op (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  gint64 x[3] = { 2, 5, 48 }, w[1] = { 48 };
+
+  NEED_TOOLCHAIN (f);
+  input (g, "x", 3, x);
+  input (g, "r", 3, x);
+  weight (g, rand, "gamma", 1, w);
+  weight (g, rand, "beta", 1, w);
+  node (g, "Add", "add", "s", "x", "r", NULL);
+  fw_node_set_attr_float (node (g, "LayerNormalization", "ln", "y", "s", "gamma", "beta"), "epsilon", 1e-5f);
+  finish (model, "y");
+  check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+}
+
+static void
+test_softmax (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  gint64 x[3] = { 3, 7, 33 }, m[3] = { 3, 1, 33 };
+
+  NEED_TOOLCHAIN (f);
+  input (g, "x", 3, x);
+  input (g, "mask", 3, m);
+  scalar (g, "scale", 0.125f);
+  node (g, "Mul", "scale", "t0", "x", "scale", NULL);
+  node (g, "Add", "mask", "t1", "t0", "mask", NULL);
+  node (g, "Softmax", "softmax", "y", "t1", NULL, NULL);
+  finish (model, "y");
+  check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+}
+
+/* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
+static void
+test_conv (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = NULL;
+
+  NEED_TOOLCHAIN (f);
+  model = fw_test_conv_block ();
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+}
+
+/* Conv with bias, padding and stride, then Add and Relu; a depthwise Conv with HardSigmoid·x. */
+static void
+test_conv_bias (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  gint64 x[4] = { 2, 4, 9, 9 }, w[4] = { 6, 4, 3, 3 }, b[1] = { 6 }, r[4] = { 2, 6, 5, 5 };
+  gint64 dw[4] = { 6, 1, 3, 3 };
+  gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
+  FwNode *c;
+
+  NEED_TOOLCHAIN (f);
+  input (g, "x", 4, x);
+  input (g, "res", 4, r);
+  weight (g, rand, "w", 4, w);
+  weight (g, rand, "b", 1, b);
+  weight (g, rand, "dw", 4, dw);
+  c = node (g, "Conv", "conv", "t0", "x", "w", "b");
+  fw_node_set_attr_ints (c, "pads", 4, pads);
+  fw_node_set_attr_ints (c, "strides", 2, strides);
+  node (g, "Add", "add", "t1", "t0", "res", NULL);
+  node (g, "Relu", "relu", "t2", "t1", NULL, NULL);
+  node (g, "MaxPool", "pool", "t3", "t2", NULL, NULL);
+  {
+    gint64 ks[2] = { 1, 1 };
+    fw_node_set_attr_ints (fw_graph_get_node (g, fw_graph_get_n_nodes (g) - 1), "kernel_shape", 2, ks);
+  }
+  c = node (g, "Conv", "dwconv", "t4", "t3", "dw", NULL);
+  fw_node_set_attr_ints (c, "pads", 4, pads);
+  fw_node_set_attr_int (c, "group", 6);
+  node (g, "HardSigmoid", "hs", "t5", "t4", NULL, NULL);
+  node (g, "Mul", "hswish", "y", "t4", "t5", NULL);
+  finish (model, "y");
+  check_plan (f, model, FW_STRATEGY_BALANCED, 2);
+}
+
+/* Gemm with transB, alpha, beta and a bias row, then Relu; MatMul on batched 4-D operands then Sigmoid. */
+static void
+test_gemm (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (13);
+  gint64 x[2] = { 70, 24 }, w[2] = { 40, 24 }, b[1] = { 40 };
+  gint64 q[4] = { 1, 3, 9, 8 }, kt[4] = { 1, 3, 8, 9 };
+  FwNode *gemm;
+
+  NEED_TOOLCHAIN (f);
+  input (g, "x", 2, x);
+  weight (g, rand, "w", 2, w);
+  weight (g, rand, "b", 1, b);
+  input (g, "q", 4, q);
+  input (g, "k", 4, kt);
+  gemm = node (g, "Gemm", "gemm", "t0", "x", "w", "b");
+  fw_node_set_attr_int (gemm, "transB", 1);
+  fw_node_set_attr_float (gemm, "alpha", 0.5f);
+  fw_node_set_attr_float (gemm, "beta", 2.0f);
+  node (g, "Relu", "relu", "y", "t0", NULL, NULL);
+  node (g, "MatMul", "mm", "s0", "q", "k", NULL);
+  node (g, "Sigmoid", "sig", "z", "s0", NULL, NULL);
+  g_assert_true (fw_graph_add_output (g, "z", NULL));
+  finish (model, "y");
+  check_plan (f, model, FW_STRATEGY_BALANCED, 2);
+}
+
+/* A fake compiler that answers --version and fails on everything else. */
+static void
+test_compile_failure (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *script = g_build_filename (f->dir, "bad-cc", NULL);
+  g_autofree char *cache = g_build_filename (f->dir, "kernels-bad", NULL);
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (4, 64, FALSE);
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwSuperKernel) k = NULL;
+  g_autoptr(FwHostToolchain) tc = NULL;
+  const char *text = "#!/bin/sh\n"
+                     "if [ \"$1\" = --version ]; then echo 'badcc 1.0'; exit 0; fi\n"
+                     "echo 'kernel.c:1:1: error: the sky is falling' >&2\nexit 1\n";
+  char *old = g_strdup (g_getenv ("CC"));
+
+  g_assert_true (g_file_set_contents (script, text, -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0700), ==, 0);
+  g_setenv ("CC", script, TRUE);
+  tc = fw_host_toolchain_new (cache, &error);
+  if (old)
+    g_setenv ("CC", old, TRUE);
+  else
+    g_unsetenv ("CC");
+  g_free (old);
+  g_assert_no_error (error);
+  g_assert_cmpstr (fw_host_toolchain_get_version (tc), ==, "badcc 1.0");
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_assert_cmpuint (plan->candidates->len, >=, 1);
+  k = fw_superkernel_generate (plan, g_ptr_array_index (plan->candidates, 0), &error);
+  g_assert_no_error (error);
+  g_assert_false (fw_superkernel_compile (k, tc, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "the sky is falling"));
+  g_clear_error (&error);
+
+  /* A $CC that does not exist is an error too, not a crash. */
+  old = g_strdup (g_getenv ("CC"));
+  g_setenv ("CC", "/nonexistent/fw-no-such-cc", TRUE);
+  g_assert_null (fw_host_toolchain_new (cache, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  if (old)
+    g_setenv ("CC", old, TRUE);
+  else
+    g_unsetenv ("CC");
+  g_free (old);
+}
+
+static void
+test_cache (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (4, 64, FALSE);
+  g_autoptr(FwPlan) plan = NULL;
+  const FwCandidate *c;
+  g_autofree char *so = NULL, *hash = NULL, *evil = NULL;
+  GStatBuf st;
+
+  NEED_TOOLCHAIN (f);
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  plan = plan_for (model, FW_STRATEGY_BALANCED);
+  c = g_ptr_array_index (plan->candidates, 0);
+  {
+    g_autoptr(FwSuperKernel) k = fw_superkernel_generate (plan, c, &error);
+    g_assert_no_error (error);
+    g_assert_true (fw_superkernel_compile (k, f->toolchain, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (fw_superkernel_get_cache_status (k), ==, FW_SUPERKERNEL_CACHE_MISS);
+    so = g_strdup (fw_superkernel_get_object_path (k));
+    hash = g_strdup (fw_superkernel_get_object_hash (k));
+    g_assert_cmpuint (strlen (fw_superkernel_get_source_hash (k)), ==, 64);
+  }
+  g_assert_cmpint (g_stat (fw_host_toolchain_get_cache_dir (f->toolchain), &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+  {
+    g_autoptr(FwSuperKernel) k = fw_superkernel_generate (plan, c, &error);
+    g_assert_true (fw_superkernel_compile (k, f->toolchain, &error));
+    g_assert_cmpint (fw_superkernel_get_cache_status (k), ==, FW_SUPERKERNEL_CACHE_HIT);
+    g_assert_cmpstr (fw_superkernel_get_object_hash (k), ==, hash);
+  }
+  /* Someone writes other bytes over the cached object: it must be noticed and replaced, never loaded. */
+  g_assert_true (g_file_set_contents (so, "not an ELF object", -1, NULL));
+  {
+    g_autoptr(FwSuperKernel) k = fw_superkernel_generate (plan, c, &error);
+    g_assert_true (fw_superkernel_compile (k, f->toolchain, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (fw_superkernel_get_cache_status (k), ==, FW_SUPERKERNEL_CACHE_REPLACED);
+    g_assert_true (g_file_get_contents (so, &evil, NULL, NULL));
+    g_assert_cmpstr (evil, !=, "not an ELF object");
+  }
+  /* A cache folder others may write into is refused. */
+  {
+    g_autofree char *open_dir = g_build_filename (f->dir, "open", NULL);
+    g_autoptr(FwHostToolchain) tc = NULL;
+    g_autoptr(FwSuperKernel) k = fw_superkernel_generate (plan, c, &error);
+    g_assert_cmpint (g_mkdir (open_dir, 0777), ==, 0);
+    g_assert_cmpint (g_chmod (open_dir, 0777), ==, 0);
+    tc = fw_host_toolchain_new (open_dir, &error);
+    g_assert_no_error (error);
+    g_assert_false (fw_superkernel_compile (k, tc, &error));
+    g_assert_error (error, FW_ERROR, FW_ERROR_IO);
+  }
+}
+
+/* Source with every comment removed (the generator never puts comment openers in string literals). */
+static char *
+strip_comments (const char *src)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = src; *p; p++)
+    {
+      if (p[0] == '/' && p[1] == '*')
+        {
+          const char *end = strstr (p + 2, "*/");
+          g_assert_nonnull (end);
+          p = end + 1;
+          continue;
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static FwModel *
+named_model (gboolean hostile)
+{
+  const char *evil[] = {
+    "*/ #include <stdio.h>\nint main(void){system(\"rm -rf ~\");} /*",
+    "a\\\nb\"q\"'\x01\xff\xfe?" "?/",
+    "\xc3\x28 */ #define float double",
+    "#include <stdio.h>\r\n*/",
+    "name with */ and /* and \\ \n",
+    "\x80\x81/*/*",
+  };
+  FwModel *model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (9);
+  gint64 x[2] = { 4, 40 }, w[2] = { 40, 24 }, b[1] = { 24 };
+#define NM(i, clean) (hostile ? evil[(i) % G_N_ELEMENTS (evil)] : (clean))
+  g_autofree char *xn = g_strdup (NM (0, "x")), *wn = g_strdup (NM (1, "w")), *bn = g_strdup (NM (2, "b"));
+  g_autofree char *t0 = g_strdup (NM (3, "t0")), *t1 = g_strdup (NM (4, "t1")), *y = g_strdup (NM (5, "y"));
+
+  input (g, xn, 2, x);
+  weight (g, rand, wn, 2, w);
+  weight (g, rand, bn, 1, b);
+  node (g, "MatMul", NM (1, "mm"), t0, xn, wn, NULL);
+  node (g, "Add", NM (2, "add"), t1, t0, bn, NULL);
+  node (g, "Relu", NM (0, "relu"), y, t1, NULL, NULL);
+#undef NM
+  finish (model, y);
+  return model;
+}
+
+static void
+test_injection (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) clean = named_model (FALSE), hostile = named_model (TRUE);
+  g_autoptr(FwPlan) pc = plan_for (clean, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) ph = plan_for (hostile, FW_STRATEGY_BALANCED);
+  g_autoptr(FwSuperKernel) kc = NULL, kh = NULL;
+  g_autofree char *sc = NULL, *sh = NULL;
+  const char *src;
+
+  g_assert_cmpuint (pc->candidates->len, ==, 1);
+  g_assert_cmpuint (ph->candidates->len, ==, 1);
+  kc = fw_superkernel_generate (pc, g_ptr_array_index (pc->candidates, 0), &error);
+  g_assert_no_error (error);
+  kh = fw_superkernel_generate (ph, g_ptr_array_index (ph->candidates, 0), &error);
+  g_assert_no_error (error);
+  src = fw_superkernel_get_source (kh);
+  /* Printable ASCII and newlines only, whatever the names held. */
+  for (const guchar *p = (const guchar *) src; *p; p++)
+    g_assert_true (*p == '\n' || (*p >= 0x20 && *p < 0x7f));
+  sc = strip_comments (fw_superkernel_get_source (kc));
+  sh = strip_comments (src);
+  g_assert_cmpstr (sc, ==, sh);
+  g_assert_null (strstr (sh, "stdio"));
+  if (f->toolchain == NULL)
+    return;
+  g_assert_true (fw_superkernel_compile (kh, f->toolchain, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *why = NULL;
+    CheckResult r = check_candidate (ph, g_ptr_array_index (ph->candidates, 0), f->toolchain, &why);
+    if (r != CHECK_OK && r != CHECK_SKIP_REFERENCE)
+      g_error ("hostile names: %s", why);
+  }
+}
+
+static void
+test_unsupported (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwSuperKernel) k = NULL;
+  gint64 x[2] = { 4, 16 };
+  FwCandidate fake = { 0 };
+
+  input (g, "x", 2, x);
+  node (g, "Relu", "a", "t0", "x", NULL, NULL);
+  node (g, "Celu", "b", "y", "t0", NULL, NULL);
+  finish (model, "y");
+  plan = plan_for (model, FW_STRATEGY_BALANCED);
+  /* Whether or not the planner groups them, a group holding Celu is refused by name. */
+  fake.nodes = g_ptr_array_new ();
+  fake.kind = (char *) "elementwise_chain";
+  g_ptr_array_add (fake.nodes, fw_graph_get_node (g, 0));
+  g_ptr_array_add (fake.nodes, fw_graph_get_node (g, 1));
+  k = fw_superkernel_generate (plan, &fake, &error);
+  g_assert_null (k);
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "Celu"));
+  g_ptr_array_unref (fake.nodes);
+}
+
+/* The real exports, when FW_REAL_MODELS names their folder: every candidate of the default plan. */
+static void
+test_real (Fixture *f, gconstpointer data)
+{
+  const char *dir = g_getenv ("FW_REAL_MODELS");
+  const char *names[] = { "resnet18", "bert_like", "vit_b_16", "mobilenet_v3_small" };
+  guint bad = 0;
+
+  NEED_TOOLCHAIN (f);
+  if (dir == NULL)
+    {
+      g_test_skip ("FW_REAL_MODELS not set");
+      return;
+    }
+  for (guint m = 0; m < G_N_ELEMENTS (names); m++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *base = g_strconcat (names[m], ".onnx", NULL);
+      g_autofree char *path = g_build_filename (dir, base, NULL);
+      g_autoptr(FwModel) model = NULL;
+      g_autoptr(FwPlan) plan = NULL;
+      const char *binds[] = { "batch=1", NULL };
+      guint ok = 0, skip = 0;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      model = fw_onnx_load (path, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (fw_test_infer (model, binds, NULL, &error));
+      plan = plan_for (model, FW_STRATEGY_BALANCED);
+      for (guint i = 0; i < plan->candidates->len; i++)
+        {
+          const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+          g_autofree char *why = NULL;
+          CheckResult r = check_candidate (plan, c, f->toolchain, &why);
+          if (r == CHECK_OK)
+            ok++;
+          else if (r == CHECK_SKIP_REFERENCE)
+            skip++;
+          else
+            {
+              bad++;
+              g_printerr ("%s candidate %u (%s, %u nodes): %s\n", names[m], i, c->pattern, c->nodes->len, why);
+            }
+        }
+      g_printerr ("%s: %u candidates, %u match, %u skipped (reference)\n", names[m], plan->candidates->len, ok, skip);
+    }
+  g_assert_cmpuint (bad, ==, 0);
+}
 
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add ("/core/codegen/host/" path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD ("chain", test_chain);
+  ADD ("transformer", test_transformer);
+  ADD ("layernorm-op", test_layernorm_op);
+  ADD ("softmax", test_softmax);
+  ADD ("float16", test_float16);
+  ADD ("gemm", test_gemm);
+  ADD ("conv", test_conv);
+  ADD ("conv-bias", test_conv_bias);
+  ADD ("compile-failure", test_compile_failure);
+  ADD ("cache", test_cache);
+  ADD ("injection", test_injection);
+  ADD ("unsupported", test_unsupported);
+  ADD ("real", test_real);
+#undef ADD
   return g_test_run ();
 }

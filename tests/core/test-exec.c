@@ -1,11 +1,465 @@
-/* test-exec.c */
+/* The reference interpreter, the fused executor, verification and measurement, with groups run by
+ * reference kernels (the SuperKernels have their own tests in test-codegen-host). */
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
+#include "exec/fw-exec.h"
+#include "exec/fw-fused.h"
+#include "fw-error.h"
 #include "fw-test-models.h"
+
+static gboolean
+have_kernels (const char *const *ops)
+{
+  for (guint i = 0; ops[i]; i++)
+    if (fw_kernel_lookup ("", ops[i]) == NULL)
+      {
+        g_autofree char *msg = g_strdup_printf ("no reference kernel for %s yet", ops[i]);
+        g_test_skip (msg);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static FwArray *
+array_of (guint rank, const gint64 *dims, const float *values)
+{
+  g_autoptr(GError) error = NULL;
+  FwArray *a = fw_array_new (FW_DTYPE_FLOAT, rank, dims, &error);
+
+  g_assert_no_error (error);
+  memcpy (a->data, values, a->n_bytes);
+  return a;
+}
+
+/* x → Add(x, 1) → Relu → Mul(·, 2) = y */
+static FwModel *
+small_chain (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (2), FW_DIM_STATIC (3) };
+  gint64 sd[1] = { 1 };
+  float one = 1.0f, two = 2.0f;
+  g_autoptr(FwTensor) t1 = fw_tensor_new_float (1, sd, &one);
+  g_autoptr(FwTensor) t2 = fw_tensor_new_float (1, sd, &two);
+  const char *a_in[2] = { "x", "one" }, *a_out[1] = { "a" };
+  const char *r_in[1] = { "a" }, *r_out[1] = { "r" };
+  const char *m_in[2] = { "r", "two" }, *m_out[1] = { "y" };
+  g_autoptr(GError) error = NULL;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_graph_add_initializer (g, "one", t1, NULL);
+  fw_graph_add_initializer (g, "two", t2, NULL);
+  fw_graph_add_node (g, "Add", "", "/add", 2, a_in, 1, a_out, NULL);
+  fw_graph_add_node (g, "Relu", "", "/relu", 1, r_in, 1, r_out, NULL);
+  fw_graph_add_node (g, "Mul", "", "/mul", 2, m_in, 1, m_out, NULL);
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
+static void
+test_interpreter_chain (void)
+{
+  static const char *const ops[] = { "Add", "Relu", "Mul", NULL };
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  gint64 dims[2] = { 2, 3 };
+  float x[6] = { -3, -1, -0.5f, 0, 1, 2.5f }, expect[6] = { 0, 0, 1, 2, 4, 7 };
+  g_autoptr(FwArray) in = NULL;
+  FwArray *out[1] = { NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (!have_kernels (ops))
+    return;
+  model = small_chain ();
+  in = array_of (2, dims, x);
+  g_assert_true (fw_exec_run_reference (ctx, fw_model_get_graph (model), &in, 1, out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (out[0]->rank, ==, 2);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (((float *) out[0]->data)[i], ==, expect[i]);
+  fw_array_unref (out[0]);
+}
+
+static void
+test_interpreter_no_kernel (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[1] = { FW_DIM_STATIC (4) };
+  const char *in[1] = { "x" }, *out[1] = { "y" };
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  gint64 d[1] = { 4 };
+  float x[4] = { 0 };
+  g_autoptr(FwArray) a = NULL;
+  FwArray *o[1] = { NULL };
+  g_autoptr(GError) error = NULL;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, dims, NULL);
+  fw_graph_add_node (g, "Frobnicate", "com.example", "/odd", 1, in, 1, out, NULL);
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  a = array_of (1, d, x);
+  g_assert_false (fw_exec_run_reference (ctx, g, &a, 1, o, NULL, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "Frobnicate"));
+  g_assert_null (o[0]);
+}
+
+static void
+test_interpreter_cancel (void)
+{
+  static const char *const ops[] = { "Add", "Relu", "Mul", NULL };
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, cancellable);
+  gint64 dims[2] = { 2, 3 };
+  float x[6] = { 0 };
+  g_autoptr(FwArray) in = NULL;
+  FwArray *out[1] = { NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (!have_kernels (ops))
+    return;
+  model = small_chain ();
+  in = array_of (2, dims, x);
+  g_cancellable_cancel (cancellable);
+  g_assert_false (fw_exec_run_reference (ctx, fw_model_get_graph (model), &in, 1, out, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+static void
+test_inputs_need_static_dims (void)
+{
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (3, 16, TRUE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  inputs = fw_exec_make_inputs (model, 1, &error);
+  g_assert_null (inputs);
+  g_assert_error (error, FW_ERROR, FW_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "--bind"));
+}
+
+static void
+test_inputs_seeded (void)
+{
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (3, 64, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) a = NULL, b = NULL, c = NULL;
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  a = fw_exec_make_inputs (model, 7, &error);
+  b = fw_exec_make_inputs (model, 7, &error);
+  c = fw_exec_make_inputs (model, 8, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->len, ==, 1);
+  g_assert_cmpmem (((FwArray *) a->pdata[0])->data, ((FwArray *) a->pdata[0])->n_bytes,
+                   ((FwArray *) b->pdata[0])->data, ((FwArray *) b->pdata[0])->n_bytes);
+  g_assert_true (memcmp (((FwArray *) a->pdata[0])->data, ((FwArray *) c->pdata[0])->data,
+                         ((FwArray *) a->pdata[0])->n_bytes) != 0);
+  for (gint64 i = 0; i < ((FwArray *) a->pdata[0])->n_elements; i++)
+    {
+      gdouble v = fw_array_get_double (a->pdata[0], i);
+      g_assert_cmpfloat (v, >=, -1.0);
+      g_assert_cmpfloat (v, <, 1.0);
+    }
+}
+
+/* Appends a hand-made candidate to a plan, as the planner would have found it. */
+static guint
+add_candidate (FwPlan *plan, const char *const *node_names)
+{
+  FwGraph *g = fw_model_get_graph (plan->model);
+  FwCandidate *c = g_new0 (FwCandidate, 1);
+
+  c->pattern = g_strdup ("test");
+  c->kind = g_strdup ("test");
+  c->nodes = g_ptr_array_new ();
+  c->status = FW_CANDIDATE_ACCEPTED;
+  for (guint i = 0; node_names[i]; i++)
+    for (guint n = 0; n < fw_graph_get_n_nodes (g); n++)
+      if (strcmp (fw_node_get_name (fw_graph_get_node (g, n)), node_names[i]) == 0)
+        g_ptr_array_add (c->nodes, fw_graph_get_node (g, n));
+  c->index = plan->candidates->len;
+  g_ptr_array_add (plan->candidates, c);
+  return c->index;
+}
+
+/* A group {A, C} whose first node's output is read by B between them and whose last node reads D, which
+ * comes after A in the file: neither A's nor C's position is a valid place to run the group. */
+static void
+test_fused_schedule (void)
+{
+  static const char *const ops[] = { "Exp", "Neg", "Sigmoid", "Add", NULL };
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[1] = { FW_DIM_STATIC (5) };
+  const char *a_in[1] = { "x" }, *a_out[1] = { "a" };
+  const char *b_in[1] = { "a" }, *b_out[1] = { "b" };
+  const char *d_in[1] = { "b" }, *d_out[1] = { "d" };
+  const char *c_in[2] = { "a", "z" }, *c_out[1] = { "c" };
+  const char *z_in[1] = { "x" }, *z_out[1] = { "z" };
+  static const char *const group[] = { "/A", "/C", NULL };
+  g_autoptr(FwProfile) profile = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  FwPlanOptions options;
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_group_kernel_reference_free);
+  FwVerifyOptions vopts = { .seed = 3, .n_threads = 1 };
+  g_autoptr(FwVerifyResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_kernels (ops))
+    return;
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, dims, NULL);
+  fw_graph_add_node (g, "Exp", "", "/A", 1, a_in, 1, a_out, NULL);
+  fw_graph_add_node (g, "Sigmoid", "", "/Z", 1, z_in, 1, z_out, NULL);
+  fw_graph_add_node (g, "Neg", "", "/B", 1, b_in, 1, b_out, NULL);
+  fw_graph_add_node (g, "Neg", "", "/D", 1, d_in, 1, d_out, NULL);
+  fw_graph_add_node (g, "Add", "", "/C", 2, c_in, 1, c_out, NULL);
+  fw_graph_add_output (g, "c", NULL);
+  fw_graph_add_output (g, "d", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  profile = fw_test_profile_910b ();
+  fw_plan_options_init (&options);
+  options.enabled = FALSE;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (kernels, fw_group_kernel_new_reference (plan, add_candidate (plan, group)));
+  g_assert_cmpuint (((FwGroupKernel *) kernels->pdata[0])->n_inputs, ==, 2);   /* x, z */
+  g_assert_cmpuint (((FwGroupKernel *) kernels->pdata[0])->n_outputs, ==, 2);  /* a (read by B), c */
+  result = fw_verify_run (plan, kernels, &vopts, &error);
+  g_assert_no_error (error);
+  g_assert_true (result->pass);
+  g_assert_cmpuint (result->groups->len, ==, 1);
+  g_assert_cmpfloat (g_array_index (result->groups, FwGroupCheck, 0).isolated.max_abs, ==, 0.0);
+  g_assert_cmpuint (result->outputs->len, ==, 2);
+}
+
+/* A kernel that is slightly wrong: verification must say which group and by how much. */
+typedef struct
+{
+  FwGroupKernel *inner;
+  float          offset;
+} Skewed;
+
+static gboolean
+run_skewed (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  Skewed *s = data;
+
+  if (!s->inner->run (s->inner->data, inputs, outputs, n_threads, error))
+    return FALSE;
+  for (guint o = 0; o < s->inner->n_outputs; o++)
+    {
+      FwArray *copy = fw_array_copy (outputs[o], error);
+
+      fw_array_unref (outputs[o]);
+      outputs[o] = copy;
+      ((float *) copy->data)[copy->n_elements - 1] += s->offset;
+    }
+  return TRUE;
+}
+
+static void
+test_verify_catches_mismatch (void)
+{
+  static const char *const ops[] = { "Add", "Relu", "Mul", NULL };
+  static const char *const group[] = { "/add", "/relu", "/mul", NULL };
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwProfile) profile = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  FwPlanOptions options;
+  FwGroupKernel *inner, skewed_kernel;
+  Skewed skew;
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new ();
+  FwVerifyOptions vopts = { .seed = 3, .n_threads = 1 };
+  g_autoptr(FwVerifyResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const FwGroupCheck *check;
+
+  if (!have_kernels (ops))
+    return;
+  model = small_chain ();
+  profile = fw_test_profile_910b ();
+  fw_plan_options_init (&options);
+  options.enabled = FALSE;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  inner = fw_group_kernel_new_reference (plan, add_candidate (plan, group));
+  skew.inner = inner;
+  skew.offset = 0.01f;
+  skewed_kernel = *inner;
+  skewed_kernel.run = run_skewed;
+  skewed_kernel.data = &skew;
+  g_ptr_array_add (kernels, &skewed_kernel);
+  result = fw_verify_run (plan, kernels, &vopts, &error);
+  g_assert_no_error (error);
+  g_assert_false (result->pass);
+  check = &g_array_index (result->groups, FwGroupCheck, 0);
+  g_assert_false (check->pass);
+  g_assert_cmpint (check->isolated.n_failed, ==, 1);
+  g_assert_cmpint (check->isolated.worst_index, ==, 5);
+  g_assert_cmpfloat (fabs (check->isolated.max_abs - 0.01), <, 1e-6);
+  g_assert_false (g_array_index (result->outputs, FwOutputCheck, 0).compare.pass);
+
+  /* A tolerance that allows it passes. */
+  g_clear_pointer (&result, fw_verify_result_free);
+  vopts.has_tolerance = TRUE;
+  vopts.tolerance = (FwTolerance) { 0.0, 0.02 };
+  result = fw_verify_run (plan, kernels, &vopts, &error);
+  g_assert_no_error (error);
+  g_assert_true (result->pass);
+  fw_group_kernel_reference_free (inner);
+}
+
+static void
+test_compare (void)
+{
+  gint64 d[1] = { 4 };
+  float r[4] = { 1, NAN, INFINITY, 0 }, f_ok[4] = { 1.00005f, NAN, INFINITY, 5e-6f }, f_bad[4] = { 1, 0, INFINITY, 0 };
+  g_autoptr(FwArray) ref = array_of (1, d, r), ok = array_of (1, d, f_ok), bad = array_of (1, d, f_bad);
+  gint64 d2[2] = { 2, 2 };
+  g_autoptr(FwArray) other_shape = array_of (2, d2, r);
+  FwCompare c;
+
+  fw_compare_arrays (ref, ok, NULL, &c);
+  g_assert_true (c.pass);
+  g_assert_cmpfloat (c.max_abs, <, 1e-4);
+  fw_compare_arrays (ref, bad, NULL, &c);
+  g_assert_false (c.pass);
+  g_assert_true (c.nan_mismatch);
+  g_assert_cmpint (c.worst_index, ==, 1);
+  fw_compare_arrays (ref, other_shape, NULL, &c);
+  g_assert_false (c.pass);
+}
+
+static void
+test_tolerance_parse (void)
+{
+  FwTolerance t;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fw_tolerance_parse ("rel=1e-3,abs=2e-6", &t, &error));
+  g_assert_cmpfloat (t.rel, ==, 1e-3);
+  g_assert_cmpfloat (t.abs, ==, 2e-6);
+  g_assert_true (fw_tolerance_parse ("abs=0.5", &t, &error));
+  g_assert_cmpfloat (t.rel, ==, 1e-4);
+  g_assert_false (fw_tolerance_parse ("rel=-1", &t, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  g_clear_error (&error);
+  g_assert_false (fw_tolerance_parse ("tight", &t, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  g_clear_error (&error);
+  g_assert_false (fw_tolerance_parse ("", &t, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+}
+
+static void
+test_rank_correlation (void)
+{
+  gdouble x[5] = { 1, 2, 3, 4, 5 }, y[5] = { 10, 20, 30, 40, 50 }, z[5] = { 5, 4, 3, 2, 1 };
+  gdouble t[4] = { 1, 2, 2, 3 }, u[4] = { 1, 2, 3, 4 }, flat[3] = { 1, 1, 1 };
+
+  g_assert_cmpfloat (fw_rank_correlation (x, y, 5), ==, 1.0);
+  g_assert_cmpfloat (fw_rank_correlation (x, z, 5), ==, -1.0);
+  g_assert_cmpfloat (fabs (fw_rank_correlation (t, u, 4) - 0.9486832980505138), <, 1e-12);
+  g_assert_true (isnan (fw_rank_correlation (x, y, 2)));
+  g_assert_true (isnan (fw_rank_correlation (flat, x, 3)));
+}
+
+/* Whole small models fused with reference-run groups: outputs must be bit-identical to the interpreter's,
+ * and measurement must produce positive medians for every group. */
+static void
+check_model_fused (FwModel *model)
+{
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(FwRuleSet) rules = fw_test_builtin_rules ();
+  g_autoptr(FwPlan) plan = NULL;
+  FwPlanOptions options;
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_group_kernel_reference_free);
+  FwVerifyOptions vopts = { .seed = 11, .n_threads = 2 };
+  FwMeasureOptions mopts = { .warmup = 1, .repeats = 3, .seed = 11, .n_threads = 2 };
+  g_autoptr(FwVerifyResult) result = NULL;
+  g_autoptr(FwMeasureResult) timing = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, rules, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->candidates->len, >, 0);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED)
+        g_ptr_array_add (kernels, fw_group_kernel_new_reference (plan, i));
+    }
+  result = fw_verify_run (plan, kernels, &vopts, &error);
+  g_assert_no_error (error);
+  g_assert_true (result->pass);
+  for (guint i = 0; i < result->outputs->len; i++)
+    g_assert_cmpfloat (g_array_index (result->outputs, FwOutputCheck, i).compare.max_abs, ==, 0.0);
+  timing = fw_measure_run (plan, kernels, &mopts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (timing->kernels->len, ==, kernels->len);
+  g_assert_cmpfloat (timing->unfused_s, >, 0.0);
+  g_assert_cmpfloat (timing->fused_s, >, 0.0);
+  for (guint i = 0; i < timing->kernels->len; i++)
+    g_assert_cmpfloat (g_array_index (timing->kernels, FwKernelTiming, i).kernel_s, >, 0.0);
+}
+
+static void
+test_fused_transformer (void)
+{
+  static const char *const ops[] = { "MatMul", "Add", "ReduceMean", "Softmax", "Reshape", "Transpose", "Erf", NULL };
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_kernels (ops))
+    return;
+  model = fw_test_transformer_block (16, 32, 4, FALSE);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  check_model_fused (model);
+}
+
+static void
+test_fused_conv (void)
+{
+  static const char *const ops[] = { "Conv", "BatchNormalization", "Relu", "MaxPool", "GlobalAveragePool", "Flatten",
+                                     "Gemm", NULL };
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_kernels (ops))
+    return;
+  model = fw_test_conv_block ();
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  check_model_fused (model);
+}
 
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/exec/interpreter/chain", test_interpreter_chain);
+  g_test_add_func ("/core/exec/interpreter/no-kernel", test_interpreter_no_kernel);
+  g_test_add_func ("/core/exec/interpreter/cancel", test_interpreter_cancel);
+  g_test_add_func ("/core/exec/inputs/static-dims", test_inputs_need_static_dims);
+  g_test_add_func ("/core/exec/inputs/seeded", test_inputs_seeded);
+  g_test_add_func ("/core/exec/fused/schedule", test_fused_schedule);
+  g_test_add_func ("/core/exec/fused/transformer", test_fused_transformer);
+  g_test_add_func ("/core/exec/fused/conv", test_fused_conv);
+  g_test_add_func ("/core/exec/verify/mismatch", test_verify_catches_mismatch);
+  g_test_add_func ("/core/exec/verify/compare", test_compare);
+  g_test_add_func ("/core/exec/verify/tolerance", test_tolerance_parse);
+  g_test_add_func ("/core/exec/measure/rank-correlation", test_rank_correlation);
   return g_test_run ();
 }

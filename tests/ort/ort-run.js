@@ -3,7 +3,7 @@
 // fingerprint of every output.
 //
 //   node ort-run.js MODEL [--bind NAME=VALUE]... [--shape INPUT=1x3x224x224]... [--seed N]
-//                         [--dump DIR] [--opt disabled|basic|extended|all] [--int-max N]
+//                         [--dump DIR] [--opt disabled|basic|extended|all] [--int-max N] [--time N]
 //
 // Inputs are generated from the model's declared input metadata (session.inputMetadata): a fixed dim is
 // used as is, a symbolic dim takes its --bind value (else 1), an unknown dim is 1; --shape replaces the
@@ -14,6 +14,7 @@
 //
 // stdout: {"inputs":[{name,type,dims}],"outputs":[{name,type,dims,sha256}]}, sha256 over the raw output
 // bytes (little-endian, as ONNX Runtime returns them). --dump DIR also writes output i to DIR/<i>.bin.
+// --time N then times N more runs (2 intra-op threads, as always) and adds run_median_s and runs_s.
 // Exit status: 0 ok, 1 ONNX Runtime failed, 2 usage.
 'use strict';
 
@@ -29,7 +30,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { model: null, binds: new Map(), shapes: new Map(), seed: 1, dump: null, opt: 'disabled', intMax: 10 };
+  const o = { model: null, binds: new Map(), shapes: new Map(), seed: 1, dump: null, opt: 'disabled', intMax: 10, time: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -53,6 +54,7 @@ function parseArgs(argv) {
       case '--seed': { const v = val(); if (!/^\d+$/.test(v)) usage(`bad --seed '${v}'`); o.seed = Number(v) >>> 0; break; }
       case '--int-max': { const v = val(); if (!/^[1-9]\d*$/.test(v)) usage(`bad --int-max '${v}'`); o.intMax = Number(v); break; }
       case '--dump': o.dump = val(); break;
+      case '--time': { const v = val(); if (!/^[1-9]\d*$/.test(v)) usage(`bad --time '${v}'`); o.time = Number(v); break; }
       case '--opt': {
         const v = val();
         if (!['disabled', 'basic', 'extended', 'all'].includes(v)) usage(`bad --opt '${v}'`);
@@ -169,7 +171,19 @@ async function main() {
     return { name, type: t.type, dims: Array.from(t.dims, Number),
              sha256: crypto.createHash('sha256').update(bytes).digest('hex') };
   });
-  process.stdout.write(JSON.stringify({ inputs, outputs }) + '\n');
+  const report = { inputs, outputs };
+  if (o.time > 0) {
+    const runs = [];
+    for (let r = 0; r < o.time; r++) {
+      const t0 = process.hrtime.bigint();
+      await session.run(feeds);
+      runs.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+    const sorted = runs.slice().sort((a, b) => a - b);
+    report.run_median_s = sorted[Math.floor(sorted.length / 2)];
+    report.runs_s = runs;
+  }
+  process.stdout.write(JSON.stringify(report) + '\n');
   if (session.release) await session.release();
 }
 

@@ -17,7 +17,12 @@
 #       --expose-all) and ONNX Runtime's dims for each equal our inferred shape;
 #   (c) the model is round-tripped through our ONNX writer (fw-onnx-roundtrip) inline, with
 #       --external-data and with --infer (inferred value_info written), and ORT's outputs on the same seeded
-#       inputs are bit-identical (sha256 of the raw output bytes) to the original's.
+#       inputs are bit-identical (sha256 of the raw output bytes) to the original's;
+#   (f) the fused export (fw-onnx-roundtrip --fuse: every proposed group one fusion.workbench node whose body is
+#       a model-local function): ONNX Runtime loads it (inlining the functions) and its outputs on the same
+#       seeded inputs equal the original's, bit for bit or within rel 1e-4 abs 1e-5 (tests/real/compare-fused.js);
+#       real models must have fused at least one group; when /usr/bin/python3 has the onnx package and the
+#       original passes onnx.checker (full_check), the fused model must pass it too.
 #
 # Environment (set by tests/real/meson.build; all can be given by hand):
 #   FW_BIN             build/app/fusion-workbench
@@ -230,6 +235,67 @@ ort_run() {
   fi
 }
 
+# onnx_checker MODEL: 0 passes, 1 fails (message on stderr), 2 this onnx is too old for the model's IR
+onnx_checker() {
+  /usr/bin/python3 - "$1" <<'EOF'
+import sys, onnx
+m = onnx.load(sys.argv[1])
+if m.ir_version > onnx.IR_VERSION:
+    sys.exit(2)
+try:
+    onnx.checker.check_model(m, full_check=True)
+except Exception as e:
+    print(e, file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+
+# check_fused LABEL MODEL REAL(0|1) DIR [--bind NAME=VALUE...]: step (f); orig.json is in DIR
+check_fused() {
+  local label=$1 m=$2 real=$3 dir=$4; shift 4
+  local fdir=$dir/fused rc=0 groups
+  local binds=("$@")
+  mkdir -p "$fdir"
+  "$FW_ROUNDTRIP" "$m" "$fdir/model.onnx" --fuse "${binds[@]}" >"$fdir/fuse.out" 2>"$fdir/fuse.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$fdir/fuse.err" >&2
+    die "$label: fw-onnx-roundtrip --fuse exited $rc"
+  fi
+  [[ -s $fdir/model.onnx ]] || die "$label: fw-onnx-roundtrip --fuse wrote no model"
+  groups=$(sed -n 's/^fused: \([0-9]*\) groups.*/\1/p' "$fdir/fuse.out")
+  [[ -n $groups ]] || die "$label: fw-onnx-roundtrip --fuse did not say what it fused"
+  if [[ $real == 1 && $groups -eq 0 ]]; then
+    die "$label: the fused export fused no group (the plan proposes none?)"
+  fi
+  ort_run "$fdir/model.onnx" "$fdir/ort.json" "$label (fused, $groups groups)" "${binds[@]}" --dump "$fdir/out-fused"
+  rc=0
+  "$NODE" "$(dirname "$0")/compare-fused.js" "$dir/orig.json" "$fdir/ort.json" "$label: fused ($groups groups)" || rc=$?
+  if [[ $rc -eq 3 ]]; then
+    # Not bit-identical: compare the values, with the original's outputs dumped this time.
+    ort_run "$m" "$fdir/orig.json" "$label (original, dumped)" "${binds[@]}" --dump "$fdir/out-orig"
+    rc=0
+    "$NODE" "$(dirname "$0")/compare-fused.js" "$fdir/orig.json" "$fdir/ort.json" "$label: fused ($groups groups)" \
+        "$fdir/out-orig" "$fdir/out-fused" || rc=$?
+  fi
+  [[ $rc -eq 0 ]] || die "$label: the fused model's outputs under ONNX Runtime differ from the original's"
+  if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
+    rc=0
+    onnx_checker "$m" 2>"$fdir/checker-orig.err" || rc=$?
+    if [[ $rc -eq 0 ]]; then
+      rc=0
+      onnx_checker "$fdir/model.onnx" 2>"$fdir/checker.err" || rc=$?
+      if [[ $rc -eq 1 ]]; then
+        cat "$fdir/checker.err" >&2
+        die "$label: onnx.checker (full_check) refuses the fused model but accepts the original"
+      fi
+      [[ $rc -eq 0 ]] && echo "$label: onnx.checker (full_check) accepts the fused model"
+    else
+      echo "$label: onnx.checker skipped for the fused model: it refuses or cannot read the original" >&2
+    fi
+  fi
+  rm -rf "$fdir"
+}
+
 # check_model LABEL MODEL REAL(0|1) [BIND...]   BIND: NAME=VALUE
 check_model() {
   local label=$1 m=$2 real=$3; shift 3
@@ -313,6 +379,9 @@ check_model() {
       die "$label: round trip ($variant) changed ONNX Runtime's outputs"
     rm -rf "$rdir"   # a ViT copy is 350 MB; keep at most one at a time
   done
+
+  # (f) the fused export
+  check_fused "$label" "$m" "$real" "$dir" "${bind_fw[@]}"
   echo "PASS: $label ($((SECONDS - t0)) s)"
 }
 

@@ -54,6 +54,16 @@ const char      *fw_superkernel_get_object_path (FwSuperKernel *kernel);
 const char      *fw_superkernel_get_source_hash (FwSuperKernel *kernel);
 const char      *fw_superkernel_get_object_hash (FwSuperKernel *kernel);
 
+typedef enum {
+  FW_SUPERKERNEL_CACHE_NONE,      /* not compiled yet */
+  FW_SUPERKERNEL_CACHE_MISS,      /* compiled now */
+  FW_SUPERKERNEL_CACHE_HIT,       /* found in the cache, its hash checked */
+  FW_SUPERKERNEL_CACHE_REPLACED,  /* the cached object did not match its recorded hash: compiled again */
+} FwSuperKernelCache;
+
+/* How the last compile found the cache. */
+FwSuperKernelCache fw_superkernel_get_cache_status (FwSuperKernel *kernel);
+
 /* Runs the compiled kernel: inputs in get_input order; outputs receives new arrays in get_output order.
  * Input dtypes and dims must equal those the kernel was generated for (FW_ERROR_INVALID otherwise). */
 gboolean         fw_superkernel_run         (FwSuperKernel     *kernel,

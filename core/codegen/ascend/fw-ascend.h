@@ -1,0 +1,71 @@
+/* fw-ascend.h: the `ascend` target: one fused candidate → an Ascend C vector kernel (CopyIn / Compute /
+ * CopyOut over double-buffered TQue queues), its tiling struct, a host tiling function that sizes tiles from
+ * the Unified Buffer budget as the planner's estimate did, a CMake project for the CANN toolchain and a
+ * README.
+ *
+ * Groups with a MatMul/Gemm/Conv root become the vector epilogue only: the cube part runs as CANN's own
+ * MatMul (or Conv) and writes its result to global memory, from which the epilogue kernel reads it. Names
+ * from the model reach the sources only inside escaped comments; identifiers are generated. Nothing here
+ * needs the CANN toolchain; docs/ascend-target.md says what the generated code has and has not been checked
+ * against. */
+#pragma once
+
+#include <glib.h>
+
+#include "plan/fw-plan.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FwAscendKernel FwAscendKernel;
+
+/* The numbers the tiling header carries, as this generator computed them for the plan's profile. The host
+ * tiling function computes the same from a UB size and core count given at run time. */
+typedef struct
+{
+  gint64  total_length;     /* elements of the iteration space */
+  gint64  tile_length;      /* elements per tile (whole rows for row groups) */
+  gint64  tile_num;         /* tiles in all */
+  gint64  rows;             /* rows per tile for row reductions, 0 otherwise */
+  gint64  row_length;       /* elements of one row, 0 without row reductions */
+  gint64  block_num;        /* cores used */
+  gint64  tiles_per_block;
+  gdouble ub_bytes;         /* what the planner's model charges for the tile */
+  gdouble kernel_ub_bytes;  /* what the generated kernel allocates, scratch included */
+} FwAscendTiling;
+
+/* One generated file: a name relative to the kernel's folder and its text. */
+typedef struct
+{
+  const char *name;
+  const char *contents;
+} FwAscendFile;
+
+/* FW_ERROR_UNSUPPORTED names what the target cannot generate (an op, a dtype, a broadcast, a dynamic
+ * shape); FW_ERROR_INVALID when the candidate has no nodes. */
+FwAscendKernel       *fw_ascend_kernel_generate      (FwPlan            *plan,
+                                                      const FwCandidate *candidate,
+                                                      GError           **error);
+void                  fw_ascend_kernel_free          (FwAscendKernel    *kernel);
+/* "fw_k007": the entry point's name, also the file stem. */
+const char           *fw_ascend_kernel_get_name      (FwAscendKernel    *kernel);
+const FwAscendTiling *fw_ascend_kernel_get_tiling    (FwAscendKernel    *kernel);
+/* kernel .cpp, tiling header, host tiling .cpp, CMakeLists.txt, README.md, in that order. */
+const FwAscendFile   *fw_ascend_kernel_get_files     (FwAscendKernel    *kernel,
+                                                      guint             *n_files);
+const char           *fw_ascend_kernel_get_source    (FwAscendKernel    *kernel);  /* the kernel .cpp */
+const char           *fw_ascend_kernel_get_host_tiling (FwAscendKernel  *kernel);  /* the host .cpp */
+/* The kernel's global-memory arguments in order: inputs then outputs. */
+guint                 fw_ascend_kernel_get_n_inputs  (FwAscendKernel    *kernel);
+FwValue              *fw_ascend_kernel_get_input     (FwAscendKernel    *kernel,
+                                                      guint              index);
+guint                 fw_ascend_kernel_get_n_outputs (FwAscendKernel    *kernel);
+FwValue              *fw_ascend_kernel_get_output    (FwAscendKernel    *kernel,
+                                                      guint              index);
+
+/* Text safe inside a C or C++ block comment and on one line: "*" "/" pairs broken, newlines, control bytes,
+ * backslashes and non-ASCII bytes written as \xNN escapes. */
+char                 *fw_ascend_escape_comment       (const char        *text);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwAscendKernel, fw_ascend_kernel_free)
+
+G_END_DECLS

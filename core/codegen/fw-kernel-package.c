@@ -1,0 +1,377 @@
+/* fw-kernel-package.c: the kernel package: folders per candidate, then manifest.json.
+ *
+ * Everything is generated in memory first, every destination checked against the model's own files, and
+ * only then written; the manifest goes last and lists the SHA-256 of the bytes actually written, so a
+ * package can be verified file by file. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "ascend/fw-ascend.h"
+#include "fw-error.h"
+#include "fw-kernel-package.h"
+#include "graph/fw-fingerprint.h"
+#include "host/fw-superkernel.h"
+#include "io/fw-file-write.h"
+#include "plan/fw-plan-private.h"
+
+typedef struct
+{
+  char   *path;      /* absolute or as given under dir */
+  char   *relative;  /* inside the package */
+  GBytes *bytes;
+} PendingFile;
+
+static void
+pending_file_free (gpointer data)
+{
+  PendingFile *f = data;
+
+  g_free (f->path);
+  g_free (f->relative);
+  g_bytes_unref (f->bytes);
+  g_free (f);
+}
+
+void
+fw_kernel_package_options_init (FwKernelPackageOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->ascend = TRUE;
+}
+
+char *
+fw_kernel_package_folder_name (const FwCandidate *candidate)
+{
+  GString *s = g_string_new (NULL);
+  const char *pattern = candidate->pattern ? candidate->pattern : "";
+
+  g_string_append_printf (s, "k%03u_", candidate->index);
+  /* Rule names come from user files: only a safe alphabet reaches the file system. */
+  for (const guchar *p = (const guchar *) pattern; *p && s->len < 5 + 40; p++)
+    g_string_append_c (s, g_ascii_isalnum (*p) || *p == '-' || *p == '_' ? (char) *p : '_');
+  if (pattern[0] == '\0')
+    g_string_append (s, "group");
+  return g_string_free (s, FALSE);
+}
+
+static char *
+utf8 (const char *text)
+{
+  return g_utf8_make_valid (text ? text : "", -1);
+}
+
+static void
+add_value (JsonBuilder *b, const FwValue *v)
+{
+  g_autofree char *name = utf8 (fw_value_get_name (v));
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, name);
+  json_builder_set_member_name (b, "dtype");
+  json_builder_add_string_value (b, fw_dtype_name (v->dtype));
+  json_builder_set_member_name (b, "dims");
+  json_builder_begin_array (b);
+  for (gint i = 0; i < v->rank; i++)
+    json_builder_add_int_value (b, v->dims[i].value);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* The group's boundary: values read from outside (constants that are immediates aside) and values used
+ * outside, in node order. */
+static void
+boundary (const FwCandidate *c, GPtrArray *inputs, GPtrArray *outputs)
+{
+  g_autoptr(GHashTable) member = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < c->nodes->len; i++)
+    g_hash_table_add (member, g_ptr_array_index (c->nodes, i));
+  for (guint i = 0; i < c->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (c->nodes, i);
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwValue *v = node->inputs[k];
+          if (v == NULL || fw_value_is_immediate (v) || (v->producer && g_hash_table_contains (member, v->producer)) ||
+              !g_hash_table_add (seen, v))
+            continue;
+          g_ptr_array_add (inputs, v);
+        }
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *v = node->outputs[k];
+          gboolean outside;
+          if (v == NULL)
+            continue;
+          outside = v->is_output;
+          for (guint u = 0; u < v->n_uses && !outside; u++)
+            if (!g_hash_table_contains (member, v->uses[u].node))
+              outside = TRUE;
+          if (outside)
+            g_ptr_array_add (outputs, v);
+        }
+    }
+}
+
+static void
+add_pending (GPtrArray *pending, const char *dir, const char *relative, GBytes *bytes)
+{
+  PendingFile *f = g_new0 (PendingFile, 1);
+
+  f->relative = g_strdup (relative);
+  f->path = g_build_filename (dir, relative, NULL);
+  f->bytes = bytes;
+  g_ptr_array_add (pending, f);
+}
+
+static void
+add_file_entry (JsonBuilder *b, const char *relative, GBytes *bytes)
+{
+  g_autofree char *sum = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "path");
+  json_builder_add_string_value (b, relative);
+  json_builder_set_member_name (b, "sha256");
+  json_builder_add_string_value (b, sum);
+  json_builder_set_member_name (b, "bytes");
+  json_builder_add_int_value (b, (gint64) g_bytes_get_size (bytes));
+  json_builder_end_object (b);
+}
+
+static void
+add_double (JsonBuilder *b, const char *name, gdouble value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, value);
+}
+
+static gboolean
+make_dirs (const char *path, GError **error)
+{
+  if (g_mkdir_with_parents (path, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot create the folder: %s"), path, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+package_candidate (FwPlan *plan, const FwCandidate *c, const char *dir, const FwKernelPackageOptions *options,
+                   JsonBuilder *b, GPtrArray *pending, GError **error)
+{
+  g_autofree char *folder = fw_kernel_package_folder_name (c);
+  g_autofree char *pattern = utf8 (c->pattern);
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
+  g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
+  FwSuperKernel *host = NULL;
+  g_autofree char *skip = NULL;
+
+  if (options->host_kernels && c->index < options->host_kernels->len)
+    host = g_ptr_array_index (options->host_kernels, c->index);
+  boundary (c, inputs, outputs);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_int_value (b, c->index);
+  json_builder_set_member_name (b, "folder");
+  json_builder_add_string_value (b, folder);
+  json_builder_set_member_name (b, "pattern");
+  json_builder_add_string_value (b, pattern);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, c->kind ? c->kind : "");
+  json_builder_set_member_name (b, "status");
+  json_builder_add_string_value (b, fw_candidate_status_name (c->status));
+  json_builder_set_member_name (b, "nodes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < c->nodes->len; i++)
+    {
+      g_autofree char *name = utf8 (fw_node_get_name (g_ptr_array_index (c->nodes, i)));
+      json_builder_add_string_value (b, name);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "inputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < inputs->len; i++)
+    add_value (b, g_ptr_array_index (inputs, i));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "outputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < outputs->len; i++)
+    add_value (b, g_ptr_array_index (outputs, i));
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "estimates");
+  json_builder_begin_object (b);
+  add_double (b, "ub_bytes", c->resource.ub_bytes);
+  add_double (b, "ub_percent", c->resource.ub_percent);
+  add_double (b, "bytes_saved", (c->cost.bytes_read_before + c->cost.bytes_written_before) -
+                                (c->cost.bytes_read_after + c->cost.bytes_written_after));
+  json_builder_set_member_name (b, "launches_saved");
+  json_builder_add_int_value (b, (gint64) c->cost.launches_before - (gint64) c->cost.launches_after);
+  add_double (b, "time_before_s", c->cost.time_before_s);
+  add_double (b, "time_after_s", c->cost.time_after_s);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "files");
+  json_builder_begin_array (b);
+  if (options->ascend)
+    {
+      g_autoptr(GError) local = NULL;
+      g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (plan, c, &local);
+
+      if (kernel == NULL && !g_error_matches (local, FW_ERROR, FW_ERROR_UNSUPPORTED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      if (kernel != NULL)
+        {
+          guint n;
+          const FwAscendFile *files = fw_ascend_kernel_get_files (kernel, &n);
+          for (guint i = 0; i < n; i++)
+            {
+              g_autofree char *rel = g_build_filename (folder, "ascend", files[i].name, NULL);
+              GBytes *bytes = g_bytes_new (files[i].contents, strlen (files[i].contents));
+              add_file_entry (b, rel, bytes);
+              add_pending (pending, dir, rel, bytes);
+            }
+        }
+      else
+        skip = utf8 (local->message);  /* recorded after the files array */
+    }
+  if (host != NULL)
+    {
+      const char *source = fw_superkernel_get_source (host);
+      const char *object = fw_superkernel_get_object_path (host);
+
+      if (source != NULL)
+        {
+          g_autofree char *rel = g_build_filename (folder, "host", "kernel.c", NULL);
+          GBytes *bytes = g_bytes_new (source, strlen (source));
+          add_file_entry (b, rel, bytes);
+          add_pending (pending, dir, rel, bytes);
+        }
+      if (object != NULL)
+        {
+          g_autofree char *rel = g_build_filename (folder, "host", "kernel.so", NULL);
+          g_autofree char *data = NULL;
+          gsize len = 0;
+          GBytes *bytes;
+
+          if (!g_file_get_contents (object, &data, &len, error))
+            return FALSE;
+          bytes = g_bytes_new_take (g_steal_pointer (&data), len);
+          add_file_entry (b, rel, bytes);
+          add_pending (pending, dir, rel, bytes);
+        }
+    }
+  json_builder_end_array (b);
+  if (skip != NULL)
+    {
+      json_builder_set_member_name (b, "ascend_skipped");
+      json_builder_add_string_value (b, skip);
+    }
+  if (host != NULL)
+    {
+      const char *sh = fw_superkernel_get_source_hash (host);
+      const char *oh = fw_superkernel_get_object_hash (host);
+      if (sh != NULL)
+        {
+          json_builder_set_member_name (b, "host_source_sha256");
+          json_builder_add_string_value (b, sh);
+        }
+      if (oh != NULL)
+        {
+          json_builder_set_member_name (b, "host_object_sha256");
+          json_builder_add_string_value (b, oh);
+        }
+    }
+  json_builder_end_object (b);
+  return TRUE;
+}
+
+gboolean
+fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOptions *options, GError **error)
+{
+  FwKernelPackageOptions defaults;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (pending_file_free);
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *manifest = NULL;
+  g_autofree char *manifest_path = NULL;
+
+  g_return_val_if_fail (plan != NULL && dir != NULL, FALSE);
+  if (options == NULL)
+    {
+      fw_kernel_package_options_init (&defaults);
+      options = &defaults;
+    }
+  if (plan->fingerprint == NULL)
+    plan->fingerprint = fw_model_fingerprint (plan->model);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "format_version");
+  json_builder_add_int_value (b, FW_KERNEL_PACKAGE_FORMAT_VERSION);
+  json_builder_set_member_name (b, "model_fingerprint");
+  json_builder_add_string_value (b, plan->fingerprint);
+  json_builder_set_member_name (b, "profile");
+  json_builder_add_string_value (b, plan->profile->name ? plan->profile->name : "");
+  json_builder_set_member_name (b, "kernels");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
+        continue;
+      if (!package_candidate (plan, c, dir, options, b, pending, error))
+        return FALSE;
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  manifest = json_generator_to_data (gen, NULL);
+  manifest_path = g_build_filename (dir, "manifest.json", NULL);
+
+  /* Nothing is written if any destination is the model's own file. */
+  for (guint i = 0; i < pending->len; i++)
+    {
+      PendingFile *f = g_ptr_array_index (pending, i);
+      if (fw_model_is_source_file (plan->model, f->path))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("%s: refusing to overwrite the input model"), f->path);
+          return FALSE;
+        }
+    }
+  if (fw_model_is_source_file (plan->model, manifest_path))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("%s: refusing to overwrite the input model"), manifest_path);
+      return FALSE;
+    }
+  if (!make_dirs (dir, error))
+    return FALSE;
+  for (guint i = 0; i < pending->len; i++)
+    {
+      PendingFile *f = g_ptr_array_index (pending, i);
+      g_autofree char *parent = g_path_get_dirname (f->path);
+      gsize len;
+      gconstpointer data = g_bytes_get_data (f->bytes, &len);
+
+      if (!make_dirs (parent, error) || !fw_file_write (f->path, data, (gssize) len, error))
+        return FALSE;
+    }
+  return fw_file_write (manifest_path, manifest, -1, error);
+}

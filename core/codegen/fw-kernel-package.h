@@ -1,0 +1,39 @@
+/* fw-kernel-package.h: the kernel package an export writes (DESIGN.md section 4): one folder per fused
+ * candidate, kNNN_<pattern>, with `ascend/` (Ascend C kernel, tiling header, host tiling, CMake project,
+ * README) and `host/` (C source and shared object of the host SuperKernel, when given), plus manifest.json
+ * describing all of them with SHA-256 hashes of every file.
+ *
+ * Every file is written atomically and the manifest last, so a killed export never leaves a manifest that
+ * names files which are not there. */
+#pragma once
+
+#include <glib.h>
+
+#include "plan/fw-plan.h"
+
+G_BEGIN_DECLS
+
+#define FW_KERNEL_PACKAGE_FORMAT_VERSION 1
+
+typedef struct
+{
+  gboolean   ascend;        /* write ascend/ folders */
+  /* FwSuperKernel* indexed by candidate index (NULL entries where there is none), or NULL for no host
+   * kernels. Kernels that have been compiled contribute their shared object too. Not owned. */
+  GPtrArray *host_kernels;
+} FwKernelPackageOptions;
+
+void     fw_kernel_package_options_init (FwKernelPackageOptions *options);
+
+/* Writes the package for the plan's proposed and accepted candidates into dir (created if missing). A
+ * candidate the Ascend target cannot generate is listed in the manifest with the reason instead of a
+ * folder. FW_ERROR_IO when the file system refuses; FW_ERROR_USAGE when a file would overwrite the model. */
+gboolean fw_kernel_package_write        (FwPlan                       *plan,
+                                         const char                   *dir,
+                                         const FwKernelPackageOptions *options,
+                                         GError                      **error);
+
+/* "k003_matmul_bias_gelu": the folder a candidate's kernels go to. */
+char    *fw_kernel_package_folder_name  (const FwCandidate            *candidate);
+
+G_END_DECLS

@@ -1,0 +1,53 @@
+/* fw-superkernel-private.h: what the host target's files share: the kernel struct, the runtime table the
+ * generated code receives, and the entry's signature. The generated source declares the same table itself
+ * (it includes none of our headers), so FW_SK_ABI_VERSION must change whenever either side changes. */
+#pragma once
+
+#include <gmodule.h>
+
+#include "fw-superkernel.h"
+
+G_BEGIN_DECLS
+
+#define FW_SK_ABI_VERSION 1
+
+/* Row-major sgemm: C = alpha·op(A)·op(B) + beta·C. The host passes it so the shared object needs no link
+ * against OpenBLAS and uses the same BLAS as the reference kernels. */
+typedef void (*FwSkSgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,
+                           int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+typedef struct
+{
+  int        abi;
+  int        reserved;
+  FwSkSgemm  sgemm;
+} FwSkRuntime;
+
+typedef int (*FwSkEntry) (const FwSkRuntime *rt, const void *const *inputs, void *const *outputs,
+                          int n_threads);
+
+struct _FwSuperKernel
+{
+  FwPlan            *plan;
+  const FwCandidate *candidate;
+  char              *source;
+  GPtrArray         *inputs;        /* FwValue*, kernel order */
+  GPtrArray         *outputs;       /* FwValue*, kernel order */
+  char              *object_path;
+  char              *source_hash;
+  char              *object_hash;
+  FwSuperKernelCache cache;
+  GModule           *module;
+  FwSkEntry          entry;
+};
+
+/* fw-host-codegen.c: fills kernel->inputs, outputs and source. */
+gboolean  fw_host_codegen         (FwSuperKernel   *kernel,
+                                   GError         **error);
+
+/* fw-host-toolchain.c: compiles source (or finds it in the cache); fills object_path, hashes and cache. */
+gboolean  fw_host_toolchain_build (FwHostToolchain *toolchain,
+                                   FwSuperKernel   *kernel,
+                                   GError         **error);
+
+G_END_DECLS

@@ -1,0 +1,219 @@
+/* fw-superkernel.c: a host SuperKernel's life: generate, compile (fw-host-toolchain.c), load with GModule,
+ * run on FwArrays. */
+#include "config.h"
+
+#include <cblas.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-error.h"
+#include "fw-superkernel-private.h"
+
+/* The generated code calls sgemm through this, so its object links no BLAS and both sides agree on the
+ * row-major convention whatever cblas.h's enums are. */
+static void
+runtime_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
+               int ldb, float beta, float *c, int ldc)
+{
+  cblas_sgemm (CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+               alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+static const FwSkRuntime runtime = { FW_SK_ABI_VERSION, 0, runtime_sgemm };
+
+FwSuperKernel *
+fw_superkernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
+{
+  g_autoptr(FwSuperKernel) kernel = g_new0 (FwSuperKernel, 1);
+
+  g_return_val_if_fail (plan != NULL && candidate != NULL, NULL);
+  kernel->plan = plan;
+  kernel->candidate = candidate;
+  kernel->inputs = g_ptr_array_new ();
+  kernel->outputs = g_ptr_array_new ();
+  if (candidate->nodes == NULL || candidate->nodes->len == 0)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("host SuperKernel: the candidate has no nodes"));
+      return NULL;
+    }
+  if (!fw_host_codegen (kernel, error))
+    return NULL;
+  return g_steal_pointer (&kernel);
+}
+
+void
+fw_superkernel_free (FwSuperKernel *kernel)
+{
+  if (kernel == NULL)
+    return;
+  if (kernel->module)
+    g_module_close (kernel->module);
+  g_free (kernel->source);
+  g_ptr_array_unref (kernel->inputs);
+  g_ptr_array_unref (kernel->outputs);
+  g_free (kernel->object_path);
+  g_free (kernel->source_hash);
+  g_free (kernel->object_hash);
+  g_free (kernel);
+}
+
+const FwCandidate *
+fw_superkernel_get_candidate (FwSuperKernel *kernel)
+{
+  return kernel->candidate;
+}
+
+const char *
+fw_superkernel_get_source (FwSuperKernel *kernel)
+{
+  return kernel->source;
+}
+
+guint
+fw_superkernel_get_n_inputs (FwSuperKernel *kernel)
+{
+  return kernel->inputs->len;
+}
+
+FwValue *
+fw_superkernel_get_input (FwSuperKernel *kernel, guint index)
+{
+  g_return_val_if_fail (index < kernel->inputs->len, NULL);
+  return g_ptr_array_index (kernel->inputs, index);
+}
+
+guint
+fw_superkernel_get_n_outputs (FwSuperKernel *kernel)
+{
+  return kernel->outputs->len;
+}
+
+FwValue *
+fw_superkernel_get_output (FwSuperKernel *kernel, guint index)
+{
+  g_return_val_if_fail (index < kernel->outputs->len, NULL);
+  return g_ptr_array_index (kernel->outputs, index);
+}
+
+const char *
+fw_superkernel_get_object_path (FwSuperKernel *kernel)
+{
+  return kernel->object_path;
+}
+
+const char *
+fw_superkernel_get_source_hash (FwSuperKernel *kernel)
+{
+  return kernel->source_hash;
+}
+
+const char *
+fw_superkernel_get_object_hash (FwSuperKernel *kernel)
+{
+  return kernel->object_hash;
+}
+
+FwSuperKernelCache
+fw_superkernel_get_cache_status (FwSuperKernel *kernel)
+{
+  return kernel->cache;
+}
+
+gboolean
+fw_superkernel_compile (FwSuperKernel *kernel, FwHostToolchain *toolchain, GError **error)
+{
+  gpointer entry = NULL, abi = NULL;
+  GModule *module;
+
+  g_return_val_if_fail (kernel != NULL && toolchain != NULL, FALSE);
+  if (kernel->module != NULL)
+    {
+      g_module_close (kernel->module);
+      kernel->module = NULL;
+      kernel->entry = NULL;
+    }
+  if (!fw_host_toolchain_build (toolchain, kernel, error))
+    return FALSE;
+  module = g_module_open (kernel->object_path, G_MODULE_BIND_LOCAL);
+  if (module == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("cannot load the SuperKernel “%s”: %s"),
+                   kernel->object_path, g_module_error ());
+      return FALSE;
+    }
+  if (!g_module_symbol (module, "fw_sk_abi_version", &abi) || abi == NULL ||
+      *(const int *) abi != FW_SK_ABI_VERSION || !g_module_symbol (module, "fw_sk_entry", &entry) || entry == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("the SuperKernel “%s” lacks its entry point or was built for another ABI"), kernel->object_path);
+      g_module_close (module);
+      return FALSE;
+    }
+  kernel->module = module;
+  kernel->entry = (FwSkEntry) entry;
+  return TRUE;
+}
+
+gboolean
+fw_superkernel_run (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, guint n_threads,
+                    GError **error)
+{
+  g_autofree gconstpointer *ins = NULL;
+  g_autofree gpointer *outs = NULL;
+  guint n_in = kernel->inputs->len, n_out = kernel->outputs->len;
+
+  if (kernel->entry == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("the SuperKernel has not been compiled"));
+      return FALSE;
+    }
+  for (guint i = 0; i < n_in; i++)
+    {
+      FwValue *v = g_ptr_array_index (kernel->inputs, i);
+      const FwArray *a = inputs[i];
+      gboolean same = a != NULL && a->dtype == v->dtype && (gint) a->rank == v->rank;
+
+      for (gint d = 0; same && d < v->rank; d++)
+        same = a->dims[d] == v->dims[d].value;
+      if (!same)
+        {
+          g_autofree char *want = fw_value_format_shape (v);
+          g_autofree char *got = a ? fw_array_format_shape (a) : g_strdup ("none");
+          g_set_error (error, FW_ERROR, FW_ERROR_INVALID,
+                       _("SuperKernel input %u: expected %s %s, got %s %s"), i, fw_dtype_name (v->dtype), want,
+                       a ? fw_dtype_name (a->dtype) : "", got);
+          return FALSE;
+        }
+    }
+  ins = g_new0 (gconstpointer, MAX (n_in, 1));
+  outs = g_new0 (gpointer, MAX (n_out, 1));
+  for (guint i = 0; i < n_in; i++)
+    ins[i] = inputs[i]->data;
+  for (guint i = 0; i < n_out; i++)
+    {
+      FwValue *v = g_ptr_array_index (kernel->outputs, i);
+      gint64 dims[FW_MAX_RANK];
+
+      for (gint d = 0; d < v->rank; d++)
+        dims[d] = v->dims[d].value;
+      outputs[i] = fw_array_new (v->dtype, v->rank, dims, error);
+      if (outputs[i] == NULL)
+        {
+          for (guint k = 0; k < i; k++)
+            g_clear_pointer (&outputs[k], fw_array_unref);
+          return FALSE;
+        }
+      outs[i] = outputs[i]->data;
+    }
+  if (n_threads == 0)
+    n_threads = g_get_num_processors ();
+  if (kernel->entry (&runtime, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
+    {
+      for (guint k = 0; k < n_out; k++)
+        g_clear_pointer (&outputs[k], fw_array_unref);
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("the SuperKernel ran out of memory for its buffers"));
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,592 @@
+/* fw-fused.c: the fused executor: the graph with each fused group contracted to one step. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "fw-error.h"
+#include "fw-exec-private.h"
+#include "fw-fused.h"
+#include "plan/fw-plan-private.h"
+
+typedef struct
+{
+  FwNode              *node;    /* a node run on its reference kernel, or NULL */
+  const FwGroupKernel *kernel;  /* a fused group, or NULL */
+} Step;
+
+struct _FwFusedProgram
+{
+  FwPlan   *plan;
+  FwGraph  *graph;
+  GArray   *steps;     /* Step, in a topological order of the contracted graph */
+};
+
+/* Values a group reads from outside / writes for outside use. Constants count as inputs: a kernel may take
+ * them as arrays or have folded them into its code. */
+static gboolean
+check_boundary (FwPlan *plan, const FwGroupKernel *kernel, const guint8 *member, GError **error)
+{
+  FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+
+  for (guint n = 0; n < c->nodes->len; n++)
+    {
+      FwNode *node = g_ptr_array_index (c->nodes, n);
+
+      for (guint i = 0; i < node->n_inputs; i++)
+        {
+          FwValue *v = node->inputs[i];
+          gboolean found = FALSE;
+
+          if (v == NULL || (v->producer != NULL && member[v->producer->index]) || v->constant != NULL)
+            continue;
+          for (guint k = 0; k < kernel->n_inputs && !found; k++)
+            found = kernel->inputs[k] == v;
+          if (!found)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
+                           _("the kernel of candidate %u does not read “%s”, which its group needs"),
+                           kernel->candidate, v->name);
+              return FALSE;
+            }
+        }
+      for (guint o = 0; o < node->n_outputs; o++)
+        {
+          FwValue *v = node->outputs[o];
+          gboolean outside = FALSE, found = FALSE;
+
+          if (v == NULL)
+            continue;
+          outside = v->is_output;
+          for (guint u = 0; u < v->n_uses && !outside; u++)
+            outside = v->uses[u].node->graph != node->graph || !member[v->uses[u].node->index];
+          if (!outside)
+            continue;
+          for (guint k = 0; k < kernel->n_outputs && !found; k++)
+            found = kernel->outputs[k] == v;
+          if (!found)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
+                           _("the kernel of candidate %u does not write “%s”, which is used outside its group"),
+                           kernel->candidate, v->name);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+/* A min-heap of vertex ids keyed by their first node's topological position, so the schedule stays close
+ * to the file's order. */
+typedef struct
+{
+  guint *items;
+  guint  len;
+  const guint *key;
+} Heap;
+
+static void
+heap_push (Heap *h, guint v)
+{
+  guint i = h->len++;
+
+  h->items[i] = v;
+  while (i > 0 && h->key[h->items[(i - 1) / 2]] > h->key[h->items[i]])
+    {
+      guint p = (i - 1) / 2, t = h->items[p];
+
+      h->items[p] = h->items[i];
+      h->items[i] = t;
+      i = p;
+    }
+}
+
+static guint
+heap_pop (Heap *h)
+{
+  guint top = h->items[0], i = 0;
+
+  h->items[0] = h->items[--h->len];
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i, t;
+
+      if (l < h->len && h->key[h->items[l]] < h->key[h->items[m]])
+        m = l;
+      if (r < h->len && h->key[h->items[r]] < h->key[h->items[m]])
+        m = r;
+      if (m == i)
+        break;
+      t = h->items[m];
+      h->items[m] = h->items[i];
+      h->items[i] = t;
+      i = m;
+    }
+  return top;
+}
+
+FwFusedProgram *
+fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
+{
+  g_autoptr(FwFusedProgram) program = g_new0 (FwFusedProgram, 1);
+  FwGraph *graph = fw_model_get_graph (plan->model);
+  guint n_nodes = graph->nodes->len, n_kernels = kernels ? kernels->len : 0, n_vertices, n_order = 0;
+  g_autofree guint *vertex_of = g_new (guint, n_nodes);      /* node index → vertex */
+  g_autofree guint *key = NULL, *indegree = NULL;
+  g_autofree guint8 *member = g_new0 (guint8, n_nodes);
+  g_autoptr(GPtrArray) out_edges = NULL;
+  FwNode **order = fw_graph_get_order (graph, &n_order);
+  Heap heap = { 0 };
+  guint scheduled = 0;
+
+  program->plan = plan;
+  program->graph = graph;
+  program->steps = g_array_new (FALSE, FALSE, sizeof (Step));
+  /* Vertices: kernels first (0 … n_kernels−1), then every node outside them. */
+  for (guint i = 0; i < n_nodes; i++)
+    vertex_of[i] = G_MAXUINT;
+  for (guint k = 0; k < n_kernels; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwCandidate *c;
+
+      if (kernel->candidate >= plan->candidates->len)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("no candidate %u in the plan"), kernel->candidate);
+          return NULL;
+        }
+      c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      for (guint n = 0; n < c->nodes->len; n++)
+        {
+          FwNode *node = g_ptr_array_index (c->nodes, n);
+
+          if (vertex_of[node->index] != G_MAXUINT)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node “%s” is in two fused groups"), node->name);
+              return NULL;
+            }
+          vertex_of[node->index] = k;
+          member[node->index] = 1;
+        }
+      if (!check_boundary (plan, kernel, member, error))
+        return NULL;
+      for (guint n = 0; n < c->nodes->len; n++)
+        member[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = 0;
+    }
+  n_vertices = n_kernels;
+  for (guint i = 0; i < n_nodes; i++)
+    if (vertex_of[i] == G_MAXUINT)
+      vertex_of[i] = n_vertices++;
+
+  key = g_new (guint, n_vertices);
+  indegree = g_new0 (guint, n_vertices);
+  for (guint v = 0; v < n_vertices; v++)
+    key[v] = G_MAXUINT;
+  for (guint t = 0; t < n_order; t++)
+    key[vertex_of[order[t]->index]] = MIN (key[vertex_of[order[t]->index]], t);
+  out_edges = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint v = 0; v < n_vertices; v++)
+    g_ptr_array_add (out_edges, g_array_new (FALSE, FALSE, sizeof (guint)));
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      FwNode *node = g_ptr_array_index (graph->nodes, i);
+      guint to = vertex_of[i];
+
+      for (guint k = 0; k < node->n_inputs + (node->implicit_inputs ? node->implicit_inputs->len : 0); k++)
+        {
+          FwValue *v = k < node->n_inputs ? node->inputs[k]
+                                          : g_ptr_array_index (node->implicit_inputs, k - node->n_inputs);
+          guint from;
+
+          if (v == NULL || v->producer == NULL || v->producer->graph != graph)
+            continue;
+          from = vertex_of[v->producer->index];
+          if (from == to)
+            continue;
+          g_array_append_val (g_ptr_array_index (out_edges, from), to);
+          indegree[to]++;
+        }
+    }
+  heap.items = g_new (guint, n_vertices + 1);
+  heap.key = key;
+  for (guint v = 0; v < n_vertices; v++)
+    if (indegree[v] == 0)
+      heap_push (&heap, v);
+  {
+    g_autofree FwNode **node_of_vertex = g_new0 (FwNode *, n_vertices);
+
+    for (guint i = 0; i < n_nodes; i++)
+      if (vertex_of[i] >= n_kernels)
+        node_of_vertex[vertex_of[i]] = g_ptr_array_index (graph->nodes, i);
+    while (heap.len > 0)
+      {
+        guint v = heap_pop (&heap);
+        GArray *edges = g_ptr_array_index (out_edges, v);
+        Step step = { NULL, NULL };
+
+        if (v < n_kernels)
+          step.kernel = g_ptr_array_index (kernels, v);
+        else
+          step.node = node_of_vertex[v];
+        g_array_append_val (program->steps, step);
+        scheduled++;
+        for (guint e = 0; e < edges->len; e++)
+          {
+            guint to = g_array_index (edges, guint, e);
+
+            if (--indegree[to] == 0)
+              heap_push (&heap, to);
+          }
+      }
+  }
+  g_free (heap.items);
+  if (scheduled != n_vertices)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
+                   _("the fused groups form a cycle with the rest of the graph (%u of %u steps scheduled)"),
+                   scheduled, n_vertices);
+      return NULL;
+    }
+  return g_steal_pointer (&program);
+}
+
+void
+fw_fused_program_free (FwFusedProgram *program)
+{
+  if (program == NULL)
+    return;
+  if (program->steps)
+    g_array_unref (program->steps);
+  g_free (program);
+}
+
+static void
+release (FwExecFrame *frame, guint *uses, const FwValue *v)
+{
+  if (v == NULL || v->graph != frame->graph)
+    return;
+  if (uses[v->index] > 0 && --uses[v->index] == 0)
+    g_clear_pointer (&frame->values[v->index], fw_array_unref);
+}
+
+static void
+store (FwExecFrame *frame, const guint *uses, const FwValue *v, FwArray *array)
+{
+  g_clear_pointer (&frame->values[v->index], fw_array_unref);
+  if (uses[v->index] > 0)
+    frame->values[v->index] = array;
+  else
+    fw_array_unref (array);
+}
+
+gboolean
+fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
+                      FwArray **outputs, GHashTable *keep, GError **error)
+{
+  FwGraph *graph = program->graph;
+  FwExecFrame frame = { graph, NULL, ctx->frame };
+  g_autofree guint *uses = g_new0 (guint, graph->values->len);
+  guint next_input = 0;
+  gboolean ok = FALSE;
+
+  for (guint s = 0; s < program->steps->len; s++)
+    {
+      Step *step = &g_array_index (program->steps, Step, s);
+
+      if (step->node != NULL)
+        {
+          for (guint i = 0; i < step->node->n_inputs; i++)
+            if (step->node->inputs[i] != NULL && step->node->inputs[i]->graph == graph)
+              uses[step->node->inputs[i]->index]++;
+          if (step->node->implicit_inputs != NULL)
+            for (guint i = 0; i < step->node->implicit_inputs->len; i++)
+              {
+                FwValue *v = g_ptr_array_index (step->node->implicit_inputs, i);
+                if (v->graph == graph)
+                  uses[v->index]++;
+              }
+        }
+      else
+        for (guint i = 0; i < step->kernel->n_inputs; i++)
+          uses[step->kernel->inputs[i]->index]++;
+    }
+  for (guint i = 0; i < graph->values->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (graph->values, i);
+
+      if (v->is_output || (keep != NULL && g_hash_table_contains (keep, v)))
+        uses[i]++;
+    }
+
+  frame.values = g_new0 (FwArray *, graph->values->len);
+  for (guint i = 0; i < graph->inputs->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (graph->inputs, i);
+
+      if (v->is_initializer)
+        continue;
+      if (next_input >= n_inputs || inputs[next_input] == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("no array given for graph input “%s”"), v->name);
+          goto out;
+        }
+      frame.values[v->index] = fw_array_ref (inputs[next_input++]);
+    }
+  ctx->frame = &frame;
+  for (guint s = 0; s < program->steps->len; s++)
+    {
+      Step *step = &g_array_index (program->steps, Step, s);
+      guint n_in = step->node ? step->node->n_inputs : step->kernel->n_inputs;
+      guint n_out = step->node ? step->node->n_outputs : step->kernel->n_outputs;
+      g_autofree FwArray **in = g_new0 (FwArray *, n_in + 1);
+      g_autofree FwArray **out = g_new0 (FwArray *, n_out + 1);
+      gboolean done = TRUE, folded = step->node != NULL && n_out > 0;
+
+      if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
+        goto out;
+      if (step->node != NULL)
+        for (guint o = 0; o < n_out; o++)
+          if (step->node->outputs[o] != NULL && step->node->outputs[o]->constant == NULL)
+            folded = FALSE;
+      if (!folded)
+        {
+          for (guint i = 0; i < n_in; i++)
+            {
+              const FwValue *v = step->node ? step->node->inputs[i] : step->kernel->inputs[i];
+
+              if (v == NULL)
+                continue;
+              in[i] = fw_exec_frame_lookup (&frame, v, error);
+              if (in[i] == NULL)
+                {
+                  done = FALSE;
+                  break;
+                }
+            }
+          if (done)
+            {
+              if (step->node != NULL)
+                done = fw_exec_run_node (ctx, step->node, in, out, error);
+              else
+                {
+                  done = step->kernel->run (step->kernel->data, in, out, ctx->n_threads, error);
+                  for (guint o = 0; done && o < n_out; o++)
+                    if (out[o] == NULL)
+                      {
+                        g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
+                                     _("the kernel of candidate %u did not produce “%s”"), step->kernel->candidate,
+                                     step->kernel->outputs[o]->name);
+                        done = FALSE;
+                      }
+                  if (!done)
+                    g_prefix_error (error, _("candidate %u: "), step->kernel->candidate);
+                }
+            }
+          for (guint i = 0; i < n_in; i++)
+            g_clear_pointer (&in[i], fw_array_unref);
+          if (!done)
+            {
+              for (guint o = 0; o < n_out; o++)
+                g_clear_pointer (&out[o], fw_array_unref);
+              goto out;
+            }
+          for (guint o = 0; o < n_out; o++)
+            {
+              const FwValue *v = step->node ? step->node->outputs[o] : step->kernel->outputs[o];
+
+              if (v != NULL && out[o] != NULL)
+                store (&frame, uses, v, out[o]);
+              else
+                g_clear_pointer (&out[o], fw_array_unref);
+            }
+        }
+      for (guint i = 0; i < n_in; i++)
+        release (&frame, uses, step->node ? step->node->inputs[i] : step->kernel->inputs[i]);
+      if (step->node != NULL && step->node->implicit_inputs != NULL)
+        for (guint i = 0; i < step->node->implicit_inputs->len; i++)
+          release (&frame, uses, g_ptr_array_index (step->node->implicit_inputs, i));
+    }
+  for (guint i = 0; i < graph->outputs->len; i++)
+    {
+      outputs[i] = fw_exec_frame_lookup (&frame, g_ptr_array_index (graph->outputs, i), error);
+      if (outputs[i] == NULL)
+        {
+          for (guint k = 0; k < i; k++)
+            g_clear_pointer (&outputs[k], fw_array_unref);
+          goto out;
+        }
+    }
+  if (keep != NULL)
+    {
+      GHashTableIter iter;
+      gpointer k, val;
+
+      g_hash_table_iter_init (&iter, keep);
+      while (g_hash_table_iter_next (&iter, &k, &val))
+        if (val == NULL && ((FwValue *) k)->graph == graph)
+          {
+            FwArray *a = frame.values[((FwValue *) k)->index];
+            if (a != NULL)
+              g_hash_table_iter_replace (&iter, fw_array_ref (a));
+          }
+    }
+  ok = TRUE;
+
+out:
+  ctx->frame = frame.parent;
+  for (guint i = 0; i < graph->values->len; i++)
+    g_clear_pointer (&frame.values[i], fw_array_unref);
+  g_free (frame.values);
+  return ok;
+}
+
+gboolean
+fw_group_run_reference (FwExecContext *ctx, const FwGroupKernel *kernel, GPtrArray *nodes, FwArray *const *inputs,
+                        FwArray **outputs, GError **error)
+{
+  g_autoptr(GHashTable) env = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < kernel->n_inputs; i++)
+    g_hash_table_insert (env, kernel->inputs[i], fw_array_ref (inputs[i]));
+  for (guint n = 0; n < nodes->len && ok; n++)
+    {
+      FwNode *node = g_ptr_array_index (nodes, n);
+      g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
+      g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
+
+      for (guint i = 0; i < node->n_inputs && ok; i++)
+        {
+          FwValue *v = node->inputs[i];
+          FwArray *a;
+
+          if (v == NULL)
+            continue;
+          a = g_hash_table_lookup (env, v);
+          if (a != NULL)
+            in[i] = fw_array_ref (a);
+          else if (v->constant != NULL)
+            {
+              in[i] = fw_array_new_from_tensor (v->constant, error);
+              ok = in[i] != NULL;
+            }
+          else
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("value “%s” is not available to its group"), v->name);
+              ok = FALSE;
+            }
+        }
+      if (ok)
+        ok = fw_exec_run_node (ctx, node, in, out, error);
+      for (guint i = 0; i < node->n_inputs; i++)
+        g_clear_pointer (&in[i], fw_array_unref);
+      for (guint o = 0; ok && o < node->n_outputs; o++)
+        if (node->outputs[o] != NULL)
+          g_hash_table_replace (env, node->outputs[o], out[o]);
+        else
+          g_clear_pointer (&out[o], fw_array_unref);
+    }
+  for (guint o = 0; o < kernel->n_outputs; o++)
+    {
+      FwArray *a = ok ? g_hash_table_lookup (env, kernel->outputs[o]) : NULL;
+
+      outputs[o] = a ? fw_array_ref (a) : NULL;
+      if (ok && a == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"),
+                       kernel->outputs[o]->name);
+          ok = FALSE;
+        }
+    }
+  if (!ok)
+    for (guint o = 0; o < kernel->n_outputs; o++)
+      g_clear_pointer (&outputs[o], fw_array_unref);
+  return ok;
+}
+
+void
+fw_group_boundary (const FwCandidate *candidate, GPtrArray *inputs, GPtrArray *outputs)
+{
+  g_autoptr(GHashTable) inside = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (guint n = 0; n < candidate->nodes->len; n++)
+    g_hash_table_add (inside, g_ptr_array_index (candidate->nodes, n));
+  for (guint n = 0; n < candidate->nodes->len; n++)
+    {
+      FwNode *node = g_ptr_array_index (candidate->nodes, n);
+
+      for (guint i = 0; i < node->n_inputs; i++)
+        {
+          FwValue *v = node->inputs[i];
+
+          if (v == NULL || v->constant != NULL || (v->producer && g_hash_table_contains (inside, v->producer)) ||
+              !g_hash_table_add (seen, v))
+            continue;
+          g_ptr_array_add (inputs, v);
+        }
+      for (guint o = 0; o < node->n_outputs; o++)
+        {
+          FwValue *v = node->outputs[o];
+          gboolean outside;
+
+          if (v == NULL)
+            continue;
+          outside = v->is_output;
+          for (guint u = 0; u < v->n_uses && !outside; u++)
+            outside = !g_hash_table_contains (inside, v->uses[u].node);
+          if (outside)
+            g_ptr_array_add (outputs, v);
+        }
+    }
+}
+
+typedef struct
+{
+  FwGroupKernel  kernel;
+  GPtrArray     *in;
+  GPtrArray     *out;
+  GPtrArray     *nodes;
+} ReferenceKernel;
+
+static gboolean
+run_reference_kernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  ReferenceKernel *rk = data;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (n_threads, NULL);
+
+  return fw_group_run_reference (ctx, &rk->kernel, rk->nodes, inputs, outputs, error);
+}
+
+FwGroupKernel *
+fw_group_kernel_new_reference (FwPlan *plan, guint candidate)
+{
+  FwCandidate *c = g_ptr_array_index (plan->candidates, candidate);
+  ReferenceKernel *rk = g_new0 (ReferenceKernel, 1);
+
+  rk->in = g_ptr_array_new ();
+  rk->out = g_ptr_array_new ();
+  rk->nodes = g_ptr_array_ref (c->nodes);
+  fw_group_boundary (c, rk->in, rk->out);
+  rk->kernel.candidate = candidate;
+  rk->kernel.n_inputs = rk->in->len;
+  rk->kernel.inputs = (FwValue **) rk->in->pdata;
+  rk->kernel.n_outputs = rk->out->len;
+  rk->kernel.outputs = (FwValue **) rk->out->pdata;
+  rk->kernel.run = run_reference_kernel;
+  rk->kernel.data = rk;
+  return &rk->kernel;
+}
+
+void
+fw_group_kernel_reference_free (FwGroupKernel *kernel)
+{
+  ReferenceKernel *rk = (ReferenceKernel *) kernel;
+
+  if (kernel == NULL)
+    return;
+  g_ptr_array_unref (rk->in);
+  g_ptr_array_unref (rk->out);
+  g_ptr_array_unref (rk->nodes);
+  g_free (rk);
+}

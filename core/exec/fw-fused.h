@@ -1,0 +1,189 @@
+/* fw-fused.h: running the plan: the fused executor (one kernel per fused group, reference kernels for the
+ * rest), verification against the reference interpreter, and measurement.
+ *
+ * A group's kernel is anything that maps the group's boundary inputs to its boundary outputs (FwGroupKernel):
+ * batch mode wraps host SuperKernels (core/codegen/host) into it, tests may wrap other things. Groups are
+ * scheduled as single steps of a topological order of the graph with each group contracted to one vertex;
+ * the planner's convexity check (FW-NF-001) guarantees that order exists. */
+#pragma once
+
+#include "fw-exec.h"
+#include "plan/fw-plan.h"
+
+G_BEGIN_DECLS
+
+typedef gboolean (*FwGroupKernelRun) (gpointer        data,
+                                      FwArray *const *inputs,
+                                      FwArray       **outputs,
+                                      guint           n_threads,
+                                      GError        **error);
+
+typedef struct
+{
+  guint             candidate;   /* index in plan->candidates */
+  guint             n_inputs;
+  FwValue         **inputs;      /* boundary inputs in the order run takes them (not owned) */
+  guint             n_outputs;
+  FwValue         **outputs;     /* boundary outputs in the order run fills them (not owned) */
+  FwGroupKernelRun  run;
+  gpointer          data;
+} FwGroupKernel;
+
+typedef struct _FwFusedProgram FwFusedProgram;
+
+/* kernels: FwGroupKernel* (not owned, must outlive the program), at most one per candidate. Candidates
+ * without a kernel run node by node with the reference kernels. FW_ERROR_INTERNAL when a kernel's boundary
+ * does not match its group's or the contracted graph has a cycle. */
+FwFusedProgram *fw_fused_program_new   (FwPlan          *plan,
+                                        GPtrArray       *kernels,
+                                        GError         **error);
+void            fw_fused_program_free  (FwFusedProgram  *program);
+/* As fw_exec_run_reference, on the fused schedule. */
+gboolean        fw_fused_program_run   (FwFusedProgram  *program,
+                                        FwExecContext   *ctx,
+                                        FwArray *const  *inputs,
+                                        guint            n_inputs,
+                                        FwArray        **outputs,
+                                        GHashTable      *keep,
+                                        GError         **error);
+
+/* The boundary of a candidate: values its nodes read that are produced outside it (constants left out:
+ * a kernel reads them from the model) and values it produces that are used outside it or are graph
+ * outputs. Both GPtrArrays of FwValue*, in the order the group's nodes first touch them. */
+void            fw_group_boundary      (const FwCandidate *candidate,
+                                        GPtrArray       *inputs,
+                                        GPtrArray       *outputs);
+/* A kernel that runs the candidate's nodes on the reference kernels (tests, and the unfused side of a
+ * measurement). Free with fw_group_kernel_reference_free. */
+FwGroupKernel  *fw_group_kernel_new_reference (FwPlan    *plan,
+                                        guint            candidate);
+void            fw_group_kernel_reference_free   (FwGroupKernel   *kernel);
+
+/* Runs a group's nodes one by one with the reference kernels, from its boundary inputs to its boundary
+ * outputs (the unfused side of a per-group comparison or timing). */
+gboolean        fw_group_run_reference (FwExecContext   *ctx,
+                                        const FwGroupKernel *kernel,
+                                        GPtrArray       *nodes,
+                                        FwArray *const  *inputs,
+                                        FwArray        **outputs,
+                                        GError         **error);
+
+/* Tolerances: an element passes when |fused − reference| <= abs + rel × |reference|. */
+typedef struct
+{
+  gdouble rel;
+  gdouble abs;
+} FwTolerance;
+
+/* Default tolerance for a dtype: float32 rel 1e-4 abs 1e-5, float16/bfloat16 rel 1e-2 abs 1e-3, double
+ * rel 1e-9 abs 1e-12, integers and bool exact. */
+FwTolerance     fw_tolerance_for_dtype (FwDType          dtype);
+/* "rel=1e-4,abs=1e-5" (either part may be left out). */
+gboolean        fw_tolerance_parse     (const char      *text,
+                                        FwTolerance     *out,
+                                        GError         **error);
+
+typedef struct
+{
+  gdouble   max_abs;       /* worst absolute error */
+  gdouble   max_rel;       /* worst relative error, |d| / max(|ref|, tiny) */
+  gint64    worst_index;   /* element with the largest excess over tolerance */
+  gint64    n_failed;      /* elements outside tolerance */
+  gint64    n_elements;
+  gboolean  pass;          /* shapes and dtypes equal, and every element within tolerance */
+  gboolean  nan_mismatch;  /* NaN in one and not the other */
+} FwCompare;
+
+/* Compares fused against reference with tol (NULL: the dtype's default). */
+void            fw_compare_arrays      (const FwArray   *reference,
+                                        const FwArray   *fused,
+                                        const FwTolerance *tol,
+                                        FwCompare       *out);
+
+typedef struct
+{
+  guint64       seed;          /* inputs from fw_exec_make_inputs */
+  gboolean      has_tolerance; /* override the dtype defaults */
+  FwTolerance   tolerance;
+  guint         n_threads;     /* 0: all cores */
+  GCancellable *cancellable;
+} FwVerifyOptions;
+
+typedef struct
+{
+  guint      candidate;
+  gboolean   has_kernel;     /* FALSE: the group ran on reference kernels and is not verified */
+  FwCompare  isolated;       /* the kernel fed the reference's boundary inputs, against the reference's
+                                boundary outputs (worst over its outputs): the group's own error */
+  FwCompare  in_model;       /* the fused run's boundary outputs against the reference's: errors carried
+                                in from upstream groups included */
+  FwTolerance tolerance;
+  gboolean   pass;           /* isolated.pass */
+} FwGroupCheck;
+
+typedef struct
+{
+  char      *name;
+  FwCompare  compare;
+  FwTolerance tolerance;
+} FwOutputCheck;
+
+typedef struct
+{
+  GArray    *groups;      /* FwGroupCheck, one per kernel given */
+  GArray    *outputs;     /* FwOutputCheck, one per graph output */
+  gboolean   pass;        /* every group and output passed */
+  guint64    seed;
+} FwVerifyResult;
+
+FwVerifyResult *fw_verify_run          (FwPlan          *plan,
+                                        GPtrArray       *kernels,
+                                        const FwVerifyOptions *options,
+                                        GError         **error);
+void            fw_verify_result_free  (FwVerifyResult  *result);
+
+typedef struct
+{
+  guint         warmup;      /* 0: 1 */
+  guint         repeats;     /* 0: 5 */
+  guint64       seed;
+  guint         n_threads;   /* 0: all cores */
+  GCancellable *cancellable;
+} FwMeasureOptions;
+
+typedef struct
+{
+  guint    candidate;
+  gdouble  kernel_s;        /* median time of the SuperKernel */
+  gdouble  reference_s;     /* median time of the group's reference ops, one after another */
+  gdouble  measured_speedup;  /* reference_s / kernel_s */
+  gdouble  predicted_speedup; /* the plan's cost.time_before_s / cost.time_after_s */
+  gdouble  model_error;       /* predicted / measured − 1 */
+} FwKernelTiming;
+
+typedef struct
+{
+  GArray   *kernels;        /* FwKernelTiming, one per kernel given */
+  gdouble   unfused_s;      /* median time of the whole model on the reference interpreter */
+  gdouble   fused_s;        /* median time on the fused executor */
+  gdouble   rank_correlation; /* Spearman's rho between predicted and measured speed-ups; NaN under 3 */
+  guint     warmup;
+  guint     repeats;
+  guint     n_threads;
+} FwMeasureResult;
+
+FwMeasureResult *fw_measure_run        (FwPlan          *plan,
+                                        GPtrArray       *kernels,
+                                        const FwMeasureOptions *options,
+                                        GError         **error);
+void             fw_measure_result_free (FwMeasureResult *result);
+/* Spearman's rank correlation of x and y (n values each, ties averaged); NaN when n < 3 or a side is flat. */
+gdouble          fw_rank_correlation    (const gdouble  *x,
+                                         const gdouble  *y,
+                                         guint           n);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwFusedProgram, fw_fused_program_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwVerifyResult, fw_verify_result_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwMeasureResult, fw_measure_result_free)
+
+G_END_DECLS

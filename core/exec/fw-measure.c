@@ -1,0 +1,268 @@
+/* fw-measure.c: SuperKernels against the reference ops they replace, and the whole model fused against
+ * unfused. Medians of several samples after warm-up; a sample repeats a short call until it lasts at least
+ * a few milliseconds, so the clock's resolution does not decide the figure. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fw-error.h"
+#include "fw-exec-private.h"
+#include "fw-fused.h"
+
+#define MIN_SAMPLE_S 0.003
+
+static gdouble
+now_s (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef gboolean (*TimedFunc) (gpointer data, GError **error);
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  return x < y ? -1 : x > y;
+}
+
+static gdouble
+median (gdouble *values, guint n)
+{
+  qsort (values, n, sizeof (gdouble), compare_doubles);
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/* Median seconds per call of func. */
+static gboolean
+time_calls (TimedFunc func, gpointer data, guint warmup, guint repeats, GCancellable *cancellable, gdouble *out,
+            GError **error)
+{
+  g_autofree gdouble *samples = g_new (gdouble, repeats);
+  gdouble t0, once = 0.0;
+  guint inner;
+
+  for (guint w = 0; w < warmup; w++)
+    {
+      t0 = now_s ();
+      if (!func (data, error))
+        return FALSE;
+      once = now_s () - t0;
+    }
+  inner = once > 0.0 && once < MIN_SAMPLE_S ? (guint) MIN (ceil (MIN_SAMPLE_S / once), 10000.0) : 1;
+  for (guint r = 0; r < repeats; r++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      t0 = now_s ();
+      for (guint i = 0; i < inner; i++)
+        if (!func (data, error))
+          return FALSE;
+      samples[r] = (now_s () - t0) / inner;
+    }
+  *out = median (samples, repeats);
+  return TRUE;
+}
+
+typedef struct
+{
+  FwExecContext       *ctx;
+  const FwGroupKernel *kernel;
+  GPtrArray           *nodes;
+  FwArray            **in;
+  FwFusedProgram      *program;
+  const FwGraph       *graph;
+  GPtrArray           *inputs;
+} Timed;
+
+static gboolean
+run_kernel (gpointer data, GError **error)
+{
+  Timed *t = data;
+  g_autofree FwArray **out = g_new0 (FwArray *, t->kernel->n_outputs + 1);
+  gboolean ok = t->kernel->run (t->kernel->data, t->in, out, t->ctx->n_threads, error);
+
+  for (guint o = 0; o < t->kernel->n_outputs; o++)
+    g_clear_pointer (&out[o], fw_array_unref);
+  return ok;
+}
+
+static gboolean
+run_group_reference (gpointer data, GError **error)
+{
+  Timed *t = data;
+  g_autofree FwArray **out = g_new0 (FwArray *, t->kernel->n_outputs + 1);
+  gboolean ok = fw_group_run_reference (t->ctx, t->kernel, t->nodes, t->in, out, error);
+
+  for (guint o = 0; o < t->kernel->n_outputs; o++)
+    g_clear_pointer (&out[o], fw_array_unref);
+  return ok;
+}
+
+static gboolean
+run_model (gpointer data, GError **error)
+{
+  Timed *t = data;
+  guint n = t->graph->outputs->len;
+  g_autofree FwArray **out = g_new0 (FwArray *, n + 1);
+  gboolean ok = t->program
+    ? fw_fused_program_run (t->program, t->ctx, (FwArray *const *) t->inputs->pdata, t->inputs->len, out, NULL, error)
+    : fw_exec_run_reference (t->ctx, t->graph, (FwArray *const *) t->inputs->pdata, t->inputs->len, out, NULL, error);
+
+  for (guint o = 0; o < n; o++)
+    g_clear_pointer (&out[o], fw_array_unref);
+  return ok;
+}
+
+static void
+rank (const gdouble *x, guint n, gdouble *r)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      guint less = 0, equal = 0;
+
+      for (guint j = 0; j < n; j++)
+        {
+          less += x[j] < x[i];
+          equal += x[j] == x[i];
+        }
+      /* Ties share the mean of the ranks they span. */
+      r[i] = less + (equal + 1) / 2.0;
+    }
+}
+
+gdouble
+fw_rank_correlation (const gdouble *x, const gdouble *y, guint n)
+{
+  g_autofree gdouble *rx = NULL, *ry = NULL;
+  gdouble mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+
+  if (n < 3)
+    return NAN;
+  rx = g_new (gdouble, n);
+  ry = g_new (gdouble, n);
+  rank (x, n, rx);
+  rank (y, n, ry);
+  for (guint i = 0; i < n; i++)
+    {
+      mx += rx[i] / n;
+      my += ry[i] / n;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      sxy += (rx[i] - mx) * (ry[i] - my);
+      sxx += (rx[i] - mx) * (rx[i] - mx);
+      syy += (ry[i] - my) * (ry[i] - my);
+    }
+  if (sxx == 0 || syy == 0)
+    return NAN;
+  return sxy / sqrt (sxx * syy);
+}
+
+void
+fw_measure_result_free (FwMeasureResult *result)
+{
+  if (result == NULL)
+    return;
+  if (result->kernels)
+    g_array_unref (result->kernels);
+  g_free (result);
+}
+
+FwMeasureResult *
+fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *options, GError **error)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (options->n_threads, options->cancellable);
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GHashTable) keep = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_autoptr(FwFusedProgram) program = NULL;
+  g_autoptr(FwMeasureResult) result = g_new0 (FwMeasureResult, 1);
+  guint warmup = options->warmup ? options->warmup : 1, repeats = options->repeats ? options->repeats : 5;
+  guint n_out = graph->outputs->len;
+  g_autofree FwArray **out = g_new0 (FwArray *, n_out + 1);
+  g_autofree gdouble *predicted = NULL, *measured = NULL;
+  Timed t = { 0 };
+  gboolean ok;
+
+  result->kernels = g_array_new (FALSE, TRUE, sizeof (FwKernelTiming));
+  result->warmup = warmup;
+  result->repeats = repeats;
+  result->n_threads = ctx->n_threads;
+  result->rank_correlation = NAN;
+  inputs = fw_exec_make_inputs (plan->model, options->seed, error);
+  if (inputs == NULL)
+    return NULL;
+  program = fw_fused_program_new (plan, kernels, error);
+  if (program == NULL)
+    return NULL;
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        if (kernel->inputs[i]->constant == NULL)
+          g_hash_table_insert (keep, kernel->inputs[i], NULL);
+    }
+  ok = fw_exec_run_reference (ctx, graph, (FwArray *const *) inputs->pdata, inputs->len, out, keep, error);
+  for (guint o = 0; o < n_out; o++)
+    g_clear_pointer (&out[o], fw_array_unref);
+  if (!ok)
+    return NULL;
+
+  t.ctx = ctx;
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      FwKernelTiming timing = { 0 };
+
+      if (!fw_verify_gather_inputs (kernel, keep, in, error))
+        return NULL;
+      t.kernel = kernel;
+      t.nodes = c->nodes;
+      t.in = in;
+      timing.candidate = kernel->candidate;
+      ok = time_calls (run_kernel, &t, warmup, repeats, options->cancellable, &timing.kernel_s, error) &&
+           time_calls (run_group_reference, &t, warmup, repeats, options->cancellable, &timing.reference_s, error);
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        g_clear_pointer (&in[i], fw_array_unref);
+      if (!ok)
+        {
+          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+          return NULL;
+        }
+      timing.measured_speedup = timing.kernel_s > 0 ? timing.reference_s / timing.kernel_s : NAN;
+      timing.predicted_speedup = c->cost.time_after_s > 0 ? c->cost.time_before_s / c->cost.time_after_s : NAN;
+      timing.model_error = timing.predicted_speedup / timing.measured_speedup - 1.0;
+      g_array_append_val (result->kernels, timing);
+    }
+  g_hash_table_remove_all (keep);
+
+  t.graph = graph;
+  t.inputs = inputs;
+  t.program = NULL;
+  if (!time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->unfused_s, error))
+    return NULL;
+  t.program = program;
+  if (!time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->fused_s, error))
+    return NULL;
+
+  predicted = g_new (gdouble, result->kernels->len + 1);
+  measured = g_new (gdouble, result->kernels->len + 1);
+  for (guint i = 0; i < result->kernels->len; i++)
+    {
+      predicted[i] = g_array_index (result->kernels, FwKernelTiming, i).predicted_speedup;
+      measured[i] = g_array_index (result->kernels, FwKernelTiming, i).measured_speedup;
+    }
+  result->rank_correlation = fw_rank_correlation (predicted, measured, result->kernels->len);
+  return g_steal_pointer (&result);
+}

@@ -1,0 +1,304 @@
+/* fw-verify.c: the fused plan against the reference interpreter on the same seeded inputs. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw-error.h"
+#include "fw-exec-private.h"
+#include "fw-fused.h"
+
+FwTolerance
+fw_tolerance_for_dtype (FwDType dtype)
+{
+  switch (dtype)
+    {
+    case FW_DTYPE_FLOAT: return (FwTolerance) { 1e-4, 1e-5 };
+    case FW_DTYPE_FLOAT16:
+    case FW_DTYPE_BFLOAT16: return (FwTolerance) { 1e-2, 1e-3 };
+    case FW_DTYPE_DOUBLE: return (FwTolerance) { 1e-9, 1e-12 };
+    default: return (FwTolerance) { 0.0, 0.0 };
+    }
+}
+
+gboolean
+fw_tolerance_parse (const char *text, FwTolerance *out, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit (text, ",", -1);
+  gboolean any = FALSE;
+
+  *out = fw_tolerance_for_dtype (FW_DTYPE_FLOAT);
+  for (guint i = 0; parts[i]; i++)
+    {
+      char *item = g_strstrip (parts[i]), *end = NULL;
+      gdouble value;
+      gboolean is_rel = g_str_has_prefix (item, "rel="), is_abs = g_str_has_prefix (item, "abs=");
+
+      if (item[0] == '\0')
+        continue;
+      if (!is_rel && !is_abs)
+        goto bad;
+      value = g_ascii_strtod (item + 4, &end);
+      if (end == item + 4 || *end != '\0' || !(value >= 0.0) || isinf (value))
+        goto bad;
+      if (is_rel)
+        out->rel = value;
+      else
+        out->abs = value;
+      any = TRUE;
+    }
+  if (any)
+    return TRUE;
+bad:
+  g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+               _("--tolerance “%s”: expected rel=NUMBER,abs=NUMBER (either part may be left out), numbers >= 0"), text);
+  return FALSE;
+}
+
+void
+fw_compare_arrays (const FwArray *reference, const FwArray *fused, const FwTolerance *tol, FwCompare *out)
+{
+  FwTolerance t = tol ? *tol : fw_tolerance_for_dtype (reference->dtype);
+  gdouble worst_excess = -1.0;
+
+  memset (out, 0, sizeof *out);
+  out->worst_index = -1;
+  out->n_elements = reference->n_elements;
+  if (reference->dtype != fused->dtype || !fw_array_same_shape (reference, fused))
+    {
+      out->n_failed = reference->n_elements;
+      out->max_abs = out->max_rel = INFINITY;
+      return;
+    }
+  for (gint64 i = 0; i < reference->n_elements; i++)
+    {
+      gdouble r = fw_array_get_double (reference, i), f = fw_array_get_double (fused, i);
+      gdouble d, limit, rel;
+
+      if (isnan (r) || isnan (f))
+        {
+          if (isnan (r) != isnan (f))
+            {
+              out->nan_mismatch = TRUE;
+              out->n_failed++;
+              if (out->worst_index < 0)
+                out->worst_index = i;
+            }
+          continue;
+        }
+      if (isinf (r) || isinf (f))
+        {
+          if (r != f)
+            {
+              out->n_failed++;
+              out->max_abs = INFINITY;
+              if (worst_excess < INFINITY)
+                {
+                  worst_excess = INFINITY;
+                  out->worst_index = i;
+                }
+            }
+          continue;
+        }
+      d = fabs (f - r);
+      limit = t.abs + t.rel * fabs (r);
+      /* Relative error against at least the absolute tolerance, so values near zero do not dominate. */
+      rel = d / MAX (fabs (r), MAX (t.abs, 1e-30));
+      out->max_abs = MAX (out->max_abs, d);
+      out->max_rel = MAX (out->max_rel, rel);
+      if (d > limit)
+        {
+          out->n_failed++;
+          if (d - limit > worst_excess)
+            {
+              worst_excess = d - limit;
+              out->worst_index = i;
+            }
+        }
+    }
+  out->pass = out->n_failed == 0;
+}
+
+static void
+merge_compare (FwCompare *into, const FwCompare *c, gboolean first)
+{
+  if (first)
+    {
+      *into = *c;
+      return;
+    }
+  into->max_abs = MAX (into->max_abs, c->max_abs);
+  into->max_rel = MAX (into->max_rel, c->max_rel);
+  into->n_failed += c->n_failed;
+  into->n_elements += c->n_elements;
+  into->nan_mismatch |= c->nan_mismatch;
+  into->pass = into->pass && c->pass;
+  if (into->worst_index < 0)
+    into->worst_index = c->worst_index;
+}
+
+void
+fw_verify_result_free (FwVerifyResult *result)
+{
+  if (result == NULL)
+    return;
+  if (result->groups)
+    g_array_unref (result->groups);
+  if (result->outputs)
+    {
+      for (guint i = 0; i < result->outputs->len; i++)
+        g_free (g_array_index (result->outputs, FwOutputCheck, i).name);
+      g_array_unref (result->outputs);
+    }
+  g_free (result);
+}
+
+static GHashTable *
+boundary_table (GPtrArray *kernels, gboolean with_inputs)
+{
+  GHashTable *keep = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+
+      for (guint i = 0; with_inputs && i < kernel->n_inputs; i++)
+        if (kernel->inputs[i]->constant == NULL)
+          g_hash_table_insert (keep, kernel->inputs[i], NULL);
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        g_hash_table_insert (keep, kernel->outputs[o], NULL);
+    }
+  return keep;
+}
+
+gboolean
+fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArray **in, GError **error)
+{
+  for (guint i = 0; i < kernel->n_inputs; i++)
+    {
+      FwValue *v = kernel->inputs[i];
+      FwArray *a = g_hash_table_lookup (values, v);
+
+      if (a != NULL)
+        in[i] = fw_array_ref (a);
+      else if (v->constant != NULL)
+        in[i] = fw_array_new_from_tensor (v->constant, error);
+      else
+        g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
+      if (in[i] == NULL)
+        {
+          for (guint k = 0; k < i; k++)
+            g_clear_pointer (&in[k], fw_array_unref);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+FwVerifyResult *
+fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options, GError **error)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (options->n_threads, options->cancellable);
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GHashTable) ref_keep = boundary_table (kernels, TRUE);
+  g_autoptr(GHashTable) fused_keep = boundary_table (kernels, FALSE);
+  g_autoptr(FwFusedProgram) program = NULL;
+  g_autoptr(FwVerifyResult) result = g_new0 (FwVerifyResult, 1);
+  guint n_out = graph->outputs->len;
+  g_autofree FwArray **ref_out = g_new0 (FwArray *, n_out + 1);
+  g_autofree FwArray **fused_out = g_new0 (FwArray *, n_out + 1);
+  gboolean ok = FALSE;
+
+  result->seed = options->seed;
+  result->groups = g_array_new (FALSE, TRUE, sizeof (FwGroupCheck));
+  result->outputs = g_array_new (FALSE, TRUE, sizeof (FwOutputCheck));
+  result->pass = TRUE;
+  inputs = fw_exec_make_inputs (plan->model, options->seed, error);
+  if (inputs == NULL)
+    return NULL;
+  program = fw_fused_program_new (plan, kernels, error);
+  if (program == NULL)
+    return NULL;
+  if (!fw_exec_run_reference (ctx, graph, (FwArray *const *) inputs->pdata, inputs->len, ref_out, ref_keep, error))
+    {
+      g_prefix_error (error, _("reference run: "));
+      goto out;
+    }
+  if (!fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, fused_out, fused_keep,
+                             error))
+    {
+      g_prefix_error (error, _("fused run: "));
+      goto out;
+    }
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwGroupCheck check = { 0 };
+      g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      g_autofree FwArray **out = g_new0 (FwArray *, kernel->n_outputs + 1);
+
+      check.candidate = kernel->candidate;
+      check.has_kernel = TRUE;
+      if (!fw_verify_gather_inputs (kernel, ref_keep, in, error))
+        goto out;
+      if (!kernel->run (kernel->data, in, out, ctx->n_threads, error))
+        {
+          for (guint i = 0; i < kernel->n_inputs; i++)
+            g_clear_pointer (&in[i], fw_array_unref);
+          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+          goto out;
+        }
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        {
+          FwValue *v = kernel->outputs[o];
+          FwArray *ref = g_hash_table_lookup (ref_keep, v), *fused = g_hash_table_lookup (fused_keep, v);
+          FwTolerance tol = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (v->dtype);
+          FwCompare c;
+
+          check.tolerance = tol;
+          if (ref == NULL || fused == NULL || out[o] == NULL)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"), v->name);
+              for (guint i = 0; i < kernel->n_inputs; i++)
+                g_clear_pointer (&in[i], fw_array_unref);
+              for (guint i = 0; i < kernel->n_outputs; i++)
+                g_clear_pointer (&out[i], fw_array_unref);
+              goto out;
+            }
+          fw_compare_arrays (ref, out[o], &tol, &c);
+          merge_compare (&check.isolated, &c, o == 0);
+          fw_compare_arrays (ref, fused, &tol, &c);
+          merge_compare (&check.in_model, &c, o == 0);
+        }
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        g_clear_pointer (&in[i], fw_array_unref);
+      for (guint i = 0; i < kernel->n_outputs; i++)
+        g_clear_pointer (&out[i], fw_array_unref);
+      check.pass = check.isolated.pass;
+      result->pass = result->pass && check.pass;
+      g_array_append_val (result->groups, check);
+    }
+  for (guint o = 0; o < n_out; o++)
+    {
+      FwValue *v = g_ptr_array_index (graph->outputs, o);
+      FwOutputCheck check = { 0 };
+
+      check.name = g_strdup (v->name);
+      check.tolerance = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (ref_out[o]->dtype);
+      fw_compare_arrays (ref_out[o], fused_out[o], &check.tolerance, &check.compare);
+      result->pass = result->pass && check.compare.pass;
+      g_array_append_val (result->outputs, check);
+    }
+  ok = TRUE;
+
+out:
+  for (guint o = 0; o < n_out; o++)
+    {
+      g_clear_pointer (&ref_out[o], fw_array_unref);
+      g_clear_pointer (&fused_out[o], fw_array_unref);
+    }
+  return ok ? g_steal_pointer (&result) : NULL;
+}

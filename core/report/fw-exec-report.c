@@ -1,0 +1,384 @@
+/* fw-exec-report.c: targets, verification and measurement in the batch report. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-exec-report.h"
+#include "fw-report-private.h"
+#include "graph/fw-graph-private.h"
+
+static void
+member_double (JsonBuilder *b, const char *name, gdouble value)
+{
+  json_builder_set_member_name (b, name);
+  /* JSON has no NaN or infinity: an unknown or unbounded figure is null. */
+  if (isfinite (value))
+    json_builder_add_double_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+member_bool (JsonBuilder *b, const char *name, gboolean value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+static const char *
+pattern_of (const FwPlan *plan, guint candidate)
+{
+  return ((FwCandidate *) g_ptr_array_index (plan->candidates, candidate))->pattern;
+}
+
+static void
+add_compare (JsonBuilder *b, const FwCompare *c, const FwTolerance *tol)
+{
+  member_bool (b, "pass", c->pass);
+  member_double (b, "max_abs_error", c->max_abs);
+  member_double (b, "max_rel_error", c->max_rel);
+  member_int (b, "failed_elements", c->n_failed);
+  member_int (b, "elements", c->n_elements);
+  if (c->worst_index >= 0)
+    member_int (b, "worst_index", c->worst_index);
+  if (c->nan_mismatch)
+    member_bool (b, "nan_mismatch", TRUE);
+  if (tol != NULL)
+    {
+      json_builder_set_member_name (b, "tolerance");
+      json_builder_begin_object (b);
+      member_double (b, "rel", tol->rel);
+      member_double (b, "abs", tol->abs);
+      json_builder_end_object (b);
+    }
+}
+
+static void
+add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
+{
+  json_builder_set_member_name (b, "targets");
+  json_builder_begin_object (b);
+  if (t->host)
+    {
+      json_builder_set_member_name (b, "host");
+      json_builder_begin_object (b);
+      if (t->toolchain != NULL)
+        {
+          member_string (b, "compiler", fw_host_toolchain_get_compiler (t->toolchain));
+          member_string (b, "compiler_version", fw_host_toolchain_get_version (t->toolchain));
+          member_string (b, "flags", fw_host_toolchain_get_flags (t->toolchain));
+        }
+      else
+        member_string (b, "error", t->toolchain_error);
+      json_builder_set_member_name (b, "kernels");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < t->kernels->len; i++)
+        {
+          FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
+
+          json_builder_begin_object (b);
+          member_int (b, "candidate", k->candidate);
+          member_string (b, "pattern", pattern_of (plan, k->candidate));
+          member_string (b, "status", k->host_compiled ? "compiled" : k->host ? "not-compiled" : "not-generated");
+          if (k->host != NULL)
+            member_string (b, "source_sha256", fw_superkernel_get_source_hash (k->host));
+          if (k->host_compiled)
+            member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
+          if (k->host_error != NULL)
+            member_string (b, "message", k->host_error);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  if (t->ascend)
+    {
+      json_builder_set_member_name (b, "ascend");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "kernels");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < t->kernels->len; i++)
+        {
+          FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
+
+          json_builder_begin_object (b);
+          member_int (b, "candidate", k->candidate);
+          member_string (b, "pattern", pattern_of (plan, k->candidate));
+          member_string (b, "status", k->ascend != NULL ? "generated" : "not-generated");
+          if (k->ascend_error != NULL)
+            member_string (b, "message", k->ascend_error);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+}
+
+static void
+add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const FwVerifyResult *v)
+{
+  json_builder_set_member_name (b, "verification");
+  json_builder_begin_object (b);
+  member_bool (b, "pass", v->pass);
+  member_int (b, "seed", (gint64) v->seed);
+  json_builder_set_member_name (b, "groups");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < v->groups->len; i++)
+    {
+      const FwGroupCheck *g = &g_array_index (v->groups, FwGroupCheck, i);
+
+      json_builder_begin_object (b);
+      member_int (b, "candidate", g->candidate);
+      member_string (b, "pattern", pattern_of (plan, g->candidate));
+      add_compare (b, &g->isolated, &g->tolerance);
+      json_builder_set_member_name (b, "in_model");
+      json_builder_begin_object (b);
+      add_compare (b, &g->in_model, NULL);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  /* Groups without a kernel ran on reference kernels: nothing of theirs was checked. */
+  json_builder_set_member_name (b, "unverified");
+  json_builder_begin_array (b);
+  for (guint i = 0; t != NULL && i < t->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
+      if (!k->host_compiled)
+        json_builder_add_int_value (b, k->candidate);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "outputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < v->outputs->len; i++)
+    {
+      const FwOutputCheck *o = &g_array_index (v->outputs, FwOutputCheck, i);
+
+      json_builder_begin_object (b);
+      member_string (b, "name", o->name);
+      add_compare (b, &o->compare, &o->tolerance);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_measurement (JsonBuilder *b, const FwPlan *plan, const FwMeasureResult *m)
+{
+  json_builder_set_member_name (b, "measurement");
+  json_builder_begin_object (b);
+  member_string (b, "profile", plan->profile->name);
+  member_int (b, "threads", m->n_threads);
+  member_int (b, "warmup", m->warmup);
+  member_int (b, "repeats", m->repeats);
+  json_builder_set_member_name (b, "model");
+  json_builder_begin_object (b);
+  member_double (b, "unfused_ms", m->unfused_s * 1e3);
+  member_double (b, "fused_ms", m->fused_s * 1e3);
+  member_double (b, "speedup", m->fused_s > 0 ? m->unfused_s / m->fused_s : NAN);
+  member_double (b, "predicted_speedup",
+                 plan->after.time_s > 0 ? plan->before.time_s / plan->after.time_s : NAN);
+  json_builder_end_object (b);
+  member_double (b, "rank_correlation", m->rank_correlation);
+  json_builder_set_member_name (b, "kernels");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < m->kernels->len; i++)
+    {
+      const FwKernelTiming *k = &g_array_index (m->kernels, FwKernelTiming, i);
+
+      json_builder_begin_object (b);
+      member_int (b, "candidate", k->candidate);
+      member_string (b, "pattern", pattern_of (plan, k->candidate));
+      member_double (b, "kernel_us", k->kernel_s * 1e6);
+      member_double (b, "reference_us", k->reference_s * 1e6);
+      member_double (b, "measured_speedup", k->measured_speedup);
+      member_double (b, "predicted_speedup", k->predicted_speedup);
+      member_double (b, "model_error_percent", k->model_error * 100.0);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+void
+fw_exec_report_add (JsonNode *report, const FwPlan *plan, const FwTargets *targets, const FwVerifyResult *verify,
+                    const FwMeasureResult *measure)
+{
+  JsonObject *root = json_node_get_object (report);
+
+  if (targets != NULL)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      add_targets (b, plan, targets);
+      json_builder_end_object (b);
+      {
+        g_autoptr(JsonNode) n = json_builder_get_root (b);
+        json_object_set_member (root, "targets", json_object_dup_member (json_node_get_object (n), "targets"));
+      }
+    }
+  if (verify != NULL)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      add_verification (b, plan, targets, verify);
+      json_builder_end_object (b);
+      {
+        g_autoptr(JsonNode) n = json_builder_get_root (b);
+        json_object_set_member (root, "verification",
+                                json_object_dup_member (json_node_get_object (n), "verification"));
+      }
+    }
+  if (measure != NULL)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      add_measurement (b, plan, measure);
+      json_builder_end_object (b);
+      {
+        g_autoptr(JsonNode) n = json_builder_get_root (b);
+        json_object_set_member (root, "measurement",
+                                json_object_dup_member (json_node_get_object (n), "measurement"));
+      }
+    }
+}
+
+static gdouble
+get_double (JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  return n != NULL && !JSON_NODE_HOLDS_NULL (n) ? json_node_get_double (n) : NAN;
+}
+
+static const char *
+get_string (JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  return n != NULL && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_string (n) : "";
+}
+
+void
+fw_exec_report_markdown (GString *md, JsonObject *root)
+{
+  if (json_object_has_member (root, "targets"))
+    {
+      JsonObject *t = json_object_get_object_member (root, "targets");
+
+      g_string_append_printf (md, "\n## %s\n\n", _("Generated kernels"));
+      if (json_object_has_member (t, "host"))
+        {
+          JsonObject *h = json_object_get_object_member (t, "host");
+          JsonArray *ks = json_object_get_array_member (h, "kernels");
+          guint compiled = 0;
+
+          for (guint i = 0; i < json_array_get_length (ks); i++)
+            compiled += g_strcmp0 (get_string (json_array_get_object_element (ks, i), "status"), "compiled") == 0;
+          g_string_append_printf (md, _("Host: %u of %u SuperKernels compiled"), compiled, json_array_get_length (ks));
+          if (json_object_has_member (h, "compiler"))
+            {
+              g_string_append (md, " (");
+              fw_markdown_append_cell (md, get_string (h, "compiler_version"));
+              g_string_append (md, ")");
+            }
+          g_string_append (md, ".\n\n");
+          for (guint i = 0; i < json_array_get_length (ks); i++)
+            {
+              JsonObject *k = json_array_get_object_element (ks, i);
+              if (json_object_has_member (k, "message"))
+                {
+                  g_string_append_printf (md, "- #%" PRId64 " ", json_object_get_int_member (k, "candidate"));
+                  fw_markdown_append_cell (md, get_string (k, "message"));
+                  g_string_append_c (md, '\n');
+                }
+            }
+        }
+      if (json_object_has_member (t, "ascend"))
+        {
+          JsonArray *ks = json_object_get_array_member (json_object_get_object_member (t, "ascend"), "kernels");
+          guint generated = 0;
+
+          for (guint i = 0; i < json_array_get_length (ks); i++)
+            generated += g_strcmp0 (get_string (json_array_get_object_element (ks, i), "status"), "generated") == 0;
+          g_string_append_printf (md, _("Ascend C: %u of %u kernels generated.\n"), generated,
+                                  json_array_get_length (ks));
+        }
+    }
+  if (json_object_has_member (root, "verification"))
+    {
+      JsonObject *v = json_object_get_object_member (root, "verification");
+      JsonArray *groups = json_object_get_array_member (v, "groups");
+      JsonArray *outputs = json_object_get_array_member (v, "outputs");
+
+      g_string_append_printf (md, "\n## %s\n\n%s\n\n", _("Verification"),
+                              json_object_get_boolean_member (v, "pass") ? _("Every group and output within tolerance.")
+                                                                         : _("**Mismatch**: see the rows marked FAIL."));
+      g_string_append_printf (md, "| %s | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("candidate"), _("pattern"),
+                              _("result"), _("max abs error"), _("max rel error"));
+      for (guint i = 0; i < json_array_get_length (groups); i++)
+        {
+          JsonObject *g = json_array_get_object_element (groups, i);
+          g_string_append_printf (md, "| #%" PRId64 " | ", json_object_get_int_member (g, "candidate"));
+          fw_markdown_append_cell (md, get_string (g, "pattern"));
+          g_string_append_printf (md, " | %s | %.3g | %.3g |\n", json_object_get_boolean_member (g, "pass") ? "ok" : "FAIL",
+                                  get_double (g, "max_abs_error"), get_double (g, "max_rel_error"));
+        }
+      for (guint i = 0; i < json_array_get_length (outputs); i++)
+        {
+          JsonObject *o = json_array_get_object_element (outputs, i);
+          g_string_append_printf (md, "| %s | ", _("output"));
+          fw_markdown_append_cell (md, get_string (o, "name"));
+          g_string_append_printf (md, " | %s | %.3g | %.3g |\n", json_object_get_boolean_member (o, "pass") ? "ok" : "FAIL",
+                                  get_double (o, "max_abs_error"), get_double (o, "max_rel_error"));
+        }
+    }
+  if (json_object_has_member (root, "measurement"))
+    {
+      JsonObject *m = json_object_get_object_member (root, "measurement");
+      JsonObject *model = json_object_get_object_member (m, "model");
+      JsonArray *ks = json_object_get_array_member (m, "kernels");
+
+      g_string_append_printf (md, "\n## %s\n\n", _("Measurement"));
+      g_string_append_printf (md, _("Whole model on the host: unfused %.3f ms, fused %.3f ms, speed-up %.2fx "
+                                    "(predicted on %s: %.2fx). Rank correlation of predicted and measured "
+                                    "speed-ups: %.2f.\n\n"),
+                              get_double (model, "unfused_ms"), get_double (model, "fused_ms"),
+                              get_double (model, "speedup"), get_string (m, "profile"),
+                              get_double (model, "predicted_speedup"), get_double (m, "rank_correlation"));
+      g_string_append_printf (md, "| %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", _("candidate"),
+                              _("pattern"), _("kernel µs"), _("unfused µs"), _("measured speed-up"),
+                              _("predicted speed-up"));
+      for (guint i = 0; i < json_array_get_length (ks); i++)
+        {
+          JsonObject *k = json_array_get_object_element (ks, i);
+          g_string_append_printf (md, "| #%" PRId64 " | ", json_object_get_int_member (k, "candidate"));
+          fw_markdown_append_cell (md, get_string (k, "pattern"));
+          g_string_append_printf (md, " | %.1f | %.1f | %.2fx | %.2fx |\n", get_double (k, "kernel_us"),
+                                  get_double (k, "reference_us"), get_double (k, "measured_speedup"),
+                                  get_double (k, "predicted_speedup"));
+        }
+    }
+}

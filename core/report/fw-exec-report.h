@@ -1,0 +1,22 @@
+/* fw-exec-report.h: the report's "targets", "verification" and "measurement" members (schema in
+ * docs/report-schema.md). */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "codegen/fw-targets.h"
+#include "exec/fw-fused.h"
+
+G_BEGIN_DECLS
+
+/* Any of targets, verify, measure may be NULL: that member is left out. */
+void  fw_exec_report_add       (JsonNode              *report,
+                                const FwPlan          *plan,
+                                const FwTargets       *targets,
+                                const FwVerifyResult  *verify,
+                                const FwMeasureResult *measure);
+/* Appends the Markdown sections for the members present in root. */
+void  fw_exec_report_markdown  (GString               *md,
+                                JsonObject            *root);
+
+G_END_DECLS

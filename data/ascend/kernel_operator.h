@@ -1,0 +1,210 @@
+/* kernel_operator.h: declarations of the part of the Ascend C API that Fusion Workbench's `ascend` target
+ * emits, so that generated kernels can be checked with a host C++ compiler (g++ -std=c++17 -fsyntax-only).
+ *
+ * This is NOT CANN's header and holds no implementation: it restates, from the public Ascend C API reference
+ * (hiascend.com "Ascend C API", mirrored in the cannmirror/asc-devkit repository under docs/api/context/),
+ * the signatures the generator relies on. Each declaration names the page it comes from. A kernel that
+ * compiles against this file uses the API with the documented names, template parameters and argument
+ * orders; declarations drop the `inline` of the reference so that a host compiler does not warn about
+ * bodies it never sees. It does not prove that the CANN toolchain accepts it or that it runs correctly on a chip.
+ * Tests use it; nothing installs it. */
+#ifndef FW_ASCEND_KERNEL_OPERATOR_H
+#define FW_ASCEND_KERNEL_OPERATOR_H
+
+#include <cstdint>
+
+/* Function-type and address-space qualifiers of the bisheng compiler (Ascend C programming guide, "核函数"
+ * / kernel function definition): they have no meaning to a host compiler. */
+#define __global__
+#define __aicore__
+#define __gm__
+/* GM_ADDR: the kernel argument type for global memory (kernel function definition page). */
+#define GM_ADDR __gm__ uint8_t *
+
+/* half: the 16-bit float type of the device compiler (data types page). A stand-in with the conversions
+ * generated code uses. */
+struct half
+{
+  uint16_t bits;
+  half () : bits (0) {}
+  half (float f);
+  operator float () const;
+};
+
+/* pipe_t: the hardware pipelines named by PipeBarrier (PipeBarrier / "ISASI" synchronisation page). */
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
+
+namespace AscendC {
+
+/* TPosition / QuePosition: logical buffer positions (TPosition.md; QuePosition is its alias in TQue.md). */
+enum class TPosition { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM, SPM, SHM, TSCM, MAX };
+using QuePosition = TPosition;
+
+/* RoundMode: rounding of Cast (Cast.md). */
+enum class RoundMode { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+
+/* GlobalTensor: global memory view (GlobalTensor.md: SetGlobalBuffer, GetValue, operator[]). */
+template <typename T> class GlobalTensor
+{
+public:
+  __aicore__ GlobalTensor () {}
+  __aicore__ void SetGlobalBuffer (__gm__ T *buffer, uint64_t bufferSize);
+  __aicore__ void SetGlobalBuffer (__gm__ T *buffer);
+  __aicore__ T GetValue (const uint64_t offset) const;
+  __aicore__ GlobalTensor operator[] (const uint64_t offset) const;
+};
+
+/* LocalTensor: Unified Buffer view (LocalTensor.md: GetValue, SetValue, operator[], GetSize). */
+template <typename T> class LocalTensor
+{
+public:
+  __aicore__ LocalTensor () {}
+  __aicore__ T GetValue (const uint32_t index) const;
+  __aicore__ void SetValue (const uint32_t index, const T value) const;
+  __aicore__ LocalTensor operator[] (const uint32_t offset) const;
+  __aicore__ uint32_t GetSize () const;
+};
+
+template <TPosition pos> class TBuf;
+
+/* TPipe: owns the on-chip memory of queues and buffers (TPipe.md; InitBuffer.md: InitBuffer(que, num, len)
+ * and InitBuffer(buf, len)). */
+class TPipe
+{
+public:
+  __aicore__ TPipe () {}
+  template <class T> __aicore__ bool InitBuffer (T &que, uint8_t num, uint32_t len);
+  template <TPosition bufPos> __aicore__ bool InitBuffer (TBuf<bufPos> &buf, uint32_t len);
+};
+
+/* TQue: a queue of tensors between pipeline stages (TQue.md; AllocTensor.md, EnQue-16.md, DeQue.md,
+ * FreeTensor.md). depth 2 is double buffering. */
+template <TPosition pos, int32_t depth> class TQue
+{
+public:
+  __aicore__ TQue () {}
+  template <typename T> __aicore__ LocalTensor<T> AllocTensor ();
+  template <typename T> __aicore__ bool EnQue (const LocalTensor<T> &tensor);
+  template <typename T> __aicore__ LocalTensor<T> DeQue ();
+  template <typename T> __aicore__ void FreeTensor (LocalTensor<T> &tensor);
+};
+
+/* TBuf: a buffer for temporaries outside any queue (TBuf.md: Get<T>()). */
+template <TPosition pos> class TBuf
+{
+public:
+  __aicore__ TBuf () {}
+  template <typename T> __aicore__ LocalTensor<T> Get ();
+  template <typename T> __aicore__ LocalTensor<T> Get (uint32_t len);
+};
+
+/* Block (core) index and count (GetBlockIdx.md, GetBlockNum.md). */
+__aicore__ int64_t GetBlockIdx ();
+__aicore__ int64_t GetBlockNum ();
+
+/* Pipeline barrier (PipeBarrier in the synchronisation control pages, "PipeBarrier(ISASI)"). */
+template <pipe_t pipe> __aicore__ void PipeBarrier ();
+
+/* DataCopy, contiguous form (DataCopy.md, "基础数据搬运" count prototypes): count elements, 32-byte
+ * multiples only. */
+template <typename T> __aicore__ void DataCopy (const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                                                        const uint32_t count);
+template <typename T> __aicore__ void DataCopy (const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                                                        const uint32_t count);
+
+/* DataCopyPad: unaligned copies (DataCopyPad.md / atlasascendc_api_07_0265, DataCopyExtParams and
+ * DataCopyPadExtParams<T> prototypes). blockLen in bytes; UB-side strides in 32-byte blocks. */
+struct DataCopyExtParams
+{
+  uint16_t blockCount = 1;
+  uint32_t blockLen = 0;
+  uint32_t srcStride = 0;
+  uint32_t dstStride = 0;
+  uint32_t rsv = 0;
+  __aicore__ DataCopyExtParams () {}
+  __aicore__ DataCopyExtParams (const uint16_t count, const uint32_t len, const uint32_t srcStrideIn,
+                                const uint32_t dstStrideIn, const uint32_t rsvIn);
+};
+template <typename T> struct DataCopyPadExtParams
+{
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  T paddingValue = T ();
+  __aicore__ DataCopyPadExtParams () {}
+  __aicore__ DataCopyPadExtParams (const bool isPadIn, const uint8_t leftPadIn, const uint8_t rightPadIn,
+                                   T padValue);
+};
+template <typename T> __aicore__ void DataCopyPad (const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                                                           const DataCopyExtParams &dataCopyParams,
+                                                           const DataCopyPadExtParams<T> &padParams);
+template <typename T> __aicore__ void DataCopyPad (const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                                                           const DataCopyExtParams &dataCopyParams);
+
+/* Binary vector instructions, "tensor前n个数据计算" prototypes (Add.md, Sub.md, Mul.md, Div.md, Max.md,
+ * Min.md): dst, src0, src1, count. */
+template <typename T> __aicore__ void Add (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                                   const LocalTensor<T> &src1, const int32_t &count);
+template <typename T> __aicore__ void Sub (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                                   const LocalTensor<T> &src1, const int32_t &count);
+template <typename T> __aicore__ void Mul (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                                   const LocalTensor<T> &src1, const int32_t &count);
+template <typename T> __aicore__ void Div (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                                   const LocalTensor<T> &src1, const int32_t &count);
+template <typename T> __aicore__ void Max (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                                   const LocalTensor<T> &src1, const int32_t &count);
+template <typename T> __aicore__ void Min (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                                   const LocalTensor<T> &src1, const int32_t &count);
+
+/* Vector-scalar instructions (Adds.md, Muls.md, Maxs.md, Mins.md): dst, src, scalar, count. */
+template <typename T> __aicore__ void Adds (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                    const T &scalarValue, const int32_t &count);
+template <typename T> __aicore__ void Muls (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                    const T &scalarValue, const int32_t &count);
+template <typename T> __aicore__ void Maxs (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                    const T &scalarValue, const int32_t &count);
+template <typename T> __aicore__ void Mins (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                    const T &scalarValue, const int32_t &count);
+
+/* Unary vector instructions (Exp.md, Ln.md, Abs.md, Relu.md, Sqrt.md, Rsqrt.md, Reciprocal.md): dst, src,
+ * count. */
+template <typename T> __aicore__ void Exp (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                   const int32_t &count);
+template <typename T> __aicore__ void Ln (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                  const int32_t &count);
+template <typename T> __aicore__ void Abs (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                   const int32_t &count);
+template <typename T> __aicore__ void Relu (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                    const int32_t &count);
+template <typename T> __aicore__ void Sqrt (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                    const int32_t &count);
+template <typename T> __aicore__ void Rsqrt (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                     const int32_t &count);
+template <typename T> __aicore__ void Reciprocal (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                                          const int32_t &count);
+
+/* Duplicate: fill with a scalar (Duplicate.md): dst, scalar, count. */
+template <typename T> __aicore__ void Duplicate (const LocalTensor<T> &dst, const T &scalarValue,
+                                                         const int32_t &count);
+
+/* Reductions of the first count elements into dst[0] (ReduceSum.md, ReduceMax.md, ReduceMin.md). */
+template <typename T, bool isSetMask = true>
+__aicore__ void ReduceSum (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                  const LocalTensor<T> &sharedTmpBuffer, const int32_t count);
+template <typename T>
+__aicore__ void ReduceMax (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                  const LocalTensor<T> &sharedTmpBuffer, const int32_t count,
+                                  bool calIndex = false);
+template <typename T>
+__aicore__ void ReduceMin (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                  const LocalTensor<T> &sharedTmpBuffer, const int32_t count,
+                                  bool calIndex = false);
+
+/* Cast between dtypes (Cast.md, count prototype): dst, src, round mode, count. */
+template <typename T, typename U>
+__aicore__ void Cast (const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode,
+                             const uint32_t count);
+
+} /* namespace AscendC */
+
+#endif

@@ -1,0 +1,375 @@
+/* fw-bench-exec: host SuperKernels against what they replace, as ratios measured in the same run.
+ *
+ *   fw-bench-exec [BERT_LIKE.onnx]
+ *
+ * 1. An elementwise chain of 8 arithmetic ops (Add, Mul, Relu, Sub, Neg, Div, Abs, Add; scalar operands) on
+ *    64 Mi float32 elements (FW_BENCH_ELEMS overrides): the SuperKernel's bandwidth (bytes read + written /
+ *    time) against a STREAM-style triad a = b + s·c over arrays of the same length with the same threads
+ *    (bar: at least 80 %), and its time against the chain's ops run one by one on the reference kernels
+ *    (bar: at least 4x faster).
+ * 2. LayerNorm and erf-GELU SuperKernels on bert_like's shapes (the model given, else a generated encoder
+ *    layer of the same width): each against its unfused ops (bar: at least 2x).
+ * Medians of FW_BENCH_REPEAT (default 5) samples. Exit 1 when a bar fails, 77 when no C compiler is found.
+ * Never a unit test: times on shared machines are noisy. The whole-model and ONNX Runtime comparisons are
+ * in run-exec-bench.sh. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/fw-targets.h"
+#include "exec/fw-exec.h"
+#include "exec/fw-fused.h"
+#include "fw-test-models.h"
+#include "onnx/fw-onnx.h"
+
+static int repeat = 5;
+static gboolean failed;
+
+static double
+now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof *v, compare_double);
+  return v[n / 2];
+}
+
+static void
+bar (const char *what, double value, double limit, const char *unit)
+{
+  gboolean ok = value >= limit;
+
+  printf ("%-58s %10.2f%s  (bar >= %.2f%s)  %s\n", what, value, unit, limit, unit, ok ? "PASS" : "FAIL");
+  failed |= !ok;
+}
+
+static double
+time_triad (gint64 n, guint threads)
+{
+  float *a = g_new (float, n), *b = g_new (float, n), *c = g_new (float, n);
+  double t[32];
+  const float s = 3.0f;
+
+#pragma omp parallel for num_threads (threads)
+  for (gint64 i = 0; i < n; i++)
+    {
+      a[i] = 0.0f;
+      b[i] = 1.0f;
+      c[i] = 2.0f;
+    }
+  for (int r = 0; r < repeat + 1; r++)
+    {
+      double t0 = now ();
+#pragma omp parallel for num_threads (threads)
+      for (gint64 i = 0; i < n; i++)
+        a[i] = b[i] + s * c[i];
+      if (r > 0)
+        t[r - 1] = now () - t0;
+    }
+  /* Keep the stores. */
+  if (a[n / 2] != 7.0f)
+    printf ("triad: unexpected result\n");
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  return median (t, repeat);
+}
+
+/* Median seconds of the kernel and of the group's reference ops on the same inputs. */
+static gboolean
+time_group (FwPlan *plan, FwTargetKernel *k, GPtrArray *inputs_by_value, guint threads, double *kernel_s,
+            double *reference_s)
+{
+  FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (threads, NULL);
+  g_autofree FwArray **in = g_new0 (FwArray *, k->group.n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, k->group.n_outputs + 1);
+  double tk[32], tr[32];
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < k->group.n_inputs; i++)
+    {
+      FwValue *v = k->group.inputs[i];
+      in[i] = v->constant ? fw_array_new_from_tensor (v->constant, &error) : NULL;
+      for (guint j = 0; in[i] == NULL && j < inputs_by_value->len; j += 2)
+        if (g_ptr_array_index (inputs_by_value, j) == v)
+          in[i] = fw_array_ref (g_ptr_array_index (inputs_by_value, j + 1));
+      if (in[i] == NULL)
+        {
+          printf ("no input for %s\n", fw_value_get_name (v));
+          return FALSE;
+        }
+    }
+  for (int r = 0; r < repeat + 1; r++)
+    {
+      double t0 = now ();
+      if (!k->group.run (k->group.data, in, out, threads, &error))
+        {
+          printf ("kernel failed: %s\n", error->message);
+          return FALSE;
+        }
+      if (r > 0)
+        tk[r - 1] = now () - t0;
+      for (guint o = 0; o < k->group.n_outputs; o++)
+        g_clear_pointer (&out[o], fw_array_unref);
+      t0 = now ();
+      if (!fw_group_run_reference (ctx, &k->group, c->nodes, in, out, &error))
+        {
+          printf ("reference failed: %s\n", error->message);
+          return FALSE;
+        }
+      if (r > 0)
+        tr[r - 1] = now () - t0;
+      for (guint o = 0; o < k->group.n_outputs; o++)
+        g_clear_pointer (&out[o], fw_array_unref);
+    }
+  for (guint i = 0; i < k->group.n_inputs; i++)
+    fw_array_unref (in[i]);
+  *kernel_s = median (tk, repeat);
+  *reference_s = median (tr, repeat);
+  return TRUE;
+}
+
+static FwModel *
+cheap_chain (gint64 n)
+{
+  static const char *ops[8] = { "Add", "Mul", "Relu", "Sub", "Neg", "Div", "Abs", "Add" };
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[1] = { FW_DIM_STATIC (n) };
+  gint64 sd[1] = { 1 };
+  float cv = 0.75f;
+  g_autoptr(FwTensor) ct = fw_tensor_new_float (0, sd, &cv);
+  g_autofree char *prev = g_strdup ("x");
+  g_autoptr(GError) error = NULL;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, dims, NULL);
+  fw_graph_add_initializer (g, "c", ct, NULL);
+  for (guint i = 0; i < 8; i++)
+    {
+      gboolean binary = strcmp (ops[i], "Relu") != 0 && strcmp (ops[i], "Neg") != 0 && strcmp (ops[i], "Abs") != 0;
+      g_autofree char *out = i == 7 ? g_strdup ("y") : g_strdup_printf ("t%u", i);
+      g_autofree char *name = g_strdup_printf ("/chain/op%u", i);
+      const char *in[2] = { prev, "c" }, *outs[1] = { out };
+
+      fw_graph_add_node (g, ops[i], "", name, binary ? 2 : 1, in, 1, outs, NULL);
+      g_free (prev);
+      prev = g_strdup (out);
+    }
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  return model;
+}
+
+static FwPlan *
+plan_host (FwModel *model, FwTargets **targets)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_profile_lookup ("host", &error);
+  FwRuleSet *rules = fw_test_builtin_rules ();
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, rules, &options, &error);
+  g_assert_no_error (error);
+  *targets = fw_targets_build (plan, TRUE, FALSE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  if ((*targets)->toolchain == NULL)
+    {
+      printf ("SKIP: no C compiler: %s\n", (*targets)->toolchain_error);
+      exit (77);
+    }
+  return plan;
+}
+
+/* The reference run's values, as (FwValue*, FwArray*) pairs, for every kernel input. */
+static GPtrArray *
+boundary_values (FwPlan *plan, FwTargets *targets, guint threads)
+{
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (threads, NULL);
+  g_autoptr(GHashTable) keep = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_autoptr(GPtrArray) inputs = NULL;
+  GPtrArray *pairs = g_ptr_array_new ();
+  FwGraph *graph = fw_model_get_graph (plan->model);
+  g_autofree FwArray **out = g_new0 (FwArray *, graph->outputs->len + 1);
+  GHashTableIter iter;
+  gpointer key, value;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      for (guint j = 0; k->host_compiled && j < k->group.n_inputs; j++)
+        if (k->group.inputs[j]->constant == NULL)
+          g_hash_table_insert (keep, k->group.inputs[j], NULL);
+    }
+  inputs = fw_exec_make_inputs (plan->model, 1, &error);
+  g_assert_no_error (error);
+  if (!fw_exec_run_reference (ctx, graph, (FwArray *const *) inputs->pdata, inputs->len, out, keep, &error))
+    {
+      printf ("reference run failed: %s\n", error->message);
+      exit (1);
+    }
+  for (guint o = 0; o < graph->outputs->len; o++)
+    fw_array_unref (out[o]);
+  g_hash_table_iter_init (&iter, keep);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (value != NULL)
+      {
+        g_ptr_array_add (pairs, key);
+        g_ptr_array_add (pairs, fw_array_ref (value));
+      }
+  return pairs;
+}
+
+static gboolean
+has_op (FwCandidate *c, const char *op)
+{
+  for (guint i = 0; i < c->nodes->len; i++)
+    if (strcmp (((FwNode *) g_ptr_array_index (c->nodes, i))->op_type, op) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+int
+main (int argc, char **argv)
+{
+  gint64 n = 64 * 1024 * 1024;
+  guint threads = g_get_num_processors ();
+  const char *env;
+
+  if ((env = g_getenv ("FW_BENCH_ELEMS")) != NULL)
+    n = MAX (1024, g_ascii_strtoll (env, NULL, 10));
+  if ((env = g_getenv ("FW_BENCH_REPEAT")) != NULL)
+    repeat = CLAMP (atoi (env), 1, 31);
+  printf ("host SuperKernel benchmark: %u threads, medians of %d\n\n", threads, repeat);
+
+  {
+    g_autoptr(FwModel) model = cheap_chain (n);
+    FwTargets *targets = NULL;
+    g_autoptr(FwPlan) plan = plan_host (model, &targets);
+    FwTargetKernel *k = NULL;
+    g_autoptr(GPtrArray) values = NULL;
+    double triad, tk, tr, bytes, triad_bw, kernel_bw;
+
+    for (guint i = 0; i < targets->kernels->len && k == NULL; i++)
+      {
+        FwTargetKernel *t = g_ptr_array_index (targets->kernels, i);
+        FwCandidate *c = g_ptr_array_index (plan->candidates, t->candidate);
+        if (c->nodes->len == 8)
+          k = t;
+      }
+    if (k == NULL || !k->host_compiled)
+      {
+        printf ("FAIL: the 8-op chain did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
+                k && k->host_error ? k->host_error : "");
+        return 1;
+      }
+    values = boundary_values (plan, targets, threads);
+    triad = time_triad (n, threads);
+    if (!time_group (plan, k, values, threads, &tk, &tr))
+      return 1;
+    bytes = 2.0 * 4.0 * n;
+    triad_bw = 3.0 * 4.0 * n / triad / 1e9;
+    kernel_bw = bytes / tk / 1e9;
+    printf ("8-op elementwise chain, %" G_GINT64_FORMAT " float32 elements\n", n);
+    printf ("  triad %.1f GB/s (%.2f ms), SuperKernel %.1f GB/s (%.2f ms), unfused reference %.2f ms\n", triad_bw,
+            triad * 1e3, kernel_bw, tk * 1e3, tr * 1e3);
+    bar ("  SuperKernel bandwidth / triad bandwidth", 100.0 * kernel_bw / triad_bw, 80.0, "%");
+    bar ("  unfused reference time / SuperKernel time", tr / tk, 4.0, "x");
+    for (guint i = 0; i < values->len; i += 2)
+      fw_array_unref (g_ptr_array_index (values, i + 1));
+    fw_targets_free (targets);
+  }
+  fw_array_pool_trim ();
+  {
+    g_autoptr(FwModel) model = NULL;
+    FwTargets *targets = NULL;
+    g_autoptr(FwPlan) plan = NULL;
+    g_autoptr(GPtrArray) values = NULL;
+    g_autoptr(GError) error = NULL;
+    gboolean seen_norm = FALSE, seen_gelu = FALSE;
+
+    if (argc > 1)
+      {
+        g_autoptr(GHashTable) binds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+        FwInferOptions infer = { 0 };
+        gint64 *one = g_new (gint64, 1);
+
+        *one = 1;
+        g_hash_table_insert (binds, g_strdup ("batch"), one);
+        infer.bindings = binds;
+        model = fw_onnx_load (argv[1], NULL, NULL, &error);
+        if (model == NULL || !fw_shape_infer_graph (fw_model_get_graph (model), &infer, NULL, &error))
+          {
+            printf ("FAIL: %s\n", error->message);
+            return 1;
+          }
+        printf ("\n%s (batch 1)\n", argv[1]);
+      }
+    else
+      {
+        model = fw_test_transformer_block (128, 256, 4, FALSE);
+        g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+        printf ("\ngenerated encoder layer, seq 128, hidden 256\n");
+      }
+    plan = plan_host (model, &targets);
+    values = boundary_values (plan, targets, threads);
+    for (guint i = 0; i < targets->kernels->len; i++)
+      {
+        FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+        FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
+        gboolean norm = has_op (c, "ReduceMean") || has_op (c, "LayerNormalization");
+        gboolean gelu = has_op (c, "Erf") || has_op (c, "Gelu");
+        double tk, tr;
+        g_autofree char *what = NULL;
+
+        if ((!norm || seen_norm) && (!gelu || seen_gelu))
+          continue;
+        if (!k->host_compiled)
+          {
+            printf ("FAIL: candidate %u (%s) not compiled: %s\n", k->candidate, c->pattern, k->host_error);
+            failed = TRUE;
+            continue;
+          }
+        if (!time_group (plan, k, values, threads, &tk, &tr))
+          return 1;
+        what = g_strdup_printf ("  %s #%u (%u ops): unfused / SuperKernel", gelu ? "erf-GELU" : "LayerNorm",
+                                k->candidate, c->nodes->len);
+        printf ("  candidate %u %s: SuperKernel %.1f µs, unfused %.1f µs\n", k->candidate, c->pattern, tk * 1e6,
+                tr * 1e6);
+        bar (what, tr / tk, 2.0, "x");
+        seen_norm |= norm;
+        seen_gelu |= gelu;
+      }
+    if (!seen_norm || !seen_gelu)
+      {
+        printf ("FAIL: no %s candidate found\n", !seen_norm ? "LayerNorm" : "GELU");
+        failed = TRUE;
+      }
+    for (guint i = 0; i < values->len; i += 2)
+      fw_array_unref (g_ptr_array_index (values, i + 1));
+    fw_targets_free (targets);
+  }
+  return failed ? 1 : 0;
+}

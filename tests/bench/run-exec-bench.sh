@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Execution benchmark: host SuperKernels and whole models, as ratios measured in one run.
+#
+#   tests/bench/run-exec-bench.sh BUILD_DIR        by hand, after `ninja -C BUILD_DIR`
+#   meson test -C BUILD_DIR --benchmark -v exec    the same, registered with meson's benchmark()
+#
+# 1. fw-bench-exec: the 8-op elementwise chain against a STREAM triad and against unfused reference ops
+#    (bars 80 % of triad bandwidth, 4x), LayerNorm and erf-GELU SuperKernels on bert_like (bars 2x).
+# 2. Whole models (resnet18, bert_like, vit_b_16; batch 1): `fusion-workbench --batch --profile host
+#    --measure` gives fused against unfused on our executor; ONNX Runtime with all graph optimisations on
+#    2 intra-op threads (tests/ort/ort-run.js --opt all --time N) is the peer: ratio ORT time / our fused
+#    time, above 1 when we are faster. Printed, not a bar.
+# 3. Cost model: Spearman's rank correlation between predicted and measured per-kernel speed-ups on
+#    bert_like with the host profile (bar: at least 0.8).
+#
+# Models come from $FW_REAL_MODELS_DIR or BUILD_DIR/tests/real/models (the real suite's cache). Missing
+# prerequisites: exit 77 (skip), or 1 when CI is set. FW_BENCH_REPEAT (default 5) sets the samples.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$(cd "${1:?usage: run-exec-bench.sh BUILD_DIR}" && pwd)
+NODE=${NODE:-node}
+REPEAT=${FW_BENCH_REPEAT:-5}
+ORT_DIR=${FW_ORT_DIR:-$src/tests/ort}
+MODELS=${FW_REAL_MODELS_DIR:-$build/tests/real/models}
+FW=$build/app/fusion-workbench
+status=0
+
+missing() {
+  [[ -n "${CI:-}" ]] && { echo "FAIL: exec benchmark: missing prerequisite in CI: $*" >&2; exit 1; }
+  echo "SKIP: exec benchmark: $*" >&2
+  exit 77
+}
+[[ -x $FW && -x $build/tests/bench/fw-bench-exec ]] || missing "build first: ninja -C $build"
+command -v "$NODE" >/dev/null 2>&1 || missing "node not found"
+[[ -d $ORT_DIR/node_modules/onnxruntime-node ]] || missing "onnxruntime-node not installed in $ORT_DIR"
+for m in resnet18 bert_like vit_b_16; do
+  [[ -s $MODELS/$m.onnx ]] || missing "$MODELS/$m.onnx (run the real suite once to export it)"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fw-exec-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=$work/cache
+
+echo "== SuperKernels"
+FW_BENCH_REPEAT=$REPEAT "$build/tests/bench/fw-bench-exec" "$MODELS/bert_like.onnx" || status=1
+
+echo
+echo "== Whole models, batch 1 (medians of $REPEAT; ratios above 1 mean the second is slower)"
+printf '%-12s %12s %12s %12s %14s %14s\n' model unfused_ms fused_ms ort_ms unfused/fused ort/fused
+for m in resnet18 bert_like vit_b_16; do
+  "$FW" --batch "$MODELS/$m.onnx" --bind batch=1 --profile host --measure --repeats "$REPEAT" \
+    --report "$work/$m.json" 2>"$work/$m.err" || { cat "$work/$m.err"; echo "FAIL: $m"; status=1; continue; }
+  "$NODE" "$ORT_DIR/ort-run.js" "$MODELS/$m.onnx" --bind batch=1 --opt all --time "$REPEAT" >"$work/$m.ort.json" ||
+    { echo "FAIL: ONNX Runtime on $m"; status=1; continue; }
+  "$NODE" -e '
+    const r = require(process.argv[1]), o = require(process.argv[2]), m = r.measurement.model;
+    const ort = o.run_median_s * 1e3;
+    console.log(process.argv[3].padEnd(12), m.unfused_ms.toFixed(2).padStart(12), m.fused_ms.toFixed(2).padStart(12),
+                ort.toFixed(2).padStart(12), (m.unfused_ms / m.fused_ms).toFixed(2).padStart(13) + "x",
+                (ort / m.fused_ms).toFixed(2).padStart(13) + "x");' "$work/$m.json" "$work/$m.ort.json" "$m"
+done
+
+echo
+echo "== Cost model on the host profile (bert_like)"
+"$NODE" -e '
+  const r = require(process.argv[1]).measurement, rho = r.rank_correlation;
+  for (const k of r.kernels)
+    console.log(`  #${k.candidate} ${k.pattern}: predicted ${k.predicted_speedup.toFixed(2)}x, measured ${k.measured_speedup.toFixed(2)}x`);
+  const ok = rho !== null && rho >= 0.8;
+  console.log(`  rank correlation (Spearman) of predicted and measured speed-ups: ${rho === null ? "n/a" : rho.toFixed(3)}  (bar >= 0.80)  ${ok ? "PASS" : "FAIL"}`);
+  process.exit(ok ? 0 : 1);' "$work/bert_like.json" || status=1
+exit $status

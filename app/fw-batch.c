@@ -8,12 +8,17 @@
 #include <glib/gi18n.h>
 
 #include "fw-batch.h"
+#include "codegen/fw-kernel-package.h"
+#include "codegen/fw-targets.h"
+#include "exec/fw-fused.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
 #include "onnx/fw-model-loader.h"
+#include "onnx/fw-onnx-fused.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 #include "report/fw-model-report.h"
+#include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
 #include "shape/fw-shape-infer.h"
 
@@ -139,11 +144,23 @@ plan_options_for (const FwBatchOptions *options, FwPlanOptions *out, GError **er
   return TRUE;
 }
 
-/* --fail-on takes comma lists, repeatable. Only rejected-whitelist is checkable so far. */
-static gboolean
-parse_fail_on (char **lists, gboolean *rejected_whitelist, GError **error)
+typedef struct
 {
-  *rejected_whitelist = FALSE;
+  gboolean mismatch;
+  gboolean regression;
+  gboolean rejected_whitelist;
+} FailOn;
+
+/* A measured figure counts as a regression only past these margins: timings on a shared machine wobble by a
+ * few per cent, and a small kernel's by more. */
+#define REGRESSION_MODEL_MARGIN 1.05
+#define REGRESSION_KERNEL_MARGIN 1.10
+
+/* --fail-on and --target take comma lists, repeatable. */
+static gboolean
+parse_fail_on (char **lists, FailOn *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
   for (guint i = 0; lists && lists[i]; i++)
     {
       g_auto(GStrv) items = g_strsplit (lists[i], ",", -1);
@@ -151,13 +168,114 @@ parse_fail_on (char **lists, gboolean *rejected_whitelist, GError **error)
         {
           const char *item = g_strstrip (items[k]);
           if (strcmp (item, "rejected-whitelist") == 0)
-            *rejected_whitelist = TRUE;
+            out->rejected_whitelist = TRUE;
+          else if (strcmp (item, "mismatch") == 0)
+            out->mismatch = TRUE;
+          else if (strcmp (item, "regression") == 0)
+            out->regression = TRUE;
           else
             {
-              g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("--fail-on “%s”: expected rejected-whitelist"), item);
+              g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                           _("--fail-on “%s”: expected mismatch, regression or rejected-whitelist"), item);
               return FALSE;
             }
         }
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_targets (char **lists, gboolean *host, gboolean *ascend, GError **error)
+{
+  *host = *ascend = FALSE;
+  for (guint i = 0; lists && lists[i]; i++)
+    {
+      g_auto(GStrv) items = g_strsplit (lists[i], ",", -1);
+      for (guint k = 0; items[k]; k++)
+        {
+          const char *item = g_strstrip (items[k]);
+          if (strcmp (item, "host") == 0)
+            *host = TRUE;
+          else if (strcmp (item, "ascend") == 0)
+            *ascend = TRUE;
+          else
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("--target “%s”: expected host or ascend"), item);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+/* DIR/NAME, refusing any path that is the input model or one of its data files. */
+static char *
+export_path (FwModel *model, const char *dir, const char *name, GError **error)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  if (fw_model_is_source_file (model, path))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                   _("%s: refusing to overwrite the input model or its external data; choose another folder"), path);
+      g_free (path);
+      return NULL;
+    }
+  return path;
+}
+
+/* The model's file name without its .onnx extension, for the names of exported files. */
+static char *
+model_stem (const char *model_path)
+{
+  char *base = g_path_get_basename (model_path);
+
+  if (g_str_has_suffix (base, ".onnx"))
+    base[strlen (base) - 5] = '\0';
+  return base;
+}
+
+static gboolean
+export_all (const FwBatchOptions *options, FwModel *model, FwPlan *plan, FwTargets *targets, GError **error)
+{
+  g_autofree char *stem = model_stem (options->model_path);
+  g_autofree char *fused_name = g_strconcat (stem, ".fused.onnx", NULL);
+  g_autofree char *whitelist_name = g_strconcat (stem, ".fusion.yaml", NULL);
+  g_autofree char *fused_path = NULL, *whitelist_path = NULL, *kernels_dir = NULL;
+  FwOnnxWriteFlags flags = FW_ONNX_WRITE_DEFAULT;
+
+  if (g_mkdir_with_parents (options->export_dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot create the export folder: %s"), options->export_dir,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  if ((fused_path = export_path (model, options->export_dir, fused_name, error)) == NULL ||
+      (whitelist_path = export_path (model, options->export_dir, whitelist_name, error)) == NULL ||
+      (kernels_dir = export_path (model, options->export_dir, "kernels", error)) == NULL)
+    return FALSE;
+  /* Protobuf messages stop at 2 GiB: big models keep their weights beside the model. */
+  if (fw_model_get_initializer_bytes (model) > (G_GUINT64_CONSTANT (1) << 30))
+    flags |= FW_ONNX_WRITE_EXTERNAL_DATA;
+  if (!fw_onnx_export_fused (plan, fused_path, flags, error))
+    return FALSE;
+  {
+    g_autofree char *base = g_path_get_basename (options->model_path);
+    g_autoptr(FwWhitelist) out = fw_whitelist_from_plan (plan, base);
+    if (!fw_whitelist_save (out, whitelist_path, error))
+      return FALSE;
+  }
+  if (targets != NULL)
+    {
+      g_autoptr(GPtrArray) host = fw_targets_host_by_candidate (targets);
+      FwKernelPackageOptions package;
+
+      fw_kernel_package_options_init (&package);
+      package.ascend = targets->ascend;
+      package.host_kernels = targets->host ? host : NULL;
+      if (!fw_kernel_package_write (plan, kernels_dir, &package, error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -166,7 +284,13 @@ int
 fw_batch_run (const FwBatchOptions *options)
 {
   g_autoptr(GPtrArray) whitelists = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_whitelist_free);
-  gboolean fail_rejected_whitelist = FALSE;
+  FailOn fail_on;
+  gboolean want_host = FALSE, want_ascend = FALSE;
+  FwTolerance tolerance = { 0 };
+  g_autoptr(FwTargets) targets = NULL;
+  g_autoptr(FwVerifyResult) verify = NULL;
+  g_autoptr(FwMeasureResult) measure = NULL;
+  g_autoptr(GPtrArray) group_kernels = NULL;
   g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwModelLoader) loader = NULL;
@@ -181,8 +305,25 @@ fw_batch_run (const FwBatchOptions *options)
 
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
       !plan_options_for (options, &plan_options, &error) ||
-      !parse_fail_on (options->fail_on, &fail_rejected_whitelist, &error))
+      !parse_fail_on (options->fail_on, &fail_on, &error) ||
+      !parse_targets (options->targets, &want_host, &want_ascend, &error) ||
+      (options->tolerance != NULL && !fw_tolerance_parse (options->tolerance, &tolerance, &error)))
     goto fail;
+  if (fail_on.mismatch && !options->verify)
+    {
+      g_set_error (&error, FW_ERROR, FW_ERROR_USAGE, _("--fail-on mismatch needs --verify"));
+      goto fail;
+    }
+  if (fail_on.regression && !options->measure)
+    {
+      g_set_error (&error, FW_ERROR, FW_ERROR_USAGE, _("--fail-on regression needs --measure"));
+      goto fail;
+    }
+  /* Verifying and measuring run host SuperKernels; an export without a target packages both. */
+  if (options->verify || options->measure)
+    want_host = TRUE;
+  if (options->export_dir != NULL && options->targets == NULL)
+    want_host = want_ascend = TRUE;
   /* Profile and rules before the model: a typo there should not wait for a large model to load. */
   profile = fw_profile_lookup (options->profile ? options->profile : "ascend-910b", &error);
   if (profile == NULL)
@@ -241,25 +382,84 @@ fw_batch_run (const FwBatchOptions *options)
       if (!fw_whitelist_save (out, options->export_whitelist, &error))
         goto fail;
     }
+  if (want_host || want_ascend)
+    {
+      targets = fw_targets_build (plan, want_host, want_ascend, options->kernel_cache, NULL, &error);
+      if (targets == NULL)
+        goto fail;
+      group_kernels = fw_targets_group_kernels (targets);
+    }
+  if (options->verify)
+    {
+      FwVerifyOptions vopts = { 0 };
+
+      vopts.seed = (guint64) options->seed;
+      vopts.has_tolerance = options->tolerance != NULL;
+      vopts.tolerance = tolerance;
+      vopts.n_threads = (guint) options->threads;
+      verify = fw_verify_run (plan, group_kernels, &vopts, &error);
+      if (verify == NULL)
+        goto fail;
+    }
+  if (options->measure)
+    {
+      FwMeasureOptions mopts = { 0 };
+
+      mopts.seed = (guint64) options->seed;
+      mopts.repeats = (guint) options->repeats;
+      mopts.n_threads = (guint) options->threads;
+      measure = fw_measure_run (plan, group_kernels, &mopts, &error);
+      if (measure == NULL)
+        goto fail;
+    }
+  if (options->export_dir != NULL && !export_all (options, model, plan, targets, &error))
+    goto fail;
   fw_plan_report_add (report, plan);
+  fw_exec_report_add (report, plan, targets, verify, measure);
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;
   {
-    gboolean rejected = fail_rejected_whitelist && fw_plan_whitelist_rejected (plan);
+    gboolean rejected = fail_on.rejected_whitelist && fw_plan_whitelist_rejected (plan);
+    gboolean mismatch = FALSE, regression = FALSE;
+
+    if (fail_on.mismatch)
+      {
+        mismatch = !verify->pass;
+        for (guint i = 0; targets && i < targets->kernels->len; i++)
+          mismatch |= !((FwTargetKernel *) g_ptr_array_index (targets->kernels, i))->host_compiled;
+      }
+    if (fail_on.regression)
+      {
+        regression = measure->fused_s > measure->unfused_s * REGRESSION_MODEL_MARGIN;
+        for (guint i = 0; i < measure->kernels->len; i++)
+          {
+            const FwKernelTiming *k = &g_array_index (measure->kernels, FwKernelTiming, i);
+            regression |= k->kernel_s > k->reference_s * REGRESSION_KERNEL_MARGIN;
+          }
+      }
+    g_clear_pointer (&targets, fw_targets_free);
     g_clear_pointer (&plan, fw_plan_free);
     fw_rule_set_free (rules);
     if (rejected)
-      {
-        g_printerr ("fusion-workbench: %s\n",
-                    _("--fail-on rejected-whitelist: an accepted whitelist entry matched nothing or a candidate "
-                      "the planner refused (see plan.whitelist in the report)"));
-        return FW_EXIT_FAIL_ON;
-      }
+      g_printerr ("fusion-workbench: %s\n",
+                  _("--fail-on rejected-whitelist: an accepted whitelist entry matched nothing or a candidate "
+                    "the planner refused (see plan.whitelist in the report)"));
+    if (mismatch)
+      g_printerr ("fusion-workbench: %s\n",
+                  _("--fail-on mismatch: a fused group or a model output is outside tolerance, or a fused group "
+                    "has no verified kernel (see verification and targets in the report)"));
+    if (regression)
+      g_printerr ("fusion-workbench: %s\n",
+                  _("--fail-on regression: the fused model or a SuperKernel measured slower than unfused "
+                    "(see measurement in the report)"));
+    if (rejected || mismatch || regression)
+      return FW_EXIT_FAIL_ON;
   }
   return FW_EXIT_OK;
 
 fail:
+  g_clear_pointer (&targets, fw_targets_free);
   g_clear_pointer (&plan, fw_plan_free);
   g_clear_pointer (&rules, fw_rule_set_free);
   progress_done ();

@@ -241,6 +241,8 @@ fw_infer_dropout (FwInferContext *ctx, FwNode *node, GError **error G_GNUC_UNUSE
   FwValue *x = fw_infer_input (node, 0);
 
   fw_infer_set_like (ctx, node, 0, x);
-  fw_infer_set (ctx, node, 1, FW_DTYPE_BOOL, x ? x->rank : FW_RANK_UNKNOWN, x ? x->dims : NULL);
+  /* Before opset 10 the mask had the input's type; bool since. */
+  fw_infer_set (ctx, node, 1, node->opset > 0 && node->opset < 10 && x ? x->dtype : FW_DTYPE_BOOL,
+                x ? x->rank : FW_RANK_UNKNOWN, x ? x->dims : NULL);
   return TRUE;
 }

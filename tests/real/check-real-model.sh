@@ -27,6 +27,7 @@
 # Environment (set by tests/real/meson.build; all can be given by hand):
 #   FW_BIN             build/app/fusion-workbench
 #   FW_ROUNDTRIP       build/tests/tools/fw-onnx-roundtrip
+#   FW_EXEC_RUN        build/tests/tools/fw-exec-run
 #   FW_MAKE_TEST_MODEL build/tests/tools/fw-make-test-model
 #   FW_ORT_DIR         tests/ort (with node_modules: `npm ci --ignore-scripts` there)
 #   FW_SHARED_TOOLS    ../shared/tools (make-real-models.sh)
@@ -58,6 +59,7 @@ esac
 
 need_file FW_BIN
 need_file FW_ROUNDTRIP
+need_file FW_EXEC_RUN
 [[ $mode == test-models ]] && need_file FW_MAKE_TEST_MODEL
 [[ -n "${FW_ORT_DIR:-}" && -f "$FW_ORT_DIR/ort-run.js" ]] || die "\$FW_ORT_DIR ('${FW_ORT_DIR:-}') has no ort-run.js"
 command -v "$NODE" >/dev/null 2>&1 || missing "node ('$NODE') not found"
@@ -296,6 +298,43 @@ check_fused() {
   rm -rf "$fdir"
 }
 
+# check_interpreter LABEL MODEL ORT_JSON ORT_DUMP OUR_DUMP [--bind NAME=VALUE...]: the reference interpreter
+# (fw-exec-run, the same seeded inputs as ort-run.js) against ONNX Runtime's dumped outputs, float32 within
+# rel 1e-4, abs 1e-5
+check_interpreter() {
+  local label=$1 m=$2 ort_json=$3 ort_dump=$4 ours=$5; shift 5
+  local rc=0
+  "$FW_EXEC_RUN" "$m" "$@" --seed "$SEED" --dump "$ours" >"$ours.json" 2>"$ours.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$ours.err" >&2
+    die "$label: fw-exec-run exited $rc"
+  fi
+  "$NODE" "$(dirname "$0")/compare-outputs.js" "$ort_json" "$ort_dump" "$ours.json" "$ours" >"$ours.cmp" || {
+    grep -v '^ok' "$ours.cmp" | head -20 >&2
+    die "$label: the reference interpreter's values differ from ONNX Runtime's"
+  }
+  echo "$label: reference interpreter equals ONNX Runtime on $(grep -c '^ok' "$ours.cmp") values"
+}
+
+# check_targets LABEL MODEL DIR [--bind NAME=VALUE...]: step (h)
+check_targets() {
+  local label=$1 m=$2 dir=$3; shift 3
+  local edir=$dir/export rc=0 stem
+  stem=$(basename "$m" .onnx)
+  "$FW_BIN" --batch "$m" "$@" --target host --target ascend --verify --fail-on mismatch --export "$edir" \
+      --report "$dir/targets.json" 2>"$dir/targets.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$dir/targets.err" >&2
+    die "$label: --target host --target ascend --verify --fail-on mismatch --export exited $rc"
+  fi
+  "$NODE" "$(dirname "$0")/check-targets.js" "$dir/targets.json" "$edir" "$stem" "$label" ||
+    die "$label: targets, verification or export incomplete"
+  ort_run "$edir/$stem.fused.onnx" "$dir/exported.json" "$label (exported fused model)" "$@"
+  check_same_outputs "$dir/orig.json" "$dir/exported.json" "$label: exported fused model" ||
+    die "$label: the exported fused model's outputs under ONNX Runtime differ from the original's"
+  rm -rf "$edir"
+}
+
 # check_model LABEL MODEL REAL(0|1) [BIND...]   BIND: NAME=VALUE
 check_model() {
   local label=$1 m=$2 real=$3; shift 3
@@ -343,8 +382,21 @@ check_model() {
     cat "$xdir/rt.err" >&2
     die "$label: fw-onnx-roundtrip --expose-all exited $rc"
   fi
-  ort_run "$xdir/model.onnx" "$xdir/ort.json" "$label (every value)" "${bind_ort[@]}"
+  # (g) on graphs of up to 700 values, every value's numbers too: our reference interpreter against ONNX
+  # Runtime on the same seeded inputs (larger graphs compare their outputs: a dump of every value of
+  # ViT-B/16 is a gigabyte)
+  local n_values dump_args=()
+  n_values=$("$NODE" -e 'console.log(Object.keys(require(process.argv[1])).length)' "$xdir/shapes.json")
+  (( n_values <= 700 )) && dump_args=(--dump "$xdir/ort-out")
+  ort_run "$xdir/model.onnx" "$xdir/ort.json" "$label (every value)" "${bind_ort[@]}" "${dump_args[@]}"
   check_every_value "$xdir/shapes.json" "$xdir/ort.json" "$label" || die "$label: inferred shapes disagree with ONNX Runtime"
+  if (( n_values <= 700 )); then
+    check_interpreter "$label (every value)" "$xdir/model.onnx" "$xdir/ort.json" "$xdir/ort-out" "$xdir/ours" "${bind_fw[@]}"
+  else
+    ort_run "$m" "$dir/orig-dump.json" "$label (outputs dumped)" "${bind_ort[@]}" --dump "$dir/orig-out"
+    check_interpreter "$label (outputs)" "$m" "$dir/orig-dump.json" "$dir/orig-out" "$dir/ours" "${bind_fw[@]}"
+    rm -rf "$dir/orig-out" "$dir/ours"
+  fi
   rm -rf "$xdir"
 
   # (c) round trips through our writer, bit-identical under ONNX Runtime
@@ -382,6 +434,10 @@ check_model() {
 
   # (f) the fused export
   check_fused "$label" "$m" "$real" "$dir" "${bind_fw[@]}"
+
+  # (h) SuperKernels: every fused group generated for both targets, compiled, verified against the
+  # reference interpreter, and the export (fused model, whitelist, kernel package) complete
+  check_targets "$label" "$m" "$dir" "${bind_fw[@]}"
   echo "PASS: $label ($((SECONDS - t0)) s)"
 }
 

@@ -1861,6 +1861,23 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
   g.name = g_strdup_printf ("fw_k%03u", candidate->index);
   g.struct_name = g_strdup_printf ("FwK%03uTiling", candidate->index);
 
+  if (g_getenv ("FW_ASCEND_DEBUG_TMP"))
+    for (guint i = 0; i < candidate->nodes->len; i++)
+      {
+        FwNode *node = g_ptr_array_index (candidate->nodes, i);
+        g_printerr ("DBG c%u n%u %s:", candidate->index, i, node->op_type);
+        for (guint k = 0; k < node->n_inputs + node->n_outputs; k++)
+          {
+            FwValue *v = k < node->n_inputs ? node->inputs[k] : node->outputs[k - node->n_inputs];
+            g_autofree char *sh = v ? fw_value_format_shape (v) : NULL;
+            double d = 0;
+            if (v && v->constant && v->constant->n_elements >= 1)
+              fw_tensor_get_double (v->constant, 0, &d);
+            g_printerr (" %s%s[%s]%s%s", k == node->n_inputs ? "-> " : "", v ? fw_dtype_name (v->dtype) : "-", sh ? sh : "",
+                        v && fw_value_is_immediate (v) ? "imm=" : "", v && fw_value_is_immediate (v) ? g_strdup_printf ("%g", d) : "");
+          }
+        g_printerr ("\n");
+      }
   if (!find_space (&g, error) || !build_operands (&g, error))
     goto out;
   for (guint i = 0; i < candidate->nodes->len; i++)

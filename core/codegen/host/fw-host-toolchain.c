@@ -20,12 +20,17 @@
 #include "fw-superkernel-private.h"
 #include "io/fw-file-write.h"
 
-/* -O2, not -O3 -march=native: the object must give the reference kernels' results, and a cached object may
- * be reused on another machine sharing the home folder. -ffp-contract=off keeps a*b+c from becoming an FMA
- * (the reference rounds twice) and there is no -ffast-math, so no reassociation or approximate functions.
- * -fno-math-errno changes no value; it only lets sqrtf compile to one instruction. */
+/* -O3 -fno-trapping-math: GCC refuses to vectorise a loop holding Relu's `x > 0 ? x : 0` (or Clip, Max, a
+ * Where) while comparisons may trap, and the chain is then several times slower than memory allows. We never
+ * unmask floating-point exceptions, so no result changes; only the flags' side effect of raising them could.
+ * No -march=native: the object must run on any x86-64 (a cached or packaged object may be loaded on another
+ * machine sharing the home folder), so vectors stay SSE2 wide. -ffp-contract=off keeps a*b+c from becoming
+ * an FMA (the reference rounds twice) and there is no -ffast-math, so no reassociation or approximate
+ * functions and the results match the reference kernels. -fno-math-errno changes no value; it only lets
+ * sqrtf compile to one instruction. */
 static const char *const default_flags[] = {
-  "-std=gnu99", "-O2", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off", "-fno-math-errno", NULL
+  "-std=gnu99", "-O3", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math",
+  NULL
 };
 
 /* What the compiler prints on failure is quoted up to this many bytes. */

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Step (h) of check-real-model.sh: a report of `--target host --target ascend --verify --export DIR` has a
+// compiled host SuperKernel and a generated Ascend C kernel for every fused candidate, every group verified,
+// and the export folder holds the fused model, the whitelist and a manifest listing every kernel.
+//
+//   node check-targets.js REPORT.json EXPORT_DIR MODEL_STEM LABEL
+'use strict';
+const fs = require('fs'), path = require('path');
+const [file, edir, stem, label] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+const fail = (m) => { console.error(`FAIL: ${label}: ${m}`); process.exit(1); };
+const fused = r.plan.candidates.filter((c) => c.status === 'proposed' || c.status === 'accepted').length;
+const host = r.targets.host.kernels, asc = r.targets.ascend.kernels;
+if (host.length !== fused || asc.length !== fused)
+  fail(`${fused} fused candidates, ${host.length} host and ${asc.length} Ascend kernels`);
+for (const k of host) if (k.status !== 'compiled') fail(`host kernel of candidate ${k.candidate}: ${k.status}: ${k.message}`);
+const notAscend = asc.filter((k) => k.status !== 'generated');
+for (const k of notAscend) console.error(`${label}: Ascend kernel of candidate ${k.candidate} not generated: ${k.message}`);
+if (notAscend.length && !process.env.FW_ALLOW_ASCEND_GAPS) fail(`${notAscend.length} Ascend kernels not generated`);
+const v = r.verification;
+if (!v.pass || v.unverified.length) fail(`verification pass=${v.pass}, unverified [${v.unverified}]`);
+if (v.groups.length !== fused) fail(`${v.groups.length} groups verified of ${fused}`);
+for (const o of v.outputs) if (!o.pass) fail(`output ${o.name} outside tolerance`);
+for (const f of [`${stem}.fused.onnx`, `${stem}.fusion.yaml`, 'kernels/manifest.json'])
+  if (!fs.existsSync(path.join(edir, f))) fail(`the export has no ${f}`);
+const man = JSON.parse(fs.readFileSync(path.join(edir, 'kernels', 'manifest.json'), 'utf8'));
+if (!Array.isArray(man.kernels) || man.kernels.length !== fused) fail(`the manifest lists ${man.kernels && man.kernels.length} kernels of ${fused}`);
+let worst = 0;
+for (const g of v.groups) worst = Math.max(worst, g.max_abs_error);
+console.log(`${label}: ${fused} groups: host SuperKernels compiled and verified (worst abs error ${worst.toExponential(2)}), ` +
+            `${fused - notAscend.length} Ascend C kernels generated, export complete`);

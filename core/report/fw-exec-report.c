@@ -101,7 +101,12 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
           member_string (b, "pattern", pattern_of (plan, k->candidate));
           member_string (b, "status", k->host_compiled ? "compiled" : k->host ? "not-compiled" : "not-generated");
           if (k->host != NULL)
-            member_string (b, "source_sha256", fw_superkernel_get_source_hash (k->host));
+            {
+              /* Known before any compiler ran: the hash is of the generated text. */
+              g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256,
+                                                                     fw_superkernel_get_source (k->host), -1);
+              member_string (b, "source_sha256", hash);
+            }
           if (k->host_compiled)
             member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
           if (k->host_error != NULL)

@@ -553,6 +553,154 @@ test_whitelist_flags (void)
   }
 }
 
+static gboolean
+have_cc (void)
+{
+  g_autofree char *cc = g_find_program_in_path ("cc");
+
+  if (cc == NULL)
+    g_test_skip ("no C compiler");
+  return cc != NULL;
+}
+
+static const char *const *
+cache_env (void)
+{
+  static char *env[3];
+
+  if (env[0] == NULL)
+    {
+      env[0] = g_strdup ("XDG_CACHE_HOME");
+      env[1] = g_build_filename (workdir, "cache", NULL);
+    }
+  return (const char *const *) env;
+}
+
+/* The whole SuperKernel path from the command line: both targets, verification, measurement, export. */
+static void
+test_verify_export (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 32, 4, TRUE);
+  g_autofree char *path = write_model (model, "enc.onnx");
+  const char *args[] = { "--batch", "enc.onnx", "--bind", "batch=2", "--target", "host,ascend", "--verify",
+                         "--measure", "--repeats", "1", "--threads", "2", "--export", "enc-out", "--fail-on",
+                         "mismatch", "--report", "enc.json", NULL };
+  g_autofree char *out = NULL, *err = NULL, *report = g_build_filename (workdir, "enc.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *verification, *measurement;
+  JsonArray *host;
+  g_autofree char *fused = g_build_filename (workdir, "enc-out", "enc.fused.onnx", NULL);
+  g_autofree char *yaml = g_build_filename (workdir, "enc-out", "enc.fusion.yaml", NULL);
+  g_autofree char *manifest = g_build_filename (workdir, "enc-out", "kernels", "manifest.json", NULL);
+  g_autoptr(FwModel) back = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_fused = 0;
+
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+  root = parse_report (report, parser);
+  host = json_object_get_array_member (json_object_get_object_member (json_object_get_object_member (root, "targets"),
+                                                                      "host"), "kernels");
+  g_assert_cmpuint (json_array_get_length (host), >, 0);
+  for (guint i = 0; i < json_array_get_length (host); i++)
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (host, i), "status"), ==,
+                     "compiled");
+  verification = json_object_get_object_member (root, "verification");
+  g_assert_true (json_object_get_boolean_member (verification, "pass"));
+  n_fused = json_array_get_length (json_object_get_array_member (verification, "groups"));
+  g_assert_cmpuint (n_fused, ==, json_array_get_length (host));
+  measurement = json_object_get_object_member (root, "measurement");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (measurement, "kernels")), ==, n_fused);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (measurement, "model"),
+                                                    "fused_ms"), >, 0.0);
+  g_assert_true (g_file_test (yaml, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
+  back = fw_onnx_load (fused, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_graph_get_n_nodes (fw_model_get_graph (back)), <,
+                    fw_graph_get_n_nodes (fw_model_get_graph (model)));
+}
+
+/* A compiler that fails: every group is reported with the compiler's message, the run goes on with the
+ * reference kernels, and --fail-on mismatch turns the unverified groups into exit code 1. */
+static void
+test_compiler_fails (void)
+{
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (4, 256, FALSE);
+  g_autofree char *path = write_model (model, "chain.onnx");
+  g_autofree char *script = g_build_filename (workdir, "bad-cc", NULL);
+  g_autofree char *cache = g_build_filename (workdir, "cache-bad", NULL);
+  const char *args[] = { "--batch", "chain.onnx", "--verify", "--fail-on", "mismatch", "--report", "-", "--format", "json", NULL };
+  const char *env[] = { "CC", script, "XDG_CACHE_HOME", cache, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root;
+  JsonObject *kernel;
+
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'fakecc 1.0'; exit 0; }\n"
+                                      "echo 'fatal: this compiler refuses everything' >&2\nexit 1\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  g_assert_cmpint (run_env (args, env, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (err, "--fail-on mismatch"));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  kernel = json_array_get_object_element (json_object_get_array_member (json_object_get_object_member (
+    json_object_get_object_member (root, "targets"), "host"), "kernels"), 0);
+  g_assert_cmpstr (json_object_get_string_member (kernel, "status"), ==, "not-compiled");
+  g_assert_nonnull (strstr (json_object_get_string_member (kernel, "message"), "refuses everything"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+    json_object_get_object_member (root, "verification"), "unverified")), ==, 1);
+}
+
+static void
+test_bad_exec_flags (void)
+{
+  g_autoptr(FwModel) model = fw_test_elementwise_chain (3, 16, TRUE);
+  g_autofree char *path = write_model (model, "sym.onnx");
+  const char *target[] = { "--batch", "sym.onnx", "--target", "gpu", NULL };
+  const char *tolerance[] = { "--batch", "sym.onnx", "--bind", "batch=1", "--verify", "--tolerance", "rel=tight", NULL };
+  const char *mismatch[] = { "--batch", "sym.onnx", "--fail-on", "mismatch", NULL };
+  const char *regression[] = { "--batch", "sym.onnx", "--fail-on", "regression", NULL };
+  const char *unbound[] = { "--batch", "sym.onnx", "--verify", NULL };
+  const char *repeats[] = { "--batch", "sym.onnx", "--repeats", "-3", NULL };
+  struct { const char *const *args; const char *message; } cases[] = {
+    { target, "--target “gpu”" },
+    { tolerance, "--tolerance “rel=tight”" },
+    { mismatch, "--fail-on mismatch needs --verify" },
+    { regression, "--fail-on regression needs --measure" },
+    { unbound, "--bind" },
+    { repeats, "--repeats" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+
+      g_assert_cmpint (run_env (cases[i].args, cache_env (), &out, &err), ==, 2);
+      if (strstr (err, cases[i].message) == NULL)
+        g_error ("case %u: “%s” not in: %s", i, cases[i].message, err);
+    }
+}
+
+/* --export into the model's own folder writes beside it and leaves the model as it was. */
+static void
+test_export_beside_model (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_autofree char *path = write_model (model, "conv.onnx");
+  const char *args[] = { "--batch", "conv.onnx", "--export", ".", "--target", "ascend", NULL };
+  g_autofree char *before = NULL, *after = NULL, *out = NULL, *err = NULL;
+  g_autofree char *fused = g_build_filename (workdir, "conv.fused.onnx", NULL);
+  gsize len_before, len_after;
+
+  g_assert_true (g_file_get_contents (path, &before, &len_before, NULL));
+  g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (path, &after, &len_after, NULL));
+  g_assert_cmpmem (before, len_before, after, len_after);
+  g_assert_true (g_file_test (fused, G_FILE_TEST_IS_REGULAR));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -580,6 +728,10 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/plan-in-report", test_plan_in_report);
   g_test_add_func ("/app/cli/bad-plan-inputs", test_bad_plan_inputs);
   g_test_add_func ("/app/cli/whitelist-flags", test_whitelist_flags);
+  g_test_add_func ("/app/cli/verify-export", test_verify_export);
+  g_test_add_func ("/app/cli/compiler-fails", test_compiler_fails);
+  g_test_add_func ("/app/cli/bad-exec-flags", test_bad_exec_flags);
+  g_test_add_func ("/app/cli/export-beside-model", test_export_beside_model);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -40,6 +40,21 @@ namespace AscendC {
 enum class TPosition { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM, SPM, SHM, TSCM, MAX };
 using QuePosition = TPosition;
 
+/* CMPMODE: comparison of Compare and CompareScalar (Compare.md, CompareScalar.md). */
+enum class CMPMODE { LT, GT, EQ, LE, GE, NE };
+
+/* SELMODE: how Select reads its mask (Select.md; SetCmpMask(ISASI).md names the three modes). */
+enum class SELMODE { VSEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+
+/* HardEvent: synchronisation between two pipelines of one core, named source_destination
+ * (SetFlag/WaitFlag(ISASI), atlasascendc_api_07_0270); TEventID: the event id type (FetchEventID.md). */
+enum class HardEvent : uint8_t {
+  MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+  MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+  MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3
+};
+using TEventID = int8_t;
+
 /* RoundMode: rounding of Cast (Cast.md). */
 enum class RoundMode { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
 
@@ -75,6 +90,9 @@ public:
   __aicore__ TPipe () {}
   template <class T> __aicore__ bool InitBuffer (T &que, uint8_t num, uint32_t len);
   template <TPosition bufPos> __aicore__ bool InitBuffer (TBuf<bufPos> &buf, uint32_t len);
+  /* FetchEventID.md: an event id for an immediate SetFlag / WaitFlag pair, not reserved. */
+  template <HardEvent evt> __aicore__ TEventID FetchEventID ();
+  __aicore__ TEventID FetchEventID (HardEvent evt);
 };
 
 /* TQue: a queue of tensors between pipeline stages (TQue.md; AllocTensor.md, EnQue-16.md, DeQue.md,
@@ -104,6 +122,11 @@ __aicore__ int64_t GetBlockNum ();
 
 /* Pipeline barrier (PipeBarrier in the synchronisation control pages, "PipeBarrier(ISASI)"). */
 template <pipe_t pipe> __aicore__ void PipeBarrier ();
+
+/* SetFlag / WaitFlag(ISASI) (atlasascendc_api_07_0270): the destination pipeline waits for the source
+ * pipeline's work issued before SetFlag; ids come from FetchEventID or AllocEventID. */
+template <HardEvent event> __aicore__ void SetFlag (int32_t eventID);
+template <HardEvent event> __aicore__ void WaitFlag (int32_t eventID);
 
 /* DataCopy, contiguous form (DataCopy.md, "基础数据搬运" count prototypes): count elements, 32-byte
  * multiples only. */
@@ -199,6 +222,24 @@ template <typename T>
 __aicore__ void ReduceMin (const LocalTensor<T> &dst, const LocalTensor<T> &src,
                                   const LocalTensor<T> &sharedTmpBuffer, const int32_t count,
                                   bool calIndex = false);
+
+/* Compare, "tensor前n个数据计算" prototype (Compare.md): one bit per element into dst (uint8_t), 1 where
+ * src0 cmpMode src1 holds; count elements must fill whole 256-byte blocks. */
+template <typename T, typename U>
+__aicore__ void Compare (const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                         CMPMODE cmpMode, uint32_t count);
+/* CompareScalar (CompareScalar.md): the same against a scalar of the source type. */
+template <typename T, typename U>
+__aicore__ void CompareScalar (const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar,
+                               CMPMODE cmpMode, uint32_t count);
+/* Select, "tensor前n个数据计算" prototypes (Select.md): src0 where the mask bit is 1, src1 where it is 0;
+ * VSEL_TENSOR_SCALAR_MODE with a scalar src1, VSEL_TENSOR_TENSOR_MODE with two tensors. */
+template <typename T, typename U>
+__aicore__ void Select (const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+                        T src1, SELMODE selMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void Select (const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, SELMODE selMode, uint32_t count);
 
 /* Cast between dtypes (Cast.md, count prototype): dst, src, round mode, count. */
 template <typename T, typename U>

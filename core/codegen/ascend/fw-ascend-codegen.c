@@ -35,7 +35,9 @@ typedef enum {
   KIND_IMMEDIATE, /* scalar constant */
 } OperandKind;
 
-typedef struct
+typedef struct _Operand Operand;
+
+struct _Operand
 {
   FwValue     *value;
   OperandKind  kind;
@@ -50,7 +52,13 @@ typedef struct
   guint        first;
   guint        last;
   gboolean     output;       /* also written to GM */
-} Operand;
+  /* Boolean values live in UB as Compare's bit masks (one bit per element, uint8_t storage). Not, and
+   * Cast or Identity from bool to bool, make no code: they alias their source mask, Not flipping `invert`
+   * (relative to the source's own `invert`, which a comparison may set when it is emitted). */
+  gboolean     mask;
+  Operand     *alias_of;
+  gboolean     invert;
+};
 
 /* The planner's buffer model, repeated (fw-estimate.c collect_buffers) so that the tiling matches. */
 typedef struct
@@ -104,6 +112,7 @@ typedef struct
   gboolean           scratch[3];
   gboolean           row_scratch;
   gboolean           reduce;
+  gboolean           uses_mask;   /* Compare/Select: counts and tile buffers in whole 256-byte blocks */
   guint              max_eb;
   char              *name;
   char              *struct_name;
@@ -144,6 +153,8 @@ ctype_of (FwDType dtype)
       return "half";
     case FW_DTYPE_INT32:
       return "int32_t";
+    case FW_DTYPE_BOOL:
+      return "uint8_t";  /* a bit mask inside the kernel only: see Operand.mask */
     default:
       return NULL;
     }
@@ -341,6 +352,14 @@ plan_bytes (Gen *g, guint align, gdouble tile, gdouble rows)
   return streamed + peak;
 }
 
+/* Elements a tile-shaped buffer is rounded up to: Compare and Select count whole 256-byte blocks, so
+ * kernels that use them round to 128 elements (256 bytes of half, 512 of float); others to 8. */
+static guint
+full_align (Gen *g)
+{
+  return g->uses_mask ? 128 : 8;
+}
+
 static gdouble
 kernel_bytes (Gen *g, gint64 tile_len, gint64 rows)
 {
@@ -352,7 +371,7 @@ kernel_bytes (Gen *g, gint64 tile_len, gint64 rows)
       gdouble bytes;
 
       if (b->role == FW_SHAPE_FULL)
-        bytes = g->rows_mode ? (gdouble) rows * g->row_stride * b->eb : align_up ((gdouble) tile_len * b->eb, 32);
+        bytes = align_up (g->rows_mode ? (gdouble) rows * g->row_stride : (gdouble) tile_len, full_align (g)) * b->eb;
       else if (b->role == FW_SHAPE_ROW)
         bytes = align_up ((gdouble) rows * b->eb, 32);
       else
@@ -532,10 +551,11 @@ build_operands (Gen *g, GError **error)
                 o->imm = 0;
               continue;
             }
-          if (ctype_of (v->dtype) == NULL)
+          if (ctype_of (v->dtype) == NULL || v->dtype == FW_DTYPE_BOOL)
             {
               g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: %s reads a %s tensor; the target handles float32, float16 and int32"),
+                           _("Ascend target: %s reads a %s tensor from global memory; the target handles float32, "
+                             "float16 and int32 there (bool only as a mask computed in the kernel)"),
                            node->op_type, fw_dtype_name (v->dtype));
               return FALSE;
             }
@@ -591,9 +611,17 @@ build_operands (Gen *g, GError **error)
                            node->op_type, fw_dtype_name (v->dtype));
               return FALSE;
             }
+          if (v->dtype == FW_DTYPE_BOOL && used_outside (g, v))
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: the bool result of %s is used outside the group; masks stay in the kernel"),
+                           node->op_type);
+              return FALSE;
+            }
           o = operand_new (g, v, used_outside (g, v) ? KIND_OUTPUT : KIND_TEMP);
           o->first = i;
           o->last = i;
+          o->mask = v->dtype == FW_DTYPE_BOOL;
           if (o->role != FW_SHAPE_FULL && o->role != FW_SHAPE_ROW)
             {
               g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
@@ -612,6 +640,31 @@ build_operands (Gen *g, GError **error)
               o->index = g->outputs->len;
               g_ptr_array_add (g->outputs, o);
               continue;
+            }
+          if (o->mask)
+            {
+              Operand *src = node->n_inputs > 0 && node->inputs[0] ? g_hash_table_lookup (g->operands, node->inputs[0]) : NULL;
+              if (o->role != FW_SHAPE_FULL)
+                {
+                  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                               _("Ascend target: %s makes a mask over reduced rows; masks cover the whole tile only"),
+                               node->op_type);
+                  return FALSE;
+                }
+              g->uses_mask = TRUE;
+              if (src != NULL && src->mask && src->kind == KIND_TEMP &&
+                  (strcmp (node->op_type, "Not") == 0 || strcmp (node->op_type, "Cast") == 0 ||
+                   strcmp (node->op_type, "Identity") == 0))
+                {
+                  Operand *root = src->alias_of ? src->alias_of : src;
+                  o->alias_of = root;
+                  o->invert = (src->alias_of ? src->invert : FALSE) ^ (strcmp (node->op_type, "Not") == 0);
+                  o->index = root->index;
+                  root->last = MAX (root->last, o->last);
+                  g_ptr_array_index (slot_until, root->index) =
+                    GUINT_TO_POINTER (MAX (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, root->index)), o->last));
+                  continue;
+                }
             }
           /* First free slot: one whose last use is strictly before this node, so a node never writes the
            * buffer it reads. */
@@ -644,7 +697,7 @@ build_operands (Gen *g, GError **error)
       for (guint i = 0; i < g->all->len; i++)
         {
           Operand *o = g_ptr_array_index (g->all, i);
-          if (o->kind != KIND_IMMEDIATE)
+          if (o->kind != KIND_IMMEDIATE && !o->mask)
             min_eb = MIN (min_eb, o->eb);
         }
       g->row_len = g->cand->resource.row_elements;
@@ -729,7 +782,7 @@ get_view (Gen *g, Operand *o, FwShapeRole role, const char *ctype, guint scratch
     {
       /* A row's value repeated along the row: Duplicate per row (rows start 32-byte aligned). */
       use_scratch (g, scratch, ctype);
-      emit (g, "      AscendC::PipeBarrier<PIPE_ALL>();\n"
+      emit (g, "      VectorToScalar();\n"
                "      for (uint32_t r = 0; r < rows; r++)\n"
                "        AscendC::Duplicate(%s[r * ROW_STRIDE], %s.GetValue(r), static_cast<int32_t>(ROW_LEN));\n",
             scratch_names[scratch], name);
@@ -849,10 +902,10 @@ emit_row_reduce (Gen *g, const char *api, const char *dst, const char *src, cons
   emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
            "        {\n"
            "          AscendC::%s(red0, %s[r * ROW_STRIDE], red1, static_cast<int32_t>(ROW_LEN));\n"
-           "          AscendC::PipeBarrier<PIPE_ALL>();\n"
+           "          VectorToScalar();\n"
            "          %s.SetValue(r, red0.GetValue(0));\n"
            "        }\n"
-           "      AscendC::PipeBarrier<PIPE_ALL>();\n"
+           "      ScalarToVector();\n"
            "      }\n",
         api, src, dst);
 }
@@ -868,6 +921,185 @@ unary_api (const char *op)
     if (strcmp (op, map[i][0]) == 0)
       return map[i][1];
   return NULL;
+}
+
+static const char *
+compare_mode (const char *op, gboolean swapped)
+{
+  static const char *const map[][3] = {
+    { "Equal", "EQ", "EQ" }, { "Less", "LT", "GT" }, { "Greater", "GT", "LT" }, { "LessOrEqual", "LE", "GE" },
+    { "GreaterOrEqual", "GE", "LE" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (strcmp (op, map[i][0]) == 0)
+      return map[i][swapped ? 2 : 1];
+  return NULL;
+}
+
+/* The buffer that holds a mask and whether its bits are the negation of the value. */
+static Operand *
+mask_source (Operand *o, gboolean *invert)
+{
+  Operand *root = o->alias_of ? o->alias_of : o;
+
+  *invert = (o->alias_of ? o->invert : FALSE) ^ root->invert;
+  return root;
+}
+
+/* Comparisons, Not, casts to and from bool, and Where: Compare / CompareScalar write one bit per element,
+ * Select reads them. Counts are whole 256-byte blocks (nMask), as both pages require; tile buffers are
+ * rounded up to match, and the extra elements are never copied out. Returns FALSE with error unset when
+ * the node is none of these. */
+static gboolean
+emit_mask_node (Gen *g, FwNode *node, Operand *out, Operand *ia, GError **error, gboolean *handled)
+{
+  const char *op = node->op_type;
+  char dst[32];
+
+  *handled = TRUE;
+  g_snprintf (dst, sizeof dst, "v%u", out->id);
+  if (out->alias_of != NULL)
+    {
+      emit (g, "      /* %s of a mask: no code, it reads v%u's bits%s */\n", op, out->alias_of->id,
+            out->invert ? " inverted" : "");
+      return TRUE;
+    }
+  if (compare_mode (op, FALSE) != NULL && out->mask)
+    {
+      Operand *ib = node->n_inputs == 2 && node->inputs[1] ? g_hash_table_lookup (g->operands, node->inputs[1]) : NULL;
+      const char *ctype;
+      View a, b;
+
+      if (ia == NULL || ib == NULL || ia->mask || ib->mask)
+        return FALSE;
+      ctype = ia->kind != KIND_IMMEDIATE ? ia->ctype : ib->ctype;
+      if (ctype == NULL || (strcmp (ctype, "int32_t") == 0 && strcmp (op, "Equal") != 0))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: %s on %s: Compare handles half and float, int32 only for equality"), op,
+                       ctype ? ctype : "?");
+          return FALSE;
+        }
+      if (!get_view (g, ia, FW_SHAPE_FULL, ctype, 0, &a, error) || !get_view (g, ib, FW_SHAPE_FULL, ctype, 1, &b, error))
+        return FALSE;
+      if (!a.scalar && !b.scalar)
+        emit (g, "      AscendC::Compare(%s, %s, %s, AscendC::CMPMODE::%s, nMask);\n", dst, a.expr, b.expr,
+              compare_mode (op, FALSE));
+      else if (a.scalar != b.scalar)
+        emit (g, "      AscendC::CompareScalar(%s, %s, static_cast<%s>(%s), AscendC::CMPMODE::%s, nMask);\n", dst,
+              a.scalar ? b.expr : a.expr, ctype, a.scalar ? a.expr : b.expr, compare_mode (op, a.scalar));
+      else
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s of two constants"), op);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (strcmp (op, "Cast") == 0 && out->mask && ia != NULL && !ia->mask)
+    {
+      View a;
+      if (ia->kind == KIND_IMMEDIATE || !get_view (g, ia, FW_SHAPE_FULL, ia->ctype, 0, &a, error))
+        return FALSE;
+      if (is_float_ctype (ia->ctype))
+        emit (g, "      AscendC::CompareScalar(%s, %s, static_cast<%s>(0.0f), AscendC::CMPMODE::NE, nMask);\n", dst,
+              a.expr, ia->ctype);
+      else
+        {
+          /* int32 compares for equality only: x != 0 is the inverse of x == 0. */
+          emit (g, "      AscendC::CompareScalar(%s, %s, static_cast<int32_t>(0), AscendC::CMPMODE::EQ, nMask);"
+                   "  /* bits are x == 0, read inverted */\n", dst, a.expr);
+          out->invert = TRUE;
+        }
+      return TRUE;
+    }
+  if (strcmp (op, "Cast") == 0 && ia != NULL && ia->mask && !out->mask)
+    {
+      gboolean inv;
+      Operand *m = mask_source (ia, &inv);
+      if (!is_float_ctype (out->ctype))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: Cast from bool to %s: Select handles half and float"), out->ctype);
+          return FALSE;
+        }
+      emit (g, "      AscendC::Duplicate(%s, static_cast<%s>(%s), static_cast<int32_t>(nMask));\n", dst, out->ctype,
+            inv ? "0.0f" : "1.0f");
+      emit (g, "      AscendC::Select(%s, v%u, %s, static_cast<%s>(%s), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, nMask);\n",
+            dst, m->id, dst, out->ctype, inv ? "1.0f" : "0.0f");
+      return TRUE;
+    }
+  if (strcmp (op, "Where") == 0)
+    {
+      Operand *ix = node->n_inputs == 3 && node->inputs[1] ? g_hash_table_lookup (g->operands, node->inputs[1]) : NULL;
+      Operand *iy = node->n_inputs == 3 && node->inputs[2] ? g_hash_table_lookup (g->operands, node->inputs[2]) : NULL;
+      const char *ctype = out->ctype;
+      gboolean inv;
+      Operand *m;
+      View x, y;
+      const View *s0, *s1;
+
+      if (ia == NULL || !ia->mask || ix == NULL || iy == NULL || ix->mask || iy->mask)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: Where needs a condition computed in the kernel and non-bool values"));
+          return FALSE;
+        }
+      if (!is_float_ctype (ctype) || out->role != FW_SHAPE_FULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: Where on %s over %s: Select handles half and float tiles"), ctype,
+                       out->role == FW_SHAPE_FULL ? "the tile" : "reduced rows");
+          return FALSE;
+        }
+      if (!get_view (g, ix, FW_SHAPE_FULL, ctype, 0, &x, error) || !get_view (g, iy, FW_SHAPE_FULL, ctype, 1, &y, error))
+        return FALSE;
+      m = mask_source (ia, &inv);
+      /* Select takes src0 where the bit is 1: swap the values when the bits are inverted. */
+      s0 = inv ? &y : &x;
+      s1 = inv ? &x : &y;
+      if (!s0->scalar && !s1->scalar)
+        emit (g, "      AscendC::Select(%s, v%u, %s, %s, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, nMask);\n", dst,
+              m->id, s0->expr, s1->expr);
+      else if (!s0->scalar)
+        emit (g, "      AscendC::Select(%s, v%u, %s, static_cast<%s>(%s), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, nMask);\n",
+              dst, m->id, s0->expr, ctype, s1->expr);
+      else if (!s1->scalar)
+        {
+          /* Only src1 may be a scalar: fill src0's constant into scratch. */
+          use_scratch (g, 2, ctype);
+          emit (g, "      AscendC::Duplicate(sC, static_cast<%s>(%s), static_cast<int32_t>(nMask));\n", ctype, s0->expr);
+          emit (g, "      AscendC::Select(%s, v%u, sC, %s, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, nMask);\n", dst, m->id,
+                s1->expr);
+        }
+      else
+        {
+          emit (g, "      AscendC::Duplicate(%s, static_cast<%s>(%s), static_cast<int32_t>(nMask));\n", dst, ctype, s0->expr);
+          emit (g, "      AscendC::Select(%s, v%u, %s, static_cast<%s>(%s), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, nMask);\n",
+                dst, m->id, dst, ctype, s1->expr);
+        }
+      return TRUE;
+    }
+  *handled = FALSE;
+  return FALSE;
+}
+
+/* LayerNormalization normalises from `axis` on: those axes must be exactly the planner's row. */
+static gboolean
+layer_norm_rows_match (Gen *g, const FwNode *node)
+{
+  const FwValue *x = node->inputs[0];
+  gint64 axis = fw_node_get_attr_int (node, "axis", -1);
+  gint64 prod = 1;
+
+  if (x == NULL || x->rank <= 0)
+    return FALSE;
+  if (axis < 0)
+    axis += x->rank;
+  if (axis < 0 || axis >= x->rank)
+    return FALSE;
+  for (gint i = (gint) axis; i < x->rank; i++)
+    prod *= x->dims[i].value;
+  return prod == g->row_len;
 }
 
 static gboolean
@@ -891,6 +1123,18 @@ emit_node (Gen *g, guint pos, FwNode *node, GError **error)
   if (node->n_inputs >= 2 && node->inputs[1])
     ib = g_hash_table_lookup (g->operands, node->inputs[1]);
   emit (g, "    /* node %u: %s \"%s\" */\n    {\n", pos, op, label);
+  if (out->mask || (ia != NULL && ia->mask) || strcmp (op, "Where") == 0)
+    {
+      gboolean handled = FALSE;
+      if (emit_mask_node (g, node, out, ia, error, &handled))
+        {
+          emit (g, "    }\n");
+          return TRUE;
+        }
+      if (handled && error != NULL && *error != NULL)
+        return FALSE;
+      goto unsupported;
+    }
 
   if (strcmp (op, "Cast") == 0)
     {
@@ -916,7 +1160,8 @@ emit_node (Gen *g, guint pos, FwNode *node, GError **error)
   if (!is_float_ctype (ctype))
     goto unsupported;
   /* A row reduction reads the full tile and writes one value per row. */
-  if (ia != NULL && !get_view (g, ia, g_str_has_prefix (op, "Reduce") ? FW_SHAPE_FULL : out->role, ctype, 0, &a, error))
+  if (ia != NULL && !get_view (g, ia, g_str_has_prefix (op, "Reduce") || g_str_has_prefix (op, "Global") ?
+                                          FW_SHAPE_FULL : out->role, ctype, 0, &a, error))
     return FALSE;
 
   if (strcmp (op, "Add") == 0 || strcmp (op, "Sub") == 0 || strcmp (op, "Mul") == 0 || strcmp (op, "Div") == 0 ||
@@ -1064,6 +1309,86 @@ emit_node (Gen *g, guint pos, FwNode *node, GError **error)
           emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
         }
     }
+  else if (strcmp (op, "HardSigmoid") == 0 || strcmp (op, "HardSwish") == 0)
+    {
+      gboolean swish = strcmp (op, "HardSwish") == 0;
+      g_autofree char *alpha = literal (swish ? 1.0 / 6.0 : fw_node_get_attr_float (node, "alpha", 0.2f));
+      g_autofree char *beta = literal (swish ? 0.5 : fw_node_get_attr_float (node, "beta", 0.5f));
+      emit (g, "      /* hard sigmoid = min(max(alpha x + beta, 0), 1)%s: no instruction for it */\n",
+            swish ? "; hard swish = x hard sigmoid(x)" : "");
+      emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), %s);\n", dst, a.expr, ctype, alpha, count);
+      emit (g, "      AscendC::Adds(%s, %s, static_cast<%s>(%s), %s);\n", dst, dst, ctype, beta, count);
+      emit (g, "      AscendC::Maxs(%s, %s, static_cast<%s>(0.0f), %s);\n", dst, dst, ctype, count);
+      emit (g, "      AscendC::Mins(%s, %s, static_cast<%s>(1.0f), %s);\n", dst, dst, ctype, count);
+      if (swish)
+        emit (g, "      AscendC::Mul(%s, %s, %s, %s);\n", dst, dst, a.expr, count);
+    }
+  else if ((strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0) && row_out &&
+           ia->role == FW_SHAPE_FULL)
+    {
+      /* The planner makes the spatial axes the row: one value per (n, c). */
+      gboolean avg = strcmp (op, "GlobalAveragePool") == 0;
+      emit_row_reduce (g, avg ? "ReduceSum" : "ReduceMax", dst, a.expr, ctype);
+      if (avg)
+        {
+          g_autofree char *inv = literal (1.0 / (double) g->row_len);
+          emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
+        }
+    }
+  else if (strcmp (op, "LayerNormalization") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL &&
+           layer_norm_rows_match (g, node))
+    {
+      g_autofree char *inv = literal (1.0 / (double) g->row_len);
+      g_autofree char *eps = literal (fw_node_get_attr_float (node, "epsilon", 1e-5f));
+      Operand *iscale = ib;
+      Operand *ibias = node->n_inputs > 2 && node->inputs[2] ? g_hash_table_lookup (g->operands, node->inputs[2]) : NULL;
+      View scale, bias, d;
+
+      if (iscale == NULL || !get_view (g, iscale, FW_SHAPE_FULL, ctype, 1, &scale, error) ||
+          (ibias != NULL && !get_view (g, ibias, FW_SHAPE_FULL, ctype, 2, &bias, error)))
+        return FALSE;
+      g->row_scratch = TRUE;
+      use_scratch (g, 0, ctype);
+      emit (g, "      /* layer norm over the row: (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias */\n");
+      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
+      emit_row_reduce (g, "ReduceSum", "sR", a.expr, ctype);
+      emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, inv);
+      emit (g, "      VectorToScalar();\n"
+               "      for (uint32_t r = 0; r < rows; r++)\n"
+               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
+            dst, a.expr, ctype);
+      emit (g, "      AscendC::Mul(sA, %s, %s, n);\n", dst, dst);
+      emit_row_reduce (g, "ReduceSum", "sR", "sA", ctype);
+      emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, inv);
+      emit (g, "      AscendC::Adds(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, eps);
+      emit (g, "      AscendC::Sqrt(sR, sR, rowsN);\n");
+      emit (g, "      VectorToScalar();\n"
+               "      for (uint32_t r = 0; r < rows; r++)\n"
+               "        AscendC::Muls(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(1.0f / static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
+            dst, dst, ctype);
+      view_tensor (&d, dst);
+      if (!emit_binary (g, "Mul", dst, &d, &scale, "n", ctype, error) ||
+          (ibias != NULL && !emit_binary (g, "Add", dst, &d, &bias, "n", ctype, error)))
+        return FALSE;
+    }
+  else if (strcmp (op, "LogSoftmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
+    {
+      g->row_scratch = TRUE;
+      use_scratch (g, 0, ctype);
+      emit (g, "      /* log softmax over the row: (x - max) - ln(sum(exp(x - max))), with row reductions */\n");
+      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
+      emit_row_reduce (g, "ReduceMax", "sR", a.expr, ctype);
+      emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
+               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
+            dst, a.expr, ctype);
+      emit (g, "      AscendC::Exp(sA, %s, n);\n", dst);
+      emit_row_reduce (g, "ReduceSum", "sR", "sA", ctype);
+      emit (g, "      AscendC::Ln(sR, sR, rowsN);\n");
+      emit (g, "      VectorToScalar();\n"
+               "      for (uint32_t r = 0; r < rows; r++)\n"
+               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
+            dst, dst, ctype);
+    }
   else if (strcmp (op, "Softmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
     {
       g->row_scratch = TRUE;
@@ -1074,7 +1399,6 @@ emit_node (Gen *g, guint pos, FwNode *node, GError **error)
                "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
             dst, a.expr, ctype);
       emit (g, "      AscendC::Exp(%s, %s, n);\n", dst, dst);
-      emit (g, "      AscendC::PipeBarrier<PIPE_ALL>();\n");
       emit_row_reduce (g, "ReduceSum", "sR", dst, ctype);
       emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
                "        AscendC::Muls(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(1.0f / static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
@@ -1246,9 +1570,10 @@ gen_host_tiling (Gen *g)
     "const double kTotal = %" G_GINT64_FORMAT ".0;\n"
     "const double kRow = %" G_GINT64_FORMAT ".0;\n"
     "const double kRowStride = %" G_GINT64_FORMAT ".0;\n"
-    "const int kUnitKind = %d;  /* 0 whole rows, 1 one 16x16 cube fractal, 2 one aligned block */\n\n",
+    "const int kUnitKind = %d;  /* 0 whole rows, 1 one 16x16 cube fractal, 2 one aligned block */\n"
+    "const double kFullAlign = %u.0;  /* elements a tile buffer is rounded up to */\n\n",
     g->cand->nodes->len, g->total, g->rows_mode ? g->row_len : 1, g->rows_mode ? g->row_stride : 0,
-    (int) unit_kind);
+    (int) unit_kind, full_align (g));
   g_string_append (s,
     "double AlignUp(double bytes, uint32_t align)\n{\n"
     "  return align <= 1 ? bytes : std::ceil(bytes / align) * align;\n}\n\n"
@@ -1273,7 +1598,7 @@ gen_host_tiling (Gen *g)
     "  for (const KernelBuffer &b : kKernelBuffers) {\n"
     "    double bytes;\n"
     "    if (b.role == ROLE_FULL)\n"
-    "      bytes = kUnitKind == 0 ? rows * kRowStride * b.elemBytes : AlignUp(tile * b.elemBytes, 32);\n"
+    "      bytes = std::ceil((kUnitKind == 0 ? rows * kRowStride : tile) / kFullAlign) * kFullAlign * b.elemBytes;\n"
     "    else if (b.role == ROLE_ROW)\n"
     "      bytes = AlignUp(rows * b.elemBytes, 32);\n"
     "    else\n"
@@ -1329,6 +1654,7 @@ emit_expand (Gen *g, GString *s, Operand *o)
     "   * broadcast maps it to. A scalar loop: it runs once when the pattern repeats with the tile. */\n"
     "  __aicore__ inline void Expand%u(uint64_t base, uint32_t rows, uint32_t len, uint32_t stride, uint64_t rowLen)\n"
     "  {\n"
+    "    VectorToScalar();  /* the previous tile's vector reads of the buffer are done */\n"
     "    for (uint32_t r = 0; r < rows; r++)\n"
     "      for (uint32_t c = 0; c < len; c++) {\n"
     "        uint64_t gi = base + r * rowLen + c;\n"
@@ -1347,7 +1673,7 @@ emit_expand (Gen *g, GString *s, Operand *o)
   g_string_append_printf (s, ";\n"
     "        e%u.SetValue(r * stride + c, raw%u.GetValue(static_cast<uint32_t>(idx)));\n"
     "      }\n"
-    "    AscendC::PipeBarrier<PIPE_ALL>();\n"
+    "    ScalarToVector();\n"
     "  }\n\n", o->index, o->index);
 }
 
@@ -1480,11 +1806,13 @@ gen_kernel (Gen *g)
                               o->ctype, i, off, len);
     }
   if (g->rows_mode)
-    g_string_append (s, "    uint32_t fullElems = this->tileRows * ROW_STRIDE;\n"
-                        "    uint32_t rowElems = (this->tileRows + 7) / 8 * 8;\n");
+    g_string_append_printf (s, "    uint32_t fullElems = (this->tileRows * ROW_STRIDE + %uu) / %uu * %uu;\n"
+                               "    uint32_t rowElems = (this->tileRows + 7) / 8 * 8;\n",
+                            full_align (g) - 1, full_align (g), full_align (g));
   else
-    g_string_append (s, "    uint32_t fullElems = (this->tileLength + 7) / 8 * 8;\n"
-                        "    uint32_t rowElems = 8;\n");
+    g_string_append_printf (s, "    uint32_t fullElems = (this->tileLength + %uu) / %uu * %uu;\n"
+                               "    uint32_t rowElems = 8;\n",
+                            full_align (g) - 1, full_align (g), full_align (g));
   g_string_append (s, "    (void)rowElems;\n"
                       "    /* sizes below are element counts times the element size, 32-byte multiples */\n");
   for (guint i = 0; i < n_in; i++)
@@ -1536,7 +1864,7 @@ gen_kernel (Gen *g)
         g_string_append_printf (s, "    e%u = smallTile%u.Get<%s>();\n", i, i, o->ctype);
     }
   if (n_small > 0)
-    g_string_append (s, "    AscendC::PipeBarrier<PIPE_ALL>();  /* the loads above feed scalar reads */\n");
+    g_string_append (s, "    LoadToScalar();  /* the loads above feed scalar reads */\n");
   for (guint i = 0; i < n_small; i++)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
@@ -1564,13 +1892,31 @@ gen_kernel (Gen *g)
       "      uint32_t stride = len;\n");
   g_string_append (s, "      CopyIn(t, rows, len, stride);\n      Compute(t, rows, len, stride);\n"
                       "      CopyOut(t, rows, len, stride);\n    }\n  }\n\nprivate:\n");
+  /* Scalar access to UB orders against one pipeline at a time with the documented event pair
+   * (FetchEventID, SetFlag / WaitFlag with a HardEvent) instead of a PIPE_ALL barrier. */
+  g_string_append (s,
+    "  /* Scalar reads after vector writes (and the scalar writes that follow them) wait for the vector pipe. */\n"
+    "  __aicore__ inline void VectorToScalar()\n  {\n"
+    "    AscendC::TEventID id = pipe.FetchEventID(AscendC::HardEvent::V_S);\n"
+    "    AscendC::SetFlag<AscendC::HardEvent::V_S>(id);\n"
+    "    AscendC::WaitFlag<AscendC::HardEvent::V_S>(id);\n  }\n\n"
+    "  /* Vector instructions after scalar writes to UB wait for the scalar unit. */\n"
+    "  __aicore__ inline void ScalarToVector()\n  {\n"
+    "    AscendC::TEventID id = pipe.FetchEventID(AscendC::HardEvent::S_V);\n"
+    "    AscendC::SetFlag<AscendC::HardEvent::S_V>(id);\n"
+    "    AscendC::WaitFlag<AscendC::HardEvent::S_V>(id);\n  }\n\n"
+    "  /* Scalar reads of data DataCopyPad loaded wait for the load pipe (MTE2). */\n"
+    "  __aicore__ inline void LoadToScalar()\n  {\n"
+    "    AscendC::TEventID id = pipe.FetchEventID(AscendC::HardEvent::MTE2_S);\n"
+    "    AscendC::SetFlag<AscendC::HardEvent::MTE2_S>(id);\n"
+    "    AscendC::WaitFlag<AscendC::HardEvent::MTE2_S>(id);\n  }\n\n");
   for (guint i = 0; i < n_small; i++)
     if (((Operand *) g_ptr_array_index (g->smalls, i))->elements > 1)
       emit_expand (g, s, g_ptr_array_index (g->smalls, i));
 
   /* CopyIn */
   g_string_append (s, "  __aicore__ inline void CopyIn(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
-                      "    (void)len;\n    (void)stride;\n");
+                      "    (void)t;\n    (void)rows;\n    (void)len;\n    (void)stride;\n");
   for (guint i = 0; i < n_in; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);
@@ -1591,7 +1937,10 @@ gen_kernel (Gen *g)
   g_string_append (s, "  __aicore__ inline void Compute(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
                       "    const int32_t n = static_cast<int32_t>(rows * stride);\n"
                       "    const int32_t rowsN = static_cast<int32_t>(rows);\n"
-                      "    (void)t;\n    (void)len;\n    (void)rowsN;\n");
+                      "    (void)t;\n    (void)len;\n    (void)n;\n    (void)rowsN;\n");
+  if (g->uses_mask)
+    g_string_append (s, "    /* Compare and Select count whole 256-byte blocks; the tile buffers are rounded to 128 elements */\n"
+                        "    const uint32_t nMask = (static_cast<uint32_t>(n) + 127u) / 128u * 128u;\n");
   for (guint i = 0; i < n_in; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);
@@ -1614,7 +1963,7 @@ gen_kernel (Gen *g)
   for (guint i = 0; i < g->all->len; i++)
     {
       Operand *o = g_ptr_array_index (g->all, i);
-      if (o->kind == KIND_TEMP)
+      if (o->kind == KIND_TEMP && o->alias_of == NULL)
         g_string_append_printf (s, "    AscendC::LocalTensor<%s> v%u = tmp%u.Get<%s>();\n", o->ctype, o->id, o->index,
                                 o->ctype);
     }
@@ -1861,23 +2210,6 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
   g.name = g_strdup_printf ("fw_k%03u", candidate->index);
   g.struct_name = g_strdup_printf ("FwK%03uTiling", candidate->index);
 
-  if (g_getenv ("FW_ASCEND_DEBUG_TMP"))
-    for (guint i = 0; i < candidate->nodes->len; i++)
-      {
-        FwNode *node = g_ptr_array_index (candidate->nodes, i);
-        g_printerr ("DBG c%u n%u %s:", candidate->index, i, node->op_type);
-        for (guint k = 0; k < node->n_inputs + node->n_outputs; k++)
-          {
-            FwValue *v = k < node->n_inputs ? node->inputs[k] : node->outputs[k - node->n_inputs];
-            g_autofree char *sh = v ? fw_value_format_shape (v) : NULL;
-            double d = 0;
-            if (v && v->constant && v->constant->n_elements >= 1)
-              fw_tensor_get_double (v->constant, 0, &d);
-            g_printerr (" %s%s[%s]%s%s", k == node->n_inputs ? "-> " : "", v ? fw_dtype_name (v->dtype) : "-", sh ? sh : "",
-                        v && fw_value_is_immediate (v) ? "imm=" : "", v && fw_value_is_immediate (v) ? g_strdup_printf ("%g", d) : "");
-          }
-        g_printerr ("\n");
-      }
   if (!find_space (&g, error) || !build_operands (&g, error))
     goto out;
   for (guint i = 0; i < candidate->nodes->len; i++)

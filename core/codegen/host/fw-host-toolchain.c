@@ -49,7 +49,7 @@ static char *
 first_line (const char *text)
 {
   const char *end = text ? strchr (text, '\n') : NULL;
-  char *line = end ? g_strndup (text, end - text) : g_strdup (text ? text : "");
+  g_autofree char *line = end ? g_strndup (text, end - text) : g_strdup (text ? text : "");
 
   return g_utf8_make_valid (g_strstrip (line), -1);
 }

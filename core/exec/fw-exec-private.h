@@ -39,6 +39,39 @@ gboolean  fw_verify_gather_inputs (const FwGroupKernel *kernel,
                                    GHashTable    *values,
                                    FwArray      **in,
                                    GError       **error);
+/* Binds a graph's inputs in frame (initializers skipped when skip_initializers), one array each. */
+gboolean  fw_exec_frame_bind_inputs (FwExecFrame   *frame,
+                                     FwArray *const *inputs,
+                                     guint          n_inputs,
+                                     gboolean       skip_initializers,
+                                     GError       **error);
+/* One use of v done: frees its array when uses[v] drops to 0. */
+void      fw_exec_frame_release   (FwExecFrame   *frame,
+                                   guint         *uses,
+                                   const FwValue *v);
+/* Uses per value of frame's graph before a run: graph outputs and kept values get one extra. */
+void      fw_exec_frame_count_kept (FwExecFrame  *frame,
+                                    guint        *uses,
+                                    GHashTable   *keep);
+/* After a run: outputs gets a reference per graph output, keep's NULL entries are filled. */
+gboolean  fw_exec_frame_finish    (FwExecFrame   *frame,
+                                   FwArray      **outputs,
+                                   GHashTable    *keep,
+                                   GError       **error);
+/* Stores a computed array for v: kept while a use is left, dropped at once otherwise. Takes array. */
+void      fw_exec_frame_store     (FwExecFrame   *frame,
+                                   const guint   *uses,
+                                   const FwValue *v,
+                                   FwArray       *array);
+/* Runs node on its reference kernel in frame (nothing when its outputs were folded at load), then
+ * releases one use of each input. */
+gboolean  fw_exec_frame_run_node  (FwExecContext *ctx,
+                                   FwExecFrame   *frame,
+                                   guint         *uses,
+                                   const FwNode  *node,
+                                   GError       **error);
+/* Unrefs every value of frame and frees the table. */
+void      fw_exec_frame_clear     (FwExecFrame   *frame);
 /* splitmix64 */
 guint64   fw_exec_random_next   (guint64       *state);
 

@@ -260,25 +260,6 @@ fw_fused_program_free (FwFusedProgram *program)
   g_free (program);
 }
 
-static void
-release (FwExecFrame *frame, guint *uses, const FwValue *v)
-{
-  if (v == NULL || v->graph != frame->graph)
-    return;
-  if (uses[v->index] > 0 && --uses[v->index] == 0)
-    g_clear_pointer (&frame->values[v->index], fw_array_unref);
-}
-
-static void
-store (FwExecFrame *frame, const guint *uses, const FwValue *v, FwArray *array)
-{
-  g_clear_pointer (&frame->values[v->index], fw_array_unref);
-  if (uses[v->index] > 0)
-    frame->values[v->index] = array;
-  else
-    fw_array_unref (array);
-}
-
 gboolean
 fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
                       FwArray **outputs, GHashTable *keep, GError **error)
@@ -286,9 +267,9 @@ fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *cons
   FwGraph *graph = program->graph;
   FwExecFrame frame = { graph, NULL, ctx->frame };
   g_autofree guint *uses = g_new0 (guint, graph->values->len);
-  guint next_input = 0;
   gboolean ok = FALSE;
 
+  /* Uses on the fused schedule: a group's inner values are no one's concern but its kernel's. */
   for (guint s = 0; s < program->steps->len; s++)
     {
       Step *step = &g_array_index (program->steps, Step, s);
@@ -310,133 +291,58 @@ fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *cons
         for (guint i = 0; i < step->kernel->n_inputs; i++)
           uses[step->kernel->inputs[i]->index]++;
     }
-  for (guint i = 0; i < graph->values->len; i++)
-    {
-      FwValue *v = g_ptr_array_index (graph->values, i);
-
-      if (v->is_output || (keep != NULL && g_hash_table_contains (keep, v)))
-        uses[i]++;
-    }
-
   frame.values = g_new0 (FwArray *, graph->values->len);
-  for (guint i = 0; i < graph->inputs->len; i++)
-    {
-      FwValue *v = g_ptr_array_index (graph->inputs, i);
-
-      if (v->is_initializer)
-        continue;
-      if (next_input >= n_inputs || inputs[next_input] == NULL)
-        {
-          g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("no array given for graph input “%s”"), v->name);
-          goto out;
-        }
-      frame.values[v->index] = fw_array_ref (inputs[next_input++]);
-    }
+  fw_exec_frame_count_kept (&frame, uses, keep);
+  if (!fw_exec_frame_bind_inputs (&frame, inputs, n_inputs, TRUE, error))
+    goto out;
   ctx->frame = &frame;
   for (guint s = 0; s < program->steps->len; s++)
     {
       Step *step = &g_array_index (program->steps, Step, s);
-      guint n_in = step->node ? step->node->n_inputs : step->kernel->n_inputs;
-      guint n_out = step->node ? step->node->n_outputs : step->kernel->n_outputs;
-      g_autofree FwArray **in = g_new0 (FwArray *, n_in + 1);
-      g_autofree FwArray **out = g_new0 (FwArray *, n_out + 1);
-      gboolean done = TRUE, folded = step->node != NULL && n_out > 0;
+      const FwGroupKernel *kernel = step->kernel;
+      g_autofree FwArray **in = NULL, **out = NULL;
+      gboolean done = TRUE;
 
       if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
         goto out;
       if (step->node != NULL)
-        for (guint o = 0; o < n_out; o++)
-          if (step->node->outputs[o] != NULL && step->node->outputs[o]->constant == NULL)
-            folded = FALSE;
-      if (!folded)
         {
-          for (guint i = 0; i < n_in; i++)
-            {
-              const FwValue *v = step->node ? step->node->inputs[i] : step->kernel->inputs[i];
-
-              if (v == NULL)
-                continue;
-              in[i] = fw_exec_frame_lookup (&frame, v, error);
-              if (in[i] == NULL)
-                {
-                  done = FALSE;
-                  break;
-                }
-            }
-          if (done)
-            {
-              if (step->node != NULL)
-                done = fw_exec_run_node (ctx, step->node, in, out, error);
-              else
-                {
-                  done = step->kernel->run (step->kernel->data, in, out, ctx->n_threads, error);
-                  for (guint o = 0; done && o < n_out; o++)
-                    if (out[o] == NULL)
-                      {
-                        g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
-                                     _("the kernel of candidate %u did not produce “%s”"), step->kernel->candidate,
-                                     step->kernel->outputs[o]->name);
-                        done = FALSE;
-                      }
-                  if (!done)
-                    g_prefix_error (error, _("candidate %u: "), step->kernel->candidate);
-                }
-            }
-          for (guint i = 0; i < n_in; i++)
-            g_clear_pointer (&in[i], fw_array_unref);
-          if (!done)
-            {
-              for (guint o = 0; o < n_out; o++)
-                g_clear_pointer (&out[o], fw_array_unref);
-              goto out;
-            }
-          for (guint o = 0; o < n_out; o++)
-            {
-              const FwValue *v = step->node ? step->node->outputs[o] : step->kernel->outputs[o];
-
-              if (v != NULL && out[o] != NULL)
-                store (&frame, uses, v, out[o]);
-              else
-                g_clear_pointer (&out[o], fw_array_unref);
-            }
+          if (!fw_exec_frame_run_node (ctx, &frame, uses, step->node, error))
+            goto out;
+          continue;
         }
-      for (guint i = 0; i < n_in; i++)
-        release (&frame, uses, step->node ? step->node->inputs[i] : step->kernel->inputs[i]);
-      if (step->node != NULL && step->node->implicit_inputs != NULL)
-        for (guint i = 0; i < step->node->implicit_inputs->len; i++)
-          release (&frame, uses, g_ptr_array_index (step->node->implicit_inputs, i));
-    }
-  for (guint i = 0; i < graph->outputs->len; i++)
-    {
-      outputs[i] = fw_exec_frame_lookup (&frame, g_ptr_array_index (graph->outputs, i), error);
-      if (outputs[i] == NULL)
+      in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      out = g_new0 (FwArray *, kernel->n_outputs + 1);
+      for (guint i = 0; i < kernel->n_inputs && done; i++)
+        done = (in[i] = fw_exec_frame_lookup (&frame, kernel->inputs[i], error)) != NULL;
+      if (done)
+        done = kernel->run (kernel->data, in, out, ctx->n_threads, error);
+      for (guint o = 0; done && o < kernel->n_outputs; o++)
+        if (out[o] == NULL)
+          {
+            g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the kernel did not produce “%s”"),
+                         kernel->outputs[o]->name);
+            done = FALSE;
+          }
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        g_clear_pointer (&in[i], fw_array_unref);
+      if (!done)
         {
-          for (guint k = 0; k < i; k++)
-            g_clear_pointer (&outputs[k], fw_array_unref);
+          for (guint o = 0; o < kernel->n_outputs; o++)
+            g_clear_pointer (&out[o], fw_array_unref);
+          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
           goto out;
         }
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        fw_exec_frame_store (&frame, uses, kernel->outputs[o], out[o]);
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        fw_exec_frame_release (&frame, uses, kernel->inputs[i]);
     }
-  if (keep != NULL)
-    {
-      GHashTableIter iter;
-      gpointer k, val;
-
-      g_hash_table_iter_init (&iter, keep);
-      while (g_hash_table_iter_next (&iter, &k, &val))
-        if (val == NULL && ((FwValue *) k)->graph == graph)
-          {
-            FwArray *a = frame.values[((FwValue *) k)->index];
-            if (a != NULL)
-              g_hash_table_iter_replace (&iter, fw_array_ref (a));
-          }
-    }
-  ok = TRUE;
+  ok = fw_exec_frame_finish (&frame, outputs, keep, error);
 
 out:
   ctx->frame = frame.parent;
-  for (guint i = 0; i < graph->values->len; i++)
-    g_clear_pointer (&frame.values[i], fw_array_unref);
-  g_free (frame.values);
+  fw_exec_frame_clear (&frame);
   return ok;
 }
 

@@ -196,26 +196,20 @@ fw_exec_run_node (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs
   return TRUE;
 }
 
-/* Uses left of each value in this graph: node inputs, captures by subgraphs, plus one for graph outputs
- * and kept values so they survive the run. */
-static guint *
-count_uses (const FwGraph *graph, GHashTable *keep)
+void
+fw_exec_frame_count_kept (FwExecFrame *frame, guint *uses, GHashTable *keep)
 {
-  guint *uses = g_new0 (guint, graph->values->len);
-
-  for (guint i = 0; i < graph->values->len; i++)
+  for (guint i = 0; i < frame->graph->values->len; i++)
     {
-      FwValue *v = g_ptr_array_index (graph->values, i);
+      FwValue *v = g_ptr_array_index (frame->graph->values, i);
 
-      uses[i] = v->n_uses;
       if (v->is_output || (keep != NULL && g_hash_table_contains (keep, v)))
         uses[i]++;
     }
-  return uses;
 }
 
-static void
-release_use (FwExecFrame *frame, guint *uses, const FwValue *v)
+void
+fw_exec_frame_release (FwExecFrame *frame, guint *uses, const FwValue *v)
 {
   if (v == NULL || v->graph != frame->graph)
     return;
@@ -223,89 +217,41 @@ release_use (FwExecFrame *frame, guint *uses, const FwValue *v)
     g_clear_pointer (&frame->values[v->index], fw_array_unref);
 }
 
-static gboolean
-run_graph (FwExecContext *ctx, const FwGraph *graph, FwArray *const *inputs, guint n_inputs, gboolean skip_initializers,
-           FwArray **outputs, GHashTable *keep, GError **error)
+gboolean
+fw_exec_frame_bind_inputs (FwExecFrame *frame, FwArray *const *inputs, guint n_inputs, gboolean skip_initializers,
+                           GError **error)
 {
-  FwExecFrame frame = { graph, NULL, ctx->frame };
-  g_autofree guint *uses = NULL;
-  FwNode **order;
-  guint n_order = 0, next_input = 0;
-  gboolean ok = FALSE;
+  guint next = 0;
 
-  frame.values = g_new0 (FwArray *, graph->values->len);
-  uses = count_uses (graph, keep);
-  for (guint i = 0; i < graph->inputs->len; i++)
+  for (guint i = 0; i < frame->graph->inputs->len; i++)
     {
-      FwValue *v = g_ptr_array_index (graph->inputs, i);
+      FwValue *v = g_ptr_array_index (frame->graph->inputs, i);
 
       if (skip_initializers && v->is_initializer)
         continue;
-      if (next_input >= n_inputs || inputs[next_input] == NULL)
+      if (next >= n_inputs || inputs[next] == NULL)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("no array given for graph input “%s”"), v->name);
-          goto out;
+          return FALSE;
         }
-      frame.values[v->index] = fw_array_ref (inputs[next_input++]);
+      frame->values[v->index] = fw_array_ref (inputs[next++]);
     }
-  ctx->frame = &frame;
-  order = fw_graph_get_order (graph, &n_order);
-  for (guint n = 0; n < n_order; n++)
-    {
-      FwNode *node = order[n];
-      g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
-      g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
-      gboolean folded = node->n_outputs > 0, done;
+  return TRUE;
+}
 
-      if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
-        goto out;
-      /* Outputs shape inference folded at load are constants: nothing to compute. */
-      for (guint o = 0; o < node->n_outputs; o++)
-        if (node->outputs[o] != NULL && node->outputs[o]->constant == NULL)
-          folded = FALSE;
-      if (!folded)
-        {
-          for (guint i = 0; i < node->n_inputs; i++)
-            if (node->inputs[i] != NULL)
-              {
-                in[i] = fw_exec_frame_lookup (&frame, node->inputs[i], error);
-                if (in[i] == NULL)
-                  {
-                    for (guint k = 0; k < i; k++)
-                      g_clear_pointer (&in[k], fw_array_unref);
-                    goto out;
-                  }
-              }
-          done = fw_exec_run_node (ctx, node, in, out, error);
-          for (guint i = 0; i < node->n_inputs; i++)
-            g_clear_pointer (&in[i], fw_array_unref);
-          if (!done)
-            goto out;
-          for (guint o = 0; o < node->n_outputs; o++)
-            if (node->outputs[o] != NULL)
-              {
-                g_clear_pointer (&frame.values[node->outputs[o]->index], fw_array_unref);
-                frame.values[node->outputs[o]->index] = out[o];
-                if (uses[node->outputs[o]->index] == 0)
-                  g_clear_pointer (&frame.values[node->outputs[o]->index], fw_array_unref);
-              }
-            else
-              g_clear_pointer (&out[o], fw_array_unref);
-        }
-      for (guint i = 0; i < node->n_inputs; i++)
-        release_use (&frame, uses, node->inputs[i]);
-      if (node->implicit_inputs != NULL)
-        for (guint i = 0; i < node->implicit_inputs->len; i++)
-          release_use (&frame, uses, g_ptr_array_index (node->implicit_inputs, i));
-    }
+gboolean
+fw_exec_frame_finish (FwExecFrame *frame, FwArray **outputs, GHashTable *keep, GError **error)
+{
+  const FwGraph *graph = frame->graph;
+
   for (guint i = 0; i < graph->outputs->len; i++)
     {
-      outputs[i] = fw_exec_frame_lookup (&frame, g_ptr_array_index (graph->outputs, i), error);
+      outputs[i] = fw_exec_frame_lookup (frame, g_ptr_array_index (graph->outputs, i), error);
       if (outputs[i] == NULL)
         {
           for (guint k = 0; k < i; k++)
             g_clear_pointer (&outputs[k], fw_array_unref);
-          goto out;
+          return FALSE;
         }
     }
   if (keep != NULL)
@@ -320,20 +266,98 @@ run_graph (FwExecContext *ctx, const FwGraph *graph, FwArray *const *inputs, gui
 
           if (val == NULL && v->graph == graph)
             {
-              FwArray *a = fw_exec_frame_lookup (&frame, v, NULL);
+              FwArray *a = fw_exec_frame_lookup (frame, v, NULL);
 
               if (a != NULL)
                 g_hash_table_iter_replace (&iter, a);
             }
         }
     }
-  ok = TRUE;
+  return TRUE;
+}
+
+void
+fw_exec_frame_clear (FwExecFrame *frame)
+{
+  for (guint i = 0; i < frame->graph->values->len; i++)
+    g_clear_pointer (&frame->values[i], fw_array_unref);
+  g_clear_pointer (&frame->values, g_free);
+}
+
+/* Output arrays into frame: kept while a use is left, dropped at once otherwise. */
+void
+fw_exec_frame_store (FwExecFrame *frame, const guint *uses, const FwValue *v, FwArray *array)
+{
+  g_clear_pointer (&frame->values[v->index], fw_array_unref);
+  if (uses[v->index] > 0)
+    frame->values[v->index] = array;
+  else
+    fw_array_unref (array);
+}
+
+gboolean
+fw_exec_frame_run_node (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwNode *node, GError **error)
+{
+  g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
+  gboolean folded = node->n_outputs > 0, done = TRUE;
+
+  /* Outputs shape inference folded at load are constants: nothing to compute. */
+  for (guint o = 0; o < node->n_outputs; o++)
+    if (node->outputs[o] != NULL && node->outputs[o]->constant == NULL)
+      folded = FALSE;
+  if (!folded)
+    {
+      for (guint i = 0; i < node->n_inputs && done; i++)
+        if (node->inputs[i] != NULL)
+          done = (in[i] = fw_exec_frame_lookup (frame, node->inputs[i], error)) != NULL;
+      if (done)
+        done = fw_exec_run_node (ctx, node, in, out, error);
+      for (guint i = 0; i < node->n_inputs; i++)
+        g_clear_pointer (&in[i], fw_array_unref);
+      if (!done)
+        return FALSE;
+      for (guint o = 0; o < node->n_outputs; o++)
+        if (node->outputs[o] != NULL)
+          fw_exec_frame_store (frame, uses, node->outputs[o], out[o]);
+        else
+          g_clear_pointer (&out[o], fw_array_unref);
+    }
+  for (guint i = 0; i < node->n_inputs; i++)
+    fw_exec_frame_release (frame, uses, node->inputs[i]);
+  if (node->implicit_inputs != NULL)
+    for (guint i = 0; i < node->implicit_inputs->len; i++)
+      fw_exec_frame_release (frame, uses, g_ptr_array_index (node->implicit_inputs, i));
+  return TRUE;
+}
+
+static gboolean
+run_graph (FwExecContext *ctx, const FwGraph *graph, FwArray *const *inputs, guint n_inputs, gboolean skip_initializers,
+           FwArray **outputs, GHashTable *keep, GError **error)
+{
+  FwExecFrame frame = { graph, NULL, ctx->frame };
+  g_autofree guint *uses = g_new0 (guint, graph->values->len);
+  FwNode **order;
+  guint n_order = 0;
+  gboolean ok = FALSE;
+
+  frame.values = g_new0 (FwArray *, graph->values->len);
+  for (guint i = 0; i < graph->values->len; i++)
+    uses[i] = ((FwValue *) g_ptr_array_index (graph->values, i))->n_uses;
+  fw_exec_frame_count_kept (&frame, uses, keep);
+  if (!fw_exec_frame_bind_inputs (&frame, inputs, n_inputs, skip_initializers, error))
+    goto out;
+  ctx->frame = &frame;
+  order = fw_graph_get_order (graph, &n_order);
+  for (guint n = 0; n < n_order; n++)
+    if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error) ||
+        !fw_exec_frame_run_node (ctx, &frame, uses, order[n], error))
+      goto out;
+  ok = fw_exec_frame_finish (&frame, outputs, keep, error);
 
 out:
   ctx->frame = frame.parent;
-  for (guint i = 0; i < graph->values->len; i++)
-    g_clear_pointer (&frame.values[i], fw_array_unref);
-  g_free (frame.values);
+  fw_exec_frame_clear (&frame);
   return ok;
 }
 

@@ -459,6 +459,44 @@ test_conv_bias (Fixture *f, gconstpointer data)
   check_plan (f, model, FW_STRATEGY_BALANCED, 2);
 }
 
+/* The direct loop for grouped Convs: a depthwise one with a channel multiplier, stride 2, width dilation and
+ * uneven padding, and one with two channels per group and stride only along the width; then Max and Min
+ * (compiled as comparisons) and Clip. */
+static void
+test_conv_grouped (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+  gint64 x[4] = { 2, 6, 11, 10 }, dw[4] = { 12, 1, 3, 3 }, db[1] = { 12 }, gw[4] = { 6, 2, 3, 3 };
+  gint64 dpads[4] = { 0, 1, 2, 1 }, dstrides[2] = { 2, 2 }, dil[2] = { 1, 2 };
+  gint64 gpads[4] = { 1, 1, 1, 1 }, gstrides[2] = { 1, 2 };
+  FwNode *c;
+
+  NEED_TOOLCHAIN (f);
+  input (g, "x", 4, x);
+  weight (g, rand, "dw", 4, dw);
+  weight (g, rand, "db", 1, db);
+  weight (g, rand, "gw", 4, gw);
+  scalar (g, "lo", -0.25f);
+  scalar (g, "hi", 0.5f);
+  c = node (g, "Conv", "dwconv", "t0", "x", "dw", "db");
+  fw_node_set_attr_int (c, "group", 6);
+  fw_node_set_attr_ints (c, "pads", 4, dpads);
+  fw_node_set_attr_ints (c, "strides", 2, dstrides);
+  fw_node_set_attr_ints (c, "dilations", 2, dil);
+  node (g, "Max", "max", "t1", "t0", "lo", NULL);
+  node (g, "Min", "min", "y", "t1", "hi", NULL);
+  c = node (g, "Conv", "gconv", "t2", "x", "gw", NULL);
+  fw_node_set_attr_int (c, "group", 3);
+  fw_node_set_attr_ints (c, "pads", 4, gpads);
+  fw_node_set_attr_ints (c, "strides", 2, gstrides);
+  node (g, "Clip", "clip", "z", "t2", "lo", "hi");
+  g_assert_true (fw_graph_add_output (g, "z", NULL));
+  finish (model, "y");
+  check_plan (f, model, FW_STRATEGY_BALANCED, 2);
+}
+
 /* Gemm with transB, alpha, beta and a bias row, then Relu; MatMul on batched 4-D operands then Sigmoid. */
 static void
 test_gemm (Fixture *f, gconstpointer data)
@@ -772,6 +810,7 @@ main (int argc, char *argv[])
   ADD ("gemm", test_gemm);
   ADD ("conv", test_conv);
   ADD ("conv-bias", test_conv_bias);
+  ADD ("conv-grouped", test_conv_grouped);
   ADD ("compile-failure", test_compile_failure);
   ADD ("cache", test_cache);
   ADD ("injection", test_injection);

@@ -27,10 +27,11 @@
  * direct loop: as sgemm calls per group they are matrices of one or a few rows, where the call costs more
  * than its arithmetic (MobileNet's depthwise convolutions). */
 #define DIRECT_CONV_TAPS 64
-/* Below this much work (elements of the space times ops in the group) a region runs on one thread, as the
- * reference kernels do below theirs: waking a second thread costs more than it saves, and on a loaded machine
- * waiting for it at the region's end can cost a whole scheduler time slice. */
-#define PARALLEL_MIN_WORK 65536
+/* A region over fewer elements than this runs on one thread, as the reference's elementwise kernels do below
+ * the same size. Waking a second thread saves little there, and on a loaded machine the region's end can
+ * wait a whole scheduler time slice (4 ms and more) for a thread that did not get a core: medians of small
+ * MobileNet kernels went from 0.4 ms to 16 ms that way. */
+#define PARALLEL_MIN_ELEMENTS 65536
 /* An elementwise group whose single inner run is longer than this is cut into chunks, so threads share it. */
 #define CHUNK_ELEMENTS 8192
 
@@ -1640,17 +1641,16 @@ emit_row (Gen *g, GString *s, GError **error)
 
 /* One parallel region over rows [0, count): `row_expr` names the row in the space (the tile's row is t).
  * row_pre, when not NULL, is code that fills the tile's row t first (a direct convolution), so the epilogue
- * reads it from cache; row_work is its operations per element. */
+ * reads it from cache. */
 static gboolean
-emit_region (Gen *g, const char *count, const char *row_expr, const char *row_pre, gint64 row_work,
-             GError **error)
+emit_region (Gen *g, const char *count, const char *row_expr, const char *row_pre, GError **error)
 {
   GString *s = g->body;
-  gint64 work = g->n_rows * g->row_len * ((gint64) g->nodes->len + row_work);
+  gint64 elements = g->n_rows * g->row_len;
   g_autoptr(GString) row = g_string_new (NULL);
 
   g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n  {\n",
-                          work >= PARALLEL_MIN_WORK ? "nt" : "1");
+                          elements >= PARALLEL_MIN_ELEMENTS ? "nt" : "1");
   /* Scratch holds float or narrower values only, 8 bytes a slot keeps any register type aligned. */
   if (g->n_scratch > 0)
     g_string_append_printf (s, "    double *scr = (double *) malloc (sizeof (double) * %" G_GINT64_FORMAT ");\n",
@@ -1756,7 +1756,7 @@ emit_matmul (Gen *g, GError **error)
   g_string_append (s, "  }\n");
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NB * M);
-    return emit_region (g, count, "t", NULL, 0, error);
+    return emit_region (g, count, "t", NULL, error);
   }
 }
 
@@ -1784,7 +1784,7 @@ emit_gemm (Gen *g, GError **error)
                           ");\n", ta, tb, M, N, K, alpha, a->in_index, ta ? M : K, b->in_index, tb ? K : N, N);
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, M);
-    return emit_region (g, count, "t", NULL, 0, error);
+    return emit_region (g, count, "t", NULL, error);
   }
 }
 
@@ -1879,7 +1879,7 @@ emit_conv (Gen *g, GError **error)
       g_string_append (pre, "          }\n        }\n      }\n    }\n");
       {
         g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NI * M);
-        return emit_region (g, count, "t", pre->str, 2 * KK, error);
+        return emit_region (g, count, "t", pre->str, error);
       }
     }
   direct = KH == 1 && KW == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && OH == H && OW == W;
@@ -1899,7 +1899,7 @@ emit_conv (Gen *g, GError **error)
       /* The taps that land inside the input on a row are found once per row, so the copy has no test. */
       g_string_append_printf (s, "#pragma omp parallel for num_threads(%s) schedule(static)\n"
                               "  for (int64_t kr = 0; kr < %" G_GINT64_FORMAT "; kr++)\n  {\n",
-                              KK * OHW >= PARALLEL_MIN_WORK ? "nt" : "1", KK);
+                              KK * OHW >= PARALLEL_MIN_ELEMENTS ? "nt" : "1", KK);
       g_string_append_printf (s, "    const int64_t c = kr / %" G_GINT64_FORMAT ", ki = (kr / %" G_GINT64_FORMAT ") %% %"
                               G_GINT64_FORMAT ", kj = kr %% %" G_GINT64_FORMAT ";\n", KH * KW, KW, KH, KW);
       g_string_append_printf (s, "    const float *src = xs + c * %" G_GINT64_FORMAT ";\n", H * W);
@@ -1935,7 +1935,7 @@ emit_conv (Gen *g, GError **error)
   g_string_append (s, "  }\n");
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NI * M);
-    return emit_region (g, count, "t", NULL, 0, error);
+    return emit_region (g, count, "t", NULL, error);
   }
 }
 
@@ -2064,7 +2064,7 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   if (ok && g.root == NULL)
     {
       g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g.n_rows * g.n_chunks);
-      ok = emit_region (&g, count, "t", NULL, 0, error);
+      ok = emit_region (&g, count, "t", NULL, error);
     }
   else if (ok && strcmp (g.root->op_type, "MatMul") == 0)
     ok = emit_matmul (&g, error);

@@ -9,7 +9,7 @@ cd "$root"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-unlisted=$(grep -lE '\b(N?_|C_)\("' $(find app core views -name '*.c' | sort) |
+unlisted=$(grep -lE '\b(N?_|C_)\("' $(find app core views -name '*.c' -o -name '*.h' | sort) |
            sort | comm -23 - <(grep -v '^#' po/POTFILES.in | sort) || true)
 if [ -n "$unlisted" ]; then
   echo "FAIL: files with translatable strings missing from po/POTFILES.in:"; echo "$unlisted"; exit 1

@@ -1,6 +1,8 @@
 /* fw-array.c: run-time tensors. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <glib/gi18n-lib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +123,7 @@ array_alloc (FwDType dtype, guint rank, const gint64 *dims, gboolean zero, GErro
   for (guint i = 0; i < rank; i++)
     if (dims[i] < 0)
       {
-        g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("dimension %u is negative (%" G_GINT64_FORMAT ")"),
+        g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("dimension %u is negative (%" PRId64 ")"),
                      i, dims[i]);
         return NULL;
       }
@@ -136,7 +138,7 @@ array_alloc (FwDType dtype, guint rank, const gint64 *dims, gboolean zero, GErro
   data = pool_take (MAX (n_bytes, 1));
   if (data == NULL && (posix_memalign (&data, FW_ARRAY_ALIGN, MAX (n_bytes, 1)) != 0 || data == NULL))
     {
-      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("cannot allocate %" G_GINT64_FORMAT " bytes for a tensor"),
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("cannot allocate %" PRId64 " bytes for a tensor"),
                    n_bytes);
       return NULL;
     }
@@ -229,14 +231,14 @@ fw_array_reshape (FwArray *array, guint rank, const gint64 *dims, GError **error
   for (guint i = 0; i < rank; i++)
     if (dims[i] < 0)
       {
-        g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("dimension %u is negative (%" G_GINT64_FORMAT ")"),
+        g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("dimension %u is negative (%" PRId64 ")"),
                      i, dims[i]);
         return NULL;
       }
   if (!fw_dims_product (rank, dims, &n) || n != array->n_elements)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INVALID,
-                   _("cannot view %" G_GINT64_FORMAT " elements with a shape of another size"), array->n_elements);
+                   _("cannot view %" PRId64 " elements with a shape of another size"), array->n_elements);
       return NULL;
     }
   view = g_new0 (FwArray, 1);
@@ -379,7 +381,7 @@ fw_array_format_shape (const FwArray *array)
   GString *s = g_string_new ("[");
 
   for (guint i = 0; i < array->rank; i++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? "," : "", array->dims[i]);
+    g_string_append_printf (s, "%s%" PRId64, i ? "," : "", array->dims[i]);
   g_string_append_c (s, ']');
   return g_string_free (s, FALSE);
 }

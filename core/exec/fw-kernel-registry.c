@@ -2,6 +2,8 @@
  * shares (errors naming the node, broadcasting, axes). */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
@@ -97,7 +99,7 @@ fw_kernel_broadcast_dims (const FwNode *node, guint rank_a, const gint64 *dims_a
         dims_out[i] = b;
       else
         return fw_kernel_fail (error, node,
-                               _("inputs do not broadcast: axis %u is %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT),
+                               _("inputs do not broadcast: axis %u is %" PRId64 " and %" PRId64),
                                i, a, b);
     }
   *rank_out = rank;
@@ -127,7 +129,7 @@ fw_kernel_axis (const FwNode *node, gint64 axis, guint rank, guint *out, GError 
   gint64 a = axis < 0 ? axis + (gint64) rank : axis;
 
   if (a < 0 || a >= (gint64) MAX (rank, 1) || (rank == 0 && axis != 0 && axis != -1))
-    return fw_kernel_fail (error, node, _("axis %" G_GINT64_FORMAT " is out of range for rank %u"), axis, rank);
+    return fw_kernel_fail (error, node, _("axis %" PRId64 " is out of range for rank %u"), axis, rank);
   *out = (guint) a;
   return TRUE;
 }

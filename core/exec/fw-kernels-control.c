@@ -2,6 +2,8 @@
  * (fw_exec_run_subgraph), so a body sees the enclosing graphs' values. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -22,7 +24,7 @@ static gboolean
 read_condition (const FwNode *node, const FwArray *a, const char *what, gboolean *out, GError **error)
 {
   if (a->n_elements != 1)
-    return fw_kernel_fail (error, node, _("%s must hold one element, not %" G_GINT64_FORMAT), what, a->n_elements);
+    return fw_kernel_fail (error, node, _("%s must hold one element, not %" PRId64), what, a->n_elements);
   *out = fw_dtype_is_float (a->dtype) ? fw_array_get_double (a, 0) != 0.0 : fw_array_get_int64 (a, 0) != 0;
   return TRUE;
 }

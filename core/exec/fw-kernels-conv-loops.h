@@ -131,7 +131,7 @@ FW_FN (conv) (const FwNode *node, const FW_T *x, const FW_T *wt, const FW_T *bia
       gint64 n;
 
       if (!fw_nn_mul (kc, p_size, &n))
-        return fw_kernel_fail (error, node, _("the column matrix (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
+        return fw_kernel_fail (error, node, _("the column matrix (%" PRId64 " × %" PRId64
                                               ") is too large"), kc, p_size);
       col = fw_nn_alloc (node, n, sizeof (FW_T), error);
       if (col == NULL)
@@ -181,7 +181,7 @@ FW_FN (conv_transpose) (const FwNode *node, const FW_T *x, const FW_T *wt, const
   g_autofree FW_T *col = NULL;
 
   if (!fw_nn_mul (rows, p_in, &n))
-    return fw_kernel_fail (error, node, _("the column matrix (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
+    return fw_kernel_fail (error, node, _("the column matrix (%" PRId64 " × %" PRId64
                                           ") is too large"), rows, p_in);
   col = fw_nn_alloc (node, n, sizeof (FW_T), error);
   if (col == NULL)

@@ -3,6 +3,8 @@
  * shape/fw-shape-nn.c exactly, since the interpreter checks every result against shape inference. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <cblas.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -65,7 +67,7 @@ read_ints (const FwNode *node, const char *name, guint n, gint64 *out, gint64 fa
   for (guint i = 0; i < n; i++)
     {
       if (attr->ints[i] < min_value || attr->ints[i] > WINDOW_ATTR_MAX)
-        return fw_kernel_fail (error, node, _("attribute “%s” has an invalid value %" G_GINT64_FORMAT),
+        return fw_kernel_fail (error, node, _("attribute “%s” has an invalid value %" PRId64),
                                name, attr->ints[i]);
       out[i] = attr->ints[i];
     }
@@ -119,7 +121,7 @@ read_window (const FwNode *node, const FwArray *x, const gint64 *kernel_dims, Wi
       for (guint i = 0; kernel_dims != NULL && i < n; i++)
         if (kernel[i] != kernel_dims[i])
           return fw_kernel_fail (error, node, _("attribute “kernel_shape” does not match the weight's "
-                                                "spatial size %" G_GINT64_FORMAT " on axis %u"),
+                                                "spatial size %" PRId64 " on axis %u"),
                                  kernel_dims[i], i);
     }
   else
@@ -171,8 +173,8 @@ read_window (const FwNode *node, const FwArray *x, const gint64 *kernel_dims, Wi
         {
           span = in + win->pad_begin[a] + win->pad_end[a] - keff;
           if (span < 0)
-            return fw_kernel_fail (error, node, _("the window (%" G_GINT64_FORMAT ") is larger than the padded "
-                                                  "input (%" G_GINT64_FORMAT ") on spatial axis %u"),
+            return fw_kernel_fail (error, node, _("the window (%" PRId64 ") is larger than the padded "
+                                                  "input (%" PRId64 ") on spatial axis %u"),
                                    keff, in + win->pad_begin[a] + win->pad_end[a], i);
           if (ceil_mode)
             {
@@ -220,14 +222,14 @@ conv_setup (const FwNode *node, const FwArray *x, const FwArray *w, const FwArra
   if (w->rank != x->rank)
     return fw_kernel_fail (error, node, _("weight rank %u differs from input rank %u"), w->rank, x->rank);
   if (x->dims[1] != w->dims[1] * group)
-    return fw_kernel_fail (error, node, _("input has %" G_GINT64_FORMAT " channels, weight expects %"
-                                          G_GINT64_FORMAT " × group %" G_GINT64_FORMAT),
+    return fw_kernel_fail (error, node, _("input has %" PRId64 " channels, weight expects %"
+                                          PRId64 " × group %" PRId64),
                            x->dims[1], w->dims[1], group);
   if (w->dims[0] % group != 0)
-    return fw_kernel_fail (error, node, _("%" G_GINT64_FORMAT " output channels do not split into %"
-                                          G_GINT64_FORMAT " groups"), w->dims[0], group);
+    return fw_kernel_fail (error, node, _("%" PRId64 " output channels do not split into %"
+                                          PRId64 " groups"), w->dims[0], group);
   if (b != NULL && (b->rank != 1 || b->dims[0] != w->dims[0]))
-    return fw_kernel_fail (error, node, _("bias must be 1-D with %" G_GINT64_FORMAT " entries"), w->dims[0]);
+    return fw_kernel_fail (error, node, _("bias must be 1-D with %" PRId64 " entries"), w->dims[0]);
   if (!read_window (node, x, w->dims + 2, WINDOW_CONV, win, &auto_pad, error))
     return FALSE;
   out_dims[0] = x->dims[0];
@@ -366,12 +368,12 @@ fw_nn_conv_transpose (FwExecContext *ctx, const FwNode *node, FwArray *const *in
   if (x->rank < 3 || w->rank != x->rank)
     return fw_kernel_fail (error, node, _("input and weight must have one rank of 3 or more"));
   if (w->dims[0] != x->dims[1] || x->dims[1] % group != 0)
-    return fw_kernel_fail (error, node, _("input has %" G_GINT64_FORMAT " channels, weight %" G_GINT64_FORMAT
-                                          " (group %" G_GINT64_FORMAT ")"), x->dims[1], w->dims[0], group);
+    return fw_kernel_fail (error, node, _("input has %" PRId64 " channels, weight %" PRId64
+                                          " (group %" PRId64 ")"), x->dims[1], w->dims[0], group);
   if (!fw_nn_mul (w->dims[1], group, &c_out))
     return fw_kernel_fail (error, node, _("too many output channels"));
   if (b != NULL && (b->rank != 1 || b->dims[0] != c_out))
-    return fw_kernel_fail (error, node, _("bias must be 1-D with %" G_GINT64_FORMAT " entries"), c_out);
+    return fw_kernel_fail (error, node, _("bias must be 1-D with %" PRId64 " entries"), c_out);
   if (!read_window (node, x, w->dims + 2, WINDOW_TRANSPOSE, &win, &auto_pad, error))
     return FALSE;
   n = win.n_spatial;
@@ -396,7 +398,7 @@ fw_nn_conv_transpose (FwExecContext *ctx, const FwNode *node, FwArray *const *in
 
           out = output_shape != NULL ? output_shape->ints[output_shape->n - n + i] : win.in[a] * win.stride[a];
           if (out < 0 || out > WINDOW_ATTR_MAX)
-            return fw_kernel_fail (error, node, _("invalid output size %" G_GINT64_FORMAT), out);
+            return fw_kernel_fail (error, node, _("invalid output size %" PRId64), out);
           total = MAX (0, full - out);
           /* ONNX's equations: SAME_UPPER puts the odd pixel at the end, everything else at the start. */
           win.pad_begin[a] = auto_pad == AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;

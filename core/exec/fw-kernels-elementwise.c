@@ -22,6 +22,8 @@
  *    then wraps, which matches x86 ONNX Runtime for everything inside the int32 range; NaN becomes 0. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -1554,7 +1556,7 @@ k_batch_norm (KERNEL_ARGS)
   per = inputs[1]->n_elements == c * s && s != 1 ? c * s : c;
   for (guint i = 1; i < 5; i++)
     if (inputs[i]->n_elements != per || !fw_dtype_is_float (inputs[i]->dtype))
-      return fw_kernel_fail (error, node, _("scale, B, mean and var must be float tensors of %" G_GINT64_FORMAT
+      return fw_kernel_fail (error, node, _("scale, B, mean and var must be float tensors of %" PRId64
                                             " elements"), per);
   out = new_output (node, x->dtype, x->rank, x->dims, error);
   if (out == NULL)

@@ -3,6 +3,8 @@
  * and TopK in fw-kernels-reduce.c. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <cblas.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -78,7 +80,7 @@ fw_nn_alloc (const FwNode *node, gint64 n, gsize size, GError **error)
 
   if (n < 0 || (guint64) n > G_MAXSIZE / size || (p = g_try_malloc (MAX ((gsize) n * size, 1))) == NULL)
     {
-      fw_kernel_fail (error, node, _("cannot allocate %" G_GINT64_FORMAT " scratch elements"), n);
+      fw_kernel_fail (error, node, _("cannot allocate %" PRId64 " scratch elements"), n);
       return NULL;
     }
   return p;
@@ -365,7 +367,7 @@ dequantize_matrix (const FwNode *node, const FwArray *a, const FwArray *zp, gint
     }
   if (zp != NULL && (zp->dtype != a->dtype || (zp->n_elements != 1 && zp->n_elements != len)))
     {
-      fw_kernel_fail (error, node, _("a zero point must be a scalar or a vector of %" G_GINT64_FORMAT
+      fw_kernel_fail (error, node, _("a zero point must be a scalar or a vector of %" PRId64
                                      " of its input's dtype"), len);
       return NULL;
     }
@@ -433,7 +435,7 @@ gemm_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, gui
   k = a->dims[ta ? 0 : 1];
   n = b->dims[tb ? 0 : 1];
   if (b->dims[tb ? 1 : 0] != k)
-    return fw_kernel_fail (error, node, _("inner dimensions differ: %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT
+    return fw_kernel_fail (error, node, _("inner dimensions differ: %" PRId64 " and %" PRId64
                                           " (transA=%d, transB=%d)"), k, b->dims[tb ? 1 : 0], ta, tb);
   if (m > G_MAXINT || n > G_MAXINT || k > G_MAXINT)
     return fw_kernel_fail (error, node, _("a matrix side is larger than BLAS can index (%d)"), G_MAXINT);
@@ -448,7 +450,7 @@ gemm_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, gui
           || tmp[0] != m || tmp[1] != n)
         {
           g_clear_error (error);
-          return fw_kernel_fail (error, node, _("C does not broadcast to [%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+          return fw_kernel_fail (error, node, _("C does not broadcast to [%" PRId64 ",%" PRId64
                                                 "]"), m, n);
         }
       fw_kernel_broadcast_strides (c->rank, c->dims, 2, dims, cs);
@@ -562,8 +564,8 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
         for (guint r = pos + 1; r < v->rank; r++)
           stride *= v->dims[r];
         if (size[idx] >= 0 && d != size[idx] && d != 1 && size[idx] != 1)
-          return fw_kernel_fail (error, node, _("equation letter “%c” has sizes %" G_GINT64_FORMAT " and %"
-                                                G_GINT64_FORMAT), *p, size[idx], d);
+          return fw_kernel_fail (error, node, _("equation letter “%c” has sizes %" PRId64 " and %"
+                                                PRId64), *p, size[idx], d);
         if (size[idx] < 0 || size[idx] == 1)
           size[idx] = d;
         if (d != 1)
@@ -696,7 +698,7 @@ softmax_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, 
 
       a = a < 0 ? a + x->rank : a;
       if (a < 0 || a > (gint64) x->rank)
-        return fw_kernel_fail (error, node, _("axis %" G_GINT64_FORMAT " is out of range for rank %u"),
+        return fw_kernel_fail (error, node, _("axis %" PRId64 " is out of range for rank %u"),
                                fw_node_get_attr_int (node, "axis", 1), x->rank);
       axis = (guint) a;
     }
@@ -849,10 +851,10 @@ channel_norm_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inp
   channels = x->dims[1];
   groups = instance ? channels : fw_node_get_attr_int (node, "num_groups", -1);
   if (groups < 1 || channels % groups != 0)
-    return fw_kernel_fail (error, node, _("%" G_GINT64_FORMAT " channels do not split into %" G_GINT64_FORMAT
+    return fw_kernel_fail (error, node, _("%" PRId64 " channels do not split into %" PRId64
                                           " groups"), channels, groups);
   if (scale->n_elements != bias->n_elements || (scale->n_elements != channels && scale->n_elements != groups))
-    return fw_kernel_fail (error, node, _("scale and B must hold %" G_GINT64_FORMAT " values"), channels);
+    return fw_kernel_fail (error, node, _("scale and B must hold %" PRId64 " values"), channels);
   for (guint i = 2; i < x->rank; i++)
     spatial *= x->dims[i];
   size = channels / groups * spatial;

@@ -2,6 +2,8 @@
  * in double, which keeps float32 results within a rounding of the exact value. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -370,7 +372,7 @@ fw_nn_topk (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guin
     return FALSE;
   split_at_axis (x, axis, &outer, &n, &inner);
   if (k < 0 || k > n)
-    return fw_kernel_fail (error, node, _("k = %" G_GINT64_FORMAT " is outside [0, %" G_GINT64_FORMAT "]"), k, n);
+    return fw_kernel_fail (error, node, _("k = %" PRId64 " is outside [0, %" PRId64 "]"), k, n);
   memcpy (out_dims, x->dims, x->rank * sizeof (gint64));
   out_dims[axis] = k;
   if ((xw = to_work (node, x, TRUE, error)) == NULL

@@ -5,6 +5,8 @@
  * integer data stays exact; linear and cubic run one pass per resized axis in double precision. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -399,7 +401,7 @@ fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
         return fw_kernel_fail (error, node, _("%u sizes for %u axes"), n_sizes, n_axes);
       for (guint k = 0; k < n_axes; k++)
         if (sizes[k] < 0 || sizes[k] > FW_TENSOR_MAX_ELEMENTS)
-          return fw_kernel_fail (error, node, _("invalid size %" G_GINT64_FORMAT), sizes[k]);
+          return fw_kernel_fail (error, node, _("invalid size %" PRId64), sizes[k]);
       if (policy == NULL || strcmp (policy, "stretch") == 0)
         for (guint k = 0; k < n_axes; k++)
           {

@@ -7,6 +7,8 @@
  * fw-kernels-control.c. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -339,7 +341,7 @@ kernel_reshape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
           continue;
         }
       else if (e < 0)
-        return fw_kernel_fail (error, node, _("invalid target dim %" G_GINT64_FORMAT), e);
+        return fw_kernel_fail (error, node, _("invalid target dim %" PRId64), e);
       dims[i] = e;
       if (e != 0 && known > G_MAXINT64 / e)
         return fw_kernel_fail (error, node, _("the target shape is too large"));
@@ -351,15 +353,15 @@ kernel_reshape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
         {
           g_autofree char *s = fw_array_format_shape (x);
           return fw_kernel_fail (error, node, _("cannot reshape %s: the dims other than -1 multiply to %"
-                                                G_GINT64_FORMAT), s, known);
+                                                PRId64), s, known);
         }
       dims[minus_at] = x->n_elements / known;
     }
   else if (known != x->n_elements)
     {
       g_autofree char *s = fw_array_format_shape (x);
-      return fw_kernel_fail (error, node, _("cannot reshape %s (%" G_GINT64_FORMAT " elements) into %"
-                                            G_GINT64_FORMAT " elements"), s, x->n_elements, known);
+      return fw_kernel_fail (error, node, _("cannot reshape %s (%" PRId64 " elements) into %"
+                                            PRId64 " elements"), s, x->n_elements, known);
     }
   return set_view (node, x, n, dims, &outputs[0], error);
 }
@@ -376,7 +378,7 @@ kernel_flatten (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
     return FALSE;
   x = inputs[0];
   if (axis < -(gint64) x->rank || axis > (gint64) x->rank)
-    return fw_kernel_fail (error, node, _("axis %" G_GINT64_FORMAT " is out of range for rank %u"), axis, x->rank);
+    return fw_kernel_fail (error, node, _("axis %" PRId64 " is out of range for rank %u"), axis, x->rank);
   if (axis < 0)
     axis += x->rank;
   dims[0] = product (x->dims, 0, (guint) axis);
@@ -429,7 +431,7 @@ kernel_squeeze (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
       if (!fw_kernel_axis (node, axes[k], x->rank, &axis, error))
         return FALSE;
       if (x->rank == 0 || x->dims[axis] != 1)
-        return fw_kernel_fail (error, node, _("cannot squeeze axis %u of size %" G_GINT64_FORMAT), axis,
+        return fw_kernel_fail (error, node, _("cannot squeeze axis %u of size %" PRId64), axis,
                                x->rank ? x->dims[axis] : 0);
       drop[axis] = TRUE;
     }
@@ -541,7 +543,7 @@ block_rearrange (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwA
   if (to_space)
     {
       if (b > G_MAXINT32 || c % (b * b) != 0)
-        return fw_kernel_fail (error, node, _("%" G_GINT64_FORMAT " channels do not divide by blocksize²"), c);
+        return fw_kernel_fail (error, node, _("%" PRId64 " channels do not divide by blocksize²"), c);
       if (crd)
         {
           gint64 d[6] = { n, c / (b * b), b, b, h, w };
@@ -564,7 +566,7 @@ block_rearrange (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwA
       gint64 d[6] = { n, c, h / b, b, w / b, b };
 
       if (h % b != 0 || w % b != 0)
-        return fw_kernel_fail (error, node, _("spatial size %" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
+        return fw_kernel_fail (error, node, _("spatial size %" PRId64 "×%" PRId64
                                               " does not divide by blocksize"), h, w);
       memcpy (in_dims, d, sizeof d);
       perm = s2d;
@@ -708,12 +710,12 @@ kernel_split (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
       for (guint k = 0; k < n_split; k++)
         {
           if (split[k] < 0 || split[k] > d)
-            return fw_kernel_fail (error, node, _("invalid split size %" G_GINT64_FORMAT), split[k]);
+            return fw_kernel_fail (error, node, _("invalid split size %" PRId64), split[k]);
           sum += split[k];
         }
       if (sum != d)
-        return fw_kernel_fail (error, node, _("split sizes add up to %" G_GINT64_FORMAT ", the axis has %"
-                                              G_GINT64_FORMAT), sum, d);
+        return fw_kernel_fail (error, node, _("split sizes add up to %" PRId64 ", the axis has %"
+                                              PRId64), sum, d);
     }
   else
     {
@@ -721,11 +723,11 @@ kernel_split (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
       gint64 num = num_attr ? num_attr->i : n_outputs, chunk;
 
       if (num <= 0 || num != n_outputs)
-        return fw_kernel_fail (error, node, _("num_outputs %" G_GINT64_FORMAT " differs from %u outputs"), num,
+        return fw_kernel_fail (error, node, _("num_outputs %" PRId64 " differs from %u outputs"), num,
                                n_outputs);
       /* Before opset 18 the parts must be equal; since then the last one takes what is left. */
       if (num_attr == NULL && node->opset > 0 && node->opset < 18 && d % num != 0)
-        return fw_kernel_fail (error, node, _("axis of %" G_GINT64_FORMAT " does not split into %" G_GINT64_FORMAT
+        return fw_kernel_fail (error, node, _("axis of %" PRId64 " does not split into %" PRId64
                                               " equal parts"), d, num);
       chunk = (d + num - 1) / num;
       split = g_new (gint64, num);
@@ -873,8 +875,8 @@ get_index (const FwNode *node, const FwArray *indices, gint64 k, gint64 dim, gin
   gint64 j = fw_array_get_int64 (indices, k);
 
   if (j < -dim || j >= dim)
-    return fw_kernel_fail (error, node, _("index %" G_GINT64_FORMAT " is out of range for a dim of %"
-                                          G_GINT64_FORMAT), j, dim);
+    return fw_kernel_fail (error, node, _("index %" PRId64 " is out of range for a dim of %"
+                                          PRId64), j, dim);
   *out = j < 0 ? j + dim : j;
   return TRUE;
 }
@@ -960,8 +962,8 @@ kernel_gather_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, Fw
     return FALSE;
   for (guint i = 0; i < data->rank; i++)
     if (i != axis && indices->dims[i] > data->dims[i])
-      return fw_kernel_fail (error, node, _("indices dim %u (%" G_GINT64_FORMAT ") exceeds the data's (%"
-                                            G_GINT64_FORMAT ")"), i, indices->dims[i], data->dims[i]);
+      return fw_kernel_fail (error, node, _("indices dim %u (%" PRId64 ") exceeds the data's (%"
+                                            PRId64 ")"), i, indices->dims[i], data->dims[i]);
   contiguous_strides (data->rank, data->dims, strides);
   y = fw_kt_new_array (node, data->dtype, indices->rank, indices->dims, error);
   if (y == NULL)
@@ -1033,11 +1035,11 @@ kernel_gather_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
     return fw_kernel_fail (error, node, _("data and indices must have rank 1 or more"));
   m = indices->dims[indices->rank - 1];
   if (b < 0 || b >= MIN (data->rank, indices->rank) || b + m > data->rank || m < 1)
-    return fw_kernel_fail (error, node, _("batch_dims %" G_GINT64_FORMAT " and index depth %" G_GINT64_FORMAT
+    return fw_kernel_fail (error, node, _("batch_dims %" PRId64 " and index depth %" PRId64
                                           " do not fit data rank %u"), b, m, data->rank);
   for (gint64 i = 0; i < b; i++)
     if (indices->dims[i] != data->dims[i])
-      return fw_kernel_fail (error, node, _("batch dim %" G_GINT64_FORMAT " differs between data and indices"), i);
+      return fw_kernel_fail (error, node, _("batch dim %" PRId64 " differs between data and indices"), i);
   for (guint i = 0; i + 1 < indices->rank; i++)
     dims[rank++] = indices->dims[i];
   for (guint i = (guint) (b + m); i < data->rank; i++)
@@ -1161,8 +1163,8 @@ kernel_scatter_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, F
     return FALSE;
   for (guint i = 0; i < data->rank; i++)
     if (i != axis && indices->dims[i] > data->dims[i])
-      return fw_kernel_fail (error, node, _("indices dim %u (%" G_GINT64_FORMAT ") exceeds the data's (%"
-                                            G_GINT64_FORMAT ")"), i, indices->dims[i], data->dims[i]);
+      return fw_kernel_fail (error, node, _("indices dim %u (%" PRId64 ") exceeds the data's (%"
+                                            PRId64 ")"), i, indices->dims[i], data->dims[i]);
   y = fw_array_copy (data, error);
   if (y == NULL)
     return FALSE;
@@ -1216,7 +1218,7 @@ kernel_scatter_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray
     return fw_kernel_fail (error, node, _("indices must have rank 1 or more"));
   m = indices->dims[indices->rank - 1];
   if (m < 1 || m > (gint64) data->rank)
-    return fw_kernel_fail (error, node, _("index depth %" G_GINT64_FORMAT " does not fit data rank %u"), m,
+    return fw_kernel_fail (error, node, _("index depth %" PRId64 " does not fit data rank %u"), m,
                            data->rank);
   /* updates: indices.shape[:-1] + data.shape[m:] */
   {
@@ -1276,7 +1278,7 @@ kernel_expand (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
     return fw_kernel_fail (error, node, _("the shape has %u dims, more than %d"), n, FW_MAX_RANK);
   for (guint i = 0; i < n; i++)
     if (shape[i] < 0)
-      return fw_kernel_fail (error, node, _("negative dim %" G_GINT64_FORMAT " in the shape"), shape[i]);
+      return fw_kernel_fail (error, node, _("negative dim %" PRId64 " in the shape"), shape[i]);
   if (!fw_kernel_broadcast_dims (node, x->rank, x->dims, n, shape, &rank, dims, error))
     return FALSE;
   y = fw_kt_new_array (node, x->dtype, rank, dims, error);
@@ -1310,9 +1312,9 @@ kernel_tile (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *cons
   for (guint i = 0; i < x->rank; i++)
     {
       if (reps[i] < 0)
-        return fw_kernel_fail (error, node, _("negative repeat %" G_GINT64_FORMAT), reps[i]);
+        return fw_kernel_fail (error, node, _("negative repeat %" PRId64), reps[i]);
       if (reps[i] != 0 && x->dims[i] > FW_TENSOR_MAX_ELEMENTS / reps[i])
-        return fw_kernel_fail (error, node, _("repeating axis %u %" G_GINT64_FORMAT " times is too large"), i,
+        return fw_kernel_fail (error, node, _("repeating axis %u %" PRId64 " times is too large"), i,
                                reps[i]);
       dims[i] = x->dims[i] * reps[i];
       /* Tile is a strided copy over (repeat, dim) pairs with the repeat axes of stride 0. */
@@ -1444,8 +1446,8 @@ kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const
 
       if (lo > FW_TENSOR_MAX_ELEMENTS || hi > FW_TENSOR_MAX_ELEMENTS || lo < -x->dims[i] || hi < -x->dims[i]
           || x->dims[i] + lo + hi < 0)
-        return fw_kernel_fail (error, node, _("pads %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                                              " do not fit axis %u of %" G_GINT64_FORMAT), lo, hi, i, x->dims[i]);
+        return fw_kernel_fail (error, node, _("pads %" PRId64 ", %" PRId64
+                                              " do not fit axis %u of %" PRId64), lo, hi, i, x->dims[i]);
       dims[i] = x->dims[i] + lo + hi;
       if (mode != PAD_CONSTANT && x->dims[i] == 0 && dims[i] > 0)
         return fw_kernel_fail (error, node, _("cannot pad the empty axis %u in mode “%s”"), i, mode_s);
@@ -1733,7 +1735,7 @@ kernel_constant_of_shape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, 
     return fw_kernel_fail (error, node, _("the shape has %u dims, more than %d"), n, FW_MAX_RANK);
   for (guint i = 0; i < n; i++)
     if (shape[i] < 0)
-      return fw_kernel_fail (error, node, _("negative dim %" G_GINT64_FORMAT " in the shape"), shape[i]);
+      return fw_kernel_fail (error, node, _("negative dim %" PRId64 " in the shape"), shape[i]);
   if (zero)
     {
       GError *local = NULL;

@@ -15,6 +15,17 @@
 #include "fw-test-models.h"
 #include "plan/fw-plan-private.h"
 
+/* A plan does not own its rules: one set serves every test. */
+static FwRuleSet *
+shared_rules (void)
+{
+  static FwRuleSet *rules;
+
+  if (rules == NULL)
+    rules = fw_test_builtin_rules ();
+  return rules;
+}
+
 static FwPlan *
 plan_for (FwModel *model, FwStrategy strategy)
 {
@@ -27,7 +38,7 @@ plan_for (FwModel *model, FwStrategy strategy)
   g_assert_no_error (error);
   fw_plan_options_init (&options);
   options.strategy = strategy;
-  plan = fw_plan_new (model, profile, fw_test_builtin_rules (), &options, &error);
+  plan = fw_plan_new (model, profile, shared_rules (), &options, &error);
   g_assert_no_error (error);
   return plan;
 }
@@ -513,7 +524,7 @@ test_real_models (void)
         g_assert_no_error (error);
         fw_plan_options_init (&options);
         options.strategy = st == 0 ? FW_STRATEGY_BALANCED : FW_STRATEGY_AGGRESSIVE;
-        plan = fw_plan_new (model, profile, fw_test_builtin_rules (), &options, &error);
+        plan = fw_plan_new (model, profile, shared_rules (), &options, &error);
         g_assert_no_error (error);
         g_test_message ("%s (%s): %u candidates", models[m].file, st == 0 ? "balanced" : "aggressive",
                         plan->candidates->len);

@@ -15,6 +15,7 @@
  * model and binary search, so a kernel uses the UB share the plan reported. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -244,7 +245,7 @@ find_space (Gen *g, GError **error)
       if (prod != g->cand->resource.row_elements)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                       _("Ascend target: rows of %" G_GINT64_FORMAT " elements do not match the iteration space"),
+                       _("Ascend target: rows of %" PRId64 " elements do not match the iteration space"),
                        g->cand->resource.row_elements);
           return FALSE;
         }
@@ -1048,7 +1049,7 @@ emit_mask_node (Gen *g, FwNode *node, Operand *out, Operand *ia, GError **error,
         {
           g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                        _("Ascend target: Where on %s over %s: Select handles half and float tiles"), ctype,
-                       out->role == FW_SHAPE_FULL ? "the tile" : "reduced rows");
+                       out->role == FW_SHAPE_FULL ? _("the tile") : _("reduced rows"));
           return FALSE;
         }
       if (!get_view (g, ix, FW_SHAPE_FULL, ctype, 0, &x, error) || !get_view (g, iy, FW_SHAPE_FULL, ctype, 1, &y, error))
@@ -2148,7 +2149,9 @@ gen_readme (Gen *g, const FwAscendTiling *t)
     "documented Ascend C API: the code is well-formed and calls the API with the documented signatures. It has not "
     "been compiled by the CANN toolchain, run on a chip or compared numerically there. Operators without a vector "
     "instruction are composed (sigmoid = 1/(1+exp(-x)), tanh = 2 sigmoid(2x) - 1, erf by Abramowitz-Stegun 7.1.26, "
-    "|error| < 1.5e-7, pow by exp(y ln x) for x > 0).\n",
+    "|error| < 1.5e-7, pow by exp(y ln x) for x > 0, hard sigmoid and hard swish by Muls/Adds/Maxs/Mins); "
+    "bool values are Compare bit masks read by Select, never in global memory. Scalar access to UB is ordered "
+    "with FetchEventID + SetFlag/WaitFlag events, not verified on hardware.\n",
     g->profile->name ? g->profile->name : "?", t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
     t->block_num, t->ub_bytes, t->kernel_ub_bytes, g->struct_name, g->name, g->struct_name, g->name, g->name);
   return g_string_free (s, FALSE);

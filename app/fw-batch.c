@@ -11,6 +11,7 @@
 #include "codegen/fw-kernel-package.h"
 #include "codegen/fw-targets.h"
 #include "exec/fw-fused.h"
+#include "layout/fw-layout.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
 #include "onnx/fw-model-loader.h"
@@ -20,6 +21,7 @@
 #include "report/fw-model-report.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
+#include "report/fw-render.h"
 #include "shape/fw-shape-infer.h"
 
 static int
@@ -364,9 +366,9 @@ fw_batch_run (const FwBatchOptions *options)
   for (guint i = 0; i < whitelists->len; i++)
     fw_plan_apply_whitelist (plan, g_ptr_array_index (whitelists, i));
   /* The input model (or its data) must survive a mistyped output path. */
-  for (guint i = 0; i < 2; i++)
+  for (guint i = 0; i < 3; i++)
     {
-      const char *out_path = i == 0 ? options->report_path : options->export_whitelist;
+      const char *out_path = i == 0 ? options->report_path : i == 1 ? options->export_whitelist : options->render;
       if (out_path != NULL && strcmp (out_path, "-") != 0 && fw_model_is_source_file (model, out_path))
         {
           g_set_error (&error, FW_ERROR, FW_ERROR_USAGE,
@@ -414,6 +416,13 @@ fw_batch_run (const FwBatchOptions *options)
     }
   if (options->export_dir != NULL && !export_all (options, model, plan, targets, &error))
     goto fail;
+  if (options->render != NULL)
+    {
+      g_autoptr(FwLayout) layout = fw_layout_new (fw_model_get_graph (model), NULL);
+
+      if (!fw_layout_compute (layout, NULL, &error) || !fw_render_graph (layout, plan, options->render, &error))
+        goto fail;
+    }
   fw_plan_report_add (report, plan);
   fw_exec_report_add (report, plan, targets, verify, measure);
   text = fw_model_report_format (report, format);

@@ -39,6 +39,7 @@ typedef struct
   gint         repeats;       /* --measure samples, 0: 5 */
   gint         threads;       /* 0: all cores */
   const char  *kernel_cache;  /* NULL: $XDG_CACHE_HOME/fusion-workbench/kernels */
+  const char  *render;        /* draw the laid-out graph with the plan's hulls to FILE.svg or FILE.png */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

@@ -701,6 +701,36 @@ test_export_beside_model (void)
   g_assert_true (g_file_test (fused, G_FILE_TEST_IS_REGULAR));
 }
 
+/* The graph drawn headless, in both formats, and a clear error for any other. */
+static void
+test_render (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_autofree char *path = write_model (model, "draw.onnx");
+  const char *svg[] = { "--batch", "draw.onnx", "--render", "draw.svg", "--report", "/dev/null", NULL };
+  const char *png[] = { "--batch", "draw.onnx", "--render", "draw.png", "--report", "/dev/null", NULL };
+  const char *bad[] = { "--batch", "draw.onnx", "--render", "draw.gif", NULL };
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+  g_autofree char *svg_path = g_build_filename (workdir, "draw.svg", NULL);
+  g_autofree char *png_path = g_build_filename (workdir, "draw.png", NULL);
+  gsize len = 0;
+
+  g_assert_cmpint (run (svg, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (svg_path, &text, &len, NULL));
+  g_assert_nonnull (strstr (text, "<svg"));
+  g_clear_pointer (&text, g_free);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (png, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (png_path, &text, &len, NULL));
+  g_assert_cmpuint (len, >, 8);
+  g_assert_cmpmem (text, 8, "\x89PNG\r\n\x1a\n", 8);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (bad, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "draw.gif"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -732,6 +762,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/compiler-fails", test_compiler_fails);
   g_test_add_func ("/app/cli/bad-exec-flags", test_bad_exec_flags);
   g_test_add_func ("/app/cli/export-beside-model", test_export_beside_model);
+  g_test_add_func ("/app/cli/render", test_render);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

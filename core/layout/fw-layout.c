@@ -1,0 +1,1269 @@
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw-layout.h"
+#include "graph/fw-graph-private.h"
+
+/* Geometry in canvas units (pixels at zoom 1). */
+#define NODE_HEIGHT   28.0
+#define LAYER_GAP     44.0
+#define NODE_GAP      18.0
+#define DUMMY_GAP      8.0
+#define MARGIN        20.0
+#define GLYPH_WIDTH     7.0
+#define LABEL_PAD     10.0
+#define MIN_WIDTH     40.0
+#define MAX_LABEL_CHARS 40
+/* A dummy pulls harder than a node: long edges stay straight and nodes move out of their way. */
+#define DUMMY_WEIGHT   4.0
+/* Dummies allowed: this many per node and edge drawn, plus a base. */
+#define DUMMY_BUDGET_PER_ITEM 16
+#define DUMMY_BUDGET_BASE     65536
+
+typedef struct _Scope Scope;
+
+struct _Scope
+{
+  guint      id;
+  char      *path;
+  const char *label;     /* last part of path */
+  Scope     *parent;
+  GPtrArray *children;   /* Scope*, in order of first appearance */
+  guint      n_nodes;    /* drawn nodes inside, nested scopes included */
+  guint      n_direct;   /* drawn nodes whose scope is this one */
+  gboolean   expanded;
+};
+
+typedef struct
+{
+  FwLayoutBox   *boxes;
+  guint          n_boxes;
+  FwLayoutEdge  *edges;
+  guint          n_edges;
+  FwLayoutPoint *points;
+  guint         *box_of_node;  /* node->index → box, G_MAXUINT when not drawn */
+  guint          n_graph_nodes;
+  guint          n_layers;
+  guint          n_dummies;
+  guint         *layer_start;  /* n_layers + 1 offsets into layer_box */
+  guint         *layer_box;    /* box indices by layer, left to right */
+  gdouble        width;
+  gdouble        height;
+} Result;
+
+struct _FwLayout
+{
+  GObject          parent_instance;
+  FwGraph         *graph;
+  FwLayoutOptions  options;
+  GPtrArray       *scopes;       /* Scope*, owned; [0] is the root "" */
+  GHashTable      *scope_by_path;
+  Scope          **node_scope;   /* node->index → its scope, NULL when not drawn */
+  guint            n_drawn;
+  Result          *result;
+  gdouble          fraction;
+  char            *message;
+};
+
+enum {
+  PROP_0,
+  PROP_FRACTION,
+  PROP_MESSAGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (FwLayout, fw_layout, G_TYPE_OBJECT)
+
+static void
+result_free (Result *r)
+{
+  if (r == NULL)
+    return;
+  g_free (r->boxes);
+  g_free (r->edges);
+  g_free (r->points);
+  g_free (r->box_of_node);
+  g_free (r->layer_start);
+  g_free (r->layer_box);
+  g_free (r);
+}
+
+static void
+scope_free (gpointer data)
+{
+  Scope *s = data;
+
+  g_free (s->path);
+  g_ptr_array_unref (s->children);
+  g_free (s);
+}
+
+static void
+fw_layout_finalize (GObject *object)
+{
+  FwLayout *self = FW_LAYOUT (object);
+
+  g_clear_pointer (&self->scopes, g_ptr_array_unref);
+  g_clear_pointer (&self->scope_by_path, g_hash_table_unref);
+  g_clear_pointer (&self->node_scope, g_free);
+  g_clear_pointer (&self->result, result_free);
+  g_clear_pointer (&self->message, g_free);
+  G_OBJECT_CLASS (fw_layout_parent_class)->finalize (object);
+}
+
+static void
+fw_layout_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FwLayout *self = FW_LAYOUT (object);
+
+  switch (prop_id)
+    {
+    case PROP_FRACTION:
+      g_value_set_double (value, self->fraction);
+      break;
+    case PROP_MESSAGE:
+      g_value_set_string (value, self->message);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_layout_class_init (FwLayoutClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = fw_layout_finalize;
+  object_class->get_property = fw_layout_get_property;
+
+  properties[PROP_FRACTION] =
+    g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MESSAGE] =
+    g_param_spec_string ("message", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+fw_layout_init (FwLayout *self)
+{
+}
+
+void
+fw_layout_options_init (FwLayoutOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->collapse_threshold = 1000;
+  options->collapsed_target = 200;
+  options->crossing_passes = 4;
+  options->coordinate_passes = 8;
+}
+
+/* ---- scopes ---- */
+
+static gboolean
+node_is_drawn (const FwNode *node)
+{
+  /* Constants are weights in all but name; drawing them would double a model's node count. */
+  return !(node->domain[0] == '\0' && strcmp (node->op_type, "Constant") == 0);
+}
+
+static Scope *
+scope_new (FwLayout *self, const char *path, gsize len, Scope *parent)
+{
+  Scope *s = g_new0 (Scope, 1);
+  const char *slash;
+
+  s->id = self->scopes->len;
+  s->path = g_strndup (path, len);
+  slash = strrchr (s->path, '/');
+  s->label = slash ? slash + 1 : s->path;
+  s->parent = parent;
+  s->children = g_ptr_array_new ();
+  s->expanded = TRUE;
+  g_ptr_array_add (self->scopes, s);
+  g_hash_table_insert (self->scope_by_path, s->path, s);
+  if (parent != NULL)
+    g_ptr_array_add (parent->children, s);
+  return s;
+}
+
+/* The scope of path, created with its missing ancestors. */
+static Scope *
+scope_ensure (FwLayout *self, const char *path)
+{
+  Scope *found = g_hash_table_lookup (self->scope_by_path, path);
+  gsize len = strlen (path);
+  gsize known;
+  Scope *parent;
+
+  if (found != NULL)
+    return found;
+  /* Find the deepest ancestor that exists, then create downwards. */
+  known = len;
+  parent = NULL;
+  while (parent == NULL)
+    {
+      g_autofree char *prefix = NULL;
+
+      while (known > 0 && path[known - 1] != '/')
+        known--;
+      if (known == 0)
+        {
+          parent = g_ptr_array_index (self->scopes, 0);
+          break;
+        }
+      known--;
+      prefix = g_strndup (path, known);
+      parent = g_hash_table_lookup (self->scope_by_path, prefix);
+      if (parent == NULL && known == 0)
+        parent = g_ptr_array_index (self->scopes, 0);
+    }
+  for (gsize i = known == 0 ? 0 : known + 1; i <= len; i++)
+    if (i == len || path[i] == '/')
+      {
+        g_autofree char *prefix = g_strndup (path, i);
+        Scope *s = g_hash_table_lookup (self->scope_by_path, prefix);
+
+        if (s == NULL)
+          s = scope_new (self, path, i, parent);
+        parent = s;
+      }
+  return parent;
+}
+
+static gint
+compare_scope_size (const Scope *a, const Scope *b)
+{
+  if (a->n_nodes != b->n_nodes)
+    return a->n_nodes > b->n_nodes ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Starts from the top-level scopes collapsed and opens the largest while the number of visible boxes stays
+ * under the target, so a model whose top level is one scope ("encoder") still shows its layers. */
+static void
+collapse_by_default (FwLayout *self)
+{
+  Scope *root = g_ptr_array_index (self->scopes, 0);
+  g_autoptr(GPtrArray) frontier = g_ptr_array_new ();
+  guint target = self->options.collapsed_target;
+  guint visible;
+
+  for (guint i = 1; i < self->scopes->len; i++)
+    ((Scope *) g_ptr_array_index (self->scopes, i))->expanded = FALSE;
+  visible = root->n_direct + root->children->len;
+  g_ptr_array_extend (frontier, root->children, NULL, NULL);
+  while (frontier->len > 0)
+    {
+      guint best = 0;
+      Scope *s;
+      guint grow;
+
+      for (guint i = 1; i < frontier->len; i++)
+        if (compare_scope_size (g_ptr_array_index (frontier, i), g_ptr_array_index (frontier, best)) < 0)
+          best = i;
+      s = g_ptr_array_index (frontier, best);
+      grow = s->n_direct + s->children->len;
+      if (grow > 0 && visible + grow - 1 > target)
+        break;
+      visible = visible + grow - 1;
+      s->expanded = TRUE;
+      g_ptr_array_remove_index (frontier, best);
+      g_ptr_array_extend (frontier, s->children, NULL, NULL);
+    }
+  /* A box for one node says less than the node. */
+  for (guint i = 1; i < self->scopes->len; i++)
+    {
+      Scope *s = g_ptr_array_index (self->scopes, i);
+      if (s->n_nodes <= 1)
+        s->expanded = TRUE;
+    }
+}
+
+FwLayout *
+fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
+{
+  FwLayout *self;
+  FwLayoutOptions defaults;
+  FwNode **order;
+  guint n_order;
+
+  g_return_val_if_fail (graph != NULL, NULL);
+
+  self = g_object_new (FW_TYPE_LAYOUT, NULL);
+  self->graph = graph;
+  fw_layout_options_init (&defaults);
+  self->options = options ? *options : defaults;
+  if (self->options.collapse_threshold == 0)
+    self->options.collapse_threshold = defaults.collapse_threshold;
+  if (self->options.collapsed_target == 0)
+    self->options.collapsed_target = defaults.collapsed_target;
+  if (self->options.crossing_passes == 0)
+    self->options.crossing_passes = defaults.crossing_passes;
+  if (self->options.coordinate_passes == 0)
+    self->options.coordinate_passes = defaults.coordinate_passes;
+
+  self->scopes = g_ptr_array_new_with_free_func (scope_free);
+  self->scope_by_path = g_hash_table_new (g_str_hash, g_str_equal);
+  scope_new (self, "", 0, NULL);
+  self->node_scope = g_new0 (Scope *, graph->nodes->len);
+
+  order = fw_graph_get_order (graph, &n_order);
+  for (guint i = 0; order != NULL && i < n_order; i++)
+    {
+      FwNode *node = order[i];
+      Scope *s;
+
+      if (!node_is_drawn (node))
+        continue;
+      s = scope_ensure (self, node->scope ? node->scope : "");
+      self->node_scope[node->index] = s;
+      s->n_direct++;
+      for (Scope *t = s; t != NULL; t = t->parent)
+        t->n_nodes++;
+      self->n_drawn++;
+    }
+  if (self->n_drawn > self->options.collapse_threshold)
+    collapse_by_default (self);
+  return self;
+}
+
+FwGraph *
+fw_layout_get_graph (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), NULL);
+  return self->graph;
+}
+
+gdouble
+fw_layout_get_fraction (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), 0.0);
+  return self->fraction;
+}
+
+const char *
+fw_layout_get_message (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), NULL);
+  return self->message;
+}
+
+gboolean
+fw_layout_set_expanded (FwLayout *self, const char *scope, gboolean expanded)
+{
+  Scope *s;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (self), FALSE);
+  if (scope == NULL || scope[0] == '\0')
+    return FALSE;
+  s = g_hash_table_lookup (self->scope_by_path, scope);
+  if (s == NULL)
+    return FALSE;
+  s->expanded = expanded != FALSE;
+  if (expanded)
+    for (Scope *t = s->parent; t != NULL; t = t->parent)
+      t->expanded = TRUE;
+  return TRUE;
+}
+
+gboolean
+fw_layout_get_expanded (FwLayout *self, const char *scope)
+{
+  Scope *s;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (self), FALSE);
+  if (scope == NULL)
+    return FALSE;
+  s = g_hash_table_lookup (self->scope_by_path, scope);
+  return s != NULL && s->expanded;
+}
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GPtrArray *
+fw_layout_list_scopes (FwLayout *self)
+{
+  GPtrArray *list;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (self), NULL);
+  list = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 1; i < self->scopes->len; i++)
+    g_ptr_array_add (list, g_strdup (((Scope *) g_ptr_array_index (self->scopes, i))->path));
+  g_ptr_array_sort (list, compare_strings);
+  return list;
+}
+
+/* ---- progress ---- */
+
+typedef struct
+{
+  FwLayout *self;
+  gdouble   fraction;
+  char     *message;
+} Progress;
+
+static gboolean
+apply_progress (gpointer data)
+{
+  Progress *p = data;
+  FwLayout *self = p->self;
+
+  if (p->fraction != self->fraction)
+    {
+      self->fraction = p->fraction;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
+    }
+  if (p->message != NULL && g_strcmp0 (p->message, self->message) != 0)
+    {
+      g_free (self->message);
+      self->message = g_steal_pointer (&p->message);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MESSAGE]);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+progress_free (gpointer data)
+{
+  Progress *p = data;
+
+  g_object_unref (p->self);
+  g_free (p->message);
+  g_free (p);
+}
+
+static void
+report_progress (FwLayout *self, GMainContext *context, gdouble fraction, const char *message)
+{
+  Progress *p = g_new0 (Progress, 1);
+
+  p->self = g_object_ref (self);
+  p->fraction = CLAMP (fraction, 0.0, 1.0);
+  p->message = g_strdup (message);
+  if (context != NULL)
+    g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, apply_progress, p, progress_free);
+  else
+    {
+      apply_progress (p);
+      progress_free (p);
+    }
+}
+
+/* ---- the computation ---- */
+
+/* What one compute reads: a snapshot, so the window may expand scopes while a worker lays out. */
+typedef struct
+{
+  FwLayout     *self;
+  gboolean     *expanded;   /* scope id → expanded */
+  GMainContext *context;    /* where progress goes; NULL: at once */
+} Job;
+
+static void
+job_free (Job *job)
+{
+  g_object_unref (job->self);
+  g_free (job->expanded);
+  g_clear_pointer (&job->context, g_main_context_unref);
+  g_free (job);
+}
+
+static Job *
+job_new (FwLayout *self, GMainContext *context)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->self = g_object_ref (self);
+  job->expanded = g_new (gboolean, self->scopes->len);
+  for (guint i = 0; i < self->scopes->len; i++)
+    job->expanded[i] = ((Scope *) g_ptr_array_index (self->scopes, i))->expanded;
+  job->context = context ? g_main_context_ref (context) : NULL;
+  return job;
+}
+
+typedef struct
+{
+  guint    lo, hi;      /* units; data flows lo → hi unless reversed */
+  gboolean reversed;
+} UnitEdge;
+
+typedef struct
+{
+  FwNode *node;        /* NULL for a collapsed scope */
+  Scope  *scope;
+  guint   n_nodes;
+} Unit;
+
+static int
+compare_unit_edge (const void *a, const void *b)
+{
+  const UnitEdge *x = a, *y = b;
+
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  if (x->hi != y->hi)
+    return x->hi < y->hi ? -1 : 1;
+  return (int) x->reversed - (int) y->reversed;
+}
+
+typedef struct
+{
+  gdouble key;
+  guint   tie;
+  guint   id;
+} SortItem;
+
+static int
+compare_sort_item (const void *a, const void *b)
+{
+  const SortItem *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->tie != y->tie)
+    return x->tie < y->tie ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Adjacency in compressed rows: the neighbours of v are list[start[v] .. start[v + 1]). */
+typedef struct
+{
+  guint *start;
+  guint *list;
+} Adjacency;
+
+static void
+adjacency_build (Adjacency *adj, guint n, guint n_edges, const guint *from, const guint *to)
+{
+  guint *fill = g_new0 (guint, n + 1);
+
+  adj->start = g_new0 (guint, n + 1);
+  adj->list = g_new (guint, MAX (n_edges, 1));
+  for (guint e = 0; e < n_edges; e++)
+    adj->start[from[e] + 1]++;
+  for (guint v = 0; v < n; v++)
+    adj->start[v + 1] += adj->start[v];
+  memcpy (fill, adj->start, n * sizeof *fill);
+  for (guint e = 0; e < n_edges; e++)
+    adj->list[fill[from[e]]++] = to[e];
+  g_free (fill);
+}
+
+static void
+adjacency_clear (Adjacency *adj)
+{
+  g_clear_pointer (&adj->start, g_free);
+  g_clear_pointer (&adj->list, g_free);
+}
+
+static gdouble
+label_width (gsize n_chars)
+{
+  return MAX (MIN_WIDTH, MIN (n_chars, MAX_LABEL_CHARS) * GLYPH_WIDTH + 2 * LABEL_PAD);
+}
+
+static guint
+count_digits (guint n)
+{
+  guint d = 1;
+
+  while (n >= 10)
+    {
+      n /= 10;
+      d++;
+    }
+  return d;
+}
+
+/* Places one layer as close to desired as the order and the gaps allow, least squares weighted: with
+ * y_i = x_i − off_i (off the packed offsets) the gaps become y_i <= y_{i+1}, an isotonic regression that
+ * pool-adjacent-violators solves in one pass. */
+static void
+place_layer (const guint *ids, guint n, const gdouble *width, const gboolean *dummy, const gdouble *desired,
+             gdouble *x, gdouble *off, gdouble *bw, gdouble *bs, guint *bstart)
+{
+  guint nb = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint v = ids[i];
+      gdouble w = dummy[v] ? DUMMY_WEIGHT : 1.0;
+
+      if (i == 0)
+        off[i] = 0;
+      else
+        {
+          guint u = ids[i - 1];
+          off[i] = off[i - 1] + (width[u] + width[v]) / 2 + (dummy[u] || dummy[v] ? DUMMY_GAP : NODE_GAP);
+        }
+      bw[nb] = w;
+      bs[nb] = w * (desired[i] - off[i]);
+      bstart[nb] = i;
+      nb++;
+      while (nb > 1 && bs[nb - 2] / bw[nb - 2] > bs[nb - 1] / bw[nb - 1])
+        {
+          bw[nb - 2] += bw[nb - 1];
+          bs[nb - 2] += bs[nb - 1];
+          nb--;
+        }
+    }
+  for (guint b = 0; b < nb; b++)
+    {
+      gdouble value = bs[b] / bw[b];
+      guint end = b + 1 < nb ? bstart[b + 1] : n;
+
+      for (guint i = bstart[b]; i < end; i++)
+        x[ids[i]] = value + off[i];
+    }
+}
+
+static Result *
+compute (Job *job, GCancellable *cancellable, GError **error)
+{
+  FwLayout *self = job->self;
+  FwGraph *graph = self->graph;
+  guint n_graph = graph->nodes->len;
+  FwNode **order;
+  guint n_order;
+  g_autofree guint *unit_of_node = g_new (guint, MAX (n_graph, 1));
+  g_autofree guint *scope_unit = g_new (guint, self->scopes->len);
+  g_autoptr(GArray) units = g_array_new (FALSE, FALSE, sizeof (Unit));
+  g_autoptr(GArray) uedges = g_array_new (FALSE, FALSE, sizeof (UnitEdge));
+  guint nu, ne;
+  g_autofree guint *efrom = NULL, *eto = NULL, *layer = NULL;
+  Adjacency out = { 0 }, in = { 0 }, up = { 0 }, down = { 0 };
+  guint n_layers = 0, n_total, n_segments = 0, n_dummies = 0;
+  g_autofree gboolean *routed = NULL;
+  g_autofree guint *first_dummy = NULL, *lnode_layer = NULL, *sfrom = NULL, *sto = NULL;
+  g_autofree guint *layer_start = NULL, *layer_nodes = NULL, *pos = NULL;
+  g_autofree gdouble *width = NULL, *x = NULL;
+  g_autofree gboolean *dummy = NULL;
+  Result *r;
+  guint max_layer_len = 0;
+
+  report_progress (self, job->context, 0.0, _("Laying out the graph…"));
+  for (guint i = 0; i < n_graph; i++)
+    unit_of_node[i] = G_MAXUINT;
+  for (guint i = 0; i < self->scopes->len; i++)
+    scope_unit[i] = G_MAXUINT;
+
+  /* Units: drawn nodes outside collapsed scopes, and one per outermost collapsed scope, numbered in
+   * topological order of their first node. */
+  order = fw_graph_get_order (graph, &n_order);
+  for (guint i = 0; order != NULL && i < n_order; i++)
+    {
+      FwNode *node = order[i];
+      Scope *s = self->node_scope[node->index];
+      Scope *collapsed = NULL;
+      Unit unit = { 0 };
+
+      if (s == NULL)
+        continue;
+      for (Scope *t = s; t->parent != NULL; t = t->parent)
+        if (!job->expanded[t->id])
+          collapsed = t;
+      if (collapsed != NULL)
+        {
+          if (scope_unit[collapsed->id] == G_MAXUINT)
+            {
+              unit.scope = collapsed;
+              scope_unit[collapsed->id] = units->len;
+              g_array_append_val (units, unit);
+            }
+          unit_of_node[node->index] = scope_unit[collapsed->id];
+          g_array_index (units, Unit, scope_unit[collapsed->id]).n_nodes++;
+        }
+      else
+        {
+          unit.node = node;
+          unit.scope = s;
+          unit.n_nodes = 1;
+          unit_of_node[node->index] = units->len;
+          g_array_append_val (units, unit);
+        }
+    }
+  nu = units->len;
+
+  /* Edges between units, once per pair. Within a DAG every edge runs to a later unit; collapsing can make
+   * one run back, and it is laid out turned round. */
+  for (guint i = 0; order != NULL && i < n_order; i++)
+    {
+      FwNode *node = order[i];
+      guint u = unit_of_node[node->index];
+
+      if (u == G_MAXUINT)
+        continue;
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *value = node->outputs[k];
+
+          for (guint j = 0; value != NULL && j < value->n_uses; j++)
+            {
+              FwNode *consumer = value->uses[j].node;
+              UnitEdge e;
+              guint w;
+
+              if (consumer == NULL || consumer->graph != graph)
+                continue;
+              w = unit_of_node[consumer->index];
+              if (w == G_MAXUINT || w == u)
+                continue;
+              e.lo = MIN (u, w);
+              e.hi = MAX (u, w);
+              e.reversed = u > w;
+              g_array_append_val (uedges, e);
+            }
+        }
+    }
+  qsort (uedges->data, uedges->len, sizeof (UnitEdge), compare_unit_edge);
+  ne = 0;
+  for (guint e = 0; e < uedges->len; e++)
+    {
+      UnitEdge *cur = &g_array_index (uedges, UnitEdge, e);
+      if (ne > 0)
+        {
+          UnitEdge *prev = &g_array_index (uedges, UnitEdge, ne - 1);
+          if (prev->lo == cur->lo && prev->hi == cur->hi)
+            continue;
+        }
+      g_array_index (uedges, UnitEdge, ne++) = *cur;
+    }
+  g_array_set_size (uedges, ne);
+
+  efrom = g_new (guint, MAX (ne, 1));
+  eto = g_new (guint, MAX (ne, 1));
+  for (guint e = 0; e < ne; e++)
+    {
+      efrom[e] = g_array_index (uedges, UnitEdge, e).lo;
+      eto[e] = g_array_index (uedges, UnitEdge, e).hi;
+    }
+  adjacency_build (&out, nu, ne, efrom, eto);
+  adjacency_build (&in, nu, ne, eto, efrom);
+
+  /* Layers: longest path from the sources, then each node that feeds at least as many edges as feed it
+   * moves down next to its consumers, which shortens its out-edges at no cost to the rest. */
+  layer = g_new0 (guint, MAX (nu, 1));
+  for (guint u = 0; u < nu; u++)
+    for (guint k = out.start[u]; k < out.start[u + 1]; k++)
+      layer[out.list[k]] = MAX (layer[out.list[k]], layer[u] + 1);
+  for (guint u = nu; u-- > 0;)
+    {
+      guint n_out = out.start[u + 1] - out.start[u];
+      guint n_in = in.start[u + 1] - in.start[u];
+      guint lowest = G_MAXUINT;
+
+      if (n_out == 0 || n_out < n_in)
+        continue;
+      for (guint k = out.start[u]; k < out.start[u + 1]; k++)
+        lowest = MIN (lowest, layer[out.list[k]]);
+      if (lowest - 1 > layer[u])
+        layer[u] = lowest - 1;
+    }
+  for (guint u = 0; u < nu; u++)
+    n_layers = MAX (n_layers, layer[u] + 1);
+  adjacency_clear (&out);
+  adjacency_clear (&in);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  report_progress (self, job->context, 0.1, NULL);
+
+  /* Dummy nodes: an edge across k layers becomes a chain through k − 1 of them. A graph where one node
+   * feeds every layer would need a number of dummies quadratic in its size; past a budget linear in the
+   * graph, the longest edges are left as straight lines. */
+  routed = g_new (gboolean, MAX (ne, 1));
+  {
+    guint64 want = 0, budget = DUMMY_BUDGET_PER_ITEM * ((guint64) nu + ne) + DUMMY_BUDGET_BASE;
+
+    for (guint e = 0; e < ne; e++)
+      {
+        routed[e] = TRUE;
+        want += layer[eto[e]] - layer[efrom[e]] - 1;
+      }
+    if (want > budget)
+      {
+        g_autofree SortItem *items = g_new (SortItem, ne);
+        guint64 used = 0;
+
+        for (guint e = 0; e < ne; e++)
+          items[e] = (SortItem) { layer[eto[e]] - layer[efrom[e]], e, e };
+        qsort (items, ne, sizeof (SortItem), compare_sort_item);
+        for (guint i = 0; i < ne; i++)
+          {
+            guint64 need = (guint64) items[i].key - 1;
+
+            if (used + need <= budget)
+              used += need;
+            else
+              routed[items[i].id] = FALSE;
+          }
+      }
+  }
+  first_dummy = g_new (guint, MAX (ne, 1));
+  n_total = nu;
+  for (guint e = 0; e < ne; e++)
+    {
+      guint span = layer[eto[e]] - layer[efrom[e]];
+
+      first_dummy[e] = G_MAXUINT;
+      if (!routed[e])
+        continue;
+      first_dummy[e] = n_total;
+      n_total += span - 1;
+      n_segments += span;
+    }
+  n_dummies = n_total - nu;
+  lnode_layer = g_new (guint, MAX (n_total, 1));
+  dummy = g_new0 (gboolean, MAX (n_total, 1));
+  sfrom = g_new (guint, MAX (n_segments, 1));
+  sto = g_new (guint, MAX (n_segments, 1));
+  memcpy (lnode_layer, layer, nu * sizeof (guint));
+  {
+    guint s = 0;
+
+    for (guint e = 0; e < ne; e++)
+      {
+        guint span = layer[eto[e]] - layer[efrom[e]];
+        guint prev = efrom[e];
+
+        if (!routed[e])
+          continue;
+        for (guint k = 1; k < span; k++)
+          {
+            guint d = first_dummy[e] + k - 1;
+            lnode_layer[d] = layer[efrom[e]] + k;
+            dummy[d] = TRUE;
+            sfrom[s] = prev;
+            sto[s] = d;
+            s++;
+            prev = d;
+          }
+        sfrom[s] = prev;
+        sto[s] = eto[e];
+        s++;
+      }
+  }
+  adjacency_build (&down, n_total, n_segments, sfrom, sto);
+  adjacency_build (&up, n_total, n_segments, sto, sfrom);
+
+  /* Initial order: by id within each layer (units in topological order, dummies by edge). */
+  layer_start = g_new0 (guint, n_layers + 1);
+  layer_nodes = g_new (guint, MAX (n_total, 1));
+  pos = g_new (guint, MAX (n_total, 1));
+  for (guint v = 0; v < n_total; v++)
+    layer_start[lnode_layer[v] + 1]++;
+  for (guint l = 0; l < n_layers; l++)
+    {
+      max_layer_len = MAX (max_layer_len, layer_start[l + 1]);
+      layer_start[l + 1] += layer_start[l];
+    }
+  {
+    g_autofree guint *fill = g_memdup2 (layer_start, (n_layers + 1) * sizeof (guint));
+
+    for (guint v = 0; v < n_total; v++)
+      {
+        guint l = lnode_layer[v];
+        pos[v] = fill[l] - layer_start[l];
+        layer_nodes[fill[l]++] = v;
+      }
+  }
+
+  /* Crossing reduction: barycenter sweeps between adjacent layers, down then up; ties keep the current
+   * order, then ids. */
+  {
+    g_autofree SortItem *items = g_new (SortItem, MAX (max_layer_len, 1));
+    guint passes = self->options.crossing_passes;
+
+    for (guint p = 0; p < 2 * passes; p++)
+      {
+        gboolean going_down = p % 2 == 0;
+        Adjacency *ref = going_down ? &up : &down;
+
+        for (guint step = 1; step < n_layers; step++)
+          {
+            guint l = going_down ? step : n_layers - 1 - step;
+            guint n = layer_start[l + 1] - layer_start[l];
+            guint *ids = layer_nodes + layer_start[l];
+
+            for (guint i = 0; i < n; i++)
+              {
+                guint v = ids[i];
+                guint deg = ref->start[v + 1] - ref->start[v];
+                gdouble sum = 0;
+
+                for (guint k = ref->start[v]; k < ref->start[v + 1]; k++)
+                  sum += pos[ref->list[k]];
+                items[i].key = deg > 0 ? sum / deg : pos[v];
+                items[i].tie = pos[v];
+                items[i].id = v;
+              }
+            qsort (items, n, sizeof (SortItem), compare_sort_item);
+            for (guint i = 0; i < n; i++)
+              {
+                ids[i] = items[i].id;
+                pos[ids[i]] = i;
+              }
+          }
+        if (g_cancellable_set_error_if_cancelled (cancellable, error))
+          goto cancelled;
+        report_progress (self, job->context, 0.1 + 0.4 * (p + 1) / (2 * passes), NULL);
+      }
+  }
+
+  /* Coordinates: each layer moves as a whole towards the mean of its neighbours in the layer before,
+   * alternating down and up, the last sweep looking both ways; the gaps between boxes are constraints. */
+  width = g_new0 (gdouble, MAX (n_total, 1));
+  x = g_new0 (gdouble, MAX (n_total, 1));
+  for (guint u = 0; u < nu; u++)
+    {
+      Unit *unit = &g_array_index (units, Unit, u);
+
+      if (unit->node != NULL)
+        width[u] = label_width (strlen (unit->node->op_type));
+      else
+        width[u] = label_width (MIN (strlen (unit->scope->label), MAX_LABEL_CHARS) + 3
+                                + count_digits (unit->n_nodes));
+    }
+  for (guint l = 0; l < n_layers; l++)
+    {
+      gdouble at = 0;
+
+      for (guint i = layer_start[l]; i < layer_start[l + 1]; i++)
+        {
+          guint v = layer_nodes[i];
+
+          if (i > layer_start[l])
+            {
+              guint u = layer_nodes[i - 1];
+              at += (width[u] + width[v]) / 2 + (dummy[u] || dummy[v] ? DUMMY_GAP : NODE_GAP);
+            }
+          x[v] = at;
+        }
+    }
+  {
+    guint n_buf = MAX (max_layer_len, 1);
+    g_autofree gdouble *desired = g_new (gdouble, n_buf);
+    g_autofree gdouble *off = g_new (gdouble, n_buf);
+    g_autofree gdouble *bw = g_new (gdouble, n_buf);
+    g_autofree gdouble *bs = g_new (gdouble, n_buf);
+    g_autofree guint *bstart = g_new (guint, n_buf);
+    guint passes = self->options.coordinate_passes;
+
+    for (guint p = 0; p < passes; p++)
+      {
+        gboolean last = p + 1 == passes;
+        gboolean going_down = p % 2 == 0;
+
+        for (guint step = 0; step < n_layers; step++)
+          {
+            guint l = going_down ? step : n_layers - 1 - step;
+            guint n = layer_start[l + 1] - layer_start[l];
+            const guint *ids = layer_nodes + layer_start[l];
+
+            for (guint i = 0; i < n; i++)
+              {
+                guint v = ids[i];
+                gdouble sum = 0;
+                guint deg = 0;
+
+                if (going_down || last)
+                  for (guint k = up.start[v]; k < up.start[v + 1]; k++, deg++)
+                    sum += x[up.list[k]];
+                if (!going_down || last)
+                  for (guint k = down.start[v]; k < down.start[v + 1]; k++, deg++)
+                    sum += x[down.list[k]];
+                desired[i] = deg > 0 ? sum / deg : x[v];
+              }
+            place_layer (ids, n, width, dummy, desired, x, off, bw, bs, bstart);
+          }
+        if (g_cancellable_set_error_if_cancelled (cancellable, error))
+          goto cancelled;
+        report_progress (self, job->context, 0.5 + 0.4 * (p + 1) / passes, NULL);
+      }
+  }
+
+  /* Output: boxes, routes, the per-layer index for hit tests. */
+  r = g_new0 (Result, 1);
+  r->n_layers = n_layers;
+  r->n_dummies = n_dummies;
+  r->n_graph_nodes = n_graph;
+  {
+    gdouble min_x = G_MAXDOUBLE, max_x = 0;
+    guint n_points = 0, b;
+
+    for (guint v = 0; v < n_total; v++)
+      min_x = MIN (min_x, x[v] - width[v] / 2);
+    if (n_total == 0)
+      min_x = 0;
+    for (guint v = 0; v < n_total; v++)
+      {
+        x[v] += MARGIN - min_x;
+        max_x = MAX (max_x, x[v] + width[v] / 2);
+      }
+    r->width = n_total > 0 ? max_x + MARGIN : 2 * MARGIN;
+    r->height = 2 * MARGIN + (n_layers > 0 ? n_layers * NODE_HEIGHT + (n_layers - 1) * LAYER_GAP : 0);
+
+    r->n_boxes = nu;
+    r->boxes = g_new0 (FwLayoutBox, MAX (nu, 1));
+    for (guint u = 0; u < nu; u++)
+      {
+        Unit *unit = &g_array_index (units, Unit, u);
+        FwLayoutBox *box = &r->boxes[u];
+
+        box->w = width[u];
+        box->h = NODE_HEIGHT;
+        box->x = x[u] - width[u] / 2;
+        box->y = MARGIN + layer[u] * (NODE_HEIGHT + LAYER_GAP);
+        box->layer = layer[u];
+        box->n_nodes = unit->n_nodes;
+        if (unit->node != NULL)
+          {
+            box->kind = FW_LAYOUT_BOX_NODE;
+            box->node = unit->node;
+            box->scope = unit->scope->path;
+            box->label = unit->node->op_type;
+          }
+        else
+          {
+            box->kind = FW_LAYOUT_BOX_SCOPE;
+            box->scope = unit->scope->path;
+            box->label = unit->scope->label;
+          }
+      }
+    r->box_of_node = g_memdup2 (unit_of_node, MAX (n_graph, 1) * sizeof (guint));
+
+    r->layer_start = g_new0 (guint, n_layers + 1);
+    r->layer_box = g_new (guint, MAX (nu, 1));
+    b = 0;
+    for (guint l = 0; l < n_layers; l++)
+      {
+        r->layer_start[l] = b;
+        for (guint i = layer_start[l]; i < layer_start[l + 1]; i++)
+          if (!dummy[layer_nodes[i]])
+            r->layer_box[b++] = layer_nodes[i];
+      }
+    r->layer_start[n_layers] = b;
+
+    for (guint e = 0; e < ne; e++)
+      n_points += routed[e] ? layer[eto[e]] - layer[efrom[e]] + 1 : 2;
+    r->n_edges = ne;
+    r->edges = g_new0 (FwLayoutEdge, MAX (ne, 1));
+    r->points = g_new (FwLayoutPoint, MAX (n_points, 1));
+    n_points = 0;
+    for (guint e = 0; e < ne; e++)
+      {
+        FwLayoutEdge *edge = &r->edges[e];
+        guint a = efrom[e], z = eto[e];
+        guint span = routed[e] ? layer[z] - layer[a] : 1;
+        FwLayoutPoint *pt = r->points + n_points;
+
+        edge->upper = a;
+        edge->lower = z;
+        edge->reversed = g_array_index (uedges, UnitEdge, e).reversed;
+        edge->n_points = span + 1;
+        pt[0].x = x[a];
+        pt[0].y = r->boxes[a].y + NODE_HEIGHT;
+        for (guint k = 1; k < span; k++)
+          {
+            guint d = first_dummy[e] + k - 1;
+            pt[k].x = x[d];
+            pt[k].y = MARGIN + lnode_layer[d] * (NODE_HEIGHT + LAYER_GAP) + NODE_HEIGHT / 2;
+          }
+        pt[span].x = x[z];
+        pt[span].y = r->boxes[z].y;
+        n_points += span + 1;
+      }
+    n_points = 0;
+    for (guint e = 0; e < ne; e++)
+      {
+        r->edges[e].points = r->points + n_points;
+        n_points += r->edges[e].n_points;
+      }
+  }
+  adjacency_clear (&up);
+  adjacency_clear (&down);
+  report_progress (self, job->context, 1.0, _("Graph laid out"));
+  return r;
+
+cancelled:
+  adjacency_clear (&up);
+  adjacency_clear (&down);
+  return NULL;
+}
+
+gboolean
+fw_layout_compute (FwLayout *self, GCancellable *cancellable, GError **error)
+{
+  Job *job;
+  Result *r;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (self), FALSE);
+  job = job_new (self, NULL);
+  r = compute (job, cancellable, error);
+  job_free (job);
+  if (r == NULL)
+    return FALSE;
+  g_clear_pointer (&self->result, result_free);
+  self->result = r;
+  return TRUE;
+}
+
+static void
+compute_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  Result *r = compute (task_data, cancellable, &error);
+
+  if (r == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, r, (GDestroyNotify) result_free);
+}
+
+void
+fw_layout_compute_async (FwLayout *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                         gpointer user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GMainContext) context = NULL;
+
+  g_return_if_fail (FW_IS_LAYOUT (self));
+
+  context = g_main_context_ref_thread_default ();
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, fw_layout_compute_async);
+  g_task_set_task_data (task, job_new (self, context), (GDestroyNotify) job_free);
+  g_task_run_in_thread (task, compute_thread);
+}
+
+gboolean
+fw_layout_compute_finish (FwLayout *self, GAsyncResult *result, GError **error)
+{
+  Result *r;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  /* The result is installed here, in the caller's thread, so readers never see a half-made one. */
+  r = g_task_propagate_pointer (G_TASK (result), error);
+  if (r == NULL)
+    return FALSE;
+  g_clear_pointer (&self->result, result_free);
+  self->result = r;
+  return TRUE;
+}
+
+/* ---- the result ---- */
+
+guint
+fw_layout_get_n_boxes (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), 0);
+  return self->result ? self->result->n_boxes : 0;
+}
+
+const FwLayoutBox *
+fw_layout_get_box (FwLayout *self, guint index)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), NULL);
+  g_return_val_if_fail (self->result != NULL && index < self->result->n_boxes, NULL);
+  return &self->result->boxes[index];
+}
+
+guint
+fw_layout_get_n_edges (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), 0);
+  return self->result ? self->result->n_edges : 0;
+}
+
+const FwLayoutEdge *
+fw_layout_get_edge (FwLayout *self, guint index)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), NULL);
+  g_return_val_if_fail (self->result != NULL && index < self->result->n_edges, NULL);
+  return &self->result->edges[index];
+}
+
+guint
+fw_layout_get_n_layers (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), 0);
+  return self->result ? self->result->n_layers : 0;
+}
+
+guint
+fw_layout_get_n_dummies (FwLayout *self)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), 0);
+  return self->result ? self->result->n_dummies : 0;
+}
+
+void
+fw_layout_get_bounds (FwLayout *self, gdouble *width, gdouble *height)
+{
+  g_return_if_fail (FW_IS_LAYOUT (self));
+  if (width)
+    *width = self->result ? self->result->width : 0;
+  if (height)
+    *height = self->result ? self->result->height : 0;
+}
+
+guint
+fw_layout_find_node (FwLayout *self, const FwNode *node)
+{
+  g_return_val_if_fail (FW_IS_LAYOUT (self), G_MAXUINT);
+  if (self->result == NULL || node == NULL || node->graph != self->graph
+      || node->index >= self->result->n_graph_nodes)
+    return G_MAXUINT;
+  return self->result->box_of_node[node->index];
+}
+
+guint
+fw_layout_hit_test (FwLayout *self, gdouble x, gdouble y)
+{
+  Result *r;
+  gdouble band = NODE_HEIGHT + LAYER_GAP;
+  gdouble t;
+  guint l, lo, hi;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (self), G_MAXUINT);
+  r = self->result;
+  if (r == NULL || r->n_layers == 0 || !(y >= MARGIN) || !isfinite (x))
+    return G_MAXUINT;
+  t = (y - MARGIN) / band;
+  if (t >= r->n_layers)
+    return G_MAXUINT;
+  l = (guint) t;
+  if (y - MARGIN - l * band > NODE_HEIGHT)
+    return G_MAXUINT;
+  /* Boxes of a layer are sorted left to right: the last one starting at or before x. */
+  lo = r->layer_start[l];
+  hi = r->layer_start[l + 1];
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (r->boxes[r->layer_box[mid]].x <= x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == r->layer_start[l])
+    return G_MAXUINT;
+  {
+    const FwLayoutBox *box = &r->boxes[r->layer_box[lo - 1]];
+    return x <= box->x + box->w ? r->layer_box[lo - 1] : G_MAXUINT;
+  }
+}

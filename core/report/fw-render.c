@@ -1,0 +1,380 @@
+#include "config.h"
+
+#include <cairo.h>
+#include <cairo-svg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-error.h"
+#include "fw-render.h"
+#include "graph/fw-graph-private.h"
+#include "io/fw-file-write.h"
+#include "ops/fw-op-registry.h"
+
+#define PNG_MAX_SIDE    16384.0
+#define PNG_MAX_PIXELS  (64.0 * 1024 * 1024)
+#define HULL_PAD        6.0
+#define CORNER          5.0
+#define FONT_SIZE       11.0
+#define MAX_LABEL_CHARS 40
+
+typedef struct
+{
+  gdouble r, g, b;
+} Rgb;
+
+static Rgb
+class_color (const FwNode *node)
+{
+  static const Rgb colors[] = {
+    [FW_OP_CLASS_ELEMENTWISE] = { 0.80, 0.92, 0.80 },
+    [FW_OP_CLASS_BROADCAST] = { 0.78, 0.88, 0.96 },
+    [FW_OP_CLASS_INJECTIVE] = { 0.96, 0.91, 0.76 },
+    [FW_OP_CLASS_REDUCE] = { 0.97, 0.80, 0.75 },
+    [FW_OP_CLASS_OUT_FUSABLE] = { 0.86, 0.79, 0.96 },
+    [FW_OP_CLASS_OPAQUE] = { 0.88, 0.88, 0.88 },
+  };
+  FwOpClass c = node->op ? node->op->op_class : FW_OP_CLASS_OPAQUE;
+
+  return (guint) c < G_N_ELEMENTS (colors) ? colors[c] : colors[FW_OP_CLASS_OPAQUE];
+}
+
+void
+fw_render_hull_color (FwCandidateStatus status, gdouble *red, gdouble *green, gdouble *blue)
+{
+  Rgb c;
+
+  switch (status)
+    {
+    case FW_CANDIDATE_ACCEPTED:
+      c = (Rgb) { 0.0, 0.6, 0.2 };
+      break;
+    case FW_CANDIDATE_VETOED:
+      c = (Rgb) { 0.8, 0.0, 0.0 };
+      break;
+    case FW_CANDIDATE_REFUSED:
+      c = (Rgb) { 0.4, 0.4, 0.4 };
+      break;
+    case FW_CANDIDATE_PROPOSED:
+    default:
+      c = (Rgb) { 0.0, 0.4, 1.0 };
+      break;
+    }
+  *red = c.r;
+  *green = c.g;
+  *blue = c.b;
+}
+
+static void
+set_hull_dash (cairo_t *cr, FwCandidateStatus status)
+{
+  static const double proposed[] = { 6, 4 };
+  static const double vetoed[] = { 2, 3 };
+  static const double refused[] = { 10, 4, 2, 4 };
+
+  switch (status)
+    {
+    case FW_CANDIDATE_PROPOSED:
+      cairo_set_dash (cr, proposed, G_N_ELEMENTS (proposed), 0);
+      break;
+    case FW_CANDIDATE_VETOED:
+      cairo_set_dash (cr, vetoed, G_N_ELEMENTS (vetoed), 0);
+      break;
+    case FW_CANDIDATE_REFUSED:
+      cairo_set_dash (cr, refused, G_N_ELEMENTS (refused), 0);
+      break;
+    case FW_CANDIDATE_ACCEPTED:
+    default:
+      cairo_set_dash (cr, NULL, 0, 0);
+      break;
+    }
+}
+
+typedef struct
+{
+  gdouble x, y;
+} Pt;
+
+static int
+compare_pt (const void *a, const void *b)
+{
+  const Pt *p = a, *q = b;
+
+  if (p->x != q->x)
+    return p->x < q->x ? -1 : 1;
+  return p->y < q->y ? -1 : p->y > q->y;
+}
+
+static gdouble
+cross (Pt o, Pt a, Pt b)
+{
+  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+/* Convex hull by the monotone chain; writes it to hull (room for 2n + 1) and returns its length. */
+static guint
+convex_hull (Pt *pts, guint n, Pt *hull)
+{
+  guint k = 0;
+
+  qsort (pts, n, sizeof (Pt), compare_pt);
+  for (guint i = 0; i < n; i++)
+    {
+      while (k >= 2 && cross (hull[k - 2], hull[k - 1], pts[i]) <= 0)
+        k--;
+      hull[k++] = pts[i];
+    }
+  for (guint i = n - 1, t = k + 1; i-- > 0;)
+    {
+      while (k >= t && cross (hull[k - 2], hull[k - 1], pts[i]) <= 0)
+        k--;
+      hull[k++] = pts[i];
+    }
+  return k > 1 ? k - 1 : k;
+}
+
+/* The hull path of a candidate's boxes, or FALSE when none of its nodes is drawn. */
+static gboolean
+hull_path (cairo_t *cr, FwLayout *layout, const FwCandidate *c)
+{
+  g_autoptr(GArray) pts = g_array_new (FALSE, FALSE, sizeof (Pt));
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  g_autofree Pt *hull = NULL;
+  guint n;
+
+  for (guint i = 0; c->nodes != NULL && i < c->nodes->len; i++)
+    {
+      guint b = fw_layout_find_node (layout, g_ptr_array_index (c->nodes, i));
+      const FwLayoutBox *box;
+
+      if (b == G_MAXUINT || !g_hash_table_add (seen, GUINT_TO_POINTER (b + 1)))
+        continue;
+      box = fw_layout_get_box (layout, b);
+      for (guint k = 0; k < 4; k++)
+        {
+          Pt p = { k & 1 ? box->x + box->w + HULL_PAD : box->x - HULL_PAD,
+                   k & 2 ? box->y + box->h + HULL_PAD : box->y - HULL_PAD };
+          g_array_append_val (pts, p);
+        }
+    }
+  if (pts->len == 0)
+    return FALSE;
+  hull = g_new (Pt, 2 * pts->len + 1);
+  n = convex_hull ((Pt *) pts->data, pts->len, hull);
+  cairo_new_path (cr);
+  for (guint i = 0; i < n; i++)
+    cairo_line_to (cr, hull[i].x, hull[i].y);
+  cairo_close_path (cr);
+  return TRUE;
+}
+
+static void
+rounded_box (cairo_t *cr, gdouble x, gdouble y, gdouble w, gdouble h, gdouble r)
+{
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
+  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
+  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
+  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+}
+
+/* cairo takes UTF-8 only, and a bad byte would put the whole drawing into an error state. */
+static char *
+box_text (const FwLayoutBox *box)
+{
+  g_autofree char *valid = g_utf8_make_valid (box->label ? box->label : "", -1);
+  g_autofree char *cut = NULL;
+
+  if (g_utf8_strlen (valid, -1) > MAX_LABEL_CHARS)
+    {
+      g_autofree char *head = g_utf8_substring (valid, 0, MAX_LABEL_CHARS - 1);
+      cut = g_strconcat (head, "…", NULL);
+    }
+  else
+    cut = g_steal_pointer (&valid);
+  if (box->kind == FW_LAYOUT_BOX_SCOPE)
+    return g_strdup_printf ("%s (%u)", cut, box->n_nodes);
+  return g_steal_pointer (&cut);
+}
+
+static void
+draw_arrow (cairo_t *cr, const FwLayoutPoint *tip, const FwLayoutPoint *from)
+{
+  gdouble dx = tip->x - from->x, dy = tip->y - from->y;
+  gdouble len = sqrt (dx * dx + dy * dy);
+  gdouble ux, uy;
+
+  if (len < 1e-6)
+    return;
+  ux = dx / len;
+  uy = dy / len;
+  cairo_move_to (cr, tip->x, tip->y);
+  cairo_line_to (cr, tip->x - 7 * ux + 3.5 * uy, tip->y - 7 * uy - 3.5 * ux);
+  cairo_line_to (cr, tip->x - 7 * ux - 3.5 * uy, tip->y - 7 * uy + 3.5 * ux);
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+static void
+draw_graph (cairo_t *cr, FwLayout *layout, const FwPlan *plan)
+{
+  guint n_boxes = fw_layout_get_n_boxes (layout);
+  guint n_edges = fw_layout_get_n_edges (layout);
+  guint n_candidates = plan && plan->candidates ? plan->candidates->len : 0;
+
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+
+  /* Hull fills under everything, their outlines over the boxes so each stays visible. */
+  for (guint i = 0; i < n_candidates; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      gdouble r, g, b;
+
+      if (!hull_path (cr, layout, c))
+        continue;
+      fw_render_hull_color (c->status, &r, &g, &b);
+      cairo_set_source_rgba (cr, r, g, b, 0.10);
+      cairo_fill (cr);
+    }
+
+  cairo_set_source_rgb (cr, 0.45, 0.45, 0.48);
+  cairo_set_line_width (cr, 1.2);
+  for (guint i = 0; i < n_edges; i++)
+    {
+      const FwLayoutEdge *e = fw_layout_get_edge (layout, i);
+
+      cairo_new_path (cr);
+      for (guint k = 0; k < e->n_points; k++)
+        cairo_line_to (cr, e->points[k].x, e->points[k].y);
+      cairo_stroke (cr);
+      if (e->reversed)
+        draw_arrow (cr, &e->points[0], &e->points[1]);
+      else
+        draw_arrow (cr, &e->points[e->n_points - 1], &e->points[e->n_points - 2]);
+    }
+
+  cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, FONT_SIZE);
+  for (guint i = 0; i < n_boxes; i++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (layout, i);
+      g_autofree char *text = box_text (box);
+      cairo_text_extents_t ext;
+      Rgb fill = box->kind == FW_LAYOUT_BOX_SCOPE ? (Rgb) { 1.0, 0.96, 0.82 } : class_color (box->node);
+
+      rounded_box (cr, box->x, box->y, box->w, box->h, CORNER);
+      cairo_set_source_rgb (cr, fill.r, fill.g, fill.b);
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgb (cr, 0.25, 0.25, 0.28);
+      cairo_set_line_width (cr, box->kind == FW_LAYOUT_BOX_SCOPE ? 2.0 : 1.0);
+      cairo_stroke (cr);
+      cairo_text_extents (cr, text, &ext);
+      cairo_move_to (cr, box->x + (box->w - ext.width) / 2 - ext.x_bearing,
+                     box->y + (box->h - ext.height) / 2 - ext.y_bearing);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      cairo_show_text (cr, text);
+    }
+
+  cairo_set_line_width (cr, 2.0);
+  for (guint i = 0; i < n_candidates; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      gdouble r, g, b;
+
+      if (!hull_path (cr, layout, c))
+        continue;
+      fw_render_hull_color (c->status, &r, &g, &b);
+      cairo_set_source_rgb (cr, r, g, b);
+      set_hull_dash (cr, c->status);
+      cairo_stroke (cr);
+    }
+  cairo_set_dash (cr, NULL, 0, 0);
+}
+
+static cairo_status_t
+append_bytes (void *closure, const unsigned char *data, unsigned int length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static gboolean
+check_status (cairo_status_t status, const char *path, GError **error)
+{
+  if (status == CAIRO_STATUS_SUCCESS)
+    return TRUE;
+  g_set_error (error, FW_ERROR, status == CAIRO_STATUS_NO_MEMORY ? FW_ERROR_LIMIT : FW_ERROR_INTERNAL,
+               _("%s: could not draw the graph: %s"), path, cairo_status_to_string (status));
+  return FALSE;
+}
+
+gboolean
+fw_render_graph (FwLayout *layout, const FwPlan *plan, const char *path, GError **error)
+{
+  g_autofree char *lower = NULL;
+  g_autoptr(GByteArray) bytes = g_byte_array_new ();
+  gboolean svg;
+  gdouble width, height;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  g_return_val_if_fail (FW_IS_LAYOUT (layout), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  lower = g_ascii_strdown (path, -1);
+  svg = g_str_has_suffix (lower, ".svg");
+  if (!svg && !g_str_has_suffix (lower, ".png"))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                   _("%s: unknown picture format: the name must end in .svg or .png"), path);
+      return FALSE;
+    }
+  fw_layout_get_bounds (layout, &width, &height);
+  width = MAX (width, 1);
+  height = MAX (height, 1);
+
+  if (svg)
+    {
+      surface = cairo_svg_surface_create_for_stream (append_bytes, bytes, width, height);
+      cr = cairo_create (surface);
+      draw_graph (cr, layout, plan);
+      status = cairo_status (cr);
+      cairo_destroy (cr);
+      cairo_surface_finish (surface);
+      if (status == CAIRO_STATUS_SUCCESS)
+        status = cairo_surface_status (surface);
+      cairo_surface_destroy (surface);
+    }
+  else
+    {
+      gdouble scale = MIN (1.0, MIN (PNG_MAX_SIDE / width, PNG_MAX_SIDE / height));
+      int w, h;
+
+      scale = MIN (scale, sqrt (PNG_MAX_PIXELS / (width * height)));
+      w = MAX (1, (int) ceil (width * scale));
+      h = MAX (1, (int) ceil (height * scale));
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+      status = cairo_surface_status (surface);
+      if (status == CAIRO_STATUS_SUCCESS)
+        {
+          cr = cairo_create (surface);
+          cairo_scale (cr, scale, scale);
+          draw_graph (cr, layout, plan);
+          status = cairo_status (cr);
+          cairo_destroy (cr);
+          if (status == CAIRO_STATUS_SUCCESS)
+            status = cairo_surface_write_to_png_stream (surface, append_bytes, bytes);
+        }
+      cairo_surface_destroy (surface);
+    }
+  if (!check_status (status, path, error))
+    return FALSE;
+  return fw_file_write (path, bytes->data, bytes->len, error);
+}

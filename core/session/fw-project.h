@@ -1,0 +1,74 @@
+/* fw-project.h: one open model as the desktop workbench sees it: the model, its plan, the user's
+ * decisions with undo and redo, the candidates as a GListModel, and the session file that records it all.
+ *
+ * This is the core object the views observe (DESIGN.md section 3): widgets never touch FwPlan directly for
+ * changes; they call the project, which changes the plan, updates the candidate list model in place and
+ * emits "plan-changed". Every decision autosaves the session (when it has a path) atomically. No GTK. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "graph/fw-model.h"
+#include "hw/fw-profile.h"
+#include "plan/fw-plan.h"
+#include "rules/fw-rules.h"
+
+G_BEGIN_DECLS
+
+/* One row of the candidate list: a snapshot of an FwCandidate's figures, refreshed when the plan changes. */
+#define FW_TYPE_CANDIDATE_ITEM (fw_candidate_item_get_type ())
+G_DECLARE_FINAL_TYPE (FwCandidateItem, fw_candidate_item, FW, CANDIDATE_ITEM, GObject)
+
+guint        fw_candidate_item_get_index          (FwCandidateItem *self);   /* "index" */
+const char  *fw_candidate_item_get_pattern        (FwCandidateItem *self);   /* "pattern" */
+guint        fw_candidate_item_get_n_nodes        (FwCandidateItem *self);   /* "n-nodes" */
+gdouble      fw_candidate_item_get_ub_percent     (FwCandidateItem *self);   /* "ub-percent" */
+gdouble      fw_candidate_item_get_bytes_saved    (FwCandidateItem *self);   /* "bytes-saved" */
+guint        fw_candidate_item_get_launches_saved (FwCandidateItem *self);   /* "launches-saved" */
+gdouble      fw_candidate_item_get_time_saved_us  (FwCandidateItem *self);   /* "time-saved-us" (estimate) */
+gdouble      fw_candidate_item_get_measured_saved_us (FwCandidateItem *self); /* "measured-saved-us", NaN unknown */
+const char  *fw_candidate_item_get_verification   (FwCandidateItem *self);   /* "verification": "", "pass", "fail" */
+const char  *fw_candidate_item_get_status         (FwCandidateItem *self);   /* "status": proposed, accepted… */
+/* The text the list's filter matches: pattern, kind, status and node names. */
+const char  *fw_candidate_item_get_search_text    (FwCandidateItem *self);
+
+#define FW_TYPE_PROJECT (fw_project_get_type ())
+G_DECLARE_FINAL_TYPE (FwProject, fw_project, FW, PROJECT, GObject)
+
+/* Plans model (shapes inferred) on profile with rules (not owned; must outlive the project). */
+FwProject   *fw_project_new                (FwModel             *model,
+                                            FwProfile           *profile,
+                                            FwRuleSet           *rules,
+                                            const FwPlanOptions *options,
+                                            GError             **error);
+FwModel     *fw_project_get_model          (FwProject *self);
+FwPlan      *fw_project_get_plan           (FwProject *self);
+FwProfile   *fw_project_get_profile        (FwProject *self);
+/* FwCandidateItem per candidate, in plan order; items change in place and rows are added after a veto
+ * (items-changed). */
+GListModel  *fw_project_get_candidates     (FwProject *self);
+
+/* Decisions; each emits "plan-changed" and autosaves. FALSE with error for a bad index. */
+gboolean     fw_project_accept             (FwProject *self, guint candidate, GError **error);
+gboolean     fw_project_veto               (FwProject *self, guint candidate, GError **error);
+gboolean     fw_project_can_undo           (FwProject *self);   /* "can-undo" */
+gboolean     fw_project_can_redo           (FwProject *self);   /* "can-redo" */
+gboolean     fw_project_undo               (FwProject *self);
+gboolean     fw_project_redo               (FwProject *self);
+
+/* Verification and timing results to show in the list (from core/exec); NaN / NULL clear them. */
+void         fw_project_set_measured       (FwProject *self, guint candidate, gdouble saved_us);
+void         fw_project_set_verification   (FwProject *self, guint candidate, const char *result);
+
+/* Sessions (*.fwsession, DESIGN.md section 4): model path and fingerprint, profile, strategy, bindings and
+ * every decision in order. Saving writes a temp file, fsyncs and renames. */
+void         fw_project_set_session_path   (FwProject *self, const char *path);   /* "session-path"; NULL: none */
+const char  *fw_project_get_session_path   (FwProject *self);
+gboolean     fw_project_save_session       (FwProject *self, GError **error);
+/* Replays a session's decisions onto this project's plan. FW_ERROR_INVALID (with file and line) when the
+ * file is not a session; FW_ERROR_USAGE when it is for another model (fingerprint differs). */
+gboolean     fw_project_restore_session    (FwProject *self, const char *path, GError **error);
+/* The default session path for a model: MODEL.onnx → MODEL.fwsession beside it. */
+char        *fw_project_session_path_for   (const char *model_path);
+
+G_END_DECLS

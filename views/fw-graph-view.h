@@ -1,0 +1,35 @@
+/* fw-graph-view.h: the graph canvas: draws an FwLayout with GtkSnapshot, fusion candidates as hulls in
+ * four looks (proposed, accepted, vetoed, refused), nodes coloured by op class; pan (drag, scroll), zoom
+ * (ctrl+scroll, pinch, +/-/0 keys), fit, a minimap; hover shows a node's op, shapes and dtype; click
+ * selects a node or a hull; search steps through matches. Only what is visible is drawn. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "layout/fw-layout.h"
+#include "session/fw-project.h"
+
+G_BEGIN_DECLS
+
+#define FW_TYPE_GRAPH_VIEW (fw_graph_view_get_type ())
+G_DECLARE_FINAL_TYPE (FwGraphView, fw_graph_view, FW, GRAPH_VIEW, GtkWidget)
+
+GtkWidget   *fw_graph_view_new                (void);
+/* "layout": what to draw. "project": for candidate hulls and their status (may be NULL). */
+void         fw_graph_view_set_layout         (FwGraphView *self, FwLayout *layout);
+FwLayout    *fw_graph_view_get_layout         (FwGraphView *self);
+void         fw_graph_view_set_project        (FwGraphView *self, FwProject *project);
+FwProject   *fw_graph_view_get_project        (FwGraphView *self);
+/* "zoom": 1.0 is one layout unit per pixel. */
+void         fw_graph_view_set_zoom           (FwGraphView *self, gdouble zoom);
+gdouble      fw_graph_view_get_zoom           (FwGraphView *self);
+void         fw_graph_view_zoom_to_fit        (FwGraphView *self);
+/* Selects and frames a candidate's hull (G_MAXUINT clears); "selected-candidate". */
+void         fw_graph_view_select_candidate   (FwGraphView *self, guint candidate);
+guint        fw_graph_view_get_selected_candidate (FwGraphView *self);
+/* Finds the next (or previous) node whose name, op type or scope contains text; selects and frames it. */
+gboolean     fw_graph_view_search             (FwGraphView *self, const char *text, gboolean forward);
+
+/* Signals: "node-selected" (gpointer FwNode*, NULL when cleared), "candidate-selected" (guint). */
+
+G_END_DECLS

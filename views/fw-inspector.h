@@ -1,0 +1,23 @@
+/* fw-inspector.h: details of what is selected: a node's attributes, inputs and outputs with shapes and
+ * dtypes, initializer statistics (min, max, mean); a candidate's resource and cost estimates, the refusals
+ * near it with their codes and explanations, and its generated host and Ascend C source. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "session/fw-project.h"
+
+G_BEGIN_DECLS
+
+#define FW_TYPE_INSPECTOR (fw_inspector_get_type ())
+G_DECLARE_FINAL_TYPE (FwInspector, fw_inspector, FW, INSPECTOR, GtkWidget)
+
+GtkWidget   *fw_inspector_new                 (void);
+void         fw_inspector_set_project         (FwInspector *self, FwProject *project);   /* "project" */
+void         fw_inspector_show_node           (FwInspector *self, FwNode *node);
+void         fw_inspector_show_candidate      (FwInspector *self, guint candidate);
+void         fw_inspector_clear               (FwInspector *self);
+/* The text shown, for tests ("title" property: the node's or candidate's heading). */
+const char  *fw_inspector_get_title           (FwInspector *self);
+
+G_END_DECLS

@@ -1,4 +1,6 @@
-/* fw-application.h: the desktop workbench's GtkApplication. Only built with -Dgui=true. */
+/* fw-application.h: the desktop workbench's application: app actions (about, preferences, shortcuts, open,
+ * quit) and their accelerators, the colour scheme from GSettings, one FwWindow per model opened. Only built
+ * with -Dgui=true; batch mode never creates it. */
 #pragma once
 
 #include <adwaita.h>
@@ -9,6 +11,7 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FwApplication, fw_application, FW, APPLICATION, AdwApplication)
 
-int fw_application_run (int argc, char **argv);
+FwApplication *fw_application_new (void);
+int            fw_application_run (int argc, char **argv);
 
 G_END_DECLS

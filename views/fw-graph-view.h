@@ -30,6 +30,19 @@ guint        fw_graph_view_get_selected_candidate (FwGraphView *self);
 /* Finds the next (or previous) node whose name, op type or scope contains text; selects and frames it. */
 gboolean     fw_graph_view_search             (FwGraphView *self, const char *text, gboolean forward);
 
+/* Re-reads the layout after it was computed elsewhere (the view recomputes by itself when a scope is opened
+ * by a double-click). */
+void         fw_graph_view_reload             (FwGraphView *self);
+/* Hulls from a plan without a project (a read-only view, tests); the project's plan wins when both are set.
+ * Not owned: must outlive the view or be unset with NULL. */
+void         fw_graph_view_set_plan           (FwGraphView *self, FwPlan *plan);
+/* The layout rectangle now on screen. */
+void         fw_graph_view_get_visible_area   (FwGraphView *self, gdouble *x0, gdouble *y0, gdouble *x1, gdouble *y1);
+FwNode      *fw_graph_view_get_selected_node  (FwGraphView *self);
+/* What a click of n_press presses at widget point (x, y) does: select a node or a hull, open a scope
+ * (n_press 2), move the view (in the minimap). For tests and for keyboard-driven pointers. */
+void         fw_graph_view_click              (FwGraphView *self, gint n_press, gdouble x, gdouble y);
+
 /* Signals: "node-selected" (gpointer FwNode*, NULL when cleared), "candidate-selected" (guint). */
 
 G_END_DECLS

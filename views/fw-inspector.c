@@ -1,4 +1,473 @@
-/* fw-inspector.c: placeholder until the widget lands. */
+/* fw-inspector.c: the inspector: what the graph or the candidate list selected, as text sections in a
+ * scrolled box, and a candidate's generated host and Ascend C source. */
 #include "config.h"
 
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+#ifdef FW_HAVE_GTKSOURCEVIEW
+#include <gtksourceview/gtksource.h>
+#endif
+
 #include "fw-inspector.h"
+#include "codegen/ascend/fw-ascend.h"
+#include "codegen/host/fw-superkernel.h"
+#include "graph/fw-graph-private.h"
+
+/* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
+#define STATS_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 22)
+
+struct _FwInspector
+{
+  GtkWidget   parent_instance;
+  FwProject  *project;
+  GtkWidget  *scrolled;
+  GtkWidget  *box;
+  char       *title;
+};
+
+G_DEFINE_FINAL_TYPE (FwInspector, fw_inspector, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_PROJECT,
+  PROP_TITLE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+set_title (FwInspector *self, const char *title)
+{
+  if (g_strcmp0 (self->title, title) == 0)
+    return;
+  g_free (self->title);
+  self->title = g_strdup (title);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}
+
+static void
+clear_box (FwInspector *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (self->box)) != NULL)
+    gtk_box_remove (GTK_BOX (self->box), child);
+}
+
+static void
+add_heading (FwInspector *self, const char *text, const char *css)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, css);
+  gtk_box_append (GTK_BOX (self->box), label);
+}
+
+static void
+add_text (FwInspector *self, const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_box_append (GTK_BOX (self->box), label);
+}
+
+static void
+add_section (FwInspector *self, const char *heading, const char *text)
+{
+  add_heading (self, heading, "heading");
+  add_text (self, text);
+}
+
+static void
+add_source (FwInspector *self, const char *heading, const char *source, const char *language)
+{
+  GtkWidget *view, *frame;
+  GtkTextBuffer *buffer;
+
+  add_heading (self, heading, "heading");
+#ifdef FW_HAVE_GTKSOURCEVIEW
+  {
+    GtkSourceLanguage *lang = gtk_source_language_manager_get_language (
+      gtk_source_language_manager_get_default (), language);
+    GtkSourceBuffer *sbuffer = gtk_source_buffer_new_with_language (lang);
+
+    view = gtk_source_view_new_with_buffer (sbuffer);
+    gtk_source_view_set_show_line_numbers (GTK_SOURCE_VIEW (view), TRUE);
+    g_object_unref (sbuffer);
+  }
+#else
+  view = gtk_text_view_new ();
+#endif
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  gtk_text_buffer_set_text (buffer, source, -1);
+  frame = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (frame), view);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (frame), 240);
+  gtk_box_append (GTK_BOX (self->box), frame);
+}
+
+/* ---- nodes ---- */
+
+static void
+append_attr (GString *s, const FwAttr *a)
+{
+  g_string_append_printf (s, "%s = ", a->name);
+  switch (a->type)
+    {
+    case FW_ATTR_FLOAT: g_string_append_printf (s, "%g", a->f); break;
+    case FW_ATTR_INT: g_string_append_printf (s, "%" G_GINT64_FORMAT, a->i); break;
+    case FW_ATTR_STRING:
+      {
+        /* A model's strings may be anything: shown escaped, never as markup. */
+        g_autofree char *valid = g_utf8_make_valid (a->s ? a->s : "", a->s ? (gssize) a->s_len : 0);
+        g_string_append_printf (s, "“%s”", valid);
+      }
+      break;
+    case FW_ATTR_INTS:
+      g_string_append_c (s, '[');
+      for (guint i = 0; i < a->n && i < 64; i++)
+        g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", a->ints[i]);
+      g_string_append (s, a->n > 64 ? ", …]" : "]");
+      break;
+    case FW_ATTR_FLOATS:
+      g_string_append_c (s, '[');
+      for (guint i = 0; i < a->n && i < 64; i++)
+        g_string_append_printf (s, "%s%g", i ? ", " : "", a->floats[i]);
+      g_string_append (s, a->n > 64 ? ", …]" : "]");
+      break;
+    case FW_ATTR_TENSOR: g_string_append (s, _("a tensor")); break;
+    case FW_ATTR_GRAPH: g_string_append (s, _("a subgraph")); break;
+    case FW_ATTR_UNDEFINED:
+    case FW_ATTR_STRINGS:
+    case FW_ATTR_TENSORS:
+    case FW_ATTR_GRAPHS:
+    case FW_ATTR_SPARSE_TENSOR:
+    case FW_ATTR_SPARSE_TENSORS:
+    case FW_ATTR_TYPE_PROTO:
+    case FW_ATTR_TYPE_PROTOS:
+    default:
+      g_string_append_printf (s, _("(%u values)"), a->n);
+      break;
+    }
+  g_string_append_c (s, '\n');
+}
+
+static void
+append_value (GString *s, const FwValue *v)
+{
+  g_autofree char *shape = NULL;
+
+  if (v == NULL)
+    {
+      g_string_append (s, _("(omitted)\n"));
+      return;
+    }
+  shape = fw_value_format_shape (v);
+  g_string_append_printf (s, "%s  %s %s%s\n", v->name, fw_dtype_name (v->dtype), shape,
+                          v->is_initializer ? _("  (initializer)") : "");
+}
+
+/* min, max and mean of an initializer, read on demand when its node is shown, over at most
+ * STATS_MAX_ELEMENTS elements. */
+static void
+append_stats (GString *s, const FwValue *v)
+{
+  const FwTensor *t = v->constant;
+  gint64 n;
+  double lo = INFINITY, hi = -INFINITY, sum = 0, x;
+  gint64 counted = 0;
+
+  if (t == NULL || t->n_elements == 0)
+    return;
+  n = MIN (t->n_elements, STATS_MAX_ELEMENTS);
+  for (gint64 i = 0; i < n; i++)
+    {
+      if (!fw_tensor_get_double (t, i, &x))
+        return;
+      if (isnan (x))
+        continue;
+      lo = MIN (lo, x);
+      hi = MAX (hi, x);
+      sum += x;
+      counted++;
+    }
+  if (counted == 0)
+    {
+      g_string_append_printf (s, _("%s: no numbers\n"), v->name);
+      return;
+    }
+  g_string_append_printf (s, _("%s: min %g, max %g, mean %g"), v->name, lo, hi, sum / counted);
+  if (n < t->n_elements)
+    g_string_append_printf (s, _(" (first %" PRId64 " of %" PRId64 " elements)"), (int64_t) n,
+                            (int64_t) t->n_elements);
+  g_string_append_c (s, '\n');
+}
+
+void
+fw_inspector_show_node (FwInspector *self, FwNode *node)
+{
+  g_autoptr(GString) attrs = g_string_new (NULL);
+  g_autoptr(GString) inputs = g_string_new (NULL);
+  g_autoptr(GString) outputs = g_string_new (NULL);
+  g_autoptr(GString) stats = g_string_new (NULL);
+  g_autofree char *title = NULL;
+  g_autofree char *about = NULL;
+
+  g_return_if_fail (FW_IS_INSPECTOR (self));
+  g_return_if_fail (node != NULL);
+
+  clear_box (self);
+  title = g_strdup_printf ("%s %s", node->op_type, node->name);
+  add_heading (self, title, "title-2");
+  about = g_strdup_printf (_("Op: %s%s%s\nName: %s\nScope: %s"), node->op_type,
+                           node->domain && node->domain[0] ? _(" in domain ") : "",
+                           node->domain && node->domain[0] ? node->domain : "", node->name,
+                           node->scope && node->scope[0] ? node->scope : _("(none)"));
+  add_text (self, about);
+  for (guint i = 0; i < node->n_attrs; i++)
+    append_attr (attrs, &node->attrs[i]);
+  add_section (self, _("Attributes"), attrs->len ? attrs->str : _("(none)"));
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      append_value (inputs, node->inputs[i]);
+      if (node->inputs[i] != NULL && node->inputs[i]->is_initializer)
+        append_stats (stats, node->inputs[i]);
+    }
+  for (guint i = 0; i < node->n_outputs; i++)
+    append_value (outputs, node->outputs[i]);
+  add_section (self, _("Inputs"), inputs->len ? inputs->str : _("(none)"));
+  add_section (self, _("Outputs"), outputs->len ? outputs->str : _("(none)"));
+  if (stats->len)
+    add_section (self, _("Initializer statistics"), stats->str);
+  set_title (self, title);
+}
+
+/* ---- candidates ---- */
+
+static gboolean
+overlaps (const FwRefusal *r, const FwCandidate *c)
+{
+  if (r->nodes == NULL)
+    return FALSE;
+  for (guint i = 0; i < r->nodes->len; i++)
+    for (guint k = 0; k < c->nodes->len; k++)
+      if (g_ptr_array_index (r->nodes, i) == g_ptr_array_index (c->nodes, k))
+        return TRUE;
+  return FALSE;
+}
+
+void
+fw_inspector_show_candidate (FwInspector *self, guint candidate)
+{
+  FwPlan *plan;
+  const FwCandidate *c;
+  const FwResourceEstimate *res;
+  const FwCostEstimate *cost;
+  g_autoptr(GString) nodes = g_string_new (NULL);
+  g_autoptr(GString) refusals = g_string_new (NULL);
+  g_autofree char *title = NULL;
+  g_autofree char *about = NULL;
+  g_autofree char *resource = NULL;
+  g_autofree char *figures = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (FW_IS_INSPECTOR (self));
+  if (self->project == NULL)
+    return;
+  plan = fw_project_get_plan (self->project);
+  if (candidate >= plan->candidates->len)
+    {
+      fw_inspector_clear (self);
+      return;
+    }
+  c = g_ptr_array_index (plan->candidates, candidate);
+  res = &c->resource;
+  cost = &c->cost;
+
+  clear_box (self);
+  title = g_strdup_printf (_("Candidate #%u: %s"), c->index, c->pattern);
+  add_heading (self, title, "title-2");
+  about = g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
+                           fw_candidate_status_name (c->status));
+  add_text (self, about);
+  for (guint i = 0; i < c->nodes->len; i++)
+    {
+      const FwNode *n = g_ptr_array_index (c->nodes, i);
+      g_string_append_printf (nodes, "%s  %s\n", n->op_type, n->name);
+    }
+  add_section (self, _("Nodes"), nodes->str);
+  resource = g_strdup_printf (_("Tile: %" PRId64 " elements, %" PRId64 " rows\n"
+                                "UB: %.0f of %.0f bytes (%.1f %%)\nQueues: %u\nInputs: %u, outputs: %u"),
+                              (int64_t) res->tile_elements, (int64_t) res->tile_rows, res->ub_bytes, res->ub_budget_bytes,
+                              res->ub_percent, res->queues, res->kernel_inputs, res->kernel_outputs);
+  add_section (self, _("Resources"), resource);
+  figures = g_strdup_printf (_("HBM bytes: %.0f before, %.0f after\nLaunches: %u before, %u after\n"
+                               "Time: %.2f µs before, %.2f µs after"),
+                             cost->bytes_read_before + cost->bytes_written_before,
+                             cost->bytes_read_after + cost->bytes_written_after, cost->launches_before,
+                             cost->launches_after, cost->time_before_s * 1e6, cost->time_after_s * 1e6);
+  add_section (self, _("Cost"), figures);
+
+  for (guint i = 0; i < plan->refusals->len; i++)
+    {
+      const FwRefusal *r = g_ptr_array_index (plan->refusals, i);
+
+      if (r->candidate != c->index && !overlaps (r, c))
+        continue;
+      g_string_append_printf (refusals, "%s %s: %s\n", fw_reason_code_string (r->code),
+                              fw_reason_code_title (r->code), r->message ? r->message : "");
+    }
+  add_section (self, _("Refusals nearby"), refusals->len ? refusals->str : _("(none)"));
+
+  {
+    g_autoptr(FwSuperKernel) host = fw_superkernel_generate (plan, c, &error);
+
+    if (host != NULL)
+      add_source (self, _("Host SuperKernel (C)"), fw_superkernel_get_source (host), "c");
+    else
+      add_section (self, _("Host SuperKernel (C)"), error->message);
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr(FwAscendKernel) ascend = fw_ascend_kernel_generate (plan, c, &error);
+
+    if (ascend != NULL)
+      add_source (self, _("Ascend C kernel"), fw_ascend_kernel_get_source (ascend), "cpp");
+    else
+      add_section (self, _("Ascend C kernel"), error->message);
+  }
+  set_title (self, title);
+}
+
+void
+fw_inspector_clear (FwInspector *self)
+{
+  g_return_if_fail (FW_IS_INSPECTOR (self));
+
+  clear_box (self);
+  add_text (self, _("Select a node or a candidate to see its details."));
+  set_title (self, "");
+}
+
+const char *
+fw_inspector_get_title (FwInspector *self)
+{
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), NULL);
+  return self->title ? self->title : "";
+}
+
+void
+fw_inspector_set_project (FwInspector *self, FwProject *project)
+{
+  g_return_if_fail (FW_IS_INSPECTOR (self));
+  g_return_if_fail (project == NULL || FW_IS_PROJECT (project));
+
+  if (self->project == project)
+    return;
+  g_set_object (&self->project, project);
+  fw_inspector_clear (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
+}
+
+/* ---- the object ---- */
+
+static void
+fw_inspector_dispose (GObject *object)
+{
+  FwInspector *self = FW_INSPECTOR (object);
+
+  g_clear_object (&self->project);
+  g_clear_pointer (&self->scrolled, gtk_widget_unparent);
+  G_OBJECT_CLASS (fw_inspector_parent_class)->dispose (object);
+}
+
+static void
+fw_inspector_finalize (GObject *object)
+{
+  FwInspector *self = FW_INSPECTOR (object);
+
+  g_free (self->title);
+  G_OBJECT_CLASS (fw_inspector_parent_class)->finalize (object);
+}
+
+static void
+fw_inspector_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FwInspector *self = FW_INSPECTOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT: g_value_set_object (value, self->project); break;
+    case PROP_TITLE: g_value_set_string (value, fw_inspector_get_title (self)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_inspector_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  FwInspector *self = FW_INSPECTOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT: fw_inspector_set_project (self, g_value_get_object (value)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_inspector_class_init (FwInspectorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = fw_inspector_dispose;
+  object_class->finalize = fw_inspector_finalize;
+  object_class->get_property = fw_inspector_get_property;
+  object_class->set_property = fw_inspector_set_property;
+
+  properties[PROP_PROJECT] = g_param_spec_object ("project", NULL, NULL, FW_TYPE_PROJECT,
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                  G_PARAM_STATIC_STRINGS);
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, "",
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "fwinspector");
+}
+
+static void
+fw_inspector_init (FwInspector *self)
+{
+  self->scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (self->box, 12);
+  gtk_widget_set_margin_end (self->box, 12);
+  gtk_widget_set_margin_top (self->box, 12);
+  gtk_widget_set_margin_bottom (self->box, 12);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scrolled), self->box);
+  gtk_widget_set_parent (self->scrolled, GTK_WIDGET (self));
+  fw_inspector_clear (self);
+}
+
+GtkWidget *
+fw_inspector_new (void)
+{
+  return g_object_new (FW_TYPE_INSPECTOR, NULL);
+}

@@ -1,4 +1,612 @@
-/* fw-project.c: placeholder until the project object lands. */
+/* fw-project.c: the project the window observes: plan, decisions with undo and redo, the candidate items
+ * and the autosaved session. */
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
 #include "fw-project.h"
+#include "fw-error.h"
+#include "fw-session.h"
+#include "graph/fw-graph.h"
+#include "plan/fw-decisions.h"
+
+/* ---- FwCandidateItem ---- */
+
+struct _FwCandidateItem
+{
+  GObject  parent_instance;
+  guint    index;
+  char    *pattern;
+  guint    n_nodes;
+  gdouble  ub_percent;
+  gdouble  bytes_saved;
+  guint    launches_saved;
+  gdouble  time_saved_us;
+  gdouble  measured_saved_us;
+  char    *verification;
+  char    *status;
+  char    *search_text;
+};
+
+G_DEFINE_FINAL_TYPE (FwCandidateItem, fw_candidate_item, G_TYPE_OBJECT)
+
+enum {
+  ITEM_PROP_0,
+  ITEM_PROP_INDEX,
+  ITEM_PROP_PATTERN,
+  ITEM_PROP_N_NODES,
+  ITEM_PROP_UB_PERCENT,
+  ITEM_PROP_BYTES_SAVED,
+  ITEM_PROP_LAUNCHES_SAVED,
+  ITEM_PROP_TIME_SAVED_US,
+  ITEM_PROP_MEASURED_SAVED_US,
+  ITEM_PROP_VERIFICATION,
+  ITEM_PROP_STATUS,
+  ITEM_PROP_SEARCH_TEXT,
+  ITEM_N_PROPS
+};
+
+static GParamSpec *item_properties[ITEM_N_PROPS];
+
+static void
+fw_candidate_item_finalize (GObject *object)
+{
+  FwCandidateItem *self = FW_CANDIDATE_ITEM (object);
+
+  g_free (self->pattern);
+  g_free (self->verification);
+  g_free (self->status);
+  g_free (self->search_text);
+  G_OBJECT_CLASS (fw_candidate_item_parent_class)->finalize (object);
+}
+
+static void
+fw_candidate_item_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FwCandidateItem *self = FW_CANDIDATE_ITEM (object);
+
+  switch (prop_id)
+    {
+    case ITEM_PROP_INDEX: g_value_set_uint (value, self->index); break;
+    case ITEM_PROP_PATTERN: g_value_set_string (value, self->pattern); break;
+    case ITEM_PROP_N_NODES: g_value_set_uint (value, self->n_nodes); break;
+    case ITEM_PROP_UB_PERCENT: g_value_set_double (value, self->ub_percent); break;
+    case ITEM_PROP_BYTES_SAVED: g_value_set_double (value, self->bytes_saved); break;
+    case ITEM_PROP_LAUNCHES_SAVED: g_value_set_uint (value, self->launches_saved); break;
+    case ITEM_PROP_TIME_SAVED_US: g_value_set_double (value, self->time_saved_us); break;
+    case ITEM_PROP_MEASURED_SAVED_US: g_value_set_double (value, self->measured_saved_us); break;
+    case ITEM_PROP_VERIFICATION: g_value_set_string (value, self->verification); break;
+    case ITEM_PROP_STATUS: g_value_set_string (value, self->status); break;
+    case ITEM_PROP_SEARCH_TEXT: g_value_set_string (value, self->search_text); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_candidate_item_class_init (FwCandidateItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = fw_candidate_item_finalize;
+  object_class->get_property = fw_candidate_item_get_property;
+
+  item_properties[ITEM_PROP_INDEX] = g_param_spec_uint ("index", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  item_properties[ITEM_PROP_PATTERN] = g_param_spec_string ("pattern", NULL, NULL, NULL, flags);
+  item_properties[ITEM_PROP_N_NODES] = g_param_spec_uint ("n-nodes", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  item_properties[ITEM_PROP_UB_PERCENT] = g_param_spec_double ("ub-percent", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE,
+                                                               0, flags);
+  item_properties[ITEM_PROP_BYTES_SAVED] = g_param_spec_double ("bytes-saved", NULL, NULL, -G_MAXDOUBLE,
+                                                                G_MAXDOUBLE, 0, flags);
+  item_properties[ITEM_PROP_LAUNCHES_SAVED] = g_param_spec_uint ("launches-saved", NULL, NULL, 0, G_MAXUINT, 0,
+                                                                 flags);
+  item_properties[ITEM_PROP_TIME_SAVED_US] = g_param_spec_double ("time-saved-us", NULL, NULL, -G_MAXDOUBLE,
+                                                                  G_MAXDOUBLE, 0, flags);
+  /* NaN is outside any range a GParamSpecDouble can state, so the range is left open. */
+  item_properties[ITEM_PROP_MEASURED_SAVED_US] = g_param_spec_double ("measured-saved-us", NULL, NULL,
+                                                                      -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags);
+  item_properties[ITEM_PROP_VERIFICATION] = g_param_spec_string ("verification", NULL, NULL, "", flags);
+  item_properties[ITEM_PROP_STATUS] = g_param_spec_string ("status", NULL, NULL, NULL, flags);
+  item_properties[ITEM_PROP_SEARCH_TEXT] = g_param_spec_string ("search-text", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, ITEM_N_PROPS, item_properties);
+}
+
+static void
+fw_candidate_item_init (FwCandidateItem *self)
+{
+  self->measured_saved_us = NAN;
+  self->verification = g_strdup ("");
+}
+
+guint fw_candidate_item_get_index (FwCandidateItem *self) { return self->index; }
+const char *fw_candidate_item_get_pattern (FwCandidateItem *self) { return self->pattern; }
+guint fw_candidate_item_get_n_nodes (FwCandidateItem *self) { return self->n_nodes; }
+gdouble fw_candidate_item_get_ub_percent (FwCandidateItem *self) { return self->ub_percent; }
+gdouble fw_candidate_item_get_bytes_saved (FwCandidateItem *self) { return self->bytes_saved; }
+guint fw_candidate_item_get_launches_saved (FwCandidateItem *self) { return self->launches_saved; }
+gdouble fw_candidate_item_get_time_saved_us (FwCandidateItem *self) { return self->time_saved_us; }
+gdouble fw_candidate_item_get_measured_saved_us (FwCandidateItem *self) { return self->measured_saved_us; }
+const char *fw_candidate_item_get_verification (FwCandidateItem *self) { return self->verification; }
+const char *fw_candidate_item_get_status (FwCandidateItem *self) { return self->status; }
+const char *fw_candidate_item_get_search_text (FwCandidateItem *self) { return self->search_text; }
+
+static void
+item_set_string (FwCandidateItem *self, char **field, const char *value, guint prop)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  g_object_notify_by_pspec (G_OBJECT (self), item_properties[prop]);
+}
+
+static void
+item_set_double (FwCandidateItem *self, gdouble *field, gdouble value, guint prop)
+{
+  /* NaN never equals itself; two unknowns are the same. */
+  if (*field == value || (isnan (*field) && isnan (value)))
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), item_properties[prop]);
+}
+
+static void
+item_set_uint (FwCandidateItem *self, guint *field, guint value, guint prop)
+{
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), item_properties[prop]);
+}
+
+static void
+item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, const char *verification)
+{
+  const FwCostEstimate *cost = &c->cost;
+  const char *status = fw_candidate_status_name (c->status);
+  g_autoptr(GString) search = g_string_new (NULL);
+  g_autofree char *text = NULL;
+
+  g_object_freeze_notify (G_OBJECT (self));
+  item_set_uint (self, &self->index, c->index, ITEM_PROP_INDEX);
+  item_set_string (self, &self->pattern, c->pattern, ITEM_PROP_PATTERN);
+  item_set_uint (self, &self->n_nodes, c->nodes->len, ITEM_PROP_N_NODES);
+  item_set_double (self, &self->ub_percent, c->resource.ub_percent, ITEM_PROP_UB_PERCENT);
+  item_set_double (self, &self->bytes_saved,
+                   (cost->bytes_read_before + cost->bytes_written_before) -
+                   (cost->bytes_read_after + cost->bytes_written_after), ITEM_PROP_BYTES_SAVED);
+  item_set_uint (self, &self->launches_saved,
+                 cost->launches_before > cost->launches_after ? cost->launches_before - cost->launches_after : 0,
+                 ITEM_PROP_LAUNCHES_SAVED);
+  item_set_double (self, &self->time_saved_us, cost->saving_s * 1e6, ITEM_PROP_TIME_SAVED_US);
+  item_set_double (self, &self->measured_saved_us, measured, ITEM_PROP_MEASURED_SAVED_US);
+  item_set_string (self, &self->verification, verification ? verification : "", ITEM_PROP_VERIFICATION);
+  item_set_string (self, &self->status, status, ITEM_PROP_STATUS);
+
+  g_string_append_printf (search, "%s %s %s", c->pattern, c->kind, status);
+  for (guint i = 0; i < c->nodes->len; i++)
+    g_string_append_printf (search, " %s", ((FwNode *) g_ptr_array_index (c->nodes, i))->name);
+  text = g_utf8_casefold (search->str, -1);
+  item_set_string (self, &self->search_text, text, ITEM_PROP_SEARCH_TEXT);
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+/* ---- FwProject ---- */
+
+struct _FwProject
+{
+  GObject     parent_instance;
+  FwModel    *model;
+  FwProfile  *profile;
+  FwRuleSet  *rules;        /* not owned */
+  FwPlan     *plan;
+  GListStore *items;        /* FwCandidateItem, one per plan candidate, by index */
+  GArray     *measured;     /* gdouble by candidate index, NaN unknown */
+  GPtrArray  *verification; /* char* by candidate index, NULL unknown */
+  char       *session_path;
+  GStrv       bindings;
+  gboolean    could_undo;
+  gboolean    could_redo;
+};
+
+G_DEFINE_FINAL_TYPE (FwProject, fw_project, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_CAN_UNDO,
+  PROP_CAN_REDO,
+  PROP_SESSION_PATH,
+  N_PROPS
+};
+
+enum {
+  PLAN_CHANGED,
+  AUTOSAVE_FAILED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+fw_project_finalize (GObject *object)
+{
+  FwProject *self = FW_PROJECT (object);
+
+  g_clear_object (&self->items);
+  g_clear_pointer (&self->plan, fw_plan_free);
+  g_clear_pointer (&self->profile, fw_profile_unref);
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->measured, g_array_unref);
+  g_clear_pointer (&self->verification, g_ptr_array_unref);
+  g_clear_pointer (&self->session_path, g_free);
+  g_clear_pointer (&self->bindings, g_strfreev);
+  G_OBJECT_CLASS (fw_project_parent_class)->finalize (object);
+}
+
+static void
+fw_project_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FwProject *self = FW_PROJECT (object);
+
+  switch (prop_id)
+    {
+    case PROP_CAN_UNDO: g_value_set_boolean (value, fw_project_can_undo (self)); break;
+    case PROP_CAN_REDO: g_value_set_boolean (value, fw_project_can_redo (self)); break;
+    case PROP_SESSION_PATH: g_value_set_string (value, self->session_path); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_project_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  FwProject *self = FW_PROJECT (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION_PATH: fw_project_set_session_path (self, g_value_get_string (value)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_project_class_init (FwProjectClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = fw_project_finalize;
+  object_class->get_property = fw_project_get_property;
+  object_class->set_property = fw_project_set_property;
+
+  properties[PROP_CAN_UNDO] = g_param_spec_boolean ("can-undo", NULL, NULL, FALSE,
+                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                    G_PARAM_STATIC_STRINGS);
+  properties[PROP_CAN_REDO] = g_param_spec_boolean ("can-redo", NULL, NULL, FALSE,
+                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                    G_PARAM_STATIC_STRINGS);
+  properties[PROP_SESSION_PATH] = g_param_spec_string ("session-path", NULL, NULL, NULL,
+                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                       G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* After every change of the plan: a decision, undo, redo, a restored session, new measurements. */
+  signals[PLAN_CHANGED] = g_signal_new ("plan-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* The decision stands but its autosave failed (GError*); the window tells the user. */
+  signals[AUTOSAVE_FAILED] = g_signal_new ("autosave-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                           NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+}
+
+static void
+fw_project_init (FwProject *self)
+{
+  self->items = g_list_store_new (FW_TYPE_CANDIDATE_ITEM);
+  self->measured = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  self->verification = g_ptr_array_new_with_free_func (g_free);
+}
+
+static gdouble
+measured_of (FwProject *self, guint index)
+{
+  return index < self->measured->len ? g_array_index (self->measured, gdouble, index) : NAN;
+}
+
+static const char *
+verification_of (FwProject *self, guint index)
+{
+  return index < self->verification->len ? g_ptr_array_index (self->verification, index) : NULL;
+}
+
+/* Brings the items in line with the plan: existing rows change in place (property notifications), rows
+ * re-planning added are appended and rows an undo removed are dropped (items-changed). */
+static void
+refresh_items (FwProject *self)
+{
+  GPtrArray *candidates = self->plan->candidates;
+  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint common = MIN (n_items, candidates->len);
+
+  for (guint i = 0; i < common; i++)
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+      item_update (item, g_ptr_array_index (candidates, i), measured_of (self, i), verification_of (self, i));
+    }
+  if (candidates->len > n_items)
+    {
+      guint n_new = candidates->len - n_items;
+      g_autofree gpointer *added = g_new0 (gpointer, n_new);
+
+      for (guint i = 0; i < n_new; i++)
+        {
+          guint index = n_items + i;
+          FwCandidateItem *item = g_object_new (FW_TYPE_CANDIDATE_ITEM, NULL);
+
+          item_update (item, g_ptr_array_index (candidates, index), measured_of (self, index),
+                       verification_of (self, index));
+          added[i] = item;
+        }
+      g_list_store_splice (self->items, n_items, 0, added, n_new);
+      for (guint i = 0; i < n_new; i++)
+        g_object_unref (added[i]);
+    }
+  else if (candidates->len < n_items)
+    g_list_store_splice (self->items, candidates->len, n_items - candidates->len, NULL, 0);
+}
+
+static void
+autosave (FwProject *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->session_path == NULL)
+    return;
+  if (!fw_project_save_session (self, &error))
+    {
+      g_debug ("autosave: %s", error->message);
+      g_signal_emit (self, signals[AUTOSAVE_FAILED], 0, error);
+    }
+}
+
+static void
+plan_changed (FwProject *self, gboolean save)
+{
+  gboolean can_undo = fw_project_can_undo (self);
+  gboolean can_redo = fw_project_can_redo (self);
+
+  refresh_items (self);
+  if (save)
+    autosave (self);
+  g_signal_emit (self, signals[PLAN_CHANGED], 0);
+  if (can_undo != self->could_undo)
+    {
+      self->could_undo = can_undo;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
+    }
+  if (can_redo != self->could_redo)
+    {
+      self->could_redo = can_redo;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
+    }
+}
+
+FwProject *
+fw_project_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanOptions *options,
+                GError **error)
+{
+  g_autoptr(FwProject) self = NULL;
+
+  g_return_val_if_fail (FW_IS_MODEL (model), NULL);
+  g_return_val_if_fail (profile != NULL, NULL);
+
+  self = g_object_new (FW_TYPE_PROJECT, NULL);
+  self->model = g_object_ref (model);
+  self->profile = fw_profile_ref (profile);
+  self->rules = rules;
+  self->plan = fw_plan_new (model, profile, rules, options, error);
+  if (self->plan == NULL)
+    return NULL;
+  refresh_items (self);
+  return g_steal_pointer (&self);
+}
+
+FwModel *
+fw_project_get_model (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return self->model;
+}
+
+FwPlan *
+fw_project_get_plan (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return self->plan;
+}
+
+FwProfile *
+fw_project_get_profile (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return self->profile;
+}
+
+GListModel *
+fw_project_get_candidates (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return G_LIST_MODEL (self->items);
+}
+
+gboolean
+fw_project_accept (FwProject *self, guint candidate, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+
+  if (!fw_plan_accept (self->plan, candidate, NULL, NULL, error))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_veto (FwProject *self, guint candidate, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+
+  if (!fw_plan_veto (self->plan, candidate, NULL, NULL, error))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_can_undo (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  return fw_plan_can_undo (self->plan);
+}
+
+gboolean
+fw_project_can_redo (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  return fw_plan_can_redo (self->plan);
+}
+
+gboolean
+fw_project_undo (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+
+  if (!fw_plan_undo (self->plan))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_redo (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+
+  if (!fw_plan_redo (self->plan))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+void
+fw_project_set_measured (FwProject *self, guint candidate, gdouble saved_us)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (candidate >= self->plan->candidates->len)
+    return;
+  while (self->measured->len <= candidate)
+    {
+      gdouble unknown = NAN;
+      g_array_append_val (self->measured, unknown);
+    }
+  g_array_index (self->measured, gdouble, candidate) = saved_us;
+  refresh_items (self);
+}
+
+void
+fw_project_set_verification (FwProject *self, guint candidate, const char *result)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (candidate >= self->plan->candidates->len)
+    return;
+  if (self->verification->len <= candidate)
+    g_ptr_array_set_size (self->verification, candidate + 1);
+  g_free (g_ptr_array_index (self->verification, candidate));
+  g_ptr_array_index (self->verification, candidate) = g_strdup (result);
+  refresh_items (self);
+}
+
+void
+fw_project_set_bindings (FwProject *self, const char * const *bindings)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  g_strfreev (self->bindings);
+  self->bindings = g_strdupv ((char **) bindings);
+}
+
+const char * const *
+fw_project_get_bindings (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return (const char * const *) self->bindings;
+}
+
+void
+fw_project_set_session_path (FwProject *self, const char *path)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (g_strcmp0 (self->session_path, path) == 0)
+    return;
+  g_free (self->session_path);
+  self->session_path = g_strdup (path);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_PATH]);
+}
+
+const char *
+fw_project_get_session_path (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return self->session_path;
+}
+
+gboolean
+fw_project_save_session (FwProject *self, GError **error)
+{
+  g_autoptr(FwSession) session = NULL;
+
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+
+  if (self->session_path == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("the project has no session file to save to"));
+      return FALSE;
+    }
+  session = fw_session_from_plan (self->plan, fw_model_get_path (self->model),
+                                  (const char * const *) self->bindings);
+  return fw_session_save (session, self->session_path, error);
+}
+
+gboolean
+fw_project_restore_session (FwProject *self, const char *path, GError **error)
+{
+  g_autoptr(FwSession) session = NULL;
+
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  session = fw_session_load (path, error);
+  if (session == NULL || !fw_session_check_model (session, self->plan, error))
+    return FALSE;
+  fw_session_apply (session, self->plan);
+  /* The file already holds this state: nothing to autosave. */
+  plan_changed (self, FALSE);
+  return TRUE;
+}
+
+char *
+fw_project_session_path_for (const char *model_path)
+{
+  g_return_val_if_fail (model_path != NULL, NULL);
+
+  if (g_str_has_suffix (model_path, ".onnx"))
+    {
+      g_autofree char *stem = g_strndup (model_path, strlen (model_path) - strlen (".onnx"));
+      return g_strconcat (stem, ".fwsession", NULL);
+    }
+  return g_strconcat (model_path, ".fwsession", NULL);
+}

@@ -60,13 +60,17 @@ gboolean     fw_project_redo               (FwProject *self);
 void         fw_project_set_measured       (FwProject *self, guint candidate, gdouble saved_us);
 void         fw_project_set_verification   (FwProject *self, guint candidate, const char *result);
 
+/* Dim bindings the model was inferred with ("batch=8"), recorded in the session; NULL for none. */
+void         fw_project_set_bindings       (FwProject *self, const char * const *bindings);
+const char * const *fw_project_get_bindings (FwProject *self);
+
 /* Sessions (*.fwsession, DESIGN.md section 4): model path and fingerprint, profile, strategy, bindings and
  * every decision in order. Saving writes a temp file, fsyncs and renames. */
 void         fw_project_set_session_path   (FwProject *self, const char *path);   /* "session-path"; NULL: none */
 const char  *fw_project_get_session_path   (FwProject *self);
 gboolean     fw_project_save_session       (FwProject *self, GError **error);
-/* Replays a session's decisions onto this project's plan. FW_ERROR_INVALID (with file and line) when the
- * file is not a session; FW_ERROR_USAGE when it is for another model (fingerprint differs). */
+/* Replays a session's decisions onto this project's plan. FW_ERROR_PARSE or FW_ERROR_INVALID (with file,
+ * line and column) when the file is not a session; FW_ERROR_USAGE when it is for another model (fingerprint differs). */
 gboolean     fw_project_restore_session    (FwProject *self, const char *path, GError **error);
 /* The default session path for a model: MODEL.onnx → MODEL.fwsession beside it. */
 char        *fw_project_session_path_for   (const char *model_path);

@@ -1,0 +1,133 @@
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "fw-preferences.h"
+
+struct _FwPreferences
+{
+  AdwPreferencesWindow parent_instance;
+
+  GSettings *settings;
+
+  AdwComboRow *profile_row;
+  AdwComboRow *strategy_row;
+  GtkSpinButton *max_depth_spin;
+  GtkSpinButton *max_fusion_size_spin;
+  AdwEntryRow *bindings_row;
+  AdwComboRow *theme_row;
+};
+
+G_DEFINE_FINAL_TYPE (FwPreferences, fw_preferences, ADW_TYPE_PREFERENCES_WINDOW)
+
+/* The rows list choices in the order of these arrays; settings store the names. */
+static const char * const profile_names[] = { "ascend-910b", "ascend-310p", "host", NULL };
+static const char * const strategy_names[] = { "conservative", "balanced", "aggressive", NULL };
+static const char * const theme_names[] = { "system", "light", "dark", NULL };
+
+static gboolean
+name_to_position (GValue *value, GVariant *variant, gpointer user_data)
+{
+  const char * const *names = user_data;
+  const char *name = g_variant_get_string (variant, NULL);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (g_strcmp0 (names[i], name) == 0)
+      {
+        g_value_set_uint (value, i);
+        return TRUE;
+      }
+  /* A profile given as a file path has no row; show none selected rather than a wrong one. */
+  g_value_set_uint (value, GTK_INVALID_LIST_POSITION);
+  return TRUE;
+}
+
+static GVariant *
+position_to_name (const GValue *value, const GVariantType *type, gpointer user_data)
+{
+  const char * const *names = user_data;
+  guint position = g_value_get_uint (value);
+
+  if (position >= g_strv_length ((char **) names))
+    return NULL;
+  return g_variant_new_string (names[position]);
+}
+
+static void
+bind_choice (FwPreferences *self, const char *key, AdwComboRow *row, const char * const *names)
+{
+  g_settings_bind_with_mapping (self->settings, key, row, "selected", G_SETTINGS_BIND_DEFAULT,
+                                name_to_position, position_to_name, (gpointer) names, NULL);
+}
+
+static void
+on_bindings_changed (FwPreferences *self, GtkEditable *editable)
+{
+  g_auto(GStrv) parts = g_strsplit_set (gtk_editable_get_text (editable), ", ", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) bindings = NULL;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (parts[i][0] != '\0')
+      g_strv_builder_add (builder, parts[i]);
+  bindings = g_strv_builder_end (builder);
+  g_settings_set_strv (self->settings, "bindings", (const char * const *) bindings);
+}
+
+static void
+fw_preferences_dispose (GObject *object)
+{
+  FwPreferences *self = FW_PREFERENCES (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_PREFERENCES);
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (fw_preferences_parent_class)->dispose (object);
+}
+
+static void
+fw_preferences_class_init (FwPreferencesClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = fw_preferences_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fusionworkbench/FusionWorkbench/fw-preferences.ui");
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, profile_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, strategy_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, max_depth_spin);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, max_fusion_size_spin);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, bindings_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, theme_row);
+  gtk_widget_class_bind_template_callback (widget_class, on_bindings_changed);
+}
+
+static void
+fw_preferences_init (FwPreferences *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkWidget *
+fw_preferences_new (GtkWindow *parent, GSettings *settings)
+{
+  FwPreferences *self = g_object_new (FW_TYPE_PREFERENCES,
+                                      "transient-for", parent,
+                                      "modal", TRUE,
+                                      NULL);
+  g_auto(GStrv) bindings = NULL;
+  g_autofree char *text = NULL;
+
+  self->settings = g_object_ref (settings);
+  bind_choice (self, "profile", self->profile_row, profile_names);
+  bind_choice (self, "strategy", self->strategy_row, strategy_names);
+  bind_choice (self, "theme", self->theme_row, theme_names);
+  g_settings_bind (settings, "max-depth", self->max_depth_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "max-fusion-size", self->max_fusion_size_spin, "value", G_SETTINGS_BIND_DEFAULT);
+
+  /* Filled before the handler is connected in effect: the text round-trips to the same list. */
+  bindings = g_settings_get_strv (settings, "bindings");
+  text = g_strjoinv (", ", bindings);
+  gtk_editable_set_text (GTK_EDITABLE (self->bindings_row), text);
+  return GTK_WIDGET (self);
+}

@@ -1,0 +1,163 @@
+/* fw-window-actions.c: the win.* actions. They live in the window's GActionMap (not as widget class
+ * actions) so that menus, the application's accelerators and tests reach them alike. */
+#include "config.h"
+
+#include "fw-window-private.h"
+
+static void
+set_enabled (FwWindow *self, const char *name, gboolean enabled)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), name);
+
+  if (action != NULL)
+    g_simple_action_set_enabled (G_SIMPLE_ACTION (action), enabled);
+}
+
+void
+fw_window_actions_update (FwWindow *self)
+{
+  gboolean loaded = self->project != NULL;
+
+  set_enabled (self, "save-session", loaded);
+  set_enabled (self, "accept", loaded);
+  set_enabled (self, "veto", loaded);
+  set_enabled (self, "zoom-in", loaded);
+  set_enabled (self, "zoom-out", loaded);
+  set_enabled (self, "zoom-fit", loaded);
+  set_enabled (self, "find", loaded);
+  set_enabled (self, "undo", loaded && fw_project_can_undo (self->project));
+  set_enabled (self, "redo", loaded && fw_project_can_redo (self->project));
+}
+
+static void
+open_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  fw_window_choose_file (FW_WINDOW (user_data));
+}
+
+static void
+open_recent_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  fw_window_open (FW_WINDOW (user_data), file);
+}
+
+static void
+save_session_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  fw_window_save_session (FW_WINDOW (user_data), FALSE);
+}
+
+static void
+undo_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  if (self->project != NULL)
+    fw_project_undo (self->project);
+  fw_window_actions_update (self);
+}
+
+static void
+redo_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  if (self->project != NULL)
+    fw_project_redo (self->project);
+  fw_window_actions_update (self);
+}
+
+static void
+accept_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  fw_candidate_list_accept_selected (self->candidate_list);
+  fw_window_actions_update (self);
+}
+
+static void
+veto_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  fw_candidate_list_veto_selected (self->candidate_list);
+  fw_window_actions_update (self);
+}
+
+static void
+zoom_in_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  fw_graph_view_set_zoom (self->graph_view, fw_graph_view_get_zoom (self->graph_view) * 1.25);
+}
+
+static void
+zoom_out_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  fw_graph_view_set_zoom (self->graph_view, fw_graph_view_get_zoom (self->graph_view) / 1.25);
+}
+
+static void
+zoom_fit_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  fw_graph_view_zoom_to_fit (FW_WINDOW (user_data)->graph_view);
+}
+
+static void
+find_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+close_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  gtk_window_close (GTK_WINDOW (user_data));
+}
+
+static const GActionEntry window_actions[] = {
+  { "open", open_activated },
+  { "open-recent", open_recent_activated, "s" },
+  { "save-session", save_session_activated },
+  { "undo", undo_activated },
+  { "redo", redo_activated },
+  { "accept", accept_activated },
+  { "veto", veto_activated },
+  { "zoom-in", zoom_in_activated },
+  { "zoom-out", zoom_out_activated },
+  { "zoom-fit", zoom_fit_activated },
+  { "find", find_activated },
+  { "close", close_activated },
+};
+
+void
+fw_window_actions_init (FwWindow *self)
+{
+  g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions, G_N_ELEMENTS (window_actions), self);
+}
+
+/* Plain a and v cannot be application accelerators: those run in the capture phase and would take the
+ * letters from the search entry. As window shortcuts in the bubble phase, a text field sees them first. */
+void
+fw_window_add_shortcuts (FwWindow *self)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_BUBBLE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_a, 0),
+                                                          gtk_named_action_new ("win.accept")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_v, 0),
+                                                          gtk_named_action_new ("win.veto")));
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+}

@@ -1,0 +1,61 @@
+/* fw-window-private.h: FwWindow's instance, shared by fw-window.c (loading, views) and
+ * fw-window-actions.c (the win.* actions). */
+#pragma once
+
+#include "fw-window.h"
+#include "fw-candidate-list.h"
+#include "fw-graph-view.h"
+#include "fw-inspector.h"
+#include "onnx/fw-model-loader.h"
+#include "rules/fw-rules.h"
+
+G_BEGIN_DECLS
+
+struct _FwWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  GSettings *settings;
+
+  /* The loaded model, in the order they are made; the rules must outlive the project. */
+  FwRuleSet *rules;
+  FwProject *project;
+  FwLayout *layout;
+  char *model_path;
+
+  /* The load, plan and layout in progress: NULL when idle. */
+  GCancellable *cancellable;
+  FwModelLoader *loader;
+  FwLayout *pending_layout;
+  FwProject *pending_project;
+  FwRuleSet *pending_rules;
+  char *pending_path;
+
+  gulong can_undo_handler;
+  gulong can_redo_handler;
+
+  /* Template children */
+  AdwWindowTitle *window_title;
+  GtkSearchBar *search_bar;
+  GtkSearchEntry *search_entry;
+  GtkRevealer *progress_revealer;
+  GtkProgressBar *progress_bar;
+  GtkLabel *progress_label;
+  AdwToastOverlay *toast_overlay;
+  GtkStack *stack;
+  AdwStatusPage *error_page;
+  FwGraphView *graph_view;
+  FwCandidateList *candidate_list;
+  FwInspector *inspector;
+  GMenu *recent_section;
+};
+
+/* fw-window-actions.c */
+void fw_window_actions_init          (FwWindow *self);
+void fw_window_actions_update        (FwWindow *self);
+void fw_window_add_shortcuts         (FwWindow *self);
+/* fw-window.c */
+void fw_window_choose_file           (FwWindow *self);
+void fw_window_save_session          (FwWindow *self, gboolean quiet);
+
+G_END_DECLS

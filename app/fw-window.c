@@ -1,0 +1,746 @@
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "fw-window-private.h"
+#include "fw-error.h"
+#include "hw/fw-profile.h"
+
+#define RECENT_MAX 6
+
+G_DEFINE_FINAL_TYPE (FwWindow, fw_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum {
+  PROP_0,
+  PROP_PROJECT,
+  PROP_LAYOUT,
+  PROP_BUSY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+rule_set_free0 (FwRuleSet **rules)
+{
+  if (*rules != NULL)
+    fw_rule_set_free (g_steal_pointer (rules));
+}
+
+void
+fw_window_toast (FwWindow *self, const char *message)
+{
+  g_return_if_fail (FW_IS_WINDOW (self));
+
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+FwProject *
+fw_window_get_project (FwWindow *self)
+{
+  g_return_val_if_fail (FW_IS_WINDOW (self), NULL);
+  return self->project;
+}
+
+FwLayout *
+fw_window_get_layout (FwWindow *self)
+{
+  g_return_val_if_fail (FW_IS_WINDOW (self), NULL);
+  return self->layout;
+}
+
+gboolean
+fw_window_get_busy (FwWindow *self)
+{
+  g_return_val_if_fail (FW_IS_WINDOW (self), FALSE);
+  return self->cancellable != NULL;
+}
+
+/* Recent files */
+
+static gint
+compare_recent_newest_first (gconstpointer a, gconstpointer b)
+{
+  GDateTime *ma = gtk_recent_info_get_modified ((GtkRecentInfo *) a);
+  GDateTime *mb = gtk_recent_info_get_modified ((GtkRecentInfo *) b);
+
+  return g_date_time_compare (mb, ma);
+}
+
+static void
+rebuild_recent_section (FwWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GList *items = gtk_recent_manager_get_items (manager);
+  guint n = 0;
+
+  g_menu_remove_all (self->recent_section);
+  /* Newest first: the manager gives them in no useful order. */
+  items = g_list_sort (items, compare_recent_newest_first);
+  for (GList *l = items; l != NULL && n < RECENT_MAX; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      const char *uri = gtk_recent_info_get_uri (info);
+      g_autoptr(GMenuItem) item = NULL;
+
+      /* Any recent model counts, whichever program opened it last. */
+      if (!g_str_has_suffix (uri, ".onnx") || !gtk_recent_info_exists (info))
+        continue;
+      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      g_menu_item_set_action_and_target (item, "win.open-recent", "s", uri);
+      g_menu_append_item (self->recent_section, item);
+      n++;
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+/* Loading: FwModelLoader in a thread, then the plan (FwProject), then FwLayout in a thread. */
+
+static void
+show_progress (FwWindow *self, gdouble fraction, const char *message)
+{
+  gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0.0, 1.0));
+  if (message != NULL)
+    gtk_label_set_text (self->progress_label, message);
+}
+
+static void
+on_progress_notify (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  g_autofree char *message = NULL;
+  gdouble fraction = 0;
+
+  g_object_get (object, "fraction", &fraction, "message", &message, NULL);
+  show_progress (self, fraction, message);
+}
+
+static void
+set_busy (FwWindow *self, gboolean busy)
+{
+  gtk_revealer_set_reveal_child (self->progress_revealer, busy);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+static void
+finish_loading (FwWindow *self)
+{
+  if (self->loader != NULL)
+    g_signal_handlers_disconnect_by_data (self->loader, self);
+  if (self->pending_layout != NULL)
+    g_signal_handlers_disconnect_by_data (self->pending_layout, self);
+  g_clear_object (&self->loader);
+  g_clear_object (&self->pending_layout);
+  g_clear_object (&self->pending_project);
+  rule_set_free0 (&self->pending_rules);
+  g_clear_pointer (&self->pending_path, g_free);
+  g_clear_object (&self->cancellable);
+  set_busy (self, FALSE);
+}
+
+static void
+show_error (FwWindow *self, const char *path, const GError *error)
+{
+  g_autofree char *basename = g_path_get_basename (path);
+  g_autofree char *title = g_strdup_printf (_("Could not open “%s”"), basename);
+
+  /* The layout reports a cancel as FALSE, possibly without an error. */
+  if (error == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      fw_window_toast (self, _("Loading cancelled"));
+      return;
+    }
+  fw_window_toast (self, title);
+  /* Over an open model the toast is enough; an empty window shows the full message. */
+  if (self->project == NULL)
+    {
+      adw_status_page_set_title (self->error_page, title);
+      adw_status_page_set_description (self->error_page, error->message);
+      gtk_stack_set_visible_child_name (self->stack, "error");
+    }
+}
+
+static void
+on_undo_redo_notify (FwWindow *self)
+{
+  fw_window_actions_update (self);
+}
+
+/* Replaces the shown project and layout with the pending ones. */
+static void
+install_project (FwWindow *self)
+{
+  g_autofree char *basename = g_path_get_basename (self->pending_path);
+  g_autofree char *dirname = g_path_get_dirname (self->pending_path);
+
+  if (self->project != NULL)
+    {
+      fw_window_save_session (self, TRUE);
+      g_clear_signal_handler (&self->can_undo_handler, self->project);
+      g_clear_signal_handler (&self->can_redo_handler, self->project);
+    }
+  /* Views first, so none holds a project whose rules are freed below. */
+  fw_inspector_clear (self->inspector);
+  fw_inspector_set_project (self->inspector, NULL);
+  fw_candidate_list_set_project (self->candidate_list, NULL);
+  fw_graph_view_set_project (self->graph_view, NULL);
+  fw_graph_view_set_layout (self->graph_view, NULL);
+  g_clear_object (&self->layout);
+  g_clear_object (&self->project);
+  rule_set_free0 (&self->rules);
+  g_clear_pointer (&self->model_path, g_free);
+
+  self->project = g_steal_pointer (&self->pending_project);
+  self->rules = g_steal_pointer (&self->pending_rules);
+  self->layout = g_steal_pointer (&self->pending_layout);
+  self->model_path = g_steal_pointer (&self->pending_path);
+  g_signal_handlers_disconnect_by_data (self->layout, self);
+
+  fw_graph_view_set_layout (self->graph_view, self->layout);
+  fw_graph_view_set_project (self->graph_view, self->project);
+  fw_candidate_list_set_project (self->candidate_list, self->project);
+  fw_inspector_set_project (self->inspector, self->project);
+  fw_graph_view_zoom_to_fit (self->graph_view);
+
+  self->can_undo_handler = g_signal_connect_swapped (self->project, "notify::can-undo",
+                                                     G_CALLBACK (on_undo_redo_notify), self);
+  self->can_redo_handler = g_signal_connect_swapped (self->project, "notify::can-redo",
+                                                     G_CALLBACK (on_undo_redo_notify), self);
+
+  adw_window_title_set_title (self->window_title, basename);
+  adw_window_title_set_subtitle (self->window_title, dirname);
+  gtk_stack_set_visible_child_name (self->stack, "workbench");
+  fw_window_actions_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAYOUT]);
+}
+
+static void
+on_restore_response (AdwMessageDialog *dialog, const char *response, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  const char *session_path = g_object_get_data (G_OBJECT (dialog), "session-path");
+  g_autoptr(GError) error = NULL;
+
+  if (self->project == NULL)
+    return;
+  if (g_strcmp0 (response, "restore") == 0 &&
+      !fw_project_restore_session (self->project, session_path, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not restore the session: %s"), error->message);
+      fw_window_toast (self, message);
+    }
+  /* Either way decisions from now on autosave there; declining starts the session afresh. */
+  fw_project_set_session_path (self->project, session_path);
+  fw_window_actions_update (self);
+}
+
+/* A session beside the model: offer it; none: start one there. */
+static void
+offer_session (FwWindow *self)
+{
+  g_autofree char *session_path = fw_project_session_path_for (self->model_path);
+  AdwMessageDialog *dialog;
+
+  if (session_path == NULL)
+    return;
+  if (!g_file_test (session_path, G_FILE_TEST_IS_REGULAR))
+    {
+      fw_project_set_session_path (self->project, session_path);
+      return;
+    }
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Restore Session?"), NULL));
+  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  _("“%s” holds earlier decisions on this model. Restore them, or start again and replace them?"),
+                                  session_path);
+  adw_message_dialog_add_responses (dialog,
+                                    "discard", _("_Start Again"),
+                                    "restore", _("_Restore"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "restore", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "restore");
+  adw_message_dialog_set_close_response (dialog, "discard");
+  g_object_set_data_full (G_OBJECT (dialog), "session-path", g_steal_pointer (&session_path), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_restore_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_layout_computed (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(FwWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (!fw_layout_compute_finish (FW_LAYOUT (object), result, &error))
+    {
+      /* A newer load replaced this one: it owns the pending fields now. */
+      if (self->pending_layout != FW_LAYOUT (object))
+        return;
+      path = g_strdup (self->pending_path);
+      finish_loading (self);
+      show_error (self, path, error);
+      return;
+    }
+  if (self->pending_layout != FW_LAYOUT (object))
+    return;
+  install_project (self);
+  finish_loading (self);
+  offer_session (self);
+}
+
+static gboolean
+plan_options_from_settings (FwWindow *self, FwPlanOptions *options, GError **error)
+{
+  g_autofree char *strategy = g_settings_get_string (self->settings, "strategy");
+
+  fw_plan_options_init (options);
+  if (!fw_strategy_from_string (strategy, &options->strategy))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("Unknown fusion strategy “%s” in the preferences"), strategy);
+      return FALSE;
+    }
+  options->max_depth = g_settings_get_uint (self->settings, "max-depth");
+  options->max_fusion_size = g_settings_get_uint (self->settings, "max-fusion-size");
+  return TRUE;
+}
+
+static gboolean
+plan_model (FwWindow *self, FwModel *model, GError **error)
+{
+  g_autofree char *profile_name = g_settings_get_string (self->settings, "profile");
+  g_autoptr(FwProfile) profile = NULL;
+  g_auto(GStrv) bindings = NULL;
+  FwPlanOptions options;
+
+  if (!plan_options_from_settings (self, &options, error))
+    return FALSE;
+  if (!(profile = fw_profile_lookup (profile_name, error)))
+    return FALSE;
+  self->pending_rules = fw_rule_set_new ();
+  if (!fw_rule_set_load_builtin (self->pending_rules, error))
+    return FALSE;
+  self->pending_project = fw_project_new (model, profile, self->pending_rules, &options, error);
+  if (self->pending_project == NULL)
+    return FALSE;
+  bindings = g_settings_get_strv (self->settings, "bindings");
+  fw_project_set_bindings (self->pending_project, (const char * const *) bindings);
+  return TRUE;
+}
+
+static void
+on_model_loaded (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(FwWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = fw_model_loader_load_finish (FW_MODEL_LOADER (object), result, &error);
+  g_autofree char *path = NULL;
+
+  if (self->loader != FW_MODEL_LOADER (object))
+    return;
+  if (model == NULL || !plan_model (self, model, &error))
+    {
+      path = g_strdup (self->pending_path);
+      finish_loading (self);
+      show_error (self, path, error);
+      return;
+    }
+  show_progress (self, 0.0, _("Laying out the graph…"));
+  self->pending_layout = fw_layout_new (fw_model_get_graph (model), NULL);
+  g_signal_connect (self->pending_layout, "notify::fraction", G_CALLBACK (on_progress_notify), self);
+  fw_layout_compute_async (self->pending_layout, self->cancellable, on_layout_computed, g_object_ref (self));
+}
+
+/* symbol → gint64* from the "bindings" setting (NAME=VALUE); bad entries are skipped with a toast. */
+static GHashTable *
+bindings_from_settings (FwWindow *self)
+{
+  g_auto(GStrv) entries = g_settings_get_strv (self->settings, "bindings");
+  GHashTable *bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; entries[i] != NULL; i++)
+    {
+      const char *eq = strchr (entries[i], '=');
+      gint64 value = 0;
+
+      if (eq == NULL || eq == entries[i] ||
+          !g_ascii_string_to_signed (eq + 1, 10, 1, G_MAXINT32, &value, NULL))
+        {
+          g_autofree char *message = g_strdup_printf (_("Ignoring the binding “%s”: write NAME=VALUE"), entries[i]);
+          fw_window_toast (self, message);
+          continue;
+        }
+      g_hash_table_insert (bindings, g_strndup (entries[i], eq - entries[i]), g_memdup2 (&value, sizeof value));
+    }
+  return bindings;
+}
+
+void
+fw_window_open (FwWindow *self, GFile *file)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *uri = NULL;
+  g_autoptr(GHashTable) bindings = NULL;
+  g_autofree char *message = NULL;
+
+  g_return_if_fail (FW_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (!(path = g_file_get_path (file)))
+    {
+      fw_window_toast (self, _("Only local files can be opened"));
+      return;
+    }
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  finish_loading (self);
+
+  uri = g_file_get_uri (file);
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+
+  self->cancellable = g_cancellable_new ();
+  self->pending_path = g_strdup (path);
+  self->loader = fw_model_loader_new (path);
+  bindings = bindings_from_settings (self);
+  /* The loader references the table. */
+  fw_model_loader_set_bindings (self->loader, bindings);
+  g_signal_connect (self->loader, "notify::fraction", G_CALLBACK (on_progress_notify), self);
+  g_signal_connect (self->loader, "notify::message", G_CALLBACK (on_progress_notify), self);
+  message = g_strdup_printf (_("Loading %s…"), path);
+  show_progress (self, 0.0, message);
+  set_busy (self, TRUE);
+  fw_model_loader_load_async (self->loader, self->cancellable, on_model_loaded, g_object_ref (self));
+}
+
+/* The file chooser */
+
+static void
+on_chooser_response (GtkNativeDialog *native, int response, gpointer user_data)
+{
+  g_autoptr(FwWindow) self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+
+      if (file != NULL)
+        fw_window_open (self, file);
+    }
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+}
+
+void
+fw_window_choose_file (FwWindow *self)
+{
+  GtkFileChooserNative *native = gtk_file_chooser_native_new (_("Open Model"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN,
+                                                              _("_Open"), _("_Cancel"));
+  g_autoptr(GtkFileFilter) onnx = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (onnx, _("ONNX models"));
+  gtk_file_filter_add_pattern (onnx, "*.onnx");
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), onnx);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), all);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  g_signal_connect (native, "response", G_CALLBACK (on_chooser_response), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* Sessions */
+
+void
+fw_window_save_session (FwWindow *self, gboolean quiet)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->project == NULL)
+    return;
+  if (fw_project_get_session_path (self->project) == NULL)
+    {
+      g_autofree char *path = fw_project_session_path_for (self->model_path);
+
+      fw_project_set_session_path (self->project, path);
+    }
+  if (!fw_project_save_session (self->project, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not save the session: %s"), error->message);
+      fw_window_toast (self, message);
+    }
+  else if (!quiet)
+    fw_window_toast (self, _("Session saved"));
+}
+
+/* Drag and drop */
+
+static gboolean
+on_drop (GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  GSList *files = g_value_get_boxed (value);
+
+  for (GSList *l = files; l != NULL; l = l->next)
+    {
+      g_autofree char *name = g_file_get_basename (l->data);
+
+      if (name != NULL && g_str_has_suffix (name, ".onnx"))
+        {
+          fw_window_open (self, l->data);
+          return TRUE;
+        }
+    }
+  fw_window_toast (self, _("Drop an ONNX model (.onnx) to open it"));
+  return FALSE;
+}
+
+/* Template callbacks: keeping the views in step */
+
+static void
+on_list_candidate_selected (FwWindow *self, guint candidate, FwCandidateList *list)
+{
+  fw_graph_view_select_candidate (self->graph_view, candidate);
+  fw_inspector_show_candidate (self->inspector, candidate);
+  fw_window_actions_update (self);
+}
+
+static void
+on_graph_candidate_selected (FwWindow *self, guint candidate, FwGraphView *view)
+{
+  if (candidate == G_MAXUINT)
+    return;
+  fw_candidate_list_select (self->candidate_list, candidate);
+  fw_inspector_show_candidate (self->inspector, candidate);
+}
+
+static void
+on_graph_node_selected (FwWindow *self, gpointer node, FwGraphView *view)
+{
+  if (node != NULL)
+    fw_inspector_show_node (self->inspector, node);
+  else
+    fw_inspector_clear (self->inspector);
+}
+
+static void
+on_cancel_clicked (FwWindow *self)
+{
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+}
+
+static void
+search (FwWindow *self, gboolean forward)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+
+  if (self->layout == NULL || text[0] == '\0')
+    return;
+  if (!fw_graph_view_search (self->graph_view, text, forward))
+    gtk_widget_error_bell (GTK_WIDGET (self->search_entry));
+}
+
+static void
+on_search_activate (FwWindow *self)
+{
+  search (self, TRUE);
+}
+
+/* Enter is "activate" (next match); Shift+Enter is not a binding of GtkSearchEntry. */
+static gboolean
+on_search_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+                       gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
+      (state & GDK_SHIFT_MASK) != 0)
+    {
+      search (self, FALSE);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+on_search_changed (FwWindow *self)
+{
+  search (self, TRUE);
+}
+
+static void
+on_search_next (FwWindow *self)
+{
+  search (self, TRUE);
+}
+
+static void
+on_search_previous (FwWindow *self)
+{
+  search (self, FALSE);
+}
+
+static void
+on_search_stop (FwWindow *self)
+{
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+}
+
+/* Closing: the session and the window size are kept. */
+
+static gboolean
+fw_window_close_request (GtkWindow *window)
+{
+  FwWindow *self = FW_WINDOW (window);
+  int width = 0, height = 0;
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  fw_window_save_session (self, TRUE);
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set_int (self->settings, "window-width", width);
+  g_settings_set_int (self->settings, "window-height", height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  return GTK_WINDOW_CLASS (fw_window_parent_class)->close_request (window);
+}
+
+static void
+fw_window_dispose (GObject *object)
+{
+  FwWindow *self = FW_WINDOW (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  finish_loading (self);
+  if (self->project != NULL)
+    {
+      g_clear_signal_handler (&self->can_undo_handler, self->project);
+      g_clear_signal_handler (&self->can_redo_handler, self->project);
+    }
+  gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_WINDOW);
+  g_clear_object (&self->layout);
+  g_clear_object (&self->project);
+  rule_set_free0 (&self->rules);
+  g_clear_pointer (&self->model_path, g_free);
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (fw_window_parent_class)->dispose (object);
+}
+
+static void
+fw_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FwWindow *self = FW_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      g_value_set_object (value, self->project);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_object (value, self->layout);
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, fw_window_get_busy (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_window_class_init (FwWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = fw_window_dispose;
+  object_class->get_property = fw_window_get_property;
+  window_class->close_request = fw_window_close_request;
+
+  properties[PROP_PROJECT] = g_param_spec_object ("project", NULL, NULL, FW_TYPE_PROJECT,
+                                                  G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LAYOUT] = g_param_spec_object ("layout", NULL, NULL, FW_TYPE_LAYOUT,
+                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (FW_TYPE_GRAPH_VIEW);
+  g_type_ensure (FW_TYPE_CANDIDATE_LIST);
+  g_type_ensure (FW_TYPE_INSPECTOR);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fusionworkbench/FusionWorkbench/fw-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, progress_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, error_page);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, graph_view);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, candidate_list);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, inspector);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, recent_section);
+  gtk_widget_class_bind_template_callback (widget_class, on_list_candidate_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_graph_candidate_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_graph_node_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_activate);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_next);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_previous);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_stop);
+}
+
+static void
+on_recent_changed (FwWindow *self)
+{
+  rebuild_recent_section (self);
+}
+
+static void
+fw_window_init (FwWindow *self)
+{
+  GtkDropTarget *drop;
+  GtkEventController *key;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = g_settings_new (APP_ID);
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  key = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (key, GTK_PHASE_CAPTURE);
+  g_signal_connect (key, "key-pressed", G_CALLBACK (on_search_key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->search_entry), key);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (on_recent_changed), self, G_CONNECT_SWAPPED);
+  rebuild_recent_section (self);
+
+  fw_window_actions_init (self);
+  fw_window_add_shortcuts (self);
+  fw_window_actions_update (self);
+}
+
+FwWindow *
+fw_window_new (AdwApplication *application)
+{
+  return g_object_new (FW_TYPE_WINDOW, "application", application, NULL);
+}

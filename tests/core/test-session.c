@@ -1,0 +1,418 @@
+/* Sessions and the project: a session round-trips, replaying it gives the same plan, undo and redo notify,
+ * every decision autosaves, and bad files (truncated, wrong types, unknown keys, another model) are refused
+ * with their place. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "fw-error.h"
+#include "fw-test-models.h"
+#include "plan/fw-decisions.h"
+#include "plan/fw-plan.h"
+#include "session/fw-project.h"
+#include "session/fw-session.h"
+
+static FwProfile *profile;
+static FwRuleSet *rules;
+
+static FwModel *
+block (gint64 seq)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_transformer_block (seq, 64, 4, FALSE);
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  return model;
+}
+
+static FwProject *
+project_of (FwModel *model)
+{
+  g_autoptr(GError) error = NULL;
+  FwProject *project = fw_project_new (model, profile, rules, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  return project;
+}
+
+/* Statuses and node names of every candidate, as one string. */
+static char *
+plan_state (const FwPlan *plan)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      g_string_append_printf (s, "#%u %s %s:", i, c->pattern, fw_candidate_status_name (c->status));
+      for (guint k = 0; k < c->nodes->len; k++)
+        g_string_append_printf (s, " %s", ((FwNode *) g_ptr_array_index (c->nodes, k))->name);
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
+}
+
+static guint
+first_with_status (FwProject *project, FwCandidateStatus status)
+{
+  FwPlan *plan = fw_project_get_plan (project);
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    if (((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == status)
+      return i;
+  g_assert_not_reached ();
+  return G_MAXUINT;
+}
+
+static guint
+second_proposed (FwProject *project)
+{
+  FwPlan *plan = fw_project_get_plan (project);
+  gboolean seen = FALSE;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    if (((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == FW_CANDIDATE_PROPOSED)
+      {
+        if (seen)
+          return i;
+        seen = TRUE;
+      }
+  g_assert_not_reached ();
+  return G_MAXUINT;
+}
+
+static void
+count_signal (gpointer counter)
+{
+  (*(guint *) counter)++;
+}
+
+static void
+test_items_follow_plan (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  GListModel *items = fw_project_get_candidates (project);
+  FwPlan *plan = fw_project_get_plan (project);
+  g_autoptr(FwCandidateItem) item = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_before = g_list_model_get_n_items (items), added = 0, status_notes = 0, veto;
+
+  g_assert_cmpuint (n_before, ==, plan->candidates->len);
+  g_assert_cmpuint (n_before, >, 1);
+  veto = first_with_status (project, FW_CANDIDATE_PROPOSED);
+  item = g_list_model_get_item (items, veto);
+  g_assert_cmpuint (fw_candidate_item_get_index (item), ==, veto);
+  g_assert_cmpstr (fw_candidate_item_get_status (item), ==, "proposed");
+  g_assert_cmpuint (fw_candidate_item_get_n_nodes (item), >, 1);
+  g_assert_true (isnan (fw_candidate_item_get_measured_saved_us (item)));
+  g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "");
+  g_assert_nonnull (strstr (fw_candidate_item_get_search_text (item), "proposed"));
+
+  g_signal_connect_swapped (items, "items-changed", G_CALLBACK (count_signal), &added);
+  g_signal_connect_swapped (item, "notify::status", G_CALLBACK (count_signal), &status_notes);
+  g_assert_true (fw_project_veto (project, veto, &error));
+  g_assert_no_error (error);
+  /* The same item changed in place; what re-planning found was appended. */
+  g_assert_cmpstr (fw_candidate_item_get_status (item), ==, "vetoed");
+  g_assert_cmpuint (status_notes, ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, plan->candidates->len);
+  if (plan->candidates->len > n_before)
+    g_assert_cmpuint (added, ==, 1);
+
+  fw_project_set_measured (project, veto, 12.5);
+  fw_project_set_verification (project, veto, "pass");
+  g_assert_cmpfloat (fw_candidate_item_get_measured_saved_us (item), ==, 12.5);
+  g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "pass");
+  fw_project_set_measured (project, veto, NAN);
+  g_assert_true (isnan (fw_candidate_item_get_measured_saved_us (item)));
+
+  /* A bad index is an error, and changes nothing. */
+  g_assert_false (fw_project_accept (project, 99999, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  g_signal_handlers_disconnect_by_data (items, &added);
+  g_signal_handlers_disconnect_by_data (item, &status_notes);
+  g_clear_object (&item);
+  g_assert_finalize_object (project);
+}
+
+static void
+test_undo_redo_notify (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  g_autoptr(GError) error = NULL;
+  guint undo_notes = 0, redo_notes = 0, changes = 0;
+  g_autofree char *initial = plan_state (fw_project_get_plan (project));
+  g_autofree char *decided = NULL;
+
+  g_signal_connect_swapped (project, "notify::can-undo", G_CALLBACK (count_signal), &undo_notes);
+  g_signal_connect_swapped (project, "notify::can-redo", G_CALLBACK (count_signal), &redo_notes);
+  g_signal_connect_swapped (project, "plan-changed", G_CALLBACK (count_signal), &changes);
+  g_assert_false (fw_project_can_undo (project));
+  g_assert_false (fw_project_undo (project));
+
+  g_assert_true (fw_project_accept (project, first_with_status (project, FW_CANDIDATE_PROPOSED), &error));
+  g_assert_true (fw_project_can_undo (project));
+  g_assert_cmpuint (undo_notes, ==, 1);
+  g_assert_cmpuint (changes, ==, 1);
+  /* A second decision leaves can-undo as it was: no notification. */
+  g_assert_true (fw_project_veto (project, second_proposed (project), &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (undo_notes, ==, 1);
+  decided = plan_state (fw_project_get_plan (project));
+
+  g_assert_true (fw_project_undo (project));
+  g_assert_true (fw_project_can_redo (project));
+  g_assert_cmpuint (redo_notes, ==, 1);
+  g_assert_true (fw_project_undo (project));
+  g_assert_false (fw_project_can_undo (project));
+  g_assert_cmpuint (undo_notes, ==, 2);
+  {
+    g_autofree char *now = plan_state (fw_project_get_plan (project));
+    g_assert_cmpstr (now, ==, initial);
+  }
+  g_assert_cmpuint (g_list_model_get_n_items (fw_project_get_candidates (project)), ==,
+                    fw_project_get_plan (project)->candidates->len);
+  g_assert_true (fw_project_redo (project));
+  g_assert_true (fw_project_redo (project));
+  g_assert_false (fw_project_can_redo (project));
+  g_assert_cmpuint (redo_notes, ==, 2);
+  g_assert_cmpuint (changes, ==, 6);
+  {
+    g_autofree char *now = plan_state (fw_project_get_plan (project));
+    g_assert_cmpstr (now, ==, decided);
+  }
+  g_signal_handlers_disconnect_by_data (project, &undo_notes);
+  g_signal_handlers_disconnect_by_data (project, &redo_notes);
+  g_signal_handlers_disconnect_by_data (project, &changes);
+  g_assert_finalize_object (project);
+}
+
+static void
+test_autosave_and_replay (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  g_autoptr(FwModel) again_model = block (16);
+  FwProject *project = project_of (model);
+  FwProject *again = project_of (again_model);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "block.fwsession", NULL);
+  g_autofree char *state = NULL;
+  g_autofree char *restored = NULL;
+  const char *binds[] = { "seq=16", "batch=2", NULL };
+  guint veto;
+
+  fw_project_set_bindings (project, binds);
+  fw_project_set_session_path (project, path);
+  g_assert_cmpstr (fw_project_get_session_path (project), ==, path);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  veto = first_with_status (project, FW_CANDIDATE_PROPOSED);
+  g_assert_true (fw_project_veto (project, veto, &error));
+  g_assert_no_error (error);
+  /* Every decision writes the session. */
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (fw_project_accept (project, second_proposed (project), &error));
+  state = plan_state (fw_project_get_plan (project));
+
+  g_assert_true (fw_project_restore_session (again, path, &error));
+  g_assert_no_error (error);
+  restored = plan_state (fw_project_get_plan (again));
+  g_assert_cmpstr (restored, ==, state);
+  g_assert_true (fw_project_can_undo (again));
+  g_assert_cmpuint (g_list_model_get_n_items (fw_project_get_candidates (again)), ==,
+                    fw_project_get_plan (again)->candidates->len);
+
+  /* The file as written reads back into the same text. */
+  {
+    g_autoptr(FwSession) session = fw_session_load (path, &error);
+    g_autofree char *text = NULL;
+    g_autofree char *written = NULL;
+    FwSessionDecision *d;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (session->decisions->len, ==, 2);
+    d = g_ptr_array_index (session->decisions, 0);
+    g_assert_cmpint (d->action, ==, FW_DECISION_VETO);
+    g_assert_cmpuint (d->candidate, ==, veto);
+    g_assert_nonnull (d->nodes);
+    g_assert_cmpstr (session->profile, ==, "ascend-910b");
+    g_assert_cmpint (session->strategy, ==, FW_STRATEGY_BALANCED);
+    g_assert_cmpstr (session->bindings[0], ==, "batch=2");
+    g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+    text = fw_session_to_string (session);
+    g_assert_cmpstr (text, ==, written);
+  }
+  fw_test_remove_dir (dir);
+  g_assert_finalize_object (project);
+  g_assert_finalize_object (again);
+}
+
+/* Candidate numbers may differ between runs (another planner version, another veto order); names do not. */
+static void
+test_replay_by_names (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  FwPlan *plan = fw_project_get_plan (project);
+  g_autoptr(FwSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint accept = first_with_status (project, FW_CANDIDATE_PROPOSED);
+  guint n_nodes = ((FwCandidate *) g_ptr_array_index (plan->candidates, accept))->nodes->len;
+  GString *doc = g_string_new (NULL);
+
+  g_string_append_printf (doc, "version: 1\nmodel:\n  fingerprint: \"%s\"\ndecisions:\n"
+                          "  - action: accept\n    candidate: 4000\n    why: \"by names\"\n    nodes:\n",
+                          fw_plan_get_fingerprint (plan));
+  for (gint k = n_nodes - 1; k >= 0; k--)
+    g_string_append_printf (doc, "      - \"%s\"\n",
+                            ((FwNode *) g_ptr_array_index (((FwCandidate *) g_ptr_array_index (plan->candidates,
+                                                                                                 accept))->nodes,
+                                                           k))->name);
+  g_string_append (doc, "  - action: veto\n    nodes: [\"no such node\"]\n");
+  text = g_string_free (doc, FALSE);
+  session = fw_session_load_data ("names.fwsession", text, strlen (text), &error);
+  g_assert_no_error (error);
+  g_assert_true (fw_session_check_model (session, plan, &error));
+  g_assert_cmpuint (fw_session_apply (session, plan), ==, 1);
+  g_assert_cmpint (((FwCandidate *) g_ptr_array_index (plan->candidates, accept))->status, ==,
+                   FW_CANDIDATE_ACCEPTED);
+  g_assert_cmpint (((FwDecision *) g_ptr_array_index (plan->decisions, 1))->outcome, ==,
+                   FW_DECISION_MATCHED_NOTHING);
+  g_assert_cmpstr (((FwDecision *) g_ptr_array_index (plan->decisions, 0))->source, ==, "names.fwsession:5");
+  g_assert_finalize_object (project);
+}
+
+static void
+expect_bad (const char *text, gint code, const char *place, const char *words)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwSession) session = fw_session_load_data ("bad.fwsession", text, strlen (text), &error);
+
+  g_assert_null (session);
+  g_assert_error (error, FW_ERROR, code);
+  if (place != NULL)
+    g_assert_true (g_str_has_prefix (error->message, place));
+  if (words != NULL && strstr (error->message, words) == NULL)
+    g_error ("“%s” does not say “%s”", error->message, words);
+}
+
+#define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void
+test_bad_files (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *other = g_build_filename (dir, "other.fwsession", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing.fwsession", NULL);
+
+  /* Truncated in the middle of a flow sequence: not YAML. */
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions: [{action: veto, nodes: [a",
+              FW_ERROR_PARSE, "bad.fwsession:", NULL);
+  expect_bad ("", FW_ERROR_INVALID, "bad.fwsession:", "empty");
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\n", FW_ERROR_INVALID, "bad.fwsession:1:1",
+              "decisions");
+  expect_bad ("version: 2\nmodel: {fingerprint: \"" FP "\"}\ndecisions: []\n", FW_ERROR_INVALID,
+              "bad.fwsession:1:10", NULL);
+  /* Wrong types. */
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions: {}\n", FW_ERROR_INVALID,
+              "bad.fwsession:3:12", NULL);
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions:\n  - action: veto\n    nodes: a\n",
+              FW_ERROR_INVALID, "bad.fwsession:5:12", NULL);
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions:\n  - {action: veto, candidate: -1, "
+              "nodes: [a]}\n", FW_ERROR_INVALID, "bad.fwsession:4:", NULL);
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\nbindings: {batch: many}\ndecisions: []\n",
+              FW_ERROR_INVALID, "bad.fwsession:3:", NULL);
+  expect_bad ("version: 1\nmodel: {fingerprint: \"12\"}\ndecisions: []\n", FW_ERROR_INVALID, "bad.fwsession:2:",
+              "64 hexadecimal");
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions:\n  - action: merge\n    nodes: [a]\n",
+              FW_ERROR_INVALID, "bad.fwsession:4:13", "merge");
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions:\n  - action: veto\n",
+              FW_ERROR_INVALID, "bad.fwsession:4:5", "nodes");
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\nstrategy: greedy\ndecisions: []\n",
+              FW_ERROR_INVALID, "bad.fwsession:3:", "greedy");
+  /* Unknown keys, with a suggestion. */
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecision: []\n", FW_ERROR_INVALID,
+              "bad.fwsession:3:1", "did you mean “decisions”");
+  expect_bad ("version: 1\nmodel: {fingerprint: \"" FP "\"}\ndecisions:\n  - {action: veto, node: [a]}\n",
+              FW_ERROR_INVALID, "bad.fwsession:4:", "did you mean “nodes”");
+
+  /* Another model's session is a usage error, and changes nothing. */
+  g_assert_true (g_file_set_contents (other, "version: 1\nmodel: {path: other.onnx, fingerprint: \"" FP "\"}\n"
+                                      "decisions: []\n", -1, NULL));
+  g_assert_false (fw_project_restore_session (project, other, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "other.onnx"));
+  g_clear_error (&error);
+  g_assert_false (fw_project_restore_session (project, missing, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_IO);
+  g_assert_false (fw_project_can_undo (project));
+  fw_test_remove_dir (dir);
+  g_assert_finalize_object (project);
+}
+
+static void
+test_hostile_strings (void)
+{
+  g_autoptr(FwSession) session = fw_session_new ();
+  g_autoptr(FwSession) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  FwSessionDecision *d = g_new0 (FwSessionDecision, 1);
+
+  session->model_fingerprint = g_strdup (FP);
+  session->model_path = g_strdup ("a \"quoted\"\n\\path: #x");
+  d->action = FW_DECISION_ACCEPT;
+  d->candidate = 3;
+  d->nodes = g_strsplit ("a: b|- c|\t\"d\"|{e}", "|", -1);
+  d->why = g_strdup ("\xe2\x80\xa8 line separator");
+  g_ptr_array_add (session->decisions, d);
+  text = fw_session_to_string (session);
+  back = fw_session_load_data ("hostile.fwsession", text, strlen (text), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->model_path, ==, session->model_path);
+  d = g_ptr_array_index (back->decisions, 0);
+  g_assert_cmpstrv (d->nodes, ((FwSessionDecision *) g_ptr_array_index (session->decisions, 0))->nodes);
+  g_assert_cmpstr (d->why, ==, "\xe2\x80\xa8 line separator");
+}
+
+static void
+test_session_path_for (void)
+{
+  g_autofree char *a = fw_project_session_path_for ("/m/bert.onnx");
+  g_autofree char *b = fw_project_session_path_for ("/m/bert.model");
+
+  g_assert_cmpstr (a, ==, "/m/bert.fwsession");
+  g_assert_cmpstr (b, ==, "/m/bert.model.fwsession");
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+  g_autoptr(GError) error = NULL;
+
+  g_test_init (&argc, &argv, NULL);
+  profile = fw_profile_load_builtin ("ascend-910b", &error);
+  g_assert_no_error (error);
+  rules = fw_rule_set_new ();
+  g_assert_true (fw_rule_set_load_builtin (rules, &error));
+  g_test_add_func ("/core/session/items-follow-plan", test_items_follow_plan);
+  g_test_add_func ("/core/session/undo-redo-notify", test_undo_redo_notify);
+  g_test_add_func ("/core/session/autosave-and-replay", test_autosave_and_replay);
+  g_test_add_func ("/core/session/replay-by-names", test_replay_by_names);
+  g_test_add_func ("/core/session/bad-files", test_bad_files);
+  g_test_add_func ("/core/session/hostile-strings", test_hostile_strings);
+  g_test_add_func ("/core/session/path-for", test_session_path_for);
+  status = g_test_run ();
+  fw_rule_set_free (rules);
+  fw_profile_unref (profile);
+  return status;
+}

@@ -1,0 +1,363 @@
+/* test-graph-view.c: the graph canvas on a real-ish model (one transformer layer) in a window on a virtual
+ * display: properties, fitting, search, clicks on nodes and hulls, framing a candidate, and one frame as a
+ * picture that must not be blank. */
+#include "config.h"
+
+#include <gtk/gtk.h>
+#include <math.h>
+
+#include "fw-graph-view.h"
+#include "fw-test-models.h"
+
+typedef struct
+{
+  FwModel    *model;
+  FwProfile  *profile;
+  FwRuleSet  *rules;
+  FwPlan     *plan;
+  FwLayout   *layout;
+  GtkWidget  *window;
+  FwGraphView *view;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  FwLayoutOptions layout_options;
+  FwPlanOptions plan_options;
+
+  f->model = fw_test_transformer_block (8, 16, 2, FALSE);
+  f->profile = fw_test_profile_910b ();
+  f->rules = fw_test_builtin_rules ();
+  g_assert_true (fw_test_infer (f->model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  fw_plan_options_init (&plan_options);
+  f->plan = fw_plan_new (f->model, f->profile, f->rules, &plan_options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->plan->candidates->len, >, 0);
+
+  fw_layout_options_init (&layout_options);
+  layout_options.collapse_threshold = G_MAXUINT;
+  f->layout = fw_layout_new (fw_model_get_graph (f->model), &layout_options);
+  g_assert_true (fw_layout_compute (f->layout, NULL, &error));
+  g_assert_no_error (error);
+
+  f->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 600);
+  f->view = FW_GRAPH_VIEW (fw_graph_view_new ());
+  g_object_ref_sink (f->view);
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->view));
+  fw_graph_view_set_layout (f->view, f->layout);
+  fw_graph_view_set_plan (f->view, f->plan);
+  gtk_window_present (GTK_WINDOW (f->window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->view)), >, 100);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_set_child (GTK_WINDOW (f->window), NULL);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  fw_graph_view_set_plan (f->view, NULL);
+  g_assert_finalize_object (f->view);
+  g_assert_finalize_object (f->layout);
+  fw_plan_free (f->plan);
+  g_object_unref (f->model);
+  fw_profile_unref (f->profile);
+  fw_rule_set_free (f->rules);
+}
+
+static void
+count_notify (GObject *object, GParamSpec *pspec, guint *count)
+{
+  (*count)++;
+}
+
+static void
+record_node (FwGraphView *view, FwNode *node, FwNode **out)
+{
+  *out = node;
+}
+
+static void
+record_candidate (FwGraphView *view, guint candidate, guint *out)
+{
+  *out = candidate;
+}
+
+/* The widget point showing layout point (x, y). */
+static void
+to_widget (FwGraphView *view, gdouble x, gdouble y, gdouble *wx, gdouble *wy)
+{
+  gdouble x0, y0, x1, y1;
+
+  fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
+  *wx = (x - x0) * fw_graph_view_get_zoom (view);
+  *wy = (y - y0) * fw_graph_view_get_zoom (view);
+}
+
+static void
+test_properties (Fixture *f, gconstpointer data)
+{
+  guint zoom_notes = 0, candidate_notes = 0, layout_notes = 0;
+  g_autoptr(FwLayout) layout = NULL;
+  guint candidate = 0;
+  gdouble zoom = 0;
+
+  g_signal_connect (f->view, "notify::zoom", G_CALLBACK (count_notify), &zoom_notes);
+  g_signal_connect (f->view, "notify::selected-candidate", G_CALLBACK (count_notify), &candidate_notes);
+  g_signal_connect (f->view, "notify::layout", G_CALLBACK (count_notify), &layout_notes);
+
+  g_object_get (f->view, "layout", &layout, "zoom", &zoom, "selected-candidate", &candidate, NULL);
+  g_assert_true (layout == f->layout);
+  g_assert_cmpuint (candidate, ==, G_MAXUINT);
+  g_assert_null (fw_graph_view_get_project (f->view));
+
+  g_object_set (f->view, "zoom", 2.0, NULL);
+  g_assert_cmpfloat_with_epsilon (fw_graph_view_get_zoom (f->view), 2.0, 1e-9);
+  g_assert_cmpuint (zoom_notes, ==, 1);
+  g_object_set (f->view, "zoom", 2.0, NULL);
+  g_assert_cmpuint (zoom_notes, ==, 1);
+
+  g_object_set (f->view, "selected-candidate", 1u, NULL);
+  g_assert_cmpuint (fw_graph_view_get_selected_candidate (f->view), ==, 1);
+  g_assert_cmpuint (candidate_notes, ==, 1);
+  fw_graph_view_select_candidate (f->view, G_MAXUINT);
+  g_assert_cmpuint (fw_graph_view_get_selected_candidate (f->view), ==, G_MAXUINT);
+  g_assert_cmpuint (candidate_notes, ==, 2);
+
+  fw_graph_view_set_layout (f->view, f->layout);
+  g_assert_cmpuint (layout_notes, ==, 0);
+  fw_graph_view_set_layout (f->view, NULL);
+  g_assert_null (fw_graph_view_get_layout (f->view));
+  g_assert_cmpuint (layout_notes, ==, 1);
+  g_object_set (f->view, "layout", f->layout, NULL);
+  g_assert_true (fw_graph_view_get_layout (f->view) == f->layout);
+  g_assert_cmpuint (layout_notes, ==, 2);
+}
+
+/* With a project, hulls follow its plan and a decision redraws them; the view lets the project go. */
+static void
+test_project (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  FwPlanOptions options;
+  FwProject *project;
+  guint notes = 0;
+
+  fw_plan_options_init (&options);
+  project = fw_project_new (f->model, f->profile, f->rules, &options, &error);
+  g_assert_no_error (error);
+  g_signal_connect (f->view, "notify::project", G_CALLBACK (count_notify), &notes);
+  g_object_set (f->view, "project", project, NULL);
+  g_assert_true (fw_graph_view_get_project (f->view) == project);
+  g_assert_cmpuint (notes, ==, 1);
+  g_assert_true (fw_project_accept (project, 0, &error));
+  g_assert_no_error (error);
+  fw_graph_view_select_candidate (f->view, 0);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  fw_graph_view_set_project (f->view, NULL);
+  g_assert_cmpuint (notes, ==, 2);
+  g_assert_finalize_object (project);
+}
+
+static void
+test_zoom_to_fit (Fixture *f, gconstpointer data)
+{
+  gdouble w, h, x0, y0, x1, y1;
+
+  fw_graph_view_set_zoom (f->view, 4.0);
+  fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
+  fw_layout_get_bounds (f->layout, &w, &h);
+  g_assert_true (x1 - x0 < w || y1 - y0 < h);
+
+  fw_graph_view_zoom_to_fit (f->view);
+  fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
+  g_assert_cmpfloat (x0, <=, 1e-6);
+  g_assert_cmpfloat (y0, <=, 1e-6);
+  g_assert_cmpfloat (x1, >=, w - 1e-6);
+  g_assert_cmpfloat (y1, >=, h - 1e-6);
+  /* Fitting is tight along one axis. */
+  g_assert_true (fabs ((x1 - x0) - w) < 1 || fabs ((y1 - y0) - h) < 1);
+
+  /* The zoom stays within its limits whatever is asked. */
+  fw_graph_view_set_zoom (f->view, 1e9);
+  g_assert_cmpfloat (fw_graph_view_get_zoom (f->view), <=, 8.0);
+  fw_graph_view_set_zoom (f->view, 0);
+  g_assert_cmpfloat (fw_graph_view_get_zoom (f->view), >, 0);
+
+}
+
+static void
+test_search (Fixture *f, gconstpointer data)
+{
+  FwNode *selected = NULL, *first;
+  gdouble x0, y0, x1, y1;
+  guint b;
+  const FwLayoutBox *box;
+
+  g_signal_connect (f->view, "node-selected", G_CALLBACK (record_node), &selected);
+  g_assert_false (fw_graph_view_search (f->view, "NoSuchOpAnywhere", TRUE));
+  g_assert_null (selected);
+
+  g_assert_true (fw_graph_view_search (f->view, "matmul", TRUE));
+  g_assert_nonnull (selected);
+  g_assert_cmpstr (fw_node_get_op_type (selected), ==, "MatMul");
+  g_assert_true (fw_graph_view_get_selected_node (f->view) == selected);
+  first = selected;
+
+  /* Framed: the node's box is on screen. */
+  b = fw_layout_find_node (f->layout, first);
+  box = fw_layout_get_box (f->layout, b);
+  fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
+  g_assert_cmpfloat (box->x, >=, x0);
+  g_assert_cmpfloat (box->x + box->w, <=, x1);
+  g_assert_cmpfloat (box->y, >=, y0);
+  g_assert_cmpfloat (box->y + box->h, <=, y1);
+
+  /* The next one is another MatMul; going back returns to the first. */
+  g_assert_true (fw_graph_view_search (f->view, "MatMul", TRUE));
+  g_assert_cmpstr (fw_node_get_op_type (selected), ==, "MatMul");
+  g_assert_true (selected != first);
+  g_assert_true (fw_graph_view_search (f->view, "MatMul", FALSE));
+  g_assert_true (selected == first);
+}
+
+static void
+test_click_node (Fixture *f, gconstpointer data)
+{
+  FwNode *selected = NULL;
+  const FwLayoutBox *box = fw_layout_get_box (f->layout, 0);
+  gdouble wx, wy;
+
+  g_signal_connect (f->view, "node-selected", G_CALLBACK (record_node), &selected);
+  fw_graph_view_set_zoom (f->view, 1.0);
+  fw_graph_view_search (f->view, fw_node_get_name (box->node), TRUE);
+  selected = NULL;
+  to_widget (f->view, box->x + box->w / 2, box->y + box->h / 2, &wx, &wy);
+  fw_graph_view_click (f->view, 1, wx, wy);
+  g_assert_true (selected == box->node);
+
+  /* A click on empty canvas clears the selection. */
+  fw_graph_view_zoom_to_fit (f->view);
+  fw_graph_view_click (f->view, 1, 1, 1);
+  g_assert_null (fw_graph_view_get_selected_node (f->view));
+}
+
+static void
+test_click_hull (Fixture *f, gconstpointer data)
+{
+  guint chosen = G_MAXUINT, c = 0;
+  FwNode *selected = NULL;
+  const FwCandidate *cand = g_ptr_array_index (f->plan->candidates, 0);
+  guint b = fw_layout_find_node (f->layout, g_ptr_array_index (cand->nodes, 0));
+  const FwLayoutBox *box = fw_layout_get_box (f->layout, b);
+  gdouble wx, wy;
+
+  g_signal_connect (f->view, "candidate-selected", G_CALLBACK (record_candidate), &chosen);
+  g_signal_connect (f->view, "node-selected", G_CALLBACK (record_node), &selected);
+  fw_graph_view_select_candidate (f->view, c);
+  /* In the hull's padding left of the box: not on any box (boxes are 18 units apart). */
+  to_widget (f->view, box->x - 3, box->y + box->h / 2, &wx, &wy);
+  fw_graph_view_click (f->view, 1, wx, wy);
+  g_assert_cmpuint (chosen, !=, G_MAXUINT);
+  g_assert_null (selected);
+  g_assert_cmpuint (fw_graph_view_get_selected_candidate (f->view), ==, chosen);
+  {
+    const FwCandidate *hit = g_ptr_array_index (f->plan->candidates, chosen);
+    gboolean has_node = FALSE;
+
+    for (guint i = 0; i < hit->nodes->len; i++)
+      has_node |= fw_layout_find_node (f->layout, g_ptr_array_index (hit->nodes, i)) == b;
+    g_assert_true (has_node);
+  }
+}
+
+static void
+test_select_candidate (Fixture *f, gconstpointer data)
+{
+  guint notes = 0;
+  guint last = f->plan->candidates->len - 1;
+  const FwCandidate *cand = g_ptr_array_index (f->plan->candidates, last);
+  gdouble x0, y0, x1, y1;
+
+  g_signal_connect (f->view, "notify::selected-candidate", G_CALLBACK (count_notify), &notes);
+  fw_graph_view_set_zoom (f->view, 4.0);
+  fw_graph_view_select_candidate (f->view, last);
+  g_assert_cmpuint (notes, ==, 1);
+  g_assert_cmpuint (fw_graph_view_get_selected_candidate (f->view), ==, last);
+  fw_graph_view_select_candidate (f->view, last);
+  g_assert_cmpuint (notes, ==, 1);
+
+  /* Framed: every box of the candidate is on screen. */
+  fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
+  for (guint i = 0; i < cand->nodes->len; i++)
+    {
+      guint b = fw_layout_find_node (f->layout, g_ptr_array_index (cand->nodes, i));
+      const FwLayoutBox *box;
+
+      if (b == G_MAXUINT)
+        continue;
+      box = fw_layout_get_box (f->layout, b);
+      g_assert_cmpfloat (box->x, >=, x0);
+      g_assert_cmpfloat (box->y, >=, y0);
+      g_assert_cmpfloat (box->x + box->w, <=, x1);
+      g_assert_cmpfloat (box->y + box->h, <=, y1);
+    }
+}
+
+static void
+test_screenshot (Fixture *f, gconstpointer data)
+{
+  GtkWidget *widget = GTK_WIDGET (f->view);
+  int w, h;
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree guchar *pixels = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "graph-view-transformer.png", NULL);
+  GskRenderer *renderer;
+  gsize coloured = 0;
+
+  fw_graph_view_select_candidate (f->view, 0);
+  fw_graph_view_set_zoom (f->view, 0.9);
+  gtk_test_widget_wait_for_draw (widget);
+  w = gtk_widget_get_width (widget);
+  h = gtk_widget_get_height (widget);
+  paintable = gtk_widget_paintable_new (widget);
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("frame written to %s", path);
+
+  pixels = g_malloc ((gsize) w * h * 4);
+  gdk_texture_download (texture, pixels, (gsize) w * 4);
+  for (gsize i = 0; i < (gsize) w * h; i++)
+    if (pixels[4 * i] < 0xf0 || pixels[4 * i + 1] < 0xf0 || pixels[4 * i + 2] < 0xf0)
+      coloured++;
+  g_assert_cmpuint (coloured, >, (gsize) w * h / 50);
+}
+
+int
+main (int argc, char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("/views/graph-view/properties", test_properties);
+  ADD ("/views/graph-view/project", test_project);
+  ADD ("/views/graph-view/zoom", test_zoom_to_fit);
+  ADD ("/views/graph-view/search", test_search);
+  ADD ("/views/graph-view/click-node", test_click_node);
+  ADD ("/views/graph-view/click-hull", test_click_hull);
+  ADD ("/views/graph-view/select-candidate", test_select_candidate);
+  ADD ("/views/graph-view/screenshot", test_screenshot);
+#undef ADD
+  return g_test_run ();
+}

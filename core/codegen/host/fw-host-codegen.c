@@ -27,8 +27,8 @@
  * direct loop: as sgemm calls per group they are matrices of one or a few rows, where the call costs more
  * than its arithmetic (MobileNet's depthwise convolutions). */
 #define DIRECT_CONV_TAPS 64
-/* A region over fewer elements than this runs on one thread, as the reference's elementwise kernels do below
- * the same size. Waking a second thread saves little there, and on a loaded machine the region's end can
+/* A region over at most this many elements runs on one thread, as the reference's elementwise kernels do
+ * up to the same size. Waking a second thread saves little there, and on a loaded machine the region's end can
  * wait a whole scheduler time slice (4 ms and more) for a thread that did not get a core: medians of small
  * MobileNet kernels went from 0.4 ms to 16 ms that way. */
 #define PARALLEL_MIN_ELEMENTS 65536
@@ -112,6 +112,8 @@ typedef struct
   gint64             chunk, n_chunks;
   gint               n_passes;
   gint               n_scratch;
+  gboolean           in_place;  /* the root computes into the output the epilogue overwrites */
+  gint64             gemm_k;    /* the inner dimension of the sgemm the region follows, 0 when none */
   guint              n_imm;
   GString           *decls;     /* file-scope constants */
   GString           *body;      /* the entry's body */
@@ -940,7 +942,7 @@ static const char *
 ptr_base (SkVal *v, char *buf, gsize len)
 {
   if (v->kind == SV_TILE)
-    g_snprintf (buf, len, "tile");
+    g_snprintf (buf, len, "dst");
   else if (v->kind == SV_IMM_ARRAY)
     g_snprintf (buf, len, "c%d", v->imm_index);
   else if (v->out_index >= 0)
@@ -1613,9 +1615,11 @@ emit_row (Gen *g, GString *s, GError **error)
             if (v->need_ptr)
               {
                 gboolean w = v->kind == SV_INTERNAL;
-                g_string_append_printf (s, "      %s%s *restrict P%u = %s + b%u", w ? "" : "const ",
+                /* In place the tile and the output are one buffer: no restrict on either. */
+                gboolean shared = g->in_place && (v->kind == SV_TILE || v->out_index >= 0);
+                g_string_append_printf (s, "      %s%s *%sP%u = %s + b%u", w ? "" : "const ",
                                         v->kind == SV_IMM_ARRAY ? reg_type (v->dtype) : mem_type (v->dtype),
-                                        v->id, ptr_base (v, base, sizeof base), v->id);
+                                        shared ? "" : "restrict ", v->id, ptr_base (v, base, sizeof base), v->id);
                 for (gint k = 0; k < last; k++)
                   if (INNER_STRIDE (v, k) != 0)
                     g_string_append_printf (s, " + k%d * %" G_GINT64_FORMAT, k, INNER_STRIDE (v, k));
@@ -1646,11 +1650,25 @@ static gboolean
 emit_region (Gen *g, const char *count, const char *row_expr, const char *row_pre, GError **error)
 {
   GString *s = g->body;
-  gint64 elements = g->n_rows * g->row_len;
+  gint64 elements = g->n_rows * g->row_len, ops = 0;
   g_autoptr(GString) row = g_string_new (NULL);
 
+  /* Right after sgemm, OpenBLAS's threads still spin on the cores waiting for more work, and an OpenMP
+     team started then shares a core with them: ViT's MLP GELU epilogue took 10 ms on two threads against
+     well under 1 ms on one. So an epilogue that is cheap beside its product (a few operations per element
+     against 2K flops) runs on the calling thread; a heavy one (Softmax, LayerNorm, transcendentals after a
+     short product) still takes the team. */
+  for (guint i = 0; i < g->nodes->len; i++)
+    {
+      SkNode *sn = &g_array_index (g->nodes, SkNode, i);
+      const char *op = sn->node->op_type;
+      if (sn->kind == NK_ROOT)
+        continue;
+      ops += sn->kind != NK_ELEM || strcmp (op, "Erf") == 0 || strcmp (op, "Exp") == 0 || strcmp (op, "Tanh") == 0 ||
+             strcmp (op, "Sigmoid") == 0 || strcmp (op, "Log") == 0 || strcmp (op, "Gelu") == 0 ? 8 : 1;
+    }
   g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n  {\n",
-                          elements >= PARALLEL_MIN_ELEMENTS ? "nt" : "1");
+                          elements > PARALLEL_MIN_ELEMENTS && 2 * g->gemm_k < 32 * ops ? "nt" : "1");
   /* Scratch holds float or narrower values only, 8 bytes a slot keeps any register type aligned. */
   if (g->n_scratch > 0)
     g_string_append_printf (s, "    double *scr = (double *) malloc (sizeof (double) * %" G_GINT64_FORMAT ");\n",
@@ -1679,6 +1697,43 @@ emit_region (Gen *g, const char *count, const char *row_expr, const char *row_pr
     g_string_append (s, "    if (scr == NULL)\n    {\n#pragma omp atomic write\n      fail = 1;\n    }\n");
   g_string_append (s, "    free (scr);\n  }\n    if (fail)\n      goto out;\n  }\n");
   return TRUE;
+}
+
+/* Where the root's result goes: the group's output itself when the epilogue is elementwise and writes one
+ * float32 output laid out as the tile (each element is read before the same element is written, so it
+ * can be overwritten in place), else a tile of n floats. In place saves the allocation, whose fresh pages
+ * cost more than a bias Add, and a third of the epilogue's memory traffic. */
+static void
+decide_in_place (Gen *g)
+{
+  SkVal *out = NULL;
+
+  g->in_place = FALSE;
+  if (g->root == NULL || g->n_passes != 1 || g->kernel->outputs->len != 1)
+    return;
+  for (guint i = 0; i < g->vals->len; i++)
+    {
+      SkVal *v = g_ptr_array_index (g->vals, i);
+      if (v->out_index == 0)
+        out = v;
+    }
+  if (out == NULL || out->dtype != FW_DTYPE_FLOAT || out->rowv || out->scratch || out->map != MAP_RIGHT ||
+      out->value->rank != g->rank)
+    return;
+  for (gint a = 0; a < g->rank; a++)
+    if (out->strides[a] != g->tile->strides[a])
+      return;
+  g->in_place = TRUE;
+}
+
+static void
+emit_tile (Gen *g, gint64 n)
+{
+  if (g->in_place)
+    g_string_append (g->body, "  dst = out0;\n");
+  else
+    g_string_append_printf (g->body, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n"
+                            "  if (!tile) goto out;\n  dst = tile;\n", n);
 }
 
 static gboolean
@@ -1738,8 +1793,8 @@ emit_matmul (Gen *g, GError **error)
      parallel region for the epilogue. Tiles of a few hundred rows each cost an sgemm call that OpenBLAS runs
      below its efficient size, and every switch between its threads and OpenMP's leaves one set spinning
      against the other on the same cores: ViT's MLP ran slower fused than unfused that way. */
-  g_string_append_printf (s, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n  if (!tile) goto out;\n",
-                          NB * M * N);
+  emit_tile (g, NB * M * N);
+  g->gemm_k = K;
   g_string_append_printf (s, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", NB);
   g_string_append (s, "  int64_t offa = 0, offb = 0, brem = bt;\n");
   for (gint d = nb - 1; d >= 0; d--)
@@ -1751,7 +1806,7 @@ emit_matmul (Gen *g, GError **error)
   g_string_append (s, "  (void) brem;\n");
   g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                           ", 1.0f, in%d + offa, %" G_GINT64_FORMAT ", in%d + offb, %" G_GINT64_FORMAT
-                          ", 0.0f, tile + bt * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
+                          ", 0.0f, dst + bt * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
                           M, N, K, a->in_index, K, b->in_index, N, M * N, N);
   g_string_append (s, "  }\n");
   {
@@ -1777,10 +1832,10 @@ emit_gemm (Gen *g, GError **error)
   if (!check_int (M, error) || !check_int (N, error) || !check_int (K, error))
     return FALSE;
   /* One sgemm over all rows, then the epilogue: see emit_matmul. */
-  g_string_append_printf (s, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n  if (!tile) goto out;\n",
-                          M * N);
+  emit_tile (g, M * N);
+  g->gemm_k = K;
   g_string_append_printf (s, "  rt->sgemm (%d, %d, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", %s, in%d, %" G_GINT64_FORMAT ", in%d, %" G_GINT64_FORMAT ", 0.0f, tile, %" G_GINT64_FORMAT
+                          ", %s, in%d, %" G_GINT64_FORMAT ", in%d, %" G_GINT64_FORMAT ", 0.0f, dst, %" G_GINT64_FORMAT
                           ");\n", ta, tb, M, N, K, alpha, a->in_index, ta ? M : K, b->in_index, tb ? K : N, N);
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, M);
@@ -1836,8 +1891,7 @@ emit_conv (Gen *g, GError **error)
   if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || !check_int (MG, error) || !check_int (OHW, error) ||
       !check_int (KK, error) || KK * OHW > G_MAXINT32)
     return unsupported (error, _("Conv attributes out of range"));
-  g_string_append_printf (s, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n  if (!tile) goto out;\n",
-                          NI * M * OHW);
+  emit_tile (g, NI * M * OHW);
   if (G > 1 && KK <= DIRECT_CONV_TAPS)
     {
       g_autoptr(GString) pre = g_string_new (NULL);
@@ -1851,7 +1905,7 @@ emit_conv (Gen *g, GError **error)
       g_string_append_printf (pre, "      const float *xs = in%d + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT
                               ") * %" G_GINT64_FORMAT ";\n", x->in_index, C, CG, H * W);
       g_string_append_printf (pre, "      const float *wk = in%d + m * %" G_GINT64_FORMAT ";\n", w->in_index, KK);
-      g_string_append_printf (pre, "      float *d = tile + t * %" G_GINT64_FORMAT ";\n", OHW);
+      g_string_append_printf (pre, "      float *d = dst + t * %" G_GINT64_FORMAT ";\n", OHW);
       g_string_append_printf (pre, "      for (int64_t oh = 0; oh < %" G_GINT64_FORMAT "; oh++)\n      {\n", OH);
       g_string_append_printf (pre, "        float *dr = d + oh * %" G_GINT64_FORMAT ";\n", OW);
       g_string_append_printf (pre, "        for (int64_t ow = 0; ow < %" G_GINT64_FORMAT "; ow++)\n          dr[ow] = 0.0f;\n", OW);
@@ -1883,6 +1937,7 @@ emit_conv (Gen *g, GError **error)
       }
     }
   direct = KH == 1 && KW == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && OH == H && OW == W;
+  g->gemm_k = KK;
   if (!direct)
     g_string_append_printf (s, "  col = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n  if (!col) goto out;\n",
                             KK * OHW);
@@ -1899,7 +1954,7 @@ emit_conv (Gen *g, GError **error)
       /* The taps that land inside the input on a row are found once per row, so the copy has no test. */
       g_string_append_printf (s, "#pragma omp parallel for num_threads(%s) schedule(static)\n"
                               "  for (int64_t kr = 0; kr < %" G_GINT64_FORMAT "; kr++)\n  {\n",
-                              KK * OHW >= PARALLEL_MIN_ELEMENTS ? "nt" : "1", KK);
+                              KK * OHW > PARALLEL_MIN_ELEMENTS ? "nt" : "1", KK);
       g_string_append_printf (s, "    const int64_t c = kr / %" G_GINT64_FORMAT ", ki = (kr / %" G_GINT64_FORMAT ") %% %"
                               G_GINT64_FORMAT ", kj = kr %% %" G_GINT64_FORMAT ";\n", KH * KW, KW, KH, KW);
       g_string_append_printf (s, "    const float *src = xs + c * %" G_GINT64_FORMAT ";\n", H * W);
@@ -1929,7 +1984,7 @@ emit_conv (Gen *g, GError **error)
     }
   g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                           ", 1.0f, in%d + grp * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", cols, %" G_GINT64_FORMAT
-                          ", 0.0f, tile + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
+                          ", 0.0f, dst + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
                           G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
                           MG, OHW, KK, w->in_index, MG * KK, KK, OHW, M, MG, OHW, OHW);
   g_string_append (s, "  }\n");
@@ -2061,6 +2116,8 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   if (ok)
     collapse (&g);
   ok = ok && assign_passes (&g, error);
+  if (ok)
+    decide_in_place (&g);
   if (ok && g.root == NULL)
     {
       g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g.n_rows * g.n_chunks);
@@ -2096,7 +2153,8 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
       g_string_append_printf (src, "  %s *restrict out%u = (%s *) outs[%u];\n", mem_type (v->dtype), i,
                               mem_type (v->dtype), i);
     }
-  g_string_append (src, "  float *tile = NULL, *col = NULL;\n  int status = 1;\n  (void) rt;\n  (void) ins;\n");
+  g_string_append (src, "  float *tile = NULL, *col = NULL, *dst = NULL;\n  int status = 1;\n  (void) rt;\n  (void) ins;\n"
+                       "  (void) dst;\n");
   g_string_append (src, "  if (nt < 1)\n    nt = 1;\n");
   g_string_append (src, g.body->str);
   g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n  return status;\n}\n");

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "exec/fw-host-tuning.h"
 #include "fw-batch.h"
 #include "graph/fw-tensor.h"
 #if FW_HAVE_GUI
@@ -147,6 +148,7 @@ run_command_line (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  fw_host_tuning_apply (argv);
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

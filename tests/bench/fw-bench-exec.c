@@ -27,6 +27,7 @@
 #include "codegen/fw-targets.h"
 #include "exec/fw-exec.h"
 #include "exec/fw-fused.h"
+#include "exec/fw-host-tuning.h"
 #include "fw-test-models.h"
 #include "onnx/fw-onnx.h"
 
@@ -317,6 +318,7 @@ main (int argc, char **argv)
   gint gelu_rank = 0;
   gint64 gelu_dims[FW_MAX_RANK];
 
+  fw_host_tuning_apply (argv);
   if ((env = g_getenv ("FW_BENCH_ELEMS")) != NULL)
     n = MAX (1024, g_ascii_strtoll (env, NULL, 10));
   if ((env = g_getenv ("FW_BENCH_REPEAT")) != NULL)

@@ -194,6 +194,15 @@ fw_array_new_from_tensor (FwTensor *tensor, GError **error)
                    size, fw_tensor_get_byte_size (tensor));
       return NULL;
     }
+  /* Small raw_data sits wherever the protobuf put it inside the mapping; kernels read it as float or
+   * int64, which must be aligned: copy what is not. */
+  if (data != NULL && ((guintptr) data % MAX (1u, fw_dtype_bits (tensor->dtype) / 8)) != 0)
+    {
+      array = fw_array_new (tensor->dtype, tensor->rank, tensor->dims, error);
+      if (array != NULL && size > 0)
+        memcpy (array->data, data, size);
+      return array;
+    }
   array = g_new0 (FwArray, 1);
   g_atomic_ref_count_init (&array->ref_count);
   array->dtype = tensor->dtype;

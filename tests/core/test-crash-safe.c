@@ -1,6 +1,7 @@
 /* Crash-safe writes: every file the program writes goes to a temporary file in the same folder, is flushed
  * and renamed, so a writer killed at any moment leaves the previous file or the new one, never a torn or
- * mixed one. Each writer that exists (ONNX model inline and with external data, whitelist, batch report) is
+ * mixed one. Each writer that exists (ONNX model inline and with external data, whitelist, session, batch
+ * report) is
  * killed with SIGKILL at a random moment a hundred times while it rewrites a file; after each kill the file
  * must be byte for byte one of the two versions and must load. The random moments come from a seeded GRand,
  * scaled to how long one write takes here, so the test is reproducible in what it asks and fast anywhere.
@@ -30,6 +31,7 @@
 #include "fw-test-models.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
+#include "session/fw-session.h"
 
 #define N_KILLS 100
 
@@ -53,6 +55,7 @@ struct _Case
   FwModel     *model[2];
   FwOnnxWriteFlags flags;
   FwWhitelist *whitelist[2];
+  FwSession   *session[2];
   const char  *binary;
   char        *model_path;
 };
@@ -82,6 +85,7 @@ case_free (Case *c)
       g_clear_pointer (&c->expect_data[i], g_bytes_unref);
       g_clear_object (&c->model[i]);
       g_clear_pointer (&c->whitelist[i], fw_whitelist_free);
+      g_clear_pointer (&c->session[i], fw_session_free);
     }
   g_free (c->model_path);
   g_free (c);
@@ -507,6 +511,69 @@ test_whitelist (void)
 
 /* ---- the batch report, written by the real binary ---- */
 
+static gboolean
+session_write (Case *c, guint which)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!fw_session_save (c->session[which], c->path, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static GBytes *
+session_load (Case *c, const char *path, GError **error)
+{
+  g_autoptr(FwSession) session = fw_session_load (path, error);
+  char *text;
+
+  if (session == NULL)
+    return NULL;
+  text = fw_session_to_string (session);
+  return g_bytes_new_take (text, strlen (text));
+}
+
+/* A session before and after a decision on every candidate of a 24-layer stack: tens of KiB. */
+static void
+test_session (void)
+{
+  Case *c = g_new0 (Case, 1);
+  g_autoptr(FwModel) model = fw_test_transformer_stack (24, 16, 32, 4, FALSE);
+  g_autoptr(FwProfile) profile = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(GError) error = NULL;
+  FwRuleSet *rules = fw_rule_set_new ();
+  guint n;
+
+  c->what = "session";
+  c->dir = fw_test_temp_dir ();
+  c->path = g_build_filename (c->dir, "model.fwsession", NULL);
+  c->known[0] = "model.fwsession";
+  c->write = session_write;
+  c->load = session_load;
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  profile = fw_profile_load_builtin ("ascend-910b", &error);
+  g_assert_no_error (error);
+  g_assert_true (fw_rule_set_load_builtin (rules, &error));
+  plan = fw_plan_new (model, profile, rules, NULL, &error);
+  g_assert_no_error (error);
+  c->session[0] = fw_session_from_plan (plan, "model.onnx", NULL);
+  n = plan->candidates->len;
+  g_assert_cmpuint (n, >, 20);
+  for (guint i = 0; i < n; i++)
+    g_assert_true (fw_plan_accept (plan, i, "reviewer", "crash-safety test", &error));
+  c->session[1] = fw_session_from_plan (plan, "model.onnx", NULL);
+  prepare_expectations (c);
+  run_kills (c, 0x5e5510a5);
+  case_free (c);
+  g_clear_pointer (&plan, fw_plan_free);
+  fw_rule_set_free (rules);
+}
+
 static const char *report_strategy[2] = { "conservative", "aggressive" };
 
 static gboolean
@@ -680,6 +747,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/core/io/crash-safe/onnx-external-data", GUINT_TO_POINTER (FW_ONNX_WRITE_EXTERNAL_DATA),
                         test_onnx);
   g_test_add_func ("/core/io/crash-safe/whitelist", test_whitelist);
+  g_test_add_func ("/core/io/crash-safe/session", test_session);
   g_test_add_func ("/core/io/crash-safe/report", test_report);
   g_test_add_func ("/core/io/crash-safe/input-model-untouched", test_input_untouched);
   return g_test_run ();

@@ -206,6 +206,8 @@ struct _FwProject
   GListStore *items;        /* FwCandidateItem, one per plan candidate, by index */
   GArray     *measured;     /* gdouble by candidate index, NaN unknown */
   GPtrArray  *verification; /* char* by candidate index, NULL unknown */
+  GPtrArray  *details;      /* char* by candidate index, NULL none */
+  gboolean    busy;
   char       *session_path;
   GStrv       bindings;
   gboolean    could_undo;
@@ -219,12 +221,14 @@ enum {
   PROP_CAN_UNDO,
   PROP_CAN_REDO,
   PROP_SESSION_PATH,
+  PROP_BUSY,
   N_PROPS
 };
 
 enum {
   PLAN_CHANGED,
   AUTOSAVE_FAILED,
+  CHECK_CHANGED,
   N_SIGNALS
 };
 
@@ -242,6 +246,7 @@ fw_project_finalize (GObject *object)
   g_clear_object (&self->model);
   g_clear_pointer (&self->measured, g_array_unref);
   g_clear_pointer (&self->verification, g_ptr_array_unref);
+  g_clear_pointer (&self->details, g_ptr_array_unref);
   g_clear_pointer (&self->session_path, g_free);
   g_clear_pointer (&self->bindings, g_strfreev);
   G_OBJECT_CLASS (fw_project_parent_class)->finalize (object);
@@ -257,6 +262,7 @@ fw_project_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_CAN_UNDO: g_value_set_boolean (value, fw_project_can_undo (self)); break;
     case PROP_CAN_REDO: g_value_set_boolean (value, fw_project_can_redo (self)); break;
     case PROP_SESSION_PATH: g_value_set_string (value, self->session_path); break;
+    case PROP_BUSY: g_value_set_boolean (value, self->busy); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -269,6 +275,7 @@ fw_project_set_property (GObject *object, guint prop_id, const GValue *value, GP
   switch (prop_id)
     {
     case PROP_SESSION_PATH: fw_project_set_session_path (self, g_value_get_string (value)); break;
+    case PROP_BUSY: fw_project_set_busy (self, g_value_get_boolean (value)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -291,6 +298,9 @@ fw_project_class_init (FwProjectClass *klass)
   properties[PROP_SESSION_PATH] = g_param_spec_string ("session-path", NULL, NULL, NULL,
                                                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
                                                        G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                                                G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* After every change of the plan: a decision, undo, redo, a restored session, new measurements. */
@@ -299,6 +309,9 @@ fw_project_class_init (FwProjectClass *klass)
   /* The decision stands but its autosave failed (GError*); the window tells the user. */
   signals[AUTOSAVE_FAILED] = g_signal_new ("autosave-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                            NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* A candidate's check detail changed (guint candidate). */
+  signals[CHECK_CHANGED] = g_signal_new ("check-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -307,6 +320,7 @@ fw_project_init (FwProject *self)
   self->items = g_list_store_new (FW_TYPE_CANDIDATE_ITEM);
   self->measured = g_array_new (FALSE, FALSE, sizeof (gdouble));
   self->verification = g_ptr_array_new_with_free_func (g_free);
+  self->details = g_ptr_array_new_with_free_func (g_free);
 }
 
 static gdouble
@@ -393,6 +407,16 @@ plan_changed (FwProject *self, gboolean save)
     }
 }
 
+static gboolean
+check_idle (FwProject *self, GError **error)
+{
+  if (!self->busy)
+    return TRUE;
+  g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+               _("the plan cannot change while a compile, verification or export is running; wait or cancel it"));
+  return FALSE;
+}
+
 FwProject *
 fw_project_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanOptions *options,
                 GError **error)
@@ -446,6 +470,8 @@ fw_project_accept (FwProject *self, guint candidate, GError **error)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
+  if (!check_idle (self, error))
+    return FALSE;
   if (!fw_plan_accept (self->plan, candidate, NULL, NULL, error))
     return FALSE;
   plan_changed (self, TRUE);
@@ -457,6 +483,8 @@ fw_project_veto (FwProject *self, guint candidate, GError **error)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
+  if (!check_idle (self, error))
+    return FALSE;
   if (!fw_plan_veto (self->plan, candidate, NULL, NULL, error))
     return FALSE;
   plan_changed (self, TRUE);
@@ -467,14 +495,14 @@ gboolean
 fw_project_can_undo (FwProject *self)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
-  return fw_plan_can_undo (self->plan);
+  return !self->busy && fw_plan_can_undo (self->plan);
 }
 
 gboolean
 fw_project_can_redo (FwProject *self)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
-  return fw_plan_can_redo (self->plan);
+  return !self->busy && fw_plan_can_redo (self->plan);
 }
 
 gboolean
@@ -482,7 +510,7 @@ fw_project_undo (FwProject *self)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
-  if (!fw_plan_undo (self->plan))
+  if (self->busy || !fw_plan_undo (self->plan))
     return FALSE;
   plan_changed (self, TRUE);
   return TRUE;
@@ -493,7 +521,7 @@ fw_project_redo (FwProject *self)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
-  if (!fw_plan_redo (self->plan))
+  if (self->busy || !fw_plan_redo (self->plan))
     return FALSE;
   plan_changed (self, TRUE);
   return TRUE;
@@ -527,6 +555,61 @@ fw_project_set_verification (FwProject *self, guint candidate, const char *resul
   g_free (g_ptr_array_index (self->verification, candidate));
   g_ptr_array_index (self->verification, candidate) = g_strdup (result);
   refresh_items (self);
+}
+
+void
+fw_project_set_check_detail (FwProject *self, guint candidate, const char *detail)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (candidate >= self->plan->candidates->len)
+    return;
+  if (self->details->len <= candidate)
+    g_ptr_array_set_size (self->details, candidate + 1);
+  g_free (g_ptr_array_index (self->details, candidate));
+  g_ptr_array_index (self->details, candidate) = g_strdup (detail);
+  g_signal_emit (self, signals[CHECK_CHANGED], 0, candidate);
+}
+
+const char *
+fw_project_get_check_detail (FwProject *self, guint candidate)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return candidate < self->details->len ? g_ptr_array_index (self->details, candidate) : NULL;
+}
+
+void
+fw_project_set_busy (FwProject *self, gboolean busy)
+{
+  gboolean can_undo, can_redo;
+
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  busy = !!busy;
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  /* Undo and redo are unavailable while busy: the actions bound to can-undo/can-redo follow. */
+  can_undo = fw_project_can_undo (self);
+  can_redo = fw_project_can_redo (self);
+  if (can_undo != self->could_undo)
+    {
+      self->could_undo = can_undo;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
+    }
+  if (can_redo != self->could_redo)
+    {
+      self->could_redo = can_redo;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
+    }
+}
+
+gboolean
+fw_project_get_busy (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  return self->busy;
 }
 
 void
@@ -589,6 +672,8 @@ fw_project_restore_session (FwProject *self, const char *path, GError **error)
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
+  if (!check_idle (self, error))
+    return FALSE;
   session = fw_session_load (path, error);
   if (session == NULL || !fw_session_check_model (session, self->plan, error))
     return FALSE;

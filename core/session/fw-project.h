@@ -59,6 +59,15 @@ gboolean     fw_project_redo               (FwProject *self);
 /* Verification and timing results to show in the list (from core/exec); NaN / NULL clear them. */
 void         fw_project_set_measured       (FwProject *self, guint candidate, gdouble saved_us);
 void         fw_project_set_verification   (FwProject *self, guint candidate, const char *result);
+/* What the check found for a candidate, for the inspector: compile errors, measured errors against their
+ * tolerance, timings; NULL clears. Emits "check-changed" (guint candidate). */
+void         fw_project_set_check_detail   (FwProject *self, guint candidate, const char *detail);
+const char  *fw_project_get_check_detail   (FwProject *self, guint candidate);
+
+/* "busy": a background task (compile, verify, measure, export) reads the plan. While busy, decisions, undo,
+ * redo and session restores are refused with FW_ERROR_USAGE, so the task never sees the plan change. */
+void         fw_project_set_busy           (FwProject *self, gboolean busy);
+gboolean     fw_project_get_busy           (FwProject *self);
 
 /* Dim bindings the model was inferred with ("batch=8"), recorded in the session; NULL for none. */
 void         fw_project_set_bindings       (FwProject *self, const char * const *bindings);

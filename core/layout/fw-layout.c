@@ -7,6 +7,7 @@
 
 #include "fw-layout.h"
 #include "graph/fw-graph-private.h"
+#include "io/fw-progress.h"
 
 /* Geometry in canvas units (pixels at zoom 1). */
 #define NODE_HEIGHT   28.0
@@ -65,8 +66,7 @@ struct _FwLayout
   Scope          **node_scope;   /* node->index → its scope, NULL when not drawn */
   guint            n_drawn;
   Result          *result;
-  gdouble          fraction;
-  char            *message;
+  FwProgress       progress;
 };
 
 enum {
@@ -113,7 +113,7 @@ fw_layout_finalize (GObject *object)
   g_clear_pointer (&self->scope_by_path, g_hash_table_unref);
   g_clear_pointer (&self->node_scope, g_free);
   g_clear_pointer (&self->result, result_free);
-  g_clear_pointer (&self->message, g_free);
+  fw_progress_clear (&self->progress);
   G_OBJECT_CLASS (fw_layout_parent_class)->finalize (object);
 }
 
@@ -125,10 +125,10 @@ fw_layout_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
   switch (prop_id)
     {
     case PROP_FRACTION:
-      g_value_set_double (value, self->fraction);
+      g_value_set_double (value, self->progress.fraction);
       break;
     case PROP_MESSAGE:
-      g_value_set_string (value, self->message);
+      g_value_set_string (value, self->progress.message);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -155,6 +155,7 @@ fw_layout_class_init (FwLayoutClass *klass)
 static void
 fw_layout_init (FwLayout *self)
 {
+  fw_progress_init (&self->progress, properties[PROP_FRACTION], properties[PROP_MESSAGE]);
 }
 
 void
@@ -348,14 +349,14 @@ gdouble
 fw_layout_get_fraction (FwLayout *self)
 {
   g_return_val_if_fail (FW_IS_LAYOUT (self), 0.0);
-  return self->fraction;
+  return self->progress.fraction;
 }
 
 const char *
 fw_layout_get_message (FwLayout *self)
 {
   g_return_val_if_fail (FW_IS_LAYOUT (self), NULL);
-  return self->message;
+  return self->progress.message;
 }
 
 gboolean
@@ -409,58 +410,13 @@ fw_layout_list_scopes (FwLayout *self)
 
 /* ---- progress ---- */
 
-typedef struct
-{
-  FwLayout *self;
-  gdouble   fraction;
-  char     *message;
-} Progress;
-
-static gboolean
-apply_progress (gpointer data)
-{
-  Progress *p = data;
-  FwLayout *self = p->self;
-
-  if (p->fraction != self->fraction)
-    {
-      self->fraction = p->fraction;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
-    }
-  if (p->message != NULL && g_strcmp0 (p->message, self->message) != 0)
-    {
-      g_free (self->message);
-      self->message = g_steal_pointer (&p->message);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MESSAGE]);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-progress_free (gpointer data)
-{
-  Progress *p = data;
-
-  g_object_unref (p->self);
-  g_free (p->message);
-  g_free (p);
-}
-
 static void
 report_progress (FwLayout *self, GMainContext *context, gdouble fraction, const char *message)
 {
-  Progress *p = g_new0 (Progress, 1);
-
-  p->self = g_object_ref (self);
-  p->fraction = CLAMP (fraction, 0.0, 1.0);
-  p->message = g_strdup (message);
-  if (context != NULL)
-    g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, apply_progress, p, progress_free);
+  if (fraction == 0.0)
+    fw_progress_begin (G_OBJECT (self), &self->progress, context, message);
   else
-    {
-      apply_progress (p);
-      progress_free (p);
-    }
+    fw_progress_report (G_OBJECT (self), &self->progress, context, fraction, message);
 }
 
 /* ---- the computation ---- */

@@ -4,6 +4,7 @@
 
 #include "fw-model-loader.h"
 #include "fw-onnx.h"
+#include "io/fw-progress.h"
 
 /* Parsing is most of the work; inference gets the last tenth of the bar. */
 #define PARSE_SHARE 0.9
@@ -16,8 +17,7 @@ struct _FwModelLoader
   guint          max_nodes;
   guint          max_depth;
   guint64        max_alloc;
-  gdouble        fraction;
-  char          *message;
+  FwProgress     progress;
   FwInferReport  report;
   GStrv          symbols;
   GMainContext  *notify_context;  /* set while an async load runs */
@@ -42,7 +42,7 @@ fw_model_loader_finalize (GObject *object)
 
   g_clear_pointer (&self->bindings, g_hash_table_unref);
   g_clear_pointer (&self->path, g_free);
-  g_clear_pointer (&self->message, g_free);
+  fw_progress_clear (&self->progress);
   g_clear_pointer (&self->symbols, g_strfreev);
   fw_infer_report_clear (&self->report);
   G_OBJECT_CLASS (fw_model_loader_parent_class)->finalize (object);
@@ -59,10 +59,10 @@ fw_model_loader_get_property (GObject *object, guint prop_id, GValue *value, GPa
       g_value_set_string (value, self->path);
       break;
     case PROP_FRACTION:
-      g_value_set_double (value, self->fraction);
+      g_value_set_double (value, self->progress.fraction);
       break;
     case PROP_MESSAGE:
-      g_value_set_string (value, self->message);
+      g_value_set_string (value, self->progress.message);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -109,6 +109,7 @@ static void
 fw_model_loader_init (FwModelLoader *self)
 {
   fw_infer_report_init (&self->report);
+  fw_progress_init (&self->progress, properties[PROP_FRACTION], properties[PROP_MESSAGE]);
 }
 
 FwModelLoader *
@@ -154,14 +155,14 @@ gdouble
 fw_model_loader_get_fraction (FwModelLoader *self)
 {
   g_return_val_if_fail (FW_IS_MODEL_LOADER (self), 0.0);
-  return self->fraction;
+  return self->progress.fraction;
 }
 
 const char *
 fw_model_loader_get_message (FwModelLoader *self)
 {
   g_return_val_if_fail (FW_IS_MODEL_LOADER (self), NULL);
-  return self->message;
+  return self->progress.message;
 }
 
 const char * const *
@@ -180,59 +181,10 @@ fw_model_loader_get_infer_report (FwModelLoader *self)
   return &self->report;
 }
 
-typedef struct
-{
-  FwModelLoader *self;
-  gdouble        fraction;
-  char          *message;
-} Progress;
-
-static gboolean
-apply_progress (gpointer data)
-{
-  Progress *p = data;
-  FwModelLoader *self = p->self;
-
-  /* Progress only moves forward, even when notifications arrive late. */
-  if (p->fraction > self->fraction)
-    {
-      self->fraction = p->fraction;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
-    }
-  if (p->message != NULL && g_strcmp0 (p->message, self->message) != 0)
-    {
-      g_free (self->message);
-      self->message = g_steal_pointer (&p->message);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MESSAGE]);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-progress_free (gpointer data)
-{
-  Progress *p = data;
-
-  g_object_unref (p->self);
-  g_free (p->message);
-  g_free (p);
-}
-
 static void
 report_progress (FwModelLoader *self, gdouble fraction, const char *message)
 {
-  Progress *p = g_new0 (Progress, 1);
-
-  p->self = g_object_ref (self);
-  p->fraction = CLAMP (fraction, 0.0, 1.0);
-  p->message = g_strdup (message);
-  if (self->notify_context != NULL)
-    g_main_context_invoke_full (self->notify_context, G_PRIORITY_DEFAULT, apply_progress, p, progress_free);
-  else
-    {
-      apply_progress (p);
-      progress_free (p);
-    }
+  fw_progress_report (G_OBJECT (self), &self->progress, self->notify_context, fraction, message);
 }
 
 static void

@@ -1,0 +1,92 @@
+/* fw-progress.c: progress reported from worker threads, applied in the owner's main context. */
+#include "config.h"
+
+#include "fw-progress.h"
+
+typedef struct
+{
+  GObject    *owner;
+  FwProgress *progress;
+  gdouble     fraction;
+  char       *message;
+  gboolean    begin;
+} Update;
+
+static gboolean
+apply_update (gpointer data)
+{
+  Update *u = data;
+  FwProgress *p = u->progress;
+
+  if (u->begin ? u->fraction != p->fraction : u->fraction > p->fraction)
+    {
+      p->fraction = u->fraction;
+      g_object_notify_by_pspec (u->owner, p->fraction_pspec);
+    }
+  if (u->message != NULL && g_strcmp0 (u->message, p->message) != 0)
+    {
+      g_free (p->message);
+      p->message = g_steal_pointer (&u->message);
+      g_object_notify_by_pspec (u->owner, p->message_pspec);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+update_free (gpointer data)
+{
+  Update *u = data;
+
+  g_object_unref (u->owner);
+  g_free (u->message);
+  g_free (u);
+}
+
+static void
+post (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fraction, const char *message,
+      gboolean begin)
+{
+  Update *u = g_new0 (Update, 1);
+
+  /* The reference keeps the owner, and so the FwProgress inside it, alive until the update is applied. */
+  u->owner = g_object_ref (owner);
+  u->progress = progress;
+  u->fraction = CLAMP (fraction, 0.0, 1.0);
+  u->message = g_strdup (message);
+  u->begin = begin;
+  if (context != NULL)
+    g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, apply_update, u, update_free);
+  else
+    {
+      apply_update (u);
+      update_free (u);
+    }
+}
+
+void
+fw_progress_init (FwProgress *progress, GParamSpec *fraction_pspec, GParamSpec *message_pspec)
+{
+  progress->fraction = 0.0;
+  progress->message = NULL;
+  progress->fraction_pspec = fraction_pspec;
+  progress->message_pspec = message_pspec;
+}
+
+void
+fw_progress_clear (FwProgress *progress)
+{
+  g_clear_pointer (&progress->message, g_free);
+}
+
+void
+fw_progress_report (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fraction,
+                    const char *message)
+{
+  post (owner, progress, context, fraction, message, FALSE);
+}
+
+void
+fw_progress_begin (GObject *owner, FwProgress *progress, GMainContext *context, const char *message)
+{
+  post (owner, progress, context, 0.0, message, TRUE);
+}

@@ -16,6 +16,7 @@
 
 #include "fw-graph-view.h"
 #include "graph/fw-graph-private.h"
+#include "layout/fw-hull.h"
 #include "ops/fw-op-registry.h"
 #include "report/fw-render.h"
 
@@ -28,7 +29,7 @@
 #define EDGE_BAND_PX    6.0    /* layer spacing on screen from which edges are drawn */
 #define MINIMAP_SIDE    160.0
 #define MINIMAP_MARGIN  12.0
-#define N_COLORS        8      /* index 0: empty pixel, 1..6: op classes, 7: collapsed scope */
+#define N_COLORS        8      /* index 0: empty pixel, 1 + op class: nodes, 7: collapsed scope */
 
 typedef struct
 {
@@ -110,47 +111,42 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FwGraphView, fw_graph_view, GTK_TYPE_WIDGET)
 
-/* The same colours as the headless renderer (core/report/fw-render.c), so a picture and the canvas agree. */
-static const GdkRGBA palette[N_COLORS] = {
-  { 1.00, 1.00, 1.00, 1 },
-  { 0.80, 0.92, 0.80, 1 },   /* elementwise */
-  { 0.78, 0.88, 0.96, 1 },   /* broadcast */
-  { 0.96, 0.91, 0.76, 1 },   /* injective */
-  { 0.97, 0.80, 0.75, 1 },   /* reduce */
-  { 0.86, 0.79, 0.96, 1 },   /* out-fusable */
-  { 0.88, 0.88, 0.88, 1 },   /* opaque */
-  { 1.00, 0.96, 0.82, 1 },   /* collapsed scope */
-};
-
+/* The headless renderer's colours, so a picture and the canvas agree; filled in at class init. */
+static GdkRGBA palette[N_COLORS];
 /* Darker versions for the pixel-row drawing, where a pale colour on white would vanish. */
-static const GdkRGBA palette_dark[N_COLORS] = {
-  { 1.00, 1.00, 1.00, 1 },
-  { 0.45, 0.70, 0.45, 1 },
-  { 0.40, 0.60, 0.82, 1 },
-  { 0.78, 0.66, 0.35, 1 },
-  { 0.85, 0.48, 0.40, 1 },
-  { 0.60, 0.48, 0.82, 1 },
-  { 0.55, 0.55, 0.58, 1 },
-  { 0.80, 0.70, 0.35, 1 },
-};
+static GdkRGBA palette_dark[N_COLORS];
+
+/* Twice as far from white, and a little darker still. */
+static gfloat
+darken (gdouble channel)
+{
+  return MAX (0.0, 2.0 * channel - 1.15);
+}
+
+static void
+fill_palettes (void)
+{
+  palette[0] = palette_dark[0] = (GdkRGBA) { 1, 1, 1, 1 };
+  for (guint i = 1; i < N_COLORS; i++)
+    {
+      FwLayoutBoxKind kind = i == N_COLORS - 1 ? FW_LAYOUT_BOX_SCOPE : FW_LAYOUT_BOX_NODE;
+      gdouble r, g, b;
+
+      fw_render_box_color (kind, (FwOpClass) (i - 1), &r, &g, &b);
+      palette[i] = (GdkRGBA) { r, g, b, 1 };
+      palette_dark[i] = (GdkRGBA) { darken (r), darken (g), darken (b), 1 };
+    }
+}
 
 static guint8
 box_color (const FwLayoutBox *box)
 {
-  static const guint8 by_class[] = {
-    [FW_OP_CLASS_ELEMENTWISE] = 1,
-    [FW_OP_CLASS_BROADCAST] = 2,
-    [FW_OP_CLASS_INJECTIVE] = 3,
-    [FW_OP_CLASS_REDUCE] = 4,
-    [FW_OP_CLASS_OUT_FUSABLE] = 5,
-    [FW_OP_CLASS_OPAQUE] = 6,
-  };
   FwOpClass c;
 
   if (box->kind == FW_LAYOUT_BOX_SCOPE || box->node == NULL)
-    return 7;
+    return N_COLORS - 1;
   c = box->node->op ? box->node->op->op_class : FW_OP_CLASS_OPAQUE;
-  return (guint) c < G_N_ELEMENTS (by_class) && by_class[c] != 0 ? by_class[c] : 6;
+  return 1 + ((guint) c <= FW_OP_CLASS_OPAQUE ? c : FW_OP_CLASS_OPAQUE);
 }
 
 static FwPlan *
@@ -190,44 +186,6 @@ compare_segment (const void *a, const void *b)
   return p->k < q->k ? -1 : p->k > q->k;
 }
 
-static int
-compare_point (const void *a, const void *b)
-{
-  const FwLayoutPoint *p = a, *q = b;
-
-  if (p->x != q->x)
-    return p->x < q->x ? -1 : 1;
-  return p->y < q->y ? -1 : p->y > q->y;
-}
-
-static gdouble
-cross (FwLayoutPoint o, FwLayoutPoint a, FwLayoutPoint b)
-{
-  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
-}
-
-/* Monotone chain, as in fw-render.c; hull has room for 2n + 1. */
-static guint
-convex_hull (FwLayoutPoint *pts, guint n, FwLayoutPoint *hull)
-{
-  guint k = 0;
-
-  qsort (pts, n, sizeof (FwLayoutPoint), compare_point);
-  for (guint i = 0; i < n; i++)
-    {
-      while (k >= 2 && cross (hull[k - 2], hull[k - 1], pts[i]) <= 0)
-        k--;
-      hull[k++] = pts[i];
-    }
-  for (guint i = n - 1, t = k + 1; i-- > 0;)
-    {
-      while (k >= t && cross (hull[k - 2], hull[k - 1], pts[i]) <= 0)
-        k--;
-      hull[k++] = pts[i];
-    }
-  return k > 1 ? k - 1 : k;
-}
-
 static void
 clear_hulls (FwGraphView *self)
 {
@@ -241,8 +199,6 @@ static void
 build_hulls (FwGraphView *self)
 {
   FwPlan *plan = current_plan (self);
-  g_autoptr(GArray) pts = g_array_new (FALSE, FALSE, sizeof (FwLayoutPoint));
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
 
   clear_hulls (self);
   if (plan == NULL || plan->candidates == NULL || self->layout == NULL || self->n_boxes == 0)
@@ -253,29 +209,11 @@ build_hulls (FwGraphView *self)
       const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
       Hull *h = &self->hulls[self->n_hulls];
 
-      g_array_set_size (pts, 0);
-      g_hash_table_remove_all (seen);
-      for (guint i = 0; cand->nodes != NULL && i < cand->nodes->len; i++)
-        {
-          guint b = fw_layout_find_node (self->layout, g_ptr_array_index (cand->nodes, i));
-          const FwLayoutBox *box;
-
-          if (b == G_MAXUINT || !g_hash_table_add (seen, GUINT_TO_POINTER (b + 1)))
-            continue;
-          box = fw_layout_get_box (self->layout, b);
-          for (guint k = 0; k < 4; k++)
-            {
-              FwLayoutPoint p = { k & 1 ? box->x + box->w + HULL_PAD : box->x - HULL_PAD,
-                                  k & 2 ? box->y + box->h + HULL_PAD : box->y - HULL_PAD };
-              g_array_append_val (pts, p);
-            }
-        }
-      if (pts->len == 0)
+      h->points = fw_hull_around_nodes (self->layout, cand->nodes, HULL_PAD, &h->n_points);
+      if (h->points == NULL)
         continue;
       h->candidate = c;
       h->status = cand->status;
-      h->points = g_new (FwLayoutPoint, 2 * pts->len + 1);
-      h->n_points = convex_hull ((FwLayoutPoint *) pts->data, pts->len, h->points);
       h->x0 = h->y0 = G_MAXDOUBLE;
       h->x1 = h->y1 = -G_MAXDOUBLE;
       for (guint i = 0; i < h->n_points; i++)
@@ -439,24 +377,8 @@ first_box_from (FwGraphView *self, guint l, gdouble x)
 static gboolean
 point_in_hull (const Hull *h, gdouble x, gdouble y)
 {
-  gint sign = 0;
-
-  if (x < h->x0 || x > h->x1 || y < h->y0 || y > h->y1)
-    return FALSE;
-  for (guint i = 0; i < h->n_points; i++)
-    {
-      FwLayoutPoint a = h->points[i], b = h->points[(i + 1) % h->n_points];
-      FwLayoutPoint p = { x, y };
-      gdouble c = cross (a, b, p);
-
-      if (c == 0)
-        continue;
-      if (sign == 0)
-        sign = c > 0 ? 1 : -1;
-      else if ((c > 0 ? 1 : -1) != sign)
-        return FALSE;
-    }
-  return TRUE;
+  return x >= h->x0 && x <= h->x1 && y >= h->y0 && y <= h->y1
+         && fw_hull_contains (h->points, h->n_points, x, y);
 }
 
 /* The smallest hull at a layout point, so a candidate nested in a bigger one can still be picked. */
@@ -1303,6 +1225,7 @@ fw_graph_view_class_init (FwGraphViewClass *klass)
   object_class->get_property = fw_graph_view_get_property;
   object_class->set_property = fw_graph_view_set_property;
   widget_class->snapshot = fw_graph_view_snapshot;
+  fill_palettes ();
 
   properties[PROP_LAYOUT] =
     g_param_spec_object ("layout", NULL, NULL, FW_TYPE_LAYOUT,

@@ -3,7 +3,6 @@
 #include <cairo.h>
 #include <cairo-svg.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -12,6 +11,7 @@
 #include "fw-render.h"
 #include "graph/fw-graph-private.h"
 #include "io/fw-file-write.h"
+#include "layout/fw-hull.h"
 #include "ops/fw-op-registry.h"
 
 #define PNG_MAX_SIDE    16384.0
@@ -26,8 +26,8 @@ typedef struct
   gdouble r, g, b;
 } Rgb;
 
-static Rgb
-class_color (const FwNode *node)
+void
+fw_render_box_color (FwLayoutBoxKind kind, FwOpClass op_class, gdouble *red, gdouble *green, gdouble *blue)
 {
   static const Rgb colors[] = {
     [FW_OP_CLASS_ELEMENTWISE] = { 0.80, 0.92, 0.80 },
@@ -37,9 +37,16 @@ class_color (const FwNode *node)
     [FW_OP_CLASS_OUT_FUSABLE] = { 0.86, 0.79, 0.96 },
     [FW_OP_CLASS_OPAQUE] = { 0.88, 0.88, 0.88 },
   };
-  FwOpClass c = node->op ? node->op->op_class : FW_OP_CLASS_OPAQUE;
+  static const Rgb scope = { 1.0, 0.96, 0.82 };
+  Rgb c;
 
-  return (guint) c < G_N_ELEMENTS (colors) ? colors[c] : colors[FW_OP_CLASS_OPAQUE];
+  if (kind == FW_LAYOUT_BOX_SCOPE)
+    c = scope;
+  else
+    c = (guint) op_class < G_N_ELEMENTS (colors) ? colors[op_class] : colors[FW_OP_CLASS_OPAQUE];
+  *red = c.r;
+  *green = c.g;
+  *blue = c.b;
 }
 
 void
@@ -93,77 +100,15 @@ set_hull_dash (cairo_t *cr, FwCandidateStatus status)
     }
 }
 
-typedef struct
-{
-  gdouble x, y;
-} Pt;
-
-static int
-compare_pt (const void *a, const void *b)
-{
-  const Pt *p = a, *q = b;
-
-  if (p->x != q->x)
-    return p->x < q->x ? -1 : 1;
-  return p->y < q->y ? -1 : p->y > q->y;
-}
-
-static gdouble
-cross (Pt o, Pt a, Pt b)
-{
-  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
-}
-
-/* Convex hull by the monotone chain; writes it to hull (room for 2n + 1) and returns its length. */
-static guint
-convex_hull (Pt *pts, guint n, Pt *hull)
-{
-  guint k = 0;
-
-  qsort (pts, n, sizeof (Pt), compare_pt);
-  for (guint i = 0; i < n; i++)
-    {
-      while (k >= 2 && cross (hull[k - 2], hull[k - 1], pts[i]) <= 0)
-        k--;
-      hull[k++] = pts[i];
-    }
-  for (guint i = n - 1, t = k + 1; i-- > 0;)
-    {
-      while (k >= t && cross (hull[k - 2], hull[k - 1], pts[i]) <= 0)
-        k--;
-      hull[k++] = pts[i];
-    }
-  return k > 1 ? k - 1 : k;
-}
-
 /* The hull path of a candidate's boxes, or FALSE when none of its nodes is drawn. */
 static gboolean
 hull_path (cairo_t *cr, FwLayout *layout, const FwCandidate *c)
 {
-  g_autoptr(GArray) pts = g_array_new (FALSE, FALSE, sizeof (Pt));
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
-  g_autofree Pt *hull = NULL;
   guint n;
+  g_autofree FwLayoutPoint *hull = fw_hull_around_nodes (layout, c->nodes, HULL_PAD, &n);
 
-  for (guint i = 0; c->nodes != NULL && i < c->nodes->len; i++)
-    {
-      guint b = fw_layout_find_node (layout, g_ptr_array_index (c->nodes, i));
-      const FwLayoutBox *box;
-
-      if (b == G_MAXUINT || !g_hash_table_add (seen, GUINT_TO_POINTER (b + 1)))
-        continue;
-      box = fw_layout_get_box (layout, b);
-      for (guint k = 0; k < 4; k++)
-        {
-          Pt p = { k & 1 ? box->x + box->w + HULL_PAD : box->x - HULL_PAD,
-                   k & 2 ? box->y + box->h + HULL_PAD : box->y - HULL_PAD };
-          g_array_append_val (pts, p);
-        }
-    }
-  if (pts->len == 0)
+  if (hull == NULL)
     return FALSE;
-  hull = g_new (Pt, 2 * pts->len + 1);
-  n = convex_hull ((Pt *) pts->data, pts->len, hull);
   cairo_new_path (cr);
   for (guint i = 0; i < n; i++)
     cairo_line_to (cr, hull[i].x, hull[i].y);
@@ -266,8 +211,10 @@ draw_graph (cairo_t *cr, FwLayout *layout, const FwPlan *plan)
       const FwLayoutBox *box = fw_layout_get_box (layout, i);
       g_autofree char *text = box_text (box);
       cairo_text_extents_t ext;
-      Rgb fill = box->kind == FW_LAYOUT_BOX_SCOPE ? (Rgb) { 1.0, 0.96, 0.82 } : class_color (box->node);
+      FwOpClass op_class = box->node && box->node->op ? box->node->op->op_class : FW_OP_CLASS_OPAQUE;
+      Rgb fill;
 
+      fw_render_box_color (box->kind, op_class, &fill.r, &fill.g, &fill.b);
       rounded_box (cr, box->x, box->y, box->w, box->h, CORNER);
       cairo_set_source_rgb (cr, fill.r, fill.g, fill.b);
       cairo_fill_preserve (cr);

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "layout/fw-layout.h"
+#include "ops/fw-op-registry.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
@@ -20,6 +21,14 @@ gboolean fw_render_graph (FwLayout      *layout,
                           const FwPlan  *plan,
                           const char    *path,
                           GError       **error);
+
+/* The fill of a box, 0–1 each: by op_class for a node (classes out of range as opaque), one colour for a
+ * collapsed scope (op_class unused). The canvas draws with the same. */
+void     fw_render_box_color  (FwLayoutBoxKind    kind,
+                               FwOpClass          op_class,
+                               gdouble           *red,
+                               gdouble           *green,
+                               gdouble           *blue);
 
 /* The stroke colour of hulls of candidates with status, 0–1 each: for legends and tests. */
 void     fw_render_hull_color (FwCandidateStatus status,

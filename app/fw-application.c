@@ -31,6 +31,9 @@ static const struct {
   { "win.zoom-fit", { "<Control>0", NULL } },
   { "win.find", { "<Control>f", NULL } },
   { "win.close", { "<Control>w", NULL } },
+  { "win.check", { "<Control>r", NULL } },
+  { "win.measure", { "<Control><Shift>r", NULL } },
+  { "win.export", { "<Control>e", NULL } },
 };
 
 static void

@@ -8,14 +8,13 @@
 #include <glib/gi18n.h>
 
 #include "fw-batch.h"
-#include "codegen/fw-kernel-package.h"
 #include "codegen/fw-targets.h"
 #include "exec/fw-fused.h"
+#include "export/fw-export.h"
 #include "layout/fw-layout.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
 #include "onnx/fw-model-loader.h"
-#include "onnx/fw-onnx-fused.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 #include "report/fw-model-report.h"
@@ -210,76 +209,19 @@ parse_targets (char **lists, gboolean *host, gboolean *ascend, GError **error)
   return TRUE;
 }
 
-/* DIR/NAME, refusing any path that is the input model or one of its data files. */
-static char *
-export_path (FwModel *model, const char *dir, const char *name, GError **error)
-{
-  char *path = g_build_filename (dir, name, NULL);
-
-  if (fw_model_is_source_file (model, path))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
-                   _("%s: refusing to overwrite the input model or its external data; choose another folder"), path);
-      g_free (path);
-      return NULL;
-    }
-  return path;
-}
-
-/* The model's file name without its .onnx extension, for the names of exported files. */
-static char *
-model_stem (const char *model_path)
-{
-  char *base = g_path_get_basename (model_path);
-
-  if (g_str_has_suffix (base, ".onnx"))
-    base[strlen (base) - 5] = '\0';
-  return base;
-}
-
+/* The fused model, the whitelist and (with targets) the kernel package; the report goes to --report. */
 static gboolean
 export_all (const FwBatchOptions *options, FwModel *model, FwPlan *plan, FwTargets *targets, GError **error)
 {
-  g_autofree char *stem = model_stem (options->model_path);
-  g_autofree char *fused_name = g_strconcat (stem, ".fused.onnx", NULL);
-  g_autofree char *whitelist_name = g_strconcat (stem, ".fusion.yaml", NULL);
-  g_autofree char *fused_path = NULL, *whitelist_path = NULL, *kernels_dir = NULL;
-  FwOnnxWriteFlags flags = FW_ONNX_WRITE_DEFAULT;
+  FwExportOptions export_options;
+  g_autoptr(FwExport) export = NULL;
 
-  if (g_mkdir_with_parents (options->export_dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot create the export folder: %s"), options->export_dir,
-                   g_strerror (saved));
-      return FALSE;
-    }
-  if ((fused_path = export_path (model, options->export_dir, fused_name, error)) == NULL ||
-      (whitelist_path = export_path (model, options->export_dir, whitelist_name, error)) == NULL ||
-      (kernels_dir = export_path (model, options->export_dir, "kernels", error)) == NULL)
-    return FALSE;
-  /* Protobuf messages stop at 2 GiB: big models keep their weights beside the model. */
-  if (fw_model_get_initializer_bytes (model) > (G_GUINT64_CONSTANT (1) << 30))
-    flags |= FW_ONNX_WRITE_EXTERNAL_DATA;
-  if (!fw_onnx_export_fused (plan, fused_path, flags, error))
-    return FALSE;
-  {
-    g_autofree char *base = g_path_get_basename (options->model_path);
-    g_autoptr(FwWhitelist) out = fw_whitelist_from_plan (plan, base);
-    if (!fw_whitelist_save (out, whitelist_path, error))
-      return FALSE;
-  }
-  if (targets != NULL)
-    {
-      g_autoptr(GPtrArray) host = fw_targets_host_by_candidate (targets);
-      FwKernelPackageOptions package;
-
-      fw_kernel_package_options_init (&package);
-      package.ascend = targets->ascend;
-      package.host_kernels = targets->host ? host : NULL;
-      if (!fw_kernel_package_write (plan, kernels_dir, &package, error))
-        return FALSE;
-    }
-  return TRUE;
+  fw_export_options_init (&export_options);
+  export_options.report = FALSE;
+  export_options.kernels = targets != NULL;
+  export_options.targets = targets;
+  export = fw_export_new (model, plan, options->export_dir, &export_options);
+  return fw_export_run (export, NULL, error);
 }
 
 int

@@ -17,10 +17,15 @@ void
 fw_window_actions_update (FwWindow *self)
 {
   gboolean loaded = self->project != NULL;
+  /* While a check or an export reads the plan, nothing may change it. */
+  gboolean idle = loaded && !fw_project_get_busy (self->project) && self->job_cancellable == NULL;
 
   set_enabled (self, "save-session", loaded);
-  set_enabled (self, "accept", loaded);
-  set_enabled (self, "veto", loaded);
+  set_enabled (self, "accept", idle);
+  set_enabled (self, "veto", idle);
+  set_enabled (self, "check", idle);
+  set_enabled (self, "measure", idle);
+  set_enabled (self, "export", idle);
   set_enabled (self, "zoom-in", loaded);
   set_enabled (self, "zoom-out", loaded);
   set_enabled (self, "zoom-fit", loaded);
@@ -119,6 +124,24 @@ find_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 }
 
 static void
+check_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  fw_window_run_check (FW_WINDOW (user_data), FALSE);
+}
+
+static void
+measure_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  fw_window_run_check (FW_WINDOW (user_data), TRUE);
+}
+
+static void
+export_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  fw_window_show_export (FW_WINDOW (user_data));
+}
+
+static void
 close_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   gtk_window_close (GTK_WINDOW (user_data));
@@ -136,6 +159,9 @@ static const GActionEntry window_actions[] = {
   { "zoom-out", zoom_out_activated },
   { "zoom-fit", zoom_fit_activated },
   { "find", find_activated },
+  { "check", check_activated },
+  { "measure", measure_activated },
+  { "export", export_activated },
   { "close", close_activated },
 };
 

@@ -8,6 +8,7 @@
 #include "fw-inspector.h"
 #include "onnx/fw-model-loader.h"
 #include "rules/fw-rules.h"
+#include "session/fw-check.h"
 
 G_BEGIN_DECLS
 
@@ -30,9 +31,16 @@ struct _FwWindow
   FwProject *pending_project;
   FwRuleSet *pending_rules;
   char *pending_path;
+  GHashTable *pending_bindings;
+
+  /* A check or an export in progress (NULL when idle), and the last check that finished. */
+  GCancellable *job_cancellable;
+  FwCheck *running_check;
+  FwCheck *last_check;
 
   gulong can_undo_handler;
   gulong can_redo_handler;
+  gulong busy_handler;
 
   /* Template children */
   AdwWindowTitle *window_title;
@@ -57,5 +65,9 @@ void fw_window_add_shortcuts         (FwWindow *self);
 /* fw-window.c */
 void fw_window_choose_file           (FwWindow *self);
 void fw_window_save_session          (FwWindow *self, gboolean quiet);
+void fw_window_show_progress         (FwWindow *self, gdouble fraction, const char *message);
+/* A check or export starts: the progress bar shows, the Cancel button cancels job_cancellable. */
+void fw_window_begin_job             (FwWindow *self, const char *message);
+void fw_window_end_job               (FwWindow *self);
 
 G_END_DECLS

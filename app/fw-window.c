@@ -5,8 +5,10 @@
 #include <glib/gi18n.h>
 
 #include "fw-window-private.h"
+#include "fw-export-dialog.h"
 #include "fw-error.h"
 #include "hw/fw-profile.h"
+#include "report/fw-model-report.h"
 
 #define RECENT_MAX 6
 
@@ -55,7 +57,14 @@ gboolean
 fw_window_get_busy (FwWindow *self)
 {
   g_return_val_if_fail (FW_IS_WINDOW (self), FALSE);
-  return self->cancellable != NULL;
+  return self->cancellable != NULL || self->job_cancellable != NULL;
+}
+
+FwCheck *
+fw_window_get_last_check (FwWindow *self)
+{
+  g_return_val_if_fail (FW_IS_WINDOW (self), NULL);
+  return self->last_check;
 }
 
 /* Recent files */
@@ -98,8 +107,8 @@ rebuild_recent_section (FwWindow *self)
 
 /* Loading: FwModelLoader in a thread, then the plan (FwProject), then FwLayout in a thread. */
 
-static void
-show_progress (FwWindow *self, gdouble fraction, const char *message)
+void
+fw_window_show_progress (FwWindow *self, gdouble fraction, const char *message)
 {
   gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0.0, 1.0));
   if (message != NULL)
@@ -114,7 +123,7 @@ on_progress_notify (GObject *object, GParamSpec *pspec, gpointer user_data)
   gdouble fraction = 0;
 
   g_object_get (object, "fraction", &fraction, "message", &message, NULL);
-  show_progress (self, fraction, message);
+  fw_window_show_progress (self, fraction, message);
 }
 
 static void
@@ -122,6 +131,23 @@ set_busy (FwWindow *self, gboolean busy)
 {
   gtk_revealer_set_reveal_child (self->progress_revealer, busy);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  fw_window_actions_update (self);
+}
+
+void
+fw_window_begin_job (FwWindow *self, const char *message)
+{
+  g_clear_object (&self->job_cancellable);
+  self->job_cancellable = g_cancellable_new ();
+  fw_window_show_progress (self, 0.0, message);
+  set_busy (self, TRUE);
+}
+
+void
+fw_window_end_job (FwWindow *self)
+{
+  g_clear_object (&self->job_cancellable);
+  set_busy (self, self->cancellable != NULL);
 }
 
 static void
@@ -136,8 +162,9 @@ finish_loading (FwWindow *self)
   g_clear_object (&self->pending_project);
   rule_set_free0 (&self->pending_rules);
   g_clear_pointer (&self->pending_path, g_free);
+  g_clear_pointer (&self->pending_bindings, g_hash_table_unref);
   g_clear_object (&self->cancellable);
-  set_busy (self, FALSE);
+  set_busy (self, self->job_cancellable != NULL);
 }
 
 static void
@@ -180,7 +207,9 @@ install_project (FwWindow *self)
       fw_window_save_session (self, TRUE);
       g_clear_signal_handler (&self->can_undo_handler, self->project);
       g_clear_signal_handler (&self->can_redo_handler, self->project);
+      g_clear_signal_handler (&self->busy_handler, self->project);
     }
+  g_clear_object (&self->last_check);
   /* Views first, so none holds a project whose rules are freed below. */
   fw_inspector_clear (self->inspector);
   fw_inspector_set_project (self->inspector, NULL);
@@ -208,6 +237,8 @@ install_project (FwWindow *self)
                                                      G_CALLBACK (on_undo_redo_notify), self);
   self->can_redo_handler = g_signal_connect_swapped (self->project, "notify::can-redo",
                                                      G_CALLBACK (on_undo_redo_notify), self);
+  self->busy_handler = g_signal_connect_swapped (self->project, "notify::busy",
+                                                 G_CALLBACK (on_undo_redo_notify), self);
 
   adw_window_title_set_title (self->window_title, basename);
   adw_window_title_set_subtitle (self->window_title, dirname);
@@ -347,7 +378,14 @@ on_model_loaded (GObject *object, GAsyncResult *result, gpointer user_data)
       show_error (self, path, error);
       return;
     }
-  show_progress (self, 0.0, _("Laying out the graph…"));
+  /* The loader's findings go into exported reports; the loader itself is dropped after loading. */
+  {
+    g_autoptr(JsonNode) report = fw_model_report_build (model, fw_model_loader_get_infer_report (self->loader),
+                                                        self->pending_bindings,
+                                                        fw_model_loader_get_symbols (self->loader));
+    fw_project_set_model_report (self->pending_project, report);
+  }
+  fw_window_show_progress (self, 0.0, _("Laying out the graph…"));
   self->pending_layout = fw_layout_new (fw_model_get_graph (model), NULL);
   g_signal_connect (self->pending_layout, "notify::fraction", G_CALLBACK (on_progress_notify), self);
   fw_layout_compute_async (self->pending_layout, self->cancellable, on_layout_computed, g_object_ref (self));
@@ -395,6 +433,9 @@ fw_window_open (FwWindow *self, GFile *file)
     }
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  /* A check or export of the model being replaced is of no use any more. */
+  if (self->job_cancellable != NULL)
+    g_cancellable_cancel (self->job_cancellable);
   finish_loading (self);
 
   uri = g_file_get_uri (file);
@@ -404,12 +445,13 @@ fw_window_open (FwWindow *self, GFile *file)
   self->pending_path = g_strdup (path);
   self->loader = fw_model_loader_new (path);
   bindings = bindings_from_settings (self);
-  /* The loader references the table. */
+  /* The loader references the table; the model report made after loading reads it too. */
   fw_model_loader_set_bindings (self->loader, bindings);
+  self->pending_bindings = g_hash_table_ref (bindings);
   g_signal_connect (self->loader, "notify::fraction", G_CALLBACK (on_progress_notify), self);
   g_signal_connect (self->loader, "notify::message", G_CALLBACK (on_progress_notify), self);
   message = g_strdup_printf (_("Loading %s…"), path);
-  show_progress (self, 0.0, message);
+  fw_window_show_progress (self, 0.0, message);
   set_busy (self, TRUE);
   fw_model_loader_load_async (self->loader, self->cancellable, on_model_loaded, g_object_ref (self));
 }
@@ -531,6 +573,8 @@ on_cancel_clicked (FwWindow *self)
 {
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  if (self->job_cancellable != NULL)
+    g_cancellable_cancel (self->job_cancellable);
 }
 
 static void
@@ -600,6 +644,8 @@ fw_window_close_request (GtkWindow *window)
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  if (self->job_cancellable != NULL)
+    g_cancellable_cancel (self->job_cancellable);
   fw_window_save_session (self, TRUE);
   gtk_window_get_default_size (window, &width, &height);
   g_settings_set_int (self->settings, "window-width", width);
@@ -615,12 +661,18 @@ fw_window_dispose (GObject *object)
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  if (self->job_cancellable != NULL)
+    g_cancellable_cancel (self->job_cancellable);
   finish_loading (self);
   if (self->project != NULL)
     {
       g_clear_signal_handler (&self->can_undo_handler, self->project);
       g_clear_signal_handler (&self->can_redo_handler, self->project);
+      g_clear_signal_handler (&self->busy_handler, self->project);
     }
+  g_clear_object (&self->running_check);
+  g_clear_object (&self->last_check);
+  g_clear_object (&self->job_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_WINDOW);
   g_clear_object (&self->layout);
   g_clear_object (&self->project);
@@ -743,4 +795,18 @@ FwWindow *
 fw_window_new (AdwApplication *application)
 {
   return g_object_new (FW_TYPE_WINDOW, "application", application, NULL);
+}
+
+GtkWindow *
+fw_window_show_export (FwWindow *self)
+{
+  FwExportDialog *dialog;
+
+  g_return_val_if_fail (FW_IS_WINDOW (self), NULL);
+
+  if (self->project == NULL)
+    return NULL;
+  dialog = fw_export_dialog_new (self);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return GTK_WINDOW (dialog);
 }

@@ -7,6 +7,7 @@
 #include <adwaita.h>
 
 #include "layout/fw-layout.h"
+#include "session/fw-check.h"
 #include "session/fw-project.h"
 
 G_BEGIN_DECLS
@@ -21,8 +22,14 @@ void       fw_window_open         (FwWindow *self, GFile *file);
 /* "project" and "layout": NULL until a model is loaded and laid out. */
 FwProject *fw_window_get_project  (FwWindow *self);
 FwLayout  *fw_window_get_layout   (FwWindow *self);
-/* "busy": a model is being loaded, planned or laid out. */
+/* "busy": a model is being loaded, planned or laid out, or a check or an export runs. */
 gboolean   fw_window_get_busy     (FwWindow *self);
+/* Compiles and verifies (and with measure, times) the fused plan in a thread; results go to the project. */
+void       fw_window_run_check    (FwWindow *self, gboolean measure);
+/* The last check that finished for the shown project, or NULL. */
+FwCheck   *fw_window_get_last_check (FwWindow *self);
+/* Opens the export dialog (the window's "export" action) and returns it. */
+GtkWindow *fw_window_show_export  (FwWindow *self);
 /* Shows message as a toast. */
 void       fw_window_toast        (FwWindow *self, const char *message);
 

@@ -41,25 +41,65 @@ fw_targets_free (FwTargets *targets)
   g_free (targets);
 }
 
+typedef struct
+{
+  FwTargets        *targets;
+  GCancellable     *cancellable;
+  FwTargetsProgress progress;
+  gpointer          progress_data;
+  GMutex            lock;
+  guint             done;
+  guint             total;
+} Build;
+
+static void
+report (Build *build, gboolean one_more)
+{
+  guint done, total;
+
+  if (build->progress == NULL)
+    return;
+  g_mutex_lock (&build->lock);
+  build->done += one_more;
+  done = build->done;
+  total = build->total;
+  g_mutex_unlock (&build->lock);
+  build->progress (done, total, build->progress_data);
+}
+
 static void
 compile_one (gpointer data, gpointer user_data)
 {
   FwTargetKernel *k = data;
-  FwTargets *targets = user_data;
+  Build *build = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (fw_superkernel_compile (k->host, targets->toolchain, &error))
-    k->host_compiled = TRUE;
-  else
-    k->host_error = g_strdup (error->message);
+  /* A cancel skips the kernels still queued; the ones compiling finish (the compiler is not interrupted). */
+  if (!g_cancellable_is_cancelled (build->cancellable))
+    {
+      if (fw_superkernel_compile (k->host, build->targets->toolchain, &error))
+        k->host_compiled = TRUE;
+      else
+        k->host_error = g_strdup (error->message);
+    }
+  report (build, TRUE);
 }
 
 FwTargets *
 fw_targets_build (FwPlan *plan, gboolean host, gboolean ascend, const char *cache_dir, GCancellable *cancellable,
                   GError **error)
 {
+  return fw_targets_build_full (plan, host, ascend, cache_dir, NULL, NULL, cancellable, error);
+}
+
+FwTargets *
+fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char *cache_dir,
+                       FwTargetsProgress progress, gpointer progress_data, GCancellable *cancellable,
+                       GError **error)
+{
   g_autoptr(FwTargets) targets = g_new0 (FwTargets, 1);
   g_autoptr(GError) local = NULL;
+  Build build = { 0 };
 
   targets->plan = plan;
   targets->host = host;
@@ -105,11 +145,19 @@ fw_targets_build (FwPlan *plan, gboolean host, gboolean ascend, const char *cach
             }
         }
     }
+  build.targets = targets;
+  build.cancellable = cancellable;
+  build.progress = progress;
+  build.progress_data = progress_data;
+  g_mutex_init (&build.lock);
   if (host && targets->toolchain != NULL)
     {
       /* One compiler per core: a cold cache on resnet50 is dozens of kernels. */
-      GThreadPool *pool = g_thread_pool_new (compile_one, targets, MAX (1u, g_get_num_processors ()), FALSE, NULL);
+      GThreadPool *pool = g_thread_pool_new (compile_one, &build, MAX (1u, g_get_num_processors ()), FALSE, NULL);
 
+      for (guint i = 0; i < targets->kernels->len; i++)
+        build.total += ((FwTargetKernel *) g_ptr_array_index (targets->kernels, i))->host != NULL;
+      report (&build, FALSE);
       for (guint i = 0; i < targets->kernels->len; i++)
         {
           FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
@@ -117,9 +165,10 @@ fw_targets_build (FwPlan *plan, gboolean host, gboolean ascend, const char *cach
             g_thread_pool_push (pool, k, NULL);
         }
       g_thread_pool_free (pool, FALSE, TRUE);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
     }
+  g_mutex_clear (&build.lock);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   for (guint i = 0; i < targets->kernels->len; i++)
     {
       FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);

@@ -44,6 +44,18 @@ FwTargets   *fw_targets_build        (FwPlan           *plan,
                                       const char       *cache_dir,
                                       GCancellable     *cancellable,
                                       GError          **error);
+/* Called from the compiling threads after each host kernel (done of total; first with done 0). */
+typedef void (*FwTargetsProgress) (guint done, guint total, gpointer data);
+
+/* fw_targets_build with progress; a cancel skips the compiles not yet started. */
+FwTargets   *fw_targets_build_full   (FwPlan           *plan,
+                                      gboolean          host,
+                                      gboolean          ascend,
+                                      const char       *cache_dir,
+                                      FwTargetsProgress progress,
+                                      gpointer          progress_data,
+                                      GCancellable     *cancellable,
+                                      GError          **error);
 void         fw_targets_free         (FwTargets        *targets);
 /* FwGroupKernel* of the compiled host kernels (the array owns nothing). */
 GPtrArray   *fw_targets_group_kernels (FwTargets       *targets);

@@ -208,6 +208,8 @@ struct _FwProject
   GPtrArray  *verification; /* char* by candidate index, NULL unknown */
   GPtrArray  *details;      /* char* by candidate index, NULL none */
   gboolean    busy;
+  guint64     revision;
+  JsonNode   *model_report;
   char       *session_path;
   GStrv       bindings;
   gboolean    could_undo;
@@ -247,6 +249,7 @@ fw_project_finalize (GObject *object)
   g_clear_pointer (&self->measured, g_array_unref);
   g_clear_pointer (&self->verification, g_ptr_array_unref);
   g_clear_pointer (&self->details, g_ptr_array_unref);
+  g_clear_pointer (&self->model_report, json_node_unref);
   g_clear_pointer (&self->session_path, g_free);
   g_clear_pointer (&self->bindings, g_strfreev);
   G_OBJECT_CLASS (fw_project_parent_class)->finalize (object);
@@ -391,6 +394,7 @@ plan_changed (FwProject *self, gboolean save)
   gboolean can_undo = fw_project_can_undo (self);
   gboolean can_redo = fw_project_can_redo (self);
 
+  self->revision++;
   refresh_items (self);
   if (save)
     autosave (self);
@@ -603,6 +607,31 @@ fw_project_set_busy (FwProject *self, gboolean busy)
       self->could_redo = can_redo;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
     }
+}
+
+guint64
+fw_project_get_revision (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), 0);
+  return self->revision;
+}
+
+void
+fw_project_set_model_report (FwProject *self, JsonNode *report)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (report != NULL)
+    json_node_ref (report);
+  g_clear_pointer (&self->model_report, json_node_unref);
+  self->model_report = report;
+}
+
+JsonNode *
+fw_project_get_model_report (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  return self->model_report;
 }
 
 gboolean

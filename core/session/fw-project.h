@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "graph/fw-model.h"
 #include "hw/fw-profile.h"
@@ -63,6 +64,15 @@ void         fw_project_set_verification   (FwProject *self, guint candidate, co
  * tolerance, timings; NULL clears. Emits "check-changed" (guint candidate). */
 void         fw_project_set_check_detail   (FwProject *self, guint candidate, const char *detail);
 const char  *fw_project_get_check_detail   (FwProject *self, guint candidate);
+
+/* Counts changes of the plan (decisions, undo, redo, restores): results computed at one revision (a check,
+ * a verification) describe the plan only while the revision is the same. */
+guint64      fw_project_get_revision       (FwProject *self);
+
+/* The model part of the report (fw_model_report_build, made when the model was loaded), for exports;
+ * referenced. */
+void         fw_project_set_model_report   (FwProject *self, JsonNode *report);
+JsonNode    *fw_project_get_model_report   (FwProject *self);
 
 /* "busy": a background task (compile, verify, measure, export) reads the plan. While busy, decisions, undo,
  * redo and session restores are refused with FW_ERROR_USAGE, so the task never sees the plan change. */

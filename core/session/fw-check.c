@@ -1,0 +1,409 @@
+/* fw-check.c: compile, verify and measure a project's plan off the main thread. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-check.h"
+#include "fw-error.h"
+#include "io/fw-progress.h"
+
+/* Shares of the progress bar: compiling dominates a cold cache; verifying runs the model twice. */
+#define COMPILE_SHARE 0.6
+
+struct _FwCheck
+{
+  GObject          parent_instance;
+  FwProject       *project;
+  FwCheckOptions   options;
+  char            *cache_dir;
+  guint64          revision;
+  FwProgress       progress;
+  GMainContext    *context;     /* where progress goes while an async run is on */
+  FwTargets       *targets;
+  FwVerifyResult  *verify;
+  FwMeasureResult *measure;
+};
+
+G_DEFINE_FINAL_TYPE (FwCheck, fw_check, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_FRACTION,
+  PROP_MESSAGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+void
+fw_check_options_init (FwCheckOptions *options)
+{
+  memset (options, 0, sizeof *options);
+}
+
+static void
+clear_results (FwCheck *self)
+{
+  g_clear_pointer (&self->verify, fw_verify_result_free);
+  g_clear_pointer (&self->measure, fw_measure_result_free);
+  g_clear_pointer (&self->targets, fw_targets_free);
+}
+
+static void
+fw_check_finalize (GObject *object)
+{
+  FwCheck *self = FW_CHECK (object);
+
+  clear_results (self);
+  g_clear_object (&self->project);
+  g_clear_pointer (&self->cache_dir, g_free);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  fw_progress_clear (&self->progress);
+  G_OBJECT_CLASS (fw_check_parent_class)->finalize (object);
+}
+
+static void
+fw_check_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FwCheck *self = FW_CHECK (object);
+
+  switch (prop_id)
+    {
+    case PROP_FRACTION: g_value_set_double (value, self->progress.fraction); break;
+    case PROP_MESSAGE: g_value_set_string (value, self->progress.message); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fw_check_class_init (FwCheckClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = fw_check_finalize;
+  object_class->get_property = fw_check_get_property;
+  properties[PROP_FRACTION] = g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
+                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                   G_PARAM_STATIC_STRINGS);
+  properties[PROP_MESSAGE] = g_param_spec_string ("message", NULL, NULL, NULL,
+                                                  G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                  G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+fw_check_init (FwCheck *self)
+{
+  fw_progress_init (&self->progress, properties[PROP_FRACTION], properties[PROP_MESSAGE]);
+}
+
+FwCheck *
+fw_check_new (FwProject *project, const FwCheckOptions *options)
+{
+  FwCheck *self;
+
+  g_return_val_if_fail (FW_IS_PROJECT (project), NULL);
+
+  self = g_object_new (FW_TYPE_CHECK, NULL);
+  self->project = g_object_ref (project);
+  if (options != NULL)
+    self->options = *options;
+  self->cache_dir = g_strdup (self->options.cache_dir);
+  self->options.cache_dir = self->cache_dir;
+  return self;
+}
+
+FwProject *
+fw_check_get_project (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), NULL);
+  return self->project;
+}
+
+gdouble
+fw_check_get_fraction (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), 0.0);
+  return self->progress.fraction;
+}
+
+const char *
+fw_check_get_message (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), NULL);
+  return self->progress.message;
+}
+
+guint64
+fw_check_get_revision (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), 0);
+  return self->revision;
+}
+
+FwTargets *
+fw_check_get_targets (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), NULL);
+  return self->targets;
+}
+
+FwVerifyResult *
+fw_check_get_verify (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), NULL);
+  return self->verify;
+}
+
+FwMeasureResult *
+fw_check_get_measure (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), NULL);
+  return self->measure;
+}
+
+static void
+report (FwCheck *self, gdouble fraction, const char *message)
+{
+  fw_progress_report (G_OBJECT (self), &self->progress, self->context, fraction, message);
+}
+
+static void
+on_compiled (guint done, guint total, gpointer data)
+{
+  FwCheck *self = data;
+  /* TRANSLATORS: %u of %u SuperKernels compiled so far */
+  g_autofree char *message = g_strdup_printf (_("Compiling SuperKernels (%u of %u)…"), done, total);
+
+  report (self, total > 0 ? COMPILE_SHARE * done / total : COMPILE_SHARE, message);
+}
+
+gboolean
+fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
+{
+  FwPlan *plan;
+  g_autoptr(GPtrArray) kernels = NULL;
+  gdouble verify_end;
+
+  g_return_val_if_fail (FW_IS_CHECK (self), FALSE);
+
+  clear_results (self);
+  plan = fw_project_get_plan (self->project);
+  self->revision = fw_project_get_revision (self->project);
+  fw_progress_begin (G_OBJECT (self), &self->progress, self->context, _("Generating SuperKernels…"));
+  self->targets = fw_targets_build_full (plan, TRUE, TRUE, self->options.cache_dir, on_compiled, self,
+                                         cancellable, error);
+  if (self->targets == NULL)
+    return FALSE;
+  kernels = fw_targets_group_kernels (self->targets);
+  verify_end = self->options.measure ? 0.8 : 1.0;
+  report (self, COMPILE_SHARE, _("Verifying against the unfused model…"));
+  if (kernels->len > 0)
+    {
+      FwVerifyOptions vopts = { 0 };
+
+      vopts.seed = self->options.seed;
+      vopts.has_tolerance = self->options.has_tolerance;
+      vopts.tolerance = self->options.tolerance;
+      vopts.n_threads = self->options.n_threads;
+      vopts.cancellable = cancellable;
+      self->verify = fw_verify_run (plan, kernels, &vopts, error);
+      if (self->verify == NULL)
+        return FALSE;
+    }
+  report (self, verify_end, NULL);
+  if (self->options.measure && kernels->len > 0)
+    {
+      FwMeasureOptions mopts = { 0 };
+
+      report (self, verify_end, _("Measuring SuperKernels and the whole model…"));
+      mopts.seed = self->options.seed;
+      mopts.repeats = self->options.repeats;
+      mopts.n_threads = self->options.n_threads;
+      mopts.cancellable = cancellable;
+      self->measure = fw_measure_run (plan, kernels, &mopts, error);
+      if (self->measure == NULL)
+        return FALSE;
+    }
+  report (self, 1.0, _("Check finished"));
+  return TRUE;
+}
+
+static const FwGroupCheck *
+group_check_for (FwCheck *self, guint candidate)
+{
+  for (guint i = 0; self->verify != NULL && i < self->verify->groups->len; i++)
+    {
+      const FwGroupCheck *g = &g_array_index (self->verify->groups, FwGroupCheck, i);
+      if (g->candidate == candidate)
+        return g;
+    }
+  return NULL;
+}
+
+static const FwKernelTiming *
+timing_for (FwCheck *self, guint candidate)
+{
+  for (guint i = 0; self->measure != NULL && i < self->measure->kernels->len; i++)
+    {
+      const FwKernelTiming *t = &g_array_index (self->measure->kernels, FwKernelTiming, i);
+      if (t->candidate == candidate)
+        return t;
+    }
+  return NULL;
+}
+
+static void
+append_compare (GString *text, const char *what, const FwCompare *c, const FwTolerance *tol)
+{
+  /* TRANSLATORS: "%s" is "Isolated" or "In the model"; then errors, the tolerance and how many elements
+   * were outside it */
+  g_string_append_printf (text, _("%s: %s; max abs error %.3g, max rel error %.3g (tolerance rel %.3g, abs %.3g); "
+                                  "%" PRId64 " of %" PRId64 " elements outside\n"),
+                          what, c->pass ? _("pass") : _("FAIL"), c->max_abs, c->max_rel, tol->rel, tol->abs,
+                          c->n_failed, c->n_elements);
+  if (c->nan_mismatch)
+    g_string_append_printf (text, "  %s\n", _("NaN in one result and not in the other"));
+}
+
+static char *
+detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
+{
+  GString *text = g_string_new (NULL);
+  const FwGroupCheck *g = group_check_for (self, k->candidate);
+  const FwKernelTiming *t = timing_for (self, k->candidate);
+
+  *result = "unverified";
+  if (k->host_compiled)
+    g_string_append_printf (text, "%s\n", _("Host SuperKernel: compiled"));
+  else
+    g_string_append_printf (text, _("Host SuperKernel: not compiled: %s\n"),
+                            k->host_error ? k->host_error : _("no code generated"));
+  if (k->ascend != NULL)
+    g_string_append_printf (text, "%s\n", _("Ascend C kernel: generated"));
+  else if (k->ascend_error != NULL)
+    g_string_append_printf (text, _("Ascend C kernel: not generated: %s\n"), k->ascend_error);
+  if (g != NULL)
+    {
+      *result = g->pass ? "pass" : "fail";
+      append_compare (text, _("Isolated"), &g->isolated, &g->tolerance);
+      append_compare (text, _("In the model"), &g->in_model, &g->tolerance);
+      if (self->verify != NULL)
+        g_string_append_printf (text, _("Inputs drawn with seed %" PRIu64 "\n"), self->verify->seed);
+    }
+  else
+    g_string_append_printf (text, "%s\n", _("Not verified: the group ran on the reference kernels"));
+  if (t != NULL)
+    g_string_append_printf (text, _("SuperKernel %.1f µs, its ops unfused %.1f µs: measured speed-up %.2f×, "
+                                    "predicted %.2f×\n"),
+                            t->kernel_s * 1e6, t->reference_s * 1e6, t->measured_speedup, t->predicted_speedup);
+  if (text->len > 0 && text->str[text->len - 1] == '\n')
+    g_string_truncate (text, text->len - 1);
+  return g_string_free (text, FALSE);
+}
+
+guint
+fw_check_get_n_failed (FwCheck *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (FW_IS_CHECK (self), 0);
+  for (guint i = 0; self->targets != NULL && i < self->targets->kernels->len; i++)
+    {
+      const FwTargetKernel *k = g_ptr_array_index (self->targets->kernels, i);
+      const FwGroupCheck *g = group_check_for (self, k->candidate);
+
+      n += g == NULL || !g->pass;
+    }
+  return n;
+}
+
+void
+fw_check_apply (FwCheck *self)
+{
+  g_return_if_fail (FW_IS_CHECK (self));
+
+  /* A plan changed since the run has other candidates under the same indices. */
+  if (self->targets == NULL || self->revision != fw_project_get_revision (self->project))
+    return;
+  for (guint i = 0; i < self->targets->kernels->len; i++)
+    {
+      const FwTargetKernel *k = g_ptr_array_index (self->targets->kernels, i);
+      const FwKernelTiming *t = timing_for (self, k->candidate);
+      const char *result = NULL;
+      g_autofree char *detail = detail_for (self, k, &result);
+
+      fw_project_set_verification (self->project, k->candidate, result);
+      if (t != NULL)
+        fw_project_set_measured (self->project, k->candidate, (t->reference_s - t->kernel_s) * 1e6);
+      fw_project_set_check_detail (self->project, k->candidate, detail);
+    }
+}
+
+/* The async form */
+
+static void
+run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  FwCheck *self = source;
+  GError *error = NULL;
+
+  if (fw_check_run (self, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* Back in the caller's context: the project may change again, and gets the results. */
+static void
+on_run_done (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  FwCheck *self = FW_CHECK (object);
+  g_autoptr(GTask) outer = user_data;
+  GError *error = NULL;
+
+  g_clear_pointer (&self->context, g_main_context_unref);
+  fw_project_set_busy (self->project, FALSE);
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      g_task_return_error (outer, error);
+      return;
+    }
+  fw_check_apply (self);
+  g_task_return_boolean (outer, TRUE);
+}
+
+void
+fw_check_run_async (FwCheck *self, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *outer;
+  g_autoptr(GTask) inner = NULL;
+
+  g_return_if_fail (FW_IS_CHECK (self));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, fw_check_run_async);
+  if (fw_project_get_busy (self->project))
+    {
+      g_task_return_new_error (outer, FW_ERROR, FW_ERROR_USAGE, "%s",
+                               _("another task is running on this model; wait for it or cancel it"));
+      g_object_unref (outer);
+      return;
+    }
+  fw_project_set_busy (self->project, TRUE);
+  self->context = g_main_context_ref_thread_default ();
+  inner = g_task_new (self, cancellable, on_run_done, outer);
+  g_task_set_return_on_cancel (inner, FALSE);
+  g_task_run_in_thread (inner, run_thread);
+}
+
+gboolean
+fw_check_run_finish (FwCheck *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

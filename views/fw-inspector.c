@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <glib/gi18n.h>
+#include <adwaita.h>
 #ifdef FW_HAVE_GTKSOURCEVIEW
 #include <gtksourceview/gtksource.h>
 #endif
@@ -26,6 +27,13 @@ struct _FwInspector
   GtkWidget  *scrolled;
   GtkWidget  *box;
   char       *title;
+  /* The candidate on show (G_MAXUINT: none), its list row and the label of its Verification section, kept
+   * so a finished check updates that label without regenerating the sources above it. */
+  guint            shown_candidate;
+  FwCandidateItem *shown_item;
+  GtkWidget       *verification_label;
+  /* Source buffers on show, restyled when the theme turns light or dark. */
+  GPtrArray       *source_buffers;
 };
 
 G_DEFINE_FINAL_TYPE (FwInspector, fw_inspector, GTK_TYPE_WIDGET)
@@ -50,10 +58,22 @@ set_title (FwInspector *self, const char *title)
 }
 
 static void
+forget_candidate (FwInspector *self)
+{
+  if (self->shown_item != NULL)
+    g_signal_handlers_disconnect_by_data (self->shown_item, self);
+  g_clear_object (&self->shown_item);
+  self->shown_candidate = G_MAXUINT;
+  self->verification_label = NULL;
+}
+
+static void
 clear_box (FwInspector *self)
 {
   GtkWidget *child;
 
+  forget_candidate (self);
+  g_ptr_array_set_size (self->source_buffers, 0);
   while ((child = gtk_widget_get_first_child (self->box)) != NULL)
     gtk_box_remove (GTK_BOX (self->box), child);
 }
@@ -69,7 +89,7 @@ add_heading (FwInspector *self, const char *text, const char *css)
   gtk_box_append (GTK_BOX (self->box), label);
 }
 
-static void
+static GtkWidget *
 add_text (FwInspector *self, const char *text)
 {
   GtkWidget *label = gtk_label_new (text);
@@ -79,14 +99,55 @@ add_text (FwInspector *self, const char *text)
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_box_append (GTK_BOX (self->box), label);
+  return label;
 }
 
-static void
+static GtkWidget *
 add_section (FwInspector *self, const char *heading, const char *text)
 {
   add_heading (self, heading, "heading");
-  add_text (self, text);
+  return add_text (self, text);
 }
+
+/* ---- source views ---- */
+
+#ifdef FW_HAVE_GTKSOURCEVIEW
+/* Whether the window is dark: libadwaita's style manager decides where the application initialised it
+ * (it follows the desktop and the preferences' theme choice); plain GTK's preference otherwise. */
+static gboolean
+theme_is_dark (void)
+{
+  gboolean dark = FALSE;
+
+  if (adw_is_initialized ())
+    return adw_style_manager_get_dark (adw_style_manager_get_default ());
+  if (gtk_settings_get_default () != NULL)
+    g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
+  return dark;
+}
+
+static void
+apply_scheme (GtkSourceBuffer *buffer, gboolean dark)
+{
+  GtkSourceStyleSchemeManager *manager = gtk_source_style_scheme_manager_get_default ();
+  /* Adwaita matches libadwaita's palette; classic ships with every GtkSourceView 5 as a fallback. */
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (manager,
+                                                                             dark ? "Adwaita-dark" : "Adwaita");
+
+  if (scheme == NULL)
+    scheme = gtk_source_style_scheme_manager_get_scheme (manager, dark ? "classic-dark" : "classic");
+  gtk_source_buffer_set_style_scheme (buffer, scheme);
+}
+
+static void
+on_theme_changed (FwInspector *self)
+{
+  gboolean dark = theme_is_dark ();
+
+  for (guint i = 0; i < self->source_buffers->len; i++)
+    apply_scheme (g_ptr_array_index (self->source_buffers, i), dark);
+}
+#endif
 
 static void
 add_source (FwInspector *self, const char *heading, const char *source, const char *language)
@@ -101,11 +162,14 @@ add_source (FwInspector *self, const char *heading, const char *source, const ch
       gtk_source_language_manager_get_default (), language);
     GtkSourceBuffer *sbuffer = gtk_source_buffer_new_with_language (lang);
 
+    gtk_source_buffer_set_highlight_matching_brackets (sbuffer, FALSE);
+    apply_scheme (sbuffer, theme_is_dark ());
     view = gtk_source_view_new_with_buffer (sbuffer);
     gtk_source_view_set_show_line_numbers (GTK_SOURCE_VIEW (view), TRUE);
-    g_object_unref (sbuffer);
+    g_ptr_array_add (self->source_buffers, sbuffer);
   }
 #else
+  (void) language;
   view = gtk_text_view_new ();
 #endif
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
@@ -257,6 +321,50 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
 
 /* ---- candidates ---- */
 
+/* The Verification section: the check's result, the measured saving and what the check found. */
+static char *
+verification_text (FwInspector *self)
+{
+  const char *result = self->shown_item ? fw_candidate_item_get_verification (self->shown_item) : NULL;
+  const char *detail = fw_project_get_check_detail (self->project, self->shown_candidate);
+  gdouble measured = self->shown_item ? fw_candidate_item_get_measured_saved_us (self->shown_item) : NAN;
+  GString *s = g_string_new (NULL);
+
+  if (g_strcmp0 (result, "pass") == 0)
+    g_string_append (s, _("Result: passed"));
+  else if (g_strcmp0 (result, "fail") == 0)
+    g_string_append (s, _("Result: failed"));
+  if (!isnan (measured))
+    {
+      if (s->len)
+        g_string_append_c (s, '\n');
+      g_string_append_printf (s, _("Measured time saved: %.2f µs"), measured);
+    }
+  if (detail != NULL && detail[0] != '\0')
+    g_string_append_printf (s, "%s%s", s->len ? "\n\n" : "", detail);
+  if (s->len == 0)
+    g_string_append (s, _("Not verified yet: run Compile and Verify"));
+  return g_string_free (s, FALSE);
+}
+
+static void
+refresh_verification (FwInspector *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->verification_label == NULL)
+    return;
+  text = verification_text (self);
+  gtk_label_set_text (GTK_LABEL (self->verification_label), text);
+}
+
+static void
+on_check_changed (FwInspector *self, guint candidate)
+{
+  if (candidate == self->shown_candidate)
+    refresh_verification (self);
+}
+
 static gboolean
 overlaps (const FwRefusal *r, const FwCandidate *c)
 {
@@ -298,6 +406,15 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
   cost = &c->cost;
 
   clear_box (self);
+  self->shown_candidate = candidate;
+  self->shown_item = g_list_model_get_item (fw_project_get_candidates (self->project), candidate);
+  if (self->shown_item != NULL)
+    {
+      g_signal_connect_swapped (self->shown_item, "notify::verification", G_CALLBACK (refresh_verification),
+                                self);
+      g_signal_connect_swapped (self->shown_item, "notify::measured-saved-us",
+                                G_CALLBACK (refresh_verification), self);
+    }
   title = g_strdup_printf (_("Candidate #%u: %s"), c->index, c->pattern);
   add_heading (self, title, "title-2");
   about = g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
@@ -320,6 +437,13 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
                              cost->bytes_read_after + cost->bytes_written_after, cost->launches_before,
                              cost->launches_after, cost->time_before_s * 1e6, cost->time_after_s * 1e6);
   add_section (self, _("Cost"), figures);
+  {
+    g_autofree char *verification = verification_text (self);
+
+    self->verification_label = add_section (self, _("Verification"), verification);
+    /* Compile errors and error tables line up in columns. */
+    gtk_widget_add_css_class (self->verification_label, "monospace");
+  }
 
   for (guint i = 0; i < plan->refusals->len; i++)
     {
@@ -369,6 +493,13 @@ fw_inspector_get_title (FwInspector *self)
   return self->title ? self->title : "";
 }
 
+const char *
+fw_inspector_get_verification_text (FwInspector *self)
+{
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), NULL);
+  return self->verification_label ? gtk_label_get_text (GTK_LABEL (self->verification_label)) : "";
+}
+
 void
 fw_inspector_set_project (FwInspector *self, FwProject *project)
 {
@@ -377,7 +508,12 @@ fw_inspector_set_project (FwInspector *self, FwProject *project)
 
   if (self->project == project)
     return;
+  forget_candidate (self);
+  if (self->project != NULL)
+    g_signal_handlers_disconnect_by_data (self->project, self);
   g_set_object (&self->project, project);
+  if (project != NULL)
+    g_signal_connect_swapped (project, "check-changed", G_CALLBACK (on_check_changed), self);
   fw_inspector_clear (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
 }
@@ -389,6 +525,9 @@ fw_inspector_dispose (GObject *object)
 {
   FwInspector *self = FW_INSPECTOR (object);
 
+  forget_candidate (self);
+  if (self->project != NULL)
+    g_signal_handlers_disconnect_by_data (self->project, self);
   g_clear_object (&self->project);
   g_clear_pointer (&self->scrolled, gtk_widget_unparent);
   G_OBJECT_CLASS (fw_inspector_parent_class)->dispose (object);
@@ -400,6 +539,7 @@ fw_inspector_finalize (GObject *object)
   FwInspector *self = FW_INSPECTOR (object);
 
   g_free (self->title);
+  g_ptr_array_unref (self->source_buffers);
   G_OBJECT_CLASS (fw_inspector_parent_class)->finalize (object);
 }
 
@@ -449,11 +589,24 @@ fw_inspector_class_init (FwInspectorClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "fwinspector");
+#ifdef FW_HAVE_GTKSOURCEVIEW
+  gtk_source_init ();
+#endif
 }
 
 static void
 fw_inspector_init (FwInspector *self)
 {
+  self->shown_candidate = G_MAXUINT;
+  self->source_buffers = g_ptr_array_new_with_free_func (g_object_unref);
+#ifdef FW_HAVE_GTKSOURCEVIEW
+  if (adw_is_initialized ())
+    g_signal_connect_object (adw_style_manager_get_default (), "notify::dark", G_CALLBACK (on_theme_changed),
+                             self, G_CONNECT_SWAPPED);
+  else if (gtk_settings_get_default () != NULL)
+    g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-application-prefer-dark-theme",
+                             G_CALLBACK (on_theme_changed), self, G_CONNECT_SWAPPED);
+#endif
   self->scrolled = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);

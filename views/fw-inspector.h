@@ -1,6 +1,8 @@
 /* fw-inspector.h: details of what is selected: a node's attributes, inputs and outputs with shapes and
  * dtypes, initializer statistics (min, max, mean); a candidate's resource and cost estimates, the refusals
- * near it with their codes and explanations, and its generated host and Ascend C source. */
+ * near it with their codes and explanations, its verification result and what the check found (refreshed on
+ * the project's "check-changed"), and its generated host and Ascend C source, highlighted by GtkSourceView 5
+ * in a light or dark scheme following the theme where it is installed. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -19,5 +21,7 @@ void         fw_inspector_show_candidate      (FwInspector *self, guint candidat
 void         fw_inspector_clear               (FwInspector *self);
 /* The text shown, for tests ("title" property: the node's or candidate's heading). */
 const char  *fw_inspector_get_title           (FwInspector *self);
+/* The shown candidate's Verification section ("" when no candidate is shown), for tests. */
+const char  *fw_inspector_get_verification_text (FwInspector *self);
 
 G_END_DECLS

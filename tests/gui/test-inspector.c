@@ -1,8 +1,11 @@
 /* test-inspector.c: the inspector on one transformer layer: a node's heading, attributes and initializer
- * statistics; a candidate's heading, the reason codes of the refusals near it and its generated source. */
+ * statistics; a candidate's heading, the reason codes of the refusals near it, its generated source in C and
+ * C++ source views where GtkSourceView is built in, and its Verification section following the project's
+ * check results. */
 #include "config.h"
 
 #include <gtk/gtk.h>
+#include <math.h>
 #include <string.h>
 
 #include "fw-inspector.h"
@@ -50,6 +53,32 @@ count (gpointer counter)
   (*(guint *) counter)++;
 }
 
+/* The language ids of the source views shown, where their buffers have languages (GtkSourceView), each
+ * followed by a '+' when the buffer has a style scheme. Read through properties so this test builds whether
+ * or not the views were built with GtkSourceView. */
+static void
+collect_languages (GtkWidget *widget, GString *out)
+{
+  if (GTK_IS_TEXT_VIEW (widget))
+    {
+      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (widget));
+
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (buffer), "language") != NULL)
+        {
+          g_autoptr(GObject) language = NULL;
+          g_autoptr(GObject) scheme = NULL;
+          g_autofree char *id = NULL;
+
+          g_object_get (buffer, "language", &language, "style-scheme", &scheme, NULL);
+          if (language != NULL)
+            g_object_get (language, "id", &id, NULL);
+          g_string_append_printf (out, "%s%s ", id ? id : "(none)", scheme ? "+" : "");
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    collect_languages (child, out);
+}
+
 static void
 test_inspector (void)
 {
@@ -61,7 +90,7 @@ test_inspector (void)
   FwPlan *plan;
   GtkWidget *window, *inspector;
   FwNode *matmul = NULL;
-  guint title_notes = 0, vetoed = G_MAXUINT;
+  guint title_notes = 0, project_notes = 0, vetoed = G_MAXUINT;
   FwGraph *graph = fw_model_get_graph (model);
 
   g_assert_true (fw_test_infer (model, NULL, NULL, &error));
@@ -77,6 +106,28 @@ test_inspector (void)
   gtk_window_present (GTK_WINDOW (window));
   drain ();
   g_assert_cmpstr (fw_inspector_get_title (FW_INSPECTOR (inspector)), ==, "");
+  g_assert_cmpstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), ==, "");
+
+  /* "project" round-trips and notifies once per change, not when set to what it is. */
+  {
+    g_autoptr(FwProject) got = NULL;
+
+    g_object_get (inspector, "project", &got, NULL);
+    g_assert_true (got == project);
+  }
+  g_signal_connect_swapped (inspector, "notify::project", G_CALLBACK (count), &project_notes);
+  g_object_set (inspector, "project", project, NULL);
+  g_assert_cmpuint (project_notes, ==, 0);
+  g_object_set (inspector, "project", NULL, NULL);
+  {
+    g_autoptr(FwProject) got = NULL;
+
+    g_object_get (inspector, "project", &got, NULL);
+    g_assert_null (got);
+  }
+  g_object_set (inspector, "project", project, NULL);
+  g_assert_cmpuint (project_notes, ==, 2);
+  g_signal_handlers_disconnect_by_data (inspector, &project_notes);
 
   /* A node with a weight: its heading, shapes and the weight's statistics. */
   for (guint i = 0; i < fw_graph_get_n_nodes (graph) && matmul == NULL; i++)
@@ -113,9 +164,55 @@ test_inspector (void)
     g_assert_nonnull (strstr (fw_inspector_get_title (FW_INSPECTOR (inspector)), prefix));
     g_assert_nonnull (strstr (text, "FW-NF-012"));
     g_assert_nonnull (strstr (text, "UB"));
+    g_assert_nonnull (strstr (text, "Not verified yet"));
+  }
+  g_assert_nonnull (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), "Not verified yet"));
+
+  /* The host source is C and the Ascend source C++, each with a style scheme, when GtkSourceView is in. */
+  {
+    g_autoptr(GString) languages = g_string_new (NULL);
+
+    collect_languages (inspector, languages);
+    if (g_type_from_name ("GtkSourceView") != 0)
+      {
+        g_assert_nonnull (strstr (languages->str, "c+ "));
+        g_assert_nonnull (strstr (languages->str, "cpp+ "));
+      }
+    else
+      g_assert_cmpstr (languages->str, ==, "");
+  }
+
+  /* A check's result and detail for the shown candidate show at once; another candidate's do not. */
+  {
+    const char *detail = "max |fused - unfused| 3.1e-07 against tolerance rel=1e-4 abs=1e-5\nkernel 12.5 us";
+    guint other = vetoed == 0 ? 1 : 0;
+
+    fw_project_set_check_detail (project, other, "someone else's detail");
+    g_assert_null (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), "someone else"));
+    fw_project_set_check_detail (project, vetoed, detail);
+    g_assert_nonnull (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), detail));
+    g_assert_null (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), "Not verified yet"));
+    fw_project_set_verification (project, vetoed, "fail");
+    g_assert_nonnull (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), "failed"));
+    fw_project_set_measured (project, vetoed, 4.25);
+    g_assert_nonnull (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), "4.25"));
+    {
+      g_autofree char *text = shown (inspector);
+
+      g_assert_nonnull (strstr (text, "Verification"));
+      g_assert_nonnull (strstr (text, detail));
+    }
+    fw_project_set_check_detail (project, vetoed, NULL);
+    fw_project_set_verification (project, vetoed, NULL);
+    fw_project_set_measured (project, vetoed, NAN);
+    g_assert_nonnull (strstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), "Not verified yet"));
   }
   fw_inspector_clear (FW_INSPECTOR (inspector));
   g_assert_cmpstr (fw_inspector_get_title (FW_INSPECTOR (inspector)), ==, "");
+  g_assert_cmpstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), ==, "");
+  /* Cleared, a check no longer reaches the inspector. */
+  fw_project_set_check_detail (project, vetoed, "after clear");
+  g_assert_cmpstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), ==, "");
   g_assert_cmpuint (title_notes, ==, 3);
 
   g_signal_handlers_disconnect_by_data (inspector, &title_notes);

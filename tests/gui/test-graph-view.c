@@ -1,10 +1,12 @@
 /* test-graph-view.c: the graph canvas on a real-ish model (one transformer layer) in a window on a virtual
  * display: properties, fitting, search, clicks on nodes and hulls, framing a candidate, and one frame as a
- * picture that must not be blank. */
+ * picture that must not be blank; and on a stack of layers laid out with its scopes collapsed, a
+ * double-click that opens one. */
 #include "config.h"
 
 #include <gtk/gtk.h>
 #include <math.h>
+#include <string.h>
 
 #include "fw-graph-view.h"
 #include "fw-test-models.h"
@@ -344,6 +346,165 @@ test_screenshot (Fixture *f, gconstpointer data)
   g_assert_cmpuint (coloured, >, (gsize) w * h / 50);
 }
 
+static guint
+count_node_boxes (FwLayout *layout)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < fw_layout_get_n_boxes (layout); i++)
+    n += fw_layout_get_box (layout, i)->kind == FW_LAYOUT_BOX_NODE;
+  return n;
+}
+
+/* The box of the collapsed scope, G_MAXUINT when it is not drawn as one box. */
+static guint
+find_scope_box (FwLayout *layout, const char *scope)
+{
+  for (guint i = 0; i < fw_layout_get_n_boxes (layout); i++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (layout, i);
+
+      if (box->kind == FW_LAYOUT_BOX_SCOPE && strcmp (box->scope, scope) == 0)
+        return i;
+    }
+  return G_MAXUINT;
+}
+
+static gboolean
+has_subscopes (FwLayout *layout, const char *scope)
+{
+  g_autoptr(GPtrArray) scopes = fw_layout_list_scopes (layout);
+  g_autofree char *prefix = g_strconcat (scope, "/", NULL);
+
+  for (guint i = 0; i < scopes->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (scopes, i), prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* Fits the view, finds a collapsed scope under parent ("" for any) that holds no scopes of its own when leaf
+ * is set, whose centre is on screen and clear of the minimap in the bottom-right corner, and double-clicks
+ * it; returns it once the view's layout has been computed again with that scope open. */
+static char *
+double_click_scope (FwGraphView *view, FwLayout *layout, const char *parent, gboolean leaf)
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (view)), h = gtk_widget_get_height (GTK_WIDGET (view));
+  guint scope_box = G_MAXUINT;
+  gdouble wx = 0, wy = 0;
+  char *scope;
+  gint64 deadline;
+
+  fw_graph_view_zoom_to_fit (view);
+  for (guint i = 0; i < fw_layout_get_n_boxes (layout) && scope_box == G_MAXUINT; i++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (layout, i);
+
+      if (box->kind != FW_LAYOUT_BOX_SCOPE || box->n_nodes < 2 || !g_str_has_prefix (box->scope, parent) ||
+          (leaf && has_subscopes (layout, box->scope)))
+        continue;
+      to_widget (view, box->x + box->w / 2, box->y + box->h / 2, &wx, &wy);
+      if (wx < 0 || wy < 0 || wx >= w || wy >= h || (wx > w - 200 && wy > h - 200))
+        continue;
+      scope_box = i;
+    }
+  g_assert_cmpuint (scope_box, !=, G_MAXUINT);
+  scope = g_strdup (fw_layout_get_box (layout, scope_box)->scope);
+  g_assert_false (fw_layout_get_expanded (layout, scope));
+
+  /* A single click selects; only the double-click opens. */
+  fw_graph_view_click (view, 1, wx, wy);
+  g_assert_false (fw_layout_get_expanded (layout, scope));
+  fw_graph_view_click (view, 2, wx, wy);
+  g_assert_true (fw_layout_get_expanded (layout, scope));
+
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (find_scope_box (layout, scope) != G_MAXUINT)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  return scope;
+}
+
+/* Four layers with every scope collapsed: a double-click on a layer's box opens it, showing its parts as
+ * boxes; a double-click on one of those (layer norm: no scopes inside) draws its nodes. Each time the view
+ * lays the graph out again off the main thread and then draws the new boxes in place of the old one. */
+static void
+test_double_click_opens_scope (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = fw_test_transformer_stack (4, 8, 16, 2, FALSE);
+  g_autofree char *layer = NULL;
+  g_autofree char *layer_prefix = NULL;
+  g_autofree char *part = NULL;
+  FwLayoutOptions options;
+  FwLayout *layout;
+  GtkWidget *window;
+  FwGraphView *view;
+  FwNode *inside = NULL;
+  guint boxes_before, nodes_before;
+
+  fw_layout_options_init (&options);
+  options.collapse_threshold = 1;
+  options.collapsed_target = 1;
+  layout = fw_layout_new (fw_model_get_graph (model), &options);
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_no_error (error);
+
+  window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  view = FW_GRAPH_VIEW (fw_graph_view_new ());
+  g_object_ref_sink (view);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  fw_graph_view_set_layout (view, layout);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  g_assert_cmpuint (count_node_boxes (layout), ==, 0);
+
+  /* A layer: its box gives way to more boxes, its parts. */
+  boxes_before = fw_layout_get_n_boxes (layout);
+  layer = double_click_scope (view, layout, "", FALSE);
+  g_assert_true (fw_layout_get_expanded (layout, layer));
+  g_assert_cmpuint (fw_layout_get_n_boxes (layout), >, boxes_before);
+
+  /* A part of that layer with no scopes inside: its nodes are drawn, each in its own box. */
+  layer_prefix = g_strconcat (layer, "/", NULL);
+  nodes_before = count_node_boxes (layout);
+  part = double_click_scope (view, layout, layer_prefix, TRUE);
+  g_assert_true (fw_layout_get_expanded (layout, part));
+  g_assert_cmpuint (count_node_boxes (layout), >, nodes_before);
+  for (guint i = 0; i < fw_layout_get_n_boxes (layout); i++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (layout, i);
+
+      if (box->kind == FW_LAYOUT_BOX_NODE && strcmp (box->scope, part) == 0)
+        {
+          inside = box->node;
+          break;
+        }
+    }
+  g_assert_nonnull (inside);
+  g_assert_cmpint (fw_layout_get_box (layout, fw_layout_find_node (layout, inside))->kind, ==, FW_LAYOUT_BOX_NODE);
+
+  /* The view shows the new drawing: fitting covers the new bounds. */
+  fw_graph_view_zoom_to_fit (view);
+  {
+    gdouble w, h, x0, y0, x1, y1;
+
+    fw_layout_get_bounds (layout, &w, &h);
+    fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
+    g_assert_cmpfloat (x1, >=, w - 1e-6);
+    g_assert_cmpfloat (y1, >=, h - 1e-6);
+  }
+
+  gtk_window_set_child (GTK_WINDOW (window), NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (view);
+  g_assert_finalize_object (layout);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -359,5 +520,6 @@ main (int argc, char **argv)
   ADD ("/views/graph-view/select-candidate", test_select_candidate);
   ADD ("/views/graph-view/screenshot", test_screenshot);
 #undef ADD
+  g_test_add_func ("/views/graph-view/double-click-opens-scope", test_double_click_opens_scope);
   return g_test_run ();
 }

@@ -273,7 +273,8 @@ fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
     return FALSE;
   if (o->whitelist)
     {
-      g_autofree char *base = g_path_get_basename (fw_model_get_path (self->model));
+      const char *model_path = fw_model_get_path (self->model);
+      g_autofree char *base = g_path_get_basename (model_path != NULL ? model_path : "model.onnx");
       g_autoptr(FwWhitelist) out = fw_whitelist_from_plan (self->plan, base);
 
       report (self, 0.2, _("Writing the whitelist…"));

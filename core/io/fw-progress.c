@@ -55,7 +55,17 @@ post (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fract
   u->message = g_strdup (message);
   u->begin = begin;
   if (context != NULL)
-    g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, apply_update, u, update_free);
+    {
+      /* Not g_main_context_invoke: a worker whose thread-default context is the same global default would
+       * acquire it while the main loop is not running and notify from the worker thread. */
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, apply_update, u, update_free);
+      g_source_set_static_name (source, "[fusion-workbench] progress");
+      g_source_attach (source, context);
+      g_source_unref (source);
+    }
   else
     {
       apply_update (u);

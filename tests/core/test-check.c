@@ -1,0 +1,274 @@
+/* The check (compile, verify, measure) of a project: results land in the candidate list and the details;
+ * the async form reports progress in the caller's context and holds the plan still while it runs; a
+ * cancel leaves the project as it was; results of an older plan are not applied. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "fw-error.h"
+#include "fw-test-models.h"
+#include "codegen/fw-targets.h"
+#include "session/fw-check.h"
+#include "session/fw-project.h"
+
+typedef struct
+{
+  char      *dir;
+  FwModel   *model;
+  FwProject *project;
+  FwRuleSet *rules;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+
+  f->dir = fw_test_temp_dir ();
+  f->model = fw_test_transformer_block (16, 64, 4, FALSE);
+  g_assert_true (fw_test_infer (f->model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  f->rules = fw_test_builtin_rules ();
+  f->project = fw_project_new (f->model, profile, f->rules, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_assert_finalize_object (f->project);
+  fw_rule_set_free (f->rules);
+  g_assert_finalize_object (f->model);
+  fw_test_remove_dir (f->dir);
+  g_free (f->dir);
+}
+
+static FwCheck *
+check_new (Fixture *f, gboolean measure)
+{
+  g_autofree char *cache = g_build_filename (f->dir, "cache", NULL);
+  FwCheckOptions options;
+
+  fw_check_options_init (&options);
+  options.measure = measure;
+  options.repeats = 1;
+  options.n_threads = 1;
+  options.cache_dir = cache;
+  return fw_check_new (f->project, &options);
+}
+
+static guint
+n_fused (FwProject *project)
+{
+  FwPlan *plan = fw_project_get_plan (project);
+  guint n = 0;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    n += fw_candidate_is_fused (g_ptr_array_index (plan->candidates, i));
+  return n;
+}
+
+static void
+test_blocking (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwCheck) check = check_new (f, TRUE);
+  g_autoptr(GError) error = NULL;
+  GListModel *items = fw_project_get_candidates (f->project);
+  guint verified = 0;
+
+  g_assert_cmpuint (n_fused (f->project), >, 0);
+  g_assert_true (fw_check_run (check, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fw_check_get_fraction (check), ==, 1.0);
+  g_assert_cmpuint (fw_check_get_targets (check)->kernels->len, ==, n_fused (f->project));
+  g_assert_nonnull (fw_check_get_verify (check));
+  g_assert_true (fw_check_get_verify (check)->pass);
+  g_assert_nonnull (fw_check_get_measure (check));
+  g_assert_cmpuint (fw_check_get_n_failed (check), ==, 0);
+
+  /* The blocking run leaves the project alone until apply. */
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (items, i);
+      g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "");
+      g_assert_null (fw_project_get_check_detail (f->project, i));
+    }
+  fw_check_apply (check);
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (items, i);
+      FwCandidate *c = g_ptr_array_index (fw_project_get_plan (f->project)->candidates, i);
+
+      if (!fw_candidate_is_fused (c))
+        {
+          g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "");
+          continue;
+        }
+      g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "pass");
+      g_assert_false (isnan (fw_candidate_item_get_measured_saved_us (item)));
+      g_assert_nonnull (strstr (fw_project_get_check_detail (f->project, i), "max abs error"));
+      g_assert_nonnull (strstr (fw_project_get_check_detail (f->project, i), "measured speed-up"));
+      verified++;
+    }
+  g_assert_cmpuint (verified, ==, n_fused (f->project));
+}
+
+/* The worker thread lets go of its task (and so of the object) just after the callback has run. */
+static void
+wait_for_last_ref (gpointer object)
+{
+  while (g_atomic_int_get (&G_OBJECT (object)->ref_count) > 1)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  gboolean   ok;
+  GError    *error;
+  GThread   *main_thread;
+  guint      n_progress;
+  gboolean   progress_off_thread;
+  gdouble    last_fraction;
+  gboolean   went_back;
+} Wait;
+
+static void
+on_fraction (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  Wait *w = user_data;
+  gdouble fraction = fw_check_get_fraction (FW_CHECK (object));
+
+  w->n_progress++;
+  w->progress_off_thread |= g_thread_self () != w->main_thread;
+  w->went_back |= fraction < w->last_fraction;
+  w->last_fraction = fraction;
+}
+
+static void
+on_done (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  Wait *w = user_data;
+
+  w->ok = fw_check_run_finish (FW_CHECK (object), result, &w->error);
+  g_main_loop_quit (w->loop);
+}
+
+static void
+test_async (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwCheck) check = check_new (f, FALSE);
+  g_autoptr(GError) error = NULL;
+  Wait w = { 0 };
+  guint candidate = 0;
+  FwPlan *plan = fw_project_get_plan (f->project);
+  g_autoptr(FwCandidateItem) item = NULL;
+
+  while (!fw_candidate_is_fused (g_ptr_array_index (plan->candidates, candidate)))
+    candidate++;
+  w.loop = g_main_loop_new (NULL, FALSE);
+  w.main_thread = g_thread_self ();
+  g_signal_connect (check, "notify::fraction", G_CALLBACK (on_fraction), &w);
+  fw_check_run_async (check, NULL, on_done, &w);
+
+  /* While it runs the plan is held still: decisions and undo are refused, and a second check too. */
+  g_assert_true (fw_project_get_busy (f->project));
+  g_assert_false (fw_project_veto (f->project, candidate, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  g_clear_error (&error);
+  g_assert_false (fw_project_can_undo (f->project));
+  {
+    g_autoptr(FwCheck) second = check_new (f, FALSE);
+    Wait w2 = { 0 };
+
+    w2.loop = g_main_loop_new (NULL, FALSE);
+    fw_check_run_async (second, NULL, on_done, &w2);
+    g_main_loop_run (w2.loop);
+    g_assert_false (w2.ok);
+    g_assert_error (w2.error, FW_ERROR, FW_ERROR_USAGE);
+    g_clear_error (&w2.error);
+    g_main_loop_unref (w2.loop);
+  }
+  g_main_loop_run (w.loop);
+  g_assert_no_error (w.error);
+  g_assert_true (w.ok);
+  g_assert_false (fw_project_get_busy (f->project));
+  g_assert_cmpuint (w.n_progress, >=, 2);
+  g_assert_false (w.progress_off_thread);
+  g_assert_false (w.went_back);
+  g_assert_cmpfloat (w.last_fraction, ==, 1.0);
+  /* The async form applies the results itself. */
+  item = g_list_model_get_item (fw_project_get_candidates (f->project), candidate);
+  g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "pass");
+  g_assert_nonnull (fw_project_get_check_detail (f->project, candidate));
+  /* No measurement asked for: no measured time. */
+  g_assert_true (isnan (fw_candidate_item_get_measured_saved_us (item)));
+  /* And the plan may change again. */
+  g_assert_true (fw_project_veto (f->project, candidate, &error));
+  g_assert_no_error (error);
+  g_main_loop_unref (w.loop);
+  wait_for_last_ref (check);
+}
+
+static void
+test_cancel (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwCheck) check = check_new (f, TRUE);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Wait w = { 0 };
+  GListModel *items = fw_project_get_candidates (f->project);
+
+  w.loop = g_main_loop_new (NULL, FALSE);
+  g_cancellable_cancel (cancellable);
+  fw_check_run_async (check, cancellable, on_done, &w);
+  g_main_loop_run (w.loop);
+  g_assert_false (w.ok);
+  g_assert_error (w.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&w.error);
+  g_assert_false (fw_project_get_busy (f->project));
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (items, i);
+      g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "");
+    }
+  g_main_loop_unref (w.loop);
+  wait_for_last_ref (check);
+}
+
+/* Results of a plan that changed since are for other candidates: they are dropped. */
+static void
+test_stale (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwCheck) check = check_new (f, FALSE);
+  g_autoptr(GError) error = NULL;
+  FwPlan *plan = fw_project_get_plan (f->project);
+  guint candidate = 0;
+  guint64 revision;
+
+  g_assert_true (fw_check_run (check, NULL, &error));
+  g_assert_no_error (error);
+  revision = fw_check_get_revision (check);
+  while (!fw_candidate_is_fused (g_ptr_array_index (plan->candidates, candidate)))
+    candidate++;
+  g_assert_true (fw_project_veto (f->project, candidate, &error));
+  g_assert_cmpuint (fw_project_get_revision (f->project), >, revision);
+  fw_check_apply (check);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    g_assert_null (fw_project_get_check_detail (f->project, i));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/core/session/check/blocking", Fixture, NULL, fixture_set_up, test_blocking, fixture_tear_down);
+  g_test_add ("/core/session/check/async", Fixture, NULL, fixture_set_up, test_async, fixture_tear_down);
+  g_test_add ("/core/session/check/cancel", Fixture, NULL, fixture_set_up, test_cancel, fixture_tear_down);
+  g_test_add ("/core/session/check/stale", Fixture, NULL, fixture_set_up, test_stale, fixture_tear_down);
+  return g_test_run ();
+}

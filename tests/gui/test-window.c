@@ -8,6 +8,8 @@
 #include <glib/gstdio.h>
 
 #include "fw-application.h"
+#include "fw-export-dialog.h"
+#include "fw-test-models.h"
 #include "fw-window-private.h"
 
 static char *tmp_dir;
@@ -239,21 +241,169 @@ test_window_bad_model (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* The scratch folder holds only plain files. */
 static void
-remove_tmp_dir (void)
+wait_while_busy (FwWindow *window)
 {
-  g_autoptr(GDir) dir = g_dir_open (tmp_dir, 0, NULL);
-  const char *name;
+  gint64 deadline = g_get_monotonic_time () + 150 * G_USEC_PER_SEC;
 
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+  while (fw_window_get_busy (window))
     {
-      g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
-
-      g_remove (path);
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
     }
-  g_rmdir (tmp_dir);
-  g_clear_pointer (&tmp_dir, g_free);
+}
+
+static void
+on_export_finished (FwExportDialog *dialog, gboolean success, gpointer user_data)
+{
+  int *result = user_data;
+
+  *result = success ? 1 : 0;
+}
+
+/* Runs until the dialog's export has finished: 1 success, 0 failure. */
+static int
+wait_export (FwExportDialog *dialog)
+{
+  gint64 deadline = g_get_monotonic_time () + 150 * G_USEC_PER_SEC;
+  int result = -1;
+  gulong handler = g_signal_connect (dialog, "finished", G_CALLBACK (on_export_finished), &result);
+
+  g_object_ref (dialog);
+  fw_export_dialog_start (dialog);
+  while (result < 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_signal_handler_disconnect (dialog, handler);
+  g_object_unref (dialog);
+  return result;
+}
+
+/* Cancels as soon as the export has started, checking that the plan is held still meanwhile. */
+static void
+on_running_cancel (FwExportDialog *dialog, GParamSpec *pspec, gpointer user_data)
+{
+  if (!fw_export_dialog_get_running (dialog))
+    return;
+  g_assert_true (fw_project_get_busy (FW_PROJECT (user_data)));
+  fw_export_dialog_cancel (dialog);
+}
+
+static gboolean
+action_enabled (FwWindow *window, const char *name)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (window), name);
+}
+
+/* Compile and verify from the window, then the export dialog: both in the background with the plan held
+ * still, results in the list and the inspector's details, files in the chosen folder; a cancelled export
+ * leaves no half-written package. */
+static void
+test_window_check_and_export (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *work = g_build_filename (tmp_dir, "check", NULL);
+  g_autofree char *model_path = g_build_filename (work, "encoder-block.onnx", NULL);
+  g_autofree char *out = g_build_filename (work, "export", NULL);
+  g_autofree char *cancelled_out = g_build_filename (work, "cancelled", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  FwExportDialog *dialog;
+  FwProject *project;
+  FwPlan *plan;
+  FwWindow *window;
+  gsize length = 0;
+  guint n_fused = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (model_path, contents, length, &error));
+  file = g_file_new_for_path (model_path);
+
+  register_application (app);
+  window = fw_window_new (ADW_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_false (action_enabled (window, "check"));
+  g_assert_false (action_enabled (window, "export"));
+  fw_window_open (window, file);
+  wait_until_loaded (window);
+  project = fw_window_get_project (window);
+  plan = fw_project_get_plan (project);
+  g_assert_true (action_enabled (window, "check"));
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "check", NULL);
+  /* Running: the plan may not change, nothing else may start, the progress bar shows. */
+  g_assert_true (fw_window_get_busy (window));
+  g_assert_true (fw_project_get_busy (project));
+  g_assert_false (action_enabled (window, "accept"));
+  g_assert_false (action_enabled (window, "export"));
+  g_assert_false (action_enabled (window, "check"));
+  g_assert_true (gtk_revealer_get_reveal_child (window->progress_revealer));
+  wait_while_busy (window);
+  g_assert_false (fw_project_get_busy (project));
+  g_assert_true (action_enabled (window, "accept"));
+  g_assert_nonnull (fw_window_get_last_check (window));
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (fw_project_get_candidates (project), i);
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+
+      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
+        continue;
+      n_fused++;
+      g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "pass");
+      g_assert_nonnull (strstr (fw_project_get_check_detail (project, i), "max abs error"));
+    }
+  g_assert_cmpuint (n_fused, >, 0);
+
+  /* A cancelled export: the dialog stays, says so, and no kernel package was left half-written. */
+  dialog = FW_EXPORT_DIALOG (fw_window_show_export (window));
+  g_assert_nonnull (dialog);
+  fw_export_dialog_set_folder (dialog, cancelled_out);
+  g_signal_connect (dialog, "notify::running", G_CALLBACK (on_running_cancel), project);
+  g_assert_cmpint (wait_export (dialog), ==, 0);
+  g_signal_handlers_disconnect_by_func (dialog, on_running_cancel, project);
+  g_assert_nonnull (fw_export_dialog_get_error (dialog));
+  g_assert_false (fw_project_get_busy (project));
+  g_assert_false (fw_window_get_busy (window));
+  {
+    g_autofree char *manifest = g_build_filename (cancelled_out, "kernels", "manifest.json", NULL);
+    g_assert_false (g_file_test (manifest, G_FILE_TEST_EXISTS));
+  }
+
+  /* The export itself, every part, into another folder; the dialog closes when done. */
+  fw_export_dialog_set_folder (dialog, out);
+  fw_export_dialog_set_contents (dialog, TRUE, TRUE, TRUE, TRUE);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_cmpint (wait_export (dialog), ==, 1);
+  iterate_for (100);
+  g_assert_null (dialog);
+  {
+    const char *names[] = { "encoder-block.fused.onnx", "encoder-block.fusion.yaml", "kernels/manifest.json",
+                            "encoder-block.report.json", "encoder-block.report.md" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        g_autofree char *path = g_build_filename (out, names[i], NULL);
+        g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+      }
+  }
+  /* The check of this same plan went into the report. */
+  {
+    g_autofree char *json = g_build_filename (out, "encoder-block.report.json", NULL);
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (json, &text, NULL, &error));
+    g_assert_nonnull (strstr (text, "\"verification\""));
+  }
+  g_assert_false (fw_project_get_busy (project));
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 int
@@ -264,6 +414,8 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("fw-test-window-XXXXXX", NULL);
   /* Recent files go to a scratch folder, not the user's. */
   g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
+  /* Compiled SuperKernels too. */
+  g_setenv ("XDG_CACHE_HOME", tmp_dir, TRUE);
   g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
   /* No accessibility bus on a virtual display. */
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -272,7 +424,9 @@ main (int argc, char **argv)
 
   g_test_add_func ("/window/workflow", test_window_workflow);
   g_test_add_func ("/window/bad-model", test_window_bad_model);
+  g_test_add_func ("/window/check-and-export", test_window_check_and_export);
   ret = g_test_run ();
-  remove_tmp_dir ();
+  fw_test_remove_dir (tmp_dir);
+  g_free (tmp_dir);
   return ret;
 }

@@ -135,6 +135,8 @@ struct _FwPlan
   guint          *group_of;     /* node index → candidate index + 1, 0 when in none */
   FwPlanTotals    before;       /* every node its own kernel */
   FwPlanTotals    after;        /* proposed and accepted candidates fused */
+  FwPlanTotals    proposed;     /* `after` as the planner left it before any decision: what it proposed,
+                                   recorded whenever it plans from scratch (new plan, undo) */
   /* Decisions (fw-decisions.h). Candidates keep their index for the plan's life: a veto marks its candidate
    * vetoed and appends what re-planning its nodes found, so after a veto the list is no longer in graph
    * order. An undo rebuilds the plan, after which earlier FwCandidate pointers are invalid. */

@@ -293,6 +293,9 @@ fw_plan_rebuild (FwPlan *plan)
   for (guint i = 0; i < plan->candidates->len; i++)
     fw_plan_settle (plan, g_ptr_array_index (plan->candidates, i));
   fw_plan_add_totals (plan);
+  /* No decision has been applied yet, so this is the planner's own proposal; decisions change only
+   * `after`, and the pictures compare the two. */
+  plan->proposed = plan->after;
 }
 
 FwPlan *

@@ -1,21 +1,15 @@
 #include "config.h"
 
 #include <cairo.h>
-#include <cairo-svg.h>
 #include <math.h>
 #include <string.h>
 
-#include <glib/gi18n-lib.h>
-
-#include "fw-error.h"
+#include "fw-picture.h"
 #include "fw-render.h"
 #include "graph/fw-graph-private.h"
-#include "io/fw-file-write.h"
 #include "layout/fw-hull.h"
 #include "ops/fw-op-registry.h"
 
-#define PNG_MAX_SIDE    16384.0
-#define PNG_MAX_PIXELS  (64.0 * 1024 * 1024)
 #define HULL_PAD        6.0
 #define CORNER          5.0
 #define FONT_SIZE       11.0
@@ -244,84 +238,29 @@ draw_graph (cairo_t *cr, FwLayout *layout, const FwPlan *plan)
   cairo_set_dash (cr, NULL, 0, 0);
 }
 
-static cairo_status_t
-append_bytes (void *closure, const unsigned char *data, unsigned int length)
+typedef struct
 {
-  g_byte_array_append (closure, data, length);
-  return CAIRO_STATUS_SUCCESS;
-}
+  FwLayout     *layout;
+  const FwPlan *plan;
+} GraphPicture;
 
-static gboolean
-check_status (cairo_status_t status, const char *path, GError **error)
+static void
+draw_graph_picture (cairo_t *cr, gdouble width, gdouble height, gpointer user_data)
 {
-  if (status == CAIRO_STATUS_SUCCESS)
-    return TRUE;
-  g_set_error (error, FW_ERROR, status == CAIRO_STATUS_NO_MEMORY ? FW_ERROR_LIMIT : FW_ERROR_INTERNAL,
-               _("%s: could not draw the graph: %s"), path, cairo_status_to_string (status));
-  return FALSE;
+  GraphPicture *picture = user_data;
+
+  draw_graph (cr, picture->layout, picture->plan);
 }
 
 gboolean
 fw_render_graph (FwLayout *layout, const FwPlan *plan, const char *path, GError **error)
 {
-  g_autofree char *lower = NULL;
-  g_autoptr(GByteArray) bytes = g_byte_array_new ();
-  gboolean svg;
+  GraphPicture picture = { layout, plan };
   gdouble width, height;
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  cairo_status_t status;
 
   g_return_val_if_fail (FW_IS_LAYOUT (layout), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  lower = g_ascii_strdown (path, -1);
-  svg = g_str_has_suffix (lower, ".svg");
-  if (!svg && !g_str_has_suffix (lower, ".png"))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
-                   _("%s: unknown picture format: the name must end in .svg or .png"), path);
-      return FALSE;
-    }
   fw_layout_get_bounds (layout, &width, &height);
-  width = MAX (width, 1);
-  height = MAX (height, 1);
-
-  if (svg)
-    {
-      surface = cairo_svg_surface_create_for_stream (append_bytes, bytes, width, height);
-      cr = cairo_create (surface);
-      draw_graph (cr, layout, plan);
-      status = cairo_status (cr);
-      cairo_destroy (cr);
-      cairo_surface_finish (surface);
-      if (status == CAIRO_STATUS_SUCCESS)
-        status = cairo_surface_status (surface);
-      cairo_surface_destroy (surface);
-    }
-  else
-    {
-      gdouble scale = MIN (1.0, MIN (PNG_MAX_SIDE / width, PNG_MAX_SIDE / height));
-      int w, h;
-
-      scale = MIN (scale, sqrt (PNG_MAX_PIXELS / (width * height)));
-      w = MAX (1, (int) ceil (width * scale));
-      h = MAX (1, (int) ceil (height * scale));
-      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
-      status = cairo_surface_status (surface);
-      if (status == CAIRO_STATUS_SUCCESS)
-        {
-          cr = cairo_create (surface);
-          cairo_scale (cr, scale, scale);
-          draw_graph (cr, layout, plan);
-          status = cairo_status (cr);
-          cairo_destroy (cr);
-          if (status == CAIRO_STATUS_SUCCESS)
-            status = cairo_surface_write_to_png_stream (surface, append_bytes, bytes);
-        }
-      cairo_surface_destroy (surface);
-    }
-  if (!check_status (status, path, error))
-    return FALSE;
-  return fw_file_write (path, bytes->data, bytes->len, error);
+  return fw_picture_write (path, MAX (width, 1), MAX (height, 1), draw_graph_picture, &picture, error);
 }

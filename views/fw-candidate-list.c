@@ -113,6 +113,9 @@ verification_label (const char *result)
     return _("pass");
   if (g_strcmp0 (result, "fail") == 0)
     return _("fail");
+  /* The SuperKernel did not compile: the group runs on the reference kernels. */
+  if (g_strcmp0 (result, "unverified") == 0)
+    return _("unverified");
   return result != NULL && result[0] != '\0' ? result : "—";
 }
 

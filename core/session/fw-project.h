@@ -28,7 +28,7 @@ gdouble      fw_candidate_item_get_bytes_saved    (FwCandidateItem *self);   /* 
 guint        fw_candidate_item_get_launches_saved (FwCandidateItem *self);   /* "launches-saved" */
 gdouble      fw_candidate_item_get_time_saved_us  (FwCandidateItem *self);   /* "time-saved-us" (estimate) */
 gdouble      fw_candidate_item_get_measured_saved_us (FwCandidateItem *self); /* "measured-saved-us", NaN unknown */
-const char  *fw_candidate_item_get_verification   (FwCandidateItem *self);   /* "verification": "", "pass", "fail" */
+const char  *fw_candidate_item_get_verification   (FwCandidateItem *self);   /* "verification": "", "pass", "fail", "unverified" */
 const char  *fw_candidate_item_get_status         (FwCandidateItem *self);   /* "status": proposed, accepted… */
 /* The text the list's filter matches: pattern, kind, status and node names. */
 const char  *fw_candidate_item_get_search_text    (FwCandidateItem *self);

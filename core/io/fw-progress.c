@@ -18,6 +18,12 @@ apply_update (gpointer data)
   Update *u = data;
   FwProgress *p = u->progress;
 
+  /* From here on a new report queues a new update; this one's values are final. */
+  g_mutex_lock (&p->lock);
+  if (p->pending == u)
+    p->pending = NULL;
+  g_mutex_unlock (&p->lock);
+
   if (u->begin ? u->fraction != p->fraction : u->fraction > p->fraction)
     {
       p->fraction = u->fraction;
@@ -37,6 +43,11 @@ update_free (gpointer data)
 {
   Update *u = data;
 
+  /* A source destroyed without running (its context went away) must not stay pending. */
+  g_mutex_lock (&u->progress->lock);
+  if (u->progress->pending == u)
+    u->progress->pending = NULL;
+  g_mutex_unlock (&u->progress->lock);
   g_object_unref (u->owner);
   g_free (u->message);
   g_free (u);
@@ -46,8 +57,32 @@ static void
 post (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fraction, const char *message,
       gboolean begin)
 {
-  Update *u = g_new0 (Update, 1);
+  Update *u;
 
+  if (context != NULL)
+    {
+      g_mutex_lock (&progress->lock);
+      u = progress->pending;
+      if (u != NULL)
+        {
+          if (begin)
+            {
+              u->begin = TRUE;
+              u->fraction = 0.0;
+            }
+          else
+            u->fraction = MAX (u->fraction, CLAMP (fraction, 0.0, 1.0));
+          if (message != NULL)
+            {
+              g_free (u->message);
+              u->message = g_strdup (message);
+            }
+          g_mutex_unlock (&progress->lock);
+          return;
+        }
+      g_mutex_unlock (&progress->lock);
+    }
+  u = g_new0 (Update, 1);
   /* The reference keeps the owner, and so the FwProgress inside it, alive until the update is applied. */
   u->owner = g_object_ref (owner);
   u->progress = progress;
@@ -63,7 +98,10 @@ post (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fract
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
       g_source_set_callback (source, apply_update, u, update_free);
       g_source_set_static_name (source, "[fusion-workbench] progress");
+      g_mutex_lock (&progress->lock);
+      progress->pending = u;
       g_source_attach (source, context);
+      g_mutex_unlock (&progress->lock);
       g_source_unref (source);
     }
   else
@@ -80,12 +118,15 @@ fw_progress_init (FwProgress *progress, GParamSpec *fraction_pspec, GParamSpec *
   progress->message = NULL;
   progress->fraction_pspec = fraction_pspec;
   progress->message_pspec = message_pspec;
+  g_mutex_init (&progress->lock);
+  progress->pending = NULL;
 }
 
 void
 fw_progress_clear (FwProgress *progress)
 {
   g_clear_pointer (&progress->message, g_free);
+  g_mutex_clear (&progress->lock);
 }
 
 void

@@ -16,6 +16,10 @@ typedef struct
   char       *message;
   GParamSpec *fraction_pspec;   /* the owner's "fraction" property */
   GParamSpec *message_pspec;    /* the owner's "message" property */
+  /* A worker reporting faster than the main loop applies updates folds them into the one still queued,
+   * so a model with thousands of tensors does not queue thousands of redraws ahead of its result. */
+  GMutex      lock;
+  gpointer    pending;
 } FwProgress;
 
 void     fw_progress_init    (FwProgress   *progress,

@@ -6,6 +6,8 @@
 #include "fw-candidate-list.h"
 #include "fw-graph-view.h"
 #include "fw-inspector.h"
+#include "fw-roofline-view.h"
+#include "fw-summary-view.h"
 #include "onnx/fw-model-loader.h"
 #include "rules/fw-rules.h"
 #include "session/fw-check.h"
@@ -55,6 +57,9 @@ struct _FwWindow
   FwGraphView *graph_view;
   FwCandidateList *candidate_list;
   FwInspector *inspector;
+  GtkStack *side_stack;
+  FwRooflineView *roofline_view;
+  FwSummaryView *summary_view;
   GMenu *recent_section;
 };
 

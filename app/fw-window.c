@@ -214,6 +214,8 @@ install_project (FwWindow *self)
   fw_inspector_clear (self->inspector);
   fw_inspector_set_project (self->inspector, NULL);
   fw_candidate_list_set_project (self->candidate_list, NULL);
+  fw_roofline_view_set_project (self->roofline_view, NULL);
+  fw_summary_view_set_project (self->summary_view, NULL);
   fw_graph_view_set_project (self->graph_view, NULL);
   fw_graph_view_set_layout (self->graph_view, NULL);
   g_clear_object (&self->layout);
@@ -230,6 +232,8 @@ install_project (FwWindow *self)
   fw_graph_view_set_layout (self->graph_view, self->layout);
   fw_graph_view_set_project (self->graph_view, self->project);
   fw_candidate_list_set_project (self->candidate_list, self->project);
+  fw_roofline_view_set_project (self->roofline_view, self->project);
+  fw_summary_view_set_project (self->summary_view, self->project);
   fw_inspector_set_project (self->inspector, self->project);
   fw_graph_view_zoom_to_fit (self->graph_view);
 
@@ -546,6 +550,7 @@ static void
 on_list_candidate_selected (FwWindow *self, guint candidate, FwCandidateList *list)
 {
   fw_graph_view_select_candidate (self->graph_view, candidate);
+  fw_roofline_view_set_selected_candidate (self->roofline_view, candidate);
   fw_inspector_show_candidate (self->inspector, candidate);
   fw_window_actions_update (self);
 }
@@ -556,6 +561,18 @@ on_graph_candidate_selected (FwWindow *self, guint candidate, FwGraphView *view)
   if (candidate == G_MAXUINT)
     return;
   fw_candidate_list_select (self->candidate_list, candidate);
+  fw_roofline_view_set_selected_candidate (self->roofline_view, candidate);
+  fw_inspector_show_candidate (self->inspector, candidate);
+}
+
+/* A point of the roofline: the same candidate everywhere, the list stays on its own page. */
+static void
+on_roofline_candidate_selected (FwWindow *self, guint candidate, FwRooflineView *view)
+{
+  if (candidate == G_MAXUINT)
+    return;
+  fw_candidate_list_select (self->candidate_list, candidate);
+  fw_graph_view_select_candidate (self->graph_view, candidate);
   fw_inspector_show_candidate (self->inspector, candidate);
 }
 
@@ -725,6 +742,8 @@ fw_window_class_init (FwWindowClass *klass)
   g_type_ensure (FW_TYPE_GRAPH_VIEW);
   g_type_ensure (FW_TYPE_CANDIDATE_LIST);
   g_type_ensure (FW_TYPE_INSPECTOR);
+  g_type_ensure (FW_TYPE_ROOFLINE_VIEW);
+  g_type_ensure (FW_TYPE_SUMMARY_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fusionworkbench/FusionWorkbench/fw-window.ui");
   gtk_widget_class_bind_template_child (widget_class, FwWindow, window_title);
@@ -739,9 +758,13 @@ fw_window_class_init (FwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwWindow, graph_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, candidate_list);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, inspector);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, roofline_view);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_list_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_graph_candidate_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_roofline_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_graph_node_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_search_activate);

@@ -185,6 +185,27 @@ test_window_workflow (void)
   g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_ACCEPTED);
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "redo"));
 
+  /* The pictures follow the project; a point of the roofline selects its candidate in the list. */
+  g_assert_true (fw_roofline_view_get_project (window->roofline_view) == fw_window_get_project (window));
+  g_assert_true (fw_summary_view_get_project (window->summary_view) == fw_window_get_project (window));
+  gtk_stack_set_visible_child_name (window->side_stack, "roofline");
+  iterate_for (200);
+  {
+    GtkWidget *widget = GTK_WIDGET (window->roofline_view);
+    gdouble x = 0, y = 0;
+    g_autoptr(GArray) selection = NULL;
+
+    g_assert_true (fw_roofline_locate (fw_roofline_view_get_data (window->roofline_view),
+                                       gtk_widget_get_width (widget), gtk_widget_get_height (widget),
+                                       second, TRUE, &x, &y));
+    fw_roofline_view_click (window->roofline_view, x, y);
+    selection = fw_candidate_list_get_selection (window->candidate_list);
+    g_assert_cmpuint (selection->len, ==, 1);
+    g_assert_cmpuint (g_array_index (selection, guint, 0), ==, second);
+    g_assert_cmpuint (fw_roofline_view_get_selected_candidate (window->roofline_view), ==, second);
+  }
+  gtk_stack_set_visible_child_name (window->side_stack, "candidates");
+
   g_action_group_activate_action (G_ACTION_GROUP (window), "save-session", NULL);
   g_assert_true (g_file_test (session_path, G_FILE_TEST_IS_REGULAR));
 

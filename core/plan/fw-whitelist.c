@@ -6,6 +6,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "fw-decision-yaml-private.h"
 #include "fw-decisions.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
@@ -49,34 +50,6 @@ fw_whitelist_free (FwWhitelist *whitelist)
 /* ---- reading ---- */
 
 static gboolean
-get_fingerprint (const FwYamlDocument *doc, const FwYamlNode *node, char **out, GError **error)
-{
-  const char *text;
-
-  if (!fw_yaml_get_string (doc, node, &text, error))
-    return FALSE;
-  if (strlen (text) != 64 || strspn (text, "0123456789abcdefABCDEF") != 64)
-    return fw_yaml_error (error, doc, node, _("a fingerprint is 64 hexadecimal digits (SHA-256), not “%s”"), text);
-  *out = g_ascii_strdown (text, -1);
-  return TRUE;
-}
-
-static gboolean
-get_optional_string (const FwYamlDocument *doc, const FwYamlNode *mapping, const char *key, char **out,
-                     GError **error)
-{
-  const FwYamlNode *node = fw_yaml_get (mapping, key);
-  const char *text;
-
-  if (node == NULL)
-    return TRUE;
-  if (!fw_yaml_get_string (doc, node, &text, error))
-    return FALSE;
-  *out = g_strdup (text);
-  return TRUE;
-}
-
-static gboolean
 read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, GError **error)
 {
   static const char * const keys[] = { "pattern", "nodes", "fingerprint", "decision", "who", "why", NULL };
@@ -102,11 +75,7 @@ read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, G
   g_ptr_array_add (w->entries, e);
   if (!fw_yaml_get_string (doc, decision, &text, error))
     return FALSE;
-  if (strcmp (text, "accept") == 0)
-    e->action = FW_DECISION_ACCEPT;
-  else if (strcmp (text, "veto") == 0)
-    e->action = FW_DECISION_VETO;
-  else
+  if (!fw_decision_yaml_action_from_name (text, &e->action))
     return fw_yaml_error (error, doc, decision, _("decision “%s”: expected accept or veto"), text);
   if (pattern != NULL)
     {
@@ -121,20 +90,11 @@ read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, G
     }
   else
     {
-      if (!fw_yaml_expect (doc, nodes, FW_YAML_SEQUENCE, _("“nodes”"), error))
+      if (!fw_decision_yaml_get_nodes (doc, nodes, G_MAXUINT, &e->nodes, error))
         return FALSE;
-      if (nodes->items->len == 0)
-        return fw_yaml_error (error, doc, nodes, _("“nodes” is empty; list the node names of the fusion"));
-      e->nodes = g_new0 (char *, nodes->items->len + 1);
-      for (guint i = 0; i < nodes->items->len; i++)
-        {
-          if (!fw_yaml_get_string (doc, g_ptr_array_index (nodes->items, i), &text, error))
-            return FALSE;
-          e->nodes[i] = g_strdup (text);
-        }
       if (fingerprint != NULL)
         {
-          if (!get_fingerprint (doc, fingerprint, &e->fingerprint, error))
+          if (!fw_decision_yaml_get_fingerprint (doc, fingerprint, &e->fingerprint, error))
             return FALSE;
         }
       else if (w->model_fingerprint != NULL)
@@ -142,40 +102,22 @@ read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, G
       else
         return fw_yaml_error (error, doc, node, _("a “nodes” entry needs a fingerprint, its own or under “model:”"));
     }
-  return get_optional_string (doc, node, "who", &e->who, error) &&
-         get_optional_string (doc, node, "why", &e->why, error);
+  return fw_decision_yaml_get_optional (doc, node, "who", &e->who, error) &&
+         fw_decision_yaml_get_optional (doc, node, "why", &e->why, error);
 }
 
 static gboolean
 read_document (const FwYamlDocument *doc, FwWhitelist *w, GError **error)
 {
   static const char * const keys[] = { "version", "model", "entries", NULL };
-  static const char * const model_keys[] = { "file", "fingerprint", NULL };
-  const FwYamlNode *root = doc->root, *version, *model, *entries;
-  gint64 v;
+  const FwYamlNode *root = doc->root, *model, *entries;
 
-  if (root == NULL)
-    return fw_yaml_error (error, doc, NULL, _("the whitelist is empty"));
-  if (!fw_yaml_expect (doc, root, FW_YAML_MAPPING, _("the whitelist"), error) ||
-      !fw_yaml_check_keys (doc, root, keys, error))
-    return FALSE;
-  version = fw_yaml_get (root, "version");
-  if (version == NULL)
-    return fw_yaml_error (error, doc, root, _("“version: 1” is missing"));
-  if (!fw_yaml_get_int (doc, version, 1, 1, &v, error))
+  if (!fw_decision_yaml_check_root (doc, _("the whitelist"), _("the whitelist is empty"), keys, error))
     return FALSE;
   model = fw_yaml_get (root, "model");
-  if (model != NULL)
-    {
-      const FwYamlNode *fp;
-      if (!fw_yaml_expect (doc, model, FW_YAML_MAPPING, _("“model”"), error) ||
-          !fw_yaml_check_keys (doc, model, model_keys, error) ||
-          !get_optional_string (doc, model, "file", &w->model_file, error))
-        return FALSE;
-      fp = fw_yaml_get (model, "fingerprint");
-      if (fp != NULL && !get_fingerprint (doc, fp, &w->model_fingerprint, error))
-        return FALSE;
-    }
+  if (model != NULL &&
+      !fw_decision_yaml_read_model (doc, model, "file", NULL, &w->model_file, &w->model_fingerprint, error))
+    return FALSE;
   entries = fw_yaml_get (root, "entries");
   if (entries == NULL)
     return fw_yaml_error (error, doc, root, _("“entries” is missing"));
@@ -218,58 +160,6 @@ fw_whitelist_load_data (const char *display_name, const char *data, gsize len, G
 
 /* ---- writing ---- */
 
-/* A double-quoted YAML scalar: quotes, backslashes, control characters and the Unicode line and paragraph
- * separators (which YAML would fold) escaped; other UTF-8 as is. */
-static void
-append_quoted (GString *out, const char *text)
-{
-  g_string_append_c (out, '"');
-  for (const char *p = text; *p; )
-    {
-      gunichar c = g_utf8_get_char_validated (p, -1);
-      const char *next;
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          /* Not UTF-8 (YAML cannot hold it): the Latin-1 reading of the byte, so the file stays valid. */
-          g_string_append_printf (out, "\\x%02x", (guchar) *p);
-          p++;
-          continue;
-        }
-      next = g_utf8_next_char (p);
-      switch (c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case 0x85: g_string_append (out, "\\N"); break;
-        case 0x2028: g_string_append (out, "\\L"); break;
-        case 0x2029: g_string_append (out, "\\P"); break;
-        case 0xfeff: g_string_append (out, "\\ufeff"); break;
-        default:
-          if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
-            g_string_append_printf (out, "\\x%02x", (guint) c);
-          else
-            g_string_append_len (out, p, next - p);
-          break;
-        }
-      p = next;
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
-append_field (GString *out, const char *indent, const char *key, const char *value)
-{
-  if (value == NULL)
-    return;
-  g_string_append_printf (out, "%s%s: ", indent, key);
-  append_quoted (out, value);
-  g_string_append_c (out, '\n');
-}
-
 char *
 fw_whitelist_to_string (const FwWhitelist *w)
 {
@@ -278,8 +168,8 @@ fw_whitelist_to_string (const FwWhitelist *w)
   if (w->model_file || w->model_fingerprint)
     {
       g_string_append (out, "model:\n");
-      append_field (out, "  ", "file", w->model_file);
-      append_field (out, "  ", "fingerprint", w->model_fingerprint);
+      fw_decision_yaml_append_field (out, "  ", "file", w->model_file);
+      fw_decision_yaml_append_field (out, "  ", "fingerprint", w->model_fingerprint);
     }
   g_string_append (out, w->entries->len ? "entries:\n" : "entries: []\n");
   for (guint i = 0; i < w->entries->len; i++)
@@ -289,24 +179,19 @@ fw_whitelist_to_string (const FwWhitelist *w)
       if (e->pattern)
         {
           g_string_append (out, "  - pattern: ");
-          append_quoted (out, e->pattern);
+          fw_decision_yaml_append_quoted (out, e->pattern);
           g_string_append_c (out, '\n');
         }
       else
         {
           g_string_append (out, "  - nodes:\n");
-          for (guint k = 0; e->nodes && e->nodes[k]; k++)
-            {
-              g_string_append (out, "      - ");
-              append_quoted (out, e->nodes[k]);
-              g_string_append_c (out, '\n');
-            }
+          fw_decision_yaml_append_list (out, "      ", (const char * const *) e->nodes);
           if (e->fingerprint && g_strcmp0 (e->fingerprint, w->model_fingerprint) != 0)
-            append_field (out, "    ", "fingerprint", e->fingerprint);
+            fw_decision_yaml_append_field (out, "    ", "fingerprint", e->fingerprint);
         }
       g_string_append_printf (out, "    decision: %s\n", fw_decision_action_name (e->action));
-      append_field (out, "    ", "who", e->who);
-      append_field (out, "    ", "why", e->why);
+      fw_decision_yaml_append_field (out, "    ", "who", e->who);
+      fw_decision_yaml_append_field (out, "    ", "why", e->why);
     }
   return g_string_free (out, FALSE);
 }

@@ -10,6 +10,7 @@
 #include "fw-error.h"
 #include "graph/fw-graph.h"
 #include "io/fw-file-write.h"
+#include "plan/fw-decision-yaml-private.h"
 #include "yaml/fw-yaml.h"
 
 static void
@@ -51,57 +52,6 @@ fw_session_free (FwSession *session)
 /* ---- reading ---- */
 
 static gboolean
-get_fingerprint (const FwYamlDocument *doc, const FwYamlNode *node, char **out, GError **error)
-{
-  const char *text;
-
-  if (!fw_yaml_get_string (doc, node, &text, error))
-    return FALSE;
-  if (strlen (text) != 64 || strspn (text, "0123456789abcdefABCDEF") != 64)
-    return fw_yaml_error (error, doc, node, _("a fingerprint is 64 hexadecimal digits (SHA-256), not “%s”"), text);
-  *out = g_ascii_strdown (text, -1);
-  return TRUE;
-}
-
-static gboolean
-get_optional_string (const FwYamlDocument *doc, const FwYamlNode *mapping, const char *key, char **out,
-                     GError **error)
-{
-  const FwYamlNode *node = fw_yaml_get (mapping, key);
-  const char *text;
-
-  if (node == NULL)
-    return TRUE;
-  if (!fw_yaml_get_string (doc, node, &text, error))
-    return FALSE;
-  g_free (*out);
-  *out = g_strdup (text);
-  return TRUE;
-}
-
-static gboolean
-read_nodes (const FwYamlDocument *doc, const FwYamlNode *nodes, FwSessionDecision *d, GError **error)
-{
-  if (!fw_yaml_expect (doc, nodes, FW_YAML_SEQUENCE, _("“nodes”"), error))
-    return FALSE;
-  if (nodes->items->len == 0)
-    return fw_yaml_error (error, doc, nodes, _("“nodes” is empty; list the node names of the fusion"));
-  if (nodes->items->len > FW_SESSION_MAX_NODES)
-    return fw_yaml_error (error, doc, nodes, _("a decision names %u nodes; at most %u are allowed"),
-                          nodes->items->len, (guint) FW_SESSION_MAX_NODES);
-  d->nodes = g_new0 (char *, nodes->items->len + 1);
-  for (guint i = 0; i < nodes->items->len; i++)
-    {
-      const char *text;
-
-      if (!fw_yaml_get_string (doc, g_ptr_array_index (nodes->items, i), &text, error))
-        return FALSE;
-      d->nodes[i] = g_strdup (text);
-    }
-  return TRUE;
-}
-
-static gboolean
 read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, GError **error)
 {
   static const char * const keys[] = { "action", "candidate", "pattern", "nodes", "who", "why", NULL };
@@ -122,11 +72,7 @@ read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, 
     return fw_yaml_error (error, doc, node, _("a decision needs “action: accept” or “action: veto”"));
   if (!fw_yaml_get_string (doc, action, &text, error))
     return FALSE;
-  if (strcmp (text, "accept") == 0)
-    d->action = FW_DECISION_ACCEPT;
-  else if (strcmp (text, "veto") == 0)
-    d->action = FW_DECISION_VETO;
-  else
+  if (!fw_decision_yaml_action_from_name (text, &d->action))
     return fw_yaml_error (error, doc, action, _("action “%s”: expected accept or veto"), text);
 
   candidate = fw_yaml_get (node, "candidate");
@@ -138,13 +84,13 @@ read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, 
         return FALSE;
       d->candidate = (guint) v;
     }
-  if (!get_optional_string (doc, node, "pattern", &d->pattern, error) ||
-      !get_optional_string (doc, node, "who", &d->who, error) ||
-      !get_optional_string (doc, node, "why", &d->why, error))
+  if (!fw_decision_yaml_get_optional (doc, node, "pattern", &d->pattern, error) ||
+      !fw_decision_yaml_get_optional (doc, node, "who", &d->who, error) ||
+      !fw_decision_yaml_get_optional (doc, node, "why", &d->why, error))
     return FALSE;
   nodes = fw_yaml_get (node, "nodes");
   if (nodes != NULL)
-    return read_nodes (doc, nodes, d, error);
+    return fw_decision_yaml_get_nodes (doc, nodes, FW_SESSION_MAX_NODES, &d->nodes, error);
   if (d->pattern == NULL || d->pattern[0] == '\0')
     return fw_yaml_error (error, doc, node, _("a decision needs “nodes” (one fusion) or “pattern” (every "
                                               "fusion of that pattern)"));
@@ -197,35 +143,19 @@ static gboolean
 read_document (const FwYamlDocument *doc, FwSession *s, GError **error)
 {
   static const char * const keys[] = { "version", "model", "profile", "strategy", "bindings", "decisions", NULL };
-  static const char * const model_keys[] = { "path", "fingerprint", NULL };
-  const FwYamlNode *root = doc->root, *version, *model, *fingerprint, *strategy, *bindings, *decisions;
-  gint64 v;
+  const FwYamlNode *root = doc->root, *model, *strategy, *bindings, *decisions;
 
-  if (root == NULL)
-    return fw_yaml_error (error, doc, NULL, _("the session is empty"));
-  if (!fw_yaml_expect (doc, root, FW_YAML_MAPPING, _("the session"), error) ||
-      !fw_yaml_check_keys (doc, root, keys, error))
-    return FALSE;
-  version = fw_yaml_get (root, "version");
-  if (version == NULL)
-    return fw_yaml_error (error, doc, root, _("“version: 1” is missing"));
-  if (!fw_yaml_get_int (doc, version, 1, 1, &v, error))
+  if (!fw_decision_yaml_check_root (doc, _("the session"), _("the session is empty"), keys, error))
     return FALSE;
 
   model = fw_yaml_get (root, "model");
   if (model == NULL)
     return fw_yaml_error (error, doc, root, _("“model” (its path and fingerprint) is missing"));
-  if (!fw_yaml_expect (doc, model, FW_YAML_MAPPING, _("“model”"), error) ||
-      !fw_yaml_check_keys (doc, model, model_keys, error) ||
-      !get_optional_string (doc, model, "path", &s->model_path, error))
-    return FALSE;
-  fingerprint = fw_yaml_get (model, "fingerprint");
-  if (fingerprint == NULL)
-    return fw_yaml_error (error, doc, model, _("“model” needs the model’s “fingerprint”"));
-  if (!get_fingerprint (doc, fingerprint, &s->model_fingerprint, error))
+  if (!fw_decision_yaml_read_model (doc, model, "path", _("“model” needs the model’s “fingerprint”"),
+                                    &s->model_path, &s->model_fingerprint, error))
     return FALSE;
 
-  if (!get_optional_string (doc, root, "profile", &s->profile, error))
+  if (!fw_decision_yaml_get_optional (doc, root, "profile", &s->profile, error))
     return FALSE;
   strategy = fw_yaml_get (root, "strategy");
   if (strategy != NULL)
@@ -291,66 +221,14 @@ fw_session_load_data (const char *display_name, const char *data, gsize len, GEr
 
 /* ---- writing ---- */
 
-/* A double-quoted YAML scalar: quotes, backslashes, control characters and the separators YAML would fold
- * escaped; bytes that are not UTF-8 (YAML cannot hold them) as their Latin-1 reading, so the file stays
- * valid. The same escaping as whitelists. */
-static void
-append_quoted (GString *out, const char *text)
-{
-  g_string_append_c (out, '"');
-  for (const char *p = text; *p; )
-    {
-      gunichar c = g_utf8_get_char_validated (p, -1);
-      const char *next;
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02x", (guchar) *p);
-          p++;
-          continue;
-        }
-      next = g_utf8_next_char (p);
-      switch (c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case 0x85: g_string_append (out, "\\N"); break;
-        case 0x2028: g_string_append (out, "\\L"); break;
-        case 0x2029: g_string_append (out, "\\P"); break;
-        case 0xfeff: g_string_append (out, "\\ufeff"); break;
-        default:
-          if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
-            g_string_append_printf (out, "\\x%02x", (guint) c);
-          else
-            g_string_append_len (out, p, next - p);
-          break;
-        }
-      p = next;
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
-append_field (GString *out, const char *indent, const char *key, const char *value)
-{
-  if (value == NULL)
-    return;
-  g_string_append_printf (out, "%s%s: ", indent, key);
-  append_quoted (out, value);
-  g_string_append_c (out, '\n');
-}
-
 char *
 fw_session_to_string (const FwSession *s)
 {
   GString *out = g_string_new ("# Fusion Workbench session (docs/session-format.md)\nversion: 1\nmodel:\n");
 
-  append_field (out, "  ", "path", s->model_path);
-  append_field (out, "  ", "fingerprint", s->model_fingerprint ? s->model_fingerprint : "");
-  append_field (out, "", "profile", s->profile);
+  fw_decision_yaml_append_field (out, "  ", "path", s->model_path);
+  fw_decision_yaml_append_field (out, "  ", "fingerprint", s->model_fingerprint ? s->model_fingerprint : "");
+  fw_decision_yaml_append_field (out, "", "profile", s->profile);
   g_string_append_printf (out, "strategy: %s\n", fw_strategy_to_string (s->strategy));
   if (s->bindings != NULL && s->bindings[0] != NULL)
     {
@@ -366,7 +244,7 @@ fw_session_to_string (const FwSession *s)
               !g_ascii_string_to_signed (eq + 1, 10, 1, G_MAXINT64, &v, NULL))
             continue;
           g_string_append (out, "  ");
-          append_quoted (out, name);
+          fw_decision_yaml_append_quoted (out, name);
           g_string_append_printf (out, ": %s\n", eq + 1);
         }
     }
@@ -378,19 +256,14 @@ fw_session_to_string (const FwSession *s)
       g_string_append_printf (out, "  - action: %s\n", fw_decision_action_name (d->action));
       if (d->candidate != G_MAXUINT)
         g_string_append_printf (out, "    candidate: %u\n", d->candidate);
-      append_field (out, "    ", "pattern", d->pattern);
+      fw_decision_yaml_append_field (out, "    ", "pattern", d->pattern);
       if (d->nodes != NULL)
         {
           g_string_append (out, "    nodes:\n");
-          for (guint k = 0; d->nodes[k]; k++)
-            {
-              g_string_append (out, "      - ");
-              append_quoted (out, d->nodes[k]);
-              g_string_append_c (out, '\n');
-            }
+          fw_decision_yaml_append_list (out, "      ", (const char * const *) d->nodes);
         }
-      append_field (out, "    ", "who", d->who);
-      append_field (out, "    ", "why", d->why);
+      fw_decision_yaml_append_field (out, "    ", "who", d->who);
+      fw_decision_yaml_append_field (out, "    ", "why", d->why);
     }
   return g_string_free (out, FALSE);
 }

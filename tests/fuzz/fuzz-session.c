@@ -1,76 +1,49 @@
-/* libFuzzer target: the session reader on arbitrary bytes, and what loads replayed onto a fresh plan of a
- * small transformer layer (the model fw-make-test-model writes as small-transformer, batch bound to 2), so
- * seeds naming its nodes reach veto re-planning, undo and redo. What loads must write out and read back, and
- * the replayed plan's own session must too. The fingerprint is not checked here: replay must be safe on any
- * plan, whatever the file says it was for. */
+/* libFuzzer target: the session reader on arbitrary bytes (fuzz-decision-file.h says what is checked). The
+ * fingerprint is not checked here: replay must be safe on any plan, whatever the file says it was for. */
 #include "config.h"
 
-#include <string.h>
-
-#include "fw-test-models.h"
-#include "plan/fw-decisions.h"
-#include "plan/fw-plan.h"
+#include "fuzz-decision-file.h"
 #include "session/fw-session.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
-static FwModel *model;
-static FwProfile *profile;
-static FwRuleSet *rules;
+static gpointer
+load (const char *display_name, const char *data, gsize len, GError **error)
+{
+  return fw_session_load_data (display_name, data, len, error);
+}
+
+static char *
+to_string (gconstpointer file)
+{
+  return fw_session_to_string (file);
+}
 
 static void
-setup (void)
+apply (gconstpointer file, FwPlan *plan)
 {
-  g_autoptr(GError) error = NULL;
-  const char *binds[] = { "batch=2", NULL };
+  fw_session_check_model (file, plan, NULL);
+  fw_session_apply (file, plan);
+}
 
-  model = fw_test_transformer_block (16, 64, 4, TRUE);
-  if (!fw_test_infer (model, binds, NULL, &error))
-    g_error ("fuzz-session: %s", error->message);
-  profile = fw_profile_load_builtin ("ascend-910b", &error);
-  if (profile == NULL)
-    g_error ("fuzz-session: %s", error->message);
-  rules = fw_rule_set_new ();
-  if (!fw_rule_set_load_builtin (rules, &error))
-    g_error ("fuzz-session: %s", error->message);
+static gpointer
+from_plan (FwPlan *plan)
+{
+  return fw_session_from_plan (plan, "model.onnx", NULL);
+}
+
+static void
+free_file (gpointer file)
+{
+  fw_session_free (file);
 }
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FwSession) session = NULL;
-  g_autoptr(FwSession) again = NULL;
-  g_autoptr(FwSession) replayed = NULL;
-  g_autoptr(FwPlan) plan = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *replayed_text = NULL;
+  static const FuzzDecisionFile session = {
+    "fuzz-session", ".fwsession", load, to_string, apply, from_plan, free_file,
+  };
 
-  if (model == NULL)
-    setup ();
-  session = fw_session_load_data ("fuzz.fwsession", (const char *) data, size, &error);
-  if (session == NULL)
-    return 0;
-  text = fw_session_to_string (session);
-  again = fw_session_load_data ("again.fwsession", text, strlen (text), &error);
-  if (again == NULL)
-    g_error ("fuzz-session: a loaded session does not read back: %s\n%s", error->message, text);
-
-  plan = fw_plan_new (model, profile, rules, NULL, &error);
-  if (plan == NULL)
-    g_error ("fuzz-session: planning the fixed model failed: %s", error->message);
-  fw_session_check_model (session, plan, NULL);
-  fw_session_apply (session, plan);
-  if (fw_plan_can_undo (plan))
-    {
-      fw_plan_undo (plan);
-      fw_plan_redo (plan);
-    }
-  replayed = fw_session_from_plan (plan, "model.onnx", NULL);
-  replayed_text = fw_session_to_string (replayed);
-  g_clear_pointer (&again, fw_session_free);
-  again = fw_session_load_data ("replayed.fwsession", replayed_text, strlen (replayed_text), &error);
-  if (again == NULL)
-    g_error ("fuzz-session: a replayed plan's session does not read back: %s\n%s", error->message, replayed_text);
-  return 0;
+  return fuzz_decision_file_run (&session, data, size);
 }

@@ -14,7 +14,9 @@ unlisted=$(grep -lE '\b(N?_|C_)\("' $(find app core views -name '*.c' -o -name '
 if [ -n "$unlisted" ]; then
   echo "FAIL: files with translatable strings missing from po/POTFILES.in:"; echo "$unlisted"; exit 1
 fi
-xgettext --from-code=UTF-8 -LC -k_ -kN_ -kC_:1c,2 -kNC_:1c,2 -f po/POTFILES.in -o "$work/current.pot"
+# The language of each file from its name: C for .c/.h, GtkBuilder for .ui, AppStream and desktop entries
+# through gettext's ITS rules, as meson's i18n module extracts them. g_dngettext carries the plurals.
+xgettext --from-code=UTF-8 -k_ -kN_ -kC_:1c,2 -kNC_:1c,2 -kg_dngettext:2,3 -f po/POTFILES.in -o "$work/current.pot"
 for lang in $(grep -v '^#' po/LINGUAS); do
   msgmerge -q --no-fuzzy-matching "po/$lang.po" "$work/current.pot" -o "$work/$lang.po"
   stats=$(msgfmt -c --statistics -o /dev/null "$work/$lang.po" 2>&1)

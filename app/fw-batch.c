@@ -21,6 +21,7 @@
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
 #include "report/fw-render.h"
+#include "report/fw-roofline.h"
 #include "shape/fw-shape-infer.h"
 
 static int
@@ -308,17 +309,19 @@ fw_batch_run (const FwBatchOptions *options)
   for (guint i = 0; i < whitelists->len; i++)
     fw_plan_apply_whitelist (plan, g_ptr_array_index (whitelists, i));
   /* The input model (or its data) must survive a mistyped output path. */
-  for (guint i = 0; i < 3; i++)
-    {
-      const char *out_path = i == 0 ? options->report_path : i == 1 ? options->export_whitelist : options->render;
-      if (out_path != NULL && strcmp (out_path, "-") != 0 && fw_model_is_source_file (model, out_path))
+  {
+    const char *out_paths[] = { options->report_path, options->export_whitelist, options->render,
+                                options->roofline, options->summary };
+
+    for (guint i = 0; i < G_N_ELEMENTS (out_paths); i++)
+      if (out_paths[i] != NULL && strcmp (out_paths[i], "-") != 0 && fw_model_is_source_file (model, out_paths[i]))
         {
           g_set_error (&error, FW_ERROR, FW_ERROR_USAGE,
                        _("%s: refusing to overwrite the input model or its external data; choose another file name"),
-                       out_path);
+                       out_paths[i]);
           goto fail;
         }
-    }
+  }
   if (options->export_whitelist != NULL)
     {
       g_autofree char *base = g_path_get_basename (options->model_path);
@@ -365,6 +368,10 @@ fw_batch_run (const FwBatchOptions *options)
       if (!fw_layout_compute (layout, NULL, &error) || !fw_render_graph (layout, plan, options->render, &error))
         goto fail;
     }
+  if (options->roofline != NULL && !fw_render_roofline (plan, options->roofline, &error))
+    goto fail;
+  if (options->summary != NULL && !fw_render_summary (plan, options->summary, &error))
+    goto fail;
   fw_plan_report_add (report, plan);
   fw_exec_report_add (report, plan, targets, verify, measure);
   text = fw_model_report_format (report, format);

@@ -40,6 +40,8 @@ typedef struct
   gint         threads;       /* 0: all cores */
   const char  *kernel_cache;  /* NULL: $XDG_CACHE_HOME/fusion-workbench/kernels */
   const char  *render;        /* draw the laid-out graph with the plan's hulls to FILE.svg or FILE.png */
+  const char  *roofline;      /* draw the candidates' roofline to FILE.svg or FILE.png */
+  const char  *summary;       /* draw the kernels/traffic/time summary to FILE.svg or FILE.png */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

@@ -35,6 +35,8 @@ run_command_line (int argc, char **argv)
   g_autofree char *tolerance = NULL;
   g_autofree char *kernel_cache = NULL;
   g_autofree char *render = NULL;
+  g_autofree char *roofline = NULL;
+  g_autofree char *summary = NULL;
   gint64 seed = 1;
   gint repeats = 0, threads = 0;
   g_autoptr(GError) error = NULL;
@@ -61,6 +63,8 @@ run_command_line (int argc, char **argv)
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Threads for running kernels (default: all cores)"), N_("N") },
     { "kernel-cache", 0, 0, G_OPTION_ARG_FILENAME, &kernel_cache, N_("Folder of compiled SuperKernels (default $XDG_CACHE_HOME/fusion-workbench/kernels)"), N_("DIR") },
     { "render", 0, 0, G_OPTION_ARG_FILENAME, &render, N_("Draw the laid-out graph, fusion candidates as hulls, to FILE.svg or FILE.png"), N_("FILE") },
+    { "roofline", 0, 0, G_OPTION_ARG_FILENAME, &roofline, N_("Draw the roofline of the fusion candidates on the profile (unfused and fused) to FILE.svg or FILE.png"), N_("FILE") },
+    { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary, N_("Draw kernels, HBM traffic and estimated time of the original graph, the proposed plan and the decisions to FILE.svg or FILE.png"), N_("FILE") },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable): mismatch (a group or output failed --verify, or a fused group has no verified kernel), regression (--measure found the fused model or a SuperKernel slower than unfused), rejected-whitelist (an accepted whitelist entry for this model matched nothing or a fusion the planner refused)"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
@@ -140,6 +144,8 @@ run_command_line (int argc, char **argv)
       .threads = threads,
       .kernel_cache = kernel_cache,
       .render = render,
+      .roofline = roofline,
+      .summary = summary,
     };
     return fw_batch_run (&options);
   }

@@ -731,6 +731,39 @@ test_render (void)
   g_assert_nonnull (strstr (err, "draw.gif"));
 }
 
+/* The roofline and the summary, headless, and the same refusal of other formats. */
+static void
+test_render_pictures (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 64, 4, FALSE);
+  g_autofree char *path = write_model (model, "pictures.onnx");
+  const char *both[] = { "--batch", "pictures.onnx", "--roofline", "roofline.svg", "--summary", "summary.png",
+                         "--report", "/dev/null", NULL };
+  const char *bad[] = { "--batch", "pictures.onnx", "--summary", "summary.bmp", NULL };
+  const char *over[] = { "--batch", "pictures.onnx", "--roofline", "pictures.onnx", NULL };
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+  g_autofree char *svg_path = g_build_filename (workdir, "roofline.svg", NULL);
+  g_autofree char *png_path = g_build_filename (workdir, "summary.png", NULL);
+  gsize len = 0;
+
+  g_assert_cmpint (run (both, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (svg_path, &text, &len, NULL));
+  g_assert_nonnull (strstr (text, "<svg"));
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (png_path, &text, &len, NULL));
+  g_assert_cmpuint (len, >, 8);
+  g_assert_cmpmem (text, 8, "\x89PNG\r\n\x1a\n", 8);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (bad, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "summary.bmp"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  /* The input model survives a mistyped picture path. */
+  g_assert_cmpint (run (over, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "refusing to overwrite"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -763,6 +796,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/bad-exec-flags", test_bad_exec_flags);
   g_test_add_func ("/app/cli/export-beside-model", test_export_beside_model);
   g_test_add_func ("/app/cli/render", test_render);
+  g_test_add_func ("/app/cli/render-pictures", test_render_pictures);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -10,65 +10,33 @@
 #include "fw-report-private.h"
 #include "graph/fw-graph-private.h"
 
+/* Every per-kernel row starts by naming its candidate. */
 static void
-member_double (JsonBuilder *b, const char *name, gdouble value)
+begin_candidate (JsonBuilder *b, const FwPlan *plan, guint candidate)
 {
-  json_builder_set_member_name (b, name);
-  /* JSON has no NaN or infinity: an unknown or unbounded figure is null. */
-  if (isfinite (value))
-    json_builder_add_double_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-member_int (JsonBuilder *b, const char *name, gint64 value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, value);
-}
-
-static void
-member_string (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  if (value != NULL)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-member_bool (JsonBuilder *b, const char *name, gboolean value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_boolean_value (b, value);
-}
-
-static const char *
-pattern_of (const FwPlan *plan, guint candidate)
-{
-  return ((FwCandidate *) g_ptr_array_index (plan->candidates, candidate))->pattern;
+  json_builder_begin_object (b);
+  fw_json_member_int (b, "candidate", candidate);
+  fw_json_member_string (b, "pattern", ((FwCandidate *) g_ptr_array_index (plan->candidates, candidate))->pattern);
 }
 
 static void
 add_compare (JsonBuilder *b, const FwCompare *c, const FwTolerance *tol)
 {
-  member_bool (b, "pass", c->pass);
-  member_double (b, "max_abs_error", c->max_abs);
-  member_double (b, "max_rel_error", c->max_rel);
-  member_int (b, "failed_elements", c->n_failed);
-  member_int (b, "elements", c->n_elements);
+  fw_json_member_bool (b, "pass", c->pass);
+  fw_json_member_double (b, "max_abs_error", c->max_abs);
+  fw_json_member_double (b, "max_rel_error", c->max_rel);
+  fw_json_member_int (b, "failed_elements", c->n_failed);
+  fw_json_member_int (b, "elements", c->n_elements);
   if (c->worst_index >= 0)
-    member_int (b, "worst_index", c->worst_index);
+    fw_json_member_int (b, "worst_index", c->worst_index);
   if (c->nan_mismatch)
-    member_bool (b, "nan_mismatch", TRUE);
+    fw_json_member_bool (b, "nan_mismatch", TRUE);
   if (tol != NULL)
     {
       json_builder_set_member_name (b, "tolerance");
       json_builder_begin_object (b);
-      member_double (b, "rel", tol->rel);
-      member_double (b, "abs", tol->abs);
+      fw_json_member_double (b, "rel", tol->rel);
+      fw_json_member_double (b, "abs", tol->abs);
       json_builder_end_object (b);
     }
 }
@@ -84,33 +52,32 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
       json_builder_begin_object (b);
       if (t->toolchain != NULL)
         {
-          member_string (b, "compiler", fw_host_toolchain_get_compiler (t->toolchain));
-          member_string (b, "compiler_version", fw_host_toolchain_get_version (t->toolchain));
-          member_string (b, "flags", fw_host_toolchain_get_flags (t->toolchain));
+          fw_json_member_string (b, "compiler", fw_host_toolchain_get_compiler (t->toolchain));
+          fw_json_member_string (b, "compiler_version", fw_host_toolchain_get_version (t->toolchain));
+          fw_json_member_string (b, "flags", fw_host_toolchain_get_flags (t->toolchain));
         }
       else
-        member_string (b, "error", t->toolchain_error);
+        fw_json_member_string (b, "error", t->toolchain_error);
       json_builder_set_member_name (b, "kernels");
       json_builder_begin_array (b);
       for (guint i = 0; i < t->kernels->len; i++)
         {
           FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
 
-          json_builder_begin_object (b);
-          member_int (b, "candidate", k->candidate);
-          member_string (b, "pattern", pattern_of (plan, k->candidate));
-          member_string (b, "status", k->host_compiled ? "compiled" : k->host ? "not-compiled" : "not-generated");
+          begin_candidate (b, plan, k->candidate);
+          fw_json_member_string (b, "status",
+                                 k->host_compiled ? "compiled" : k->host ? "not-compiled" : "not-generated");
           if (k->host != NULL)
             {
               /* Known before any compiler ran: the hash is of the generated text. */
               g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256,
                                                                      fw_superkernel_get_source (k->host), -1);
-              member_string (b, "source_sha256", hash);
+              fw_json_member_string (b, "source_sha256", hash);
             }
           if (k->host_compiled)
-            member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
+            fw_json_member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
           if (k->host_error != NULL)
-            member_string (b, "message", k->host_error);
+            fw_json_member_string (b, "message", k->host_error);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -126,12 +93,10 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
         {
           FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
 
-          json_builder_begin_object (b);
-          member_int (b, "candidate", k->candidate);
-          member_string (b, "pattern", pattern_of (plan, k->candidate));
-          member_string (b, "status", k->ascend != NULL ? "generated" : "not-generated");
+          begin_candidate (b, plan, k->candidate);
+          fw_json_member_string (b, "status", k->ascend != NULL ? "generated" : "not-generated");
           if (k->ascend_error != NULL)
-            member_string (b, "message", k->ascend_error);
+            fw_json_member_string (b, "message", k->ascend_error);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -145,17 +110,15 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
 {
   json_builder_set_member_name (b, "verification");
   json_builder_begin_object (b);
-  member_bool (b, "pass", v->pass);
-  member_int (b, "seed", (gint64) v->seed);
+  fw_json_member_bool (b, "pass", v->pass);
+  fw_json_member_int (b, "seed", (gint64) v->seed);
   json_builder_set_member_name (b, "groups");
   json_builder_begin_array (b);
   for (guint i = 0; i < v->groups->len; i++)
     {
       const FwGroupCheck *g = &g_array_index (v->groups, FwGroupCheck, i);
 
-      json_builder_begin_object (b);
-      member_int (b, "candidate", g->candidate);
-      member_string (b, "pattern", pattern_of (plan, g->candidate));
+      begin_candidate (b, plan, g->candidate);
       add_compare (b, &g->isolated, &g->tolerance);
       json_builder_set_member_name (b, "in_model");
       json_builder_begin_object (b);
@@ -181,7 +144,7 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       const FwOutputCheck *o = &g_array_index (v->outputs, FwOutputCheck, i);
 
       json_builder_begin_object (b);
-      member_string (b, "name", o->name);
+      fw_json_member_string (b, "name", o->name);
       add_compare (b, &o->compare, &o->tolerance);
       json_builder_end_object (b);
     }
@@ -194,33 +157,31 @@ add_measurement (JsonBuilder *b, const FwPlan *plan, const FwMeasureResult *m)
 {
   json_builder_set_member_name (b, "measurement");
   json_builder_begin_object (b);
-  member_string (b, "profile", plan->profile->name);
-  member_int (b, "threads", m->n_threads);
-  member_int (b, "warmup", m->warmup);
-  member_int (b, "repeats", m->repeats);
+  fw_json_member_string (b, "profile", plan->profile->name);
+  fw_json_member_int (b, "threads", m->n_threads);
+  fw_json_member_int (b, "warmup", m->warmup);
+  fw_json_member_int (b, "repeats", m->repeats);
   json_builder_set_member_name (b, "model");
   json_builder_begin_object (b);
-  member_double (b, "unfused_ms", m->unfused_s * 1e3);
-  member_double (b, "fused_ms", m->fused_s * 1e3);
-  member_double (b, "speedup", m->fused_s > 0 ? m->unfused_s / m->fused_s : NAN);
-  member_double (b, "predicted_speedup",
-                 plan->after.time_s > 0 ? plan->before.time_s / plan->after.time_s : NAN);
+  fw_json_member_double (b, "unfused_ms", m->unfused_s * 1e3);
+  fw_json_member_double (b, "fused_ms", m->fused_s * 1e3);
+  fw_json_member_double (b, "speedup", m->fused_s > 0 ? m->unfused_s / m->fused_s : NAN);
+  fw_json_member_double (b, "predicted_speedup",
+                         plan->after.time_s > 0 ? plan->before.time_s / plan->after.time_s : NAN);
   json_builder_end_object (b);
-  member_double (b, "rank_correlation", m->rank_correlation);
+  fw_json_member_double (b, "rank_correlation", m->rank_correlation);
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
   for (guint i = 0; i < m->kernels->len; i++)
     {
       const FwKernelTiming *k = &g_array_index (m->kernels, FwKernelTiming, i);
 
-      json_builder_begin_object (b);
-      member_int (b, "candidate", k->candidate);
-      member_string (b, "pattern", pattern_of (plan, k->candidate));
-      member_double (b, "kernel_us", k->kernel_s * 1e6);
-      member_double (b, "reference_us", k->reference_s * 1e6);
-      member_double (b, "measured_speedup", k->measured_speedup);
-      member_double (b, "predicted_speedup", k->predicted_speedup);
-      member_double (b, "model_error_percent", k->model_error * 100.0);
+      begin_candidate (b, plan, k->candidate);
+      fw_json_member_double (b, "kernel_us", k->kernel_s * 1e6);
+      fw_json_member_double (b, "reference_us", k->reference_s * 1e6);
+      fw_json_member_double (b, "measured_speedup", k->measured_speedup);
+      fw_json_member_double (b, "predicted_speedup", k->predicted_speedup);
+      fw_json_member_double (b, "model_error_percent", k->model_error * 100.0);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -231,43 +192,25 @@ void
 fw_exec_report_add (JsonNode *report, const FwPlan *plan, const FwTargets *targets, const FwVerifyResult *verify,
                     const FwMeasureResult *measure)
 {
+  static const char * const members[] = { "targets", "verification", "measurement" };
   JsonObject *root = json_node_get_object (report);
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) built = NULL;
+  JsonObject *sections;
 
+  json_builder_begin_object (b);
   if (targets != NULL)
-    {
-      g_autoptr(JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      add_targets (b, plan, targets);
-      json_builder_end_object (b);
-      {
-        g_autoptr(JsonNode) n = json_builder_get_root (b);
-        json_object_set_member (root, "targets", json_object_dup_member (json_node_get_object (n), "targets"));
-      }
-    }
+    add_targets (b, plan, targets);
   if (verify != NULL)
-    {
-      g_autoptr(JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      add_verification (b, plan, targets, verify);
-      json_builder_end_object (b);
-      {
-        g_autoptr(JsonNode) n = json_builder_get_root (b);
-        json_object_set_member (root, "verification",
-                                json_object_dup_member (json_node_get_object (n), "verification"));
-      }
-    }
+    add_verification (b, plan, targets, verify);
   if (measure != NULL)
-    {
-      g_autoptr(JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      add_measurement (b, plan, measure);
-      json_builder_end_object (b);
-      {
-        g_autoptr(JsonNode) n = json_builder_get_root (b);
-        json_object_set_member (root, "measurement",
-                                json_object_dup_member (json_node_get_object (n), "measurement"));
-      }
-    }
+    add_measurement (b, plan, measure);
+  json_builder_end_object (b);
+  built = json_builder_get_root (b);
+  sections = json_node_get_object (built);
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    if (json_object_has_member (sections, members[i]))
+      json_object_set_member (root, members[i], json_object_dup_member (sections, members[i]));
 }
 
 static gdouble

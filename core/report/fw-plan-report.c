@@ -21,21 +21,14 @@ add_number (JsonBuilder *b, const char *name, gdouble value, gdouble quantum)
 }
 
 static void
-add_int (JsonBuilder *b, const char *name, gint64 value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, value);
-}
-
-static void
 add_totals (JsonBuilder *b, const char *name, const FwPlanTotals *t)
 {
   json_builder_set_member_name (b, name);
   json_builder_begin_object (b);
-  add_int (b, "launches", t->launches);
-  add_int (b, "bytes_read", (gint64) t->bytes_read);
-  add_int (b, "bytes_written", (gint64) t->bytes_written);
-  add_int (b, "flops", (gint64) t->flops);
+  fw_json_member_int (b, "launches", t->launches);
+  fw_json_member_int (b, "bytes_read", (gint64) t->bytes_read);
+  fw_json_member_int (b, "bytes_written", (gint64) t->bytes_written);
+  fw_json_member_int (b, "flops", (gint64) t->flops);
   add_number (b, "time_us", t->time_s * 1e6, 0.001);
   json_builder_end_object (b);
 }
@@ -48,16 +41,6 @@ add_nodes (JsonBuilder *b, GPtrArray *nodes)
   for (guint i = 0; i < nodes->len; i++)
     json_builder_add_string_value (b, ((FwNode *) g_ptr_array_index (nodes, i))->name);
   json_builder_end_array (b);
-}
-
-static void
-add_string_or_null (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  if (value)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
 }
 
 static void
@@ -81,7 +64,7 @@ add_decision_target (JsonBuilder *b, const FwDecision *d)
     json_builder_add_int_value (b, d->candidate);
   else
     json_builder_add_null_value (b);
-  add_string_or_null (b, "pattern", d->pattern);
+  fw_json_member_string (b, "pattern", d->pattern);
   json_builder_set_member_name (b, "nodes");
   if (d->nodes)
     {
@@ -94,8 +77,8 @@ add_decision_target (JsonBuilder *b, const FwDecision *d)
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, d->source);
-  add_string_or_null (b, "who", d->who);
-  add_string_or_null (b, "why", d->why);
+  fw_json_member_string (b, "who", d->who);
+  fw_json_member_string (b, "why", d->why);
   json_builder_set_member_name (b, "outcome");
   json_builder_add_string_value (b, fw_decision_outcome_name (d->outcome));
   add_ids (b, "matched", d->matched);
@@ -167,7 +150,7 @@ add_decisions (JsonBuilder *b, const FwPlan *plan)
     {
       const FwDecision *d = g_ptr_array_index (plan->decisions, i);
       json_builder_begin_object (b);
-      add_int (b, "id", i);
+      fw_json_member_int (b, "id", i);
       add_decision_target (b, d);
       json_builder_end_object (b);
       n_entries += d->whitelist;
@@ -176,7 +159,7 @@ add_decisions (JsonBuilder *b, const FwPlan *plan)
 
   json_builder_set_member_name (b, "whitelist");
   json_builder_begin_object (b);
-  add_int (b, "entries", n_entries);
+  fw_json_member_int (b, "entries", n_entries);
   add_whitelist_list (b, plan, "applied", pick_applied);
   add_whitelist_list (b, plan, "matched_nothing", pick_nothing);
   add_whitelist_list (b, plan, "accepted_refused", pick_accepted_refused);
@@ -198,9 +181,9 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
   json_builder_add_string_value (b, fw_strategy_to_string (plan->options.strategy));
   json_builder_set_member_name (b, "enabled");
   json_builder_add_boolean_value (b, plan->options.enabled);
-  add_int (b, "max_depth", plan->options.max_depth);
-  add_int (b, "max_fusion_size", plan->options.max_fusion_size);
-  add_int (b, "rules", plan->rules ? fw_rule_set_get_n_rules (plan->rules) : 0);
+  fw_json_member_int (b, "max_depth", plan->options.max_depth);
+  fw_json_member_int (b, "max_fusion_size", plan->options.max_fusion_size);
+  fw_json_member_int (b, "rules", plan->rules ? fw_rule_set_get_n_rules (plan->rules) : 0);
   add_number (b, "ub_budget_bytes", fw_profile_budget_bytes (plan->profile), 0.1);
 
   json_builder_set_member_name (b, "totals");
@@ -220,7 +203,7 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       const FwCostEstimate *k = &c->cost;
 
       json_builder_begin_object (b);
-      add_int (b, "id", c->index);
+      fw_json_member_int (b, "id", c->index);
       json_builder_set_member_name (b, "pattern");
       json_builder_add_string_value (b, c->pattern);
       json_builder_set_member_name (b, "kind");
@@ -238,32 +221,32 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       for (guint n = 0; n < c->nodes->len; n++)
         json_builder_add_string_value (b, ((FwNode *) g_ptr_array_index (c->nodes, n))->op_type);
       json_builder_end_array (b);
-      add_int (b, "depth", c->depth);
+      fw_json_member_int (b, "depth", c->depth);
 
       json_builder_set_member_name (b, "resource");
       json_builder_begin_object (b);
-      add_int (b, "tile_elements", r->tile_elements);
-      add_int (b, "tile_rows", r->tile_rows);
-      add_int (b, "ub_bytes", (gint64) r->ub_bytes);
-      add_int (b, "ub_min_bytes", (gint64) r->ub_min_bytes);
+      fw_json_member_int (b, "tile_elements", r->tile_elements);
+      fw_json_member_int (b, "tile_rows", r->tile_rows);
+      fw_json_member_int (b, "ub_bytes", (gint64) r->ub_bytes);
+      fw_json_member_int (b, "ub_min_bytes", (gint64) r->ub_min_bytes);
       add_number (b, "ub_percent", r->ub_percent, 0.01);
-      add_int (b, "buffers", r->n_buffers);
-      add_int (b, "queues", r->queues);
-      add_int (b, "kernel_inputs", r->kernel_inputs);
-      add_int (b, "kernel_outputs", r->kernel_outputs);
+      fw_json_member_int (b, "buffers", r->n_buffers);
+      fw_json_member_int (b, "queues", r->queues);
+      fw_json_member_int (b, "kernel_inputs", r->kernel_inputs);
+      fw_json_member_int (b, "kernel_outputs", r->kernel_outputs);
       json_builder_end_object (b);
 
       json_builder_set_member_name (b, "cost");
       json_builder_begin_object (b);
-      add_int (b, "bytes_read_before", (gint64) k->bytes_read_before);
-      add_int (b, "bytes_written_before", (gint64) k->bytes_written_before);
-      add_int (b, "bytes_read_after", (gint64) k->bytes_read_after);
-      add_int (b, "bytes_written_after", (gint64) k->bytes_written_after);
-      add_int (b, "hbm_bytes_saved",
-               (gint64) (k->bytes_read_before + k->bytes_written_before - k->bytes_read_after - k->bytes_written_after));
-      add_int (b, "launches_before", k->launches_before);
-      add_int (b, "launches_after", k->launches_after);
-      add_int (b, "flops", (gint64) k->flops);
+      fw_json_member_int (b, "bytes_read_before", (gint64) k->bytes_read_before);
+      fw_json_member_int (b, "bytes_written_before", (gint64) k->bytes_written_before);
+      fw_json_member_int (b, "bytes_read_after", (gint64) k->bytes_read_after);
+      fw_json_member_int (b, "bytes_written_after", (gint64) k->bytes_written_after);
+      fw_json_member_int (b, "hbm_bytes_saved", (gint64) (k->bytes_read_before + k->bytes_written_before
+                                                          - k->bytes_read_after - k->bytes_written_after));
+      fw_json_member_int (b, "launches_before", k->launches_before);
+      fw_json_member_int (b, "launches_after", k->launches_after);
+      fw_json_member_int (b, "flops", (gint64) k->flops);
       add_number (b, "time_before_us", k->time_before_s * 1e6, 0.001);
       add_number (b, "time_after_us", k->time_after_s * 1e6, 0.001);
       add_number (b, "saving_us", k->saving_s * 1e6, 0.001);
@@ -285,7 +268,7 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       json_builder_add_string_value (b, fw_reason_code_string (code));
       json_builder_set_member_name (b, "title");
       json_builder_add_string_value (b, fw_reason_code_title (code));
-      add_int (b, "count", counts[code]);
+      fw_json_member_int (b, "count", counts[code]);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

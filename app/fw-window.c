@@ -342,26 +342,81 @@ plan_options_from_settings (FwWindow *self, FwPlanOptions *options, GError **err
   return TRUE;
 }
 
-static gboolean
-plan_model (FwWindow *self, FwModel *model, GError **error)
+/* Planning (and the host profile's probe on its first use) can take a while on a large model: it runs in a
+ * thread too. What it needs from GSettings is read before, on the main thread. */
+typedef struct
 {
-  g_autofree char *profile_name = g_settings_get_string (self->settings, "profile");
-  g_autoptr(FwProfile) profile = NULL;
-  g_auto(GStrv) bindings = NULL;
-  FwPlanOptions options;
+  FwModel        *model;
+  char           *profile_name;
+  FwPlanOptions   options;
+  GHashTable     *bindings;
+  FwModelLoader  *loader;
+  FwRuleSet      *rules;
+  FwProject      *project;
+  JsonNode       *report;
+} PlanJob;
 
-  if (!plan_options_from_settings (self, &options, error))
-    return FALSE;
-  if (!(profile = fw_profile_lookup (profile_name, error)))
-    return FALSE;
-  self->pending_rules = fw_rule_set_new ();
-  if (!fw_rule_set_load_builtin (self->pending_rules, error))
-    return FALSE;
-  self->pending_project = fw_project_new (model, profile, self->pending_rules, &options, error);
-  if (self->pending_project == NULL)
-    return FALSE;
-  bindings = g_settings_get_strv (self->settings, "bindings");
-  fw_project_set_bindings (self->pending_project, (const char * const *) bindings);
+static void
+plan_job_free (PlanJob *job)
+{
+  g_clear_object (&job->model);
+  g_free (job->profile_name);
+  g_clear_pointer (&job->bindings, g_hash_table_unref);
+  g_clear_object (&job->loader);
+  g_clear_object (&job->project);
+  rule_set_free0 (&job->rules);
+  g_clear_pointer (&job->report, json_node_unref);
+  g_free (job);
+}
+
+static void
+plan_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  PlanJob *job = task_data;
+  g_autoptr(FwProfile) profile = NULL;
+  GError *error = NULL;
+
+  if (!(profile = fw_profile_lookup (job->profile_name, &error)))
+    goto fail;
+  job->rules = fw_rule_set_new ();
+  if (!fw_rule_set_load_builtin (job->rules, &error))
+    goto fail;
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  job->project = fw_project_new (job->model, profile, job->rules, &job->options, &error);
+  if (job->project == NULL)
+    goto fail;
+  /* The loader's findings go into exported reports; the loader itself is dropped once the model is shown. */
+  job->report = fw_model_report_build (job->model, fw_model_loader_get_infer_report (job->loader), job->bindings,
+                                       fw_model_loader_get_symbols (job->loader));
+  g_task_return_boolean (task, TRUE);
+  return;
+
+fail:
+  g_task_return_error (task, error);
+}
+
+static void on_planned (GObject *object, GAsyncResult *result, gpointer user_data);
+
+static gboolean
+start_planning (FwWindow *self, FwModel *model, GError **error)
+{
+  g_autoptr(GTask) task = NULL;
+  PlanJob *job = g_new0 (PlanJob, 1);
+
+  if (!plan_options_from_settings (self, &job->options, error))
+    {
+      plan_job_free (job);
+      return FALSE;
+    }
+  job->model = g_object_ref (model);
+  job->profile_name = g_settings_get_string (self->settings, "profile");
+  job->bindings = g_hash_table_ref (self->pending_bindings);
+  job->loader = g_object_ref (self->loader);
+  /* The loader is the source: a newer open replaces self->loader, and the result is then dropped. */
+  task = g_task_new (self->loader, self->cancellable, on_planned, g_object_ref (self));
+  g_task_set_task_data (task, job, (GDestroyNotify) plan_job_free);
+  g_task_run_in_thread (task, plan_thread);
   return TRUE;
 }
 
@@ -375,22 +430,43 @@ on_model_loaded (GObject *object, GAsyncResult *result, gpointer user_data)
 
   if (self->loader != FW_MODEL_LOADER (object))
     return;
-  if (model == NULL || !plan_model (self, model, &error))
+  if (model == NULL || !start_planning (self, model, &error))
     {
       path = g_strdup (self->pending_path);
       finish_loading (self);
       show_error (self, path, error);
       return;
     }
-  /* The loader's findings go into exported reports; the loader itself is dropped after loading. */
-  {
-    g_autoptr(JsonNode) report = fw_model_report_build (model, fw_model_loader_get_infer_report (self->loader),
-                                                        self->pending_bindings,
-                                                        fw_model_loader_get_symbols (self->loader));
-    fw_project_set_model_report (self->pending_project, report);
-  }
+  fw_window_show_progress (self, 1.0, _("Planning fusions…"));
+}
+
+static void
+on_planned (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(FwWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  PlanJob *job = g_task_get_task_data (G_TASK (result));
+  g_autofree char *path = NULL;
+  g_auto(GStrv) bindings = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (self->loader != FW_MODEL_LOADER (object))
+        return;
+      path = g_strdup (self->pending_path);
+      finish_loading (self);
+      show_error (self, path, error);
+      return;
+    }
+  if (self->loader != FW_MODEL_LOADER (object))
+    return;
+  self->pending_rules = g_steal_pointer (&job->rules);
+  self->pending_project = g_steal_pointer (&job->project);
+  bindings = g_settings_get_strv (self->settings, "bindings");
+  fw_project_set_bindings (self->pending_project, (const char * const *) bindings);
+  fw_project_set_model_report (self->pending_project, job->report);
   fw_window_show_progress (self, 0.0, _("Laying out the graph…"));
-  self->pending_layout = fw_layout_new (fw_model_get_graph (model), NULL);
+  self->pending_layout = fw_layout_new (fw_model_get_graph (fw_project_get_model (self->pending_project)), NULL);
   g_signal_connect (self->pending_layout, "notify::fraction", G_CALLBACK (on_progress_notify), self);
   fw_layout_compute_async (self->pending_layout, self->cancellable, on_layout_computed, g_object_ref (self));
 }

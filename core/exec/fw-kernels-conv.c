@@ -31,21 +31,8 @@ fw_nn_threads_n (guint n_threads, gint64 work)
   return work >= FW_NN_PARALLEL_MIN ? MAX (n_threads, 1u) : 1u;
 }
 
-#define FW_T float
-#define FW_FN(name) name##_f
-#define FW_GEMM cblas_sgemm
-#include "fw-kernels-conv-loops.h"
-#undef FW_T
-#undef FW_FN
-#undef FW_GEMM
-
-#define FW_T double
-#define FW_FN(name) name##_d
-#define FW_GEMM cblas_dgemm
-#include "fw-kernels-conv-loops.h"
-#undef FW_T
-#undef FW_FN
-#undef FW_GEMM
+#define FW_LOOPS "fw-kernels-conv-loops.h"
+#include "fw-kernels-blas-types.h"
 
 /* Attribute sizes beyond this are nonsense; refusing them keeps every sum below from overflowing. */
 #define WINDOW_ATTR_MAX (G_GINT64_CONSTANT (1) << 40)

@@ -14,21 +14,8 @@
 
 typedef enum { SOFTMAX_SOFT, SOFTMAX_LOG, SOFTMAX_HARD } SoftmaxKind;
 
-#define FW_T float
-#define FW_FN(name) name##_f
-#define FW_GEMM cblas_sgemm
-#include "fw-kernels-nn-loops.h"
-#undef FW_T
-#undef FW_FN
-#undef FW_GEMM
-
-#define FW_T double
-#define FW_FN(name) name##_d
-#define FW_GEMM cblas_dgemm
-#include "fw-kernels-nn-loops.h"
-#undef FW_T
-#undef FW_FN
-#undef FW_GEMM
+#define FW_LOOPS "fw-kernels-nn-loops.h"
+#include "fw-kernels-blas-types.h"
 
 /* ---- helpers ---- */
 

@@ -889,6 +889,51 @@ check_indices_dtype (const FwNode *node, const FwArray *indices, GError **error)
   return TRUE;
 }
 
+/* The gathers and scatters: inputs 0 to n_needed - 1 present, data first and integer indices second. */
+static gboolean
+indexed_inputs (const FwNode *node, FwArray *const *inputs, guint n_inputs, guint n_needed, FwArray **data,
+                FwArray **indices, GError **error)
+{
+  for (guint k = 0; k < n_needed; k++)
+    if (!need_input (node, inputs, n_inputs, k, error))
+      return FALSE;
+  *data = inputs[0];
+  *indices = inputs[1];
+  return check_indices_dtype (node, *indices, error);
+}
+
+/* GatherElements and ScatterElements: the attribute axis, along which indices may run past data's dims;
+ * along every other axis they must stay inside. */
+static gboolean
+elements_axis (const FwNode *node, const FwArray *data, const FwArray *indices, guint *axis, GError **error)
+{
+  if (!fw_kernel_axis (node, fw_node_get_attr_int (node, "axis", 0), data->rank, axis, error))
+    return FALSE;
+  for (guint i = 0; i < data->rank; i++)
+    if (i != *axis && indices->dims[i] > data->dims[i])
+      return fw_kernel_fail (error, node, _("indices dim %u (%" PRId64 ") exceeds the data's (%"
+                                            PRId64 ")"), i, indices->dims[i], data->dims[i]);
+  return TRUE;
+}
+
+/* Moves coord to the next position of dims in row-major order, keeping *off the offset of that position
+ * in the data (strides) along every axis but axis, whose offset comes from the index instead. */
+static void
+step_but_axis (guint rank, const gint64 *dims, const gint64 *strides, guint axis, gint64 *coord, gint64 *off)
+{
+  for (gint d = (gint) rank - 1; d >= 0; d--)
+    {
+      coord[d]++;
+      if ((guint) d != axis)
+        *off += strides[d];
+      if (coord[d] < dims[d])
+        break;
+      if ((guint) d != axis)
+        *off -= coord[d] * strides[d];
+      coord[d] = 0;
+    }
+}
+
 static gboolean
 kernel_gather (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
                FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
@@ -900,11 +945,7 @@ kernel_gather (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
   gsize esize, chunk;
   guint8 *dst;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !need_input (node, inputs, n_inputs, 1, error))
-    return FALSE;
-  data = inputs[0];
-  indices = inputs[1];
-  if (!check_indices_dtype (node, indices, error))
+  if (!indexed_inputs (node, inputs, n_inputs, 2, &data, &indices, error))
     return FALSE;
   if (data->rank == 0)
     return fw_kernel_fail (error, node, _("data must have rank 1 or more"));
@@ -950,20 +991,12 @@ kernel_gather_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, Fw
   guint axis;
   gsize esize;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !need_input (node, inputs, n_inputs, 1, error))
-    return FALSE;
-  data = inputs[0];
-  indices = inputs[1];
-  if (!check_indices_dtype (node, indices, error))
+  if (!indexed_inputs (node, inputs, n_inputs, 2, &data, &indices, error))
     return FALSE;
   if (data->rank == 0 || data->rank != indices->rank)
     return fw_kernel_fail (error, node, _("data rank %u and indices rank %u differ"), data->rank, indices->rank);
-  if (!fw_kernel_axis (node, fw_node_get_attr_int (node, "axis", 0), data->rank, &axis, error))
+  if (!elements_axis (node, data, indices, &axis, error))
     return FALSE;
-  for (guint i = 0; i < data->rank; i++)
-    if (i != axis && indices->dims[i] > data->dims[i])
-      return fw_kernel_fail (error, node, _("indices dim %u (%" PRId64 ") exceeds the data's (%"
-                                            PRId64 ")"), i, indices->dims[i], data->dims[i]);
   contiguous_strides (data->rank, data->dims, strides);
   y = fw_kt_new_array (node, data->dtype, indices->rank, indices->dims, error);
   if (y == NULL)
@@ -980,17 +1013,7 @@ kernel_gather_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, Fw
         }
       copy_elem ((guint8 *) y->data + k * (gint64) esize,
                  (const guint8 *) data->data + (off + j * strides[axis]) * (gint64) esize, esize);
-      for (gint d = (gint) y->rank - 1; d >= 0; d--)
-        {
-          coord[d]++;
-          if ((guint) d != axis)
-            off += strides[d];
-          if (coord[d] < y->dims[d])
-            break;
-          if ((guint) d != axis)
-            off -= coord[d] * strides[d];
-          coord[d] = 0;
-        }
+      step_but_axis (y->rank, y->dims, strides, axis, coord, &off);
     }
   outputs[0] = y;
   return TRUE;
@@ -1025,11 +1048,7 @@ kernel_gather_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
   guint rank = 0;
   gsize esize;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !need_input (node, inputs, n_inputs, 1, error))
-    return FALSE;
-  data = inputs[0];
-  indices = inputs[1];
-  if (!check_indices_dtype (node, indices, error))
+  if (!indexed_inputs (node, inputs, n_inputs, 2, &data, &indices, error))
     return FALSE;
   if (indices->rank < 1 || data->rank < 1)
     return fw_kernel_fail (error, node, _("data and indices must have rank 1 or more"));
@@ -1097,6 +1116,20 @@ get_reduction (const FwNode *node, Reduction *out, GError **error)
   return TRUE;
 }
 
+/* ScatterElements and ScatterND: data, integer indices, updates of data's dtype, and the reduction. */
+static gboolean
+scatter_inputs (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwArray **data, FwArray **indices,
+                FwArray **updates, Reduction *red, GError **error)
+{
+  if (!indexed_inputs (node, inputs, n_inputs, 3, data, indices, error) || !get_reduction (node, red, error))
+    return FALSE;
+  *updates = inputs[2];
+  if ((*updates)->dtype != (*data)->dtype)
+    return fw_kernel_fail (error, node, _("updates are %s, data %s"), fw_dtype_name ((*updates)->dtype),
+                           fw_dtype_name ((*data)->dtype));
+  return TRUE;
+}
+
 /* y[di] = y[di] ⊕ u[ui]; integers stay integers so int64 keeps every bit. */
 static void
 scatter_one (FwArray *y, gint64 di, const FwArray *u, gint64 ui, Reduction red, gsize esize)
@@ -1146,25 +1179,12 @@ kernel_scatter_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, F
   guint axis;
   gsize esize;
 
-  for (guint k = 0; k < 3; k++)
-    if (!need_input (node, inputs, n_inputs, k, error))
-      return FALSE;
-  data = inputs[0];
-  indices = inputs[1];
-  updates = inputs[2];
-  if (!check_indices_dtype (node, indices, error) || !get_reduction (node, &red, error))
+  if (!scatter_inputs (node, inputs, n_inputs, &data, &indices, &updates, &red, error))
     return FALSE;
-  if (updates->dtype != data->dtype)
-    return fw_kernel_fail (error, node, _("updates are %s, data %s"), fw_dtype_name (updates->dtype),
-                           fw_dtype_name (data->dtype));
   if (data->rank == 0 || indices->rank != data->rank || !fw_array_same_shape (indices, updates))
     return fw_kernel_fail (error, node, _("data, indices and updates must have the same rank, indices and updates the same shape"));
-  if (!fw_kernel_axis (node, fw_node_get_attr_int (node, "axis", 0), data->rank, &axis, error))
+  if (!elements_axis (node, data, indices, &axis, error))
     return FALSE;
-  for (guint i = 0; i < data->rank; i++)
-    if (i != axis && indices->dims[i] > data->dims[i])
-      return fw_kernel_fail (error, node, _("indices dim %u (%" PRId64 ") exceeds the data's (%"
-                                            PRId64 ")"), i, indices->dims[i], data->dims[i]);
   y = fw_array_copy (data, error);
   if (y == NULL)
     return FALSE;
@@ -1177,17 +1197,7 @@ kernel_scatter_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, F
       if (!get_index (node, indices, k, data->dims[axis], &j, error))
         return FALSE;
       scatter_one (y, off + j * strides[axis], updates, k, red, esize);
-      for (gint d = (gint) indices->rank - 1; d >= 0; d--)
-        {
-          coord[d]++;
-          if ((guint) d != axis)
-            off += strides[d];
-          if (coord[d] < indices->dims[d])
-            break;
-          if ((guint) d != axis)
-            off -= coord[d] * strides[d];
-          coord[d] = 0;
-        }
+      step_but_axis (indices->rank, indices->dims, strides, axis, coord, &off);
     }
   outputs[0] = g_steal_pointer (&y);
   return TRUE;
@@ -1203,17 +1213,8 @@ kernel_scatter_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray
   Reduction red;
   gsize esize;
 
-  for (guint k = 0; k < 3; k++)
-    if (!need_input (node, inputs, n_inputs, k, error))
-      return FALSE;
-  data = inputs[0];
-  indices = inputs[1];
-  updates = inputs[2];
-  if (!check_indices_dtype (node, indices, error) || !get_reduction (node, &red, error))
+  if (!scatter_inputs (node, inputs, n_inputs, &data, &indices, &updates, &red, error))
     return FALSE;
-  if (updates->dtype != data->dtype)
-    return fw_kernel_fail (error, node, _("updates are %s, data %s"), fw_dtype_name (updates->dtype),
-                           fw_dtype_name (data->dtype));
   if (indices->rank < 1)
     return fw_kernel_fail (error, node, _("indices must have rank 1 or more"));
   m = indices->dims[indices->rank - 1];
@@ -1259,6 +1260,28 @@ kernel_scatter_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray
 
 /* ---- Expand, Tile ---- */
 
+/* The shape input of Expand and ConstantOfShape: at most FW_MAX_RANK dims, none negative. */
+static gint64 *
+read_shape (const FwNode *node, FwArray *input, guint *n, GError **error)
+{
+  g_autofree gint64 *shape = fw_kt_read_ints (node, input, _("the shape"), n, error);
+
+  if (shape == NULL)
+    return NULL;
+  if (*n > FW_MAX_RANK)
+    {
+      fw_kernel_fail (error, node, _("the shape has %u dims, more than %d"), *n, FW_MAX_RANK);
+      return NULL;
+    }
+  for (guint i = 0; i < *n; i++)
+    if (shape[i] < 0)
+      {
+        fw_kernel_fail (error, node, _("negative dim %" PRId64 " in the shape"), shape[i]);
+        return NULL;
+      }
+  return g_steal_pointer (&shape);
+}
+
 static gboolean
 kernel_expand (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
                FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
@@ -1271,14 +1294,9 @@ kernel_expand (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
   if (!need_input (node, inputs, n_inputs, 0, error) || !need_input (node, inputs, n_inputs, 1, error))
     return FALSE;
   x = inputs[0];
-  shape = fw_kt_read_ints (node, inputs[1], _("the shape"), &n, error);
+  shape = read_shape (node, inputs[1], &n, error);
   if (shape == NULL)
     return FALSE;
-  if (n > FW_MAX_RANK)
-    return fw_kernel_fail (error, node, _("the shape has %u dims, more than %d"), n, FW_MAX_RANK);
-  for (guint i = 0; i < n; i++)
-    if (shape[i] < 0)
-      return fw_kernel_fail (error, node, _("negative dim %" PRId64 " in the shape"), shape[i]);
   if (!fw_kernel_broadcast_dims (node, x->rank, x->dims, n, shape, &rank, dims, error))
     return FALSE;
   y = fw_kt_new_array (node, x->dtype, rank, dims, error);
@@ -1728,14 +1746,9 @@ kernel_constant_of_shape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, 
   esize = fw_dtype_bits (dtype) / 8;
   for (gsize i = 0; i < esize; i++)
     zero = zero && elem[i] == 0;
-  shape = fw_kt_read_ints (node, inputs[0], _("the shape"), &n, error);
+  shape = read_shape (node, inputs[0], &n, error);
   if (shape == NULL)
     return FALSE;
-  if (n > FW_MAX_RANK)
-    return fw_kernel_fail (error, node, _("the shape has %u dims, more than %d"), n, FW_MAX_RANK);
-  for (guint i = 0; i < n; i++)
-    if (shape[i] < 0)
-      return fw_kernel_fail (error, node, _("negative dim %" PRId64 " in the shape"), shape[i]);
   if (zero)
     {
       GError *local = NULL;

@@ -1697,6 +1697,56 @@ small_period (Gen *g, Operand *o)
   return p;
 }
 
+/* The kernel's GM arguments in the order the host passes them (inputs, small constants, outputs), each as
+ * prefix NAME and a comma: for the entry point, Init's parameters and the call of Init. */
+static void
+append_gm_args (GString *s, const Gen *g, const char *prefix)
+{
+  static const char * const names[] = { "in", "small", "out" };
+  const GPtrArray *lists[] = { g->inputs, g->smalls, g->outputs };
+
+  for (guint l = 0; l < G_N_ELEMENTS (names); l++)
+    for (guint i = 0; i < lists[l]->len; i++)
+      g_string_append_printf (s, "%s%s%u, ", prefix, names[l], i);
+}
+
+/* A row operand holds one element per row of the tile, a full one the whole tile. */
+static gboolean
+is_row (const Operand *o)
+{
+  return o->role == FW_SHAPE_ROW;
+}
+
+/* The GM tensor of a tiled input ("in") or output ("out"), from this block's share on. */
+static void
+append_set_global (GString *s, const char *name, guint i, const Operand *o)
+{
+  g_string_append_printf (s, "    %s%uGm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(%s%u) + %s, %s);\n", name, i,
+                          o->ctype, name, i, is_row (o) ? "rowOffset" : "fullOffset",
+                          is_row (o) ? "this->blockRows" : "this->blockLength");
+}
+
+/* The queue of a tiled input ("inQueue") or output ("outQueue"), sized for one tile. */
+static void
+append_init_queue (GString *s, const char *queue, guint i, const Operand *o)
+{
+  g_string_append_printf (s, "    pipe.InitBuffer(%s%u, BUFFER_NUM, %s * %uu);\n", queue, i,
+                          is_row (o) ? "rowElems" : "fullElems", o->eb);
+}
+
+/* Where tile t of an operand starts in GM, and the rows, len and stride arguments of its copy. */
+static const char *
+tile_step (const Operand *o)
+{
+  return is_row (o) ? "this->tileRows" : "this->tileLength";
+}
+
+static const char *
+tile_copy_shape (const Operand *o)
+{
+  return is_row (o) ? "1, rows, rows" : "rows, len, stride";
+}
+
 static char *
 gen_kernel (Gen *g)
 {
@@ -1762,12 +1812,7 @@ gen_kernel (Gen *g)
   g_string_append (s, "class FusedKernel\n{\npublic:\n  __aicore__ inline FusedKernel() {}\n\n");
   /* Init */
   g_string_append (s, "  __aicore__ inline void Init(");
-  for (guint i = 0; i < n_in; i++)
-    g_string_append_printf (s, "GM_ADDR in%u, ", i);
-  for (guint i = 0; i < n_small; i++)
-    g_string_append_printf (s, "GM_ADDR small%u, ", i);
-  for (guint i = 0; i < n_out; i++)
-    g_string_append_printf (s, "GM_ADDR out%u, ", i);
+  append_gm_args (s, g, "GM_ADDR ");
   g_string_append_printf (s, "const %s &tiling)\n  {\n", g->struct_name);
   g_string_append (s,
     "    this->tileLength = static_cast<uint32_t>(tiling.tileLength);\n"
@@ -1785,13 +1830,7 @@ gen_kernel (Gen *g)
       "    this->blockRows = static_cast<uint32_t>(this->blockLength / ROW_LEN);\n"
       "    (void)rowOffset;\n");
   for (guint i = 0; i < n_in; i++)
-    {
-      Operand *o = g_ptr_array_index (g->inputs, i);
-      const char *off = o->role == FW_SHAPE_ROW ? "rowOffset" : "fullOffset";
-      const char *len = o->role == FW_SHAPE_ROW ? "this->blockRows" : "this->blockLength";
-      g_string_append_printf (s, "    in%uGm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(in%u) + %s, %s);\n", i,
-                              o->ctype, i, off, len);
-    }
+    append_set_global (s, "in", i, g_ptr_array_index (g->inputs, i));
   for (guint i = 0; i < n_small; i++)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
@@ -1799,13 +1838,7 @@ gen_kernel (Gen *g)
                               i, o->ctype, i, o->elements);
     }
   for (guint i = 0; i < n_out; i++)
-    {
-      Operand *o = g_ptr_array_index (g->outputs, i);
-      const char *off = o->role == FW_SHAPE_ROW ? "rowOffset" : "fullOffset";
-      const char *len = o->role == FW_SHAPE_ROW ? "this->blockRows" : "this->blockLength";
-      g_string_append_printf (s, "    out%uGm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(out%u) + %s, %s);\n", i,
-                              o->ctype, i, off, len);
-    }
+    append_set_global (s, "out", i, g_ptr_array_index (g->outputs, i));
   if (g->rows_mode)
     g_string_append_printf (s, "    uint32_t fullElems = (this->tileRows * ROW_STRIDE + %uu) / %uu * %uu;\n"
                                "    uint32_t rowElems = (this->tileRows + 7) / 8 * 8;\n",
@@ -1817,17 +1850,9 @@ gen_kernel (Gen *g)
   g_string_append (s, "    (void)rowElems;\n"
                       "    /* sizes below are element counts times the element size, 32-byte multiples */\n");
   for (guint i = 0; i < n_in; i++)
-    {
-      Operand *o = g_ptr_array_index (g->inputs, i);
-      g_string_append_printf (s, "    pipe.InitBuffer(inQueue%u, BUFFER_NUM, %s * %uu);\n", i,
-                              o->role == FW_SHAPE_ROW ? "rowElems" : "fullElems", o->eb);
-    }
+    append_init_queue (s, "inQueue", i, g_ptr_array_index (g->inputs, i));
   for (guint i = 0; i < n_out; i++)
-    {
-      Operand *o = g_ptr_array_index (g->outputs, i);
-      g_string_append_printf (s, "    pipe.InitBuffer(outQueue%u, BUFFER_NUM, %s * %uu);\n", i,
-                              o->role == FW_SHAPE_ROW ? "rowElems" : "fullElems", o->eb);
-    }
+    append_init_queue (s, "outQueue", i, g_ptr_array_index (g->outputs, i));
   for (guint i = 0; i < g->slot_eb->len; i++)
     g_string_append_printf (s, "    pipe.InitBuffer(tmp%u, fullElems * %uu);\n", i, g_array_index (g->slot_eb, guint, i));
   for (guint i = 0; i < 3; i++)
@@ -1921,16 +1946,10 @@ gen_kernel (Gen *g)
   for (guint i = 0; i < n_in; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);
-      if (o->role == FW_SHAPE_ROW)
-        g_string_append_printf (s,
-          "    AscendC::LocalTensor<%s> x%u = inQueue%u.AllocTensor<%s>();\n"
-          "    CopyGmToUb(x%u, in%uGm[static_cast<uint64_t>(t) * this->tileRows], 1, rows, rows);\n"
-          "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, i, i);
-      else
-        g_string_append_printf (s,
-          "    AscendC::LocalTensor<%s> x%u = inQueue%u.AllocTensor<%s>();\n"
-          "    CopyGmToUb(x%u, in%uGm[static_cast<uint64_t>(t) * this->tileLength], rows, len, stride);\n"
-          "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, i, i);
+      g_string_append_printf (s,
+        "    AscendC::LocalTensor<%s> x%u = inQueue%u.AllocTensor<%s>();\n"
+        "    CopyGmToUb(x%u, in%uGm[static_cast<uint64_t>(t) * %s], %s);\n"
+        "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, tile_step (o), tile_copy_shape (o), i, i);
     }
   g_string_append (s, "  }\n\n");
 
@@ -1987,16 +2006,10 @@ gen_kernel (Gen *g)
   for (guint i = 0; i < n_out; i++)
     {
       Operand *o = g_ptr_array_index (g->outputs, i);
-      if (o->role == FW_SHAPE_ROW)
-        g_string_append_printf (s,
-          "    AscendC::LocalTensor<%s> y%u = outQueue%u.DeQue<%s>();\n"
-          "    CopyUbToGm(out%uGm[static_cast<uint64_t>(t) * this->tileRows], y%u, 1, rows, rows);\n"
-          "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, i, i, i);
-      else
-        g_string_append_printf (s,
-          "    AscendC::LocalTensor<%s> y%u = outQueue%u.DeQue<%s>();\n"
-          "    CopyUbToGm(out%uGm[static_cast<uint64_t>(t) * this->tileLength], y%u, rows, len, stride);\n"
-          "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, i, i, i);
+      g_string_append_printf (s,
+        "    AscendC::LocalTensor<%s> y%u = outQueue%u.DeQue<%s>();\n"
+        "    CopyUbToGm(out%uGm[static_cast<uint64_t>(t) * %s], y%u, %s);\n"
+        "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, tile_step (o), i, tile_copy_shape (o), i, i);
     }
   g_string_append (s, "  }\n\n");
 
@@ -2039,12 +2052,7 @@ gen_kernel (Gen *g)
 
   /* Entry */
   g_string_append_printf (s, "extern \"C\" __global__ __aicore__ void %s(", g->name);
-  for (guint i = 0; i < n_in; i++)
-    g_string_append_printf (s, "GM_ADDR in%u, ", i);
-  for (guint i = 0; i < n_small; i++)
-    g_string_append_printf (s, "GM_ADDR small%u, ", i);
-  for (guint i = 0; i < n_out; i++)
-    g_string_append_printf (s, "GM_ADDR out%u, ", i);
+  append_gm_args (s, g, "GM_ADDR ");
   g_string_append_printf (s, "GM_ADDR tiling)\n{\n"
     "  const __gm__ %s *src = reinterpret_cast<const __gm__ %s *>(tiling);\n"
     "  %s t;\n"
@@ -2052,12 +2060,7 @@ gen_kernel (Gen *g)
     "  t.rows = src->rows;\n  t.rowLength = src->rowLength;\n  t.blockNum = src->blockNum;\n"
     "  t.tilesPerBlock = src->tilesPerBlock;\n"
     "  FusedKernel op;\n  op.Init(", g->struct_name, g->struct_name, g->struct_name);
-  for (guint i = 0; i < n_in; i++)
-    g_string_append_printf (s, "in%u, ", i);
-  for (guint i = 0; i < n_small; i++)
-    g_string_append_printf (s, "small%u, ", i);
-  for (guint i = 0; i < n_out; i++)
-    g_string_append_printf (s, "out%u, ", i);
+  append_gm_args (s, g, "");
   g_string_append (s, "t);\n  op.Process();\n}\n");
   return g_string_free (s, FALSE);
 }

@@ -695,31 +695,6 @@ draw_edges (FwGraphView *self, cairo_t *cr, gdouble x0, gdouble y0, gdouble x1, 
   cairo_fill (cr);
 }
 
-static void
-set_hull_dash (cairo_t *cr, FwCandidateStatus status, gdouble unit)
-{
-  double proposed[] = { 6 * unit, 4 * unit };
-  double dotted[] = { 2 * unit, 3 * unit };
-  double dash_dot[] = { 10 * unit, 4 * unit, 2 * unit, 4 * unit };
-
-  switch (status)
-    {
-    case FW_CANDIDATE_PROPOSED:
-      cairo_set_dash (cr, proposed, G_N_ELEMENTS (proposed), 0);
-      break;
-    case FW_CANDIDATE_VETOED:
-      cairo_set_dash (cr, dotted, G_N_ELEMENTS (dotted), 0);
-      break;
-    case FW_CANDIDATE_REFUSED:
-      cairo_set_dash (cr, dash_dot, G_N_ELEMENTS (dash_dot), 0);
-      break;
-    case FW_CANDIDATE_ACCEPTED:
-    default:
-      cairo_set_dash (cr, NULL, 0, 0);
-      break;
-    }
-}
-
 static gboolean
 hull_visible (const Hull *h, gdouble x0, gdouble y0, gdouble x1, gdouble y1)
 {
@@ -875,7 +850,7 @@ fw_graph_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
           fw_render_hull_color (hull->status, &r, &g, &b);
           cairo_set_source_rgb (cr, r, g, b);
           cairo_set_line_width (cr, (hull->candidate == self->selected_candidate ? 4.5 : 2.0) * unit);
-          set_hull_dash (cr, hull->status, unit);
+          fw_render_set_hull_dash (cr, hull->status, unit);
           hull_path (cr, hull);
           cairo_stroke (cr);
         }

@@ -69,12 +69,12 @@ fw_render_hull_color (FwCandidateStatus status, gdouble *red, gdouble *green, gd
   *blue = c.b;
 }
 
-static void
-set_hull_dash (cairo_t *cr, FwCandidateStatus status)
+void
+fw_render_set_hull_dash (cairo_t *cr, FwCandidateStatus status, gdouble unit)
 {
-  static const double proposed[] = { 6, 4 };
-  static const double vetoed[] = { 2, 3 };
-  static const double refused[] = { 10, 4, 2, 4 };
+  double proposed[] = { 6 * unit, 4 * unit };
+  double dotted[] = { 2 * unit, 3 * unit };
+  double dash_dot[] = { 10 * unit, 4 * unit, 2 * unit, 4 * unit };
 
   switch (status)
     {
@@ -82,10 +82,10 @@ set_hull_dash (cairo_t *cr, FwCandidateStatus status)
       cairo_set_dash (cr, proposed, G_N_ELEMENTS (proposed), 0);
       break;
     case FW_CANDIDATE_VETOED:
-      cairo_set_dash (cr, vetoed, G_N_ELEMENTS (vetoed), 0);
+      cairo_set_dash (cr, dotted, G_N_ELEMENTS (dotted), 0);
       break;
     case FW_CANDIDATE_REFUSED:
-      cairo_set_dash (cr, refused, G_N_ELEMENTS (refused), 0);
+      cairo_set_dash (cr, dash_dot, G_N_ELEMENTS (dash_dot), 0);
       break;
     case FW_CANDIDATE_ACCEPTED:
     default:
@@ -232,7 +232,7 @@ draw_graph (cairo_t *cr, FwLayout *layout, const FwPlan *plan)
         continue;
       fw_render_hull_color (c->status, &r, &g, &b);
       cairo_set_source_rgb (cr, r, g, b);
-      set_hull_dash (cr, c->status);
+      fw_render_set_hull_dash (cr, c->status, 1.0);
       cairo_stroke (cr);
     }
   cairo_set_dash (cr, NULL, 0, 0);

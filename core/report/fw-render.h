@@ -5,6 +5,7 @@
  * Nothing here lays out: that is core/layout. */
 #pragma once
 
+#include <cairo.h>
 #include <glib.h>
 
 #include "layout/fw-layout.h"
@@ -29,6 +30,12 @@ void     fw_render_box_color  (FwLayoutBoxKind    kind,
                                gdouble           *red,
                                gdouble           *green,
                                gdouble           *blue);
+
+/* The dash of hulls of candidates with status (solid for accepted), in multiples of unit: 1 for a picture;
+ * the canvas passes one screen pixel in layout units, so its dashes keep their length at any zoom. */
+void     fw_render_set_hull_dash (cairo_t          *cr,
+                                  FwCandidateStatus status,
+                                  gdouble           unit);
 
 /* The stroke colour of hulls of candidates with status, 0–1 each: for legends and tests. */
 void     fw_render_hull_color (FwCandidateStatus status,

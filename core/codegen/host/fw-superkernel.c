@@ -120,6 +120,25 @@ fw_superkernel_get_cache_status (FwSuperKernel *kernel)
   return kernel->cache;
 }
 
+/* Kernels link the compiler's OpenMP runtime. Without this, a process that has not loaded it otherwise loads
+ * it with the first kernel and unloads it with the last: every check or export of the window would start the
+ * runtime (and its thread pool) afresh, and what its initialiser allocated is lost on each unload. Kept
+ * resident once loaded; when the kernels' runtime has another name (clang's libomp) this pins nothing. */
+static void
+pin_openmp_runtime (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      GModule *gomp = g_module_open ("libgomp.so.1", G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+
+      if (gomp != NULL)
+        g_module_make_resident (gomp);
+      g_once_init_leave (&once, 1);
+    }
+}
+
 gboolean
 fw_superkernel_compile (FwSuperKernel *kernel, FwHostToolchain *toolchain, GError **error)
 {
@@ -135,6 +154,7 @@ fw_superkernel_compile (FwSuperKernel *kernel, FwHostToolchain *toolchain, GErro
     }
   if (!fw_host_toolchain_build (toolchain, kernel, error))
     return FALSE;
+  pin_openmp_runtime ();
   module = g_module_open (kernel->object_path, G_MODULE_BIND_LOCAL);
   if (module == NULL)
     {

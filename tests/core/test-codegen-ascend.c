@@ -154,10 +154,21 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
   g_assert_no_error (error);
   g_assert_nonnull (kernel);
   t = fw_ascend_kernel_get_tiling (kernel);
-  g_assert_cmpint (t->tile_length, ==, c->resource.tile_elements);
-  g_assert_cmpint (t->rows, ==, c->resource.tile_rows);
-  g_assert_cmpint (t->row_length, ==, c->resource.row_elements);
-  g_assert_cmpfloat_with_epsilon (t->ub_bytes, c->resource.ub_bytes, 0.5);
+  if (c->resource.row_elements == 0 && t->row_length > 0)
+    {
+      /* Broadcast rows made the kernel tile whole rows where the planner tiled flat: its own search, in
+       * rows, within the same budget. */
+      g_assert_cmpint (t->tile_length, ==, t->rows * t->row_length);
+      g_assert_cmpint (t->total_length % t->row_length, ==, 0);
+      g_assert_cmpfloat (t->ub_bytes, <=, fw_profile_budget_bytes (plan->profile) + 0.5);
+    }
+  else
+    {
+      g_assert_cmpint (t->tile_length, ==, c->resource.tile_elements);
+      g_assert_cmpint (t->rows, ==, c->resource.tile_rows);
+      g_assert_cmpint (t->row_length, ==, c->resource.row_elements);
+      g_assert_cmpfloat_with_epsilon (t->ub_bytes, c->resource.ub_bytes, 0.5);
+    }
   g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) plan->profile->ub_bytes);
   g_assert_cmpint (t->tile_num * t->tile_length, >=, t->total_length);
   g_assert_cmpint (t->block_num, <=, plan->profile->vector_cores);
@@ -197,7 +208,9 @@ test_layernorm (void)
   src = fw_ascend_kernel_get_source (kernel);
   g_assert_nonnull (strstr (src, "AscendC::ReduceSum("));
   g_assert_nonnull (strstr (src, "AscendC::Sqrt("));
-  g_assert_nonnull (strstr (src, "AscendC::Duplicate("));
+  /* The row mean and deviation apply per row as scalars, with no tile-shaped Duplicate. */
+  g_assert_nonnull (strstr (src, "per row: one scalar per row"));
+  g_assert_null (strstr (src, "AscendC::Duplicate("));
 }
 
 static void
@@ -415,6 +428,120 @@ norm_model (void)
   return link_model (model, outs);
 }
 
+/* Broadcast operands of elementwise groups: x [4, 32, 64] with a scalar graph input s [1] (Mul, Add),
+ * a row vector (bias [64]) and per-row scalars v [4, 32, 1] that are computed on (Add eps, Sqrt) before
+ * they divide the rows, as the tail of a decomposed LayerNorm. */
+static FwModel *
+broadcast_model (gboolean scalar, gboolean row_vector, gboolean per_row)
+{
+  FwModel *model = fw_test_model_new (14);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dx[3] = { FW_DIM_STATIC (4), FW_DIM_STATIC (32), FW_DIM_STATIC (64) };
+  FwDim dv[3] = { FW_DIM_STATIC (4), FW_DIM_STATIC (32), FW_DIM_STATIC (1) };
+  FwDim ds[1] = { FW_DIM_STATIC (1) };
+  const char *outs[] = { "y", NULL };
+  const char *cur = "x";
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 3, dx, NULL));
+  node_add (g, "Relu", "/pre/Relu", 1, (const char *const[]) { cur }, "r");
+  cur = "r";
+  if (scalar)
+    {
+      g_assert_nonnull (fw_graph_add_input (g, "s", FW_DTYPE_FLOAT, 1, ds, NULL));
+      node_add (g, "Mul", "/scale/Mul", 2, (const char *const[]) { cur, "s" }, "ms");
+      node_add (g, "Sub", "/scale/Sub", 2, (const char *const[]) { "s", "ms" }, "ss");
+      cur = "ss";
+    }
+  if (per_row)
+    {
+      scalar_init (g, "eps", 1e-5f);
+      g_assert_nonnull (fw_graph_add_input (g, "v", FW_DTYPE_FLOAT, 3, dv, NULL));
+      node_add (g, "Add", "/norm/Add", 2, (const char *const[]) { "v", "eps" }, "ve");
+      node_add (g, "Sqrt", "/norm/Sqrt", 1, (const char *const[]) { "ve" }, "sd");
+      node_add (g, "Div", "/norm/Div", 2, (const char *const[]) { cur, "sd" }, "dn");
+      cur = "dn";
+    }
+  if (row_vector)
+    {
+      vector_init (g, "gamma", 64, 1.0f);
+      vector_init (g, "beta", 64, 0.0f);
+      node_add (g, "Mul", "/norm/Mul", 2, (const char *const[]) { cur, "gamma" }, "mg");
+      node_add (g, "Add", "/norm/Add_1", 2, (const char *const[]) { "beta", "mg" }, "ab");
+      cur = "ab";
+    }
+  node_add (g, "Tanh", "/post/Tanh", 1, (const char *const[]) { cur }, "y");
+  return link_model (model, outs);
+}
+
+/* Generates the one candidate holding every node of the model under strategy and returns its kernel. */
+static FwAscendKernel *
+broadcast_kernel (FwModel *model, FwStrategy strategy, FwPlan **plan_out)
+{
+  FwPlan *plan = plan_for (model, strategy);
+  const FwCandidate *c = find_kind (plan, "elementwise_chain");
+
+  g_assert_nonnull (c);
+  *plan_out = plan;
+  return check_candidate (plan, c);
+}
+
+static void
+test_broadcast_scalar (void)
+{
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = broadcast_kernel (broadcast_model (TRUE, FALSE, FALSE), FW_STRATEGY_CONSERVATIVE,
+                                                       &plan);
+  const char *src = fw_ascend_kernel_get_source (kernel);
+
+  /* One element, loaded once, read as a scalar into the vector-scalar forms; no tile-shaped copy. */
+  g_assert_nonnull (strstr (src, "AscendC::Muls(v"));
+  g_assert_nonnull (strstr (src, "static_cast<float>(raw0.GetValue(0))"));
+  g_assert_nonnull (strstr (src, "LoadToScalar();"));
+  g_assert_null (strstr (src, "smallTile"));
+  g_assert_null (strstr (src, "Expand0"));
+}
+
+static void
+test_broadcast_row_vector (void)
+{
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = broadcast_kernel (broadcast_model (FALSE, TRUE, FALSE), FW_STRATEGY_CONSERVATIVE,
+                                                       &plan);
+  const char *src = fw_ascend_kernel_get_source (kernel);
+  const FwAscendTiling *t = fw_ascend_kernel_get_tiling (kernel);
+
+  /* gamma and beta stay resident and apply row by row; the tile is whole rows of 64. */
+  g_assert_cmpint (t->row_length, ==, 64);
+  g_assert_cmpint (t->tile_length % 64, ==, 0);
+  g_assert_nonnull (strstr (src, "per row: the resident row operand"));
+  g_assert_nonnull (strstr (src, "AscendC::Mul(v"));
+  g_assert_nonnull (strstr (src, "[r * ROW_STRIDE], raw0, static_cast<int32_t>(ROW_LEN));"));
+  g_assert_nonnull (strstr (src, "LoadToVector();"));
+  g_assert_null (strstr (src, "smallTile"));
+  g_assert_null (strstr (src, "Expand0"));
+}
+
+static void
+test_broadcast_per_row (void)
+{
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = broadcast_kernel (broadcast_model (FALSE, FALSE, TRUE), FW_STRATEGY_CONSERVATIVE,
+                                                       &plan);
+  const char *src = fw_ascend_kernel_get_source (kernel);
+  const FwAscendTiling *t = fw_ascend_kernel_get_tiling (kernel);
+
+  /* v [4, 32, 1] streams one element per row; Add and Sqrt run on the rows' values, Div applies them per row. */
+  g_assert_cmpint (t->row_length, ==, 64);
+  g_assert_cmpint (t->rows, >, 0);
+  g_assert_nonnull (strstr (src, "rowsN);"));
+  g_assert_nonnull (strstr (src, "AscendC::Sqrt(v"));
+  g_assert_nonnull (strstr (src, "per row: one scalar per row"));
+  g_assert_nonnull (strstr (src, "VectorToScalar();  /* per-row scalars"));
+  g_assert_nonnull (strstr (src, ".GetValue(r))"));
+  g_assert_null (strstr (src, "smallTile"));
+  g_assert_null (strstr (src, "AscendC::Duplicate("));
+}
+
 /* Every candidate of model under strategy generates and compiles; every op in `ops` sits in some candidate
  * and every string in `expect` appears in some kernel. */
 static void
@@ -451,6 +578,28 @@ check_all (FwModel *model, FwStrategy strategy, const char *const *ops, const ch
       g_assert_nonnull (strstr (all->str, expect[i]));
     }
   g_assert_null (strstr (all->str, "PIPE_ALL"));
+}
+
+static void
+test_broadcast_all (void)
+{
+  static const char *const ops[] = { "Mul", "Sub", "Div", "Sqrt", "Add", NULL };
+  static const char *const expect[] = { "per row: the resident row operand", "per row: one scalar per row",
+                                        "raw0.GetValue(0)", NULL };
+
+  check_all (broadcast_model (TRUE, TRUE, TRUE), FW_STRATEGY_CONSERVATIVE, ops, expect);
+  check_all (broadcast_model (TRUE, TRUE, TRUE), FW_STRATEGY_BALANCED, ops, expect);
+  check_all (broadcast_model (TRUE, TRUE, TRUE), FW_STRATEGY_AGGRESSIVE, ops, NULL);
+}
+
+/* The conservative strategy fuses a decomposed LayerNorm's tail (var + eps, Sqrt, Div, Mul gamma, Add beta)
+ * without its reductions: per-row scalars and row vectors in one elementwise group. */
+static void
+test_conservative_block (void)
+{
+  static const char *const expect[] = { "per row: one scalar per row", "per row: the resident row operand", NULL };
+
+  check_all (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_CONSERVATIVE, NULL, expect);
 }
 
 static void
@@ -739,6 +888,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/codegen/ascend/hard", test_hard);
   g_test_add_func ("/core/codegen/ascend/mask", test_mask);
   g_test_add_func ("/core/codegen/ascend/norm", test_norm);
+  g_test_add_func ("/core/codegen/ascend/broadcast-scalar", test_broadcast_scalar);
+  g_test_add_func ("/core/codegen/ascend/broadcast-row-vector", test_broadcast_row_vector);
+  g_test_add_func ("/core/codegen/ascend/broadcast-per-row", test_broadcast_per_row);
+  g_test_add_func ("/core/codegen/ascend/broadcast-all", test_broadcast_all);
+  g_test_add_func ("/core/codegen/ascend/conservative-block", test_conservative_block);
   g_test_add_func ("/core/codegen/ascend/real-models", test_real_models);
   g_test_add_func ("/core/codegen/ascend/injection", test_injection);
   g_test_add_func ("/core/codegen/ascend/package", test_package);

@@ -8,8 +8,10 @@
  *
  * Operand roles come from the planner (fw_space_role): FULL values stream through queues, ROW values (what a
  * row reduction leaves) hold one element per row, SMALL values (bias, BatchNormalization parameters) are
- * loaded whole once and expanded into a tile-shaped buffer, once when the broadcast pattern repeats with the
- * tile and per tile otherwise. Scalar constants become immediates.
+ * loaded whole once: one element is read as a scalar, one row stays resident and is applied row by row, and
+ * anything else is expanded into a tile-shaped buffer, once when the broadcast pattern repeats with the tile
+ * and per tile otherwise. Scalar constants become immediates. Per-row scalars and row vectors in a group the
+ * planner tiled flat make the kernel tile whole rows itself (kernel_row_axes).
  *
  * The tile is the planner's (candidate->resource): the host tiling function repeats the planner's buffer
  * model and binary search, so a kernel uses the UB share the plan reported. */
@@ -59,6 +61,9 @@ struct _Operand
   gboolean     mask;
   Operand     *alias_of;
   gboolean     invert;
+  /* A broadcast operand that is exactly one row (bias, LayerNorm gamma/beta): it stays resident in its load
+   * buffer and each row of the tile is computed against it, so no tile-shaped copy is made. */
+  gboolean     rowvec;
 };
 
 /* The planner's buffer model, repeated (fw-estimate.c collect_buffers) so that the tiling matches. */
@@ -98,6 +103,10 @@ typedef struct
   GHashTable        *member;     /* FwNode* set */
   FwSpace            space;
   gboolean           rows_mode;
+  /* The kernel, not the planner, made the tile whole rows (per-row scalars or row vectors broadcast into an
+   * elementwise group); allow_kernel_rows is cleared for the retry when one row does not fit. */
+  gboolean           kernel_rows;
+  gboolean           allow_kernel_rows;
   gint64             total;
   gint64             row_len;    /* rows mode: elements per row */
   gint64             row_stride; /* rows mode: row pitch in UB */
@@ -190,6 +199,88 @@ node_label (const FwNode *node)
   return node->name && node->name[0] ? node->name : "";
 }
 
+/* Trailing axes of the space a value is constant along while matching it on the leading ones ([B, S, 1] in
+ * [B, S, H]: one scalar per row), or 0. */
+static gint
+per_row_scalar_axes (const FwSpace *space, const FwValue *v)
+{
+  if (v->rank != space->rank || !fw_value_is_static (v))
+    return 0;
+  for (gint k = 1; k < space->rank; k++)
+    {
+      gint lead = space->rank - k;
+      gboolean match = TRUE;
+      gint64 row = 1;
+      for (gint i = 0; i < space->rank; i++)
+        {
+          if (i < lead ? v->dims[i].value != space->dims[i] : v->dims[i].value != 1)
+            match = FALSE;
+          if (i >= lead)
+            row *= space->dims[i];
+        }
+      if (match && row > 1)
+        return k;
+    }
+  return 0;
+}
+
+/* Trailing axes of the space a value covers exactly while being broadcast along all leading ones ([H] or
+ * [1, 1, H] in [B, S, H]: one row, repeated), or 0. */
+static gint
+row_vector_axes (const FwSpace *space, const FwValue *v)
+{
+  gint first = -1;
+
+  if (v->rank > space->rank || v->rank == 0 || !fw_value_is_static (v))
+    return 0;
+  for (gint j = 0; j < v->rank; j++)
+    {
+      gint a = space->rank - v->rank + j;
+      if (first < 0 && v->dims[j].value != 1)
+        first = a;
+      if (first >= 0 && v->dims[j].value != space->dims[a])
+        return 0;
+    }
+  if (first <= 0)
+    return 0;  /* a scalar, or no leading axis to repeat along */
+  return space->rank - first;
+}
+
+/* Rows the kernel chooses when the planner priced no row reduction: per-row scalars decide (they must be one
+ * element per row of the tile), else row vectors. The smallest candidate wins; operands that broadcast some
+ * other way still go through the general expansion. */
+static gint
+kernel_row_axes (Gen *g)
+{
+  gint scalar_axes = 0, vector_axes = 0;
+
+  for (guint i = 0; i < g->cand->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (g->cand->nodes, i);
+
+      if (node == g->cand->root)
+        continue;
+      for (guint k = 0; k < node->n_inputs + 1; k++)
+        {
+          FwValue *v = k < node->n_inputs ? node->inputs[k] : node->n_outputs > 0 ? node->outputs[0] : NULL;
+          gint s, r;
+          if (v == NULL || fw_value_is_immediate (v))
+            continue;
+          s = per_row_scalar_axes (&g->space, v);
+          if (s > 0 && (scalar_axes == 0 || s < scalar_axes))
+            scalar_axes = s;
+          /* BatchNormalization's parameters map onto the channel axis, not from the right. */
+          if (k < node->n_inputs && !(k >= 1 && strcmp (node->op_type, "BatchNormalization") == 0))
+            {
+              r = row_vector_axes (&g->space, v);
+              if (r > 0 && (vector_axes == 0 || r < vector_axes))
+                vector_axes = r;
+            }
+        }
+    }
+  return scalar_axes > 0 ? scalar_axes : vector_axes;
+}
+
 /* The iteration space: the group's largest value (the compute root's operands aside), with as many
  * trailing row axes as the planner's row length covers. */
 static gboolean
@@ -250,8 +341,14 @@ find_space (Gen *g, GError **error)
           return FALSE;
         }
     }
+  if (g->space.row_axes == 0 && g->allow_kernel_rows)
+    {
+      g->space.row_axes = kernel_row_axes (g);
+      g->kernel_rows = g->space.row_axes > 0;
+    }
   g->total = fw_space_elements (&g->space);
   g->rows_mode = g->space.row_axes > 0;
+  g->row_len = g->rows_mode ? fw_space_row_elements (&g->space) : 0;
   return TRUE;
 }
 
@@ -561,6 +658,10 @@ build_operands (Gen *g, GError **error)
               return FALSE;
             }
           o = operand_new (g, v, KIND_INPUT);
+          /* ONNX broadcasts from the right: a loaded value of lower rank that happens to equal the leading
+           * dims ([N] in an [N, N] space) is a row vector, not one value per row. */
+          if (o->role == FW_SHAPE_ROW && v->rank < g->space.rank)
+            o->role = FW_SHAPE_OTHER;
           if (o->role == FW_SHAPE_SMALL ||
               (strcmp (node->op_type, "BatchNormalization") == 0 && k >= 1) ||
               (o->role == FW_SHAPE_OTHER && small_mapping (g, node, k, o)))
@@ -576,6 +677,10 @@ build_operands (Gen *g, GError **error)
                 }
               o->index = g->smalls->len;
               g_ptr_array_add (g->smalls, o);
+              o->rowvec = g->rows_mode && o->elements == g->row_len && o->elements > 1;
+              for (gint a = 0; a < g->space.rank - g->space.row_axes; a++)
+                if (o->vstride[a] != 0)
+                  o->rowvec = FALSE;
             }
           else if (o->role == FW_SHAPE_FULL || o->role == FW_SHAPE_ROW)
             {
@@ -701,23 +806,31 @@ build_operands (Gen *g, GError **error)
           if (o->kind != KIND_IMMEDIATE && !o->mask)
             min_eb = MIN (min_eb, o->eb);
         }
-      g->row_len = g->cand->resource.row_elements;
       g->row_stride = (g->row_len + (32 / min_eb) - 1) / (32 / min_eb) * (32 / min_eb);
     }
   return TRUE;
 }
 
 /* How an operand enters an op whose result has role `role`: a tensor name, or a scalar expression. */
+typedef enum {
+  VIEW_WHOLE,      /* the tile (or its rows), or a scalar */
+  VIEW_ROW_SCALAR, /* one element per row (expr is the row buffer): read per row as a scalar */
+  VIEW_ROW_VECTOR, /* one resident row (expr is its load buffer), the same for every row */
+} ViewPerRow;
+
 typedef struct
 {
-  gboolean scalar;
-  char     expr[160];
+  gboolean   scalar;
+  ViewPerRow per_row;
+  gboolean   loaded;  /* per-row scalars straight from a queue: their scalar reads wait for MTE2 */
+  char       expr[160];
 } View;
 
 static void
 view_tensor (View *v, const char *expr)
 {
   v->scalar = FALSE;
+  v->per_row = VIEW_WHOLE;
   g_strlcpy (v->expr, expr, sizeof v->expr);
 }
 
@@ -725,6 +838,7 @@ static void
 view_scalar (View *v, const char *expr)
 {
   v->scalar = TRUE;
+  v->per_row = VIEW_WHOLE;
   g_strlcpy (v->expr, expr, sizeof v->expr);
 }
 
@@ -770,6 +884,16 @@ get_view (Gen *g, Operand *o, FwShapeRole role, const char *ctype, guint scratch
                        _("Ascend target: a broadcast operand meets a row reduction's result"));
           return FALSE;
         }
+      if (o->rowvec)
+        {
+          /* An op without a per-row form reads it: copy the resident row into each row of scratch. */
+          use_scratch (g, scratch, ctype);
+          emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
+                   "        AscendC::Muls(%s[r * ROW_STRIDE], raw%u, static_cast<%s>(1.0f), static_cast<int32_t>(ROW_LEN));\n",
+                scratch_names[scratch], o->index, ctype);
+          view_tensor (out, scratch_names[scratch]);
+          return TRUE;
+        }
       g_snprintf (name, sizeof name, "e%u", o->index);
       view_tensor (out, name);
       return TRUE;
@@ -794,11 +918,100 @@ get_view (Gen *g, Operand *o, FwShapeRole role, const char *ctype, guint scratch
   return FALSE;
 }
 
+/* Like get_view, for the operands of emit_binary: in rows mode a per-row scalar or a resident row vector
+ * meeting a tile-shaped result is applied row by row instead of being expanded into scratch. */
+static gboolean
+get_binary_view (Gen *g, Operand *o, FwShapeRole role, const char *ctype, guint scratch, View *out, GError **error)
+{
+  if (g->rows_mode && role == FW_SHAPE_FULL && !o->mask && o->ctype != NULL && strcmp (o->ctype, ctype) == 0)
+    {
+      if (o->kind == KIND_SMALL && o->rowvec)
+        {
+          view_tensor (out, "");
+          out->per_row = VIEW_ROW_VECTOR;
+          g_snprintf (out->expr, sizeof out->expr, "raw%u", o->index);
+          return TRUE;
+        }
+      if (o->kind != KIND_SMALL && o->kind != KIND_IMMEDIATE && o->role == FW_SHAPE_ROW)
+        {
+          view_tensor (out, "");
+          out->per_row = VIEW_ROW_SCALAR;
+          out->loaded = o->kind == KIND_INPUT;
+          g_snprintf (out->expr, sizeof out->expr, "v%u", o->id);
+          return TRUE;
+        }
+    }
+  return get_view (g, o, role, ctype, scratch, out, error);
+}
+
+static gboolean emit_binary (Gen *g, const char *op, const char *dst, const View *a, const View *b, const char *count,
+                             const char *ctype, GError **error);
+
+/* Row r of a view, as emit_binary's single-row operand. */
+static void
+row_of (const View *v, View *out)
+{
+  if (v->per_row == VIEW_ROW_SCALAR)
+    {
+      char expr[192];
+      g_snprintf (expr, sizeof expr, "static_cast<float>(%s.GetValue(r))", v->expr);
+      view_scalar (out, expr);
+    }
+  else if (v->per_row == VIEW_ROW_VECTOR || v->scalar)
+    {
+      *out = *v;
+      out->per_row = VIEW_WHOLE;
+    }
+  else
+    {
+      char expr[192];
+      g_snprintf (expr, sizeof expr, "%s[r * ROW_STRIDE]", v->expr);
+      view_tensor (out, expr);
+    }
+}
+
+/* dst = a OP b where a or b is per row: one instruction per row of the tile, with the row's scalar or the
+ * resident row as the operand (rows start ROW_STRIDE apart, 32-byte aligned). */
+static gboolean
+emit_binary_rows (Gen *g, const char *op, const char *dst, const View *a, const View *b, const char *ctype,
+                  GError **error)
+{
+  View ra, rb;
+  char rdst[64];
+
+  if (a->per_row == VIEW_ROW_SCALAR || b->per_row == VIEW_ROW_SCALAR)
+    {
+      if ((a->per_row == VIEW_ROW_SCALAR && a->loaded) || (b->per_row == VIEW_ROW_SCALAR && b->loaded))
+        emit (g, "      LoadToScalar();  /* per-row scalars read straight from the queue */\n");
+      if ((a->per_row == VIEW_ROW_SCALAR && !a->loaded) || (b->per_row == VIEW_ROW_SCALAR && !b->loaded))
+        emit (g, "      VectorToScalar();  /* per-row scalars computed by vector instructions */\n");
+    }
+  row_of (a, &ra);
+  row_of (b, &rb);
+  g_snprintf (rdst, sizeof rdst, "%s[r * ROW_STRIDE]", dst);
+  emit (g, "      /* per row: %s */\n      for (uint32_t r = 0; r < rows; r++) {\n",
+        a->per_row == VIEW_ROW_VECTOR || b->per_row == VIEW_ROW_VECTOR ? "the resident row operand" :
+        "one scalar per row");
+  if (!emit_binary (g, op, rdst, &ra, &rb, "static_cast<int32_t>(ROW_LEN)", ctype, error))
+    return FALSE;
+  emit (g, "      }\n");
+  return TRUE;
+}
+
 /* dst = a OP b for OP in Add Sub Mul Div Max Min, with the scalar forms the API has. */
 static gboolean
 emit_binary (Gen *g, const char *op, const char *dst, const View *a, const View *b, const char *count,
              const char *ctype, GError **error)
 {
+  if (a->per_row != VIEW_WHOLE || b->per_row != VIEW_WHOLE)
+    {
+      if (a->per_row == VIEW_ROW_VECTOR && b->per_row == VIEW_ROW_VECTOR)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s of two broadcast rows"), op);
+          return FALSE;
+        }
+      return emit_binary_rows (g, op, dst, a, b, ctype, error);
+    }
   if (a->scalar && b->scalar)
     {
       const char *sym = strcmp (op, "Add") == 0 ? "+" : strcmp (op, "Sub") == 0 ? "-" : strcmp (op, "Mul") == 0 ? "*" :
@@ -1160,20 +1373,21 @@ emit_node (Gen *g, guint pos, FwNode *node, GError **error)
     }
   if (!is_float_ctype (ctype))
     goto unsupported;
-  /* A row reduction reads the full tile and writes one value per row. */
-  if (ia != NULL && !get_view (g, ia, g_str_has_prefix (op, "Reduce") || g_str_has_prefix (op, "Global") ?
-                                          FW_SHAPE_FULL : out->role, ctype, 0, &a, error))
-    return FALSE;
-
   if (strcmp (op, "Add") == 0 || strcmp (op, "Sub") == 0 || strcmp (op, "Mul") == 0 || strcmp (op, "Div") == 0 ||
       strcmp (op, "Max") == 0 || strcmp (op, "Min") == 0)
     {
-      if (ib == NULL || node->n_inputs != 2 || !get_view (g, ib, out->role, ctype, 1, &b, error))
+      if (ia == NULL || !get_binary_view (g, ia, out->role, ctype, 0, &a, error))
+        return FALSE;
+      if (ib == NULL || node->n_inputs != 2 || !get_binary_view (g, ib, out->role, ctype, 1, &b, error))
         return ib == NULL ? (g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                                           _("Ascend target: %s with %u inputs"), op, node->n_inputs), FALSE) : FALSE;
       if (!emit_binary (g, op, dst, &a, &b, count, ctype, error))
         return FALSE;
     }
+  /* A row reduction reads the full tile and writes one value per row. */
+  else if (ia != NULL && !get_view (g, ia, g_str_has_prefix (op, "Reduce") || g_str_has_prefix (op, "Global") ?
+                                               FW_SHAPE_FULL : out->role, ctype, 0, &a, error))
+    return FALSE;
   else if (a.scalar)
     goto unsupported;
   else if (unary_api (op) != NULL)
@@ -1345,8 +1559,8 @@ emit_node (Gen *g, guint pos, FwNode *node, GError **error)
       Operand *ibias = node->n_inputs > 2 && node->inputs[2] ? g_hash_table_lookup (g->operands, node->inputs[2]) : NULL;
       View scale, bias, d;
 
-      if (iscale == NULL || !get_view (g, iscale, FW_SHAPE_FULL, ctype, 1, &scale, error) ||
-          (ibias != NULL && !get_view (g, ibias, FW_SHAPE_FULL, ctype, 2, &bias, error)))
+      if (iscale == NULL || !get_binary_view (g, iscale, FW_SHAPE_FULL, ctype, 1, &scale, error) ||
+          (ibias != NULL && !get_binary_view (g, ibias, FW_SHAPE_FULL, ctype, 2, &bias, error)))
         return FALSE;
       g->row_scratch = TRUE;
       use_scratch (g, 0, ctype);
@@ -1418,6 +1632,13 @@ unsupported:
   return FALSE;
 }
 
+/* A broadcast operand gets a tile-shaped copy unless it is one scalar or a resident row. */
+static gboolean
+needs_expand (const Operand *o)
+{
+  return o->elements > 1 && !o->rowvec;
+}
+
 static void
 add_kernel_buffer (Gen *g, FwShapeRole role, guint eb, guint copies, gint64 elements)
 {
@@ -1455,7 +1676,7 @@ collect_kernel_buffers (Gen *g)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
       add_kernel_buffer (g, FW_SHAPE_OTHER, 1, 1, o->elements * o->eb);
-      if (o->elements > 1)
+      if (needs_expand (o))
         add_kernel_buffer (g, FW_SHAPE_FULL, o->eb, 1, 0);
     }
 }
@@ -1747,6 +1968,15 @@ tile_copy_shape (const Operand *o)
   return is_row (o) ? "1, rows, rows" : "rows, len, stride";
 }
 
+static gboolean
+has_rowvec (Gen *g)
+{
+  for (guint i = 0; i < g->smalls->len; i++)
+    if (((Operand *) g_ptr_array_index (g->smalls, i))->rowvec)
+      return TRUE;
+  return FALSE;
+}
+
 static char *
 gen_kernel (Gen *g)
 {
@@ -1823,7 +2053,8 @@ gen_kernel (Gen *g)
     "    uint64_t fullOffset = firstTile * tiling.tileLength;\n"
     "    uint64_t fullLeft = fullOffset >= tiling.totalLength ? 0 : tiling.totalLength - fullOffset;\n"
     "    uint64_t fullSpan = static_cast<uint64_t>(this->tileCount) * tiling.tileLength;\n"
-    "    this->blockLength = fullSpan < fullLeft ? fullSpan : fullLeft;\n");
+    "    this->blockLength = fullSpan < fullLeft ? fullSpan : fullLeft;\n"
+    "    this->blockOffset = fullOffset;\n");
   if (g->rows_mode)
     g_string_append (s,
       "    uint64_t rowOffset = firstTile * tiling.rows;\n"
@@ -1868,7 +2099,7 @@ gen_kernel (Gen *g)
       Operand *o = g_ptr_array_index (g->smalls, i);
       g_string_append_printf (s, "    pipe.InitBuffer(smallRaw%u, %" G_GINT64_FORMAT "u);\n", i,
                               (o->elements * o->eb + 31) / 32 * 32);
-      if (o->elements > 1)
+      if (needs_expand (o))
         g_string_append_printf (s, "    pipe.InitBuffer(smallTile%u, fullElems * %uu);\n", i, o->eb);
     }
   g_string_append (s, "  }\n\n");
@@ -1886,15 +2117,17 @@ gen_kernel (Gen *g)
         "      AscendC::DataCopyPad(raw%u, small%uGm, params, pad);\n"
         "    }\n",
         i, i, o->ctype, o->elements * o->eb, o->ctype, o->ctype, i, i);
-      if (o->elements > 1)
+      if (needs_expand (o))
         g_string_append_printf (s, "    e%u = smallTile%u.Get<%s>();\n", i, i, o->ctype);
     }
   if (n_small > 0)
     g_string_append (s, "    LoadToScalar();  /* the loads above feed scalar reads */\n");
+  if (has_rowvec (g))
+    g_string_append (s, "    LoadToVector();  /* and resident rows feed vector instructions directly */\n");
   for (guint i = 0; i < n_small; i++)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
-      if (o->elements > 1)
+      if (needs_expand (o))
         g_string_append_printf (s,
           "    this->expandOnce%u = (static_cast<uint64_t>(this->tileLength) %% %" G_GINT64_FORMAT "u) == 0;\n"
           "    if (this->expandOnce%u)\n"
@@ -1936,8 +2169,15 @@ gen_kernel (Gen *g)
     "    AscendC::TEventID id = pipe.FetchEventID(AscendC::HardEvent::MTE2_S);\n"
     "    AscendC::SetFlag<AscendC::HardEvent::MTE2_S>(id);\n"
     "    AscendC::WaitFlag<AscendC::HardEvent::MTE2_S>(id);\n  }\n\n");
+  if (has_rowvec (g))
+    g_string_append (s,
+      "  /* Vector reads of a resident row, loaded once outside the queues, wait for the load pipe (MTE2). */\n"
+      "  __aicore__ inline void LoadToVector()\n  {\n"
+      "    AscendC::TEventID id = pipe.FetchEventID(AscendC::HardEvent::MTE2_V);\n"
+      "    AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(id);\n"
+      "    AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(id);\n  }\n\n");
   for (guint i = 0; i < n_small; i++)
-    if (((Operand *) g_ptr_array_index (g->smalls, i))->elements > 1)
+    if (needs_expand (g_ptr_array_index (g->smalls, i)))
       emit_expand (g, s, g_ptr_array_index (g->smalls, i));
 
   /* CopyIn */
@@ -1975,9 +2215,9 @@ gen_kernel (Gen *g)
   for (guint i = 0; i < n_small; i++)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
-      if (o->elements > 1)
+      if (needs_expand (o))
         g_string_append_printf (s, "    if (!this->expandOnce%u)\n"
-                                   "      Expand%u(static_cast<uint64_t>(t) * this->tileLength, rows, len, stride, %s);\n",
+                                   "      Expand%u(this->blockOffset + static_cast<uint64_t>(t) * this->tileLength, rows, len, stride, %s);\n",
                                 i, i, g->rows_mode ? "ROW_LEN" : "len");
     }
   for (guint i = 0; i < g->all->len; i++)
@@ -2035,7 +2275,7 @@ gen_kernel (Gen *g)
       g_string_append_printf (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> smallRaw%u;\n"
                                  "  AscendC::GlobalTensor<%s> small%uGm;\n"
                                  "  AscendC::LocalTensor<%s> raw%u;\n", i, o->ctype, i, o->ctype, i);
-      if (o->elements > 1)
+      if (needs_expand (o))
         g_string_append_printf (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> smallTile%u;\n"
                                    "  AscendC::LocalTensor<%s> e%u;\n"
                                    "  bool expandOnce%u = false;\n", i, o->ctype, i, i);
@@ -2045,7 +2285,7 @@ gen_kernel (Gen *g)
   for (guint i = 0; i < n_out; i++)
     g_string_append_printf (s, "  AscendC::GlobalTensor<%s> out%uGm;\n", ((Operand *) g_ptr_array_index (g->outputs, i))->ctype, i);
   g_string_append (s, "  uint32_t tileLength = 0;\n  uint32_t tileRows = 0;\n  uint32_t tileCount = 0;\n"
-                      "  uint64_t blockLength = 0;\n");
+                      "  uint64_t blockLength = 0;\n  uint64_t blockOffset = 0;  /* this block's first element in the space */\n");
   if (g->rows_mode)
     g_string_append (s, "  uint32_t blockRows = 0;\n");
   g_string_append (s, "};\n\n}  // namespace\n\n");
@@ -2186,18 +2426,25 @@ add_file (FwAscendKernel *kernel, char *name, char *contents)
   g_array_append_val (kernel->files, f);
 }
 
-FwAscendKernel *
-fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
+/* Whether a tile of one row fits: the budget by the planner's model and the Unified Buffer by the kernel's
+ * own buffers. Only asked when the kernel chose the rows itself; the planner checked its own. */
+static gboolean
+one_row_fits (Gen *g)
+{
+  gdouble budget = fw_profile_budget_bytes (g->profile);
+  gdouble ub = (gdouble) g->profile->ub_bytes - (gdouble) g->profile->ub_reserve_bytes;
+  guint align = MAX (g->profile->ub_align_bytes, 1u);
+
+  return plan_bytes (g, align, (gdouble) g->row_len, 1.0) <= budget && kernel_bytes (g, g->row_len, 1) <= ub;
+}
+
+static FwAscendKernel *
+generate (FwPlan *plan, const FwCandidate *candidate, gboolean allow_kernel_rows, gboolean *too_wide, GError **error)
 {
   Gen g = { 0 };
   FwAscendKernel *kernel = NULL;
 
-  g_return_val_if_fail (plan != NULL && candidate != NULL, NULL);
-  if (candidate->nodes == NULL || candidate->nodes->len == 0)
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no nodes"), candidate->index);
-      return NULL;
-    }
+  g.allow_kernel_rows = allow_kernel_rows;
   g.plan = plan;
   g.cand = candidate;
   g.profile = plan->profile;
@@ -2233,6 +2480,14 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
     }
   collect_plan_buffers (&g);
   collect_kernel_buffers (&g);
+  if (g.kernel_rows && !one_row_fits (&g))
+    {
+      *too_wide = TRUE;
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: the broadcast operands need whole rows per tile, and one row of %" PRId64
+                     " elements does not fit the Unified Buffer"), g.row_len);
+      goto out;
+    }
 
   kernel = g_new0 (FwAscendKernel, 1);
   kernel->name = g_strdup (g.name);
@@ -2254,6 +2509,34 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
 
 out:
   gen_clear (&g);
+  return kernel;
+}
+
+FwAscendKernel *
+fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
+{
+  g_autoptr(GError) wide_error = NULL;
+  gboolean too_wide = FALSE;
+  FwAscendKernel *kernel;
+
+  g_return_val_if_fail (plan != NULL && candidate != NULL, NULL);
+  if (candidate->nodes == NULL || candidate->nodes->len == 0)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no nodes"), candidate->index);
+      return NULL;
+    }
+  kernel = generate (plan, candidate, TRUE, &too_wide, &wide_error);
+  if (kernel != NULL || !too_wide)
+    {
+      if (wide_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&wide_error));
+      return kernel;
+    }
+  /* Rows too wide for the Unified Buffer: the planner's flat tiling, with broadcast rows expanded per tile,
+   * may still do; if not, the rows are the reason to report. */
+  kernel = generate (plan, candidate, FALSE, &too_wide, NULL);
+  if (kernel == NULL)
+    g_propagate_error (error, g_steal_pointer (&wide_error));
   return kernel;
 }
 

@@ -12,16 +12,20 @@ seconds=${2:-60}
 shift $(( $# < 2 ? $# : 2 ))
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz-onnx fuzz-rules fuzz-profile fuzz-tensor fuzz-whitelist fuzz-planner fuzz-session)
+  targets=(fuzz-onnx fuzz-rules fuzz-profile fuzz-tensor fuzz-whitelist fuzz-planner fuzz-session fuzz-exec)
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Committed seeds first.
-for name in onnx rules profile tensor whitelist planner session; do
+for name in onnx rules profile tensor whitelist planner session exec; do
   mkdir -p "$work/$name"
   cp -r "$here/corpus/$name/." "$work/$name/" 2>/dev/null || true
+done
+# fuzz-exec reads the planner's header and grammar: the planner's seeds are graphs for it too.
+for seed in "$here/corpus/planner/"*; do
+  cp "$seed" "$work/exec/planner-$(basename "$seed")"
 done
 # Our own test models, written by the generator compiled into this build.
 gen="$build/tests/tools/fw-make-test-model"

@@ -18,6 +18,7 @@
 #include "graph/fw-fingerprint.h"
 #include "host/fw-superkernel.h"
 #include "io/fw-file-write.h"
+#include "io/fw-folder-swap.h"
 #include "plan/fw-plan-private.h"
 
 typedef struct
@@ -301,6 +302,42 @@ package_candidate (FwPlan *plan, const FwCandidate *c, const char *dir, const Fw
   return TRUE;
 }
 
+/* TRUE (with an error) when the model or one of its data files is somewhere inside the existing dir. */
+static gboolean
+folder_holds_model (FwModel *model, const char *dir, GError **error)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          if (folder_holds_model (model, path, error))
+            return TRUE;
+        }
+      else if (fw_model_is_source_file (model, path))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                       _("%s: the kernel package replaces this folder, which holds the input model (%s); "
+                         "choose another folder"), dir, path);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+gboolean
+fw_kernel_package_check_destination (FwPlan *plan, const char *dir, GError **error)
+{
+  g_return_val_if_fail (plan != NULL && dir != NULL, FALSE);
+  return !folder_holds_model (plan->model, dir, error);
+}
+
 gboolean
 fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOptions *options, GError **error)
 {
@@ -311,6 +348,7 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *manifest = NULL;
   g_autofree char *manifest_path = NULL;
+  g_autofree char *staging = NULL;
 
   g_return_val_if_fail (plan != NULL && dir != NULL, FALSE);
   if (options == NULL)
@@ -361,17 +399,35 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
       g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("%s: refusing to overwrite the input model"), manifest_path);
       return FALSE;
     }
-  if (!make_dirs (dir, error))
+  /* The whole folder is replaced: a model kept inside it would go with the old contents. */
+  if (folder_holds_model (plan->model, dir, error))
+    return FALSE;
+  /* The manifest names every file with its hash, so the package is written as a whole: into a staging
+   * folder beside dir, swapped in at once. Files rewritten in place one by one would, when killed half way,
+   * leave the old manifest naming new files. */
+  staging = fw_folder_stage (dir, error);
+  if (staging == NULL)
     return FALSE;
   for (guint i = 0; i < pending->len; i++)
     {
       PendingFile *f = g_ptr_array_index (pending, i);
-      g_autofree char *parent = g_path_get_dirname (f->path);
+      g_autofree char *path = g_build_filename (staging, f->relative, NULL);
+      g_autofree char *parent = g_path_get_dirname (path);
       gsize len;
       gconstpointer data = g_bytes_get_data (f->bytes, &len);
 
-      if (!make_dirs (parent, error) || !fw_file_write (f->path, data, (gssize) len, error))
-        return FALSE;
+      if (!make_dirs (parent, error) || !fw_file_write (path, data, (gssize) len, error))
+        goto fail;
     }
-  return fw_file_write (manifest_path, manifest, -1, error);
+  {
+    g_autofree char *staged_manifest = g_build_filename (staging, "manifest.json", NULL);
+
+    if (!fw_file_write (staged_manifest, manifest, -1, error))
+      goto fail;
+  }
+  return fw_folder_commit (staging, dir, error);
+
+fail:
+  fw_folder_remove_tree (staging);
+  return FALSE;
 }

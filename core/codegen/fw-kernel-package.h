@@ -3,8 +3,9 @@
  * README) and `host/` (C source and shared object of the host SuperKernel, when given), plus manifest.json
  * describing all of them with SHA-256 hashes of every file.
  *
- * Every file is written atomically and the manifest last, so a killed export never leaves a manifest that
- * names files which are not there. */
+ * The package is written whole into a staging folder beside dir and swapped in with one rename, so a killed
+ * export leaves the old package or the new one, never a manifest naming files of another write; files of
+ * candidates no longer fused do not linger. */
 #pragma once
 
 #include <glib.h>
@@ -25,13 +26,19 @@ typedef struct
 
 void     fw_kernel_package_options_init (FwKernelPackageOptions *options);
 
-/* Writes the package for the plan's proposed and accepted candidates into dir (created if missing). A
+/* Writes the package for the plan's proposed and accepted candidates as dir (replacing what was there). A
  * candidate the Ascend target cannot generate is listed in the manifest with the reason instead of a
  * folder. FW_ERROR_IO when the file system refuses; FW_ERROR_USAGE when a file would overwrite the model. */
 gboolean fw_kernel_package_write        (FwPlan                       *plan,
                                          const char                   *dir,
                                          const FwKernelPackageOptions *options,
                                          GError                      **error);
+
+/* FALSE with FW_ERROR_USAGE when dir holds the input model or one of its data files (the write would
+ * replace them with the folder): callers that write other files first check this before any of them. */
+gboolean fw_kernel_package_check_destination (FwPlan                  *plan,
+                                              const char              *dir,
+                                              GError                 **error);
 
 /* "k003_matmul_bias_gelu": the folder a candidate's kernels go to. */
 char    *fw_kernel_package_folder_name  (const FwCandidate            *candidate);

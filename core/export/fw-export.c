@@ -249,6 +249,8 @@ fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
       (json_path = export_path (self, json_name, error)) == NULL ||
       (md_path = export_path (self, md_name, error)) == NULL)
     return FALSE;
+  if (o->kernels && !fw_kernel_package_check_destination (self->plan, kernels_dir, error))
+    return FALSE;
 
   fw_progress_begin (G_OBJECT (self), &self->progress, self->context, _("Exporting…"));
   if (g_mkdir_with_parents (self->dir, 0755) != 0)

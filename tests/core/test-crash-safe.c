@@ -1,9 +1,10 @@
 /* Crash-safe writes: every file the program writes goes to a temporary file in the same folder, is flushed
  * and renamed, so a writer killed at any moment leaves the previous file or the new one, never a torn or
  * mixed one. Each writer that exists (ONNX model inline and with external data, whitelist, session, batch
- * report) is
- * killed with SIGKILL at a random moment a hundred times while it rewrites a file; after each kill the file
- * must be byte for byte one of the two versions and must load. The random moments come from a seeded GRand,
+ * report, kernel package) is killed with SIGKILL at a random moment a hundred times while it rewrites a
+ * file; after each kill the file must be byte for byte one of the two versions and must load. For the
+ * kernel package the file is manifest.json, and loading it means every file it names is there with the
+ * SHA-256 it records. The random moments come from a seeded GRand,
  * scaled to how long one write takes here, so the test is reproducible in what it asks and fast anywhere.
  *
  * A killed g_file_set_contents leaves its temporary file behind (NAME.XXXXXX beside NAME): those are counted,
@@ -28,6 +29,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "codegen/fw-kernel-package.h"
 #include "fw-test-models.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
@@ -47,6 +49,13 @@ struct _Case
   GBytes      *canonical[2];                /* what loading A and B gives, in a comparable form */
   GBytes      *expect_data[2];              /* the model's external data file, A and B, or NULL */
   gboolean     pair;                        /* a model and its external data: two files, one write */
+  /* When not NULL, the writer writes several files and path names the others: a path that is one version
+   * but does not load as it is counted as MIXED (what the words say was left) and fails the test at the
+   * end, instead of at once. */
+  const char  *mixed;
+  /* When not NULL, the writer writes a tree under dir: the relative paths of every file and folder either
+   * version writes (char* → itself), the only names it may leave besides their temporary files. */
+  GHashTable  *tree;
   /* Writes version `which` (0: A, 1: B) to path; FALSE when it failed. Runs in the killed child. */
   gboolean   (*write)     (Case *c, guint which);
   /* Loads path with the program's own loader; a canonical form of what it read, NULL and error if none. */
@@ -58,6 +67,9 @@ struct _Case
   FwSession   *session[2];
   const char  *binary;
   char        *model_path;
+  FwPlan      *plan[2];
+  FwProfile   *profile;
+  FwRuleSet   *rules;
 };
 
 static GBytes *
@@ -86,7 +98,11 @@ case_free (Case *c)
       g_clear_object (&c->model[i]);
       g_clear_pointer (&c->whitelist[i], fw_whitelist_free);
       g_clear_pointer (&c->session[i], fw_session_free);
+      g_clear_pointer (&c->plan[i], fw_plan_free);
     }
+  g_clear_pointer (&c->profile, fw_profile_unref);
+  g_clear_pointer (&c->rules, fw_rule_set_free);
+  g_clear_pointer (&c->tree, g_hash_table_unref);
   g_free (c->model_path);
   g_free (c);
 }
@@ -155,6 +171,46 @@ is_temp_of_known (const Case *c, const char *name)
   return FALSE;
 }
 
+/* remove_strays for a writer of a tree: walks dir/relative. */
+static guint
+remove_tree_strays (const Case *c, const char *relative)
+{
+  g_autofree char *path = g_build_filename (c->dir, relative, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = g_dir_open (path, 0, &error);
+  const char *name;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *rel = relative[0] ? g_build_filename (relative, name, NULL) : g_strdup (name);
+      g_autofree char *full = g_build_filename (c->dir, rel, NULL);
+      gsize len = strlen (rel);
+
+      if (g_hash_table_contains (c->tree, rel))
+        {
+          if (g_file_test (full, G_FILE_TEST_IS_DIR))
+            n += remove_tree_strays (c, rel);
+          continue;
+        }
+      /* "KNOWN.XXXXXX": what a killed g_file_set_contents leaves. */
+      if (len > 7 && rel[len - 7] == '.' && g_file_test (full, G_FILE_TEST_IS_REGULAR))
+        {
+          g_autofree char *target = g_strndup (rel, len - 7);
+
+          if (g_hash_table_contains (c->tree, target))
+            {
+              g_assert_cmpint (g_unlink (full), ==, 0);
+              n++;
+              continue;
+            }
+        }
+      g_error ("%s: unexpected file %s left in %s", c->what, rel, c->dir);
+    }
+  return n;
+}
+
 /* Removes the temporary files a killed writer left; fails on any file that is neither known nor such a
  * temporary file. Returns how many it removed. */
 static guint
@@ -166,6 +222,8 @@ remove_strays (const Case *c)
   guint n = 0;
 
   g_assert_no_error (error);
+  if (c->tree != NULL)
+    return remove_tree_strays (c, "");
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       gboolean known = FALSE;
@@ -212,7 +270,7 @@ check_file (Case *c, guint kill)
   loaded = c->load (c, c->path, &error);
   if (loaded == NULL)
     {
-      if (!c->pair)
+      if (c->mixed == NULL)
         g_error ("%s: kill %u: %s is version %c but does not load: %s", c->what, kill, c->path, "AB"[which],
                  error->message);
       g_test_message ("%s: kill %u: %s is version %c but does not load: %s", c->what, kill, c->path,
@@ -221,20 +279,24 @@ check_file (Case *c, guint kill)
     }
   if (!g_bytes_equal (loaded, c->canonical[which]))
     {
-      g_autofree char *data_path = data_path_of (c->path);
+      g_autofree char *data_path = c->pair ? data_path_of (c->path) : NULL;
       g_autoptr(GBytes) data = data_path ? read_bytes (data_path) : NULL;
       const char *data_version = data == NULL ? "missing"
                                : c->expect_data[0] && g_bytes_equal (data, c->expect_data[0]) ? "version A"
                                : c->expect_data[1] && g_bytes_equal (data, c->expect_data[1]) ? "version B"
                                : "neither version";
 
-      if (!c->pair)
+      if (c->mixed == NULL)
         g_error ("%s: kill %u: %s is version %c but loads as %s", c->what, kill, c->path, "AB"[which],
                  g_bytes_equal (loaded, c->canonical[!which]) ? (which ? "A" : "B") : "something else");
-      g_test_message ("%s: kill %u: the model file is version %c, its data file %s: it loads %s weights",
-                      c->what, kill, "AB"[which], data_version,
-                      g_bytes_equal (loaded, c->canonical[!which]) ? "as the other version, with its"
-                                                                   : "with the wrong");
+      if (c->pair)
+        g_test_message ("%s: kill %u: the model file is version %c, its data file %s: it loads %s weights",
+                        c->what, kill, "AB"[which], data_version,
+                        g_bytes_equal (loaded, c->canonical[!which]) ? "as the other version, with its"
+                                                                     : "with the wrong");
+      else
+        g_test_message ("%s: kill %u: %s is version %c but loads as %s", c->what, kill, c->path, "AB"[which],
+                        g_bytes_equal (loaded, c->canonical[!which]) ? "the other" : "something else");
       return MIXED;
     }
   return which;
@@ -355,13 +417,13 @@ run_kills (Case *c, guint32 seed)
     }
   g_test_message ("%s: %u kills within 0-%" G_GINT64_FORMAT " us (one write takes about %" G_GINT64_FORMAT " us), "
                   "%u more to reach both outcomes: "
-                  "%u left the previous version, %u the new one, %u a model and data file of different writes; "
+                  "%u left the previous version, %u the new one, %u %s; "
                   "%u temporary files left behind and removed",
-                  c->what, N_KILLS, max_sleep, one_write, extra, t.kept, t.replaced, t.mixed, t.strays);
+                  c->what, N_KILLS, max_sleep, one_write, extra, t.kept, t.replaced, t.mixed,
+                  c->mixed ? c->mixed : "mixed", t.strays);
   if (t.mixed > 0)
     {
-      g_test_fail_printf ("%s: %u of %u kills left the model file and its external data file from "
-                          "different writes", c->what, t.mixed, N_KILLS + extra);
+      g_test_fail_printf ("%s: %u of %u kills left %s", c->what, t.mixed, N_KILLS + extra, c->mixed);
       return;
     }
   g_assert_cmpuint (t.kept, >, 0);
@@ -459,6 +521,7 @@ test_onnx (gconstpointer data)
   c->load = onnx_load;
   c->flags = flags;
   c->pair = (flags & FW_ONNX_WRITE_EXTERNAL_DATA) != 0;
+  c->mixed = c->pair ? "the model file and its external data file from different writes" : NULL;
   /* About 3 MiB of weights: a write takes a while. */
   c->model[0] = fw_test_transformer_block (128, 256, 4, FALSE);
   c->model[1] = fw_test_transformer_block (128, 256, 4, FALSE);
@@ -676,6 +739,194 @@ test_report (void)
   case_free (c);
 }
 
+/* ---- the kernel package ---- */
+
+static gboolean
+package_write (Case *c, guint which)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_path_get_dirname (c->path);
+  FwKernelPackageOptions options;
+
+  /* Ascend only: generated sources, no compiler. */
+  fw_kernel_package_options_init (&options);
+  options.ascend = TRUE;
+  options.host_kernels = NULL;
+  if (!fw_kernel_package_write (c->plan[which], dir, &options, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The files a manifest names, as "PATH SHA256 BYTES" lines in its order; NULL and an error when it is not a
+ * manifest. */
+static char *
+package_listing (GBytes *manifest, const char *what, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GString) listing = g_string_new (NULL);
+  JsonObject *root = NULL;
+  JsonArray *kernels = NULL;
+
+  if (!json_parser_load_from_data (parser, g_bytes_get_data (manifest, NULL), (gssize) g_bytes_get_size (manifest),
+                                   error))
+    {
+      g_prefix_error (error, "%s: ", what);
+      return NULL;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    root = json_node_get_object (json_parser_get_root (parser));
+  if (root != NULL && json_object_has_member (root, "kernels"))
+    kernels = json_object_get_array_member (root, "kernels");
+  if (kernels == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a kernel package manifest", what);
+      return NULL;
+    }
+  for (guint k = 0; k < json_array_get_length (kernels); k++)
+    {
+      JsonArray *files = json_object_get_array_member (json_array_get_object_element (kernels, k), "files");
+
+      for (guint f = 0; files && f < json_array_get_length (files); f++)
+        {
+          JsonObject *file = json_array_get_object_element (files, f);
+
+          g_string_append_printf (listing, "%s %s %" G_GINT64_FORMAT "\n",
+                                  json_object_get_string_member (file, "path"),
+                                  json_object_get_string_member (file, "sha256"),
+                                  json_object_get_int_member (file, "bytes"));
+        }
+    }
+  return g_string_free (g_steal_pointer (&listing), FALSE);
+}
+
+/* Loads the manifest at path and checks every file it names against the SHA-256 and size it records; the
+ * canonical form is the listing of what was checked. */
+static GBytes *
+package_load (Case *c, const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GBytes) manifest = read_bytes (path);
+  g_autofree char *listing = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (manifest == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: cannot be read", path);
+      return NULL;
+    }
+  listing = package_listing (manifest, path, error);
+  if (listing == NULL)
+    return NULL;
+  lines = g_strsplit (listing, "\n", -1);
+  for (guint i = 0; lines[i] && lines[i][0]; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], " ", 3);
+      g_autofree char *file = g_build_filename (dir, fields[0], NULL);
+      g_autofree char *data = NULL, *sum = NULL;
+      gsize size = 0;
+
+      if (!g_file_get_contents (file, &data, &size, error))
+        return NULL;
+      sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, size);
+      if (strcmp (sum, fields[1]) != 0 || g_ascii_strtoll (fields[2], NULL, 10) != (gint64) size)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                       "%s: %" G_GSIZE_FORMAT " bytes with SHA-256 %s, where the manifest records %s bytes with %s",
+                       fields[0], size, sum, fields[2], fields[1]);
+          return NULL;
+        }
+    }
+  return g_bytes_new_take (g_steal_pointer (&listing), strlen (listing));
+}
+
+/* Path → SHA-256 of every file a manifest names; each file and the folders above it also go into tree. */
+static GHashTable *
+package_files (GBytes *manifest, GHashTable *tree)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *listing = package_listing (manifest, "manifest.json", &error);
+  g_auto(GStrv) lines = NULL;
+  GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  g_assert_no_error (error);
+  lines = g_strsplit (listing, "\n", -1);
+  for (guint i = 0; lines[i] && lines[i][0]; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], " ", 3);
+      g_autofree char *rel = g_strdup (fields[0]);
+
+      g_hash_table_insert (files, g_strdup (fields[0]), g_strdup (fields[1]));
+      while (strcmp (rel, ".") != 0 && !g_hash_table_contains (tree, rel))
+        {
+          char *parent = g_path_get_dirname (rel);
+
+          g_hash_table_add (tree, g_steal_pointer (&rel));
+          rel = parent;
+        }
+    }
+  return files;
+}
+
+/* Two versions of a package rewritten over each other: a transformer layer planned with every candidate
+ * proposed (A), and the same layer on a longer sequence with one candidate vetoed (B). The folders both
+ * write hold kernels for other shapes, so a manifest of one write beside files of the other shows; B's
+ * veto changes which folders the manifest lists. */
+static void
+test_package (void)
+{
+  Case *c = g_new0 (Case, 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) files_a = NULL, files_b = NULL;
+  GHashTableIter iter;
+  gpointer path, sum;
+  guint rewritten = 0;
+
+  c->what = "kernel package";
+  c->dir = fw_test_temp_dir ();
+  c->path = g_build_filename (c->dir, "manifest.json", NULL);
+  c->known[0] = "manifest.json";
+  c->write = package_write;
+  c->load = package_load;
+  c->mixed = "manifest.json naming a file of another write";
+
+  c->profile = fw_profile_load_builtin ("ascend-910b", &error);
+  g_assert_no_error (error);
+  c->rules = fw_rule_set_new ();
+  g_assert_true (fw_rule_set_load_builtin (c->rules, &error));
+  for (guint which = 0; which < 2; which++)
+    {
+      g_autoptr(FwModel) model = fw_test_transformer_block (which ? 32 : 16, 64, 4, FALSE);
+
+      g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+      c->plan[which] = fw_plan_new (model, c->profile, c->rules, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (c->plan[which]->candidates->len, >=, 4);
+    }
+  g_assert_true (fw_plan_veto (c->plan[1], 1, "reviewer", "crash-safety test", &error));
+  g_assert_no_error (error);
+  prepare_expectations (c);
+
+  c->tree = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_add (c->tree, g_strdup ("manifest.json"));
+  files_a = package_files (c->expect[0], c->tree);
+  files_b = package_files (c->expect[1], c->tree);
+  /* Worth its time only if some file is rewritten with other bytes, and one is written by A alone. */
+  g_hash_table_iter_init (&iter, files_b);
+  while (g_hash_table_iter_next (&iter, &path, &sum))
+    {
+      const char *other = g_hash_table_lookup (files_a, path);
+      if (other != NULL && strcmp (other, sum) != 0)
+        rewritten++;
+    }
+  g_assert_cmpuint (rewritten, >, 0);
+  g_assert_cmpuint (g_hash_table_size (files_a), >, 0);
+  run_kills (c, 0x0c4a5e05);
+  case_free (c);
+}
+
 /* ---- the input model is never written ---- */
 
 typedef struct
@@ -775,6 +1026,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/io/crash-safe/whitelist", test_whitelist);
   g_test_add_func ("/core/io/crash-safe/session", test_session);
   g_test_add_func ("/core/io/crash-safe/report", test_report);
+  g_test_add_func ("/core/io/crash-safe/kernel-package", test_package);
   g_test_add_func ("/core/io/crash-safe/input-model-untouched", test_input_untouched);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
 
 #include "fw-error.h"
 #include "fw-test-models.h"
+#include "codegen/fw-kernel-package.h"
 #include "export/fw-export.h"
 #include "onnx/fw-onnx.h"
 #include "plan/fw-decisions.h"
@@ -173,6 +174,53 @@ wait_for_last_ref (gpointer object)
     }
 }
 
+/* A second export replaces the package as a whole: the folder of a candidate vetoed since is gone, and no
+ * staging folder is left beside it. A model kept inside the kernels folder stops the export before any
+ * write. */
+static void
+test_kernels_replaced (Fixture *f, gconstpointer data)
+{
+  FwExportOptions options = options_for (f);
+  g_autoptr(FwExport) first = NULL, second = NULL, third = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *kernels = out_file (f, "kernels");
+  g_autofree char *folder = NULL, *vetoed_dir = NULL, *inside = NULL, *whitelist = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  guint fused = 0;
+
+  options.fused_model = options.whitelist = options.report = FALSE;
+  options.host = FALSE;
+  first = fw_export_new (f->model, f->plan, f->out, &options);
+  g_assert_true (fw_export_run (first, NULL, &error));
+  g_assert_no_error (error);
+  while (!fw_candidate_is_fused (g_ptr_array_index (f->plan->candidates, fused)))
+    fused++;
+  folder = fw_kernel_package_folder_name (g_ptr_array_index (f->plan->candidates, fused));
+  vetoed_dir = g_build_filename (kernels, folder, NULL);
+  g_assert_true (g_file_test (vetoed_dir, G_FILE_TEST_IS_DIR));
+  g_assert_true (fw_plan_veto (f->plan, fused, NULL, NULL, &error));
+  second = fw_export_new (f->model, f->plan, f->out, &options);
+  g_assert_true (fw_export_run (second, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (vetoed_dir, G_FILE_TEST_EXISTS));
+  dir = g_dir_open (f->out, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_false (g_str_has_prefix (name, ".kernels.tmp-"));
+
+  inside = g_build_filename (kernels, "model.onnx", NULL);
+  g_assert_cmpint (link (f->model_path, inside), ==, 0);
+  fw_export_options_init (&options);
+  options.host = FALSE;
+  third = fw_export_new (f->model, f->plan, f->out, &options);
+  g_assert_false (fw_export_run (third, NULL, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  whitelist = out_file (f, "block.fusion.yaml");
+  g_assert_false (g_file_test (whitelist, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
+}
+
 typedef struct
 {
   GMainLoop *loop;
@@ -252,6 +300,8 @@ main (int argc, char **argv)
   g_test_add ("/core/export/folder/all", Fixture, NULL, fixture_set_up, test_all, fixture_tear_down);
   g_test_add ("/core/export/folder/parts", Fixture, NULL, fixture_set_up, test_parts, fixture_tear_down);
   g_test_add ("/core/export/folder/refuses-input", Fixture, NULL, fixture_set_up, test_refuses_input,
+              fixture_tear_down);
+  g_test_add ("/core/export/folder/kernels-replaced", Fixture, NULL, fixture_set_up, test_kernels_replaced,
               fixture_tear_down);
   g_test_add ("/core/export/folder/async", Fixture, NULL, fixture_set_up, test_async, fixture_tear_down);
   g_test_add ("/core/export/folder/cancel", Fixture, NULL, fixture_set_up, test_cancel, fixture_tear_down);

@@ -43,6 +43,7 @@ struct _FwWindow
   gulong can_undo_handler;
   gulong can_redo_handler;
   gulong busy_handler;
+  guint reveal_source;   /* the progress bar appears after a moment of work */
 
   /* Template children */
   AdwWindowTitle *window_title;

@@ -126,10 +126,30 @@ on_progress_notify (GObject *object, GParamSpec *pspec, gpointer user_data)
   fw_window_show_progress (self, fraction, message);
 }
 
+/* Work that ends within this is not worth a progress bar sliding in and out (each of its frames redraws the
+ * window, which a software renderer pays for on the cores the work needs). */
+#define PROGRESS_DELAY_MS 200
+
+static gboolean
+reveal_progress (gpointer user_data)
+{
+  FwWindow *self = user_data;
+
+  self->reveal_source = 0;
+  gtk_revealer_set_reveal_child (self->progress_revealer, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 set_busy (FwWindow *self, gboolean busy)
 {
-  gtk_revealer_set_reveal_child (self->progress_revealer, busy);
+  if (!busy)
+    {
+      g_clear_handle_id (&self->reveal_source, g_source_remove);
+      gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);
+    }
+  else if (!gtk_revealer_get_reveal_child (self->progress_revealer) && self->reveal_source == 0)
+    self->reveal_source = g_timeout_add (PROGRESS_DELAY_MS, reveal_progress, self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
   fw_window_actions_update (self);
 }
@@ -757,6 +777,7 @@ fw_window_dispose (GObject *object)
   if (self->job_cancellable != NULL)
     g_cancellable_cancel (self->job_cancellable);
   finish_loading (self);
+  g_clear_handle_id (&self->reveal_source, g_source_remove);
   if (self->project != NULL)
     {
       g_clear_signal_handler (&self->can_undo_handler, self->project);

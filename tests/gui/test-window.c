@@ -365,8 +365,20 @@ test_window_check_and_export (void)
   g_assert_false (action_enabled (window, "accept"));
   g_assert_false (action_enabled (window, "export"));
   g_assert_false (action_enabled (window, "check"));
-  g_assert_true (gtk_revealer_get_reveal_child (window->progress_revealer));
+  /* The progress bar comes in after a moment of work, while it still runs. */
+  {
+    gint64 deadline = g_get_monotonic_time () + 150 * G_USEC_PER_SEC;
+
+    while (fw_window_get_busy (window) && !gtk_revealer_get_reveal_child (window->progress_revealer))
+      {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_main_context_iteration (NULL, FALSE);
+        g_usleep (1000);
+      }
+  }
+  g_assert_true (!fw_window_get_busy (window) || gtk_revealer_get_reveal_child (window->progress_revealer));
   wait_while_busy (window);
+  g_assert_false (gtk_revealer_get_reveal_child (window->progress_revealer));
   g_assert_false (fw_project_get_busy (project));
   g_assert_true (action_enabled (window, "accept"));
   g_assert_nonnull (fw_window_get_last_check (window));

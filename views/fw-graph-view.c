@@ -42,6 +42,7 @@ typedef struct
 {
   guint          candidate;
   FwCandidateStatus status;
+  gboolean       flagged;  /* its kernel failed verification or did not compile */
   guint          n_points;
   FwLayoutPoint *points;   /* the padded convex hull, counter-clockwise in screen orientation */
   gdouble        x0, y0, x1, y1;
@@ -55,6 +56,7 @@ struct _FwGraphView
   FwProject     *project;
   FwPlan        *plan;      /* borrowed, used when there is no project */
   gulong         plan_changed_id;
+  gulong         check_changed_id;
   GCancellable  *compute_cancellable;
 
   gdouble        zoom;
@@ -195,6 +197,19 @@ clear_hulls (FwGraphView *self)
   self->n_hulls = 0;
 }
 
+static gboolean
+candidate_flagged (FwGraphView *self, guint candidate)
+{
+  g_autoptr(FwCandidateItem) item = NULL;
+  const char *result;
+
+  if (self->project == NULL)
+    return FALSE;
+  item = g_list_model_get_item (fw_project_get_candidates (self->project), candidate);
+  result = item != NULL ? fw_candidate_item_get_verification (item) : NULL;
+  return g_strcmp0 (result, "fail") == 0 || g_strcmp0 (result, "unverified") == 0;
+}
+
 static void
 build_hulls (FwGraphView *self)
 {
@@ -214,6 +229,7 @@ build_hulls (FwGraphView *self)
         continue;
       h->candidate = c;
       h->status = cand->status;
+      h->flagged = candidate_flagged (self, c);
       h->x0 = h->y0 = G_MAXDOUBLE;
       h->x1 = h->y1 = -G_MAXDOUBLE;
       for (guint i = 0; i < h->n_points; i++)
@@ -701,6 +717,30 @@ hull_visible (const Hull *h, gdouble x0, gdouble y0, gdouble x1, gdouble y1)
   return h->x1 >= x0 && h->x0 <= x1 && h->y1 >= y0 && h->y0 <= y1;
 }
 
+/* A red "!" at the hull's top right corner: the group's kernel failed verification or did not compile,
+ * visible from afar, where the list may be scrolled elsewhere. */
+static void
+draw_flag (cairo_t *cr, const Hull *h, gdouble unit)
+{
+  gdouble radius = 8.0 * unit;
+  cairo_text_extents_t ext;
+
+  cairo_save (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_arc (cr, h->x1, h->y0, radius, 0, 2 * G_PI);
+  cairo_set_source_rgb (cr, 0.85, 0.11, 0.14);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_set_line_width (cr, 1.5 * unit);
+  cairo_stroke (cr);
+  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size (cr, 12.0 * unit);
+  cairo_text_extents (cr, "!", &ext);
+  cairo_move_to (cr, h->x1 - ext.width / 2 - ext.x_bearing, h->y0 - ext.height / 2 - ext.y_bearing);
+  cairo_show_text (cr, "!");
+  cairo_restore (cr);
+}
+
 static void
 hull_path (cairo_t *cr, const Hull *h)
 {
@@ -853,6 +893,8 @@ fw_graph_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
           fw_render_set_hull_dash (cr, hull->status, unit);
           hull_path (cr, hull);
           cairo_stroke (cr);
+          if (hull->flagged)
+            draw_flag (cr, hull, unit);
         }
       cairo_destroy (cr);
     }
@@ -1135,7 +1177,10 @@ fw_graph_view_dispose (GObject *object)
   g_cancellable_cancel (self->compute_cancellable);
   g_clear_object (&self->compute_cancellable);
   if (self->project != NULL)
-    g_clear_signal_handler (&self->plan_changed_id, self->project);
+    {
+      g_clear_signal_handler (&self->plan_changed_id, self->project);
+      g_clear_signal_handler (&self->check_changed_id, self->project);
+    }
   clear_index (self);
   g_clear_object (&self->project);
   g_clear_object (&self->layout);
@@ -1321,12 +1366,31 @@ fw_graph_view_set_project (FwGraphView *self, FwProject *project)
   if (self->project == project)
     return;
   if (self->project != NULL)
-    g_clear_signal_handler (&self->plan_changed_id, self->project);
+    {
+      g_clear_signal_handler (&self->plan_changed_id, self->project);
+      g_clear_signal_handler (&self->check_changed_id, self->project);
+    }
   g_set_object (&self->project, project);
   if (project != NULL)
-    self->plan_changed_id = g_signal_connect_swapped (project, "plan-changed", G_CALLBACK (on_plan_changed), self);
+    {
+      self->plan_changed_id = g_signal_connect_swapped (project, "plan-changed", G_CALLBACK (on_plan_changed), self);
+      /* Verification results arrive without a plan change. */
+      self->check_changed_id = g_signal_connect_swapped (project, "check-changed", G_CALLBACK (on_plan_changed),
+                                                         self);
+    }
   on_plan_changed (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
+}
+
+gboolean
+fw_graph_view_get_candidate_flagged (FwGraphView *self, guint candidate)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), FALSE);
+
+  for (guint i = 0; i < self->n_hulls; i++)
+    if (self->hulls[i].candidate == candidate)
+      return self->hulls[i].flagged;
+  return FALSE;
 }
 
 FwProject *

@@ -36,6 +36,9 @@ void         fw_graph_view_reload             (FwGraphView *self);
 /* Hulls from a plan without a project (a read-only view, tests); the project's plan wins when both are set.
  * Not owned: must outlive the view or be unset with NULL. */
 void         fw_graph_view_set_plan           (FwGraphView *self, FwPlan *plan);
+/* Whether candidate's hull carries the warning flag: its kernel failed verification or did not compile
+ * (the project's verification result, updated on "check-changed"). */
+gboolean     fw_graph_view_get_candidate_flagged (FwGraphView *self, guint candidate);
 /* The layout rectangle now on screen. */
 void         fw_graph_view_get_visible_area   (FwGraphView *self, gdouble *x0, gdouble *y0, gdouble *x1, gdouble *y1);
 FwNode      *fw_graph_view_get_selected_node  (FwGraphView *self);

@@ -160,6 +160,15 @@ test_project (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   fw_graph_view_select_candidate (f->view, 0);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  /* A failed check flags the hull (drawn with its badge); a pass clears it. */
+  g_assert_false (fw_graph_view_get_candidate_flagged (f->view, 0));
+  fw_project_set_verification (project, 0, "fail");
+  fw_project_set_check_detail (project, 0, "Isolated: FAIL");
+  g_assert_true (fw_graph_view_get_candidate_flagged (f->view, 0));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  fw_project_set_verification (project, 0, "pass");
+  fw_project_set_check_detail (project, 0, "Isolated: pass");
+  g_assert_false (fw_graph_view_get_candidate_flagged (f->view, 0));
   fw_graph_view_set_project (f->view, NULL);
   g_assert_cmpuint (notes, ==, 2);
   g_assert_finalize_object (project);

@@ -156,6 +156,9 @@ on_export_done (GObject *object, GAsyncResult *result, gpointer user_data)
   fw_project_set_busy (self->project, FALSE);
   if (self->window != NULL)
     fw_window_end_job (self->window);
+  /* Closed with its window while the export ran: nothing left to show. */
+  if (self->progress_bar == NULL)
+    return;
   update_sensitivity (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 
@@ -219,7 +222,6 @@ fw_export_dialog_start (FwExportDialog *self)
   /* The check's results are borrowed: keep it alive for the run. */
   if (check != NULL)
     g_object_set_data_full (G_OBJECT (self->export), "check", g_object_ref (check), g_object_unref);
-  self->cancellable = g_cancellable_new ();
   g_signal_connect_swapped (self->export, "notify::fraction", G_CALLBACK (on_export_progress), self);
   g_signal_connect_swapped (self->export, "notify::message", G_CALLBACK (on_export_progress), self);
   set_error (self, NULL);
@@ -227,8 +229,14 @@ fw_export_dialog_start (FwExportDialog *self)
   gtk_label_set_text (self->progress_label, _("Exporting…"));
   gtk_revealer_set_reveal_child (self->progress_revealer, TRUE);
   fw_project_set_busy (self->project, TRUE);
+  /* The window's Cancel button and closing the window stop the export too. */
   if (self->window != NULL)
-    fw_window_begin_job (self->window, _("Exporting…"));
+    {
+      fw_window_begin_job (self->window, _("Exporting…"));
+      self->cancellable = g_object_ref (self->window->job_cancellable);
+    }
+  else
+    self->cancellable = g_cancellable_new ();
   update_sensitivity (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
   fw_export_run_async (self->export, self->cancellable, on_export_done, g_object_ref (self));
@@ -425,7 +433,7 @@ fw_export_dialog_new (FwWindow *window)
   project = fw_window_get_project (window);
   g_return_val_if_fail (project != NULL, NULL);
 
-  self = g_object_new (FW_TYPE_EXPORT_DIALOG, "transient-for", window, NULL);
+  self = g_object_new (FW_TYPE_EXPORT_DIALOG, "transient-for", window, "destroy-with-parent", TRUE, NULL);
   g_set_weak_pointer (&self->window, window);
   self->project = g_object_ref (project);
 

@@ -39,6 +39,7 @@ struct _FwWindow
   GCancellable *job_cancellable;
   FwCheck *running_check;
   FwCheck *last_check;
+  GtkWindow *export_dialog;   /* weak: the open export dialog, if any */
 
   gulong can_undo_handler;
   gulong can_redo_handler;

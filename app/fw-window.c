@@ -36,6 +36,9 @@ fw_window_toast (FwWindow *self, const char *message)
 {
   g_return_if_fail (FW_IS_WINDOW (self));
 
+  /* A task that ends after the window was closed has no one to tell. */
+  if (self->toast_overlay == NULL)
+    return;
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
@@ -143,6 +146,9 @@ reveal_progress (gpointer user_data)
 static void
 set_busy (FwWindow *self, gboolean busy)
 {
+  /* Disposed: the template children are gone. */
+  if (self->progress_revealer == NULL)
+    return;
   if (!busy)
     {
       g_clear_handle_id (&self->reveal_source, g_source_remove);
@@ -778,6 +784,14 @@ fw_window_dispose (GObject *object)
     g_cancellable_cancel (self->job_cancellable);
   finish_loading (self);
   g_clear_handle_id (&self->reveal_source, g_source_remove);
+  /* An export it runs (cancelled above through job_cancellable) keeps the dialog alive until the task
+   * returns, after this window is gone: it must not point at us by then. */
+  if (self->export_dialog != NULL)
+    {
+      gtk_window_set_transient_for (self->export_dialog, NULL);
+      gtk_window_destroy (self->export_dialog);
+    }
+  g_clear_weak_pointer (&self->export_dialog);
   if (self->project != NULL)
     {
       g_clear_signal_handler (&self->can_undo_handler, self->project);
@@ -926,7 +940,14 @@ fw_window_show_export (FwWindow *self)
 
   if (self->project == NULL)
     return NULL;
+  /* One export dialog per window: a second request brings the open one forward. */
+  if (self->export_dialog != NULL)
+    {
+      gtk_window_present (self->export_dialog);
+      return self->export_dialog;
+    }
   dialog = fw_export_dialog_new (self);
+  g_set_weak_pointer (&self->export_dialog, GTK_WINDOW (dialog));
   gtk_window_present (GTK_WINDOW (dialog));
   return GTK_WINDOW (dialog);
 }

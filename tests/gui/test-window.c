@@ -439,6 +439,58 @@ test_window_check_and_export (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Closing the window while a check runs, and while an export runs: the work is cancelled, the project is
+ * released from busy, and nothing touches the destroyed widgets (criticals are fatal here). */
+static void
+test_window_close_while_busy (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *work = g_build_filename (tmp_dir, "close", NULL);
+  g_autofree char *model_path = g_build_filename (work, "encoder-block.onnx", NULL);
+  g_autofree char *out = g_build_filename (work, "export", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (model_path, contents, length, &error));
+  register_application (app);
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (model_path);
+      g_autoptr(FwProject) project = NULL;
+      FwWindow *window = fw_window_new (ADW_APPLICATION (app));
+      gint64 deadline = g_get_monotonic_time () + 150 * G_USEC_PER_SEC;
+
+      gtk_window_present (GTK_WINDOW (window));
+      fw_window_open (window, file);
+      wait_until_loaded (window);
+      project = g_object_ref (fw_window_get_project (window));
+      if (round == 0)
+        g_action_group_activate_action (G_ACTION_GROUP (window), "check", NULL);
+      else
+        {
+          FwExportDialog *dialog = FW_EXPORT_DIALOG (fw_window_show_export (window));
+
+          fw_export_dialog_set_folder (dialog, out);
+          fw_export_dialog_start (dialog);
+          g_assert_true (fw_export_dialog_get_running (dialog));
+        }
+      g_assert_true (fw_project_get_busy (project));
+      gtk_window_close (GTK_WINDOW (window));
+      while (fw_project_get_busy (project))
+        {
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_main_context_iteration (NULL, FALSE);
+          g_usleep (1000);
+        }
+      iterate_for (100);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,6 +510,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/workflow", test_window_workflow);
   g_test_add_func ("/window/bad-model", test_window_bad_model);
   g_test_add_func ("/window/check-and-export", test_window_check_and_export);
+  g_test_add_func ("/window/close-while-busy", test_window_close_while_busy);
   ret = g_test_run ();
   fw_test_remove_dir (tmp_dir);
   g_free (tmp_dir);

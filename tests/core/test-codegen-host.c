@@ -282,6 +282,55 @@ check_plan (Fixture *f, FwModel *model, FwStrategy strategy, guint min_candidate
     g_test_skip ("reference kernels missing");
 }
 
+/* The graph's nodes, all of them, as one group (the planner may not group them, or not this way): it must
+ * generate, compile and match the reference. `root`: the group's compute root, or NULL. */
+static void
+check_group (Fixture *f, FwModel *model, FwNode *root)
+{
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autofree char *why = NULL;
+  FwCandidate fake = { 0 };
+  CheckResult r;
+
+  for (guint i = 0; i < fw_graph_get_n_nodes (g); i++)
+    g_ptr_array_add (nodes, fw_graph_get_node (g, i));
+  fake.nodes = nodes;
+  fake.kind = (char *) (root ? "epilogue" : "elementwise_chain");
+  fake.root = root;
+  r = check_candidate (plan, &fake, f->toolchain, &why);
+  if (r == CHECK_SKIP_REFERENCE)
+    {
+      g_test_skip (why);
+      return;
+    }
+  if (r != CHECK_OK)
+    g_error ("group of %u nodes: %s", nodes->len, why);
+}
+
+/* The message of the error generating the graph's nodes as one group gives, which must be unsupported. */
+static char *
+group_refusal (FwModel *model, FwNode *root)
+{
+  g_autoptr(GError) error = NULL;
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  g_autoptr(FwSuperKernel) k = NULL;
+  FwCandidate fake = { 0 };
+
+  for (guint i = 0; i < fw_graph_get_n_nodes (g); i++)
+    g_ptr_array_add (nodes, fw_graph_get_node (g, i));
+  fake.nodes = nodes;
+  fake.kind = (char *) "elementwise_chain";
+  fake.root = root;
+  k = fw_superkernel_generate (plan, &fake, &error);
+  g_assert_null (k);
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  return g_strdup (error->message);
+}
+
 #define NEED_TOOLCHAIN(f)                                                                                  \
   if ((f)->toolchain == NULL)                                                                              \
     {                                                                                                      \
@@ -408,6 +457,61 @@ test_softmax (Fixture *f, gconstpointer data)
   node (g, "Softmax", "softmax", "y", "t1", NULL, NULL);
   finish (model, "y");
   check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+}
+
+/* Softmax (opset 13: over one axis) on an inner axis, with broadcast operands before it; LogSoftmax on
+ * the first axis; the opset 11 form, which flattens at the axis; and a reduction over another axis in the
+ * same group, still refused. */
+static void
+test_softmax_axis (Fixture *f, gconstpointer data)
+{
+  gint64 x[3] = { 3, 7, 5 }, m[3] = { 3, 1, 5 }, c[1] = { 5 };
+
+  NEED_TOOLCHAIN (f);
+  for (gint axis = -3; axis <= 1; axis++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (13);
+      FwGraph *g = fw_model_get_graph (model);
+      g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+      input (g, "x", 3, x);
+      input (g, "mask", 3, m);
+      weight (g, rand, "c", 1, c);
+      node (g, "Mul", "scale", "t0", "x", "c", NULL);
+      node (g, "Add", "mask", "t1", "t0", "mask", NULL);
+      fw_node_set_attr_int (node (g, axis == 1 ? "Softmax" : "LogSoftmax", "sm", "t2", "t1", NULL, NULL), "axis", axis);
+      node (g, "Relu", "relu", "y", "t2", NULL, NULL);
+      finish (model, "y");
+      check_group (f, model, NULL);
+    }
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (11);
+    FwGraph *g = fw_model_get_graph (model);
+
+    FwNode *sm;
+
+    input (g, "x", 3, x);
+    node (g, "Exp", "exp", "t0", "x", NULL, NULL);
+    sm = node (g, "Softmax", "sm", "y", "t0", NULL, NULL);
+    fw_node_set_attr_int (sm, "axis", 1);
+    /* Nodes built here carry no opset of their own, which reads as the current one. */
+    sm->opset = 11;
+    finish (model, "y");
+    check_group (f, model, NULL);
+  }
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (13);
+    FwGraph *g = fw_model_get_graph (model);
+    g_autofree char *why = NULL;
+    const gint64 axes[1] = { -1 };
+
+    input (g, "x", 3, x);
+    fw_node_set_attr_int (node (g, "Softmax", "sm", "t0", "x", NULL, NULL), "axis", 1);
+    fw_node_set_attr_ints (node (g, "ReduceMean", "mean", "y", "t0", NULL, NULL), "axes", 1, axes);
+    finish (model, "y");
+    why = group_refusal (model, NULL);
+    g_assert_nonnull (strstr (why, "different axes"));
+  }
 }
 
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
@@ -806,6 +910,7 @@ main (int argc, char *argv[])
   ADD ("transformer", test_transformer);
   ADD ("layernorm-op", test_layernorm_op);
   ADD ("softmax", test_softmax);
+  ADD ("softmax-axis", test_softmax_axis);
   ADD ("float16", test_float16);
   ADD ("gemm", test_gemm);
   ADD ("conv", test_conv);

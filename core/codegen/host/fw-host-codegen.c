@@ -105,6 +105,8 @@ typedef struct
   gint               rank;
   gint64             dims[FW_MAX_RANK];
   gint               row_axes;  /* trailing axes the row operations reduce, 0 when none */
+  gint               moved;     /* the space axis a row operation reduces though it is not the last, moved last
+                                   for iteration (opset 13 Softmax on an inner axis); -1 when none */
   gint               split;     /* first inner axis of the space, -1 until known */
   gint               n_lead, n_inner;
   gint64             lead[FW_MAX_RANK], inner[FW_MAX_RANK];
@@ -353,23 +355,31 @@ use_value (Gen *g, FwValue *value, GError **error)
   return v;
 }
 
-/* Trailing axes a row operation reduces (0: not one); *full_out: its output keeps the input's shape. */
+/* Trailing axes a row operation reduces (0: not one); *full_out: its output keeps the input's shape;
+ * *from_end: for a reduction over one axis that is not the last, its position counted from the end (the
+ * axis is then iterated as if it were last), else 0. */
 static gint
-row_axes_of (const FwNode *node, gboolean *full_out, GError **error)
+row_axes_of (const FwNode *node, gboolean *full_out, gint *from_end, GError **error)
 {
   const char *op = node->op_type;
   FwValue *in = node->n_inputs > 0 ? node->inputs[0] : NULL;
   gint rank = in ? in->rank : 0;
 
   *full_out = FALSE;
+  *from_end = 0;
   if (strcmp (op, "Softmax") == 0 || strcmp (op, "LogSoftmax") == 0)
     {
       gint64 axis = fw_node_get_attr_int (node, "axis", node->opset >= 13 || node->opset == 0 ? -1 : 1);
       axis = axis < 0 ? axis + rank : axis;
       *full_out = TRUE;
+      if (axis < 0 || axis >= rank)
+        return unsupported (error, _("%s axis out of range"), op);
       /* From opset 13 on the axis is one axis; before, everything from it on. */
-      if (axis < 0 || axis >= rank || ((node->opset >= 13 || node->opset == 0) && axis != rank - 1))
-        return unsupported (error, _("%s over an axis that is not the last is not supported"), "Softmax");
+      if ((node->opset >= 13 || node->opset == 0) && axis != rank - 1)
+        {
+          *from_end = rank - (gint) axis;
+          return 1;
+        }
       return rank - (gint) axis;
     }
   if (strcmp (op, "LayerNormalization") == 0)
@@ -516,23 +526,29 @@ collect (Gen *g, GError **error)
 static gboolean
 find_space (Gen *g, GError **error)
 {
+  gint moved_from_end = 0;
+
   g->split = -1;
+  g->moved = -1;
   g->rank = 0;
   for (guint i = 0; i < g->nodes->len; i++)
     {
       SkNode *sn = &g_array_index (g->nodes, SkNode, i);
       FwNode *node = sn->node;
       gboolean full_out = FALSE;
-      gint r;
+      gint r, from_end = 0;
 
       if (!is_row_op (node))
         continue;
-      r = row_axes_of (node, &full_out, error);
+      r = row_axes_of (node, &full_out, &from_end, error);
       if (r == 0)
         return FALSE;
       if (g->row_axes != 0 && g->row_axes != r)
         return unsupported (error, _("row operations over different numbers of axes"));
+      if (g->row_axes != 0 && moved_from_end != from_end)
+        return unsupported (error, _("row operations over different axes"));
       g->row_axes = r;
+      moved_from_end = from_end;
       if (!full_out && fw_node_get_attr_int (node, "keepdims", 1) == 0 && !g_str_has_prefix (node->op_type, "Global"))
         sn->out->map = MAP_LEAD;
     }
@@ -543,6 +559,8 @@ find_space (Gen *g, GError **error)
 
       if (g_array_index (g->nodes, SkNode, 0).node != g->root)
         return unsupported (error, _("the root is not the group's first node"));
+      if (moved_from_end != 0)
+        return unsupported (error, _("a row operation that does not reduce the %s tile's rows"), g->root->op_type);
       if (out->dtype != FW_DTYPE_FLOAT)
         return unsupported (error, _("%s in %s (sgemm computes float32)"), g->root->op_type,
                             fw_dtype_name (out->dtype));
@@ -582,9 +600,11 @@ find_space (Gen *g, GError **error)
         }
       if (g->row_axes > 0)
         {
-          if (g->row_axes > g->rank)
+          if (g->row_axes > g->rank || moved_from_end > g->rank)
             return unsupported (error, _("row axes beyond the space"));
           g->split = g->rank - g->row_axes;
+          if (moved_from_end != 0)
+            g->moved = g->rank - moved_from_end;
         }
     }
   return TRUE;
@@ -698,6 +718,36 @@ map_values (Gen *g, GError **error)
             return unsupported (error, _("a keepdims=0 reduction read inside the group"));
     }
   return TRUE;
+}
+
+/* Moves the axis g->moved last in the space and in every value's strides, so it becomes the row. */
+static void
+move_axis_last (Gen *g)
+{
+  gint m = g->moved;
+  gint64 d;
+
+  if (m < 0 || m == g->rank - 1)
+    return;
+  d = g->dims[m];
+  memmove (g->dims + m, g->dims + m + 1, (g->rank - 1 - m) * sizeof (gint64));
+  g->dims[g->rank - 1] = d;
+  for (guint i = 0; i < g->vals->len; i++)
+    {
+      SkVal *v = g_ptr_array_index (g->vals, i);
+      gint64 st = v->strides[m];
+      memmove (v->strides + m, v->strides + m + 1, (g->rank - 1 - m) * sizeof (gint64));
+      v->strides[g->rank - 1] = st;
+    }
+}
+
+/* The original axis of space axis a, before move_axis_last. */
+static gint
+unmoved_axis (const Gen *g, gint a)
+{
+  if (g->moved < 0 || a < g->moved)
+    return a;
+  return a == g->rank - 1 ? g->moved : a + 1;
 }
 
 static gboolean
@@ -849,8 +899,10 @@ assign_passes (Gen *g, GError **error)
           if (x == NULL || x->rowv)
             return unsupported (error, _("%s over a broadcast input"), node->op_type);
           for (gint a = g->split; a < g->rank; a++)
-            if (x->value && x->value->rank == g->rank && x->value->dims[a].value != g->dims[a])
+            if (x->value && x->value->rank == g->rank && x->value->dims[unmoved_axis (g, a)].value != g->dims[a])
               return unsupported (error, _("%s over a broadcast input"), node->op_type);
+          if (g->moved >= 0 && (x->value == NULL || x->value->rank != g->rank))
+            return unsupported (error, _("%s over a broadcast input"), node->op_type);
           p = ready (x);
           sn->pass = p;
           if (strcmp (node->op_type, "Softmax") == 0 || strcmp (node->op_type, "LogSoftmax") == 0 ||
@@ -965,6 +1017,20 @@ append_load (GString *s, SkVal *v, const char *index)
     g_string_append_printf (s, "P%u[%s];\n", v->id, index);
 }
 
+/* v's element j of the innermost loop, relative to its row pointer: unit stride except along a moved axis. */
+static void
+inner_index (Gen *g, SkVal *v, char *buf, gsize len)
+{
+  gint64 st = INNER_STRIDE (v, g->n_inner - 1);
+
+  if (st == 0)
+    g_snprintf (buf, len, "0");
+  else if (st == 1)
+    g_snprintf (buf, len, "j");
+  else
+    g_snprintf (buf, len, "j * %" G_GINT64_FORMAT, st);
+}
+
 /* The expression for v in pass `pass` (-1: row scope), emitting a load into s first when needed. */
 static void
 operand (Gen *g, GString *s, SkVal *v, gint pass, GString *out)
@@ -987,7 +1053,8 @@ operand (Gen *g, GString *s, SkVal *v, gint pass, GString *out)
     }
   if (v->loaded_pass != pass)
     {
-      const char *j = INNER_STRIDE (v, g->n_inner - 1) != 0 ? "j" : "0";
+      char j[48];
+      inner_index (g, v, j, sizeof j);
       v->loaded_pass = pass;
       if (v->kind == SV_INTERNAL)
         {
@@ -1287,7 +1354,11 @@ append_store (Gen *g, GString *s, SkVal *v, const char *indent, gboolean row_sco
 {
   if (v->out_index >= 0)
     {
-      const char *idx = row_scope ? "0" : INNER_STRIDE (v, g->n_inner - 1) != 0 ? "j" : "0";
+      char idx[48];
+      if (row_scope)
+        g_snprintf (idx, sizeof idx, "0");
+      else
+        inner_index (g, v, idx, sizeof idx);
       if (row_scope)
         g_string_append_printf (s, "%sout%d[b%u] = ", indent, v->out_index, v->id);
       else
@@ -2114,7 +2185,10 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
     g.tile = val_new (&g, NULL, SV_TILE);
   ok = ok && map_values (&g, error);
   if (ok)
-    collapse (&g);
+    {
+      move_axis_last (&g);
+      collapse (&g);
+    }
   ok = ok && assign_passes (&g, error);
   if (ok)
     decide_in_place (&g);

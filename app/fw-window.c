@@ -236,6 +236,9 @@ install_project (FwWindow *self)
       g_clear_signal_handler (&self->busy_handler, self->project);
     }
   g_clear_object (&self->last_check);
+  /* An export dialog belongs to the project it was opened for. */
+  if (self->export_dialog != NULL)
+    gtk_window_destroy (self->export_dialog);
   /* Views first, so none holds a project whose rules are freed below. */
   fw_inspector_clear (self->inspector);
   fw_inspector_set_project (self->inspector, NULL);

@@ -514,6 +514,53 @@ test_softmax_axis (Fixture *f, gconstpointer data)
   }
 }
 
+/* MatMul with a 1-D operand (numpy.matmul: a row or a column whose unit dim the result drops), with
+ * epilogues: a vector times a matrix and a batch of matrices, a batch of matrices times a vector; two vectors
+ * give a scalar and stay refused. */
+static void
+test_matmul_1d (Fixture *f, gconstpointer data)
+{
+  static const struct { guint ra, rb; gint64 a[3], b[3]; gint64 bias; } cases[] = {
+    { 1, 2, { 16 }, { 16, 24 }, 24 },
+    { 1, 3, { 16 }, { 3, 16, 24 }, 24 },
+    { 3, 1, { 2, 5, 16 }, { 16 }, 5 },
+    { 2, 1, { 7, 16 }, { 16 }, 7 },
+  };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (17);
+      FwGraph *g = fw_model_get_graph (model);
+      g_autoptr(GRand) rand = g_rand_new_with_seed (13);
+      FwNode *mm;
+
+      input (g, "a", cases[i].ra, cases[i].a);
+      input (g, "b", cases[i].rb, cases[i].b);
+      weight (g, rand, "bias", 1, &cases[i].bias);
+      mm = node (g, "MatMul", "mm", "t0", "a", "b", NULL);
+      node (g, "Add", "add", "t1", "t0", "bias", NULL);
+      node (g, i % 2 ? "Softmax" : "Relu", "act", "y", "t1", NULL, NULL);
+      finish (model, "y");
+      check_group (f, model, mm);
+    }
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (17);
+    FwGraph *g = fw_model_get_graph (model);
+    g_autofree char *why = NULL;
+    gint64 k[1] = { 16 };
+    FwNode *mm;
+
+    input (g, "a", 1, k);
+    input (g, "b", 1, k);
+    mm = node (g, "MatMul", "mm", "t0", "a", "b", NULL);
+    node (g, "Relu", "act", "y", "t0", NULL, NULL);
+    finish (model, "y");
+    why = group_refusal (model, mm);
+    g_assert_nonnull (strstr (why, "MatMul"));
+  }
+}
+
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
 static void
 test_conv (Fixture *f, gconstpointer data)
@@ -911,6 +958,7 @@ main (int argc, char *argv[])
   ADD ("layernorm-op", test_layernorm_op);
   ADD ("softmax", test_softmax);
   ADD ("softmax-axis", test_softmax_axis);
+  ADD ("matmul-1d", test_matmul_1d);
   ADD ("float16", test_float16);
   ADD ("gemm", test_gemm);
   ADD ("conv", test_conv);

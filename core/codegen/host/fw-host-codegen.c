@@ -556,6 +556,7 @@ find_space (Gen *g, GError **error)
     {
       SkVal *out = g_array_index (g->nodes, SkNode, 0).out;
       gint inner = strcmp (g->root->op_type, "Conv") == 0 ? 2 : 1;
+      gint min_rank = inner + (inner == 2 ? 2 : 1);
 
       if (g_array_index (g->nodes, SkNode, 0).node != g->root)
         return unsupported (error, _("the root is not the group's first node"));
@@ -564,7 +565,12 @@ find_space (Gen *g, GError **error)
       if (out->dtype != FW_DTYPE_FLOAT)
         return unsupported (error, _("%s in %s (sgemm computes float32)"), g->root->op_type,
                             fw_dtype_name (out->dtype));
-      if (out->value->rank < inner + (inner == 2 ? 2 : 1))
+      /* A 1-D MatMul operand loses its matrix dim in the result (numpy.matmul), so the result may be a
+         vector; both 1-D gives a scalar, no row to run the epilogue over. */
+      if (strcmp (g->root->op_type, "MatMul") == 0 && g->root->n_inputs == 2 && g->root->inputs[0] &&
+          g->root->inputs[1] && (g->root->inputs[0]->rank == 1 || g->root->inputs[1]->rank == 1))
+        min_rank = 1;
+      if (out->value->rank < min_rank)
         return unsupported (error, _("%s of rank %d"), g->root->op_type, out->value->rank);
       if (g->row_axes != 0 && g->row_axes != inner)
         return unsupported (error, _("a row operation that does not reduce the %s tile's rows"), g->root->op_type);
@@ -1821,13 +1827,22 @@ emit_matmul (Gen *g, GError **error)
   FwNode *node = g->root;
   SkVal *a = input_val (g, node, 0), *b = input_val (g, node, 1);
   GString *s = g->body;
-  gint rank = g->rank, nb = rank - 2;
-  gint64 M = g->dims[rank - 2], N = g->dims[rank - 1], K, NB = 1;
+  gint rank = g->rank, nb;
+  gint64 M, N, K, NB = 1;
   gint64 sa[FW_MAX_RANK] = { 0 }, sb[FW_MAX_RANK] = { 0 };
+  gboolean a1, b1;
 
-  if (a == NULL || b == NULL || a->kind == SV_IMM_SCALAR || b->kind == SV_IMM_SCALAR || a->value->rank < 2 ||
-      b->value->rank < 2 || a->dtype != FW_DTYPE_FLOAT || b->dtype != FW_DTYPE_FLOAT)
-    return unsupported (error, _("MatMul on vectors or non-float32 operands"));
+  if (a == NULL || b == NULL || a->kind == SV_IMM_SCALAR || b->kind == SV_IMM_SCALAR || a->value->rank < 1 ||
+      b->value->rank < 1 || (a->value->rank == 1 && b->value->rank == 1) || a->dtype != FW_DTYPE_FLOAT ||
+      b->dtype != FW_DTYPE_FLOAT)
+    return unsupported (error, _("MatMul on two vectors or non-float32 operands"));
+  /* A 1-D A is a [1, K] row and a 1-D B a [K, 1] column whose unit dim the result drops: the tile is laid
+     out as the result either way. */
+  a1 = a->value->rank == 1;
+  b1 = b->value->rank == 1;
+  nb = rank - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+  M = a1 ? 1 : g->dims[nb];
+  N = b1 ? 1 : g->dims[rank - 1];
   K = a->value->dims[a->value->rank - 1].value;
   if (!check_int (M, error) || !check_int (N, error) || !check_int (K, error))
     return FALSE;
@@ -1835,7 +1850,10 @@ emit_matmul (Gen *g, GError **error)
     {
       FwValue *v = x == 0 ? a->value : b->value;
       gint64 *st = x == 0 ? sa : sb;
-      gint64 acc = v->dims[v->rank - 1].value * v->dims[v->rank - 2].value;
+      gint64 acc;
+      if (v->rank < 2)
+        continue;
+      acc = v->dims[v->rank - 1].value * v->dims[v->rank - 2].value;
       for (gint d = v->rank - 3; d >= 0; d--)
         {
           gint oa = nb - (v->rank - 2) + d;
@@ -1848,7 +1866,7 @@ emit_matmul (Gen *g, GError **error)
   for (gint d = 0; d < nb; d++)
     NB *= g->dims[d];
   /* A shared 2-D right operand and a left one with the result's batch dims: one tall matrix, one sgemm. */
-  if (b->value->rank == 2 && a->value->rank == rank && NB > 1 && NB * M <= G_MAXINT32)
+  if (!a1 && !b1 && b->value->rank == 2 && a->value->rank == rank && NB > 1 && NB * M <= G_MAXINT32)
     {
       gboolean same = TRUE;
       for (gint d = 0; d < nb; d++)
@@ -1881,7 +1899,8 @@ emit_matmul (Gen *g, GError **error)
                           M, N, K, a->in_index, K, b->in_index, N, M * N, N);
   g_string_append (s, "  }\n");
   {
-    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NB * M);
+    /* The space's rows: NB × M, or NB when B is a vector (its rows run along M). */
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g->n_rows);
     return emit_region (g, count, "t", NULL, error);
   }
 }

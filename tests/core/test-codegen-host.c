@@ -561,6 +561,53 @@ test_matmul_1d (Fixture *f, gconstpointer data)
   }
 }
 
+static void
+typed_input (FwGraph *g, const char *name, FwDType dtype, guint rank, const gint64 *dims)
+{
+  FwDim d[8];
+
+  for (guint i = 0; i < rank; i++)
+    d[i] = FW_DIM_STATIC (dims[i]);
+  g_assert_nonnull (fw_graph_add_input (g, name, dtype, rank, d, NULL));
+}
+
+/* float64 through the double functions: arithmetic, transcendentals, NaN-propagating Max, a double constant
+ * vector and a cast at the end. */
+static void
+test_double (Fixture *f, gconstpointer data)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  gint64 x[2] = { 4, 50 }, cd[1] = { 50 };
+  double c[50];
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < 50; i++)
+    c[i] = 0.5 + i / 25.0;
+  bytes = g_bytes_new (c, sizeof c);
+  t = fw_tensor_new (FW_DTYPE_DOUBLE, 1, cd, bytes);
+  typed_input (g, "x", FW_DTYPE_DOUBLE, 2, x);
+  g_assert_nonnull (fw_graph_add_initializer (g, "c", t, NULL));
+  node (g, "Mul", "mul", "t0", "x", "c", NULL);
+  node (g, "Div", "div", "t1", "t0", "c", NULL);
+  node (g, "Sigmoid", "sig", "t2", "t1", NULL, NULL);
+  node (g, "Add", "add", "t3", "t2", "x", NULL);
+  node (g, "Abs", "abs", "t4", "t3", NULL, NULL);
+  node (g, "Sqrt", "sqrt", "t5", "t4", NULL, NULL);
+  node (g, "Log", "log", "t6", "t5", NULL, NULL);
+  node (g, "Max", "max", "t7", "t6", "x", NULL);
+  node (g, "Tanh", "tanh", "t8", "t7", NULL, NULL);
+  node (g, "Exp", "exp", "t9", "t8", NULL, NULL);
+  node (g, "Reciprocal", "rcp", "t10", "t9", NULL, NULL);
+  node (g, "Erf", "erf", "t11", "t10", NULL, NULL);
+  node (g, "Relu", "relu", "t12", "t11", NULL, NULL);
+  fw_node_set_attr_int (node (g, "Cast", "cast", "y", "t12", NULL, NULL), "to", FW_DTYPE_FLOAT);
+  finish (model, "y");
+  check_group (f, model, NULL);
+}
+
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
 static void
 test_conv (Fixture *f, gconstpointer data)
@@ -959,6 +1006,7 @@ main (int argc, char *argv[])
   ADD ("softmax", test_softmax);
   ADD ("softmax-axis", test_softmax_axis);
   ADD ("matmul-1d", test_matmul_1d);
+  ADD ("double", test_double);
   ADD ("float16", test_float16);
   ADD ("gemm", test_gemm);
   ADD ("conv", test_conv);

@@ -1120,6 +1120,11 @@ elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal *out,
   const char *b = node->n_inputs > 1 ? arg (g, s, node, 1, pass, keep) : NULL;
   SkVal *va = input_val (g, node, 0);
   gboolean fl = is_floatish (out->dtype) && va && is_floatish (va->dtype);
+  /* float64 computes with the double functions and literals, as the reference's float64 kernels do: the
+     same expressions with no 'f' suffix (sf). */
+  gboolean dbl = out->dtype == FW_DTYPE_DOUBLE && va && va->dtype == FW_DTYPE_DOUBLE;
+  gboolean fx = fl || dbl;
+  const char *sf = dbl ? "" : "f";
   gboolean num = fl || (va && va->dtype == out->dtype && out->dtype != FW_DTYPE_BOOL);
 
   if (a == NULL)
@@ -1142,25 +1147,26 @@ elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal *out,
     }
   if (strcmp (op, "Div") == 0)
     {
-      NEED (fl && b);
+      NEED (fx && b);
       return g_strdup_printf ("(%s / %s)", a, b);
     }
   if (strcmp (op, "Pow") == 0)
     {
       double e;
-      NEED (fl && b);
+      NEED (fx && b);
       if (const_scalar (node, 1, &e) && e == 2.0)
         return g_strdup_printf ("(%s * %s)", a, a);
       if (const_scalar (node, 1, &e) && e == 0.5)
-        return g_strdup_printf ("sqrtf (%s)", a);
+        return g_strdup_printf ("sqrt%s (%s)", sf, a);
       if (const_scalar (node, 1, &e) && e == 1.0)
         return g_strdup (a);
-      return g_strdup_printf ("powf (%s, (float) %s)", a, b);
+      return g_strdup_printf ("pow%s (%s, (%s) %s)", sf, a, dbl ? "double" : "float", b);
     }
   if (strcmp (op, "Max") == 0 || strcmp (op, "Min") == 0 || strcmp (op, "Sum") == 0 || strcmp (op, "Mean") == 0)
     {
-      GString *e = g_string_new (a);
-      NEED (fl);
+      GString *e;
+      NEED (fx);
+      e = g_string_new (a);
       for (guint k = 1; k < node->n_inputs; k++)
         {
           const char *x = arg (g, s, node, k, pass, keep);
@@ -1184,7 +1190,15 @@ elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal *out,
       if (strcmp (op, "Mean") == 0)
         {
           g_autofree char *n = flit ((float) node->n_inputs);
-          char *r = g_strdup_printf ("(%s / %s)", e->str, n);
+          char *r;
+          if (dbl)
+            {
+              GString *d = g_string_new (NULL);
+              append_hex_double (d, (double) node->n_inputs);
+              g_free (n);
+              n = g_string_free (d, FALSE);
+            }
+          r = g_strdup_printf ("(%s / %s)", e->str, n);
           g_string_free (e, TRUE);
           return r;
         }
@@ -1229,43 +1243,37 @@ elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal *out,
   if (strcmp (op, "Abs") == 0)
     {
       NEED (num);
-      return fl ? g_strdup_printf ("fabsf (%s)", a) : g_strdup_printf ("(%s < 0 ? -%s : %s)", a, a, a);
+      if (fx)
+        return g_strdup_printf ("fabs%s (%s)", sf, a);
+      return g_strdup_printf ("(%s < 0 ? -%s : %s)", a, a, a);
     }
-  NEED (fl);
+  NEED (fx);
   if (strcmp (op, "Relu") == 0)
-    return g_strdup_printf ("(%s > 0.0f ? %s : 0.0f)", a, a);
+    return g_strdup_printf ("(%s > 0.0%s ? %s : 0.0%s)", a, sf, a, sf);
   if (strcmp (op, "Sigmoid") == 0)
-    return g_strdup_printf ("(1.0f / (1.0f + expf (-%s)))", a);
-  if (strcmp (op, "Tanh") == 0)
-    return g_strdup_printf ("tanhf (%s)", a);
-  if (strcmp (op, "Exp") == 0)
-    return g_strdup_printf ("expf (%s)", a);
-  if (strcmp (op, "Log") == 0)
-    return g_strdup_printf ("logf (%s)", a);
-  if (strcmp (op, "Sqrt") == 0)
-    return g_strdup_printf ("sqrtf (%s)", a);
+    return g_strdup_printf ("(1.0%s / (1.0%s + exp%s (-%s)))", sf, sf, sf, a);
+  if (strcmp (op, "Tanh") == 0 || strcmp (op, "Exp") == 0 || strcmp (op, "Log") == 0 || strcmp (op, "Sqrt") == 0 ||
+      strcmp (op, "Floor") == 0 || strcmp (op, "Ceil") == 0 || strcmp (op, "Sin") == 0 || strcmp (op, "Cos") == 0)
+    {
+      g_autofree char *fn = g_ascii_strdown (op, -1);
+      return g_strdup_printf ("%s%s (%s)", fn, sf, a);
+    }
   if (strcmp (op, "Erf") == 0)
-    return g_strdup_printf ("fw_erf (%s)", a);
+    return dbl ? g_strdup_printf ("erf (%s)", a) : g_strdup_printf ("fw_erf (%s)", a);
   if (strcmp (op, "Reciprocal") == 0)
-    return g_strdup_printf ("(1.0f / %s)", a);
-  if (strcmp (op, "Floor") == 0)
-    return g_strdup_printf ("floorf (%s)", a);
-  if (strcmp (op, "Ceil") == 0)
-    return g_strdup_printf ("ceilf (%s)", a);
+    return g_strdup_printf ("(1.0%s / %s)", sf, a);
   if (strcmp (op, "Round") == 0)
-    return g_strdup_printf ("rintf (%s)", a);
-  if (strcmp (op, "Sin") == 0)
-    return g_strdup_printf ("sinf (%s)", a);
-  if (strcmp (op, "Cos") == 0)
-    return g_strdup_printf ("cosf (%s)", a);
+    return g_strdup_printf ("rint%s (%s)", sf, a);
   if (strcmp (op, "Sign") == 0)
-    return g_strdup_printf ("((float) ((%s > 0.0f) - (%s < 0.0f)))", a, a);
+    return g_strdup_printf ("((%s) ((%s > 0.0%s) - (%s < 0.0%s)))", reg_type (out->dtype), a, sf, a, sf);
   if (strcmp (op, "Softplus") == 0)
-    return g_strdup_printf ("log1pf (expf (%s))", a);
+    return g_strdup_printf ("log1p%s (exp%s (%s))", sf, sf, a);
   if (strcmp (op, "Softsign") == 0)
-    return g_strdup_printf ("(%s / (1.0f + fabsf (%s)))", a, a);
+    return g_strdup_printf ("(%s / (1.0%s + fabs%s (%s)))", a, sf, sf, a);
   if (strcmp (op, "Mish") == 0)
-    return g_strdup_printf ("(%s * tanhf (log1pf (expf (%s))))", a, a);
+    return g_strdup_printf ("(%s * tanh%s (log1p%s (exp%s (%s))))", a, sf, sf, sf, a);
+  /* The rest read float attributes into float literals: float32 and float16 only. */
+  NEED (fl);
   if (strcmp (op, "Clip") == 0)
     {
       g_autofree char *lo = NULL, *hi = NULL;

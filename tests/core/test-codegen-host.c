@@ -608,6 +608,56 @@ test_double (Fixture *f, gconstpointer data)
   check_group (f, model, NULL);
 }
 
+/* An integer constant vector of dtype from int64 values (wrapping into narrower types). */
+static void
+int_constant (FwGraph *g, const char *name, FwDType dtype, const gint64 *values, gint64 n)
+{
+  gsize size = dtype == FW_DTYPE_INT64 ? 8 : dtype == FW_DTYPE_INT32 ? 4 : 1;
+  g_autofree guint8 *raw = g_malloc (size * n);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  for (gint64 i = 0; i < n; i++)
+    {
+      gint64 v64 = values[i];
+      gint32 v32 = (gint32) (guint32) (guint64) values[i];
+      guint8 v8 = (guint8) (guint64) values[i];
+      memcpy (raw + i * size, size == 8 ? (const void *) &v64 : size == 4 ? (const void *) &v32 : &v8, size);
+    }
+  bytes = g_bytes_new (raw, size * n);
+  t = fw_tensor_new (dtype, 1, &n, bytes);
+  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+}
+
+/* Integer Div truncates toward zero; by zero it gives 0 and INT_MIN / -1 wraps, as the reference chooses:
+ * int64, int32, int8 and uint8, with negative dividends and divisors, zero divisors from the input. */
+static void
+test_int_div (Fixture *f, gconstpointer data)
+{
+  static const FwDType dtypes[] = { FW_DTYPE_INT64, FW_DTYPE_INT32, FW_DTYPE_INT8, FW_DTYPE_UINT8 };
+  const gint64 a[8] = { 7, -7, 100, -100, G_MININT32, G_MININT64, 255, -128 };
+  const gint64 d[8] = { 2, 2, -3, -7, -1, -1, 0, 5 };
+  gint64 x[2] = { 4, 8 };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (dtypes); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (17);
+      FwGraph *g = fw_model_get_graph (model);
+
+      typed_input (g, "x", dtypes[i], 2, x);
+      int_constant (g, "a", dtypes[i], a, 8);
+      int_constant (g, "d", dtypes[i], d, 8);
+      node (g, "Add", "add", "t0", "x", "a", NULL);
+      node (g, "Div", "div", "t1", "t0", "d", NULL);
+      /* x holds 0s and 1s: division by zero and by one. */
+      node (g, "Div", "div2", "t2", "t1", "x", NULL);
+      node (g, "Div", "div3", "y", "a", "t2", NULL);
+      finish (model, "y");
+      check_group (f, model, NULL);
+    }
+}
+
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
 static void
 test_conv (Fixture *f, gconstpointer data)
@@ -1007,6 +1057,7 @@ main (int argc, char *argv[])
   ADD ("softmax-axis", test_softmax_axis);
   ADD ("matmul-1d", test_matmul_1d);
   ADD ("double", test_double);
+  ADD ("int-div", test_int_div);
   ADD ("float16", test_float16);
   ADD ("gemm", test_gemm);
   ADD ("conv", test_conv);

@@ -1147,8 +1147,14 @@ elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal *out,
     }
   if (strcmp (op, "Div") == 0)
     {
-      NEED (fx && b);
-      return g_strdup_printf ("(%s / %s)", a, b);
+      NEED ((fx || num) && b);
+      if (fx)
+        return g_strdup_printf ("(%s / %s)", a, b);
+      /* Integers: C's division truncates toward zero as ONNX's does; by zero gives 0 and INT_MIN / -1 wraps,
+         as the reference chooses (ONNX leaves both undefined). */
+      if (out->dtype == FW_DTYPE_UINT8)
+        return g_strdup_printf ("(%s == 0 ? (uint8_t) 0 : (uint8_t) (%s / %s))", b, a, b);
+      return g_strdup_printf ("((%s) fw_sdiv (%s, %s))", reg_type (out->dtype), a, b);
     }
   if (strcmp (op, "Pow") == 0)
     {
@@ -2153,6 +2159,11 @@ emit_header (Gen *g, GString *src)
     "  q = q * x2 + -2.13374055278905e-04f;\n  q = q * x2 + -1.68282697438203e-03f;\n"
     "  q = q * x2 + -7.37332916720468e-03f;\n  q = q * x2 + -1.42647390514189e-02f;\n"
     "  return c * p / q;\n}\n\n");
+  g_string_append (src,
+    "static inline int64_t\nfw_sdiv (int64_t x, int64_t y)\n{\n"
+    "  if (y == 0)\n    return 0;\n"
+    "  if (y == -1)\n    return (int64_t) (0 - (uint64_t) x);\n"
+    "  return x / y;\n}\n\n");
   g_string_append (src,
     "static inline float\nfw_h2f (uint16_t h)\n{\n"
     "  uint32_t s = (uint32_t) (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, f;\n"

@@ -658,6 +658,45 @@ test_int_div (Fixture *f, gconstpointer data)
     }
 }
 
+/* ReduceProd over the trailing axes, accumulated in double as the reference does, with a per-row epilogue;
+ * ReduceLogSumExp (a max pass before its sum) is still refused. */
+static void
+test_reduce_prod (Fixture *f, gconstpointer data)
+{
+  gint64 x[3] = { 3, 4, 6 }, c[1] = { 6 };
+  const gint64 axes[2] = { -1, -2 };
+
+  NEED_TOOLCHAIN (f);
+  for (guint n_axes = 1; n_axes <= 2; n_axes++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (17);
+      FwGraph *g = fw_model_get_graph (model);
+      g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+
+      input (g, "x", 3, x);
+      weight (g, rand, "c", 1, c);
+      scalar (g, "one", 1.0f);
+      node (g, "Mul", "mul", "t0", "x", "c", NULL);
+      node (g, "Add", "add", "t1", "t0", "one", NULL);
+      fw_node_set_attr_ints (node (g, "ReduceProd", "prod", "t2", "t1", NULL, NULL), "axes", n_axes, axes);
+      node (g, "Neg", "neg", "y", "t2", NULL, NULL);
+      finish (model, "y");
+      check_group (f, model, NULL);
+    }
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (17);
+    FwGraph *g = fw_model_get_graph (model);
+    g_autofree char *why = NULL;
+
+    input (g, "x", 3, x);
+    node (g, "Relu", "relu", "t0", "x", NULL, NULL);
+    fw_node_set_attr_ints (node (g, "ReduceLogSumExp", "lse", "y", "t0", NULL, NULL), "axes", 1, axes);
+    finish (model, "y");
+    why = group_refusal (model, NULL);
+    g_assert_nonnull (strstr (why, "ReduceLogSumExp"));
+  }
+}
+
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
 static void
 test_conv (Fixture *f, gconstpointer data)
@@ -1058,6 +1097,7 @@ main (int argc, char *argv[])
   ADD ("matmul-1d", test_matmul_1d);
   ADD ("double", test_double);
   ADD ("int-div", test_int_div);
+  ADD ("reduce-prod", test_reduce_prod);
   ADD ("float16", test_float16);
   ADD ("gemm", test_gemm);
   ADD ("conv", test_conv);

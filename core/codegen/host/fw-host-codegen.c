@@ -453,7 +453,7 @@ is_row_op (const FwNode *node)
          strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0 ||
          strcmp (op, "ReduceMean") == 0 || strcmp (op, "ReduceSum") == 0 || strcmp (op, "ReduceMax") == 0 ||
          strcmp (op, "ReduceMin") == 0 || strcmp (op, "ReduceSumSquare") == 0 || strcmp (op, "ReduceL1") == 0 ||
-         strcmp (op, "ReduceL2") == 0;
+         strcmp (op, "ReduceL2") == 0 || strcmp (op, "ReduceProd") == 0;
 }
 
 /* Collects values, finds the root, the row axes and the space. */
@@ -1441,6 +1441,8 @@ emit_acc_decls (Gen *g, GString *s, gint p)
             g_string_append_printf (s, "    float a%u = -INFINITY;\n", sn->id);
           else if (strcmp (op, "ReduceMin") == 0)
             g_string_append_printf (s, "    float a%u = INFINITY;\n", sn->id);
+          else if (strcmp (op, "ReduceProd") == 0)
+            g_string_append_printf (s, "    double a%u = 1.0;\n", sn->id);
           else
             g_string_append_printf (s, "    double a%u = 0.0;\n", sn->id);
         }
@@ -1555,6 +1557,8 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
                 g_string_append_printf (s, "      a%u = %s < a%u ? %s : a%u;\n", sn->id, xe->str, sn->id, xe->str, sn->id);
               else if (strcmp (op, "ReduceSumSquare") == 0 || strcmp (op, "ReduceL2") == 0)
                 g_string_append_printf (s, "      a%u += (double) %s * (double) %s;\n", sn->id, xe->str, xe->str);
+              else if (strcmp (op, "ReduceProd") == 0)
+                g_string_append_printf (s, "      a%u *= (double) %s;\n", sn->id, xe->str);
               else if (strcmp (op, "ReduceL1") == 0)
                 g_string_append_printf (s, "      a%u += fabs ((double) %s);\n", sn->id, xe->str);
               else

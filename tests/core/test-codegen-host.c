@@ -517,6 +517,45 @@ test_softmax_axis (Fixture *f, gconstpointer data)
 /* MatMul with a 1-D operand (numpy.matmul: a row or a column whose unit dim the result drops), with
  * epilogues: a vector times a matrix and a batch of matrices, a batch of matrices times a vector; two vectors
  * give a scalar and stay refused. */
+/* GEMM operands that are constants of the model, small and large, A or B side. */
+static void
+test_matmul_constant (Fixture *f, gconstpointer data)
+{
+  static const struct { gint64 a[2], b[2]; gboolean const_a; } cases[] = {
+    { { 8, 4 }, { 4, 4 }, FALSE },
+    { { 8, 16 }, { 16, 8 }, FALSE },
+    { { 64, 96 }, { 96, 80 }, FALSE },
+    { { 4, 4 }, { 4, 24 }, TRUE },
+  };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (17);
+      FwGraph *g = fw_model_get_graph (model);
+      g_autoptr(GRand) rand = g_rand_new_with_seed (29);
+      gint64 bias = cases[i].b[1];
+      FwNode *mm;
+
+      if (cases[i].const_a)
+        {
+          weight (g, rand, "a", 2, cases[i].a);
+          input (g, "b", 2, cases[i].b);
+        }
+      else
+        {
+          input (g, "a", 2, cases[i].a);
+          weight (g, rand, "b", 2, cases[i].b);
+        }
+      weight (g, rand, "bias", 1, &bias);
+      mm = node (g, "MatMul", "mm", "t0", "a", "b", NULL);
+      node (g, "Add", "add", "t1", "t0", "bias", NULL);
+      node (g, "Relu", "act", "y", "t1", NULL, NULL);
+      finish (model, "y");
+      check_group (f, model, mm);
+    }
+}
+
 static void
 test_matmul_1d (Fixture *f, gconstpointer data)
 {
@@ -1095,6 +1134,7 @@ main (int argc, char *argv[])
   ADD ("softmax", test_softmax);
   ADD ("softmax-axis", test_softmax_axis);
   ADD ("matmul-1d", test_matmul_1d);
+  ADD ("matmul-constant", test_matmul_constant);
   ADD ("double", test_double);
   ADD ("int-div", test_int_div);
   ADD ("reduce-prod", test_reduce_prod);

@@ -736,6 +736,30 @@ test_reduce_prod (Fixture *f, gconstpointer data)
   }
 }
 
+/* ReduceMax and ReduceMin let a NaN through as the reference does: Sqrt of the negative inputs makes
+ * some rows NaN. */
+static void
+test_reduce_nan (Fixture *f, gconstpointer data)
+{
+  gint64 x[2] = { 6, 40 };
+  const gint64 axes[1] = { -1 };
+  const char *ops[] = { "ReduceMax", "ReduceMin" };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (17);
+      FwGraph *g = fw_model_get_graph (model);
+
+      input (g, "x", 2, x);
+      node (g, "Sqrt", "sqrt", "t0", "x", NULL, NULL);
+      fw_node_set_attr_ints (node (g, ops[i], "red", "t1", "t0", NULL, NULL), "axes", 1, axes);
+      node (g, "Neg", "neg", "y", "t1", NULL, NULL);
+      finish (model, "y");
+      check_group (f, model, NULL);
+    }
+}
+
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */
 static void
 test_conv (Fixture *f, gconstpointer data)
@@ -1135,6 +1159,7 @@ main (int argc, char *argv[])
   ADD ("softmax-axis", test_softmax_axis);
   ADD ("matmul-1d", test_matmul_1d);
   ADD ("matmul-constant", test_matmul_constant);
+  ADD ("reduce-nan", test_reduce_nan);
   ADD ("double", test_double);
   ADD ("int-div", test_int_div);
   ADD ("reduce-prod", test_reduce_prod);

@@ -1551,10 +1551,13 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
             {
               const char *op = reduce_kind (node->op_type);
               operand (g, s, x, p, xe);
+              /* The reference's rule: a NaN wins (x != x is NaN; the flags keep finite-math off). */
               if (strcmp (op, "ReduceMax") == 0)
-                g_string_append_printf (s, "      a%u = %s > a%u ? %s : a%u;\n", sn->id, xe->str, sn->id, xe->str, sn->id);
+                g_string_append_printf (s, "      a%u = (%s > a%u || %s != %s) ? %s : a%u;\n", sn->id, xe->str, sn->id,
+                                        xe->str, xe->str, xe->str, sn->id);
               else if (strcmp (op, "ReduceMin") == 0)
-                g_string_append_printf (s, "      a%u = %s < a%u ? %s : a%u;\n", sn->id, xe->str, sn->id, xe->str, sn->id);
+                g_string_append_printf (s, "      a%u = (%s < a%u || %s != %s) ? %s : a%u;\n", sn->id, xe->str, sn->id,
+                                        xe->str, xe->str, xe->str, sn->id);
               else if (strcmp (op, "ReduceSumSquare") == 0 || strcmp (op, "ReduceL2") == 0)
                 g_string_append_printf (s, "      a%u += (double) %s * (double) %s;\n", sn->id, xe->str, xe->str);
               else if (strcmp (op, "ReduceProd") == 0)

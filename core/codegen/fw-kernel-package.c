@@ -1,6 +1,6 @@
 /* fw-kernel-package.c: the kernel package: folders per candidate, then manifest.json.
  *
- * Everything is generated in memory first, every destination checked against the model's own files, and
+ * Everything is generated in memory first, the folder checked for the model's own files, and
  * only then written; the manifest goes last and lists the SHA-256 of the bytes actually written, so a
  * package can be verified file by file. */
 #include "config.h"
@@ -23,7 +23,6 @@
 
 typedef struct
 {
-  char   *path;      /* absolute or as given under dir */
   char   *relative;  /* inside the package */
   GBytes *bytes;
 } PendingFile;
@@ -33,7 +32,6 @@ pending_file_free (gpointer data)
 {
   PendingFile *f = data;
 
-  g_free (f->path);
   g_free (f->relative);
   g_bytes_unref (f->bytes);
   g_free (f);
@@ -123,12 +121,11 @@ boundary (const FwCandidate *c, GPtrArray *inputs, GPtrArray *outputs)
 }
 
 static void
-add_pending (GPtrArray *pending, const char *dir, const char *relative, GBytes *bytes)
+add_pending (GPtrArray *pending, const char *relative, GBytes *bytes)
 {
   PendingFile *f = g_new0 (PendingFile, 1);
 
   f->relative = g_strdup (relative);
-  f->path = g_build_filename (dir, relative, NULL);
   f->bytes = bytes;
   g_ptr_array_add (pending, f);
 }
@@ -168,7 +165,7 @@ make_dirs (const char *path, GError **error)
 }
 
 static gboolean
-package_candidate (FwPlan *plan, const FwCandidate *c, const char *dir, const FwKernelPackageOptions *options,
+package_candidate (FwPlan *plan, const FwCandidate *c, const FwKernelPackageOptions *options,
                    JsonBuilder *b, GPtrArray *pending, GError **error)
 {
   g_autofree char *folder = fw_kernel_package_folder_name (c);
@@ -245,7 +242,7 @@ package_candidate (FwPlan *plan, const FwCandidate *c, const char *dir, const Fw
               g_autofree char *rel = g_build_filename (folder, "ascend", files[i].name, NULL);
               GBytes *bytes = g_bytes_new (files[i].contents, strlen (files[i].contents));
               add_file_entry (b, rel, bytes);
-              add_pending (pending, dir, rel, bytes);
+              add_pending (pending, rel, bytes);
             }
         }
       else
@@ -261,7 +258,7 @@ package_candidate (FwPlan *plan, const FwCandidate *c, const char *dir, const Fw
           g_autofree char *rel = g_build_filename (folder, "host", "kernel.c", NULL);
           GBytes *bytes = g_bytes_new (source, strlen (source));
           add_file_entry (b, rel, bytes);
-          add_pending (pending, dir, rel, bytes);
+          add_pending (pending, rel, bytes);
         }
       if (object != NULL)
         {
@@ -274,7 +271,7 @@ package_candidate (FwPlan *plan, const FwCandidate *c, const char *dir, const Fw
             return FALSE;
           bytes = g_bytes_new_take (g_steal_pointer (&data), len);
           add_file_entry (b, rel, bytes);
-          add_pending (pending, dir, rel, bytes);
+          add_pending (pending, rel, bytes);
         }
     }
   json_builder_end_array (b);
@@ -347,7 +344,6 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *manifest = NULL;
-  g_autofree char *manifest_path = NULL;
   g_autofree char *staging = NULL;
 
   g_return_val_if_fail (plan != NULL && dir != NULL, FALSE);
@@ -373,7 +369,7 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
       FwCandidate *c = g_ptr_array_index (plan->candidates, i);
       if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
         continue;
-      if (!package_candidate (plan, c, dir, options, b, pending, error))
+      if (!package_candidate (plan, c, options, b, pending, error))
         return FALSE;
     }
   json_builder_end_array (b);
@@ -382,24 +378,8 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
   manifest = json_generator_to_data (gen, NULL);
-  manifest_path = g_build_filename (dir, "manifest.json", NULL);
-
-  /* Nothing is written if any destination is the model's own file. */
-  for (guint i = 0; i < pending->len; i++)
-    {
-      PendingFile *f = g_ptr_array_index (pending, i);
-      if (fw_model_is_source_file (plan->model, f->path))
-        {
-          g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("%s: refusing to overwrite the input model"), f->path);
-          return FALSE;
-        }
-    }
-  if (fw_model_is_source_file (plan->model, manifest_path))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("%s: refusing to overwrite the input model"), manifest_path);
-      return FALSE;
-    }
-  /* The whole folder is replaced: a model kept inside it would go with the old contents. */
+  /* Nothing is written if the model or its data is in the folder: the whole folder is replaced, and such a
+   * file would go with the old contents (a new file at the same path would overwrite it first). */
   if (folder_holds_model (plan->model, dir, error))
     return FALSE;
   /* The manifest names every file with its hash, so the package is written as a whole: into a staging

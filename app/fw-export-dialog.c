@@ -425,9 +425,9 @@ fw_export_dialog_new (FwWindow *window)
 {
   FwExportDialog *self;
   FwProject *project;
-  const char *model_path;
-  g_autofree char *stem = NULL, *dir = NULL, *folder = NULL;
-  g_autofree char *fused = NULL, *whitelist = NULL, *report = NULL;
+  FwModel *model;
+  g_autofree char *folder = NULL, *fused = NULL, *whitelist = NULL, *json = NULL, *markdown = NULL;
+  g_autofree char *report = NULL;
 
   g_return_val_if_fail (FW_IS_WINDOW (window), NULL);
   project = fw_window_get_project (window);
@@ -437,22 +437,16 @@ fw_export_dialog_new (FwWindow *window)
   g_set_weak_pointer (&self->window, window);
   self->project = g_object_ref (project);
 
-  model_path = fw_model_get_path (fw_project_get_model (project));
-  stem = g_path_get_basename (model_path);
-  if (g_str_has_suffix (stem, ".onnx") && strlen (stem) > 5)
-    stem[strlen (stem) - 5] = '\0';
-  /* Beside the model, in a folder of its own: exports of two models never mix. */
-  dir = g_path_get_dirname (model_path);
-  {
-    g_autofree char *name = g_strconcat (stem, "-export", NULL);
-    folder = g_build_filename (dir, name, NULL);
-  }
-  fused = g_strconcat (stem, ".fused.onnx", NULL);
-  whitelist = g_strconcat (stem, ".fusion.yaml", NULL);
-  report = g_strconcat (stem, ".report.json, ", stem, ".report.md", NULL);
+  model = fw_project_get_model (project);
+  fused = fw_export_file_name (model, FW_EXPORT_FUSED_MODEL);
+  whitelist = fw_export_file_name (model, FW_EXPORT_WHITELIST);
+  json = fw_export_file_name (model, FW_EXPORT_REPORT_JSON);
+  markdown = fw_export_file_name (model, FW_EXPORT_REPORT_MARKDOWN);
+  report = g_strconcat (json, ", ", markdown, NULL);
   adw_action_row_set_subtitle (self->fused_row, fused);
   adw_action_row_set_subtitle (self->whitelist_row, whitelist);
   adw_action_row_set_subtitle (self->report_row, report);
+  folder = fw_export_default_folder (model);
   fw_export_dialog_set_folder (self, folder);
   return self;
 }

@@ -153,22 +153,58 @@ report (FwExport *self, gdouble fraction, const char *message)
   fw_progress_report (G_OBJECT (self), &self->progress, self->context, fraction, message);
 }
 
-/* The model's file name without its .onnx extension, for the names of exported files. */
+/* The model's file name without its .onnx extension. */
 static char *
 model_stem (FwModel *model)
 {
   const char *path = fw_model_get_path (model);
-  char *base = g_path_get_basename (path != NULL ? path : "model.onnx");
+  char *stem = g_path_get_basename (path != NULL ? path : "model.onnx");
 
-  if (g_str_has_suffix (base, ".onnx") && strlen (base) > 5)
-    base[strlen (base) - 5] = '\0';
-  return base;
+  if (g_str_has_suffix (stem, ".onnx") && strlen (stem) > 5)
+    stem[strlen (stem) - 5] = '\0';
+  return stem;
 }
 
-/* DIR/NAME, refusing any path that is the input model or one of its data files. */
-static char *
-export_path (FwExport *self, const char *name, GError **error)
+char *
+fw_export_file_name (FwModel *model, FwExportPart part)
 {
+  static const char * const suffixes[] = {
+    [FW_EXPORT_FUSED_MODEL] = ".fused.onnx",
+    [FW_EXPORT_WHITELIST] = ".fusion.yaml",
+    [FW_EXPORT_REPORT_JSON] = ".report.json",
+    [FW_EXPORT_REPORT_MARKDOWN] = ".report.md",
+  };
+  g_autofree char *stem = NULL;
+
+  g_return_val_if_fail (FW_IS_MODEL (model), NULL);
+  g_return_val_if_fail (part <= FW_EXPORT_REPORT_MARKDOWN, NULL);
+
+  if (part == FW_EXPORT_KERNELS)
+    return g_strdup ("kernels");
+  stem = model_stem (model);
+  return g_strconcat (stem, suffixes[part], NULL);
+}
+
+char *
+fw_export_default_folder (FwModel *model)
+{
+  const char *path;
+  g_autofree char *stem = NULL, *dir = NULL, *name = NULL;
+
+  g_return_val_if_fail (FW_IS_MODEL (model), NULL);
+
+  path = fw_model_get_path (model);
+  stem = model_stem (model);
+  dir = g_path_get_dirname (path != NULL ? path : ".");
+  name = g_strconcat (stem, "-export", NULL);
+  return g_build_filename (dir, name, NULL);
+}
+
+/* DIR/NAME of a part, refusing any path that is the input model or one of its data files. */
+static char *
+export_path (FwExport *self, FwExportPart part, GError **error)
+{
+  g_autofree char *name = fw_export_file_name (self->model, part);
   char *path = g_build_filename (self->dir, name, NULL);
 
   if (fw_model_is_source_file (self->model, path))
@@ -219,8 +255,6 @@ gboolean
 fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
 {
   const FwExportOptions *o;
-  g_autofree char *stem = NULL;
-  g_autofree char *fused_name = NULL, *whitelist_name = NULL, *json_name = NULL, *md_name = NULL;
   g_autofree char *fused_path = NULL, *whitelist_path = NULL, *kernels_dir = NULL;
   g_autofree char *json_path = NULL, *md_path = NULL;
   g_autoptr(FwTargets) own_targets = NULL;
@@ -237,17 +271,12 @@ fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
                                                       "the whitelist, the kernels and the report"));
       return FALSE;
     }
-  stem = model_stem (self->model);
-  fused_name = g_strconcat (stem, ".fused.onnx", NULL);
-  whitelist_name = g_strconcat (stem, ".fusion.yaml", NULL);
-  json_name = g_strconcat (stem, ".report.json", NULL);
-  md_name = g_strconcat (stem, ".report.md", NULL);
   /* Every name is checked before anything is written: a refused export leaves the folder as it was. */
-  if ((fused_path = export_path (self, fused_name, error)) == NULL ||
-      (whitelist_path = export_path (self, whitelist_name, error)) == NULL ||
-      (kernels_dir = export_path (self, "kernels", error)) == NULL ||
-      (json_path = export_path (self, json_name, error)) == NULL ||
-      (md_path = export_path (self, md_name, error)) == NULL)
+  if ((fused_path = export_path (self, FW_EXPORT_FUSED_MODEL, error)) == NULL ||
+      (whitelist_path = export_path (self, FW_EXPORT_WHITELIST, error)) == NULL ||
+      (kernels_dir = export_path (self, FW_EXPORT_KERNELS, error)) == NULL ||
+      (json_path = export_path (self, FW_EXPORT_REPORT_JSON, error)) == NULL ||
+      (md_path = export_path (self, FW_EXPORT_REPORT_MARKDOWN, error)) == NULL)
     return FALSE;
   if (o->kernels && !fw_kernel_package_check_destination (self->plan, kernels_dir, error))
     return FALSE;

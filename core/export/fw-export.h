@@ -37,6 +37,22 @@ typedef struct
   FwMeasureResult  *measure;
 } FwExportOptions;
 
+typedef enum
+{
+  FW_EXPORT_FUSED_MODEL,
+  FW_EXPORT_WHITELIST,
+  FW_EXPORT_KERNELS,
+  FW_EXPORT_REPORT_JSON,
+  FW_EXPORT_REPORT_MARKDOWN,
+} FwExportPart;
+
+/* The name a part gets in the export folder for model ("bert.fused.onnx", "kernels"). */
+char        *fw_export_file_name     (FwModel               *model,
+                                      FwExportPart           part);
+
+/* MODEL-export beside the model: a folder of its own, so exports of two models never mix. */
+char        *fw_export_default_folder (FwModel              *model);
+
 /* Everything on, both targets, nothing borrowed. */
 void         fw_export_options_init  (FwExportOptions *options);
 

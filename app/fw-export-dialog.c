@@ -1,8 +1,6 @@
 /* fw-export-dialog.c: choose a folder and what to write, then FwExport in a thread with progress. */
 #include "config.h"
 
-#include <string.h>
-
 #include <glib/gi18n.h>
 
 #include "fw-export-dialog.h"

@@ -112,6 +112,27 @@ post (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fract
 }
 
 void
+fw_progress_pspecs (GParamSpec **fraction, GParamSpec **message)
+{
+  *fraction = g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
+                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  *message = g_param_spec_string ("message", NULL, NULL, NULL,
+                                  G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+gboolean
+fw_progress_get_property (const FwProgress *progress, GParamSpec *pspec, GValue *value)
+{
+  if (pspec == progress->fraction_pspec)
+    g_value_set_double (value, progress->fraction);
+  else if (pspec == progress->message_pspec)
+    g_value_set_string (value, progress->message);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+void
 fw_progress_init (FwProgress *progress, GParamSpec *fraction_pspec, GParamSpec *message_pspec)
 {
   progress->fraction = 0.0;

@@ -22,6 +22,14 @@ typedef struct
   gpointer    pending;
 } FwProgress;
 
+/* The owner's "fraction" (0 to 1) and "message" properties, read-only, notified explicitly; for its
+ * class_init, before fw_progress_init. */
+void     fw_progress_pspecs  (GParamSpec  **fraction,
+                              GParamSpec  **message);
+/* Fills value when pspec is one of progress's two properties (TRUE); FALSE for any other. */
+gboolean fw_progress_get_property (const FwProgress *progress,
+                                   GParamSpec       *pspec,
+                                   GValue           *value);
 void     fw_progress_init    (FwProgress   *progress,
                               GParamSpec   *fraction_pspec,
                               GParamSpec   *message_pspec);

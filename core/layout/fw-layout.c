@@ -122,17 +122,8 @@ fw_layout_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
 {
   FwLayout *self = FW_LAYOUT (object);
 
-  switch (prop_id)
-    {
-    case PROP_FRACTION:
-      g_value_set_double (value, self->progress.fraction);
-      break;
-    case PROP_MESSAGE:
-      g_value_set_string (value, self->progress.message);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  if (!fw_progress_get_property (&self->progress, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -143,12 +134,7 @@ fw_layout_class_init (FwLayoutClass *klass)
   object_class->finalize = fw_layout_finalize;
   object_class->get_property = fw_layout_get_property;
 
-  properties[PROP_FRACTION] =
-    g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
-                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_MESSAGE] =
-    g_param_spec_string ("message", NULL, NULL, NULL,
-                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  fw_progress_pspecs (&properties[PROP_FRACTION], &properties[PROP_MESSAGE]);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 

@@ -53,16 +53,12 @@ fw_model_loader_get_property (GObject *object, guint prop_id, GValue *value, GPa
 {
   FwModelLoader *self = FW_MODEL_LOADER (object);
 
+  if (fw_progress_get_property (&self->progress, pspec, value))
+    return;
   switch (prop_id)
     {
     case PROP_PATH:
       g_value_set_string (value, self->path);
-      break;
-    case PROP_FRACTION:
-      g_value_set_double (value, self->progress.fraction);
-      break;
-    case PROP_MESSAGE:
-      g_value_set_string (value, self->progress.message);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -96,12 +92,7 @@ fw_model_loader_class_init (FwModelLoaderClass *klass)
   properties[PROP_PATH] =
     g_param_spec_string ("path", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_FRACTION] =
-    g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
-                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_MESSAGE] =
-    g_param_spec_string ("message", NULL, NULL, NULL,
-                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  fw_progress_pspecs (&properties[PROP_FRACTION], &properties[PROP_MESSAGE]);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 

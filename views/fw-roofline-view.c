@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-roofline-view.h"
+#include "fw-chart-snapshot-private.h"
 
 #define MIN_WIDTH       320
 #define MIN_HEIGHT      240
@@ -42,16 +43,6 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FwRooflineView, fw_roofline_view, GTK_TYPE_WIDGET)
-
-/* Light text on the theme means a dark background; the chart follows the theme rather than a setting. */
-static gboolean
-theme_is_dark (GtkWidget *widget)
-{
-  GdkRGBA fg;
-
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
-  return 0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5;
-}
 
 static void
 set_hover (FwRooflineView *self, guint candidate)
@@ -122,19 +113,8 @@ static void
 fw_roofline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   FwRooflineView *self = FW_ROOFLINE_VIEW (widget);
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  FwChartOptions options;
-  cairo_t *cr;
 
-  if (self->data == NULL || w <= 0 || h <= 0)
-    return;
-  fw_chart_options_init (&options);
-  options.highlight = self->selected_candidate;
-  options.dark = theme_is_dark (widget);
-  options.background = FALSE;
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  fw_roofline_draw (cr, w, h, self->data, &options);
-  cairo_destroy (cr);
+  fw_chart_snapshot (widget, snapshot, fw_roofline_draw, self->data, self->selected_candidate);
 }
 
 static void

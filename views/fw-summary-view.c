@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-summary-view.h"
+#include "fw-chart-snapshot-private.h"
 
 #define MIN_WIDTH       360
 #define MIN_HEIGHT      220
@@ -30,16 +31,6 @@ static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (FwSummaryView, fw_summary_view, GTK_TYPE_WIDGET)
 
-/* Light text on the theme means a dark background; the chart follows the theme rather than a setting. */
-static gboolean
-theme_is_dark (GtkWidget *widget)
-{
-  GdkRGBA fg;
-
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
-  return 0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5;
-}
-
 static void
 on_plan_changed (FwSummaryView *self)
 {
@@ -57,18 +48,8 @@ static void
 fw_summary_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   FwSummaryView *self = FW_SUMMARY_VIEW (widget);
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  FwChartOptions options;
-  cairo_t *cr;
 
-  if (self->data == NULL || w <= 0 || h <= 0)
-    return;
-  fw_chart_options_init (&options);
-  options.dark = theme_is_dark (widget);
-  options.background = FALSE;
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  fw_summary_draw (cr, w, h, self->data, &options);
-  cairo_destroy (cr);
+  fw_chart_snapshot (widget, snapshot, fw_summary_draw, self->data, G_MAXUINT);
 }
 
 static void

@@ -77,12 +77,30 @@ sync_folder (const char *path)
     }
 }
 
+/* An empty ".NAME.tmp-XXXXXX" beside dir, or NULL with errno set. */
+static char *
+new_staging (const char *dir)
+{
+  g_autofree char *parent = g_path_get_dirname (dir);
+  g_autofree char *prefix = staging_prefix (dir);
+  g_autofree char *template = g_strconcat (prefix, "XXXXXX", NULL);
+  char *staging = g_build_filename (parent, template, NULL);
+
+  if (g_mkdtemp_full (staging, 0755) == NULL)
+    {
+      int saved = errno;
+      g_free (staging);
+      errno = saved;
+      return NULL;
+    }
+  return staging;
+}
+
 char *
 fw_folder_stage (const char *dir, GError **error)
 {
   g_autofree char *parent = g_path_get_dirname (dir);
   g_autofree char *prefix = staging_prefix (dir);
-  g_autofree char *template = NULL;
   char *staging;
   struct stat st;
 
@@ -98,14 +116,12 @@ fw_folder_stage (const char *dir, GError **error)
       return NULL;
     }
   remove_stale (parent, prefix);
-  template = g_strconcat (prefix, "XXXXXX", NULL);
-  staging = g_build_filename (parent, template, NULL);
-  if (g_mkdtemp_full (staging, 0755) == NULL)
+  staging = new_staging (dir);
+  if (staging == NULL)
     {
       int saved = errno;
       g_set_error (error, FW_ERROR, FW_ERROR_IO, _("%s: cannot create a staging folder: %s"), parent,
                    g_strerror (saved));
-      g_free (staging);
       return NULL;
     }
   return staging;
@@ -140,11 +156,18 @@ fw_folder_commit (const char *staging, const char *dir, GError **error)
   if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
     goto fail;
   /* A file system that cannot exchange names: two renames, with a moment in between where dir is missing
-   * and the old contents wait beside it under a staging name (removed by the next writer). */
-  aside = g_strdup (staging);
-  aside[strlen (aside) - 1] = aside[strlen (aside) - 1] == 'o' ? 'p' : 'o';
-  if (rename (dir, aside) != 0)
+   * and the old contents wait beside it under a staging name (removed by the next writer). The name is
+   * an empty folder of its own, which renaming dir onto replaces. */
+  aside = new_staging (dir);
+  if (aside == NULL)
     goto fail;
+  if (rename (dir, aside) != 0)
+    {
+      saved = errno;
+      g_rmdir (aside);
+      errno = saved;
+      goto fail;
+    }
   if (rename (staging, dir) != 0)
     {
       saved = errno;

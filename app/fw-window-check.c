@@ -7,14 +7,6 @@
 #include "fw-window-private.h"
 
 static void
-on_check_progress (GObject *object, GParamSpec *pspec, gpointer user_data)
-{
-  FwWindow *self = user_data;
-
-  fw_window_show_progress (self, fw_check_get_fraction (FW_CHECK (object)), fw_check_get_message (FW_CHECK (object)));
-}
-
-static void
 on_check_done (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(FwWindow) self = user_data;
@@ -68,8 +60,7 @@ fw_window_run_check (FwWindow *self, gboolean measure)
   options.measure = measure;
   g_clear_object (&self->running_check);
   self->running_check = fw_check_new (self->project, &options);
-  g_signal_connect (self->running_check, "notify::fraction", G_CALLBACK (on_check_progress), self);
-  g_signal_connect (self->running_check, "notify::message", G_CALLBACK (on_check_progress), self);
+  fw_window_follow_progress (self, G_OBJECT (self->running_check));
   fw_window_begin_job (self, measure ? _("Compiling, verifying and measuring…") : _("Compiling and verifying…"));
   fw_check_run_async (self->running_check, self->job_cancellable, on_check_done, g_object_ref (self));
 }

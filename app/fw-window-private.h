@@ -73,6 +73,9 @@ void fw_window_add_shortcuts         (FwWindow *self);
 void fw_window_choose_file           (FwWindow *self);
 void fw_window_save_session          (FwWindow *self, gboolean quiet);
 void fw_window_show_progress         (FwWindow *self, gdouble fraction, const char *message);
+/* Shows task's "fraction" and "message" (an FwProgress owner) in the progress bar; the caller disconnects
+ * (by data, self) when the task is done. */
+void fw_window_follow_progress       (FwWindow *self, GObject *task);
 /* A check or export starts: the progress bar shows, the Cancel button cancels job_cancellable. */
 void fw_window_begin_job             (FwWindow *self, const char *message);
 void fw_window_end_job               (FwWindow *self);

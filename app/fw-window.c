@@ -129,6 +129,13 @@ on_progress_notify (GObject *object, GParamSpec *pspec, gpointer user_data)
   fw_window_show_progress (self, fraction, message);
 }
 
+void
+fw_window_follow_progress (FwWindow *self, GObject *task)
+{
+  g_signal_connect (task, "notify::fraction", G_CALLBACK (on_progress_notify), self);
+  g_signal_connect (task, "notify::message", G_CALLBACK (on_progress_notify), self);
+}
+
 /* Work that ends within this is not worth a progress bar sliding in and out (each of its frames redraws the
  * window, which a software renderer pays for on the cores the work needs). */
 #define PROGRESS_DELAY_MS 200
@@ -557,8 +564,7 @@ fw_window_open (FwWindow *self, GFile *file)
   /* The loader references the table; the model report made after loading reads it too. */
   fw_model_loader_set_bindings (self->loader, bindings);
   self->pending_bindings = g_hash_table_ref (bindings);
-  g_signal_connect (self->loader, "notify::fraction", G_CALLBACK (on_progress_notify), self);
-  g_signal_connect (self->loader, "notify::message", G_CALLBACK (on_progress_notify), self);
+  fw_window_follow_progress (self, G_OBJECT (self->loader));
   message = g_strdup_printf (_("Loading %s…"), path);
   fw_window_show_progress (self, 0.0, message);
   set_busy (self, TRUE);

@@ -199,81 +199,20 @@ first_input (const FwNode *node)
   return node->n_inputs > 0 ? node->inputs[0] : NULL;
 }
 
-/* Row operations reduce (or normalise) over the trailing axes of their input, so a tile of whole rows
- * holds everything they need. Returns the number of trailing axes, 0 when the op is not one. `full_out`:
+/* The rows discovery tiles a row operation by (fw_node_row_op_full): the trailing axes it reduces or
+ * normalises, 0 when it is none or reduces every axis (a full reduction, not a row operation). `full_out`:
  * the output keeps the input's shape (Softmax, LayerNormalization). */
 static gint
 row_axes_of (const FwNode *node, gboolean *full_out)
 {
-  FwValue *in = first_input (node), *out = first_output (node);
-  const char *op = node->op_type;
-  gint rank;
+  FwRowOp op;
+  FwValue *out = first_output (node);
 
   *full_out = FALSE;
-  if (in == NULL || out == NULL || in->rank <= 0 || node->domain[0] != '\0')
+  if (out == NULL || !fw_node_row_op_full (node, &op, NULL) || op.by_default)
     return 0;
-  rank = in->rank;
-  if (strcmp (op, "Softmax") == 0 || strcmp (op, "LogSoftmax") == 0)
-    {
-      gint64 axis = fw_node_get_attr_int (node, "axis", node->opset >= 13 || node->opset == 0 ? -1 : 1);
-      if (axis < 0)
-        axis += rank;
-      *full_out = TRUE;
-      /* Before opset 13 Softmax flattens from `axis` on: still trailing axes. */
-      return axis >= 0 && axis < rank ? rank - (gint) axis : 0;
-    }
-  if (strcmp (op, "LayerNormalization") == 0)
-    {
-      gint64 axis = fw_node_get_attr_int (node, "axis", -1);
-      if (axis < 0)
-        axis += rank;
-      *full_out = TRUE;
-      return axis >= 0 && axis < rank ? rank - (gint) axis : 0;
-    }
-  if (strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0)
-    return rank > 2 ? rank - 2 : 0;
-  if (g_str_has_prefix (op, "Reduce"))
-    {
-      guint n = 0;
-      const gint64 *axes = fw_node_get_attr_ints (node, "axes", &n);
-      g_autofree gboolean *reduced = g_new0 (gboolean, rank);
-      gint count = 0;
-
-      if (axes == NULL && node->n_inputs > 1 && node->inputs[1] && node->inputs[1]->constant)
-        {
-          FwTensor *t = node->inputs[1]->constant;
-          for (gint64 i = 0; i < t->n_elements && i < rank; i++)
-            {
-              gint64 a;
-              if (fw_tensor_get_int64 (t, i, &a))
-                {
-                  a = a < 0 ? a + rank : a;
-                  if (a >= 0 && a < rank)
-                    reduced[a] = TRUE;
-                }
-            }
-        }
-      else if (axes != NULL)
-        {
-          for (guint i = 0; i < n; i++)
-            {
-              gint64 a = axes[i] < 0 ? axes[i] + rank : axes[i];
-              if (a >= 0 && a < rank)
-                reduced[a] = TRUE;
-            }
-        }
-      else
-        return 0;  /* all axes: a full reduction, not a row operation */
-      for (gint i = 0; i < rank; i++)
-        if (reduced[i])
-          count++;
-      /* Only trailing axes. */
-      for (gint i = rank - count; i < rank; i++)
-        if (!reduced[i])
-          return 0;
-      return count;
-    }
-  return 0;
+  *full_out = op.full_out;
+  return op.axes;
 }
 
 /* How input k of node maps onto the group's space. BatchNormalization's scale, bias, mean and variance are
@@ -360,12 +299,21 @@ covers_vetoed (Disc *d)
   return FALSE;
 }
 
+/* Prices the group as it stands: FALSE when no tile of it fits the Unified Buffer. */
+static gboolean
+group_fits (Disc *d, FwResourceEstimate *res)
+{
+  g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile);
+  return fw_estimate_resource (spec, d->plan->profile, res);
+}
+
 /* Size, depth, inputs and UB after adding node (already in the group); refuses and removes it if over. */
 static gboolean
 check_limits (Disc *d, FwNode *node)
 {
   FwResourceEstimate res;
   FwProfile *profile = d->plan->profile;
+  gboolean fits;
   guint depth;
 
   if (covers_vetoed (d))
@@ -390,7 +338,8 @@ check_limits (Disc *d, FwNode *node)
               d->max_depth);
       return FALSE;
     }
-  if (!fw_estimate_resource (&d->group, profile, &res))
+  fits = group_fits (d, &res);
+  if (!fits)
     {
       g_autofree char *need = fw_format_bytes (res.ub_min_bytes);
       g_autofree char *budget = fw_format_bytes (res.ub_budget_bytes);
@@ -467,8 +416,7 @@ finish_group (Disc *d, const char *kind)
   c->kind = g_strdup (kind);
   c->pattern = g_strdup (kind);
   c->depth = group_depth (d);
-  fw_estimate_resource (&d->group, d->plan->profile, &c->resource);
-  fw_estimate_cost (&d->group, d->plan->profile, &c->cost);
+  fw_candidate_set_spec (c, &d->group, d->plan->profile);
   c->index = d->plan->candidates->len;
   g_ptr_array_add (d->plan->candidates, c);
   g_array_append_val (d->spaces, d->group.space);
@@ -1027,8 +975,7 @@ try_merge (Disc *d, guint a, guint b, FwNode *bridge)
         }
     }
   ok = ok && !covers_vetoed (d) && row_ops_after_reduce (d) <= 3 && group_depth (d) <= d->max_depth &&
-       fw_estimate_resource (&d->group, d->plan->profile, &res) &&
-       res.kernel_inputs <= d->plan->profile->max_kernel_inputs;
+       group_fits (d, &res) && res.kernel_inputs <= d->plan->profile->max_kernel_inputs;
   if (ok)
     {
       g_ptr_array_set_size (cb->nodes, 0);
@@ -1166,6 +1113,7 @@ merge_groups (Disc *d)
           g_free (c->pattern);
           g_free (c->kind);
           g_ptr_array_unref (c->nodes);
+          fw_kernel_spec_free (c->spec);
           g_free (c);
         }
     }
@@ -1222,8 +1170,7 @@ merge_groups (Disc *d)
           c->pattern = g_strdup (kind);
         }
       c->depth = group_depth (d);
-      fw_estimate_resource (&d->group, d->plan->profile, &c->resource);
-      fw_estimate_cost (&d->group, d->plan->profile, &c->cost);
+      fw_candidate_set_spec (c, &d->group, d->plan->profile);
     }
   group_reset (d);
 }

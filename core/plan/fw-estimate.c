@@ -25,195 +25,46 @@ value_bytes (const FwValue *value)
   return (gdouble) bytes;
 }
 
-static guint
-elem_bytes (const FwValue *value)
+FwKernelSpec *
+fw_group_spec (const FwGroup *group, const FwProfile *profile)
 {
-  return MAX (1u, fw_dtype_bits (value->dtype) / 8);
+  return fw_kernel_spec_new (group->nodes, group->root, &group->space, profile);
 }
 
-static gboolean
-in_group (const FwGroup *group, const FwNode *node)
+void
+fw_candidate_set_spec (FwCandidate *candidate, const FwGroup *group, const FwProfile *profile)
 {
-  return node != NULL && node->graph == ((FwNode *) g_ptr_array_index (group->nodes, 0))->graph &&
-         group->member[node->index];
-}
-
-static gboolean
-used_outside (const FwGroup *group, const FwValue *value)
-{
-  if (value->is_output)
-    return TRUE;
-  for (guint u = 0; u < value->n_uses; u++)
-    if (!in_group (group, value->uses[u].node))
-      return TRUE;
-  return FALSE;
-}
-
-typedef struct
-{
-  const FwValue *value;
-  gboolean       streamed;   /* double-buffered: an input from HBM or an output to it */
-  guint          first;      /* position in the group where it becomes live */
-  guint          last;       /* position of its last use inside the group */
-} Buffer;
-
-/* Elements of value one tile of `tile` space elements touches. */
-static gdouble
-footprint (const FwGroup *group, const FwValue *value, gdouble tile, gdouble rows)
-{
-  gint64 n = fw_value_get_n_elements (value);
-
-  switch (fw_space_role (&group->space, value))
-    {
-    case FW_SHAPE_FULL:
-      return tile;
-    case FW_SHAPE_ROW:
-      return rows;
-    case FW_SHAPE_SMALL:
-    case FW_SHAPE_OTHER:
-    default:
-      return MIN ((gdouble) MAX (n, 1), tile);
-    }
-}
-
-static gdouble
-align_up (gdouble bytes, guint align)
-{
-  if (align <= 1)
-    return bytes;
-  return ceil (bytes / align) * align;
-}
-
-static GArray *
-collect_buffers (const FwGroup *group, guint *n_inputs, guint *n_outputs)
-{
-  GArray *buffers = g_array_new (FALSE, TRUE, sizeof (Buffer));
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
-
-  *n_inputs = 0;
-  *n_outputs = 0;
-  for (guint i = 0; i < group->nodes->len; i++)
-    {
-      FwNode *node = g_ptr_array_index (group->nodes, i);
-
-      for (guint k = 0; k < node->n_inputs; k++)
-        {
-          FwValue *v = node->inputs[k];
-          if (v == NULL || in_group (group, v->producer) || fw_value_is_immediate (v))
-            continue;
-          if (!g_hash_table_add (seen, v))
-            {
-              /* Seen before: extend its life to this use. */
-              for (guint b = 0; b < buffers->len; b++)
-                if (g_array_index (buffers, Buffer, b).value == v)
-                  g_array_index (buffers, Buffer, b).last = i;
-              continue;
-            }
-          (*n_inputs)++;
-          /* The compute-bound root reads its operands through L1/L0, not the Unified Buffer. */
-          if (node == group->root)
-            continue;
-          {
-            Buffer b = { v, TRUE, 0, i };
-            g_array_append_val (buffers, b);
-          }
-        }
-      for (guint k = 0; k < node->n_outputs; k++)
-        {
-          FwValue *v = node->outputs[k];
-          Buffer b = { v, FALSE, i, i };
-
-          if (v == NULL)
-            continue;
-          if (used_outside (group, v))
-            {
-              (*n_outputs)++;
-              b.streamed = TRUE;
-            }
-          /* The root's result arrives from L0C in tiles, double-buffered like a load. */
-          if (node == group->root)
-            b.streamed = TRUE;
-          for (guint u = 0; u < v->n_uses; u++)
-            if (in_group (group, v->uses[u].node))
-              {
-                guint pos;
-                if (g_ptr_array_find (group->nodes, v->uses[u].node, &pos))
-                  b.last = MAX (b.last, pos);
-              }
-          if (b.streamed)
-            b.last = group->nodes->len;
-          g_array_append_val (buffers, b);
-        }
-    }
-  return buffers;
-}
-
-static gdouble
-bytes_for_tile (const FwGroup *group, GArray *buffers, guint align, gdouble tile, gdouble rows, guint *n_buffers)
-{
-  gdouble streamed = 0, peak = 0;
-  guint count = 0;
-
-  for (guint b = 0; b < buffers->len; b++)
-    {
-      Buffer *buf = &g_array_index (buffers, Buffer, b);
-      if (buf->streamed)
-        {
-          streamed += 2 * align_up (footprint (group, buf->value, tile, rows) * elem_bytes (buf->value), align);
-          count += 2;
-        }
-    }
-  /* Intermediates: the largest set alive at any one position. */
-  for (guint i = 0; i < group->nodes->len; i++)
-    {
-      gdouble live = 0;
-      guint n = 0;
-      for (guint b = 0; b < buffers->len; b++)
-        {
-          Buffer *buf = &g_array_index (buffers, Buffer, b);
-          if (!buf->streamed && buf->first <= i && buf->last >= i)
-            {
-              live += align_up (footprint (group, buf->value, tile, rows) * elem_bytes (buf->value), align);
-              n++;
-            }
-        }
-      if (live > peak)
-        {
-          peak = live;
-          count = MAX (count, n);
-        }
-    }
-  if (n_buffers)
-    *n_buffers = count;
-  return streamed + peak;
+  g_clear_pointer (&candidate->spec, fw_kernel_spec_free);
+  candidate->spec = fw_group_spec (group, profile);
+  fw_estimate_resource (candidate->spec, profile, &candidate->resource);
+  fw_estimate_cost (candidate->spec, profile, &candidate->cost);
 }
 
 gboolean
-fw_estimate_resource (const FwGroup *group, const FwProfile *profile, FwResourceEstimate *out)
+fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwResourceEstimate *out)
 {
-  g_autoptr(GArray) buffers = NULL;
-  guint n_inputs, n_outputs, n_streams = 0;
-  gdouble total = (gdouble) fw_space_elements (&group->space);
-  gdouble row = (gdouble) fw_space_row_elements (&group->space);
+  const FwSpace *space = fw_kernel_spec_get_space (spec);
+  guint n_streams = 0;
+  gdouble total = (gdouble) fw_space_elements (space);
+  gdouble row = (gdouble) fw_space_row_elements (space);
   gdouble unit, units, per_core, lo, hi, budget = fw_profile_budget_bytes (profile);
   guint align = MAX (profile->ub_align_bytes, 1u);
   guint cores = MAX (profile->vector_cores, 1u);
 
   memset (out, 0, sizeof *out);
-  buffers = collect_buffers (group, &n_inputs, &n_outputs);
-  for (guint b = 0; b < buffers->len; b++)
-    if (g_array_index (buffers, Buffer, b).streamed)
+  for (guint b = 0; b < fw_kernel_spec_get_n_buffers (spec); b++)
+    if (fw_kernel_spec_get_buffer (spec, b)->streamed)
       n_streams++;
-  out->kernel_inputs = n_inputs;
-  out->kernel_outputs = n_outputs;
+  out->kernel_inputs = fw_kernel_spec_get_n_inputs (spec);
+  out->kernel_outputs = fw_kernel_spec_get_n_outputs (spec);
   out->queues = n_streams;
   out->ub_budget_bytes = budget;
 
   /* The unit a tile is made of: whole rows for row reductions; for an epilogue one 16×16 fractal, the block
    * the cube writes out of L0C; else one aligned block. */
-  if (group->space.row_axes > 0)
+  if (space->row_axes > 0)
     unit = row;
-  else if (group->root != NULL)
+  else if (fw_kernel_spec_get_root (spec) != NULL)
     unit = MIN (256.0, MAX (total, 1.0));
   else
     unit = MAX (1.0, (gdouble) align / 4);
@@ -221,15 +72,16 @@ fw_estimate_resource (const FwGroup *group, const FwProfile *profile, FwResource
   units = ceil (total / unit);
   per_core = MAX (1.0, ceil (units / cores));
 
-  out->ub_min_bytes = bytes_for_tile (group, buffers, align, unit, MAX (1.0, unit / row), NULL);
+  out->unit_elements = (gint64) unit;
+  out->ub_min_bytes = fw_kernel_spec_ub_bytes (spec, align, unit, MAX (1.0, unit / row), NULL);
   if (out->ub_min_bytes > budget)
     {
       out->tile_elements = (gint64) unit;
-      out->tile_rows = group->space.row_axes > 0 ? 1 : 0;
+      out->tile_rows = space->row_axes > 0 ? 1 : 0;
       out->row_elements = (gint64) row;
       out->ub_bytes = out->ub_min_bytes;
       out->ub_percent = 100.0 * out->ub_bytes / budget;
-      bytes_for_tile (group, buffers, align, unit, 1, &out->n_buffers);
+      fw_kernel_spec_ub_bytes (spec, align, unit, 1, &out->n_buffers);
       return FALSE;
     }
   /* The largest tile (in units) that fits, no larger than one core's share. */
@@ -239,7 +91,7 @@ fw_estimate_resource (const FwGroup *group, const FwProfile *profile, FwResource
     {
       gdouble mid = floor ((lo + hi + 1) / 2);
       gdouble t = mid * unit;
-      if (bytes_for_tile (group, buffers, align, t, t / row, NULL) <= budget)
+      if (fw_kernel_spec_ub_bytes (spec, align, t, t / row, NULL) <= budget)
         lo = mid;
       else
         hi = mid - 1;
@@ -247,9 +99,9 @@ fw_estimate_resource (const FwGroup *group, const FwProfile *profile, FwResource
   {
     gdouble t = lo * unit;
     out->tile_elements = (gint64) t;
-    out->tile_rows = group->space.row_axes > 0 ? (gint64) (t / row) : 0;
-    out->row_elements = group->space.row_axes > 0 ? (gint64) row : 0;
-    out->ub_bytes = bytes_for_tile (group, buffers, align, t, t / row, &out->n_buffers);
+    out->tile_rows = space->row_axes > 0 ? (gint64) (t / row) : 0;
+    out->row_elements = space->row_axes > 0 ? (gint64) row : 0;
+    out->ub_bytes = fw_kernel_spec_ub_bytes (spec, align, t, t / row, &out->n_buffers);
     out->ub_percent = 100.0 * out->ub_bytes / budget;
   }
   return TRUE;
@@ -300,16 +152,16 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
 }
 
 void
-fw_estimate_cost (const FwGroup *group, const FwProfile *profile, FwCostEstimate *out)
+fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEstimate *out)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
   gdouble bw = MAX (profile->hbm_bytes_per_s, 1.0);
   gdouble cube_t = 0, vector_t = 0, compute;
 
   memset (out, 0, sizeof *out);
-  for (guint i = 0; i < group->nodes->len; i++)
+  for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
     {
-      FwNode *node = g_ptr_array_index (group->nodes, i);
+      FwNode *node = fw_kernel_spec_get_node (spec, i);
       gdouble r, w, f;
 
       out->time_before_s += fw_estimate_node_time (node, profile, &r, &w, &f);
@@ -325,13 +177,13 @@ fw_estimate_cost (const FwGroup *group, const FwProfile *profile, FwCostEstimate
       for (guint k = 0; k < node->n_inputs; k++)
         {
           FwValue *v = node->inputs[k];
-          if (v != NULL && !in_group (group, v->producer) && g_hash_table_add (seen, v))
+          if (v != NULL && !fw_kernel_spec_contains (spec, v->producer) && g_hash_table_add (seen, v))
             out->bytes_read_after += value_bytes (v);
         }
       for (guint k = 0; k < node->n_outputs; k++)
         {
           FwValue *v = node->outputs[k];
-          if (v != NULL && used_outside (group, v))
+          if (v != NULL && fw_kernel_spec_is_output (spec, v))
             out->bytes_written_after += value_bytes (v);
         }
     }

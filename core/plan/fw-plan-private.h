@@ -3,25 +3,10 @@
 #pragma once
 
 #include "fw-plan.h"
+#include "fw-kernel-spec-private.h"
 #include "graph/fw-graph-private.h"
 
 G_BEGIN_DECLS
-
-/* The iteration space of a group: its largest tensor (`full`), and for groups with row reductions the
- * number of trailing axes reduced (`row_axes`, 0 when none). */
-typedef struct
-{
-  gint    rank;
-  gint64  dims[FW_MAX_RANK];
-  gint    row_axes;
-} FwSpace;
-
-typedef enum {
-  FW_SHAPE_FULL,   /* the whole iteration space */
-  FW_SHAPE_ROW,    /* the space with its trailing row axes reduced (kept as 1 or dropped) */
-  FW_SHAPE_SMALL,  /* broadcast into the space (bias, scale) */
-  FW_SHAPE_OTHER,  /* does not map onto the space */
-} FwShapeRole;
 
 /* Group under construction (discovery) or final (estimates). */
 typedef struct
@@ -37,17 +22,22 @@ FwOpClass     fw_node_class           (const FwNode      *node);
 gboolean      fw_value_is_immediate   (const FwValue     *value);
 FwShapeRole   fw_space_role           (const FwSpace     *space,
                                        const FwValue     *value);
-gint64        fw_space_elements       (const FwSpace     *space);
-gint64        fw_space_row_elements   (const FwSpace     *space);
 
-/* Fills resource (tile, UB, queues, inputs) for the group on the profile. FALSE when no tile fits; the
+/* The spec of a group as discovery left it (fw_kernel_spec_new). */
+FwKernelSpec *fw_group_spec           (const FwGroup     *group,
+                                       const FwProfile   *profile);
+/* Fills resource (tile, UB, queues, inputs) for the spec on the profile. FALSE when no tile fits; the
  * estimate still holds ub_min_bytes and the budget. */
-gboolean      fw_estimate_resource    (const FwGroup     *group,
+gboolean      fw_estimate_resource    (const FwKernelSpec *spec,
                                        const FwProfile   *profile,
                                        FwResourceEstimate *out);
-void          fw_estimate_cost        (const FwGroup     *group,
+void          fw_estimate_cost        (const FwKernelSpec *spec,
                                        const FwProfile   *profile,
                                        FwCostEstimate    *out);
+/* Gives the candidate the group's spec and prices it. */
+void          fw_candidate_set_spec   (FwCandidate       *candidate,
+                                       const FwGroup     *group,
+                                       const FwProfile   *profile);
 /* Time of one node run as its own kernel. */
 gdouble       fw_estimate_node_time   (const FwNode      *node,
                                        const FwProfile   *profile,

@@ -13,6 +13,7 @@
 
 #include "graph/fw-model.h"
 #include "hw/fw-profile.h"
+#include "plan/fw-kernel-spec.h"
 #include "rules/fw-rules.h"
 
 G_BEGIN_DECLS
@@ -53,6 +54,7 @@ typedef enum {
 typedef struct
 {
   gint64   tile_elements;     /* elements of the iteration space one tile covers */
+  gint64   unit_elements;     /* what a tile is a whole number of: one row, one cube fractal or one block */
   gint64   tile_rows;         /* rows per tile for row reductions (1 otherwise) */
   gint64   row_elements;      /* elements one row needs in UB for row reductions (1 otherwise) */
   gdouble  ub_bytes;          /* UB the chosen tile needs: double-buffered inputs and outputs plus live
@@ -96,6 +98,8 @@ typedef struct
   char               *kind;        /* class-based kind, whatever the rule */
   GPtrArray          *nodes;       /* FwNode*, topological order */
   FwNode             *root;        /* the out-fusable producer of an epilogue group, or NULL */
+  FwKernelSpec       *spec;        /* the planner's decision for the kernel (fw-kernel-spec.h), owned; resource
+                                      and cost are its prices */
   FwCandidateStatus   status;
   FwResourceEstimate  resource;
   FwCostEstimate      cost;

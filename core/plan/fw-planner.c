@@ -164,6 +164,7 @@ candidate_free (gpointer data)
   g_free (c->pattern);
   g_free (c->kind);
   g_clear_pointer (&c->nodes, g_ptr_array_unref);
+  g_clear_pointer (&c->spec, fw_kernel_spec_free);
   g_free (c);
 }
 

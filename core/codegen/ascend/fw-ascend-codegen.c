@@ -6,15 +6,17 @@
  * elements placed `stride` apart in UB; groups without a row reduction use one row per tile, so one
  * description serves both.
  *
- * Operand roles come from the planner (fw_space_role): FULL values stream through queues, ROW values (what a
- * row reduction leaves) hold one element per row, SMALL values (bias, BatchNormalization parameters) are
- * loaded whole once: one element is read as a scalar, one row stays resident and is applied row by row, and
- * anything else is expanded into a tile-shaped buffer, once when the broadcast pattern repeats with the tile
- * and per tile otherwise. Scalar constants become immediates. Per-row scalars and row vectors in a group the
- * planner tiled flat make the kernel tile whole rows itself (kernel_row_axes).
+ * Everything the planner decided comes from the candidate's FwKernelSpec: the iteration space and the rows a
+ * tile holds whole (a row reduction's, or the broadcast rows the planner chose for per-row scalars and row
+ * vectors), each value's role, the Unified Buffer plan and the tile. FULL values stream through queues, ROW
+ * values (what a row reduction leaves) hold one element per row, SMALL values (bias, BatchNormalization
+ * parameters) are loaded whole once: one element is read as a scalar, one row stays resident and is applied
+ * row by row, and anything else is expanded into a tile-shaped buffer, once when the broadcast pattern
+ * repeats with the tile and per tile otherwise. Scalar constants become immediates.
  *
- * The tile is the planner's (candidate->resource): the host tiling function repeats the planner's buffer
- * model and binary search, so a kernel uses the UB share the plan reported. */
+ * The host tiling function prints the spec's buffer plan and repeats the planner's binary search over it, so
+ * a kernel uses the UB share the plan reported; the kernel shrinks the tile only where its own scratch would
+ * overflow the Unified Buffer. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -26,7 +28,7 @@
 #include "fw-ascend.h"
 #include "fw-error.h"
 #include "hw/fw-profile.h"
-#include "plan/fw-plan-private.h"
+#include "plan/fw-plan.h"
 
 #define MAX_PATTERN 40
 
@@ -66,17 +68,6 @@ struct _Operand
   gboolean     rowvec;
 };
 
-/* The planner's buffer model, repeated (fw-estimate.c collect_buffers) so that the tiling matches. */
-typedef struct
-{
-  FwShapeRole role;
-  guint       eb;
-  gint64      elements;
-  gboolean    streamed;
-  guint       first;
-  guint       last;
-} PlanBuffer;
-
 /* What the generated kernel allocates: role FULL (tile), ROW (rows), or OTHER (fixed bytes in `elements`). */
 typedef struct
 {
@@ -99,14 +90,13 @@ typedef struct
 {
   FwPlan            *plan;
   const FwCandidate *cand;
+  const FwKernelSpec *spec;
   const FwProfile   *profile;
-  GHashTable        *member;     /* FwNode* set */
   FwSpace            space;
   gboolean           rows_mode;
-  /* The kernel, not the planner, made the tile whole rows (per-row scalars or row vectors broadcast into an
-   * elementwise group); allow_kernel_rows is cleared for the retry when one row does not fit. */
-  gboolean           kernel_rows;
-  gboolean           allow_kernel_rows;
+  /* The planner tiled whole rows for broadcast operands (per-row scalars or row vectors in an elementwise
+   * group), not for a row reduction. */
+  gboolean           broadcast_rows;
   gint64             total;
   gint64             row_len;    /* rows mode: elements per row */
   gint64             row_stride; /* rows mode: row pitch in UB */
@@ -116,7 +106,6 @@ typedef struct
   GPtrArray         *outputs;
   GPtrArray         *smalls;
   GArray            *slot_eb;    /* guint per temp slot */
-  GArray            *plan_buffers;
   GArray            *kernel_buffers;
   GString           *compute;
   gboolean           scratch[3];
@@ -179,18 +168,13 @@ is_float_ctype (const char *ctype)
 static gboolean
 in_group (Gen *g, const FwNode *node)
 {
-  return node != NULL && g_hash_table_contains (g->member, node);
+  return fw_kernel_spec_contains (g->spec, node);
 }
 
 static gboolean
 used_outside (Gen *g, const FwValue *value)
 {
-  if (value->is_output)
-    return TRUE;
-  for (guint u = 0; u < value->n_uses; u++)
-    if (!in_group (g, value->uses[u].node))
-      return TRUE;
-  return FALSE;
+  return fw_kernel_spec_is_output (g->spec, value);
 }
 
 static const char *
@@ -199,255 +183,27 @@ node_label (const FwNode *node)
   return node->name && node->name[0] ? node->name : "";
 }
 
-/* Trailing axes of the space a value is constant along while matching it on the leading ones ([B, S, 1] in
- * [B, S, H]: one scalar per row), or 0. */
-static gint
-per_row_scalar_axes (const FwSpace *space, const FwValue *v)
-{
-  if (v->rank != space->rank || !fw_value_is_static (v))
-    return 0;
-  for (gint k = 1; k < space->rank; k++)
-    {
-      gint lead = space->rank - k;
-      gboolean match = TRUE;
-      gint64 row = 1;
-      for (gint i = 0; i < space->rank; i++)
-        {
-          if (i < lead ? v->dims[i].value != space->dims[i] : v->dims[i].value != 1)
-            match = FALSE;
-          if (i >= lead)
-            row *= space->dims[i];
-        }
-      if (match && row > 1)
-        return k;
-    }
-  return 0;
-}
-
-/* Trailing axes of the space a value covers exactly while being broadcast along all leading ones ([H] or
- * [1, 1, H] in [B, S, H]: one row, repeated), or 0. */
-static gint
-row_vector_axes (const FwSpace *space, const FwValue *v)
-{
-  gint first = -1;
-
-  if (v->rank > space->rank || v->rank == 0 || !fw_value_is_static (v))
-    return 0;
-  for (gint j = 0; j < v->rank; j++)
-    {
-      gint a = space->rank - v->rank + j;
-      if (first < 0 && v->dims[j].value != 1)
-        first = a;
-      if (first >= 0 && v->dims[j].value != space->dims[a])
-        return 0;
-    }
-  if (first <= 0)
-    return 0;  /* a scalar, or no leading axis to repeat along */
-  return space->rank - first;
-}
-
-/* Rows the kernel chooses when the planner priced no row reduction: per-row scalars decide (they must be one
- * element per row of the tile), else row vectors. The smallest candidate wins; operands that broadcast some
- * other way still go through the general expansion. */
-static gint
-kernel_row_axes (Gen *g)
-{
-  gint scalar_axes = 0, vector_axes = 0;
-
-  for (guint i = 0; i < g->cand->nodes->len; i++)
-    {
-      FwNode *node = g_ptr_array_index (g->cand->nodes, i);
-
-      if (node == g->cand->root)
-        continue;
-      for (guint k = 0; k < node->n_inputs + 1; k++)
-        {
-          FwValue *v = k < node->n_inputs ? node->inputs[k] : node->n_outputs > 0 ? node->outputs[0] : NULL;
-          gint s, r;
-          if (v == NULL || fw_value_is_immediate (v))
-            continue;
-          s = per_row_scalar_axes (&g->space, v);
-          if (s > 0 && (scalar_axes == 0 || s < scalar_axes))
-            scalar_axes = s;
-          /* BatchNormalization's parameters map onto the channel axis, not from the right. */
-          if (k < node->n_inputs && !(k >= 1 && strcmp (node->op_type, "BatchNormalization") == 0))
-            {
-              r = row_vector_axes (&g->space, v);
-              if (r > 0 && (vector_axes == 0 || r < vector_axes))
-                vector_axes = r;
-            }
-        }
-    }
-  return scalar_axes > 0 ? scalar_axes : vector_axes;
-}
-
-/* The iteration space: the group's largest value (the compute root's operands aside), with as many
- * trailing row axes as the planner's row length covers. */
+/* The planner's iteration space and rows. */
 static gboolean
-find_space (Gen *g, GError **error)
+read_space (Gen *g, GError **error)
 {
-  const FwValue *best = NULL;
-  gint64 best_n = -1;
-
-  for (guint i = 0; i < g->cand->nodes->len; i++)
-    {
-      FwNode *node = g_ptr_array_index (g->cand->nodes, i);
-
-      for (guint k = 0; k < node->n_outputs; k++)
-        {
-          FwValue *v = node->outputs[k];
-          gint64 n = v ? fw_value_get_n_elements (v) : -1;
-          if (v && !fw_value_is_static (v))
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: %s has a dynamic shape; bind its symbols first"), node->op_type);
-              return FALSE;
-            }
-          if (n > best_n)
-            best = v, best_n = n;
-        }
-      if (node == g->cand->root)
-        continue;
-      for (guint k = 0; k < node->n_inputs; k++)
-        {
-          FwValue *v = node->inputs[k];
-          gint64 n = v ? fw_value_get_n_elements (v) : -1;
-          if (v && !fw_value_is_immediate (v) && n > best_n)
-            best = v, best_n = n;
-        }
-    }
-  if (best == NULL || best_n <= 0 || best->rank > FW_MAX_RANK)
+  g->space = *fw_kernel_spec_get_space (g->spec);
+  if (g->space.rank <= 0 || g->space.rank > FW_MAX_RANK || fw_space_elements (&g->space) <= 0)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: the group has no static iteration space"));
       return FALSE;
     }
-  g->space.rank = best->rank;
-  for (gint i = 0; i < best->rank; i++)
-    g->space.dims[i] = best->dims[i].value;
-  g->space.row_axes = 0;
-  if (g->cand->resource.row_elements > 0)
-    {
-      gint64 prod = 1;
-      for (gint i = best->rank - 1; i >= 0 && prod < g->cand->resource.row_elements; i--)
-        {
-          prod *= best->dims[i].value;
-          g->space.row_axes++;
-        }
-      if (prod != g->cand->resource.row_elements)
-        {
-          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                       _("Ascend target: rows of %" PRId64 " elements do not match the iteration space"),
-                       g->cand->resource.row_elements);
-          return FALSE;
-        }
-    }
-  if (g->space.row_axes == 0 && g->allow_kernel_rows)
-    {
-      g->space.row_axes = kernel_row_axes (g);
-      g->kernel_rows = g->space.row_axes > 0;
-    }
+  g->broadcast_rows = g->space.row_axes > 0 && fw_kernel_spec_get_reduce_axes (g->spec) == 0;
   g->total = fw_space_elements (&g->space);
   g->rows_mode = g->space.row_axes > 0;
   g->row_len = g->rows_mode ? fw_space_row_elements (&g->space) : 0;
   return TRUE;
 }
 
-/* The planner's buffers (fw-estimate.c collect_buffers): one entry per streamed input, per output and per
- * intermediate, with the positions where each is live. */
-static void
-collect_plan_buffers (Gen *g)
-{
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
-  GPtrArray *nodes = g->cand->nodes;
-
-  for (guint i = 0; i < nodes->len; i++)
-    {
-      FwNode *node = g_ptr_array_index (nodes, i);
-
-      for (guint k = 0; k < node->n_inputs; k++)
-        {
-          FwValue *v = node->inputs[k];
-          if (v == NULL || in_group (g, v->producer) || fw_value_is_immediate (v))
-            continue;
-          if (!g_hash_table_add (seen, v))
-            continue;
-          if (node == g->cand->root)
-            continue;
-          {
-            PlanBuffer b = { fw_space_role (&g->space, v), MAX (1u, fw_dtype_bits (v->dtype) / 8),
-                             MAX (fw_value_get_n_elements (v), 1), TRUE, 0, i };
-            g_array_append_val (g->plan_buffers, b);
-          }
-        }
-      for (guint k = 0; k < node->n_outputs; k++)
-        {
-          FwValue *v = node->outputs[k];
-          PlanBuffer b;
-
-          if (v == NULL)
-            continue;
-          b.role = fw_space_role (&g->space, v);
-          b.eb = MAX (1u, fw_dtype_bits (v->dtype) / 8);
-          b.elements = MAX (fw_value_get_n_elements (v), 1);
-          b.streamed = used_outside (g, v) || node == g->cand->root;
-          b.first = i;
-          b.last = i;
-          for (guint u = 0; u < v->n_uses; u++)
-            {
-              guint pos;
-              if (in_group (g, v->uses[u].node) && g_ptr_array_find (nodes, v->uses[u].node, &pos))
-                b.last = MAX (b.last, pos);
-            }
-          if (b.streamed)
-            b.last = nodes->len;
-          g_array_append_val (g->plan_buffers, b);
-        }
-    }
-}
-
 static gdouble
 align_up (gdouble bytes, guint align)
 {
   return align <= 1 ? bytes : ceil (bytes / align) * align;
-}
-
-static gdouble
-plan_footprint (const PlanBuffer *b, gdouble tile, gdouble rows)
-{
-  switch (b->role)
-    {
-    case FW_SHAPE_FULL:
-      return tile;
-    case FW_SHAPE_ROW:
-      return rows;
-    default:
-      return MIN ((gdouble) b->elements, tile);
-    }
-}
-
-static gdouble
-plan_bytes (Gen *g, guint align, gdouble tile, gdouble rows)
-{
-  gdouble streamed = 0, peak = 0;
-
-  for (guint i = 0; i < g->plan_buffers->len; i++)
-    {
-      PlanBuffer *b = &g_array_index (g->plan_buffers, PlanBuffer, i);
-      if (b->streamed)
-        streamed += 2 * align_up (plan_footprint (b, tile, rows) * b->eb, align);
-    }
-  for (guint p = 0; p < g->cand->nodes->len; p++)
-    {
-      gdouble live = 0;
-      for (guint i = 0; i < g->plan_buffers->len; i++)
-        {
-          PlanBuffer *b = &g_array_index (g->plan_buffers, PlanBuffer, i);
-          if (!b->streamed && b->first <= p && b->last >= p)
-            live += align_up (plan_footprint (b, tile, rows) * b->eb, align);
-        }
-      peak = MAX (peak, live);
-    }
-  return streamed + peak;
 }
 
 /* Elements a tile-shaped buffer is rounded up to: Compare and Select count whole 256-byte blocks, so
@@ -479,43 +235,21 @@ kernel_bytes (Gen *g, gint64 tile_len, gint64 rows)
   return total;
 }
 
-/* The planner's search (fw-estimate.c fw_estimate_resource): the largest tile, in units of whole rows, one
- * cube fractal or one aligned block, that fits the budget and is no larger than one core's share. Then
- * shrunk, only if the kernel's own scratch would overflow the Unified Buffer. */
+/* The planner's tile, in its units (whole rows, one cube fractal or one aligned block), shrunk only where
+ * the kernel's own scratch would overflow the Unified Buffer. */
 static void
 compute_tiling (Gen *g, FwAscendTiling *out)
 {
+  const FwResourceEstimate *plan = &g->cand->resource;
   const FwProfile *profile = g->profile;
-  gdouble total = (gdouble) g->total;
   gdouble row = g->rows_mode ? (gdouble) g->row_len : 1.0;
-  gdouble unit, units, per_core, lo, hi, budget = fw_profile_budget_bytes (profile);
+  gdouble unit = (gdouble) MAX (plan->unit_elements, 1);
+  gdouble lo = MAX (1.0, floor ((gdouble) plan->tile_elements / unit));
   gdouble ub = (gdouble) profile->ub_bytes - (gdouble) profile->ub_reserve_bytes;
-  guint align = MAX (profile->ub_align_bytes, 1u);
   guint cores = MAX (profile->vector_cores, 1u);
 
   memset (out, 0, sizeof *out);
-  if (g->rows_mode)
-    unit = row;
-  else if (g->cand->root != NULL)
-    unit = MIN (256.0, MAX (total, 1.0));
-  else
-    unit = MAX (1.0, (gdouble) align / 4);
-  unit = MAX (unit, 1.0);
-  units = ceil (total / unit);
-  per_core = MAX (1.0, ceil (units / cores));
-  lo = 1;
-  hi = per_core;
-  if (plan_bytes (g, align, unit, MAX (1.0, unit / row)) <= budget)
-    while (hi - lo > 0.5)
-      {
-        gdouble mid = floor ((lo + hi + 1) / 2);
-        gdouble tt = mid * unit;
-        if (plan_bytes (g, align, tt, tt / row) <= budget)
-          lo = mid;
-        else
-          hi = mid - 1;
-      }
-  out->ub_bytes = plan_bytes (g, align, lo * unit, lo * unit / row);
+  out->ub_bytes = plan->ub_bytes;
   while (lo > 1 && kernel_bytes (g, (gint64) (lo * unit), (gint64) (lo * unit / row)) > ub)
     lo -= 1;
   out->total_length = g->total;
@@ -590,7 +324,7 @@ operand_new (Gen *g, FwValue *v, OperandKind kind)
 
   o->value = v;
   o->kind = kind;
-  o->role = fw_space_role (&g->space, v);
+  o->role = fw_kernel_spec_lookup (g->spec, v)->role;
   o->ctype = ctype_of (v->dtype);
   o->eb = MAX (1u, fw_dtype_bits (v->dtype) / 8);
   o->id = g->all->len;
@@ -642,7 +376,7 @@ build_operands (Gen *g, GError **error)
 
           if (v == NULL || g_hash_table_contains (g->operands, v))
             continue;
-          if (fw_value_is_immediate (v))
+          if (fw_kernel_spec_lookup (g->spec, v)->kind == FW_SPEC_IMMEDIATE)
             {
               o = operand_new (g, v, KIND_IMMEDIATE);
               if (v->constant->n_elements < 1 || !fw_tensor_get_double (v->constant, 0, &o->imm))
@@ -1771,11 +1505,11 @@ gen_host_tiling (Gen *g)
     "struct PlanBuffer\n{\n  Role role;\n  uint32_t elemBytes;\n  double elements;\n  bool streamed;\n"
     "  uint32_t first;\n  uint32_t last;\n};\n\n"
     "const PlanBuffer kPlanBuffers[] = {\n");
-  for (guint i = 0; i < g->plan_buffers->len; i++)
+  for (guint i = 0; i < fw_kernel_spec_get_n_buffers (g->spec); i++)
     {
-      PlanBuffer *b = &g_array_index (g->plan_buffers, PlanBuffer, i);
-      g_string_append_printf (s, "  { %s, %uu, %" G_GINT64_FORMAT ".0, %s, %uu, %uu },\n", role_name (b->role), b->eb,
-                              b->elements, b->streamed ? "true" : "false", b->first, b->last);
+      const FwSpecBuffer *b = fw_kernel_spec_get_buffer (g->spec, i);
+      g_string_append_printf (s, "  { %s, %uu, %" G_GINT64_FORMAT ".0, %s, %uu, %uu },\n", role_name (b->role),
+                              b->elem_bytes, b->elements, b->streamed ? "true" : "false", b->first, b->last);
     }
   g_string_append (s, "};\n\n"
     "/* What the kernel's Init allocates: tile-shaped, row-shaped or fixed-size buffers. */\n"
@@ -2403,14 +2137,12 @@ gen_readme (Gen *g, const FwAscendTiling *t)
 static void
 gen_clear (Gen *g)
 {
-  g_clear_pointer (&g->member, g_hash_table_unref);
   g_clear_pointer (&g->operands, g_hash_table_unref);
   g_clear_pointer (&g->all, g_ptr_array_unref);
   g_clear_pointer (&g->inputs, g_ptr_array_unref);
   g_clear_pointer (&g->outputs, g_ptr_array_unref);
   g_clear_pointer (&g->smalls, g_ptr_array_unref);
   g_clear_pointer (&g->slot_eb, g_array_unref);
-  g_clear_pointer (&g->plan_buffers, g_array_unref);
   g_clear_pointer (&g->kernel_buffers, g_array_unref);
   if (g->compute)
     g_string_free (g->compute, TRUE);
@@ -2426,44 +2158,28 @@ add_file (FwAscendKernel *kernel, char *name, char *contents)
   g_array_append_val (kernel->files, f);
 }
 
-/* Whether a tile of one row fits: the budget by the planner's model and the Unified Buffer by the kernel's
- * own buffers. Only asked when the kernel chose the rows itself; the planner checked its own. */
-static gboolean
-one_row_fits (Gen *g)
-{
-  gdouble budget = fw_profile_budget_bytes (g->profile);
-  gdouble ub = (gdouble) g->profile->ub_bytes - (gdouble) g->profile->ub_reserve_bytes;
-  guint align = MAX (g->profile->ub_align_bytes, 1u);
-
-  return plan_bytes (g, align, (gdouble) g->row_len, 1.0) <= budget && kernel_bytes (g, g->row_len, 1) <= ub;
-}
-
 static FwAscendKernel *
-generate (FwPlan *plan, const FwCandidate *candidate, gboolean allow_kernel_rows, gboolean *too_wide, GError **error)
+generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
   Gen g = { 0 };
   FwAscendKernel *kernel = NULL;
 
-  g.allow_kernel_rows = allow_kernel_rows;
   g.plan = plan;
   g.cand = candidate;
+  g.spec = candidate->spec;
   g.profile = plan->profile;
-  g.member = g_hash_table_new (NULL, NULL);
-  for (guint i = 0; i < candidate->nodes->len; i++)
-    g_hash_table_add (g.member, g_ptr_array_index (candidate->nodes, i));
   g.operands = g_hash_table_new (NULL, NULL);
   g.all = g_ptr_array_new_with_free_func (g_free);
   g.inputs = g_ptr_array_new ();
   g.outputs = g_ptr_array_new ();
   g.smalls = g_ptr_array_new ();
   g.slot_eb = g_array_new (FALSE, TRUE, sizeof (guint));
-  g.plan_buffers = g_array_new (FALSE, TRUE, sizeof (PlanBuffer));
   g.kernel_buffers = g_array_new (FALSE, TRUE, sizeof (KernelBuffer));
   g.compute = g_string_new (NULL);
   g.name = g_strdup_printf ("fw_k%03u", candidate->index);
   g.struct_name = g_strdup_printf ("FwK%03uTiling", candidate->index);
 
-  if (!find_space (&g, error) || !build_operands (&g, error))
+  if (!read_space (&g, error) || !build_operands (&g, error))
     goto out;
   for (guint i = 0; i < candidate->nodes->len; i++)
     {
@@ -2478,11 +2194,12 @@ generate (FwPlan *plan, const FwCandidate *candidate, gboolean allow_kernel_rows
       if (!emit_node (&g, i, node, error))
         goto out;
     }
-  collect_plan_buffers (&g);
   collect_kernel_buffers (&g);
-  if (g.kernel_rows && !one_row_fits (&g))
+  /* The planner checked one row against the budget by its buffer plan; the kernel's own scratch may still
+   * not fit the Unified Buffer. */
+  if (g.broadcast_rows &&
+      kernel_bytes (&g, g.row_len, 1) > (gdouble) g.profile->ub_bytes - (gdouble) g.profile->ub_reserve_bytes)
     {
-      *too_wide = TRUE;
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                    _("Ascend target: the broadcast operands need whole rows per tile, and one row of %" PRId64
                      " elements does not fit the Unified Buffer"), g.row_len);
@@ -2515,29 +2232,13 @@ out:
 FwAscendKernel *
 fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
-  g_autoptr(GError) wide_error = NULL;
-  gboolean too_wide = FALSE;
-  FwAscendKernel *kernel;
-
   g_return_val_if_fail (plan != NULL && candidate != NULL, NULL);
-  if (candidate->nodes == NULL || candidate->nodes->len == 0)
+  if (candidate->nodes == NULL || candidate->nodes->len == 0 || candidate->spec == NULL)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no nodes"), candidate->index);
       return NULL;
     }
-  kernel = generate (plan, candidate, TRUE, &too_wide, &wide_error);
-  if (kernel != NULL || !too_wide)
-    {
-      if (wide_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&wide_error));
-      return kernel;
-    }
-  /* Rows too wide for the Unified Buffer: the planner's flat tiling, with broadcast rows expanded per tile,
-   * may still do; if not, the rows are the reason to report. */
-  kernel = generate (plan, candidate, FALSE, &too_wide, NULL);
-  if (kernel == NULL)
-    g_propagate_error (error, g_steal_pointer (&wide_error));
-  return kernel;
+  return generate (plan, candidate, error);
 }
 
 void

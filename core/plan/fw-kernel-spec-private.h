@@ -1,0 +1,43 @@
+/* fw-kernel-spec-private.h: the spec's fields, for the planner that builds it. Code generators read a spec
+ * through fw-kernel-spec.h only. */
+#pragma once
+
+#include "fw-kernel-spec.h"
+#include "hw/fw-profile.h"
+
+G_BEGIN_DECLS
+
+struct _FwKernelSpec
+{
+  GPtrArray    *nodes;        /* FwNode*, execution order */
+  GHashTable   *positions;    /* FwNode* → position + 1 */
+  FwNode       *root;
+  FwSpace       space;        /* row_axes: the rows a tile holds whole, reductions' or broadcast operands' */
+  gint          reduce_axes;  /* the rows row operations reduce, 0 when none */
+  FwRowOp      *row_ops;      /* per position */
+  char        **row_errors;   /* per position: why the node's rows cannot be described, or NULL */
+  GArray       *values;       /* FwSpecValue */
+  GHashTable   *by_value;     /* FwValue* → index + 1 */
+  GArray       *buffers;      /* FwSpecBuffer */
+  guint         n_inputs;     /* distinct tensors read from HBM */
+  guint         n_outputs;    /* tensors written to HBM */
+};
+
+/* Builds the spec of the group: its nodes in topological order, the compute root (or NULL) and the
+ * iteration space discovery gave it. Broadcast rows are chosen here when the space has no row reduction and
+ * one row fits the profile's budget. */
+FwKernelSpec *fw_kernel_spec_new   (GPtrArray        *nodes,
+                                    FwNode           *root,
+                                    const FwSpace    *space,
+                                    const FwProfile  *profile);
+void          fw_kernel_spec_free  (FwKernelSpec     *spec);
+
+/* Rows per node for a row operation: the one definition (fw-kernel-spec.c); FALSE with a translated reason
+ * when its axes cannot be described (computed at run time, not trailing, out of range). */
+gboolean      fw_node_row_op_full  (const FwNode     *node,
+                                    FwRowOp          *out,
+                                    char            **why);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwKernelSpec, fw_kernel_spec_free)
+
+G_END_DECLS

@@ -1,0 +1,137 @@
+/* fw-kernel-spec.h: the planner's frozen decision for one fused group, read by every code generator.
+ *
+ * The planner decides once, for each group, what the kernel iterates over, which values stream, stay
+ * resident or live on chip and for how long, the tile and the Unified Buffer plan, and what it all costs.
+ * A code generator reads those decisions here and derives none of them again: the UB figure a report gives
+ * is the one the kernel's tiling is computed from (docs/kernel-spec.md). A spec is built by the planner,
+ * owned by its candidate and immutable. */
+#pragma once
+
+#include <glib.h>
+
+#include "graph/fw-graph.h"
+
+G_BEGIN_DECLS
+
+/* The iteration space: the group's largest tensor, with the number of trailing axes a tile must hold
+ * whole (`row_axes`, 0 when the group is tiled flat). */
+typedef struct
+{
+  gint    rank;
+  gint64  dims[FW_MAX_RANK];
+  gint    row_axes;
+} FwSpace;
+
+gint64                fw_space_elements              (const FwSpace      *space);
+/* Elements of one row: the product of the trailing row axes (1 when none). */
+gint64                fw_space_row_elements          (const FwSpace      *space);
+
+/* How a value maps onto the space. */
+typedef enum {
+  FW_SHAPE_FULL,   /* the whole iteration space */
+  FW_SHAPE_ROW,    /* the space with its trailing row axes reduced (kept as 1 or dropped) */
+  FW_SHAPE_SMALL,  /* broadcast into the space (bias, scale) */
+  FW_SHAPE_OTHER,  /* does not map onto the space */
+} FwShapeRole;
+
+/* What a value is to the kernel. */
+typedef enum {
+  FW_SPEC_INPUT,         /* read from HBM (streamed tile by tile, or loaded whole when SMALL) */
+  FW_SPEC_ROOT_OPERAND,  /* read only by the compute root, through L1/L0 rather than the Unified Buffer */
+  FW_SPEC_IMMEDIATE,     /* a scalar constant (or a few shape integers) compiled into the kernel */
+  FW_SPEC_INTERMEDIATE,  /* made and consumed inside the group */
+  FW_SPEC_OUTPUT,        /* made inside and written to HBM: used outside the group or a graph output */
+} FwSpecKind;
+
+/* A broadcast operand's form, as the kernels apply it. */
+typedef enum {
+  FW_BROADCAST_NONE,          /* not broadcast: FULL or ROW */
+  FW_BROADCAST_SCALAR,        /* one element */
+  FW_BROADCAST_ROW_VECTOR,    /* exactly the trailing axes, repeated along every leading one ([H] in [B,S,H]) */
+  FW_BROADCAST_PER_ROW,       /* constant along trailing axes, matching the leading ones ([B,S,1] in [B,S,H]) */
+  FW_BROADCAST_CHANNEL,       /* a [C] vector along axis 1 (BatchNormalization's parameters) */
+  FW_BROADCAST_OTHER,         /* numpy broadcasting some other way */
+} FwBroadcast;
+
+typedef struct
+{
+  FwValue     *value;
+  FwSpecKind   kind;
+  FwShapeRole  role;        /* against the spec's space (rows included) */
+  FwBroadcast  broadcast;   /* for SMALL inputs */
+  gint         broadcast_axes; /* ROW_VECTOR, PER_ROW: the trailing axes it covers or is constant along */
+  guint        elem_bytes;
+  gint64       elements;
+  guint        first;       /* position in the group where it becomes live (inputs: its first reader) */
+  guint        last;        /* position of its last reader inside the group; nodes->len when it leaves */
+} FwSpecValue;
+
+/* One entry of the Unified Buffer plan: a buffer the kernel holds while the tile is processed. */
+typedef struct
+{
+  const FwValue *value;
+  FwShapeRole    role;
+  guint          elem_bytes;
+  gint64         elements;  /* the value's elements (a SMALL or OTHER buffer holds at most one tile of them) */
+  gboolean       streamed;  /* double-buffered: loaded from or stored to HBM while the next tile computes */
+  guint          first;
+  guint          last;
+} FwSpecBuffer;
+
+/* How a row operation of the group reduces or normalises. */
+typedef struct
+{
+  gint     axes;       /* trailing axes reduced; 0: not a row operation */
+  gint     from_end;   /* a single reduced axis that is not the last (opset-13 Softmax): its position from the
+                          end, iterated as if it were last; 0 otherwise */
+  gboolean full_out;   /* the output keeps the input's shape (Softmax, LayerNormalization) */
+  gboolean keepdims;   /* a reduction's result keeps the reduced axes as 1 */
+  gboolean by_default; /* a reduction given no axes (or empty ones): every axis, a full reduction */
+} FwRowOp;
+
+typedef struct _FwKernelSpec FwKernelSpec;
+
+/* Members in execution (topological) order. */
+guint                 fw_kernel_spec_get_n_nodes     (const FwKernelSpec *spec);
+FwNode               *fw_kernel_spec_get_node        (const FwKernelSpec *spec,
+                                                      guint               position);
+gboolean              fw_kernel_spec_contains        (const FwKernelSpec *spec,
+                                                      const FwNode       *node);
+/* Position of a member in execution order, or -1. */
+gint                  fw_kernel_spec_position        (const FwKernelSpec *spec,
+                                                      const FwNode       *node);
+/* The compute-bound producer (MatMul, Gemm, Conv) whose epilogue the group is, or NULL. */
+FwNode               *fw_kernel_spec_get_root        (const FwKernelSpec *spec);
+const FwSpace        *fw_kernel_spec_get_space       (const FwKernelSpec *spec);
+/* Trailing axes row operations reduce (0 when none); broadcast rows aside. */
+gint                  fw_kernel_spec_get_reduce_axes (const FwKernelSpec *spec);
+/* The row arrangement of a member (axes 0 when it is not a row operation); *why, when not NULL, says why
+ * a row operation's axes could not be described (NULL when they could). */
+const FwRowOp        *fw_kernel_spec_get_row_op      (const FwKernelSpec *spec,
+                                                      guint               position,
+                                                      const char        **why);
+/* Values in the order the group first touches them; immediates included. */
+guint                 fw_kernel_spec_get_n_values    (const FwKernelSpec *spec);
+const FwSpecValue    *fw_kernel_spec_get_value       (const FwKernelSpec *spec,
+                                                      guint               index);
+const FwSpecValue    *fw_kernel_spec_lookup          (const FwKernelSpec *spec,
+                                                      const FwValue      *value);
+/* Whether a value made inside leaves the kernel (an output). */
+gboolean              fw_kernel_spec_is_output       (const FwKernelSpec *spec,
+                                                      const FwValue      *value);
+/* Distinct tensors read from HBM (immediates aside), and tensors written to it. */
+guint                 fw_kernel_spec_get_n_inputs    (const FwKernelSpec *spec);
+guint                 fw_kernel_spec_get_n_outputs   (const FwKernelSpec *spec);
+/* The Unified Buffer plan. */
+guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
+const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,
+                                                      guint               index);
+/* Bytes the plan's buffers take for a tile of `tile` space elements and `rows` rows, each buffer rounded
+ * up to `align` bytes: streamed ones twice, intermediates at their peak liveness. */
+gdouble               fw_kernel_spec_ub_bytes        (const FwKernelSpec *spec,
+                                                      guint               align,
+                                                      gdouble             tile,
+                                                      gdouble             rows,
+                                                      guint              *n_buffers);
+
+G_END_DECLS

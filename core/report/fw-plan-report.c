@@ -33,6 +33,56 @@ add_totals (JsonBuilder *b, const char *name, const FwPlanTotals *t)
   json_builder_end_object (b);
 }
 
+static const char *
+shape_role_name (FwShapeRole role)
+{
+  switch (role)
+    {
+    case FW_SHAPE_FULL: return "full";
+    case FW_SHAPE_ROW: return "row";
+    case FW_SHAPE_SMALL: return "broadcast";
+    case FW_SHAPE_OTHER:
+    default: return "other";
+    }
+}
+
+/* The planner's decision for the kernel (FwKernelSpec): the space, its rows and the Unified Buffer plan the
+ * resource figures price. */
+static void
+add_kernel_spec (JsonBuilder *b, const FwKernelSpec *spec)
+{
+  const FwSpace *space = fw_kernel_spec_get_space (spec);
+  gint reduce = fw_kernel_spec_get_reduce_axes (spec);
+
+  json_builder_set_member_name (b, "kernel");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "space");
+  json_builder_begin_array (b);
+  for (gint i = 0; i < space->rank; i++)
+    json_builder_add_int_value (b, space->dims[i]);
+  json_builder_end_array (b);
+  fw_json_member_int (b, "row_axes", space->row_axes);
+  fw_json_member_string (b, "rows", space->row_axes == 0 ? "none" : reduce > 0 ? "reduction" : "broadcast");
+  fw_json_member_int (b, "row_elements", space->row_axes > 0 ? fw_space_row_elements (space) : 0);
+  json_builder_set_member_name (b, "ub_plan");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < fw_kernel_spec_get_n_buffers (spec); i++)
+    {
+      const FwSpecBuffer *buf = fw_kernel_spec_get_buffer (spec, i);
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "value", buf->value->name);
+      fw_json_member_string (b, "role", shape_role_name (buf->role));
+      fw_json_member_int (b, "elem_bytes", buf->elem_bytes);
+      fw_json_member_int (b, "elements", buf->elements);
+      fw_json_member_bool (b, "streamed", buf->streamed);
+      fw_json_member_int (b, "first", buf->first);
+      fw_json_member_int (b, "last", buf->last);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
 static void
 add_nodes (JsonBuilder *b, GPtrArray *nodes)
 {
@@ -235,6 +285,8 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       fw_json_member_int (b, "kernel_inputs", r->kernel_inputs);
       fw_json_member_int (b, "kernel_outputs", r->kernel_outputs);
       json_builder_end_object (b);
+      if (c->spec != NULL)
+        add_kernel_spec (b, c->spec);
 
       json_builder_set_member_name (b, "cost");
       json_builder_begin_object (b);

@@ -19,7 +19,7 @@
 #include "host/fw-superkernel.h"
 #include "io/fw-file-write.h"
 #include "io/fw-folder-swap.h"
-#include "plan/fw-plan-private.h"
+#include "plan/fw-plan.h"
 
 typedef struct
 {
@@ -83,40 +83,18 @@ add_value (JsonBuilder *b, const FwValue *v)
   json_builder_end_object (b);
 }
 
-/* The group's boundary: values read from outside (constants that are immediates aside) and values used
- * outside, in node order. */
+/* The group's boundary as the planner decided it: values read from HBM (immediates aside) and values
+ * written there, in the order the group first touches them. */
 static void
 boundary (const FwCandidate *c, GPtrArray *inputs, GPtrArray *outputs)
 {
-  g_autoptr(GHashTable) member = g_hash_table_new (NULL, NULL);
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
-
-  for (guint i = 0; i < c->nodes->len; i++)
-    g_hash_table_add (member, g_ptr_array_index (c->nodes, i));
-  for (guint i = 0; i < c->nodes->len; i++)
+  for (guint i = 0; i < fw_kernel_spec_get_n_values (c->spec); i++)
     {
-      FwNode *node = g_ptr_array_index (c->nodes, i);
-      for (guint k = 0; k < node->n_inputs; k++)
-        {
-          FwValue *v = node->inputs[k];
-          if (v == NULL || fw_value_is_immediate (v) || (v->producer && g_hash_table_contains (member, v->producer)) ||
-              !g_hash_table_add (seen, v))
-            continue;
-          g_ptr_array_add (inputs, v);
-        }
-      for (guint k = 0; k < node->n_outputs; k++)
-        {
-          FwValue *v = node->outputs[k];
-          gboolean outside;
-          if (v == NULL)
-            continue;
-          outside = v->is_output;
-          for (guint u = 0; u < v->n_uses && !outside; u++)
-            if (!g_hash_table_contains (member, v->uses[u].node))
-              outside = TRUE;
-          if (outside)
-            g_ptr_array_add (outputs, v);
-        }
+      const FwSpecValue *v = fw_kernel_spec_get_value (c->spec, i);
+      if (v->kind == FW_SPEC_INPUT || v->kind == FW_SPEC_ROOT_OPERAND)
+        g_ptr_array_add (inputs, v->value);
+      else if (v->kind == FW_SPEC_OUTPUT)
+        g_ptr_array_add (outputs, v->value);
     }
 }
 

@@ -2,7 +2,7 @@
  * through fw-kernel-spec.h only. */
 #pragma once
 
-#include "fw-kernel-spec.h"
+#include "fw-plan.h"
 #include "hw/fw-profile.h"
 
 G_BEGIN_DECLS
@@ -30,7 +30,9 @@ FwKernelSpec *fw_kernel_spec_new   (GPtrArray        *nodes,
                                     FwNode           *root,
                                     const FwSpace    *space,
                                     const FwProfile  *profile);
-void          fw_kernel_spec_free  (FwKernelSpec     *spec);
+FwKernelSpec *fw_kernel_spec_new_for_nodes (GPtrArray *nodes,
+                                           FwNode    *root,
+                                           const FwProfile *profile);
 
 /* Rows per node for a row operation: the one definition (fw-kernel-spec.c); FALSE with a translated reason
  * when its axes cannot be described (computed at run time, not trailing, out of range). */
@@ -38,6 +40,5 @@ gboolean      fw_node_row_op_full  (const FwNode     *node,
                                     FwRowOp          *out,
                                     char            **why);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwKernelSpec, fw_kernel_spec_free)
 
 G_END_DECLS

@@ -483,6 +483,57 @@ fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const 
   return spec;
 }
 
+/* A group no discovery made (a user's, a test's): the space is the compute root's result, else the group's
+ * largest value, with the rows of its first row operation. */
+FwKernelSpec *
+fw_kernel_spec_new_for_nodes (GPtrArray *nodes, FwNode *root, const FwProfile *profile)
+{
+  const FwValue *best = NULL;
+  gint64 best_n = -1;
+  FwSpace space = { 0 };
+
+  g_return_val_if_fail (nodes != NULL && profile != NULL, NULL);
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (nodes, i);
+
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *v = node->outputs[k];
+          gint64 n = v && fw_value_is_static (v) ? fw_value_get_n_elements (v) : -1;
+          if (node == root && k == 0 && v != NULL)
+            {
+              best = v;
+              best_n = G_MAXINT64;
+            }
+          if (n > best_n)
+            best = v, best_n = n;
+        }
+      if (node == root)
+        continue;
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwValue *v = node->inputs[k];
+          gint64 n = v && fw_value_is_static (v) && !fw_value_is_immediate (v) ? fw_value_get_n_elements (v) : -1;
+          if (n > best_n)
+            best = v, best_n = n;
+        }
+    }
+  if (best != NULL && fw_value_is_static (best) && best->rank <= FW_MAX_RANK)
+    {
+      space.rank = best->rank;
+      for (gint i = 0; i < best->rank; i++)
+        space.dims[i] = best->dims[i].value;
+    }
+  for (guint i = 0; i < nodes->len && space.row_axes == 0; i++)
+    {
+      FwRowOp op;
+      if (fw_node_row_op_full (g_ptr_array_index (nodes, i), &op, NULL) && op.axes <= space.rank)
+        space.row_axes = op.axes;
+    }
+  return fw_kernel_spec_new (nodes, root, &space, profile);
+}
+
 void
 fw_kernel_spec_free (FwKernelSpec *spec)
 {

@@ -166,11 +166,18 @@ FwPlan       *fw_plan_new               (FwModel         *model,
                                          const FwPlanOptions *options,
                                          GError         **error);
 void          fw_plan_free              (FwPlan          *plan);
+/* The spec of a group the planner did not form (a user's or a test's), on the plan's profile: the space is
+ * the compute root's result or the largest value, the rows those of its first row operation. */
+FwKernelSpec *fw_plan_spec_for_nodes    (FwPlan          *plan,
+                                         GPtrArray       *nodes,
+                                         FwNode          *root);
+void          fw_kernel_spec_free       (FwKernelSpec    *spec);
 
 const char   *fw_reason_code_string     (FwReasonCode     code);   /* "FW-NF-009" */
 const char   *fw_reason_code_title      (FwReasonCode     code);   /* translated one-line meaning */
 const char   *fw_candidate_status_name  (FwCandidateStatus status); /* "proposed", … */
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwPlan, fw_plan_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwKernelSpec, fw_kernel_spec_free)
 
 G_END_DECLS

@@ -156,6 +156,13 @@ fw_plan_refuse (FwPlan *plan, FwReasonCode code, guint candidate, GPtrArray *nod
   return r;
 }
 
+FwKernelSpec *
+fw_plan_spec_for_nodes (FwPlan *plan, GPtrArray *nodes, FwNode *root)
+{
+  g_return_val_if_fail (plan != NULL, NULL);
+  return fw_kernel_spec_new_for_nodes (nodes, root, plan->profile);
+}
+
 static void
 candidate_free (gpointer data)
 {

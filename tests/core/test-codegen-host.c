@@ -299,7 +299,9 @@ check_group (Fixture *f, FwModel *model, FwNode *root)
   fake.nodes = nodes;
   fake.kind = (char *) (root ? "epilogue" : "elementwise_chain");
   fake.root = root;
+  fake.spec = fw_plan_spec_for_nodes (plan, nodes, root);
   r = check_candidate (plan, &fake, f->toolchain, &why);
+  fw_kernel_spec_free (fake.spec);
   if (r == CHECK_SKIP_REFERENCE)
     {
       g_test_skip (why);
@@ -325,7 +327,9 @@ group_refusal (FwModel *model, FwNode *root)
   fake.nodes = nodes;
   fake.kind = (char *) "elementwise_chain";
   fake.root = root;
+  fake.spec = fw_plan_spec_for_nodes (plan, nodes, root);
   k = fw_superkernel_generate (plan, &fake, &error);
+  fw_kernel_spec_free (fake.spec);
   g_assert_null (k);
   g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
   return g_strdup (error->message);
@@ -1090,7 +1094,9 @@ test_unsupported (Fixture *f, gconstpointer data)
   fake.kind = (char *) "elementwise_chain";
   g_ptr_array_add (fake.nodes, fw_graph_get_node (g, 0));
   g_ptr_array_add (fake.nodes, fw_graph_get_node (g, 1));
+  fake.spec = fw_plan_spec_for_nodes (plan, fake.nodes, NULL);
   k = fw_superkernel_generate (plan, &fake, &error);
+  fw_kernel_spec_free (fake.spec);
   g_assert_null (k);
   g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "Celu"));

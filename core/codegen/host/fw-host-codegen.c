@@ -21,7 +21,7 @@
 
 #include "fw-error.h"
 #include "fw-superkernel-private.h"
-#include "plan/fw-plan-private.h"
+#include "plan/fw-plan.h"
 
 /* A grouped Conv whose group reduces over at most this many taps (channels × kernel window) is computed by a
  * direct loop: as sgemm calls per group they are matrices of one or a few rows, where the call costs more
@@ -98,7 +98,6 @@ typedef struct
   FwSuperKernel     *kernel;
   GPtrArray         *vals;      /* SkVal*, owned */
   GHashTable        *by_value;  /* FwValue* → SkVal* */
-  GHashTable        *members;   /* FwNode* set */
   GArray            *nodes;     /* SkNode */
   FwNode            *root;
   SkVal             *tile;
@@ -294,7 +293,7 @@ val_new (Gen *g, FwValue *value, SvKind kind)
 static gboolean
 is_member (Gen *g, const FwNode *node)
 {
-  return node != NULL && g_hash_table_contains (g->members, node);
+  return fw_kernel_spec_contains (g->cand->spec, node);
 }
 
 /* Which inputs of a node are data the kernel computes with (the rest are parameters read at generation). */
@@ -315,6 +314,13 @@ is_root_op (const FwNode *node)
          strcmp (node->op_type, "Conv") == 0;
 }
 
+static FwSpecKind
+spec_kind (Gen *g, const FwValue *value)
+{
+  const FwSpecValue *v = fw_kernel_spec_lookup (g->cand->spec, value);
+  return v != NULL ? v->kind : FW_SPEC_INPUT;
+}
+
 static SkVal *
 use_value (Gen *g, FwValue *value, GError **error)
 {
@@ -332,7 +338,7 @@ use_value (Gen *g, FwValue *value, GError **error)
       unsupported (error, _("dtype %s is not supported"), fw_dtype_name (value->dtype));
       return NULL;
     }
-  if (value->constant != NULL && fw_value_is_immediate (value))
+  if (value->constant != NULL && spec_kind (g, value) == FW_SPEC_IMMEDIATE)
     {
       v = val_new (g, value, value->constant->n_elements == 1 ? SV_IMM_SCALAR : SV_IMM_ARRAY);
       if (v->kind == SV_IMM_ARRAY)
@@ -355,95 +361,6 @@ use_value (Gen *g, FwValue *value, GError **error)
   return v;
 }
 
-/* Trailing axes a row operation reduces (0: not one); *full_out: its output keeps the input's shape;
- * *from_end: for a reduction over one axis that is not the last, its position counted from the end (the
- * axis is then iterated as if it were last), else 0. */
-static gint
-row_axes_of (const FwNode *node, gboolean *full_out, gint *from_end, GError **error)
-{
-  const char *op = node->op_type;
-  FwValue *in = node->n_inputs > 0 ? node->inputs[0] : NULL;
-  gint rank = in ? in->rank : 0;
-
-  *full_out = FALSE;
-  *from_end = 0;
-  if (strcmp (op, "Softmax") == 0 || strcmp (op, "LogSoftmax") == 0)
-    {
-      gint64 axis = fw_node_get_attr_int (node, "axis", node->opset >= 13 || node->opset == 0 ? -1 : 1);
-      axis = axis < 0 ? axis + rank : axis;
-      *full_out = TRUE;
-      if (axis < 0 || axis >= rank)
-        return unsupported (error, _("%s axis out of range"), op);
-      /* From opset 13 on the axis is one axis; before, everything from it on. */
-      if ((node->opset >= 13 || node->opset == 0) && axis != rank - 1)
-        {
-          *from_end = rank - (gint) axis;
-          return 1;
-        }
-      return rank - (gint) axis;
-    }
-  if (strcmp (op, "LayerNormalization") == 0)
-    {
-      gint64 axis = fw_node_get_attr_int (node, "axis", -1);
-      axis = axis < 0 ? axis + rank : axis;
-      *full_out = TRUE;
-      if (axis < 0 || axis >= rank)
-        return unsupported (error, _("LayerNormalization axis out of range"));
-      return rank - (gint) axis;
-    }
-  if (strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0)
-    return rank > 2 ? rank - 2 : unsupported (error, _("%s needs a spatial input"), op);
-  if (g_str_has_prefix (op, "Reduce"))
-    {
-      guint n = 0;
-      const gint64 *axes = fw_node_get_attr_ints (node, "axes", &n);
-      gboolean reduced[FW_MAX_RANK] = { FALSE };
-      gint count = 0;
-
-      if (axes == NULL && node->n_inputs > 1 && node->inputs[1])
-        {
-          FwTensor *t = node->inputs[1]->constant;
-          if (t == NULL)
-            return unsupported (error, _("%s with axes computed at run time"), op);
-          if (t->n_elements == 0 && fw_node_get_attr_int (node, "noop_with_empty_axes", 0))
-            return unsupported (error, _("%s with noop_with_empty_axes"), op);
-          for (gint64 i = 0; i < t->n_elements; i++)
-            {
-              gint64 a = 0;
-              fw_tensor_get_int64 (t, i, &a);
-              a = a < 0 ? a + rank : a;
-              if (a < 0 || a >= rank)
-                return unsupported (error, _("%s axis out of range"), op);
-              reduced[a] = TRUE;
-            }
-          if (t->n_elements == 0)
-            for (gint i = 0; i < rank; i++)
-              reduced[i] = TRUE;
-        }
-      else if (axes != NULL)
-        {
-          for (guint i = 0; i < n; i++)
-            {
-              gint64 a = axes[i] < 0 ? axes[i] + rank : axes[i];
-              if (a < 0 || a >= rank)
-                return unsupported (error, _("%s axis out of range"), op);
-              reduced[a] = TRUE;
-            }
-        }
-      else
-        for (gint i = 0; i < rank; i++)
-          reduced[i] = TRUE;
-      for (gint i = 0; i < rank; i++)
-        count += reduced[i] ? 1 : 0;
-      for (gint i = rank - count; i < rank; i++)
-        if (!reduced[i])
-          return unsupported (error, _("%s over axes that are not the trailing ones"), op);
-      *full_out = FALSE;
-      return count > 0 ? count : unsupported (error, _("%s reduces nothing"), op);
-    }
-  return 0;
-}
-
 static gboolean
 is_row_op (const FwNode *node)
 {
@@ -460,14 +377,12 @@ is_row_op (const FwNode *node)
 static gboolean
 collect (Gen *g, GError **error)
 {
-  GPtrArray *nodes = g->cand->nodes;
+  const FwKernelSpec *spec = g->cand->spec;
 
-  for (guint i = 0; i < nodes->len; i++)
-    g_hash_table_add (g->members, g_ptr_array_index (nodes, i));
-  g->root = g->cand->root;
-  for (guint i = 0; i < nodes->len; i++)
+  g->root = fw_kernel_spec_get_root (spec);
+  for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
     {
-      FwNode *node = g_ptr_array_index (nodes, i);
+      FwNode *node = fw_kernel_spec_get_node (spec, i);
       SkNode sn = { node, i, NK_ELEM, 0, 0, NULL };
       FwValue *out0 = node->n_outputs > 0 ? node->outputs[0] : NULL;
 
@@ -522,10 +437,13 @@ collect (Gen *g, GError **error)
   return TRUE;
 }
 
-/* The space: the root's output, else the broadcast of every value in the group. */
+/* The space is the planner's (the candidate's FwKernelSpec); the rows are those its row operations reduce,
+ * which this target requires to agree. */
 static gboolean
 find_space (Gen *g, GError **error)
 {
+  const FwKernelSpec *spec = g->cand->spec;
+  const FwSpace *space = fw_kernel_spec_get_space (spec);
   gint moved_from_end = 0;
 
   g->split = -1;
@@ -535,23 +453,32 @@ find_space (Gen *g, GError **error)
     {
       SkNode *sn = &g_array_index (g->nodes, SkNode, i);
       FwNode *node = sn->node;
-      gboolean full_out = FALSE;
-      gint r, from_end = 0;
+      const char *why = NULL;
+      const FwRowOp *op;
+      gint r, from_end;
 
       if (!is_row_op (node))
         continue;
-      r = row_axes_of (node, &full_out, &from_end, error);
-      if (r == 0)
-        return FALSE;
+      op = fw_kernel_spec_get_row_op (spec, i, &why);
+      if (why != NULL)
+        return unsupported (error, "%s", why);
+      if (op->axes == 0)
+        return unsupported (error, _("%s reduces nothing"), node->op_type);
+      from_end = op->from_end;
+      r = from_end != 0 ? 1 : op->axes;
       if (g->row_axes != 0 && g->row_axes != r)
         return unsupported (error, _("row operations over different numbers of axes"));
       if (g->row_axes != 0 && moved_from_end != from_end)
         return unsupported (error, _("row operations over different axes"));
       g->row_axes = r;
       moved_from_end = from_end;
-      if (!full_out && fw_node_get_attr_int (node, "keepdims", 1) == 0 && !g_str_has_prefix (node->op_type, "Global"))
+      if (!op->full_out && !op->keepdims)
         sn->out->map = MAP_LEAD;
     }
+  if (space->rank > FW_MAX_RANK)
+    return unsupported (error, _("rank over %d"), FW_MAX_RANK);
+  g->rank = space->rank;
+  memcpy (g->dims, space->dims, sizeof (gint64) * (gsize) space->rank);
   if (g->root != NULL)
     {
       SkVal *out = g_array_index (g->nodes, SkNode, 0).out;
@@ -574,44 +501,15 @@ find_space (Gen *g, GError **error)
         return unsupported (error, _("%s of rank %d"), g->root->op_type, out->value->rank);
       if (g->row_axes != 0 && g->row_axes != inner)
         return unsupported (error, _("a row operation that does not reduce the %s tile's rows"), g->root->op_type);
-      g->rank = out->value->rank;
-      for (gint a = 0; a < g->rank; a++)
-        g->dims[a] = out->value->dims[a].value;
       g->split = g->rank - inner;
     }
-  else
+  else if (g->row_axes > 0)
     {
-      for (guint i = 0; i < g->vals->len; i++)
-        {
-          SkVal *v = g_ptr_array_index (g->vals, i);
-          if (v->map != MAP_RIGHT || v->value == NULL)
-            continue;
-          if (v->value->rank > FW_MAX_RANK)
-            return unsupported (error, _("rank over %d"), FW_MAX_RANK);
-          if (v->value->rank > g->rank)
-            {
-              gint shift = v->value->rank - g->rank;
-              memmove (g->dims + shift, g->dims, g->rank * sizeof (gint64));
-              for (gint a = 0; a < shift; a++)
-                g->dims[a] = 1;
-              g->rank = v->value->rank;
-            }
-          for (gint a = 0; a < v->value->rank; a++)
-            {
-              gint sa = g->rank - v->value->rank + a;
-              gint64 d = v->value->dims[a].value;
-              if (g->dims[sa] == 1)
-                g->dims[sa] = d;
-            }
-        }
-      if (g->row_axes > 0)
-        {
-          if (g->row_axes > g->rank || moved_from_end > g->rank)
-            return unsupported (error, _("row axes beyond the space"));
-          g->split = g->rank - g->row_axes;
-          if (moved_from_end != 0)
-            g->moved = g->rank - moved_from_end;
-        }
+      if (g->row_axes > g->rank || moved_from_end > g->rank)
+        return unsupported (error, _("row axes beyond the space"));
+      g->split = g->rank - g->row_axes;
+      if (moved_from_end != 0)
+        g->moved = g->rank - moved_from_end;
     }
   return TRUE;
 }
@@ -2202,7 +2100,6 @@ gen_clear (Gen *g)
 {
   g_ptr_array_unref (g->vals);
   g_hash_table_unref (g->by_value);
-  g_hash_table_unref (g->members);
   g_array_unref (g->nodes);
   g_string_free (g->decls, TRUE);
   g_string_free (g->body, TRUE);
@@ -2218,9 +2115,14 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.plan = kernel->plan;
   g.cand = kernel->candidate;
   g.kernel = kernel;
+  if (g.cand->spec == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("host SuperKernel: candidate %u has no kernel spec"),
+                   g.cand->index);
+      return FALSE;
+    }
   g.vals = g_ptr_array_new_with_free_func (g_free);
   g.by_value = g_hash_table_new (NULL, NULL);
-  g.members = g_hash_table_new (NULL, NULL);
   g.nodes = g_array_new (FALSE, TRUE, sizeof (SkNode));
   g.decls = g_string_new (NULL);
   g.body = g_string_new (NULL);

@@ -460,7 +460,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
     g_autoptr(FwSuperKernel) host = fw_superkernel_generate (plan, c, &error);
 
     if (host != NULL)
-      add_source (self, _("Host SuperKernel (C)"), fw_superkernel_get_source (host), "c");
+      add_source (self, _("Host SuperKernel (C)"), fw_kernel_source_get_main (fw_superkernel_get_kernel_source (host)), "c");
     else
       add_section (self, _("Host SuperKernel (C)"), error->message);
     g_clear_error (&error);
@@ -469,7 +469,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
     g_autoptr(FwAscendKernel) ascend = fw_ascend_kernel_generate (plan, c, &error);
 
     if (ascend != NULL)
-      add_source (self, _("Ascend C kernel"), fw_ascend_kernel_get_source (ascend), "cpp");
+      add_source (self, _("Ascend C kernel"), fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (ascend)), "cpp");
     else
       add_section (self, _("Ascend C kernel"), error->message);
   }

@@ -15,6 +15,7 @@
 #include "ascend/fw-ascend.h"
 #include "fw-error.h"
 #include "fw-kernel-package.h"
+#include "fw-targets.h"
 #include "graph/fw-fingerprint.h"
 #include "host/fw-superkernel.h"
 #include "io/fw-file-write.h"
@@ -35,13 +36,6 @@ pending_file_free (gpointer data)
   g_free (f->relative);
   g_bytes_unref (f->bytes);
   g_free (f);
-}
-
-void
-fw_kernel_package_options_init (FwKernelPackageOptions *options)
-{
-  memset (options, 0, sizeof *options);
-  options->ascend = TRUE;
 }
 
 char *
@@ -143,18 +137,19 @@ make_dirs (const char *path, GError **error)
 }
 
 static gboolean
-package_candidate (FwPlan *plan, const FwCandidate *c, const FwKernelPackageOptions *options,
-                   JsonBuilder *b, GPtrArray *pending, GError **error)
+package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel *k, JsonBuilder *b,
+                   GPtrArray *pending, GError **error)
 {
+  /* The manifest lists a candidate's Ascend files before its host files (format version 1). */
+  static const FwTargetId order[] = { FW_TARGET_ASCEND, FW_TARGET_HOST };
+  const FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
   g_autofree char *folder = fw_kernel_package_folder_name (c);
   g_autofree char *pattern = utf8 (c->pattern);
   g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
   g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
-  FwSuperKernel *host = NULL;
+  FwSuperKernel *host = targets->enabled[FW_TARGET_HOST] ? k->host : NULL;
   g_autofree char *skip = NULL;
 
-  if (options->host_kernels && c->index < options->host_kernels->len)
-    host = g_ptr_array_index (options->host_kernels, c->index);
   boundary (c, inputs, outputs);
 
   json_builder_begin_object (b);
@@ -201,51 +196,31 @@ package_candidate (FwPlan *plan, const FwCandidate *c, const FwKernelPackageOpti
 
   json_builder_set_member_name (b, "files");
   json_builder_begin_array (b);
-  if (options->ascend)
+  for (guint o = 0; o < G_N_ELEMENTS (order); o++)
     {
-      g_autoptr(GError) local = NULL;
-      g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (plan, c, &local);
+      FwTargetId t = order[o];
+      const FwKernelSource *src = k->sources[t];
 
-      if (kernel == NULL && !g_error_matches (local, FW_ERROR, FW_ERROR_UNSUPPORTED))
+      if (!targets->enabled[t])
+        continue;
+      for (guint i = 0; src != NULL && i < fw_kernel_source_get_n_files (src); i++)
         {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return FALSE;
-        }
-      if (kernel != NULL)
-        {
-          guint n;
-          const FwAscendFile *files = fw_ascend_kernel_get_files (kernel, &n);
-          for (guint i = 0; i < n; i++)
-            {
-              g_autofree char *rel = g_build_filename (folder, "ascend", files[i].name, NULL);
-              GBytes *bytes = g_bytes_new (files[i].contents, strlen (files[i].contents));
-              add_file_entry (b, rel, bytes);
-              add_pending (pending, rel, bytes);
-            }
-        }
-      else
-        skip = utf8 (local->message);  /* recorded after the files array */
-    }
-  if (host != NULL)
-    {
-      const char *source = fw_superkernel_get_source (host);
-      const char *object = fw_superkernel_get_object_path (host);
-
-      if (source != NULL)
-        {
-          g_autofree char *rel = g_build_filename (folder, "host", "kernel.c", NULL);
-          GBytes *bytes = g_bytes_new (source, strlen (source));
+          const FwKernelFile *f = fw_kernel_source_get_file (src, i);
+          g_autofree char *rel = g_build_filename (folder, fw_target_name (t), f->name, NULL);
+          GBytes *bytes = g_bytes_new (f->contents, strlen (f->contents));
           add_file_entry (b, rel, bytes);
           add_pending (pending, rel, bytes);
         }
-      if (object != NULL)
+      if (t == FW_TARGET_ASCEND && src == NULL)
+        skip = utf8 (k->errors[t] ? k->errors[t] : "");  /* recorded after the files array */
+      if (t == FW_TARGET_HOST && host != NULL && fw_superkernel_get_object_path (host) != NULL)
         {
           g_autofree char *rel = g_build_filename (folder, "host", "kernel.so", NULL);
           g_autofree char *data = NULL;
           gsize len = 0;
           GBytes *bytes;
 
-          if (!g_file_get_contents (object, &data, &len, error))
+          if (!g_file_get_contents (fw_superkernel_get_object_path (host), &data, &len, error))
             return FALSE;
           bytes = g_bytes_new_take (g_steal_pointer (&data), len);
           add_file_entry (b, rel, bytes);
@@ -314,9 +289,8 @@ fw_kernel_package_check_destination (FwPlan *plan, const char *dir, GError **err
 }
 
 gboolean
-fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOptions *options, GError **error)
+fw_kernel_package_write (FwPlan *plan, const FwTargets *targets, const char *dir, GError **error)
 {
-  FwKernelPackageOptions defaults;
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (pending_file_free);
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -324,12 +298,7 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
   g_autofree char *manifest = NULL;
   g_autofree char *staging = NULL;
 
-  g_return_val_if_fail (plan != NULL && dir != NULL, FALSE);
-  if (options == NULL)
-    {
-      fw_kernel_package_options_init (&defaults);
-      options = &defaults;
-    }
+  g_return_val_if_fail (plan != NULL && targets != NULL && targets->plan == plan && dir != NULL, FALSE);
   if (plan->fingerprint == NULL)
     plan->fingerprint = fw_model_fingerprint (plan->model);
 
@@ -342,14 +311,9 @@ fw_kernel_package_write (FwPlan *plan, const char *dir, const FwKernelPackageOpt
   json_builder_add_string_value (b, plan->profile->name ? plan->profile->name : "");
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
-  for (guint i = 0; i < plan->candidates->len; i++)
-    {
-      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
-        continue;
-      if (!package_candidate (plan, c, options, b, pending, error))
-        return FALSE;
-    }
+  for (guint i = 0; i < targets->kernels->len; i++)
+    if (!package_candidate (plan, targets, g_ptr_array_index (targets->kernels, i), b, pending, error))
+      return FALSE;
   json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);

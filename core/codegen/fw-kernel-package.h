@@ -10,28 +10,21 @@
 
 #include <glib.h>
 
+#include "codegen/fw-targets.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
 
 #define FW_KERNEL_PACKAGE_FORMAT_VERSION 1
 
-typedef struct
-{
-  gboolean   ascend;        /* write ascend/ folders */
-  /* FwSuperKernel* indexed by candidate index (NULL entries where there is none), or NULL for no host
-   * kernels. Kernels that have been compiled contribute their shared object too. Not owned. */
-  GPtrArray *host_kernels;
-} FwKernelPackageOptions;
-
-void     fw_kernel_package_options_init (FwKernelPackageOptions *options);
-
-/* Writes the package for the plan's proposed and accepted candidates as dir (replacing what was there). A
- * candidate the Ascend target cannot generate is listed in the manifest with the reason instead of a
- * folder. FW_ERROR_IO when the file system refuses; FW_ERROR_USAGE when a file would overwrite the model. */
+/* Writes the package of the kernels targets generated for the plan's proposed and accepted candidates as
+ * dir (replacing what was there): a folder per target its kernel files came from, and for compiled host
+ * kernels the shared object. A candidate the Ascend target could not generate is listed in the manifest with
+ * the reason instead of a folder. FW_ERROR_IO when the file system refuses; FW_ERROR_USAGE when a file would
+ * overwrite the model. */
 gboolean fw_kernel_package_write        (FwPlan                       *plan,
+                                         const FwTargets              *targets,
                                          const char                   *dir,
-                                         const FwKernelPackageOptions *options,
                                          GError                      **error);
 
 /* FALSE with FW_ERROR_USAGE when dir holds the input model or one of its data files (the write would

@@ -6,6 +6,53 @@
 #include "fw-error.h"
 #include "fw-targets.h"
 
+/* What each target does with a fused candidate: generate its kernel into k, giving the target-neutral view of
+ * it, or NULL with the reason. A target that needs more (the host's compile) does it after all are made. */
+typedef const FwKernelSource *(*GenerateFunc) (FwPlan *plan, const FwCandidate *candidate, FwTargetKernel *k,
+                                               GError **error);
+
+static const FwKernelSource *
+generate_host (FwPlan *plan, const FwCandidate *candidate, FwTargetKernel *k, GError **error)
+{
+  k->host = fw_superkernel_generate (plan, candidate, error);
+  return k->host != NULL ? fw_superkernel_get_kernel_source (k->host) : NULL;
+}
+
+static const FwKernelSource *
+generate_ascend (FwPlan *plan, const FwCandidate *candidate, FwTargetKernel *k, GError **error)
+{
+  k->ascend = fw_ascend_kernel_generate (plan, candidate, error);
+  return k->ascend != NULL ? fw_ascend_kernel_get_kernel_source (k->ascend) : NULL;
+}
+
+static const struct
+{
+  const char   *name;
+  GenerateFunc  generate;
+} target_table[FW_N_TARGETS] = {
+  [FW_TARGET_HOST] = { "host", generate_host },
+  [FW_TARGET_ASCEND] = { "ascend", generate_ascend },
+};
+
+const char *
+fw_target_name (FwTargetId target)
+{
+  g_return_val_if_fail (target < FW_N_TARGETS, NULL);
+  return target_table[target].name;
+}
+
+gboolean
+fw_target_from_name (const char *name, FwTargetId *out)
+{
+  for (guint t = 0; t < FW_N_TARGETS; t++)
+    if (g_strcmp0 (name, target_table[t].name) == 0)
+      {
+        *out = (FwTargetId) t;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 gboolean
 fw_candidate_is_fused (const FwCandidate *candidate)
 {
@@ -25,8 +72,8 @@ target_kernel_free (FwTargetKernel *k)
   g_clear_pointer (&k->ascend, fw_ascend_kernel_free);
   g_free (k->group.inputs);
   g_free (k->group.outputs);
-  g_free (k->host_error);
-  g_free (k->ascend_error);
+  for (guint t = 0; t < FW_N_TARGETS; t++)
+    g_free (k->errors[t]);
   g_free (k);
 }
 
@@ -80,7 +127,7 @@ compile_one (gpointer data, gpointer user_data)
       if (fw_superkernel_compile (k->host, build->targets->toolchain, &error))
         k->host_compiled = TRUE;
       else
-        k->host_error = g_strdup (error->message);
+        k->errors[FW_TARGET_HOST] = g_strdup (error->message);
     }
   report (build, TRUE);
 }
@@ -102,8 +149,8 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
   Build build = { 0 };
 
   targets->plan = plan;
-  targets->host = host;
-  targets->ascend = ascend;
+  targets->enabled[FW_TARGET_HOST] = host;
+  targets->enabled[FW_TARGET_ASCEND] = ascend;
   targets->kernels = g_ptr_array_new_with_free_func ((GDestroyNotify) target_kernel_free);
   if (host)
     {
@@ -124,26 +171,19 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
       g_ptr_array_add (targets->kernels, k);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
-      if (host)
+      for (guint t = 0; t < FW_N_TARGETS; t++)
         {
-          k->host = fw_superkernel_generate (plan, c, &local);
-          if (k->host == NULL)
+          if (!targets->enabled[t])
+            continue;
+          k->sources[t] = target_table[t].generate (plan, c, k, &local);
+          if (k->sources[t] == NULL)
             {
-              k->host_error = g_strdup (local->message);
-              g_clear_error (&local);
-            }
-          else if (targets->toolchain == NULL)
-            k->host_error = g_strdup (targets->toolchain_error);
-        }
-      if (ascend)
-        {
-          k->ascend = fw_ascend_kernel_generate (plan, c, &local);
-          if (k->ascend == NULL)
-            {
-              k->ascend_error = g_strdup (local->message);
+              k->errors[t] = g_strdup (local->message);
               g_clear_error (&local);
             }
         }
+      if (k->host != NULL && targets->toolchain == NULL)
+        k->errors[FW_TARGET_HOST] = g_strdup (targets->toolchain_error);
     }
   build.targets = targets;
   build.cancellable = cancellable;
@@ -172,18 +212,19 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
   for (guint i = 0; i < targets->kernels->len; i++)
     {
       FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      const FwKernelSource *src = k->sources[FW_TARGET_HOST];
 
       if (!k->host_compiled)
         continue;
       k->group.candidate = k->candidate;
-      k->group.n_inputs = fw_superkernel_get_n_inputs (k->host);
+      k->group.n_inputs = fw_kernel_source_get_n_inputs (src);
       k->group.inputs = g_new0 (FwValue *, k->group.n_inputs + 1);
       for (guint j = 0; j < k->group.n_inputs; j++)
-        k->group.inputs[j] = fw_superkernel_get_input (k->host, j);
-      k->group.n_outputs = fw_superkernel_get_n_outputs (k->host);
+        k->group.inputs[j] = fw_kernel_source_get_input (src, j);
+      k->group.n_outputs = fw_kernel_source_get_n_outputs (src);
       k->group.outputs = g_new0 (FwValue *, k->group.n_outputs + 1);
       for (guint j = 0; j < k->group.n_outputs; j++)
-        k->group.outputs[j] = fw_superkernel_get_output (k->host, j);
+        k->group.outputs[j] = fw_kernel_source_get_output (src, j);
       k->group.run = run_superkernel;
       k->group.data = k->host;
     }
@@ -200,21 +241,6 @@ fw_targets_group_kernels (FwTargets *targets)
       FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
       if (k->host_compiled)
         g_ptr_array_add (out, &k->group);
-    }
-  return out;
-}
-
-GPtrArray *
-fw_targets_host_by_candidate (FwTargets *targets)
-{
-  GPtrArray *out = g_ptr_array_new ();
-
-  g_ptr_array_set_size (out, targets->plan->candidates->len);
-  for (guint i = 0; i < targets->kernels->len; i++)
-    {
-      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
-      if (k->host != NULL)
-        out->pdata[k->candidate] = k->host;
     }
   return out;
 }

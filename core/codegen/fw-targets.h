@@ -12,22 +12,33 @@
 
 G_BEGIN_DECLS
 
+/* The targets, in the order reports list them. */
+typedef enum {
+  FW_TARGET_HOST,    /* C99 SuperKernels, compiled and run here */
+  FW_TARGET_ASCEND,  /* Ascend C kernels with tiling and a CMake project for CANN */
+  FW_N_TARGETS
+} FwTargetId;
+
+const char  *fw_target_name          (FwTargetId        target);  /* "host", "ascend" */
+gboolean     fw_target_from_name     (const char       *name,
+                                      FwTargetId       *out);
+
 typedef struct
 {
   guint           candidate;
-  FwSuperKernel  *host;            /* generated (source available), or NULL */
+  /* Per target: what its generator made (owned by the target's kernel below), or NULL with the reason. */
+  const FwKernelSource *sources[FW_N_TARGETS];
+  char           *errors[FW_N_TARGETS];
+  FwSuperKernel  *host;            /* the host kernel (compiles, loads and runs), or NULL */
   gboolean        host_compiled;   /* loaded and runnable: group is valid */
-  char           *host_error;      /* why not, or NULL */
   FwGroupKernel   group;           /* the compiled kernel as the fused executor takes it */
-  FwAscendKernel *ascend;          /* generated, or NULL */
-  char           *ascend_error;
+  FwAscendKernel *ascend;          /* the Ascend kernel with its tiling, or NULL */
 } FwTargetKernel;
 
 typedef struct
 {
   FwPlan          *plan;
-  gboolean         host;
-  gboolean         ascend;
+  gboolean         enabled[FW_N_TARGETS];
   FwHostToolchain *toolchain;      /* NULL when host is off or no compiler was found */
   char            *toolchain_error;
   GPtrArray       *kernels;        /* FwTargetKernel*, one per fused (proposed or accepted) candidate */
@@ -36,8 +47,8 @@ typedef struct
 /* Whether a candidate is part of the fused plan (proposed or accepted; vetoed and refused ones are not). */
 gboolean     fw_candidate_is_fused   (const FwCandidate *candidate);
 
-/* Generates (and for host compiles, in parallel) the kernels of every fused candidate. cache_dir NULL: the
- * default. FALSE only when cancelled. */
+/* Generates (and for host compiles, in parallel) the kernels of every fused candidate on every target asked
+ * for. cache_dir NULL: the default. NULL only when cancelled. */
 FwTargets   *fw_targets_build        (FwPlan           *plan,
                                       gboolean          host,
                                       gboolean          ascend,
@@ -59,8 +70,6 @@ FwTargets   *fw_targets_build_full   (FwPlan           *plan,
 void         fw_targets_free         (FwTargets        *targets);
 /* FwGroupKernel* of the compiled host kernels (the array owns nothing). */
 GPtrArray   *fw_targets_group_kernels (FwTargets       *targets);
-/* The FwSuperKernel* per candidate index (NULL where none), as the kernel package takes them. */
-GPtrArray   *fw_targets_host_by_candidate (FwTargets   *targets);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTargets, fw_targets_free)
 

@@ -322,14 +322,8 @@ fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
     return FALSE;
   if (o->kernels && targets != NULL)
     {
-      g_autoptr(GPtrArray) host = fw_targets_host_by_candidate (targets);
-      FwKernelPackageOptions package;
-
       report (self, 0.88, _("Writing the kernel package…"));
-      fw_kernel_package_options_init (&package);
-      package.ascend = targets->ascend;
-      package.host_kernels = targets->host ? host : NULL;
-      if (!fw_kernel_package_write (self->plan, kernels_dir, &package, error))
+      if (!fw_kernel_package_write (self->plan, targets, kernels_dir, error))
         return FALSE;
       g_ptr_array_add (self->written, g_strdup (kernels_dir));
     }

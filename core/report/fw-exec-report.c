@@ -41,23 +41,56 @@ add_compare (JsonBuilder *b, const FwCompare *c, const FwTolerance *tol)
     }
 }
 
+/* The host toolchain, before the host kernels. */
+static void
+add_host_toolchain (JsonBuilder *b, const FwTargets *t)
+{
+  if (t->toolchain != NULL)
+    {
+      fw_json_member_string (b, "compiler", fw_host_toolchain_get_compiler (t->toolchain));
+      fw_json_member_string (b, "compiler_version", fw_host_toolchain_get_version (t->toolchain));
+      fw_json_member_string (b, "flags", fw_host_toolchain_get_flags (t->toolchain));
+    }
+  else
+    fw_json_member_string (b, "error", t->toolchain_error);
+}
+
+static void
+add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
+{
+  const FwKernelSource *src = k->sources[target];
+
+  if (target == FW_TARGET_HOST)
+    {
+      fw_json_member_string (b, "status", k->host_compiled ? "compiled" : src ? "not-compiled" : "not-generated");
+      if (src != NULL)
+        {
+          /* Known before any compiler ran: the hash is of the generated text. */
+          g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, fw_kernel_source_get_main (src), -1);
+          fw_json_member_string (b, "source_sha256", hash);
+        }
+      if (k->host_compiled)
+        fw_json_member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
+    }
+  else
+    fw_json_member_string (b, "status", src != NULL ? "generated" : "not-generated");
+  if (k->errors[target] != NULL)
+    fw_json_member_string (b, "message", k->errors[target]);
+}
+
 static void
 add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
 {
   json_builder_set_member_name (b, "targets");
   json_builder_begin_object (b);
-  if (t->host)
+  for (guint target = 0; target < FW_N_TARGETS; target++)
     {
-      json_builder_set_member_name (b, "host");
+      if (!t->enabled[target])
+        continue;
+      json_builder_set_member_name (b, fw_target_name (target));
       json_builder_begin_object (b);
-      if (t->toolchain != NULL)
-        {
-          fw_json_member_string (b, "compiler", fw_host_toolchain_get_compiler (t->toolchain));
-          fw_json_member_string (b, "compiler_version", fw_host_toolchain_get_version (t->toolchain));
-          fw_json_member_string (b, "flags", fw_host_toolchain_get_flags (t->toolchain));
-        }
-      else
-        fw_json_member_string (b, "error", t->toolchain_error);
+      if (target == FW_TARGET_HOST)
+        add_host_toolchain (b, t);
       json_builder_set_member_name (b, "kernels");
       json_builder_begin_array (b);
       for (guint i = 0; i < t->kernels->len; i++)
@@ -65,38 +98,7 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
           FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
 
           begin_candidate (b, plan, k->candidate);
-          fw_json_member_string (b, "status",
-                                 k->host_compiled ? "compiled" : k->host ? "not-compiled" : "not-generated");
-          if (k->host != NULL)
-            {
-              /* Known before any compiler ran: the hash is of the generated text. */
-              g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256,
-                                                                     fw_superkernel_get_source (k->host), -1);
-              fw_json_member_string (b, "source_sha256", hash);
-            }
-          if (k->host_compiled)
-            fw_json_member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
-          if (k->host_error != NULL)
-            fw_json_member_string (b, "message", k->host_error);
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  if (t->ascend)
-    {
-      json_builder_set_member_name (b, "ascend");
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "kernels");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < t->kernels->len; i++)
-        {
-          FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
-
-          begin_candidate (b, plan, k->candidate);
-          fw_json_member_string (b, "status", k->ascend != NULL ? "generated" : "not-generated");
-          if (k->ascend_error != NULL)
-            fw_json_member_string (b, "message", k->ascend_error);
+          add_target_kernel (b, target, k);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

@@ -273,11 +273,11 @@ detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
     g_string_append_printf (text, "%s\n", _("Host SuperKernel: compiled"));
   else
     g_string_append_printf (text, _("Host SuperKernel: not compiled: %s\n"),
-                            k->host_error ? k->host_error : _("no code generated"));
+                            k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : _("no code generated"));
   if (k->ascend != NULL)
     g_string_append_printf (text, "%s\n", _("Ascend C kernel: generated"));
-  else if (k->ascend_error != NULL)
-    g_string_append_printf (text, _("Ascend C kernel: not generated: %s\n"), k->ascend_error);
+  else if (k->errors[FW_TARGET_ASCEND] != NULL)
+    g_string_append_printf (text, _("Ascend C kernel: not generated: %s\n"), k->errors[FW_TARGET_ASCEND]);
   if (g != NULL)
     {
       *result = g->pass ? "pass" : "fail";

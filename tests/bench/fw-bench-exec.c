@@ -343,7 +343,7 @@ main (int argc, char **argv)
     if (k == NULL || !k->host_compiled)
       {
         printf ("FAIL: the 8-op chain did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
-                k && k->host_error ? k->host_error : "");
+                k && k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : "");
         return 1;
       }
     values = boundary_values (plan, targets, threads);
@@ -408,7 +408,7 @@ main (int argc, char **argv)
           continue;
         if (!k->host_compiled)
           {
-            printf ("FAIL: candidate %u (%s) not compiled: %s\n", k->candidate, c->pattern, k->host_error);
+            printf ("FAIL: candidate %u (%s) not compiled: %s\n", k->candidate, c->pattern, k->errors[FW_TARGET_HOST]);
             failed = TRUE;
             continue;
           }
@@ -468,7 +468,7 @@ main (int argc, char **argv)
       if (k == NULL || !k->host_compiled)
         {
           printf ("FAIL: the standalone erf-GELU did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
-                  k && k->host_error ? k->host_error : "");
+                  k && k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : "");
           return 1;
         }
       values = boundary_values (plan, targets, threads);

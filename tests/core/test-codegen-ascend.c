@@ -11,6 +11,7 @@
 
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/fw-kernel-package.h"
+#include "codegen/fw-targets.h"
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "plan/fw-plan-private.h"
@@ -71,15 +72,15 @@ have_gxx (void)
 static void
 write_files (FwAscendKernel *kernel, const char *dir)
 {
-  guint n;
-  const FwAscendFile *files = fw_ascend_kernel_get_files (kernel, &n);
+  const FwKernelSource *src = fw_ascend_kernel_get_kernel_source (kernel);
 
-  g_assert_cmpuint (n, ==, 5);
-  for (guint i = 0; i < n; i++)
+  g_assert_cmpuint (fw_kernel_source_get_n_files (src), ==, 5);
+  for (guint i = 0; i < fw_kernel_source_get_n_files (src); i++)
     {
-      g_autofree char *path = g_build_filename (dir, files[i].name, NULL);
+      const FwKernelFile *f = fw_kernel_source_get_file (src, i);
+      g_autofree char *path = g_build_filename (dir, f->name, NULL);
       g_autoptr(GError) error = NULL;
-      g_assert_true (g_file_set_contents (path, files[i].contents, -1, &error));
+      g_assert_true (g_file_set_contents (path, f->contents, -1, &error));
     }
 }
 
@@ -105,7 +106,7 @@ gxx_syntax (const char *dir, const char *file)
 static void
 run_host_tiling (FwAscendKernel *kernel, const char *dir, const FwProfile *profile, const FwCandidate *c)
 {
-  const char *name = fw_ascend_kernel_get_name (kernel);
+  const char *name = fw_kernel_source_get_name (fw_ascend_kernel_get_kernel_source (kernel));
   g_autofree char *driver = g_build_filename (dir, "driver.cpp", NULL);
   g_autofree char *tiling = g_strdup_printf ("%s/%s_tiling.cpp", dir, name);
   g_autofree char *exe = g_build_filename (dir, "driver", NULL);
@@ -180,13 +181,13 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
   g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) plan->profile->ub_bytes);
   g_assert_cmpint (t->tile_num * t->tile_length, >=, t->total_length);
   g_assert_cmpint (t->block_num, <=, plan->profile->vector_cores);
-  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "extern \"C\" __global__ __aicore__ void fw_k"));
+  g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "extern \"C\" __global__ __aicore__ void fw_k"));
   /* Streamed inputs come through VECIN queues; a group of broadcast operands only (Swin's mask) has none. */
-  g_assert_true (strstr (fw_ascend_kernel_get_source (kernel), "TQue<AscendC::QuePosition::VECIN, BUFFER_NUM>") != NULL ||
-                 strstr (fw_ascend_kernel_get_source (kernel), "GM_ADDR small0") != NULL);
-  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM>"));
+  g_assert_true (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "TQue<AscendC::QuePosition::VECIN, BUFFER_NUM>") != NULL ||
+                 strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "GM_ADDR small0") != NULL);
+  g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM>"));
   if (c->root != NULL)
-    g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "runs as CANN's own operator"));
+    g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "runs as CANN's own operator"));
   if (!have_gxx ())
     {
       g_test_message ("g++ not found: syntax check skipped");
@@ -194,8 +195,8 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
     }
   dir = fw_test_temp_dir ();
   write_files (kernel, dir);
-  kfile = g_strdup_printf ("%s.cpp", fw_ascend_kernel_get_name (kernel));
-  tfile = g_strdup_printf ("%s_tiling.cpp", fw_ascend_kernel_get_name (kernel));
+  kfile = g_strdup_printf ("%s.cpp", fw_kernel_source_get_name (fw_ascend_kernel_get_kernel_source (kernel)));
+  tfile = g_strdup_printf ("%s_tiling.cpp", fw_kernel_source_get_name (fw_ascend_kernel_get_kernel_source (kernel)));
   gxx_syntax (dir, kfile);
   gxx_syntax (dir, tfile);
   run_host_tiling (kernel, dir, plan->profile, c);
@@ -213,7 +214,7 @@ test_layernorm (void)
 
   g_assert_nonnull (c);
   kernel = check_candidate (plan, c);
-  src = fw_ascend_kernel_get_source (kernel);
+  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
   g_assert_nonnull (strstr (src, "AscendC::ReduceSum("));
   g_assert_nonnull (strstr (src, "AscendC::Sqrt("));
   /* The row mean and deviation apply per row as scalars, with no tile-shaped Duplicate. */
@@ -230,7 +231,7 @@ test_gelu (void)
 
   g_assert_nonnull (c);
   kernel = check_candidate (plan, c);
-  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "Abramowitz-Stegun"));
+  g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "Abramowitz-Stegun"));
   /* Every other candidate of the block generates too. */
   for (guint i = 0; i < plan->candidates->len; i++)
     {
@@ -251,8 +252,8 @@ test_softmax (void)
       return;
     }
   kernel = check_candidate (plan, c);
-  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "AscendC::ReduceMax("));
-  g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "AscendC::Exp("));
+  g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "AscendC::ReduceMax("));
+  g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "AscendC::Exp("));
 }
 
 static void
@@ -264,7 +265,7 @@ test_conv (void)
   for (guint i = 0; i < plan->candidates->len; i++)
     {
       g_autoptr(FwAscendKernel) kernel = check_candidate (plan, g_ptr_array_index (plan->candidates, i));
-      g_assert_nonnull (strstr (fw_ascend_kernel_get_source (kernel), "inference batch norm"));
+      g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "inference batch norm"));
     }
 }
 
@@ -278,12 +279,12 @@ test_chain (void)
 
   g_assert_nonnull (c);
   kernel = check_candidate (plan, c);
-  src = fw_ascend_kernel_get_source (kernel);
+  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
   g_assert_nonnull (strstr (src, "sigmoid = 1 / (1 + exp(-x))"));
   g_assert_nonnull (strstr (src, "AscendC::Relu("));
   g_assert_nonnull (strstr (src, "AscendC::Abs("));
-  g_assert_cmpuint (fw_ascend_kernel_get_n_inputs (kernel), ==, 1);
-  g_assert_cmpuint (fw_ascend_kernel_get_n_outputs (kernel), ==, 1);
+  g_assert_cmpuint (fw_kernel_source_get_n_inputs (fw_ascend_kernel_get_kernel_source (kernel)), ==, 1);
+  g_assert_cmpuint (fw_kernel_source_get_n_outputs (fw_ascend_kernel_get_kernel_source (kernel)), ==, 1);
 }
 
 static void
@@ -499,7 +500,7 @@ test_broadcast_scalar (void)
   g_autoptr(FwPlan) plan = NULL;
   g_autoptr(FwAscendKernel) kernel = broadcast_kernel (broadcast_model (TRUE, FALSE, FALSE), FW_STRATEGY_CONSERVATIVE,
                                                        &plan);
-  const char *src = fw_ascend_kernel_get_source (kernel);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
 
   /* One element, loaded once, read as a scalar into the vector-scalar forms; no tile-shaped copy. */
   g_assert_nonnull (strstr (src, "AscendC::Muls(v"));
@@ -515,7 +516,7 @@ test_broadcast_row_vector (void)
   g_autoptr(FwPlan) plan = NULL;
   g_autoptr(FwAscendKernel) kernel = broadcast_kernel (broadcast_model (FALSE, TRUE, FALSE), FW_STRATEGY_CONSERVATIVE,
                                                        &plan);
-  const char *src = fw_ascend_kernel_get_source (kernel);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
   const FwAscendTiling *t = fw_ascend_kernel_get_tiling (kernel);
 
   /* gamma and beta stay resident and apply row by row; the tile is whole rows of 64. */
@@ -535,7 +536,7 @@ test_broadcast_per_row (void)
   g_autoptr(FwPlan) plan = NULL;
   g_autoptr(FwAscendKernel) kernel = broadcast_kernel (broadcast_model (FALSE, FALSE, TRUE), FW_STRATEGY_CONSERVATIVE,
                                                        &plan);
-  const char *src = fw_ascend_kernel_get_source (kernel);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
   const FwAscendTiling *t = fw_ascend_kernel_get_tiling (kernel);
 
   /* v [4, 32, 1] streams one element per row; Add and Sqrt run on the rows' values, Div applies them per row. */
@@ -564,7 +565,7 @@ check_all (FwModel *model, FwStrategy strategy, const char *const *ops, const ch
     {
       FwCandidate *c = g_ptr_array_index (plan->candidates, i);
       g_autoptr(FwAscendKernel) kernel = check_candidate (plan, c);
-      g_string_append (all, fw_ascend_kernel_get_source (kernel));
+      g_string_append (all, fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)));
       for (guint n = 0; n < c->nodes->len; n++)
         g_string_append_printf (kinds, " %s ", ((FwNode *) g_ptr_array_index (c->nodes, n))->op_type);
     }
@@ -748,27 +749,27 @@ test_injection (void)
       g_autoptr(GError) error = NULL;
       g_autoptr(FwAscendKernel) a = fw_ascend_kernel_generate (clean, g_ptr_array_index (clean->candidates, i), &error);
       g_autoptr(FwAscendKernel) b = fw_ascend_kernel_generate (dirty, g_ptr_array_index (dirty->candidates, i), &error);
-      guint na, nb;
-      const FwAscendFile *fa, *fb;
+      const FwKernelSource *srca, *srcb;
 
       g_assert_no_error (error);
-      fa = fw_ascend_kernel_get_files (a, &na);
-      fb = fw_ascend_kernel_get_files (b, &nb);
+      srca = fw_ascend_kernel_get_kernel_source (a);
+      srcb = fw_ascend_kernel_get_kernel_source (b);
       for (guint f = 0; f < 3; f++)
         {
-          g_autofree char *sa = strip_comments (fa[f].contents);
-          g_autofree char *sb = strip_comments (fb[f].contents);
+          g_autofree char *sa = strip_comments (fw_kernel_source_get_file (srca, f)->contents);
+          g_autofree char *sb = strip_comments (fw_kernel_source_get_file (srcb, f)->contents);
           g_assert_cmpstr (sa, ==, sb);
           g_assert_null (strstr (sb, "passwd"));
-          for (const char *p = fb[f].contents; *p; p++)
+          for (const char *p = fw_kernel_source_get_file (srcb, f)->contents; *p; p++)
             g_assert_true ((guchar) *p < 0x80);
         }
-      g_assert_cmpstr (fa[3].contents, ==, fb[3].contents);  /* CMakeLists.txt names nothing from the model */
+      /* CMakeLists.txt names nothing from the model */
+      g_assert_cmpstr (fw_kernel_source_get_file (srca, 3)->contents, ==, fw_kernel_source_get_file (srcb, 3)->contents);
       if (dir != NULL)
         {
           write_files (b, dir);
-          gxx_syntax (dir, fb[0].name);
-          gxx_syntax (dir, fb[2].name);
+          gxx_syntax (dir, fw_kernel_source_get_file (srcb, 0)->name);
+          gxx_syntax (dir, fw_kernel_source_get_file (srcb, 2)->name);
         }
     }
   if (dir != NULL)
@@ -806,13 +807,13 @@ test_package (void)
   g_autofree char *manifest = g_build_filename (dir, "manifest.json", NULL);
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  FwKernelPackageOptions options;
+  g_autoptr(FwTargets) targets = fw_targets_build (plan, FALSE, TRUE, NULL, NULL, &error);
   JsonObject *root;
   JsonArray *kernels;
   guint fused = 0;
 
-  fw_kernel_package_options_init (&options);
-  g_assert_true (fw_kernel_package_write (plan, dir, &options, &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_kernel_package_write (plan, targets, dir, &error));
   g_assert_no_error (error);
   g_assert_true (json_parser_load_from_file (parser, manifest, &error));
   g_assert_no_error (error);
@@ -875,7 +876,7 @@ test_package (void)
   {
     g_autofree char *first = NULL, *second = NULL;
     g_assert_true (g_file_get_contents (manifest, &first, NULL, NULL));
-    g_assert_true (fw_kernel_package_write (plan, dir, &options, &error));
+    g_assert_true (fw_kernel_package_write (plan, targets, dir, &error));
     g_assert_true (g_file_get_contents (manifest, &second, NULL, NULL));
     g_assert_cmpstr (first, ==, second);
   }

@@ -173,21 +173,21 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, cha
     {
       g_autofree char *name = g_strdup_printf ("%s-%u.c", cand->kind, cand->index);
       g_autofree char *path = g_build_filename (g_getenv ("FW_DUMP_SUPERKERNELS"), name, NULL);
-      g_file_set_contents (path, fw_superkernel_get_source (k), -1, NULL);
+      g_file_set_contents (path, fw_kernel_source_get_main (fw_superkernel_get_kernel_source (k)), -1, NULL);
     }
   if (!fw_superkernel_compile (k, tc, &error))
     {
       *why = g_strdup (error->message);
       return CHECK_COMPILE_FAILED;
     }
-  for (guint i = 0; i < fw_superkernel_get_n_inputs (k); i++)
+  for (guint i = 0; i < fw_kernel_source_get_n_inputs (fw_superkernel_get_kernel_source (k)); i++)
     {
-      FwValue *v = fw_superkernel_get_input (k, i);
+      FwValue *v = fw_kernel_source_get_input (fw_superkernel_get_kernel_source (k), i);
       FwArray *a = random_array (v, rand);
       g_hash_table_insert (values, v, a);
       g_ptr_array_add (ins, a);
     }
-  outs = g_new0 (FwArray *, fw_superkernel_get_n_outputs (k) + 1);
+  outs = g_new0 (FwArray *, fw_kernel_source_get_n_outputs (fw_superkernel_get_kernel_source (k)) + 1);
   if (!fw_superkernel_run (k, (FwArray *const *) ins->pdata, outs, 2, &error))
     {
       *why = g_strdup (error->message);
@@ -231,9 +231,9 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, cha
               fw_array_unref (out_arrays[s]);
           }
     }
-  for (guint o = 0; result == CHECK_OK && o < fw_superkernel_get_n_outputs (k); o++)
+  for (guint o = 0; result == CHECK_OK && o < fw_kernel_source_get_n_outputs (fw_superkernel_get_kernel_source (k)); o++)
     {
-      FwArray *want = g_hash_table_lookup (values, fw_superkernel_get_output (k, o));
+      FwArray *want = g_hash_table_lookup (values, fw_kernel_source_get_output (fw_superkernel_get_kernel_source (k), o));
       FwArray *got = outs[o];
       g_assert_nonnull (want);
       g_assert_true (fw_array_same_shape (want, got));
@@ -249,7 +249,7 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, cha
             }
         }
     }
-  for (guint o = 0; o < fw_superkernel_get_n_outputs (k); o++)
+  for (guint o = 0; o < fw_kernel_source_get_n_outputs (fw_superkernel_get_kernel_source (k)); o++)
     g_clear_pointer (&outs[o], fw_array_unref);
   return result;
 }
@@ -1053,11 +1053,11 @@ test_injection (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   kh = fw_superkernel_generate (ph, g_ptr_array_index (ph->candidates, 0), &error);
   g_assert_no_error (error);
-  src = fw_superkernel_get_source (kh);
+  src = fw_kernel_source_get_main (fw_superkernel_get_kernel_source (kh));
   /* Printable ASCII and newlines only, whatever the names held. */
   for (const guchar *p = (const guchar *) src; *p; p++)
     g_assert_true (*p == '\n' || (*p >= 0x20 && *p < 0x7f));
-  sc = strip_comments (fw_superkernel_get_source (kc));
+  sc = strip_comments (fw_kernel_source_get_main (fw_superkernel_get_kernel_source (kc)));
   sh = strip_comments (src);
   g_assert_cmpstr (sc, ==, sh);
   g_assert_null (strstr (sh, "stdio"));

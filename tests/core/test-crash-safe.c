@@ -30,6 +30,7 @@
 #include <json-glib/json-glib.h>
 
 #include "codegen/fw-kernel-package.h"
+#include "codegen/fw-targets.h"
 #include "fw-test-models.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
@@ -746,13 +747,10 @@ package_write (Case *c, guint which)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_path_get_dirname (c->path);
-  FwKernelPackageOptions options;
-
   /* Ascend only: generated sources, no compiler. */
-  fw_kernel_package_options_init (&options);
-  options.ascend = TRUE;
-  options.host_kernels = NULL;
-  if (!fw_kernel_package_write (c->plan[which], dir, &options, &error))
+  g_autoptr(FwTargets) targets = fw_targets_build (c->plan[which], FALSE, TRUE, NULL, NULL, &error);
+
+  if (targets == NULL || !fw_kernel_package_write (c->plan[which], targets, dir, &error))
     {
       g_printerr ("%s\n", error->message);
       return FALSE;

@@ -79,11 +79,8 @@ typedef struct
 
 struct _FwAscendKernel
 {
-  char           *name;
   FwAscendTiling  tiling;
-  GPtrArray      *inputs;     /* FwValue* */
-  GPtrArray      *outputs;    /* FwValue* */
-  GArray         *files;      /* FwAscendFile, contents owned */
+  FwKernelSource *source;     /* the kernel .cpp first, then its tiling header, host tiling, CMake, README */
 };
 
 typedef struct
@@ -2151,13 +2148,6 @@ gen_clear (Gen *g)
   g_clear_pointer (&g->struct_name, g_free);
 }
 
-static void
-add_file (FwAscendKernel *kernel, char *name, char *contents)
-{
-  FwAscendFile f = { name, contents };
-  g_array_append_val (kernel->files, f);
-}
-
 static FwAscendKernel *
 generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
@@ -2207,22 +2197,25 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
     }
 
   kernel = g_new0 (FwAscendKernel, 1);
-  kernel->name = g_strdup (g.name);
-  kernel->inputs = g_ptr_array_new ();
-  kernel->outputs = g_ptr_array_new ();
-  kernel->files = g_array_new (FALSE, TRUE, sizeof (FwAscendFile));
+  kernel->source = fw_kernel_source_new ("ascend", g.name);
   for (guint i = 0; i < g.inputs->len; i++)
-    g_ptr_array_add (kernel->inputs, ((Operand *) g_ptr_array_index (g.inputs, i))->value);
+    fw_kernel_source_add_input (kernel->source, ((Operand *) g_ptr_array_index (g.inputs, i))->value);
   for (guint i = 0; i < g.smalls->len; i++)
-    g_ptr_array_add (kernel->inputs, ((Operand *) g_ptr_array_index (g.smalls, i))->value);
+    fw_kernel_source_add_input (kernel->source, ((Operand *) g_ptr_array_index (g.smalls, i))->value);
   for (guint i = 0; i < g.outputs->len; i++)
-    g_ptr_array_add (kernel->outputs, ((Operand *) g_ptr_array_index (g.outputs, i))->value);
+    fw_kernel_source_add_output (kernel->source, ((Operand *) g_ptr_array_index (g.outputs, i))->value);
   compute_tiling (&g, &kernel->tiling);
-  add_file (kernel, g_strdup_printf ("%s.cpp", g.name), gen_kernel (&g));
-  add_file (kernel, g_strdup_printf ("%s_tiling.h", g.name), gen_tiling_header (&g, &kernel->tiling));
-  add_file (kernel, g_strdup_printf ("%s_tiling.cpp", g.name), gen_host_tiling (&g));
-  add_file (kernel, g_strdup ("CMakeLists.txt"), gen_cmake (&g));
-  add_file (kernel, g_strdup ("README.md"), gen_readme (&g, &kernel->tiling));
+  if (kernel->tiling.tile_length < candidate->resource.tile_elements)
+    fw_kernel_source_take_message (kernel->source,
+                                   g_strdup_printf (_("tile of %" PRId64 " elements, below the plan's %" PRId64
+                                                      ": the kernel's scratch buffers would not fit the Unified Buffer"),
+                                                    kernel->tiling.tile_length, candidate->resource.tile_elements));
+  fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s.cpp", g.name), gen_kernel (&g));
+  fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.h", g.name),
+                              gen_tiling_header (&g, &kernel->tiling));
+  fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.cpp", g.name), gen_host_tiling (&g));
+  fw_kernel_source_take_file (kernel->source, g_strdup ("CMakeLists.txt"), gen_cmake (&g));
+  fw_kernel_source_take_file (kernel->source, g_strdup ("README.md"), gen_readme (&g, &kernel->tiling));
 
 out:
   gen_clear (&g);
@@ -2246,23 +2239,8 @@ fw_ascend_kernel_free (FwAscendKernel *kernel)
 {
   if (kernel == NULL)
     return;
-  for (guint i = 0; i < kernel->files->len; i++)
-    {
-      FwAscendFile *f = &g_array_index (kernel->files, FwAscendFile, i);
-      g_free ((char *) f->name);
-      g_free ((char *) f->contents);
-    }
-  g_array_unref (kernel->files);
-  g_ptr_array_unref (kernel->inputs);
-  g_ptr_array_unref (kernel->outputs);
-  g_free (kernel->name);
+  fw_kernel_source_free (kernel->source);
   g_free (kernel);
-}
-
-const char *
-fw_ascend_kernel_get_name (FwAscendKernel *kernel)
-{
-  return kernel->name;
 }
 
 const FwAscendTiling *
@@ -2271,47 +2249,8 @@ fw_ascend_kernel_get_tiling (FwAscendKernel *kernel)
   return &kernel->tiling;
 }
 
-const FwAscendFile *
-fw_ascend_kernel_get_files (FwAscendKernel *kernel, guint *n_files)
+const FwKernelSource *
+fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel)
 {
-  *n_files = kernel->files->len;
-  return (const FwAscendFile *) kernel->files->data;
-}
-
-const char *
-fw_ascend_kernel_get_source (FwAscendKernel *kernel)
-{
-  return g_array_index (kernel->files, FwAscendFile, 0).contents;
-}
-
-const char *
-fw_ascend_kernel_get_host_tiling (FwAscendKernel *kernel)
-{
-  return g_array_index (kernel->files, FwAscendFile, 2).contents;
-}
-
-guint
-fw_ascend_kernel_get_n_inputs (FwAscendKernel *kernel)
-{
-  return kernel->inputs->len;
-}
-
-FwValue *
-fw_ascend_kernel_get_input (FwAscendKernel *kernel, guint index)
-{
-  g_return_val_if_fail (index < kernel->inputs->len, NULL);
-  return g_ptr_array_index (kernel->inputs, index);
-}
-
-guint
-fw_ascend_kernel_get_n_outputs (FwAscendKernel *kernel)
-{
-  return kernel->outputs->len;
-}
-
-FwValue *
-fw_ascend_kernel_get_output (FwAscendKernel *kernel, guint index)
-{
-  g_return_val_if_fail (index < kernel->outputs->len, NULL);
-  return g_ptr_array_index (kernel->outputs, index);
+  return kernel->source;
 }

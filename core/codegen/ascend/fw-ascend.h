@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "codegen/fw-kernel-source.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
@@ -34,36 +35,16 @@ typedef struct
 } FwAscendTiling;
 
 /* One generated file: a name relative to the kernel's folder and its text. */
-typedef struct
-{
-  const char *name;
-  const char *contents;
-} FwAscendFile;
-
-/* FW_ERROR_UNSUPPORTED names what the target cannot generate (an op, a dtype, a broadcast, a dynamic
- * shape); FW_ERROR_INVALID when the candidate has no nodes. */
 FwAscendKernel       *fw_ascend_kernel_generate      (FwPlan            *plan,
                                                       const FwCandidate *candidate,
                                                       GError           **error);
 void                  fw_ascend_kernel_free          (FwAscendKernel    *kernel);
 /* "fw_k007": the entry point's name, also the file stem. */
-const char           *fw_ascend_kernel_get_name      (FwAscendKernel    *kernel);
 const FwAscendTiling *fw_ascend_kernel_get_tiling    (FwAscendKernel    *kernel);
-/* kernel .cpp, tiling header, host tiling .cpp, CMakeLists.txt, README.md, in that order. */
-const FwAscendFile   *fw_ascend_kernel_get_files     (FwAscendKernel    *kernel,
-                                                      guint             *n_files);
-const char           *fw_ascend_kernel_get_source    (FwAscendKernel    *kernel);  /* the kernel .cpp */
-const char           *fw_ascend_kernel_get_host_tiling (FwAscendKernel  *kernel);  /* the host .cpp */
-/* The kernel's global-memory arguments in order: inputs then outputs. */
-guint                 fw_ascend_kernel_get_n_inputs  (FwAscendKernel    *kernel);
-FwValue              *fw_ascend_kernel_get_input     (FwAscendKernel    *kernel,
-                                                      guint              index);
-guint                 fw_ascend_kernel_get_n_outputs (FwAscendKernel    *kernel);
-FwValue              *fw_ascend_kernel_get_output    (FwAscendKernel    *kernel,
-                                                      guint              index);
+/* Its files: the kernel .cpp, NAME_tiling.h, NAME_tiling.cpp (the host tiling function), CMakeLists.txt and
+ * README.md; its inputs (streamed, then broadcast operands) and outputs in argument order. */
+const FwKernelSource *fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel);
 
-/* Text safe inside a C or C++ block comment and on one line: "*" "/" pairs broken, newlines, control bytes,
- * backslashes and non-ASCII bytes written as \xNN escapes. */
 char                 *fw_ascend_escape_comment       (const char        *text);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwAscendKernel, fw_ascend_kernel_free)

@@ -30,7 +30,9 @@ struct _FwSuperKernel
 {
   FwPlan            *plan;
   const FwCandidate *candidate;
-  char              *source;
+  /* The generated C: written by fw_host_codegen, then owned by kernel_source (its kernel.c). */
+  const char        *source;
+  FwKernelSource    *kernel_source;
   GPtrArray         *inputs;        /* FwValue*, kernel order */
   GPtrArray         *outputs;       /* FwValue*, kernel order */
   char              *object_path;

@@ -39,6 +39,16 @@ fw_superkernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **er
     }
   if (!fw_host_codegen (kernel, error))
     return NULL;
+  {
+    g_autofree char *name = g_strdup_printf ("fw_sk%03u", candidate->index);
+    kernel->kernel_source = fw_kernel_source_new ("host", name);
+    fw_kernel_source_take_file (kernel->kernel_source, g_strdup ("kernel.c"), (char *) kernel->source);
+    kernel->source = fw_kernel_source_get_main (kernel->kernel_source);
+    for (guint i = 0; i < kernel->inputs->len; i++)
+      fw_kernel_source_add_input (kernel->kernel_source, g_ptr_array_index (kernel->inputs, i));
+    for (guint i = 0; i < kernel->outputs->len; i++)
+      fw_kernel_source_add_output (kernel->kernel_source, g_ptr_array_index (kernel->outputs, i));
+  }
   return g_steal_pointer (&kernel);
 }
 
@@ -49,7 +59,10 @@ fw_superkernel_free (FwSuperKernel *kernel)
     return;
   if (kernel->module)
     g_module_close (kernel->module);
-  g_free (kernel->source);
+  if (kernel->kernel_source != NULL)
+    fw_kernel_source_free (kernel->kernel_source);
+  else
+    g_free ((char *) kernel->source);
   g_ptr_array_unref (kernel->inputs);
   g_ptr_array_unref (kernel->outputs);
   g_free (kernel->object_path);
@@ -64,36 +77,10 @@ fw_superkernel_get_candidate (FwSuperKernel *kernel)
   return kernel->candidate;
 }
 
-const char *
-fw_superkernel_get_source (FwSuperKernel *kernel)
+const FwKernelSource *
+fw_superkernel_get_kernel_source (FwSuperKernel *kernel)
 {
-  return kernel->source;
-}
-
-guint
-fw_superkernel_get_n_inputs (FwSuperKernel *kernel)
-{
-  return kernel->inputs->len;
-}
-
-FwValue *
-fw_superkernel_get_input (FwSuperKernel *kernel, guint index)
-{
-  g_return_val_if_fail (index < kernel->inputs->len, NULL);
-  return g_ptr_array_index (kernel->inputs, index);
-}
-
-guint
-fw_superkernel_get_n_outputs (FwSuperKernel *kernel)
-{
-  return kernel->outputs->len;
-}
-
-FwValue *
-fw_superkernel_get_output (FwSuperKernel *kernel, guint index)
-{
-  g_return_val_if_fail (index < kernel->outputs->len, NULL);
-  return g_ptr_array_index (kernel->outputs, index);
+  return kernel->kernel_source;
 }
 
 const char *

@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "codegen/fw-kernel-source.h"
 #include "exec/fw-array.h"
 #include "plan/fw-plan.h"
 
@@ -34,18 +35,9 @@ FwSuperKernel   *fw_superkernel_generate    (FwPlan            *plan,
                                              GError           **error);
 void             fw_superkernel_free        (FwSuperKernel     *kernel);
 const FwCandidate *fw_superkernel_get_candidate (FwSuperKernel *kernel);
-const char      *fw_superkernel_get_source  (FwSuperKernel     *kernel);
-/* The group's boundary: values read from outside (non-immediate inputs, initializers included) and values
- * written for outside use, in the order the kernel takes them. */
-guint            fw_superkernel_get_n_inputs  (FwSuperKernel   *kernel);
-FwValue         *fw_superkernel_get_input     (FwSuperKernel   *kernel,
-                                               guint            index);
-guint            fw_superkernel_get_n_outputs (FwSuperKernel   *kernel);
-FwValue         *fw_superkernel_get_output    (FwSuperKernel   *kernel,
-                                               guint            index);
+/* The generated C (kernel.c) and the kernel's inputs and outputs in argument order. */
+const FwKernelSource *fw_superkernel_get_kernel_source (FwSuperKernel *kernel);
 
-/* Compiles (or finds in the cache) and loads. A compiler failure is an FW_ERROR_UNSUPPORTED error on this
- * kernel that quotes the compiler's message; never a crash. */
 gboolean         fw_superkernel_compile     (FwSuperKernel     *kernel,
                                              FwHostToolchain   *toolchain,
                                              GError           **error);

@@ -5,7 +5,7 @@
  * (fw_window_open), and stop the clock once the window is no longer busy, has painted a frame after that
  * (the frame clock's "after-paint") and the main loop has come back to idle after that frame: from then on
  * a click is handled at once. Beside it, measured in the same run, the same model loaded, planned and laid
- * out headless through core (FwModelLoader, fw_project_new, fw_layout_compute) with the same settings: the
+ * out headless through core (FwOpen, fw_layout_compute) with the same settings: the
  * ratio says what the window adds to the work itself (threads, progress, widgets, the first frame).
  *
  * Medians of RUNS runs. The figures are printed with PASS or FAIL against the bar, but a slow machine never
@@ -264,7 +264,7 @@ main (int argc, char **argv)
   settings = g_settings_new (APP_ID);
 
   printf ("%s: window = fw_window_new + fw_window_open until not busy, painted and idle; "
-          "headless = FwModelLoader + fw_project_new + fw_layout_compute\n", path);
+          "headless = FwOpen + fw_layout_compute\n", path);
   for (guint i = 0; i < RUNS; i++)
     {
       headless_s[i] = time_headless (path, settings);

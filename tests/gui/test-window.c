@@ -319,6 +319,19 @@ test_window_rules_and_whitelists (void)
   for (guint i = 0; i < plan->candidates->len; i++)
     n_vetoed += ((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == FW_CANDIDATE_VETOED;
   g_assert_cmpuint (n_vetoed, >, 0);
+
+  /* A pattern-level veto through the window's action, and its undo. */
+  {
+    guint first, second;
+    g_autofree char *pattern = NULL;
+
+    find_proposed (window, &first, &second);
+    pattern = g_strdup (((FwCandidate *) g_ptr_array_index (plan->candidates, first))->pattern);
+    g_action_group_activate_action (G_ACTION_GROUP (window), "veto-pattern", g_variant_new_string (pattern));
+    g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_VETOED);
+    g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+    g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 
   window = fw_window_new (ADW_APPLICATION (app));

@@ -5,10 +5,17 @@
 #include "fw-autosave.h"
 #include "io/fw-file-write.h"
 
-struct _FwAutosave
+/* Who hears of a failed write; shared with the failures on their way to the main context, which may arrive
+ * after the autosave is freed. Atomically refcounted. */
+typedef struct
 {
   GWeakRef          owner;
   FwAutosaveFailed  failed;
+} Listener;
+
+struct _FwAutosave
+{
+  Listener         *listener;
   GThreadPool      *pool;      /* one thread: writes never overlap */
   GMutex            lock;
   GCond             idle;
@@ -22,29 +29,36 @@ struct _FwAutosave
 
 typedef struct
 {
-  GWeakRef          owner;
-  FwAutosaveFailed  failed;
-  GError           *error;
+  Listener *listener;
+  GError   *error;
 } Failure;
+
+static void
+listener_clear (gpointer data)
+{
+  g_weak_ref_clear (&((Listener *) data)->owner);
+}
 
 static void
 failure_free (gpointer data)
 {
   Failure *f = data;
 
-  g_weak_ref_clear (&f->owner);
+  g_atomic_rc_box_release_full (f->listener, listener_clear);
   g_error_free (f->error);
   g_free (f);
 }
 
+/* In the main context: the owner, if it is still there, is referenced here and never by the worker, so it is
+ * never finalized (and never flushes) in the worker. */
 static gboolean
 report_failure (gpointer data)
 {
   Failure *f = data;
-  g_autoptr(GObject) owner = g_weak_ref_get (&f->owner);
+  g_autoptr(GObject) owner = g_weak_ref_get (&f->listener->owner);
 
   if (owner != NULL)
-    f->failed (owner, f->error);
+    f->listener->failed (owner, f->error);
   return G_SOURCE_REMOVE;
 }
 
@@ -52,12 +66,16 @@ static void
 post_failure (FwAutosave *self, GMainContext *context, GError *error)
 {
   Failure *f = g_new0 (Failure, 1);
-  g_autoptr(GObject) owner = g_weak_ref_get (&self->owner);
+  GSource *source = g_idle_source_new ();
 
-  g_weak_ref_init (&f->owner, owner);
-  f->failed = self->failed;
+  f->listener = g_atomic_rc_box_acquire (self->listener);
   f->error = error;
-  g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, report_failure, f, failure_free);
+  /* An idle source, not g_main_context_invoke: that would run the handler here, in the worker, whenever the
+   * context happens to be free (the main thread waiting in a flush). */
+  g_source_set_callback (source, report_failure, f, failure_free);
+  g_source_set_name (source, "[fusion-workbench] autosave failure");
+  g_source_attach (source, context);
+  g_source_unref (source);
 }
 
 /* Runs until nothing is queued: a text queued while one is being written is the next one written. */
@@ -88,7 +106,7 @@ worker (gpointer data, gpointer user_data)
       if (!fw_file_write (path, text, -1, &error))
         {
           g_debug ("autosave: %s", error->message);
-          if (self->failed != NULL)
+          if (self->listener->failed != NULL)
             post_failure (self, context, error);
           else
             g_error_free (error);
@@ -104,8 +122,9 @@ fw_autosave_new (GObject *owner, FwAutosaveFailed failed)
 {
   FwAutosave *self = g_new0 (FwAutosave, 1);
 
-  g_weak_ref_init (&self->owner, owner);
-  self->failed = failed;
+  self->listener = g_atomic_rc_box_new0 (Listener);
+  g_weak_ref_init (&self->listener->owner, owner);
+  self->listener->failed = failed;
   g_mutex_init (&self->lock);
   g_cond_init (&self->idle);
   return self;
@@ -128,7 +147,7 @@ fw_autosave_free (FwAutosave *self)
   if (self->pool != NULL)
     g_thread_pool_free (self->pool, FALSE, TRUE);
   drop_queued (self);
-  g_weak_ref_clear (&self->owner);
+  g_atomic_rc_box_release_full (self->listener, listener_clear);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->idle);
   g_free (self);

@@ -11,6 +11,8 @@ struct _FwApplication
   AdwApplication parent_instance;
 
   GSettings *settings;
+  GStrv      rules;        /* --rules and --whitelist, for every window */
+  GStrv      whitelists;
 };
 
 G_DEFINE_FINAL_TYPE (FwApplication, fw_application, ADW_TYPE_APPLICATION)
@@ -54,7 +56,11 @@ active_or_new_window (FwApplication *self)
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
 
   if (window == NULL)
-    window = GTK_WINDOW (fw_window_new (ADW_APPLICATION (self)));
+    {
+      window = GTK_WINDOW (fw_window_new (ADW_APPLICATION (self)));
+      fw_window_set_open_files (FW_WINDOW (window), (const char * const *) self->rules,
+                                (const char * const *) self->whitelists);
+    }
   return window;
 }
 
@@ -72,6 +78,8 @@ fw_application_open (GApplication *app, GFile **files, gint n_files, const char 
     {
       FwWindow *window = fw_window_new (ADW_APPLICATION (app));
 
+      fw_window_set_open_files (window, (const char * const *) FW_APPLICATION (app)->rules,
+                                (const char * const *) FW_APPLICATION (app)->whitelists);
       fw_window_open (window, files[i]);
       gtk_window_present (GTK_WINDOW (window));
     }
@@ -171,6 +179,8 @@ fw_application_shutdown (GApplication *app)
   FwApplication *self = FW_APPLICATION (app);
 
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->rules, g_strfreev);
+  g_clear_pointer (&self->whitelists, g_strfreev);
   G_APPLICATION_CLASS (fw_application_parent_class)->shutdown (app);
 }
 
@@ -203,10 +213,27 @@ fw_application_new (void)
                        NULL);
 }
 
+/* Relative to the folder the program was started in, whatever the process does later. */
+static GStrv
+absolute_paths (const char * const *paths)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
+    {
+      g_autofree char *path = g_canonicalize_filename (paths[i], NULL);
+
+      g_strv_builder_add (builder, path);
+    }
+  return g_strv_builder_end (builder);
+}
+
 int
-fw_application_run (int argc, char **argv)
+fw_application_run (int argc, char **argv, const char * const *rules, const char * const *whitelists)
 {
   g_autoptr(FwApplication) app = fw_application_new ();
 
+  app->rules = absolute_paths (rules);
+  app->whitelists = absolute_paths (whitelists);
   return g_application_run (G_APPLICATION (app), argc, argv);
 }

@@ -12,6 +12,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FwApplication, fw_application, FW, APPLICATION, AdwApplication)
 
 FwApplication *fw_application_new (void);
-int            fw_application_run (int argc, char **argv);
+/* rules and whitelists (--rules, --whitelist; may be NULL) are loaded by every model the windows open, after
+ * those of the preferences. */
+int            fw_application_run (int                  argc,
+                                   char               **argv,
+                                   const char * const  *rules,
+                                   const char * const  *whitelists);
 
 G_END_DECLS

@@ -8,21 +8,18 @@
 #include <glib/gi18n.h>
 
 #include "fw-batch.h"
-#include "codegen/fw-targets.h"
-#include "exec/fw-fused.h"
 #include "export/fw-export.h"
 #include "layout/fw-layout.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
-#include "onnx/fw-model-loader.h"
 #include "plan/fw-decisions.h"
-#include "plan/fw-plan.h"
 #include "report/fw-model-report.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
 #include "report/fw-render.h"
 #include "report/fw-roofline.h"
-#include "shape/fw-shape-infer.h"
+#include "session/fw-check.h"
+#include "session/fw-open.h"
 
 static int
 exit_code_for (const GError *error)
@@ -32,12 +29,23 @@ exit_code_for (const GError *error)
   return FW_EXIT_BAD_INPUT;
 }
 
+/* Any long operation's `fraction` and `message` (FwOpen, FwCheck, FwExport). */
 static void
-on_progress (FwModelLoader *loader, GParamSpec *pspec, gpointer user_data)
+on_progress (GObject *task, GParamSpec *pspec, gpointer user_data)
 {
-  const char *message = fw_model_loader_get_message (loader);
+  g_autofree char *message = NULL;
+  gdouble fraction = 0;
 
-  fprintf (stderr, "\r\033[K%s %3.0f%%", message ? message : "", 100.0 * fw_model_loader_get_fraction (loader));
+  g_object_get (task, "fraction", &fraction, "message", &message, NULL);
+  fprintf (stderr, "\r\033[K%s %3.0f%%", message ? message : "", 100.0 * fraction);
+}
+
+/* A progress line only on a terminal: CI logs and pipes get deterministic output. */
+static void
+follow_progress (gpointer task)
+{
+  if (isatty (STDERR_FILENO))
+    g_signal_connect (task, "notify::fraction", G_CALLBACK (on_progress), NULL);
 }
 
 static void
@@ -210,41 +218,178 @@ parse_targets (char **lists, gboolean *host, gboolean *ascend, GError **error)
   return TRUE;
 }
 
-/* The fused model, the whitelist and (with targets) the kernel package; the report goes to --report. */
+/* The fused model, the whitelist and (with targets) the kernel package, as the window's export dialog
+ * writes them; the report goes to --report. */
 static gboolean
-export_all (const FwBatchOptions *options, FwModel *model, FwPlan *plan, FwTargets *targets, GError **error)
+export_all (const FwBatchOptions *options, FwProject *project, FwCheck *check, GError **error)
 {
   FwExportOptions export_options;
   g_autoptr(FwExport) export = NULL;
 
   fw_export_options_init (&export_options);
   export_options.report = FALSE;
-  export_options.kernels = targets != NULL;
-  export_options.targets = targets;
-  export = fw_export_new (model, plan, options->export_dir, &export_options);
-  return fw_export_run (export, NULL, error);
+  export_options.kernels = check != NULL;
+  if (check != NULL)
+    {
+      export_options.targets = fw_check_get_targets (check);
+      export_options.verify = fw_check_get_verify (check);
+      export_options.measure = fw_check_get_measure (check);
+    }
+  export_options.model_report = fw_project_get_model_report (project);
+  export = fw_export_new (fw_project_get_model (project), fw_project_get_plan (project), options->export_dir,
+                          &export_options);
+  follow_progress (export);
+  if (!fw_export_run (export, NULL, error))
+    return FALSE;
+  progress_done ();
+  return TRUE;
+}
+
+/* Kernels for the asked targets, then verification and measurement: the window's Compile and Verify. */
+static FwCheck *
+check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gboolean ascend,
+           const FwTolerance *tolerance, GError **error)
+{
+  FwCheckOptions check_options;
+  g_autoptr(FwCheck) check = NULL;
+
+  fw_check_options_init (&check_options);
+  check_options.host = host;
+  check_options.ascend = ascend;
+  check_options.verify = options->verify;
+  check_options.measure = options->measure;
+  /* The report has verification and measurement sections whenever they were asked for. */
+  check_options.without_kernels = TRUE;
+  check_options.seed = (guint64) options->seed;
+  check_options.has_tolerance = options->tolerance != NULL;
+  check_options.tolerance = *tolerance;
+  check_options.n_threads = (guint) options->threads;
+  check_options.repeats = (guint) options->repeats;
+  check_options.cache_dir = options->kernel_cache;
+  check = fw_check_new (project, &check_options);
+  follow_progress (check);
+  if (!fw_check_run (check, NULL, error))
+    return NULL;
+  progress_done ();
+  return g_steal_pointer (&check);
+}
+
+/* Profile, rules, whitelists, model and plan: the window's way of opening a model (core/session/fw-open.c). */
+static FwProject *
+open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOptions *plan_options,
+            GError **error)
+{
+  FwOpenOptions open_options;
+  g_autoptr(FwOpen) job = NULL;
+  g_autoptr(FwProject) project = NULL;
+
+  fw_open_options_init (&open_options);
+  open_options.bindings = bindings;
+  open_options.max_nodes = MAX (options->max_nodes, 0);
+  open_options.max_depth = MAX (options->max_nesting, 0);
+  open_options.max_alloc = (guint64) MAX (options->max_alloc_mb, 0) << 20;
+  open_options.profile = options->profile;
+  open_options.rules = (const char * const *) options->rules;
+  open_options.whitelists = (const char * const *) options->whitelists;
+  open_options.plan = *plan_options;
+  job = fw_open_new (options->model_path, &open_options);
+  follow_progress (job);
+  project = fw_open_run (job, NULL, error);
+  progress_done ();
+  if (project != NULL)
+    warn_unused_bindings (fw_project_get_model_report (project), fw_open_get_symbols (job));
+  return g_steal_pointer (&project);
+}
+
+/* The input model (or its data) must survive a mistyped output path. */
+static gboolean
+check_out_paths (const FwBatchOptions *options, FwModel *model, GError **error)
+{
+  const char *out_paths[] = { options->report_path, options->export_whitelist, options->render,
+                              options->roofline, options->summary };
+
+  for (guint i = 0; i < G_N_ELEMENTS (out_paths); i++)
+    if (out_paths[i] != NULL && strcmp (out_paths[i], "-") != 0 && fw_model_is_source_file (model, out_paths[i]))
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
+                     _("%s: refusing to overwrite the input model or its external data; choose another file name"),
+                     out_paths[i]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static gboolean
+draw_pictures (const FwBatchOptions *options, FwModel *model, FwPlan *plan, GError **error)
+{
+  if (options->render != NULL)
+    {
+      g_autoptr(FwLayout) layout = fw_layout_new (fw_model_get_graph (model), NULL);
+
+      if (!fw_layout_compute (layout, NULL, error) || !fw_render_graph (layout, plan, options->render, error))
+        return FALSE;
+    }
+  if (options->roofline != NULL && !fw_render_roofline (plan, options->roofline, error))
+    return FALSE;
+  if (options->summary != NULL && !fw_render_summary (plan, options->summary, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* The --fail-on conditions that hold, each said on stderr; TRUE when any does. */
+static gboolean
+report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
+{
+  FwTargets *targets = check ? fw_check_get_targets (check) : NULL;
+  FwVerifyResult *verify = check ? fw_check_get_verify (check) : NULL;
+  FwMeasureResult *measure = check ? fw_check_get_measure (check) : NULL;
+  gboolean rejected = fail_on->rejected_whitelist && fw_plan_whitelist_rejected (plan);
+  gboolean mismatch = FALSE, regression = FALSE;
+
+  if (fail_on->mismatch)
+    {
+      mismatch = !verify->pass;
+      for (guint i = 0; targets && i < targets->kernels->len; i++)
+        mismatch |= !((FwTargetKernel *) g_ptr_array_index (targets->kernels, i))->host_compiled;
+    }
+  if (fail_on->regression)
+    {
+      regression = measure->fused_s > measure->unfused_s * REGRESSION_MODEL_MARGIN;
+      for (guint i = 0; i < measure->kernels->len; i++)
+        {
+          const FwKernelTiming *k = &g_array_index (measure->kernels, FwKernelTiming, i);
+          regression |= k->kernel_s > k->reference_s * REGRESSION_KERNEL_MARGIN;
+        }
+    }
+  if (rejected)
+    g_printerr ("fusion-workbench: %s\n",
+                _("--fail-on rejected-whitelist: an accepted whitelist entry matched nothing or a candidate "
+                  "the planner refused (see plan.whitelist in the report)"));
+  if (mismatch)
+    g_printerr ("fusion-workbench: %s\n",
+                _("--fail-on mismatch: a fused group or a model output is outside tolerance, or a fused group "
+                  "has no verified kernel (see verification and targets in the report)"));
+  if (regression)
+    g_printerr ("fusion-workbench: %s\n",
+                _("--fail-on regression: the fused model or a SuperKernel measured slower than unfused "
+                  "(see measurement in the report)"));
+  return rejected || mismatch || regression;
 }
 
 int
 fw_batch_run (const FwBatchOptions *options)
 {
-  g_autoptr(GPtrArray) whitelists = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_whitelist_free);
   FailOn fail_on;
   gboolean want_host = FALSE, want_ascend = FALSE;
   FwTolerance tolerance = { 0 };
-  g_autoptr(FwTargets) targets = NULL;
-  g_autoptr(FwVerifyResult) verify = NULL;
-  g_autoptr(FwMeasureResult) measure = NULL;
-  g_autoptr(GPtrArray) group_kernels = NULL;
   g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwModelLoader) loader = NULL;
-  g_autoptr(FwProfile) profile = NULL;
-  g_autoptr(FwPlan) plan = NULL;
-  FwRuleSet *rules = NULL;
+  g_autoptr(FwProject) project = NULL;
+  g_autoptr(FwCheck) check = NULL;
   FwPlanOptions plan_options;
-  g_autoptr(FwModel) model = NULL;
-  g_autoptr(JsonNode) report = NULL;
+  FwModel *model;
+  FwPlan *plan;
+  JsonNode *report;
   g_autofree char *text = NULL;
   FwReportFormat format;
 
@@ -269,59 +414,14 @@ fw_batch_run (const FwBatchOptions *options)
     want_host = TRUE;
   if (options->export_dir != NULL && options->targets == NULL)
     want_host = want_ascend = TRUE;
-  /* Profile and rules before the model: a typo there should not wait for a large model to load. */
-  profile = fw_profile_lookup (options->profile ? options->profile : "ascend-910b", &error);
-  if (profile == NULL)
-    goto fail;
-  rules = fw_rule_set_new ();
-  if (!fw_rule_set_load_builtin (rules, &error))
-    goto fail;
-  for (guint i = 0; options->rules && options->rules[i]; i++)
-    if (!fw_rule_set_load_path (rules, options->rules[i], &error))
-      goto fail;
 
-  for (guint i = 0; options->whitelists && options->whitelists[i]; i++)
-    {
-      FwWhitelist *w = fw_whitelist_load (options->whitelists[i], &error);
-      if (w == NULL)
-        goto fail;
-      g_ptr_array_add (whitelists, w);
-    }
-
-  loader = fw_model_loader_new (options->model_path);
-  fw_model_loader_set_bindings (loader, bindings);
-  fw_model_loader_set_limits (loader, MAX (options->max_nodes, 0), MAX (options->max_nesting, 0));
-  fw_model_loader_set_max_alloc (loader, (guint64) MAX (options->max_alloc_mb, 0) << 20);
-  /* A progress line only on a terminal: CI logs and pipes get deterministic output. */
-  if (isatty (STDERR_FILENO))
-    g_signal_connect (loader, "notify::fraction", G_CALLBACK (on_progress), NULL);
-  model = fw_model_loader_load (loader, NULL, &error);
-  progress_done ();
-  if (model == NULL)
+  project = open_model (options, bindings, &plan_options, &error);
+  if (project == NULL)
     goto fail;
-
-  report = fw_model_report_build (model, fw_model_loader_get_infer_report (loader), bindings,
-                                  fw_model_loader_get_symbols (loader));
-  warn_unused_bindings (report, fw_model_loader_get_symbols (loader));
-  plan = fw_plan_new (model, profile, rules, &plan_options, &error);
-  if (plan == NULL)
+  model = fw_project_get_model (project);
+  plan = fw_project_get_plan (project);
+  if (!check_out_paths (options, model, &error))
     goto fail;
-  for (guint i = 0; i < whitelists->len; i++)
-    fw_plan_apply_whitelist (plan, g_ptr_array_index (whitelists, i));
-  /* The input model (or its data) must survive a mistyped output path. */
-  {
-    const char *out_paths[] = { options->report_path, options->export_whitelist, options->render,
-                                options->roofline, options->summary };
-
-    for (guint i = 0; i < G_N_ELEMENTS (out_paths); i++)
-      if (out_paths[i] != NULL && strcmp (out_paths[i], "-") != 0 && fw_model_is_source_file (model, out_paths[i]))
-        {
-          g_set_error (&error, FW_ERROR, FW_ERROR_USAGE,
-                       _("%s: refusing to overwrite the input model or its external data; choose another file name"),
-                       out_paths[i]);
-          goto fail;
-        }
-  }
   if (options->export_whitelist != NULL)
     {
       g_autofree char *base = g_path_get_basename (options->model_path);
@@ -329,97 +429,24 @@ fw_batch_run (const FwBatchOptions *options)
       if (!fw_whitelist_save (out, options->export_whitelist, &error))
         goto fail;
     }
-  if (want_host || want_ascend)
-    {
-      targets = fw_targets_build (plan, want_host, want_ascend, options->kernel_cache, NULL, &error);
-      if (targets == NULL)
-        goto fail;
-      group_kernels = fw_targets_group_kernels (targets);
-    }
-  if (options->verify)
-    {
-      FwVerifyOptions vopts = { 0 };
-
-      vopts.seed = (guint64) options->seed;
-      vopts.has_tolerance = options->tolerance != NULL;
-      vopts.tolerance = tolerance;
-      vopts.n_threads = (guint) options->threads;
-      verify = fw_verify_run (plan, group_kernels, &vopts, &error);
-      if (verify == NULL)
-        goto fail;
-    }
-  if (options->measure)
-    {
-      FwMeasureOptions mopts = { 0 };
-
-      mopts.seed = (guint64) options->seed;
-      mopts.repeats = (guint) options->repeats;
-      mopts.n_threads = (guint) options->threads;
-      measure = fw_measure_run (plan, group_kernels, &mopts, &error);
-      if (measure == NULL)
-        goto fail;
-    }
-  if (options->export_dir != NULL && !export_all (options, model, plan, targets, &error))
+  if ((want_host || want_ascend) &&
+      !(check = check_all (options, project, want_host, want_ascend, &tolerance, &error)))
     goto fail;
-  if (options->render != NULL)
-    {
-      g_autoptr(FwLayout) layout = fw_layout_new (fw_model_get_graph (model), NULL);
-
-      if (!fw_layout_compute (layout, NULL, &error) || !fw_render_graph (layout, plan, options->render, &error))
-        goto fail;
-    }
-  if (options->roofline != NULL && !fw_render_roofline (plan, options->roofline, &error))
+  if (options->export_dir != NULL && !export_all (options, project, check, &error))
     goto fail;
-  if (options->summary != NULL && !fw_render_summary (plan, options->summary, &error))
+  if (!draw_pictures (options, model, plan, &error))
     goto fail;
+  /* The project's model report is batch's own to finish: nothing else reads it after this. */
+  report = fw_project_get_model_report (project);
   fw_plan_report_add (report, plan);
-  fw_exec_report_add (report, plan, targets, verify, measure);
+  fw_exec_report_add (report, plan, check ? fw_check_get_targets (check) : NULL,
+                      check ? fw_check_get_verify (check) : NULL, check ? fw_check_get_measure (check) : NULL);
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;
-  {
-    gboolean rejected = fail_on.rejected_whitelist && fw_plan_whitelist_rejected (plan);
-    gboolean mismatch = FALSE, regression = FALSE;
-
-    if (fail_on.mismatch)
-      {
-        mismatch = !verify->pass;
-        for (guint i = 0; targets && i < targets->kernels->len; i++)
-          mismatch |= !((FwTargetKernel *) g_ptr_array_index (targets->kernels, i))->host_compiled;
-      }
-    if (fail_on.regression)
-      {
-        regression = measure->fused_s > measure->unfused_s * REGRESSION_MODEL_MARGIN;
-        for (guint i = 0; i < measure->kernels->len; i++)
-          {
-            const FwKernelTiming *k = &g_array_index (measure->kernels, FwKernelTiming, i);
-            regression |= k->kernel_s > k->reference_s * REGRESSION_KERNEL_MARGIN;
-          }
-      }
-    g_clear_pointer (&targets, fw_targets_free);
-    g_clear_pointer (&plan, fw_plan_free);
-    fw_rule_set_free (rules);
-    if (rejected)
-      g_printerr ("fusion-workbench: %s\n",
-                  _("--fail-on rejected-whitelist: an accepted whitelist entry matched nothing or a candidate "
-                    "the planner refused (see plan.whitelist in the report)"));
-    if (mismatch)
-      g_printerr ("fusion-workbench: %s\n",
-                  _("--fail-on mismatch: a fused group or a model output is outside tolerance, or a fused group "
-                    "has no verified kernel (see verification and targets in the report)"));
-    if (regression)
-      g_printerr ("fusion-workbench: %s\n",
-                  _("--fail-on regression: the fused model or a SuperKernel measured slower than unfused "
-                    "(see measurement in the report)"));
-    if (rejected || mismatch || regression)
-      return FW_EXIT_FAIL_ON;
-  }
-  return FW_EXIT_OK;
+  return report_fail_on (&fail_on, plan, check) ? FW_EXIT_FAIL_ON : FW_EXIT_OK;
 
 fail:
-  g_clear_pointer (&targets, fw_targets_free);
-  g_clear_pointer (&plan, fw_plan_free);
-  g_clear_pointer (&rules, fw_rule_set_free);
   progress_done ();
   g_printerr ("fusion-workbench: %s\n", error->message);
   return exit_code_for (error);

@@ -93,8 +93,9 @@ run_command_line (int argc, char **argv)
   if (batch == NULL)
     {
 #if FW_HAVE_GUI
-      /* Options are checked here; what remains are models for the window to open. */
-      return fw_application_run (argc, argv);
+      /* Options are checked here; what remains are models for the window to open. Rules and whitelists apply
+       * to every model it opens. */
+      return fw_application_run (argc, argv, (const char * const *) rules, (const char * const *) whitelists);
 #else
       g_printerr ("fusion-workbench: %s\n", _("this build has no desktop interface; use --batch MODEL"));
       return FW_EXIT_BAD_INPUT;

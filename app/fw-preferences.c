@@ -15,6 +15,8 @@ struct _FwPreferences
   GtkSpinButton *max_depth_spin;
   GtkSpinButton *max_fusion_size_spin;
   AdwEntryRow *bindings_row;
+  AdwEntryRow *rules_row;
+  AdwEntryRow *whitelists_row;
   AdwComboRow *theme_row;
 };
 
@@ -74,6 +76,42 @@ on_bindings_changed (FwPreferences *self, GtkEditable *editable)
   g_settings_set_strv (self->settings, "bindings", (const char * const *) bindings);
 }
 
+/* Paths are listed as in $PATH: a comma or a space can be part of a file name, a colon hardly ever is. */
+static void
+set_paths (FwPreferences *self, const char *key, GtkEditable *editable)
+{
+  g_auto(GStrv) parts = g_strsplit (gtk_editable_get_text (editable), G_SEARCHPATH_SEPARATOR_S, -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) paths = NULL;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (g_strstrip (parts[i])[0] != '\0')
+      g_strv_builder_add (builder, parts[i]);
+  paths = g_strv_builder_end (builder);
+  g_settings_set_strv (self->settings, key, (const char * const *) paths);
+}
+
+static void
+on_rules_changed (FwPreferences *self, GtkEditable *editable)
+{
+  set_paths (self, "rules", editable);
+}
+
+static void
+on_whitelists_changed (FwPreferences *self, GtkEditable *editable)
+{
+  set_paths (self, "whitelists", editable);
+}
+
+static void
+show_paths (FwPreferences *self, const char *key, AdwEntryRow *row)
+{
+  g_auto(GStrv) paths = g_settings_get_strv (self->settings, key);
+  g_autofree char *text = g_strjoinv (G_SEARCHPATH_SEPARATOR_S, paths);
+
+  gtk_editable_set_text (GTK_EDITABLE (row), text);
+}
+
 static void
 fw_preferences_dispose (GObject *object)
 {
@@ -99,7 +137,11 @@ fw_preferences_class_init (FwPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, max_fusion_size_spin);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, bindings_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, theme_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, rules_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, whitelists_row);
   gtk_widget_class_bind_template_callback (widget_class, on_bindings_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_rules_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_whitelists_changed);
 }
 
 static void
@@ -129,5 +171,7 @@ fw_preferences_new (GtkWindow *parent, GSettings *settings)
   bindings = g_settings_get_strv (settings, "bindings");
   text = g_strjoinv (", ", bindings);
   gtk_editable_set_text (GTK_EDITABLE (self->bindings_row), text);
+  show_paths (self, "rules", self->rules_row);
+  show_paths (self, "whitelists", self->whitelists_row);
   return GTK_WIDGET (self);
 }

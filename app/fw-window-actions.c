@@ -23,6 +23,8 @@ fw_window_actions_update (FwWindow *self)
   set_enabled (self, "save-session", loaded);
   set_enabled (self, "accept", idle);
   set_enabled (self, "veto", idle);
+  set_enabled (self, "accept-pattern", idle);
+  set_enabled (self, "veto-pattern", idle);
   set_enabled (self, "check", idle);
   set_enabled (self, "measure", idle);
   set_enabled (self, "export", idle);
@@ -92,6 +94,31 @@ veto_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
   fw_window_actions_update (self);
 }
 
+/* win.accept-pattern / win.veto-pattern PATTERN: every candidate of a pattern or kind, now and after
+ * re-planning (fw_project_decide_pattern). */
+static void
+decide_pattern (FwWindow *self, FwDecisionAction action, GVariant *parameter)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->project != NULL &&
+      !fw_project_decide_pattern (self->project, action, g_variant_get_string (parameter, NULL), &error))
+    fw_window_toast (self, error->message);
+  fw_window_actions_update (self);
+}
+
+static void
+accept_pattern_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  decide_pattern (user_data, FW_DECISION_ACCEPT, parameter);
+}
+
+static void
+veto_pattern_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  decide_pattern (user_data, FW_DECISION_VETO, parameter);
+}
+
 static void
 zoom_in_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
@@ -155,6 +182,8 @@ static const GActionEntry window_actions[] = {
   { "redo", redo_activated },
   { "accept", accept_activated },
   { "veto", veto_activated },
+  { "accept-pattern", accept_pattern_activated, "s" },
+  { "veto-pattern", veto_pattern_activated, "s" },
   { "zoom-in", zoom_in_activated },
   { "zoom-out", zoom_out_activated },
   { "zoom-fit", zoom_fit_activated },

@@ -8,9 +8,8 @@
 #include "fw-inspector.h"
 #include "fw-roofline-view.h"
 #include "fw-summary-view.h"
-#include "onnx/fw-model-loader.h"
-#include "rules/fw-rules.h"
 #include "session/fw-check.h"
+#include "session/fw-open.h"
 
 G_BEGIN_DECLS
 
@@ -20,20 +19,21 @@ struct _FwWindow
 
   GSettings *settings;
 
-  /* The loaded model, in the order they are made; the rules must outlive the project. */
-  FwRuleSet *rules;
+  /* The loaded model (the project owns its rules) and its layout. */
   FwProject *project;
   FwLayout *layout;
   char *model_path;
 
-  /* The load, plan and layout in progress: NULL when idle. */
+  /* Rule files or folders and whitelists from the command line, after the preferences' own. */
+  GStrv extra_rules;
+  GStrv extra_whitelists;
+
+  /* The open (FwOpen) and layout in progress: NULL when idle. */
   GCancellable *cancellable;
-  FwModelLoader *loader;
+  FwOpen *opening;
   FwLayout *pending_layout;
   FwProject *pending_project;
-  FwRuleSet *pending_rules;
   char *pending_path;
-  GHashTable *pending_bindings;
 
   /* A check or an export in progress (NULL when idle), and the last check that finished. */
   GCancellable *job_cancellable;

@@ -24,13 +24,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-static void
-rule_set_free0 (FwRuleSet **rules)
-{
-  if (*rules != NULL)
-    fw_rule_set_free (g_steal_pointer (rules));
-}
-
 void
 fw_window_toast (FwWindow *self, const char *message)
 {
@@ -108,7 +101,7 @@ rebuild_recent_section (FwWindow *self)
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
 }
 
-/* Loading: FwModelLoader in a thread, then the plan (FwProject), then FwLayout in a thread. */
+/* Loading: FwOpen in a thread (model, rules, whitelists, plan: the FwProject), then FwLayout in a thread. */
 
 void
 fw_window_show_progress (FwWindow *self, gdouble fraction, const char *message)
@@ -186,16 +179,14 @@ fw_window_end_job (FwWindow *self)
 static void
 finish_loading (FwWindow *self)
 {
-  if (self->loader != NULL)
-    g_signal_handlers_disconnect_by_data (self->loader, self);
+  if (self->opening != NULL)
+    g_signal_handlers_disconnect_by_data (self->opening, self);
   if (self->pending_layout != NULL)
     g_signal_handlers_disconnect_by_data (self->pending_layout, self);
-  g_clear_object (&self->loader);
+  g_clear_object (&self->opening);
   g_clear_object (&self->pending_layout);
   g_clear_object (&self->pending_project);
-  rule_set_free0 (&self->pending_rules);
   g_clear_pointer (&self->pending_path, g_free);
-  g_clear_pointer (&self->pending_bindings, g_hash_table_unref);
   g_clear_object (&self->cancellable);
   set_busy (self, self->job_cancellable != NULL);
 }
@@ -246,7 +237,7 @@ install_project (FwWindow *self)
   /* An export dialog belongs to the project it was opened for. */
   if (self->export_dialog != NULL)
     gtk_window_destroy (self->export_dialog);
-  /* Views first, so none holds a project whose rules are freed below. */
+  /* Views first, so none holds the project (and the rules it owns) freed below. */
   fw_inspector_clear (self->inspector);
   fw_inspector_set_project (self->inspector, NULL);
   fw_candidate_list_set_project (self->candidate_list, NULL);
@@ -256,11 +247,9 @@ install_project (FwWindow *self)
   fw_graph_view_set_layout (self->graph_view, NULL);
   g_clear_object (&self->layout);
   g_clear_object (&self->project);
-  rule_set_free0 (&self->rules);
   g_clear_pointer (&self->model_path, g_free);
 
   self->project = g_steal_pointer (&self->pending_project);
-  self->rules = g_steal_pointer (&self->pending_rules);
   self->layout = g_steal_pointer (&self->pending_layout);
   self->model_path = g_steal_pointer (&self->pending_path);
   g_signal_handlers_disconnect_by_data (self->layout, self);
@@ -378,129 +367,25 @@ plan_options_from_settings (FwWindow *self, FwPlanOptions *options, GError **err
   return TRUE;
 }
 
-/* Planning (and the host profile's probe on its first use) can take a while on a large model: it runs in a
- * thread too. What it needs from GSettings is read before, on the main thread. */
-typedef struct
-{
-  FwModel        *model;
-  char           *profile_name;
-  FwPlanOptions   options;
-  GHashTable     *bindings;
-  FwModelLoader  *loader;
-  FwRuleSet      *rules;
-  FwProject      *project;
-  JsonNode       *report;
-} PlanJob;
-
 static void
-plan_job_free (PlanJob *job)
-{
-  g_clear_object (&job->model);
-  g_free (job->profile_name);
-  g_clear_pointer (&job->bindings, g_hash_table_unref);
-  g_clear_object (&job->loader);
-  g_clear_object (&job->project);
-  rule_set_free0 (&job->rules);
-  g_clear_pointer (&job->report, json_node_unref);
-  g_free (job);
-}
-
-static void
-plan_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-  PlanJob *job = task_data;
-  g_autoptr(FwProfile) profile = NULL;
-  GError *error = NULL;
-
-  if (!(profile = fw_profile_lookup (job->profile_name, &error)))
-    goto fail;
-  job->rules = fw_rule_set_new ();
-  if (!fw_rule_set_load_builtin (job->rules, &error))
-    goto fail;
-  if (g_task_return_error_if_cancelled (task))
-    return;
-  job->project = fw_project_new (job->model, profile, job->rules, &job->options, &error);
-  if (job->project == NULL)
-    goto fail;
-  /* The loader's findings go into exported reports; the loader itself is dropped once the model is shown. */
-  job->report = fw_model_report_build (job->model, fw_model_loader_get_infer_report (job->loader), job->bindings,
-                                       fw_model_loader_get_symbols (job->loader));
-  g_task_return_boolean (task, TRUE);
-  return;
-
-fail:
-  g_task_return_error (task, error);
-}
-
-static void on_planned (GObject *object, GAsyncResult *result, gpointer user_data);
-
-static gboolean
-start_planning (FwWindow *self, FwModel *model, GError **error)
-{
-  g_autoptr(GTask) task = NULL;
-  PlanJob *job = g_new0 (PlanJob, 1);
-
-  if (!plan_options_from_settings (self, &job->options, error))
-    {
-      plan_job_free (job);
-      return FALSE;
-    }
-  job->model = g_object_ref (model);
-  job->profile_name = g_settings_get_string (self->settings, "profile");
-  job->bindings = g_hash_table_ref (self->pending_bindings);
-  job->loader = g_object_ref (self->loader);
-  /* The loader is the source: a newer open replaces self->loader, and the result is then dropped. */
-  task = g_task_new (self->loader, self->cancellable, on_planned, g_object_ref (self));
-  g_task_set_task_data (task, job, (GDestroyNotify) plan_job_free);
-  g_task_run_in_thread (task, plan_thread);
-  return TRUE;
-}
-
-static void
-on_model_loaded (GObject *object, GAsyncResult *result, gpointer user_data)
+on_opened (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(FwWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwModel) model = fw_model_loader_load_finish (FW_MODEL_LOADER (object), result, &error);
+  g_autoptr(FwProject) project = fw_open_run_finish (FW_OPEN (object), result, &error);
   g_autofree char *path = NULL;
 
-  if (self->loader != FW_MODEL_LOADER (object))
+  /* A newer open replaced this one: it owns the pending fields now. */
+  if (self->opening != FW_OPEN (object))
     return;
-  if (model == NULL || !start_planning (self, model, &error))
+  if (project == NULL)
     {
       path = g_strdup (self->pending_path);
       finish_loading (self);
       show_error (self, path, error);
       return;
     }
-  fw_window_show_progress (self, 1.0, _("Planning fusions…"));
-}
-
-static void
-on_planned (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(FwWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  PlanJob *job = g_task_get_task_data (G_TASK (result));
-  g_autofree char *path = NULL;
-  g_auto(GStrv) bindings = NULL;
-
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      if (self->loader != FW_MODEL_LOADER (object))
-        return;
-      path = g_strdup (self->pending_path);
-      finish_loading (self);
-      show_error (self, path, error);
-      return;
-    }
-  if (self->loader != FW_MODEL_LOADER (object))
-    return;
-  self->pending_rules = g_steal_pointer (&job->rules);
-  self->pending_project = g_steal_pointer (&job->project);
-  bindings = g_settings_get_strv (self->settings, "bindings");
-  fw_project_set_bindings (self->pending_project, (const char * const *) bindings);
-  fw_project_set_model_report (self->pending_project, job->report);
+  self->pending_project = g_steal_pointer (&project);
   fw_window_show_progress (self, 0.0, _("Laying out the graph…"));
   self->pending_layout = fw_layout_new (fw_model_get_graph (fw_project_get_model (self->pending_project)), NULL);
   g_signal_connect (self->pending_layout, "notify::fraction", G_CALLBACK (on_progress_notify), self);
@@ -531,13 +416,61 @@ bindings_from_settings (FwWindow *self)
   return bindings;
 }
 
+/* The preferences' list, then the command line's (a later rule file overrides an earlier one). */
+static GStrv
+paths_from (FwWindow *self, const char *key, const char * const *extra)
+{
+  g_auto(GStrv) saved = g_settings_get_strv (self->settings, key);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_strv_builder_addv (builder, (const char **) saved);
+  if (extra != NULL)
+    g_strv_builder_addv (builder, (const char **) extra);
+  return g_strv_builder_end (builder);
+}
+
+/* What FwOpen needs from the preferences and the command line, read here on the main thread. */
+static FwOpen *
+open_job_for (FwWindow *self, const char *path, GError **error)
+{
+  FwOpenOptions options;
+  g_autoptr(GHashTable) bindings = NULL;
+  g_autofree char *profile = NULL;
+  g_auto(GStrv) rules = NULL;
+  g_auto(GStrv) whitelists = NULL;
+
+  fw_open_options_init (&options);
+  if (!plan_options_from_settings (self, &options.plan, error))
+    return NULL;
+  bindings = bindings_from_settings (self);
+  profile = g_settings_get_string (self->settings, "profile");
+  rules = paths_from (self, "rules", (const char * const *) self->extra_rules);
+  whitelists = paths_from (self, "whitelists", (const char * const *) self->extra_whitelists);
+  options.bindings = bindings;
+  options.profile = profile;
+  options.rules = (const char * const *) rules;
+  options.whitelists = (const char * const *) whitelists;
+  return fw_open_new (path, &options);
+}
+
+void
+fw_window_set_open_files (FwWindow *self, const char * const *rules, const char * const *whitelists)
+{
+  g_return_if_fail (FW_IS_WINDOW (self));
+
+  g_strfreev (self->extra_rules);
+  g_strfreev (self->extra_whitelists);
+  self->extra_rules = g_strdupv ((char **) rules);
+  self->extra_whitelists = g_strdupv ((char **) whitelists);
+}
+
 void
 fw_window_open (FwWindow *self, GFile *file)
 {
   g_autofree char *path = NULL;
   g_autofree char *uri = NULL;
-  g_autoptr(GHashTable) bindings = NULL;
   g_autofree char *message = NULL;
+  g_autoptr(GError) error = NULL;
 
   g_return_if_fail (FW_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
@@ -557,18 +490,19 @@ fw_window_open (FwWindow *self, GFile *file)
   uri = g_file_get_uri (file);
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
 
+  self->opening = open_job_for (self, path, &error);
+  if (self->opening == NULL)
+    {
+      show_error (self, path, error);
+      return;
+    }
   self->cancellable = g_cancellable_new ();
   self->pending_path = g_strdup (path);
-  self->loader = fw_model_loader_new (path);
-  bindings = bindings_from_settings (self);
-  /* The loader references the table; the model report made after loading reads it too. */
-  fw_model_loader_set_bindings (self->loader, bindings);
-  self->pending_bindings = g_hash_table_ref (bindings);
-  fw_window_follow_progress (self, G_OBJECT (self->loader));
+  fw_window_follow_progress (self, G_OBJECT (self->opening));
   message = g_strdup_printf (_("Loading %s…"), path);
   fw_window_show_progress (self, 0.0, message);
   set_busy (self, TRUE);
-  fw_model_loader_load_async (self->loader, self->cancellable, on_model_loaded, g_object_ref (self));
+  fw_open_run_async (self->opening, self->cancellable, on_opened, g_object_ref (self));
 }
 
 /* The file chooser */
@@ -813,8 +747,9 @@ fw_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_WINDOW);
   g_clear_object (&self->layout);
   g_clear_object (&self->project);
-  rule_set_free0 (&self->rules);
   g_clear_pointer (&self->model_path, g_free);
+  g_clear_pointer (&self->extra_rules, g_strfreev);
+  g_clear_pointer (&self->extra_whitelists, g_strfreev);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (fw_window_parent_class)->dispose (object);
 }

@@ -17,7 +17,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FwWindow, fw_window, FW, WINDOW, AdwApplicationWindow)
 
 FwWindow  *fw_window_new          (AdwApplication *application);
-/* Loads file (asynchronously); a load in progress is cancelled. */
+/* Rule files or folders and whitelists every later open loads after those of the preferences (the command
+ * line's --rules and --whitelist); NULL for none. */
+void       fw_window_set_open_files (FwWindow *self, const char * const *rules, const char * const *whitelists);
+/* Loads file (asynchronously, through FwOpen); a load in progress is cancelled. */
 void       fw_window_open         (FwWindow *self, GFile *file);
 /* "project" and "layout": NULL until a model is loaded and laid out. */
 FwProject *fw_window_get_project  (FwWindow *self);

@@ -9,11 +9,11 @@
 
 #include "fw-error.h"
 #include "fw-export.h"
+#include "fw-fused-model.h"
 #include "codegen/fw-kernel-package.h"
 #include "io/fw-file-write.h"
 #include "io/fw-progress.h"
 #include "onnx/fw-onnx.h"
-#include "onnx/fw-onnx-fused.h"
 #include "plan/fw-decisions.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-model-report.h"
@@ -287,7 +287,7 @@ fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
       report (self, 0.02, _("Writing the fused model…"));
       if (fw_model_get_initializer_bytes (self->model) > EXTERNAL_DATA_BYTES)
         flags |= FW_ONNX_WRITE_EXTERNAL_DATA;
-      if (!fw_onnx_export_fused (self->plan, fused_path, flags, error))
+      if (!fw_fused_model_write (self->plan, fused_path, flags, error))
         return FALSE;
       g_ptr_array_add (self->written, g_strdup (fused_path));
     }

@@ -11,7 +11,7 @@
 #include "io/fw-file-write.h"
 #include "fw-onnx.h"
 #include "fw-onnx-fields.h"
-#include "fw-onnx-fused.h"
+#include "fw-onnx-rewrite-private.h"
 #include "fw-pb.h"
 #include "graph/fw-model-private.h"
 

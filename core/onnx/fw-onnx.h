@@ -9,7 +9,8 @@
  * The writer encodes a model back; it writes to a temporary file in the target folder, syncs and renames,
  * and refuses to write over the model's own source file.
  *
- * The async form, with progress, is FwModelLoader (fw-model-loader.h), which also infers shapes. */
+ * Writing a model with node sets replaced by function nodes is fw-onnx-rewrite.h. Opening a model with
+ * progress, inference and a plan is FwOpen (core/session/fw-open.h). */
 #pragma once
 
 #include <gio/gio.h>

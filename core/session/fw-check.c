@@ -43,6 +43,7 @@ void
 fw_check_options_init (FwCheckOptions *options)
 {
   memset (options, 0, sizeof *options);
+  options->host = options->ascend = options->verify = TRUE;
 }
 
 static void
@@ -103,6 +104,8 @@ fw_check_new (FwProject *project, const FwCheckOptions *options)
   self->project = g_object_ref (project);
   if (options != NULL)
     self->options = *options;
+  else
+    fw_check_options_init (&self->options);
   self->cache_dir = g_strdup (self->options.cache_dir);
   self->options.cache_dir = self->cache_dir;
   return self;
@@ -186,14 +189,14 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
   plan = fw_project_get_plan (self->project);
   self->revision = fw_project_get_revision (self->project);
   fw_progress_begin (G_OBJECT (self), &self->progress, self->context, _("Generating SuperKernels…"));
-  self->targets = fw_targets_build_full (plan, TRUE, TRUE, self->options.cache_dir, on_compiled, self,
-                                         cancellable, error);
+  self->targets = fw_targets_build_full (plan, self->options.host, self->options.ascend, self->options.cache_dir,
+                                         on_compiled, self, cancellable, error);
   if (self->targets == NULL)
     return FALSE;
   kernels = fw_targets_group_kernels (self->targets);
   verify_end = self->options.measure ? 0.8 : 1.0;
   report (self, COMPILE_SHARE, _("Verifying against the unfused model…"));
-  if (kernels->len > 0)
+  if (self->options.verify && (kernels->len > 0 || self->options.without_kernels))
     {
       FwVerifyOptions vopts = { 0 };
 
@@ -207,7 +210,7 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
         return FALSE;
     }
   report (self, verify_end, NULL);
-  if (self->options.measure && kernels->len > 0)
+  if (self->options.measure && (kernels->len > 0 || self->options.without_kernels))
     {
       FwMeasureOptions mopts = { 0 };
 

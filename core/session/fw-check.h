@@ -17,7 +17,12 @@ G_BEGIN_DECLS
 
 typedef struct
 {
+  gboolean     host;           /* generate and compile host SuperKernels (default TRUE) */
+  gboolean     ascend;         /* generate Ascend C kernels (default TRUE) */
+  gboolean     verify;         /* run fused against unfused (default TRUE; needs host) */
   gboolean     measure;        /* time each SuperKernel and the whole model, after verifying */
+  gboolean     without_kernels; /* verify and measure the whole model even when no group has a kernel (batch
+                                   reports always have those sections); default FALSE: nothing to check */
   guint64      seed;           /* inputs */
   gboolean     has_tolerance;  /* override the dtype defaults */
   FwTolerance  tolerance;

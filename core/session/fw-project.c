@@ -8,6 +8,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-project.h"
+#include "fw-project-private.h"
+#include "fw-autosave.h"
 #include "fw-error.h"
 #include "fw-session.h"
 #include "graph/fw-graph.h"
@@ -201,7 +203,8 @@ struct _FwProject
   GObject     parent_instance;
   FwModel    *model;
   FwProfile  *profile;
-  FwRuleSet  *rules;        /* not owned */
+  FwRuleSet  *rules;        /* owned only when owns_rules */
+  gboolean    owns_rules;
   FwPlan     *plan;
   GListStore *items;        /* FwCandidateItem, one per plan candidate, by index */
   GArray     *measured;     /* gdouble by candidate index, NaN unknown */
@@ -214,6 +217,9 @@ struct _FwProject
   GStrv       bindings;
   gboolean    could_undo;
   gboolean    could_redo;
+  /* Decisions in quick succession make one write: the snapshot is taken when the timer fires. */
+  FwAutosave *autosave;
+  GSource    *autosave_timer;
 };
 
 G_DEFINE_FINAL_TYPE (FwProject, fw_project, G_TYPE_OBJECT)
@@ -237,13 +243,28 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
+static void autosave_flush (FwProject *self);
+
+static void
+fw_project_dispose (GObject *object)
+{
+  FwProject *self = FW_PROJECT (object);
+
+  /* Nothing decided is lost: a pending autosave is written before the plan goes. */
+  autosave_flush (self);
+  G_OBJECT_CLASS (fw_project_parent_class)->dispose (object);
+}
+
 static void
 fw_project_finalize (GObject *object)
 {
   FwProject *self = FW_PROJECT (object);
 
+  g_clear_pointer (&self->autosave, fw_autosave_free);
   g_clear_object (&self->items);
   g_clear_pointer (&self->plan, fw_plan_free);
+  if (self->owns_rules)
+    g_clear_pointer (&self->rules, fw_rule_set_free);
   g_clear_pointer (&self->profile, fw_profile_unref);
   g_clear_object (&self->model);
   g_clear_pointer (&self->measured, g_array_unref);
@@ -288,6 +309,7 @@ fw_project_class_init (FwProjectClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->dispose = fw_project_dispose;
   object_class->finalize = fw_project_finalize;
   object_class->get_property = fw_project_get_property;
   object_class->set_property = fw_project_set_property;
@@ -375,17 +397,86 @@ refresh_items (FwProject *self)
 }
 
 static void
+on_autosave_failed (GObject *owner, const GError *error)
+{
+  g_signal_emit (owner, signals[AUTOSAVE_FAILED], 0, error);
+}
+
+static char *
+session_text (FwProject *self)
+{
+  g_autoptr(FwSession) session = fw_session_from_plan (self->plan, fw_model_get_path (self->model),
+                                                       (const char * const *) self->bindings);
+  return fw_session_to_string (session);
+}
+
+static FwAutosave *
+autosave_of (FwProject *self)
+{
+  if (self->autosave == NULL)
+    self->autosave = fw_autosave_new (G_OBJECT (self), on_autosave_failed);
+  return self->autosave;
+}
+
+/* The timer fired: the plan as it is now goes to the worker. */
+static gboolean
+autosave_now (gpointer user_data)
+{
+  FwProject *self = user_data;
+
+  g_clear_pointer (&self->autosave_timer, g_source_unref);
+  if (self->session_path != NULL && self->plan != NULL)
+    fw_autosave_queue (autosave_of (self), self->session_path, session_text (self));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+cancel_autosave_timer (FwProject *self)
+{
+  if (self->autosave_timer == NULL)
+    return;
+  g_source_destroy (self->autosave_timer);
+  g_clear_pointer (&self->autosave_timer, g_source_unref);
+}
+
+/* Every decision restarts the timer, so a burst of key presses writes once, after the last. */
+static void
 autosave (FwProject *self)
 {
-  g_autoptr(GError) error = NULL;
-
   if (self->session_path == NULL)
     return;
-  if (!fw_project_save_session (self, &error))
+  cancel_autosave_timer (self);
+  self->autosave_timer = g_timeout_source_new (FW_PROJECT_AUTOSAVE_DELAY_MS);
+  g_source_set_callback (self->autosave_timer, autosave_now, self, NULL);
+  g_source_set_name (self->autosave_timer, "[fusion-workbench] autosave");
+  g_source_attach (self->autosave_timer, g_main_context_get_thread_default ());
+}
+
+/* A pending snapshot is taken now and everything queued reaches the disk before this returns. */
+static void
+autosave_flush (FwProject *self)
+{
+  if (self->autosave_timer != NULL)
     {
-      g_debug ("autosave: %s", error->message);
-      g_signal_emit (self, signals[AUTOSAVE_FAILED], 0, error);
+      cancel_autosave_timer (self);
+      autosave_now (self);
     }
+  if (self->autosave != NULL)
+    fw_autosave_wait (self->autosave);
+}
+
+void
+fw_project_flush_session (FwProject *self)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+  autosave_flush (self);
+}
+
+guint
+fw_project_get_n_session_writes (FwProject *self)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), 0);
+  return self->autosave != NULL ? fw_autosave_get_n_writes (self->autosave) : 0;
 }
 
 static void
@@ -441,6 +532,22 @@ fw_project_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPl
   return g_steal_pointer (&self);
 }
 
+FwProject *
+fw_project_new_owning_rules (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanOptions *options,
+                             GError **error)
+{
+  FwProject *self = fw_project_new (model, profile, rules, options, error);
+
+  if (self == NULL)
+    {
+      if (rules != NULL)
+        fw_rule_set_free (rules);
+      return NULL;
+    }
+  self->owns_rules = TRUE;
+  return self;
+}
+
 FwModel *
 fw_project_get_model (FwProject *self)
 {
@@ -491,6 +598,33 @@ fw_project_veto (FwProject *self, guint candidate, GError **error)
     return FALSE;
   if (!fw_plan_veto (self->plan, candidate, NULL, NULL, error))
     return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_decide_pattern (FwProject *self, FwDecisionAction action, const char *pattern, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (pattern != NULL, FALSE);
+
+  if (!check_idle (self, error))
+    return FALSE;
+  if (!fw_plan_decide_pattern (self->plan, action, pattern, NULL, NULL, error))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_apply_whitelist (FwProject *self, const FwWhitelist *whitelist, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (whitelist != NULL, FALSE);
+
+  if (!check_idle (self, error))
+    return FALSE;
+  fw_plan_apply_whitelist (self->plan, whitelist);
   plan_changed (self, TRUE);
   return TRUE;
 }
@@ -679,8 +813,6 @@ fw_project_get_session_path (FwProject *self)
 gboolean
 fw_project_save_session (FwProject *self, GError **error)
 {
-  g_autoptr(FwSession) session = NULL;
-
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
   if (self->session_path == NULL)
@@ -688,9 +820,9 @@ fw_project_save_session (FwProject *self, GError **error)
       g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("the project has no session file to save to"));
       return FALSE;
     }
-  session = fw_session_from_plan (self->plan, fw_model_get_path (self->model),
-                                  (const char * const *) self->bindings);
-  return fw_session_save (session, self->session_path, error);
+  /* This state supersedes any autosave still pending or being written: none may land after it. */
+  cancel_autosave_timer (self);
+  return fw_autosave_write_now (autosave_of (self), self->session_path, session_text (self), error);
 }
 
 gboolean

@@ -3,7 +3,9 @@
  *
  * This is the core object the views observe (DESIGN.md section 3): widgets never touch FwPlan directly for
  * changes; they call the project, which changes the plan, updates the candidate list model in place and
- * emits "plan-changed". Every decision autosaves the session (when it has a path) atomically. No GTK. */
+ * emits "plan-changed". Decisions autosave the session (when it has a path): a burst of them is written once,
+ * a moment after the last, from a worker thread, and whatever is pending is written when the project is
+ * disposed or saved explicitly. No GTK. */
 #pragma once
 
 #include <gio/gio.h>
@@ -11,6 +13,7 @@
 
 #include "graph/fw-model.h"
 #include "hw/fw-profile.h"
+#include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 #include "rules/fw-rules.h"
 
@@ -42,6 +45,12 @@ FwProject   *fw_project_new                (FwModel             *model,
                                             FwRuleSet           *rules,
                                             const FwPlanOptions *options,
                                             GError             **error);
+/* The same, owning rules: they are freed after the plan (and on failure). */
+FwProject   *fw_project_new_owning_rules   (FwModel             *model,
+                                            FwProfile           *profile,
+                                            FwRuleSet           *rules,
+                                            const FwPlanOptions *options,
+                                            GError             **error);
 FwModel     *fw_project_get_model          (FwProject *self);
 FwPlan      *fw_project_get_plan           (FwProject *self);
 FwProfile   *fw_project_get_profile        (FwProject *self);
@@ -52,6 +61,12 @@ GListModel  *fw_project_get_candidates     (FwProject *self);
 /* Decisions; each emits "plan-changed" and autosaves. FALSE with error for a bad index. */
 gboolean     fw_project_accept             (FwProject *self, guint candidate, GError **error);
 gboolean     fw_project_veto               (FwProject *self, guint candidate, GError **error);
+/* Pattern-level (fw_plan_decide_pattern): every candidate whose pattern or kind is pattern, also those
+ * re-planning adds later; undone and redone like the others. */
+gboolean     fw_project_decide_pattern     (FwProject *self, FwDecisionAction action, const char *pattern,
+                                            GError **error);
+/* Applies a whitelist's entries in order (fw_plan_apply_whitelist), each a decision of its own. */
+gboolean     fw_project_apply_whitelist    (FwProject *self, const FwWhitelist *whitelist, GError **error);
 gboolean     fw_project_can_undo           (FwProject *self);   /* "can-undo" */
 gboolean     fw_project_can_redo           (FwProject *self);   /* "can-redo" */
 gboolean     fw_project_undo               (FwProject *self);
@@ -87,7 +102,10 @@ const char * const *fw_project_get_bindings (FwProject *self);
  * every decision in order. Saving writes a temp file, fsyncs and renames. */
 void         fw_project_set_session_path   (FwProject *self, const char *path);   /* "session-path"; NULL: none */
 const char  *fw_project_get_session_path   (FwProject *self);
+/* Writes now, in this thread; an autosave pending or in flight is superseded and never lands after it. */
 gboolean     fw_project_save_session       (FwProject *self, GError **error);
+/* Writes a pending autosave now and waits until every queued write has reached the disk. */
+void         fw_project_flush_session      (FwProject *self);
 /* Replays a session's decisions onto this project's plan. FW_ERROR_PARSE or FW_ERROR_INVALID (with file,
  * line and column) when the file is not a session; FW_ERROR_USAGE when it is for another model (fingerprint differs). */
 gboolean     fw_project_restore_session    (FwProject *self, const char *path, GError **error);

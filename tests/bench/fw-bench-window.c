@@ -5,7 +5,7 @@
  * (fw_window_open), and stop the clock once the window is no longer busy, has painted a frame after that
  * (the frame clock's "after-paint") and the main loop has come back to idle after that frame: from then on
  * a click is handled at once. Beside it, measured in the same run, the same model loaded, planned and laid
- * out headless through core (FwModelLoader, fw_project_new, fw_layout_compute) with the same settings: the
+ * out headless through core (FwOpen, fw_layout_compute) with the same settings: the
  * ratio says what the window adds to the work itself (threads, progress, widgets, the first frame).
  *
  * Medians of RUNS runs. The figures are printed with PASS or FAIL against the bar, but a slow machine never
@@ -26,7 +26,7 @@
 #include "fw-window-private.h"
 #include "hw/fw-profile.h"
 #include "layout/fw-layout.h"
-#include "onnx/fw-model-loader.h"
+#include "session/fw-open.h"
 #include "rules/fw-rules.h"
 #include "session/fw-project.h"
 
@@ -83,42 +83,40 @@ bindings_from_settings (GSettings *settings)
   return bindings;
 }
 
-/* Seconds to load, plan and lay out path through core alone, with the window's settings; < 0 on error. */
+/* Seconds to load, plan and lay out path through core alone (FwOpen, as the window does), with the window's
+ * settings; < 0 on error. */
 static double
 time_headless (const char *path, GSettings *settings)
 {
-  g_autoptr(FwModelLoader) loader = fw_model_loader_new (path);
   g_autoptr(GHashTable) bindings = bindings_from_settings (settings);
   g_autofree char *profile_name = g_settings_get_string (settings, "profile");
   g_autofree char *strategy = g_settings_get_string (settings, "strategy");
-  g_autoptr(FwModel) model = NULL;
-  g_autoptr(FwProfile) profile = NULL;
-  g_autoptr(FwRuleSet) rules = NULL;
+  g_autoptr(FwOpen) job = NULL;
   g_autoptr(FwProject) project = NULL;
   g_autoptr(FwLayout) layout = NULL;
   g_autoptr(GError) error = NULL;
-  FwPlanOptions options;
+  FwOpenOptions options;
+  FwModel *model;
   static gboolean described;
   gint64 t0 = g_get_monotonic_time (), t1;
 
-  fw_plan_options_init (&options);
-  if (!fw_strategy_from_string (strategy, &options.strategy))
+  fw_open_options_init (&options);
+  if (!fw_strategy_from_string (strategy, &options.plan.strategy))
     {
       fprintf (stderr, "headless: unknown strategy %s\n", strategy);
       return -1;
     }
-  options.max_depth = g_settings_get_uint (settings, "max-depth");
-  options.max_fusion_size = g_settings_get_uint (settings, "max-fusion-size");
-  fw_model_loader_set_bindings (loader, bindings);
-  rules = fw_rule_set_new ();
-  if (!(model = fw_model_loader_load (loader, NULL, &error)) ||
-      !(profile = fw_profile_lookup (profile_name, &error)) ||
-      !fw_rule_set_load_builtin (rules, &error) ||
-      !(project = fw_project_new (model, profile, rules, &options, &error)))
+  options.plan.max_depth = g_settings_get_uint (settings, "max-depth");
+  options.plan.max_fusion_size = g_settings_get_uint (settings, "max-fusion-size");
+  options.bindings = bindings;
+  options.profile = profile_name;
+  job = fw_open_new (path, &options);
+  if (!(project = fw_open_run (job, NULL, &error)))
     {
       fprintf (stderr, "headless: %s\n", error->message);
       return -1;
     }
+  model = fw_project_get_model (project);
   layout = fw_layout_new (fw_model_get_graph (model), NULL);
   if (!fw_layout_compute (layout, NULL, &error))
     {
@@ -266,7 +264,7 @@ main (int argc, char **argv)
   settings = g_settings_new (APP_ID);
 
   printf ("%s: window = fw_window_new + fw_window_open until not busy, painted and idle; "
-          "headless = FwModelLoader + fw_project_new + fw_layout_compute\n", path);
+          "headless = FwOpen + fw_layout_compute\n", path);
   for (guint i = 0; i < RUNS; i++)
     {
       headless_s[i] = time_headless (path, settings);

@@ -7,7 +7,8 @@
 
 #include "fw-error.h"
 #include "fw-test-models.h"
-#include "onnx/fw-onnx-fused.h"
+#include "export/fw-fused-model.h"
+#include "onnx/fw-onnx-rewrite.h"
 #include "onnx/fw-pb.h"
 #include "onnx/fw-onnx-fields.h"
 #include "plan/fw-decisions.h"
@@ -323,8 +324,8 @@ export_and_check (FwModel *model, guint min_groups)
 {
   g_autoptr(FwPlan) plan = plan_for (model, TRUE);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = fw_onnx_serialize_fused (plan, FW_ONNX_WRITE_DEFAULT, &error);
-  g_autoptr(GBytes) twice = fw_onnx_serialize_fused (plan, FW_ONNX_WRITE_DEFAULT, NULL);
+  g_autoptr(GBytes) bytes = fw_fused_model_serialize (plan, FW_ONNX_WRITE_DEFAULT, &error);
+  g_autoptr(GBytes) twice = fw_fused_model_serialize (plan, FW_ONNX_WRITE_DEFAULT, NULL);
   g_autofree char *dir = fw_test_temp_dir ();
   g_autofree char *path = g_build_filename (dir, "fused.onnx", NULL);
   g_autoptr(FwModel) from_file = NULL;
@@ -340,7 +341,7 @@ export_and_check (FwModel *model, guint min_groups)
   g_assert_true (g_bytes_equal (bytes, twice));
 
   /* To a file, weights outside: the reader still loads it, and ONNX's own checker accepts it. */
-  g_assert_true (fw_onnx_export_fused (plan, path, FW_ONNX_WRITE_EXTERNAL_DATA, &error));
+  g_assert_true (fw_fused_model_write (plan, path, FW_ONNX_WRITE_EXTERNAL_DATA, &error));
   g_assert_no_error (error);
   from_file = fw_onnx_load (path, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -398,7 +399,7 @@ test_fused_vetoed (void)
   g_assert_no_error (error);
   g_assert_cmpint (vetoed->status, ==, FW_CANDIDATE_VETOED);
 
-  bytes = fw_onnx_serialize_fused (plan, FW_ONNX_WRITE_DEFAULT, &error);
+  bytes = fw_fused_model_serialize (plan, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_no_error (error);
   check_export (plan, bytes);
   back = fw_onnx_load_bytes (bytes, "fused.onnx", NULL, NULL, &error);
@@ -427,14 +428,14 @@ test_fused_none (void)
   g_autoptr(GBytes) plain = NULL;
 
   g_assert_cmpuint (plan->candidates->len, ==, 0);
-  fused = fw_onnx_serialize_fused (plan, FW_ONNX_WRITE_DEFAULT, &error);
+  fused = fw_fused_model_serialize (plan, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_no_error (error);
   plain = fw_onnx_serialize (model, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_no_error (error);
   g_assert_true (g_bytes_equal (fused, plain));
   g_clear_pointer (&fused, g_bytes_unref);
   g_clear_pointer (&plain, g_bytes_unref);
-  fused = fw_onnx_serialize_fused (plan, FW_ONNX_WRITE_INFERRED_SHAPES, &error);
+  fused = fw_fused_model_serialize (plan, FW_ONNX_WRITE_INFERRED_SHAPES, &error);
   plain = fw_onnx_serialize (model, FW_ONNX_WRITE_INFERRED_SHAPES, &error);
   g_assert_true (g_bytes_equal (fused, plain));
 }
@@ -466,7 +467,7 @@ test_fused_all_vetoed (void)
         }
     }
   while (any);
-  fused = fw_onnx_serialize_fused (plan, FW_ONNX_WRITE_DEFAULT, &error);
+  fused = fw_fused_model_serialize (plan, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_no_error (error);
   plain = fw_onnx_serialize (model, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_true (g_bytes_equal (fused, plain));
@@ -492,10 +493,10 @@ test_fused_refuses_input (void)
   plan = plan_for (model, TRUE);
   g_assert_cmpuint (plan->candidates->len, >, 0);
 
-  g_assert_false (fw_onnx_export_fused (plan, path, FW_ONNX_WRITE_DEFAULT, &error));
+  g_assert_false (fw_fused_model_write (plan, path, FW_ONNX_WRITE_DEFAULT, &error));
   g_assert_error (error, FW_ERROR, FW_ERROR_IO);
   g_clear_error (&error);
-  g_assert_false (fw_onnx_export_fused (plan, path, FW_ONNX_WRITE_EXTERNAL_DATA, &error));
+  g_assert_false (fw_fused_model_write (plan, path, FW_ONNX_WRITE_EXTERNAL_DATA, &error));
   g_assert_error (error, FW_ERROR, FW_ERROR_IO);
   g_assert_true (g_file_get_contents (path, &after, &len_after, NULL));
   g_assert_cmpmem (before, len_before, after, len_after);
@@ -569,12 +570,12 @@ test_fused_order (void)
   plan.candidates = g_ptr_array_new ();
   g_ptr_array_add (plan.candidates, &c);
 
-  bytes = fw_onnx_serialize_fused (&plan, FW_ONNX_WRITE_DEFAULT, &error);
+  bytes = fw_fused_model_serialize (&plan, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_no_error (error);
   check_export (&plan, bytes);
   g_clear_pointer (&bytes, g_bytes_unref);
   /* With value_info for every known shape, as the batch export can write it. */
-  bytes = fw_onnx_serialize_fused (&plan, FW_ONNX_WRITE_INFERRED_SHAPES, &error);
+  bytes = fw_fused_model_serialize (&plan, FW_ONNX_WRITE_INFERRED_SHAPES, &error);
   g_assert_no_error (error);
   back = fw_onnx_load_bytes (bytes, "hand.onnx", NULL, NULL, &error);
   g_assert_no_error (error);
@@ -594,7 +595,7 @@ test_fused_order (void)
   g_assert_true (fw_graph_lookup_value (bg, "t") == NULL || !fw_graph_lookup_value (bg, "t")->has_value_info);
   g_assert_true (fw_graph_lookup_value (bg, "d")->has_value_info);
 
-  g_assert_true (fw_onnx_export_fused (&plan, path, FW_ONNX_WRITE_DEFAULT, &error));
+  g_assert_true (fw_fused_model_write (&plan, path, FW_ONNX_WRITE_DEFAULT, &error));
   g_assert_no_error (error);
   run_onnx_checker (path);
   fw_test_remove_dir (dir);
@@ -621,7 +622,7 @@ test_fused_cycle (void)
   plan.model = model;
   plan.candidates = g_ptr_array_new ();
   g_ptr_array_add (plan.candidates, &c);
-  bytes = fw_onnx_serialize_fused (&plan, FW_ONNX_WRITE_DEFAULT, &error);
+  bytes = fw_fused_model_serialize (&plan, FW_ONNX_WRITE_DEFAULT, &error);
   g_assert_null (bytes);
   g_assert_error (error, FW_ERROR, FW_ERROR_INTERNAL);
   g_ptr_array_unref (c.nodes);

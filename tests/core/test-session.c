@@ -1,5 +1,6 @@
 /* Sessions and the project: a session round-trips, replaying it gives the same plan, undo and redo notify,
- * every decision autosaves, and bad files (truncated, wrong types, unknown keys, another model) are refused
+ * decisions autosave (a burst of them in one write from a worker, flushed on dispose), pattern-level
+ * decisions undo and redo, and bad files (truncated, wrong types, unknown keys, another model) are refused
  * with their place. */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 #include "session/fw-project.h"
+#include "session/fw-project-private.h"
 #include "session/fw-session.h"
 
 static FwProfile *profile;
@@ -213,9 +215,11 @@ test_autosave_and_replay (void)
   veto = first_with_status (project, FW_CANDIDATE_PROPOSED);
   g_assert_true (fw_project_veto (project, veto, &error));
   g_assert_no_error (error);
-  /* Every decision writes the session. */
-  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  /* Decisions are written a moment later, together. */
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_true (fw_project_accept (project, second_proposed (project), &error));
+  fw_project_flush_session (project);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   state = plan_state (fw_project_get_plan (project));
 
   g_assert_true (fw_project_restore_session (again, path, &error));
@@ -383,6 +387,215 @@ test_hostile_strings (void)
   g_assert_cmpstr (d->why, ==, "\xe2\x80\xa8 line separator");
 }
 
+/* What the project's session file should hold now. */
+static char *
+expected_session (FwProject *project)
+{
+  g_autoptr(FwSession) session = fw_session_from_plan (fw_project_get_plan (project),
+                                                       fw_model_get_path (fw_project_get_model (project)),
+                                                       fw_project_get_bindings (project));
+  return fw_session_to_string (session);
+}
+
+static char *
+read_file (const char *path)
+{
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+iterate_until_writes (FwProject *project, guint n)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (fw_project_get_n_session_writes (project) < n && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  fw_project_flush_session (project);
+}
+
+/* Thirty decisions in a row (a held-down key) are one write, of the last state; disposing writes what is
+ * still pending. */
+static void
+test_autosave_coalesces (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "burst.fwsession", NULL);
+  g_autofree char *last = NULL, *on_disk = NULL;
+  guint a = first_with_status (project, FW_CANDIDATE_PROPOSED);
+  guint b = second_proposed (project);
+
+  fw_project_set_session_path (project, path);
+  for (guint i = 0; i < 10; i++)
+    {
+      g_assert_true (fw_project_accept (project, a, &error));
+      g_assert_true (fw_project_undo (project));
+      g_assert_true (fw_project_redo (project));
+    }
+  g_assert_no_error (error);
+  /* Nothing was written on the main thread while deciding. */
+  g_assert_cmpuint (fw_project_get_n_session_writes (project), ==, 0);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  iterate_until_writes (project, 1);
+  g_assert_cmpuint (fw_project_get_n_session_writes (project), ==, 1);
+  last = expected_session (project);
+  on_disk = read_file (path);
+  g_assert_cmpstr (on_disk, ==, last);
+  /* No timer is left behind: a moment later it is still one write. */
+  g_usleep ((FW_PROJECT_AUTOSAVE_DELAY_MS + 50) * 1000);
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpuint (fw_project_get_n_session_writes (project), ==, 1);
+
+  /* A decision still waiting for its timer reaches the disk when the project goes. */
+  g_assert_true (fw_project_veto (project, b, &error));
+  g_clear_pointer (&last, g_free);
+  g_clear_pointer (&on_disk, g_free);
+  last = expected_session (project);
+  g_assert_finalize_object (project);
+  on_disk = read_file (path);
+  g_assert_cmpstr (on_disk, ==, last);
+  fw_test_remove_dir (dir);
+}
+
+/* An explicit save supersedes a pending autosave: the file ends with its state and no older one lands after. */
+static void
+test_save_supersedes_autosave (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "explicit.fwsession", NULL);
+  g_autofree char *last = NULL, *on_disk = NULL;
+
+  fw_project_set_session_path (project, path);
+  g_assert_true (fw_project_accept (project, first_with_status (project, FW_CANDIDATE_PROPOSED), &error));
+  g_assert_true (fw_project_save_session (project, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_project_get_n_session_writes (project), ==, 1);
+  g_usleep ((FW_PROJECT_AUTOSAVE_DELAY_MS + 50) * 1000);
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+  fw_project_flush_session (project);
+  g_assert_cmpuint (fw_project_get_n_session_writes (project), ==, 1);
+  last = expected_session (project);
+  on_disk = read_file (path);
+  g_assert_cmpstr (on_disk, ==, last);
+  g_assert_finalize_object (project);
+  fw_test_remove_dir (dir);
+}
+
+static void
+on_autosave_failed (FwProject *project, const GError *error, gpointer user_data)
+{
+  GError **out = user_data;
+
+  g_assert_null (*out);
+  *out = g_error_copy (error);
+}
+
+/* A write the worker could not do is reported in the main thread; the decision stands. */
+static void
+test_autosave_failure (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) failed = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "no-such-folder", "x.fwsession", NULL);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  guint veto = first_with_status (project, FW_CANDIDATE_PROPOSED);
+
+  g_signal_connect (project, "autosave-failed", G_CALLBACK (on_autosave_failed), &failed);
+  fw_project_set_session_path (project, path);
+  g_assert_true (fw_project_veto (project, veto, &error));
+  while (failed == NULL && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_error (failed, FW_ERROR, FW_ERROR_IO);
+  g_assert_cmpint (((FwCandidate *) g_ptr_array_index (fw_project_get_plan (project)->candidates, veto))->status,
+                   ==, FW_CANDIDATE_VETOED);
+  g_signal_handlers_disconnect_by_data (project, &failed);
+  g_assert_finalize_object (project);
+  fw_test_remove_dir (dir);
+}
+
+/* A pattern-level decision through the project: every candidate of the pattern, undone and redone, recorded
+ * in the session as a pattern, refused while busy. */
+static void
+test_pattern_decisions (void)
+{
+  g_autoptr(FwModel) model = block (16);
+  FwProject *project = project_of (model);
+  FwPlan *plan = fw_project_get_plan (project);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *initial = plan_state (plan);
+  g_autofree char *decided = NULL;
+  g_autofree char *pattern = NULL;
+  g_autoptr(FwSession) session = NULL;
+  FwSessionDecision *d;
+  guint changes = 0, n_matching = 0;
+
+  pattern = g_strdup (((FwCandidate *) g_ptr_array_index (plan->candidates,
+                                                          first_with_status (project,
+                                                                             FW_CANDIDATE_PROPOSED)))->pattern);
+  g_signal_connect_swapped (project, "plan-changed", G_CALLBACK (count_signal), &changes);
+  g_assert_true (fw_project_decide_pattern (project, FW_DECISION_VETO, pattern, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (changes, ==, 1);
+  plan = fw_project_get_plan (project);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (fw_project_get_candidates (project), i);
+
+      if (g_strcmp0 (c->pattern, pattern) != 0)
+        continue;
+      n_matching++;
+      g_assert_cmpint (c->status, ==, FW_CANDIDATE_VETOED);
+      g_assert_cmpstr (fw_candidate_item_get_status (item), ==, "vetoed");
+    }
+  g_assert_cmpuint (n_matching, >, 0);
+  decided = plan_state (plan);
+  session = fw_session_from_plan (plan, NULL, NULL);
+  g_assert_cmpuint (session->decisions->len, ==, 1);
+  d = g_ptr_array_index (session->decisions, 0);
+  g_assert_cmpstr (d->pattern, ==, pattern);
+  g_assert_null (d->nodes);
+
+  g_assert_true (fw_project_can_undo (project));
+  g_assert_true (fw_project_undo (project));
+  {
+    g_autofree char *now = plan_state (fw_project_get_plan (project));
+    g_assert_cmpstr (now, ==, initial);
+  }
+  g_assert_true (fw_project_redo (project));
+  {
+    g_autofree char *now = plan_state (fw_project_get_plan (project));
+    g_assert_cmpstr (now, ==, decided);
+  }
+  g_assert_cmpuint (changes, ==, 3);
+
+  fw_project_set_busy (project, TRUE);
+  g_assert_false (fw_project_decide_pattern (project, FW_DECISION_ACCEPT, pattern, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+  fw_project_set_busy (project, FALSE);
+  g_signal_handlers_disconnect_by_data (project, &changes);
+  g_assert_finalize_object (project);
+}
+
 static void
 test_session_path_for (void)
 {
@@ -407,6 +620,10 @@ main (int argc, char **argv)
   g_test_add_func ("/core/session/items-follow-plan", test_items_follow_plan);
   g_test_add_func ("/core/session/undo-redo-notify", test_undo_redo_notify);
   g_test_add_func ("/core/session/autosave-and-replay", test_autosave_and_replay);
+  g_test_add_func ("/core/session/autosave-coalesces", test_autosave_coalesces);
+  g_test_add_func ("/core/session/save-supersedes-autosave", test_save_supersedes_autosave);
+  g_test_add_func ("/core/session/autosave-failure", test_autosave_failure);
+  g_test_add_func ("/core/session/pattern-decisions", test_pattern_decisions);
   g_test_add_func ("/core/session/replay-by-names", test_replay_by_names);
   g_test_add_func ("/core/session/bad-files", test_bad_files);
   g_test_add_func ("/core/session/hostile-strings", test_hostile_strings);

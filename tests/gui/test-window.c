@@ -275,6 +275,76 @@ wait_while_busy (FwWindow *window)
     }
 }
 
+/* Rules and whitelists from the command line (fw_window_set_open_files) go through the same FwOpen as
+ * batch mode: the rule is in the plan, the whitelist's veto applied; a bad whitelist is an error page that
+ * names it. */
+static void
+test_window_rules_and_whitelists (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *dir = g_build_filename (tmp_dir, "lists", NULL);
+  g_autofree char *path = g_build_filename (dir, "encoder-block.onnx", NULL);
+  g_autofree char *rules = g_build_filename (dir, "team.yaml", NULL);
+  g_autofree char *veto = g_build_filename (dir, "veto.fusion.yaml", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.fusion.yaml", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const char *rule_list[] = { rules, NULL };
+  const char *white_lists[] = { veto, NULL };
+  const char *bad_lists[] = { bad, NULL };
+  FwWindow *window;
+  FwPlan *plan;
+  guint n_vetoed = 0;
+  gsize length = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (path, contents, length, &error));
+  g_assert_true (g_file_set_contents (rules, "version: 1\nrules:\n  - name: team_rule\n    pattern: [Add, Relu]\n",
+                                      -1, &error));
+  g_assert_true (g_file_set_contents (veto, "version: 1\nentries:\n  - pattern: layernorm\n    decision: veto\n",
+                                      -1, &error));
+  g_assert_true (g_file_set_contents (bad, "version: 1\nentries:\n  - pattern: layernorm\n    decision: perhaps\n",
+                                      -1, &error));
+  register_application (app);
+  window = fw_window_new (ADW_APPLICATION (app));
+  fw_window_set_open_files (window, rule_list, white_lists);
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  wait_until_loaded (window);
+  plan = fw_project_get_plan (fw_window_get_project (window));
+  g_assert_nonnull (fw_rule_set_lookup (plan->rules, "team_rule"));
+  for (guint i = 0; i < plan->candidates->len; i++)
+    n_vetoed += ((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == FW_CANDIDATE_VETOED;
+  g_assert_cmpuint (n_vetoed, >, 0);
+
+  /* A pattern-level veto through the window's action, and its undo. */
+  {
+    guint first, second;
+    g_autofree char *pattern = NULL;
+
+    find_proposed (window, &first, &second);
+    pattern = g_strdup (((FwCandidate *) g_ptr_array_index (plan->candidates, first))->pattern);
+    g_action_group_activate_action (G_ACTION_GROUP (window), "veto-pattern", g_variant_new_string (pattern));
+    g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_VETOED);
+    g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+    g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = fw_window_new (ADW_APPLICATION (app));
+  fw_window_set_open_files (window, NULL, bad_lists);
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  wait_while_busy (window);
+  g_assert_null (fw_window_get_project (window));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "error");
+  g_assert_nonnull (strstr (adw_status_page_get_description (window->error_page), "bad.fusion.yaml:4:15"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 on_export_finished (FwExportDialog *dialog, gboolean success, gpointer user_data)
 {
@@ -509,6 +579,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/window/workflow", test_window_workflow);
   g_test_add_func ("/window/bad-model", test_window_bad_model);
+  g_test_add_func ("/window/rules-and-whitelists", test_window_rules_and_whitelists);
   g_test_add_func ("/window/check-and-export", test_window_check_and_export);
   g_test_add_func ("/window/close-while-busy", test_window_close_while_busy);
   ret = g_test_run ();

@@ -5,7 +5,7 @@
  * --expose-all makes every node output a graph output (typed by dtype only, so ONNX Runtime reports the
  * shapes it computes) and writes our inferred shape of each to SHAPES.json as {"name": "[1,3,224,224]"}.
  * --fuse infers, plans with the built-in rules (profile ascend-910b unless given, strategy balanced unless
- * given) and writes the fused model (fw_onnx_export_fused); stdout gets "fused: G groups, N nodes". */
+ * given) and writes the fused model (fw_fused_model_write); stdout gets "fused: G groups, N nodes". */
 #include "config.h"
 
 #include <string.h>
@@ -14,7 +14,8 @@
 
 #include "graph/fw-model-private.h"
 #include "onnx/fw-onnx.h"
-#include "onnx/fw-onnx-fused.h"
+#include "export/fw-fused-model.h"
+#include "onnx/fw-onnx-rewrite.h"
 #include "plan/fw-plan.h"
 #include "shape/fw-shape-infer.h"
 
@@ -87,7 +88,7 @@ export_fused (FwModel *model, const char *path, const char *profile_name, const 
           n_nodes += c->nodes->len;
         }
     }
-  if (!fw_onnx_export_fused (plan, path, flags, error))
+  if (!fw_fused_model_write (plan, path, flags, error))
     return FALSE;
   g_print ("fused: %u groups, %u nodes\n", n_groups, n_nodes);
   return TRUE;

@@ -7,7 +7,7 @@
 #include "fw-error.h"
 #include "fw-exec-private.h"
 #include "fw-fused.h"
-#include "plan/fw-plan-private.h"
+#include "plan/fw-plan.h"
 
 typedef struct
 {

@@ -1,5 +1,5 @@
 /* fw-batch.h: headless batch mode. Never initialises GTK: it runs with no display and in a -Dgui=false
- * build. Exit codes are those of DESIGN.md section 8. */
+ * build. Exit codes are those of docs/design.md §8. */
 #pragma once
 
 #include <glib.h>

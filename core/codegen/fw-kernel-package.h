@@ -1,4 +1,4 @@
-/* fw-kernel-package.h: the kernel package an export writes (DESIGN.md section 4): one folder per fused
+/* fw-kernel-package.h: the kernel package an export writes (docs/design.md §4.8): one folder per fused
  * candidate, kNNN_<pattern>, with `ascend/` (Ascend C kernel, tiling header, host tiling, CMake project,
  * README) and `host/` (C source and shared object of the host SuperKernel, when given), plus manifest.json
  * describing all of them with SHA-256 hashes of every file.

@@ -1,4 +1,4 @@
-/* fw-fused-model.h: the fused model (DESIGN.md section 4).
+/* fw-fused-model.h: the fused model (docs/design.md §4.7).
  *
  * The export is the plan's model with every proposed or accepted candidate replaced by one node of domain
  * "fusion.workbench" whose body is a model-local function (ModelProto.functions, IR 8) holding the group's

@@ -1,4 +1,4 @@
-/* fw-decisions.h: steering the plan (DESIGN.md sections 4 and 5). Accept a candidate (it is locked: later
+/* fw-decisions.h: steering the plan (docs/design.md §4.5, §5.6). Accept a candidate (it is locked: later
  * re-plans leave it as it is), veto it (it is marked vetoed, FW-NF-012 is recorded, and its nodes are
  * planned again without it, so a smaller fusion may still come up), per candidate or per pattern; a log of
  * every decision with undo and redo; whitelists (`*.fusion.yaml`, docs/whitelist-format.md) read, applied

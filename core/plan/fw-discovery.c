@@ -1,4 +1,4 @@
-/* fw-discovery.c: class-based discovery of fusion groups (DESIGN.md section 5).
+/* fw-discovery.c: class-based discovery of fusion groups (docs/design.md §5.1).
  *
  * Two passes, as CANN and XLA order them: first every compute-bound producer (MatMul, Gemm, Conv) grows
  * forward over its elementwise epilogue (bias, BatchNormalization, activations, residual adds); then a

@@ -2,7 +2,7 @@
  * (Unified Buffer, queues, inputs) and saves (HBM traffic, launches, time), and why everything else was
  * refused.
  *
- * Discovery is class-based (DESIGN.md section 5): compute-bound producers take their elementwise epilogues,
+ * Discovery is class-based (docs/design.md §5.1): compute-bound producers take their elementwise epilogues,
  * then a backward scan from the graph's outputs grows elementwise chains, reduce epilogues and the insides
  * of norms and softmaxes. Rules only name, prioritise or forbid what discovery found. Every refusal is an
  * FwRefusal with a stable code (docs/reason-codes.md) and the numbers behind it. The planner reads the graph

@@ -1,4 +1,4 @@
-/* fw-roofline.h: the plan in two pictures (DESIGN.md section 7, "Pictures"), drawn with cairo, without a
+/* fw-roofline.h: the plan in two pictures (docs/design.md §7, "Pictures"), drawn with cairo, without a
  * display.
  *
  * The roofline: every candidate at its arithmetic intensity (FLOPs per byte of HBM traffic) against its

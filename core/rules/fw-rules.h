@@ -1,4 +1,4 @@
-/* fw-rules.h: fusion rule sets (rules/NAME.yaml, DESIGN.md section 4). Rules name, prioritise or forbid the
+/* fw-rules.h: fusion rule sets (rules/NAME.yaml, docs/design.md §4.3). Rules name, prioritise or forbid the
  * candidates that the planner's class-based discovery finds; they are never needed for the common cases.
  *
  * A rule's pattern is a sequence of op types, op classes (`class:elementwise`) or named sub-patterns

@@ -1,7 +1,7 @@
 /* fw-project.h: one open model as the desktop workbench sees it: the model, its plan, the user's
  * decisions with undo and redo, the candidates as a GListModel, and the session file that records it all.
  *
- * This is the core object the views observe (DESIGN.md section 3): widgets never touch FwPlan directly for
+ * This is the core object the views observe (docs/design.md §3): widgets never touch FwPlan directly for
  * changes; they call the project, which changes the plan, updates the candidate list model in place and
  * emits "plan-changed". Decisions autosave the session (when it has a path): a burst of them is written once,
  * a moment after the last, from a worker thread, and whatever is pending is written when the project is
@@ -98,7 +98,7 @@ gboolean     fw_project_get_busy           (FwProject *self);
 void         fw_project_set_bindings       (FwProject *self, const char * const *bindings);
 const char * const *fw_project_get_bindings (FwProject *self);
 
-/* Sessions (*.fwsession, DESIGN.md section 4): model path and fingerprint, profile, strategy, bindings and
+/* Sessions (*.fwsession, docs/design.md §4.6): model path and fingerprint, profile, strategy, bindings and
  * every decision in order. Saving writes a temp file, fsyncs and renames. */
 void         fw_project_set_session_path   (FwProject *self, const char *path);   /* "session-path"; NULL: none */
 const char  *fw_project_get_session_path   (FwProject *self);

@@ -18,7 +18,7 @@
 #
 # Needs: node and tests/ort/node_modules (`npm ci --ignore-scripts` in tests/ort), and vit_b_16.onnx: taken
 # from $FW_REAL_MODELS_DIR, or BUILD_DIR/tests/real/models (the real suite's cache), or exported there with
-# ../shared/tools/make-real-models.sh (python3-torch). Missing prerequisites: exit 77 (skip), or 1 when CI
+# tests/real/export-models.py (python3-torch). Missing prerequisites: exit 77 (skip), or 1 when CI
 # is set. Environment: NODE (node binary), FW_BENCH_REPEAT (default 5).
 set -euo pipefail
 
@@ -28,7 +28,7 @@ build=$(cd "${1:?usage: run-load-bench.sh BUILD_DIR}" && pwd)
 NODE=${NODE:-node}
 REPEAT=${FW_BENCH_REPEAT:-5}
 ORT_DIR=${FW_ORT_DIR:-$src/tests/ort}
-SHARED_TOOLS=${FW_SHARED_TOOLS:-$src/../shared/tools}
+EXPORTER=$src/tests/real/export-models.py
 CACHE=${FW_MODEL_CACHE:-$build/tests/real/models}
 BENCH=$build/tests/bench/fw-bench-load
 MAKE_MODEL=$build/tests/tools/fw-make-test-model
@@ -53,7 +53,6 @@ if [[ -n "${FW_REAL_MODELS_DIR:-}" && -s $FW_REAL_MODELS_DIR/vit_b_16.onnx ]]; t
 elif [[ -s $CACHE/vit_b_16.onnx ]]; then
   vit=$CACHE/vit_b_16.onnx
 else
-  [[ -x $SHARED_TOOLS/make-real-models.sh ]] || missing "no vit_b_16.onnx and no exporter at $SHARED_TOOLS"
   /usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null ||
     missing "no vit_b_16.onnx and python3-torch/torchvision/onnx are not installed to export it"
   mkdir -p "$CACHE"
@@ -62,7 +61,7 @@ else
   if [[ ! -s $CACHE/vit_b_16.onnx ]]; then
     tmp=$(mktemp -d "$CACHE/.export-vit_b_16.XXXXXX")
     echo "exporting vit_b_16 into $CACHE (first run only)..." >&2
-    "$SHARED_TOOLS/make-real-models.sh" "$tmp" vit_b_16 >"$tmp.log" 2>&1 ||
+    /usr/bin/python3 "$EXPORTER" "$tmp" vit_b_16 >"$tmp.log" 2>&1 ||
       { cat "$tmp.log" >&2; rm -rf "$tmp" "$tmp.log"; die "export of vit_b_16 failed"; }
     mv -f "$tmp/vit_b_16.onnx" "$CACHE/vit_b_16.onnx"
     rm -rf "$tmp" "$tmp.log"

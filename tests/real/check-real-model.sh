@@ -2,8 +2,8 @@
 # Real-model checks against ONNX Runtime (meson suite 'real'; see docs/testing.md).
 #
 #   check-real-model.sh real NAME [BIND...]   NAME: resnet18 resnet50 mobilenet_v3_small vit_b_16 bert_like
-#                                             (shared exporter) or swin_t vit_b_16_dynamic bert_like_dynamic
-#                                             (tests/real/export-extra-models.py); BIND: NAME=VALUE
+#                                             swin_t vit_b_16_dynamic bert_like_dynamic, exported by
+#                                             tests/real/export-models.py; BIND: NAME=VALUE
 #   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
 #
 # For each model:
@@ -30,7 +30,6 @@
 #   FW_EXEC_RUN        build/tests/tools/fw-exec-run
 #   FW_MAKE_TEST_MODEL build/tests/tools/fw-make-test-model
 #   FW_ORT_DIR         tests/ort (with node_modules: `npm ci --ignore-scripts` there)
-#   FW_SHARED_TOOLS    ../shared/tools (make-real-models.sh)
 #   FW_MODEL_CACHE     folder where exported models are kept (build/tests/real/models)
 #   FW_REAL_MODELS_DIR optional folder of already exported NAME.onnx files, used instead of exporting
 #   NODE               node binary (default: node on PATH)
@@ -81,13 +80,8 @@ model_path() {
   : "${FW_MODEL_CACHE:?FW_MODEL_CACHE is not set}"
   local dst=$FW_MODEL_CACHE/$n.onnx
   if [[ -s $dst ]]; then echo "$dst"; return; fi
-  local exporter=("$FW_SHARED_TOOLS/make-real-models.sh")
-  case $n in
-    swin_t|vit_b_16_dynamic|bert_like_dynamic) exporter=(/usr/bin/python3 "$(dirname "$0")/export-extra-models.py") ;;
-    *) [[ -n "${FW_SHARED_TOOLS:-}" && -x "$FW_SHARED_TOOLS/make-real-models.sh" ]] ||
-         missing "cannot export $n: \$FW_SHARED_TOOLS ('${FW_SHARED_TOOLS:-}') has no make-real-models.sh" ;;
-  esac
-  # make-real-models.sh would apt-get install torch when it is missing; a test never installs anything.
+  local exporter=(/usr/bin/python3 "$(dirname "$0")/export-models.py")
+  # A test never installs anything: without torch the model cannot be exported and the test skips.
   /usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null ||
     missing "python3-torch, python3-torchvision or python3-onnx is not installed (needed to export $n)"
   command -v flock >/dev/null || die "flock (util-linux) not found"

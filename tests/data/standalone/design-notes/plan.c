@@ -1,0 +1,1 @@
+/* plan.c: discovery by op class (DESIGN.md section 5). */

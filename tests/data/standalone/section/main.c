@@ -1,0 +1,1 @@
+/* main.c: see docs/design.md §4. */

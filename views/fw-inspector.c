@@ -15,7 +15,6 @@
 #include "fw-inspector.h"
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/host/fw-superkernel.h"
-#include "graph/fw-graph-private.h"
 
 /* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
 #define STATS_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 22)
@@ -188,29 +187,41 @@ add_source (FwInspector *self, const char *heading, const char *source, const ch
 static void
 append_attr (GString *s, const FwAttr *a)
 {
-  g_string_append_printf (s, "%s = ", a->name);
-  switch (a->type)
+  guint n;
+
+  g_string_append_printf (s, "%s = ", fw_attr_get_name (a));
+  switch (fw_attr_get_attr_type (a))
     {
-    case FW_ATTR_FLOAT: g_string_append_printf (s, "%g", a->f); break;
-    case FW_ATTR_INT: g_string_append_printf (s, "%" G_GINT64_FORMAT, a->i); break;
+    case FW_ATTR_FLOAT: g_string_append_printf (s, "%g", fw_attr_get_float (a)); break;
+    case FW_ATTR_INT: g_string_append_printf (s, "%" G_GINT64_FORMAT, fw_attr_get_int (a)); break;
     case FW_ATTR_STRING:
       {
+        gsize len;
+        const char *str = fw_attr_get_string (a, &len);
         /* A model's strings may be anything: shown escaped, never as markup. */
-        g_autofree char *valid = g_utf8_make_valid (a->s ? a->s : "", a->s ? (gssize) a->s_len : 0);
+        g_autofree char *valid = g_utf8_make_valid (str ? str : "", str ? (gssize) len : 0);
         g_string_append_printf (s, "“%s”", valid);
       }
       break;
     case FW_ATTR_INTS:
-      g_string_append_c (s, '[');
-      for (guint i = 0; i < a->n && i < 64; i++)
-        g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", a->ints[i]);
-      g_string_append (s, a->n > 64 ? ", …]" : "]");
+      {
+        const gint64 *ints = fw_attr_get_ints (a, &n);
+
+        g_string_append_c (s, '[');
+        for (guint i = 0; i < n && i < 64; i++)
+          g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", ints[i]);
+        g_string_append (s, n > 64 ? ", …]" : "]");
+      }
       break;
     case FW_ATTR_FLOATS:
-      g_string_append_c (s, '[');
-      for (guint i = 0; i < a->n && i < 64; i++)
-        g_string_append_printf (s, "%s%g", i ? ", " : "", a->floats[i]);
-      g_string_append (s, a->n > 64 ? ", …]" : "]");
+      {
+        const float *floats = fw_attr_get_floats (a, &n);
+
+        g_string_append_c (s, '[');
+        for (guint i = 0; i < n && i < 64; i++)
+          g_string_append_printf (s, "%s%g", i ? ", " : "", floats[i]);
+        g_string_append (s, n > 64 ? ", …]" : "]");
+      }
       break;
     case FW_ATTR_TENSOR: g_string_append (s, _("a tensor")); break;
     case FW_ATTR_GRAPH: g_string_append (s, _("a subgraph")); break;
@@ -223,7 +234,7 @@ append_attr (GString *s, const FwAttr *a)
     case FW_ATTR_TYPE_PROTO:
     case FW_ATTR_TYPE_PROTOS:
     default:
-      g_string_append_printf (s, _("(%u values)"), a->n);
+      g_string_append_printf (s, _("(%u values)"), fw_attr_get_n_values (a));
       break;
     }
   g_string_append_c (s, '\n');
@@ -240,8 +251,8 @@ append_value (GString *s, const FwValue *v)
       return;
     }
   shape = fw_value_format_shape (v);
-  g_string_append_printf (s, "%s  %s %s%s\n", v->name, fw_dtype_name (v->dtype), shape,
-                          v->is_initializer ? _("  (initializer)") : "");
+  g_string_append_printf (s, "%s  %s %s%s\n", fw_value_get_name (v), fw_dtype_name (fw_value_get_dtype (v)), shape,
+                          fw_value_is_initializer (v) ? _("  (initializer)") : "");
 }
 
 /* min, max and mean of an initializer, read on demand when its node is shown, over at most
@@ -249,7 +260,7 @@ append_value (GString *s, const FwValue *v)
 static void
 append_stats (GString *s, const FwValue *v)
 {
-  const FwTensor *t = v->constant;
+  const FwTensor *t = fw_value_get_constant (v);
   gint64 n;
   double lo = INFINITY, hi = -INFINITY, sum = 0, x;
   gint64 counted = 0;
@@ -270,10 +281,10 @@ append_stats (GString *s, const FwValue *v)
     }
   if (counted == 0)
     {
-      g_string_append_printf (s, _("%s: no numbers\n"), v->name);
+      g_string_append_printf (s, _("%s: no numbers\n"), fw_value_get_name (v));
       return;
     }
-  g_string_append_printf (s, _("%s: min %g, max %g, mean %g"), v->name, lo, hi, sum / counted);
+  g_string_append_printf (s, _("%s: min %g, max %g, mean %g"), fw_value_get_name (v), lo, hi, sum / counted);
   if (n < t->n_elements)
     g_string_append_printf (s, _(" (first %" PRId64 " of %" PRId64 " elements)"), (int64_t) n,
                             (int64_t) t->n_elements);
@@ -289,29 +300,35 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   g_autoptr(GString) stats = g_string_new (NULL);
   g_autofree char *title = NULL;
   g_autofree char *about = NULL;
+  const char *op_type, *domain, *scope;
 
   g_return_if_fail (FW_IS_INSPECTOR (self));
   g_return_if_fail (node != NULL);
 
   clear_box (self);
-  title = g_strdup_printf ("%s %s", node->op_type, node->name);
+  op_type = fw_node_get_op_type (node);
+  domain = fw_node_get_domain (node);
+  scope = fw_node_get_scope (node);
+  title = g_strdup_printf ("%s %s", op_type, fw_node_get_name (node));
   add_heading (self, title, "title-2");
-  about = g_strdup_printf (_("Op: %s%s%s\nName: %s\nScope: %s"), node->op_type,
-                           node->domain && node->domain[0] ? _(" in domain ") : "",
-                           node->domain && node->domain[0] ? node->domain : "", node->name,
-                           node->scope && node->scope[0] ? node->scope : _("(none)"));
+  about = g_strdup_printf (_("Op: %s%s%s\nName: %s\nScope: %s"), op_type,
+                           domain && domain[0] ? _(" in domain ") : "",
+                           domain && domain[0] ? domain : "", fw_node_get_name (node),
+                           scope[0] ? scope : _("(none)"));
   add_text (self, about);
-  for (guint i = 0; i < node->n_attrs; i++)
-    append_attr (attrs, &node->attrs[i]);
+  for (guint i = 0; i < fw_node_get_n_attrs (node); i++)
+    append_attr (attrs, fw_node_get_attr_nth (node, i));
   add_section (self, _("Attributes"), attrs->len ? attrs->str : _("(none)"));
-  for (guint i = 0; i < node->n_inputs; i++)
+  for (guint i = 0; i < fw_node_get_n_inputs (node); i++)
     {
-      append_value (inputs, node->inputs[i]);
-      if (node->inputs[i] != NULL && node->inputs[i]->is_initializer)
-        append_stats (stats, node->inputs[i]);
+      const FwValue *input = fw_node_get_input (node, i);
+
+      append_value (inputs, input);
+      if (input != NULL && fw_value_is_initializer (input))
+        append_stats (stats, input);
     }
-  for (guint i = 0; i < node->n_outputs; i++)
-    append_value (outputs, node->outputs[i]);
+  for (guint i = 0; i < fw_node_get_n_outputs (node); i++)
+    append_value (outputs, fw_node_get_output (node, i));
   add_section (self, _("Inputs"), inputs->len ? inputs->str : _("(none)"));
   add_section (self, _("Outputs"), outputs->len ? outputs->str : _("(none)"));
   if (stats->len)
@@ -423,7 +440,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const FwNode *n = g_ptr_array_index (c->nodes, i);
-      g_string_append_printf (nodes, "%s  %s\n", n->op_type, n->name);
+      g_string_append_printf (nodes, "%s  %s\n", fw_node_get_op_type (n), fw_node_get_name (n));
     }
   add_section (self, _("Nodes"), nodes->str);
   resource = g_strdup_printf (_("Tile: %" PRId64 " elements, %" PRId64 " rows\n"

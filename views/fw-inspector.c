@@ -1,5 +1,7 @@
 /* fw-inspector.c: the inspector: what the graph or the candidate list selected, as text sections in a
- * scrolled box, and a candidate's generated host and Ascend C source. */
+ * scrolled box, and a candidate's generated host and Ascend C source: the last check's, or generated in a
+ * worker (cached in the project per candidate and plan revision) behind a placeholder, so selecting never
+ * waits for a code generator. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -13,8 +15,7 @@
 #endif
 
 #include "fw-inspector.h"
-#include "codegen/ascend/fw-ascend.h"
-#include "codegen/host/fw-superkernel.h"
+#include "session/fw-kernel-sources.h"
 
 /* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
 #define STATS_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 22)
@@ -33,6 +34,12 @@ struct _FwInspector
   GtkWidget       *verification_label;
   /* Source buffers on show, restyled when the theme turns light or dark. */
   GPtrArray       *source_buffers;
+  /* The sources being generated for the shown candidate: the request's number (0: none) and the
+   * placeholder section standing in for them. A result for an older request is not shown. */
+  guint            pending;
+  guint            n_requests;
+  GtkWidget       *placeholder_heading;
+  GtkWidget       *placeholder_label;
 };
 
 G_DEFINE_FINAL_TYPE (FwInspector, fw_inspector, GTK_TYPE_WIDGET)
@@ -64,6 +71,9 @@ forget_candidate (FwInspector *self)
   g_clear_object (&self->shown_item);
   self->shown_candidate = G_MAXUINT;
   self->verification_label = NULL;
+  self->pending = 0;
+  self->placeholder_heading = NULL;
+  self->placeholder_label = NULL;
 }
 
 static void
@@ -394,6 +404,82 @@ overlaps (const FwRefusal *r, const FwCandidate *c)
   return FALSE;
 }
 
+/* The sources shown last in the box: each target's source view, or why it has none. */
+static void
+add_sources (FwInspector *self, const FwKernelSources *sources)
+{
+  const char *host = fw_kernel_sources_get_host_source (sources);
+  const char *ascend = fw_kernel_sources_get_ascend_source (sources);
+  const char *host_error = fw_kernel_sources_get_host_error (sources);
+  const char *ascend_error = fw_kernel_sources_get_ascend_error (sources);
+
+  if (host != NULL)
+    add_source (self, _("Host SuperKernel (C)"), host, "c");
+  else
+    add_section (self, _("Host SuperKernel (C)"), host_error ? host_error : "");
+  if (ascend != NULL)
+    add_source (self, _("Ascend C kernel"), ascend, "cpp");
+  else
+    add_section (self, _("Ascend C kernel"), ascend_error ? ascend_error : "");
+}
+
+typedef struct
+{
+  FwInspector *self;
+  guint        request;
+} Request;
+
+static void request_sources (FwInspector *self);
+
+static void
+on_sources_generated (GObject *object, GAsyncResult *result, gpointer data)
+{
+  Request *req = data;
+  FwInspector *self = req->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwKernelSources) sources = fw_kernel_sources_generate_finish (FW_PROJECT (object), result, &error);
+
+  /* Dropped when the inspector moved on (another selection, cleared, another project, disposed). */
+  if (req->request == self->pending && self->project == FW_PROJECT (object))
+    {
+      self->pending = 0;
+      if (sources != NULL && fw_kernel_sources_get_revision (sources) != fw_project_get_revision (self->project)
+          && self->shown_candidate < fw_project_get_plan (self->project)->candidates->len)
+        request_sources (self);   /* the plan changed meanwhile: again, for the plan as it is */
+      else
+        {
+          gtk_box_remove (GTK_BOX (self->box), self->placeholder_heading);
+          gtk_box_remove (GTK_BOX (self->box), self->placeholder_label);
+          self->placeholder_heading = self->placeholder_label = NULL;
+          if (sources != NULL)
+            add_sources (self, sources);
+          else
+            add_section (self, _("Generated kernels"), error->message);
+        }
+    }
+  g_object_unref (self);
+  g_free (req);
+}
+
+/* Generates the shown candidate's sources in a worker, a placeholder standing in for them meanwhile. */
+static void
+request_sources (FwInspector *self)
+{
+  Request *req = g_new0 (Request, 1);
+
+  if (self->placeholder_label == NULL)
+    {
+      self->placeholder_label = add_section (self, _("Generated kernels"), _("Generating…"));
+      /* Never focused: GTK 4.8 trips over a focused selectable label removed between two frames (a
+       * critical about a widget that is gone, in the next layout). */
+      gtk_label_set_selectable (GTK_LABEL (self->placeholder_label), FALSE);
+      self->placeholder_heading = gtk_widget_get_prev_sibling (self->placeholder_label);
+    }
+  req->self = g_object_ref (self);
+  req->request = self->pending = ++self->n_requests;
+  fw_kernel_sources_generate_async (self->project, self->shown_candidate, NULL, on_sources_generated, req);
+}
+
 void
 fw_inspector_show_candidate (FwInspector *self, guint candidate)
 {
@@ -407,7 +493,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
   g_autofree char *about = NULL;
   g_autofree char *resource = NULL;
   g_autofree char *figures = NULL;
-  g_autoptr(GError) error = NULL;
+  FwKernelSources *sources;
 
   g_return_if_fail (FW_IS_INSPECTOR (self));
   if (self->project == NULL)
@@ -473,23 +559,11 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
     }
   add_section (self, _("Refusals nearby"), refusals->len ? refusals->str : _("(none)"));
 
-  {
-    g_autoptr(FwSuperKernel) host = fw_superkernel_generate (plan, c, &error);
-
-    if (host != NULL)
-      add_source (self, _("Host SuperKernel (C)"), fw_superkernel_get_source (host), "c");
-    else
-      add_section (self, _("Host SuperKernel (C)"), error->message);
-    g_clear_error (&error);
-  }
-  {
-    g_autoptr(FwAscendKernel) ascend = fw_ascend_kernel_generate (plan, c, &error);
-
-    if (ascend != NULL)
-      add_source (self, _("Ascend C kernel"), fw_ascend_kernel_get_source (ascend), "cpp");
-    else
-      add_section (self, _("Ascend C kernel"), error->message);
-  }
+  sources = fw_project_get_kernel_sources (self->project, candidate);
+  if (sources != NULL)
+    add_sources (self, sources);
+  else
+    request_sources (self);
   set_title (self, title);
 }
 
@@ -508,6 +582,20 @@ fw_inspector_get_title (FwInspector *self)
 {
   g_return_val_if_fail (FW_IS_INSPECTOR (self), NULL);
   return self->title ? self->title : "";
+}
+
+gboolean
+fw_inspector_get_generating (FwInspector *self)
+{
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), FALSE);
+  return self->pending != 0;
+}
+
+guint
+fw_inspector_get_n_generated (FwInspector *self)
+{
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), 0);
+  return self->n_requests;
 }
 
 const char *

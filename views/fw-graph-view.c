@@ -15,7 +15,6 @@
 #include <glib/gi18n.h>
 
 #include "fw-graph-view.h"
-#include "graph/fw-graph-private.h"
 #include "layout/fw-hull.h"
 #include "ops/fw-op-registry.h"
 #include "report/fw-render.h"
@@ -147,7 +146,7 @@ box_color (const FwLayoutBox *box)
 
   if (box->kind == FW_LAYOUT_BOX_SCOPE || box->node == NULL)
     return N_COLORS - 1;
-  c = box->node->op ? box->node->op->op_class : FW_OP_CLASS_OPAQUE;
+  c = fw_node_get_op_class (box->node);
   return 1 + ((guint) c <= FW_OP_CLASS_OPAQUE ? c : FW_OP_CLASS_OPAQUE);
 }
 
@@ -940,17 +939,18 @@ tooltip_text (FwGraphView *self, guint b)
       return g_utf8_make_valid (s->str, -1);
     }
   g_string_append_printf (s, "%s  %s", fw_node_get_op_type (node), fw_node_get_name (node));
-  for (guint i = 0; i < node->n_outputs; i++)
+  for (guint i = 0; i < fw_node_get_n_outputs (node); i++)
     {
+      const FwValue *output = fw_node_get_output (node, i);
       g_autofree char *shape = NULL;
 
-      if (node->outputs[i] == NULL)
+      if (output == NULL)
         continue;
-      shape = fw_value_format_shape (node->outputs[i]);
+      shape = fw_value_format_shape (output);
       g_string_append_c (s, '\n');
       /* Translators: an output of a node: its name, shape and element type. */
-      g_string_append_printf (s, _("%s: %s %s"), fw_value_get_name (node->outputs[i]), shape,
-                              fw_dtype_name (fw_value_get_dtype (node->outputs[i])));
+      g_string_append_printf (s, _("%s: %s %s"), fw_value_get_name (output), shape,
+                              fw_dtype_name (fw_value_get_dtype (output)));
     }
   return g_utf8_make_valid (s->str, -1);
 }

@@ -1,5 +1,7 @@
 /* fw-inspector.c: the inspector: what the graph or the candidate list selected, as text sections in a
- * scrolled box, and a candidate's generated host and Ascend C source. */
+ * scrolled box, and a candidate's generated host and Ascend C source: the last check's, or generated in a
+ * worker (cached in the project per candidate and plan revision) behind a placeholder, so selecting never
+ * waits for a code generator. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -13,9 +15,7 @@
 #endif
 
 #include "fw-inspector.h"
-#include "codegen/ascend/fw-ascend.h"
-#include "codegen/host/fw-superkernel.h"
-#include "graph/fw-graph-private.h"
+#include "session/fw-kernel-sources.h"
 
 /* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
 #define STATS_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 22)
@@ -34,6 +34,12 @@ struct _FwInspector
   GtkWidget       *verification_label;
   /* Source buffers on show, restyled when the theme turns light or dark. */
   GPtrArray       *source_buffers;
+  /* The sources being generated for the shown candidate: the request's number (0: none) and the
+   * placeholder section standing in for them. A result for an older request is not shown. */
+  guint            pending;
+  guint            n_requests;
+  GtkWidget       *placeholder_heading;
+  GtkWidget       *placeholder_label;
 };
 
 G_DEFINE_FINAL_TYPE (FwInspector, fw_inspector, GTK_TYPE_WIDGET)
@@ -65,6 +71,9 @@ forget_candidate (FwInspector *self)
   g_clear_object (&self->shown_item);
   self->shown_candidate = G_MAXUINT;
   self->verification_label = NULL;
+  self->pending = 0;
+  self->placeholder_heading = NULL;
+  self->placeholder_label = NULL;
 }
 
 static void
@@ -188,29 +197,41 @@ add_source (FwInspector *self, const char *heading, const char *source, const ch
 static void
 append_attr (GString *s, const FwAttr *a)
 {
-  g_string_append_printf (s, "%s = ", a->name);
-  switch (a->type)
+  guint n;
+
+  g_string_append_printf (s, "%s = ", fw_attr_get_name (a));
+  switch (fw_attr_get_attr_type (a))
     {
-    case FW_ATTR_FLOAT: g_string_append_printf (s, "%g", a->f); break;
-    case FW_ATTR_INT: g_string_append_printf (s, "%" G_GINT64_FORMAT, a->i); break;
+    case FW_ATTR_FLOAT: g_string_append_printf (s, "%g", fw_attr_get_float (a)); break;
+    case FW_ATTR_INT: g_string_append_printf (s, "%" G_GINT64_FORMAT, fw_attr_get_int (a)); break;
     case FW_ATTR_STRING:
       {
+        gsize len;
+        const char *str = fw_attr_get_string (a, &len);
         /* A model's strings may be anything: shown escaped, never as markup. */
-        g_autofree char *valid = g_utf8_make_valid (a->s ? a->s : "", a->s ? (gssize) a->s_len : 0);
+        g_autofree char *valid = g_utf8_make_valid (str ? str : "", str ? (gssize) len : 0);
         g_string_append_printf (s, "“%s”", valid);
       }
       break;
     case FW_ATTR_INTS:
-      g_string_append_c (s, '[');
-      for (guint i = 0; i < a->n && i < 64; i++)
-        g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", a->ints[i]);
-      g_string_append (s, a->n > 64 ? ", …]" : "]");
+      {
+        const gint64 *ints = fw_attr_get_ints (a, &n);
+
+        g_string_append_c (s, '[');
+        for (guint i = 0; i < n && i < 64; i++)
+          g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", ints[i]);
+        g_string_append (s, n > 64 ? ", …]" : "]");
+      }
       break;
     case FW_ATTR_FLOATS:
-      g_string_append_c (s, '[');
-      for (guint i = 0; i < a->n && i < 64; i++)
-        g_string_append_printf (s, "%s%g", i ? ", " : "", a->floats[i]);
-      g_string_append (s, a->n > 64 ? ", …]" : "]");
+      {
+        const float *floats = fw_attr_get_floats (a, &n);
+
+        g_string_append_c (s, '[');
+        for (guint i = 0; i < n && i < 64; i++)
+          g_string_append_printf (s, "%s%g", i ? ", " : "", floats[i]);
+        g_string_append (s, n > 64 ? ", …]" : "]");
+      }
       break;
     case FW_ATTR_TENSOR: g_string_append (s, _("a tensor")); break;
     case FW_ATTR_GRAPH: g_string_append (s, _("a subgraph")); break;
@@ -223,7 +244,7 @@ append_attr (GString *s, const FwAttr *a)
     case FW_ATTR_TYPE_PROTO:
     case FW_ATTR_TYPE_PROTOS:
     default:
-      g_string_append_printf (s, _("(%u values)"), a->n);
+      g_string_append_printf (s, _("(%u values)"), fw_attr_get_n_values (a));
       break;
     }
   g_string_append_c (s, '\n');
@@ -240,8 +261,8 @@ append_value (GString *s, const FwValue *v)
       return;
     }
   shape = fw_value_format_shape (v);
-  g_string_append_printf (s, "%s  %s %s%s\n", v->name, fw_dtype_name (v->dtype), shape,
-                          v->is_initializer ? _("  (initializer)") : "");
+  g_string_append_printf (s, "%s  %s %s%s\n", fw_value_get_name (v), fw_dtype_name (fw_value_get_dtype (v)), shape,
+                          fw_value_is_initializer (v) ? _("  (initializer)") : "");
 }
 
 /* min, max and mean of an initializer, read on demand when its node is shown, over at most
@@ -249,7 +270,7 @@ append_value (GString *s, const FwValue *v)
 static void
 append_stats (GString *s, const FwValue *v)
 {
-  const FwTensor *t = v->constant;
+  const FwTensor *t = fw_value_get_constant (v);
   gint64 n;
   double lo = INFINITY, hi = -INFINITY, sum = 0, x;
   gint64 counted = 0;
@@ -270,10 +291,10 @@ append_stats (GString *s, const FwValue *v)
     }
   if (counted == 0)
     {
-      g_string_append_printf (s, _("%s: no numbers\n"), v->name);
+      g_string_append_printf (s, _("%s: no numbers\n"), fw_value_get_name (v));
       return;
     }
-  g_string_append_printf (s, _("%s: min %g, max %g, mean %g"), v->name, lo, hi, sum / counted);
+  g_string_append_printf (s, _("%s: min %g, max %g, mean %g"), fw_value_get_name (v), lo, hi, sum / counted);
   if (n < t->n_elements)
     g_string_append_printf (s, _(" (first %" PRId64 " of %" PRId64 " elements)"), (int64_t) n,
                             (int64_t) t->n_elements);
@@ -289,29 +310,35 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   g_autoptr(GString) stats = g_string_new (NULL);
   g_autofree char *title = NULL;
   g_autofree char *about = NULL;
+  const char *op_type, *domain, *scope;
 
   g_return_if_fail (FW_IS_INSPECTOR (self));
   g_return_if_fail (node != NULL);
 
   clear_box (self);
-  title = g_strdup_printf ("%s %s", node->op_type, node->name);
+  op_type = fw_node_get_op_type (node);
+  domain = fw_node_get_domain (node);
+  scope = fw_node_get_scope (node);
+  title = g_strdup_printf ("%s %s", op_type, fw_node_get_name (node));
   add_heading (self, title, "title-2");
-  about = g_strdup_printf (_("Op: %s%s%s\nName: %s\nScope: %s"), node->op_type,
-                           node->domain && node->domain[0] ? _(" in domain ") : "",
-                           node->domain && node->domain[0] ? node->domain : "", node->name,
-                           node->scope && node->scope[0] ? node->scope : _("(none)"));
+  about = g_strdup_printf (_("Op: %s%s%s\nName: %s\nScope: %s"), op_type,
+                           domain && domain[0] ? _(" in domain ") : "",
+                           domain && domain[0] ? domain : "", fw_node_get_name (node),
+                           scope[0] ? scope : _("(none)"));
   add_text (self, about);
-  for (guint i = 0; i < node->n_attrs; i++)
-    append_attr (attrs, &node->attrs[i]);
+  for (guint i = 0; i < fw_node_get_n_attrs (node); i++)
+    append_attr (attrs, fw_node_get_attr_nth (node, i));
   add_section (self, _("Attributes"), attrs->len ? attrs->str : _("(none)"));
-  for (guint i = 0; i < node->n_inputs; i++)
+  for (guint i = 0; i < fw_node_get_n_inputs (node); i++)
     {
-      append_value (inputs, node->inputs[i]);
-      if (node->inputs[i] != NULL && node->inputs[i]->is_initializer)
-        append_stats (stats, node->inputs[i]);
+      const FwValue *input = fw_node_get_input (node, i);
+
+      append_value (inputs, input);
+      if (input != NULL && fw_value_is_initializer (input))
+        append_stats (stats, input);
     }
-  for (guint i = 0; i < node->n_outputs; i++)
-    append_value (outputs, node->outputs[i]);
+  for (guint i = 0; i < fw_node_get_n_outputs (node); i++)
+    append_value (outputs, fw_node_get_output (node, i));
   add_section (self, _("Inputs"), inputs->len ? inputs->str : _("(none)"));
   add_section (self, _("Outputs"), outputs->len ? outputs->str : _("(none)"));
   if (stats->len)
@@ -377,6 +404,84 @@ overlaps (const FwRefusal *r, const FwCandidate *c)
   return FALSE;
 }
 
+/* The sources shown last in the box: each target's source view, or why it has none. */
+static void
+add_sources (FwInspector *self, const FwKernelSources *sources)
+{
+  static const struct { const char *title; const char *language; } shown[FW_N_TARGETS] = {
+    [FW_TARGET_HOST] = { N_("Host SuperKernel (C)"), "c" },
+    [FW_TARGET_ASCEND] = { N_("Ascend C kernel"), "cpp" },
+  };
+
+  for (guint t = 0; t < FW_N_TARGETS; t++)
+    {
+      const char *source = fw_kernel_sources_get_source (sources, t);
+      const char *error = fw_kernel_sources_get_error (sources, t);
+
+      if (source != NULL)
+        add_source (self, _(shown[t].title), source, shown[t].language);
+      else
+        add_section (self, _(shown[t].title), error ? error : "");
+    }
+}
+
+typedef struct
+{
+  FwInspector *self;
+  guint        request;
+} Request;
+
+static void request_sources (FwInspector *self);
+
+static void
+on_sources_generated (GObject *object, GAsyncResult *result, gpointer data)
+{
+  Request *req = data;
+  FwInspector *self = req->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwKernelSources) sources = fw_kernel_sources_generate_finish (FW_PROJECT (object), result, &error);
+
+  /* Dropped when the inspector moved on (another selection, cleared, another project, disposed). */
+  if (req->request == self->pending && self->project == FW_PROJECT (object))
+    {
+      self->pending = 0;
+      if (sources != NULL && fw_kernel_sources_get_revision (sources) != fw_project_get_revision (self->project)
+          && self->shown_candidate < fw_project_get_plan (self->project)->candidates->len)
+        request_sources (self);   /* the plan changed meanwhile: again, for the plan as it is */
+      else
+        {
+          gtk_box_remove (GTK_BOX (self->box), self->placeholder_heading);
+          gtk_box_remove (GTK_BOX (self->box), self->placeholder_label);
+          self->placeholder_heading = self->placeholder_label = NULL;
+          if (sources != NULL)
+            add_sources (self, sources);
+          else
+            add_section (self, _("Generated kernels"), error->message);
+        }
+    }
+  g_object_unref (self);
+  g_free (req);
+}
+
+/* Generates the shown candidate's sources in a worker, a placeholder standing in for them meanwhile. */
+static void
+request_sources (FwInspector *self)
+{
+  Request *req = g_new0 (Request, 1);
+
+  if (self->placeholder_label == NULL)
+    {
+      self->placeholder_label = add_section (self, _("Generated kernels"), _("Generating…"));
+      /* Never focused: GTK 4.8 trips over a focused selectable label removed between two frames (a
+       * critical about a widget that is gone, in the next layout). */
+      gtk_label_set_selectable (GTK_LABEL (self->placeholder_label), FALSE);
+      self->placeholder_heading = gtk_widget_get_prev_sibling (self->placeholder_label);
+    }
+  req->self = g_object_ref (self);
+  req->request = self->pending = ++self->n_requests;
+  fw_kernel_sources_generate_async (self->project, self->shown_candidate, NULL, on_sources_generated, req);
+}
+
 void
 fw_inspector_show_candidate (FwInspector *self, guint candidate)
 {
@@ -390,7 +495,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
   g_autofree char *about = NULL;
   g_autofree char *resource = NULL;
   g_autofree char *figures = NULL;
-  g_autoptr(GError) error = NULL;
+  FwKernelSources *sources;
 
   g_return_if_fail (FW_IS_INSPECTOR (self));
   if (self->project == NULL)
@@ -423,7 +528,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const FwNode *n = g_ptr_array_index (c->nodes, i);
-      g_string_append_printf (nodes, "%s  %s\n", n->op_type, n->name);
+      g_string_append_printf (nodes, "%s  %s\n", fw_node_get_op_type (n), fw_node_get_name (n));
     }
   add_section (self, _("Nodes"), nodes->str);
   resource = g_strdup_printf (_("Tile: %" PRId64 " elements, %" PRId64 " rows\n"
@@ -456,23 +561,11 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
     }
   add_section (self, _("Refusals nearby"), refusals->len ? refusals->str : _("(none)"));
 
-  {
-    g_autoptr(FwSuperKernel) host = fw_superkernel_generate (plan, c, &error);
-
-    if (host != NULL)
-      add_source (self, _("Host SuperKernel (C)"), fw_kernel_source_get_main (fw_superkernel_get_kernel_source (host)), "c");
-    else
-      add_section (self, _("Host SuperKernel (C)"), error->message);
-    g_clear_error (&error);
-  }
-  {
-    g_autoptr(FwAscendKernel) ascend = fw_ascend_kernel_generate (plan, c, &error);
-
-    if (ascend != NULL)
-      add_source (self, _("Ascend C kernel"), fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (ascend)), "cpp");
-    else
-      add_section (self, _("Ascend C kernel"), error->message);
-  }
+  sources = fw_project_get_kernel_sources (self->project, candidate);
+  if (sources != NULL)
+    add_sources (self, sources);
+  else
+    request_sources (self);
   set_title (self, title);
 }
 
@@ -491,6 +584,20 @@ fw_inspector_get_title (FwInspector *self)
 {
   g_return_val_if_fail (FW_IS_INSPECTOR (self), NULL);
   return self->title ? self->title : "";
+}
+
+gboolean
+fw_inspector_get_generating (FwInspector *self)
+{
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), FALSE);
+  return self->pending != 0;
+}
+
+guint
+fw_inspector_get_n_generated (FwInspector *self)
+{
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), 0);
+  return self->n_requests;
 }
 
 const char *

@@ -2,7 +2,8 @@
  * dtypes, initializer statistics (min, max, mean); a candidate's resource and cost estimates, the refusals
  * near it with their codes and explanations, its verification result and what the check found (refreshed on
  * the project's "check-changed"), and its generated host and Ascend C source, highlighted by GtkSourceView 5
- * in a light or dark scheme following the theme where it is installed. */
+ * in a light or dark scheme following the theme where it is installed: the sources of the last check, or
+ * generated off the main thread when there are none for the plan as it is (fw-kernel-sources.h). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -23,5 +24,9 @@ void         fw_inspector_clear               (FwInspector *self);
 const char  *fw_inspector_get_title           (FwInspector *self);
 /* The shown candidate's Verification section ("" when no candidate is shown), for tests. */
 const char  *fw_inspector_get_verification_text (FwInspector *self);
+/* For tests: whether the shown candidate's sources are being generated (a placeholder stands in for
+ * them), and how many generations this inspector has asked for (a cached or checked candidate asks none). */
+gboolean     fw_inspector_get_generating      (FwInspector *self);
+guint        fw_inspector_get_n_generated     (FwInspector *self);
 
 G_END_DECLS

@@ -65,8 +65,8 @@ run_superkernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint
   return fw_superkernel_run (data, inputs, outputs, n_threads, error);
 }
 
-static void
-target_kernel_free (FwTargetKernel *k)
+void
+fw_target_kernel_free (FwTargetKernel *k)
 {
   g_clear_pointer (&k->host, fw_superkernel_free);
   g_clear_pointer (&k->ascend, fw_ascend_kernel_free);
@@ -86,6 +86,26 @@ fw_targets_free (FwTargets *targets)
   g_clear_pointer (&targets->toolchain, fw_host_toolchain_free);
   g_free (targets->toolchain_error);
   g_free (targets);
+}
+
+FwTargetKernel *
+fw_target_kernel_generate (FwPlan *plan, guint candidate, const gboolean enabled[FW_N_TARGETS])
+{
+  FwTargetKernel *k = g_new0 (FwTargetKernel, 1);
+  const FwCandidate *c = g_ptr_array_index (plan->candidates, candidate);
+
+  k->candidate = candidate;
+  for (guint t = 0; t < FW_N_TARGETS; t++)
+    {
+      g_autoptr(GError) local = NULL;
+
+      if (!enabled[t])
+        continue;
+      k->sources[t] = target_table[t].generate (plan, c, k, &local);
+      if (k->sources[t] == NULL)
+        k->errors[t] = g_strdup (local->message);
+    }
+  return k;
 }
 
 typedef struct
@@ -151,7 +171,7 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
   targets->plan = plan;
   targets->enabled[FW_TARGET_HOST] = host;
   targets->enabled[FW_TARGET_ASCEND] = ascend;
-  targets->kernels = g_ptr_array_new_with_free_func ((GDestroyNotify) target_kernel_free);
+  targets->kernels = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_target_kernel_free);
   if (host)
     {
       targets->toolchain = fw_host_toolchain_new (cache_dir, &local);
@@ -166,22 +186,10 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
 
       if (!fw_candidate_is_fused (c))
         continue;
-      k = g_new0 (FwTargetKernel, 1);
-      k->candidate = i;
-      g_ptr_array_add (targets->kernels, k);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
-      for (guint t = 0; t < FW_N_TARGETS; t++)
-        {
-          if (!targets->enabled[t])
-            continue;
-          k->sources[t] = target_table[t].generate (plan, c, k, &local);
-          if (k->sources[t] == NULL)
-            {
-              k->errors[t] = g_strdup (local->message);
-              g_clear_error (&local);
-            }
-        }
+      k = fw_target_kernel_generate (plan, i, targets->enabled);
+      g_ptr_array_add (targets->kernels, k);
       if (k->host != NULL && targets->toolchain == NULL)
         k->errors[FW_TARGET_HOST] = g_strdup (targets->toolchain_error);
     }

@@ -44,6 +44,12 @@ typedef struct
   GPtrArray       *kernels;        /* FwTargetKernel*, one per fused (proposed or accepted) candidate */
 } FwTargets;
 
+/* Generates one candidate's kernels on the enabled targets, compiling nothing. */
+FwTargetKernel *fw_target_kernel_generate (FwPlan          *plan,
+                                           guint            candidate,
+                                           const gboolean   enabled[FW_N_TARGETS]);
+void         fw_target_kernel_free   (FwTargetKernel   *kernel);
+
 /* Whether a candidate is part of the fused plan (proposed or accepted; vetoed and refused ones are not). */
 gboolean     fw_candidate_is_fused   (const FwCandidate *candidate);
 
@@ -72,5 +78,6 @@ void         fw_targets_free         (FwTargets        *targets);
 GPtrArray   *fw_targets_group_kernels (FwTargets       *targets);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTargets, fw_targets_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTargetKernel, fw_target_kernel_free)
 
 G_END_DECLS

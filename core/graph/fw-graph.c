@@ -529,6 +529,96 @@ fw_node_get_attr_floats (const FwNode *node, const char *name, guint *n)
   return attr->floats ? attr->floats : none;
 }
 
+guint
+fw_node_get_n_inputs (const FwNode *node)
+{
+  return node->n_inputs;
+}
+
+FwValue *
+fw_node_get_input (const FwNode *node, guint index)
+{
+  g_return_val_if_fail (index < node->n_inputs, NULL);
+  return node->inputs[index];
+}
+
+guint
+fw_node_get_n_outputs (const FwNode *node)
+{
+  return node->n_outputs;
+}
+
+FwValue *
+fw_node_get_output (const FwNode *node, guint index)
+{
+  g_return_val_if_fail (index < node->n_outputs, NULL);
+  return node->outputs[index];
+}
+
+guint
+fw_node_get_n_attrs (const FwNode *node)
+{
+  return node->n_attrs;
+}
+
+const FwAttr *
+fw_node_get_attr_nth (const FwNode *node, guint index)
+{
+  g_return_val_if_fail (index < node->n_attrs, NULL);
+  return &node->attrs[index];
+}
+
+const char *
+fw_attr_get_name (const FwAttr *attr)
+{
+  return attr->name;
+}
+
+FwAttrType
+fw_attr_get_attr_type (const FwAttr *attr)
+{
+  return attr->type;
+}
+
+float
+fw_attr_get_float (const FwAttr *attr)
+{
+  return attr->f;
+}
+
+gint64
+fw_attr_get_int (const FwAttr *attr)
+{
+  return attr->i;
+}
+
+const char *
+fw_attr_get_string (const FwAttr *attr, gsize *len)
+{
+  *len = attr->s ? attr->s_len : 0;
+  return attr->s;
+}
+
+const gint64 *
+fw_attr_get_ints (const FwAttr *attr, guint *n)
+{
+  *n = attr->n;
+  return attr->ints;
+}
+
+const float *
+fw_attr_get_floats (const FwAttr *attr, guint *n)
+{
+  *n = attr->n;
+  return attr->floats;
+}
+
+guint
+fw_attr_get_n_values (const FwAttr *attr)
+{
+  return attr->n;
+}
+
 const char *
 fw_node_get_name (const FwNode *node)
 {
@@ -591,6 +681,18 @@ const FwDim *
 fw_value_get_dims (const FwValue *value)
 {
   return value->dims;
+}
+
+gboolean
+fw_value_is_initializer (const FwValue *value)
+{
+  return value->is_initializer;
+}
+
+const FwTensor *
+fw_value_get_constant (const FwValue *value)
+{
+  return value->constant;
 }
 
 void

@@ -127,10 +127,41 @@ const char   *fw_node_get_attr_string      (const FwNode *node, const char *name
 const gint64 *fw_node_get_attr_ints        (const FwNode *node, const char *name, guint *n);
 const float  *fw_node_get_attr_floats      (const FwNode *node, const char *name, guint *n);
 
+/* Reading a node whole, for code outside core/ (the views), which does not see the structs. Inputs and
+ * outputs are NULL where an optional one is omitted; attributes come in file order. */
+guint         fw_node_get_n_inputs         (const FwNode   *node);
+FwValue      *fw_node_get_input            (const FwNode   *node,
+                                            guint           index);
+guint         fw_node_get_n_outputs        (const FwNode   *node);
+FwValue      *fw_node_get_output           (const FwNode   *node,
+                                            guint           index);
+guint         fw_node_get_n_attrs          (const FwNode   *node);
+const FwAttr *fw_node_get_attr_nth         (const FwNode   *node,
+                                            guint           index);
+
+const char   *fw_attr_get_name             (const FwAttr   *attr);
+FwAttrType    fw_attr_get_attr_type        (const FwAttr   *attr);
+float         fw_attr_get_float            (const FwAttr   *attr);
+gint64        fw_attr_get_int              (const FwAttr   *attr);
+/* The bytes of a STRING attribute (NUL-terminated, not necessarily UTF-8), NULL if there are none;
+ * *len without the NUL. */
+const char   *fw_attr_get_string           (const FwAttr   *attr,
+                                            gsize          *len);
+/* The elements of an INTS or FLOATS attribute (NULL when there are none); *n the count. */
+const gint64 *fw_attr_get_ints             (const FwAttr   *attr,
+                                            guint          *n);
+const float  *fw_attr_get_floats           (const FwAttr   *attr,
+                                            guint          *n);
+/* The element count of any list kind. */
+guint         fw_attr_get_n_values         (const FwAttr   *attr);
+
 const char   *fw_value_get_name            (const FwValue  *value);
 FwDType       fw_value_get_dtype           (const FwValue  *value);
 gint          fw_value_get_rank            (const FwValue  *value);
 const FwDim  *fw_value_get_dims            (const FwValue  *value);
+gboolean      fw_value_is_initializer      (const FwValue  *value);
+/* The initializer's data or a value folded at load; NULL when not known. */
+const FwTensor *fw_value_get_constant      (const FwValue  *value);
 /* Sets dtype and shape; rank FW_RANK_UNKNOWN clears the shape. */
 void          fw_value_set_type            (FwValue        *value,
                                             FwDType         dtype,

@@ -222,6 +222,12 @@ fw_op_lookup (const char *domain, const char *op_type)
   return NULL;
 }
 
+FwOpClass
+fw_node_get_op_class (const FwNode *node)
+{
+  return node->op ? node->op->op_class : FW_OP_CLASS_OPAQUE;
+}
+
 const char *
 fw_op_class_name (FwOpClass op_class)
 {

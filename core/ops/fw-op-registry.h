@@ -53,6 +53,8 @@ struct _FwOpInfo
 const FwOpInfo *fw_op_lookup        (const char *domain,
                                      const char *op_type);
 const char     *fw_op_class_name    (FwOpClass   op_class);
+/* The op class of a node's registry row; OPAQUE for an op the registry does not know. */
+FwOpClass       fw_node_get_op_class (const FwNode *node);
 /* All rows, for documentation and tests. */
 const FwOpInfo *fw_op_registry_get  (guint      *n_ops);
 /* Generic cost for a node: FLOPs per output element by class, bytes from static shapes. */

@@ -9,6 +9,7 @@
 
 #include "fw-check.h"
 #include "fw-error.h"
+#include "fw-kernel-sources.h"
 #include "io/fw-progress.h"
 
 /* Shares of the progress bar: compiling dominates a cold cache; verifying runs the model twice. */
@@ -316,6 +317,13 @@ fw_check_get_n_failed (FwCheck *self)
   return n;
 }
 
+/* What the check generated for a candidate, kept in the project for the inspector. */
+static FwKernelSources *
+sources_of (FwCheck *self, const FwTargetKernel *k)
+{
+  return fw_kernel_sources_new_from_kernel (self->revision, k);
+}
+
 void
 fw_check_apply (FwCheck *self)
 {
@@ -330,10 +338,12 @@ fw_check_apply (FwCheck *self)
       const FwKernelTiming *t = timing_for (self, k->candidate);
       const char *result = NULL;
       g_autofree char *detail = detail_for (self, k, &result);
+      g_autoptr(FwKernelSources) sources = sources_of (self, k);
 
       fw_project_set_verification (self->project, k->candidate, result);
       if (t != NULL)
         fw_project_set_measured (self->project, k->candidate, (t->reference_s - t->kernel_s) * 1e6);
+      fw_project_set_kernel_sources (self->project, k->candidate, sources);
       fw_project_set_check_detail (self->project, k->candidate, detail);
     }
 }

@@ -10,6 +10,7 @@
 #include "fw-project.h"
 #include "fw-project-private.h"
 #include "fw-autosave.h"
+#include "fw-kernel-sources.h"
 #include "fw-error.h"
 #include "fw-session.h"
 #include "graph/fw-graph.h"
@@ -220,6 +221,10 @@ struct _FwProject
   /* Decisions in quick succession make one write: the snapshot is taken when the timer fires. */
   FwAutosave *autosave;
   GSource    *autosave_timer;
+  GPtrArray  *sources;      /* FwKernelSources* by candidate index, NULL none */
+  GMutex      readers_lock; /* guards n_readers */
+  GCond       readers_done;
+  guint       n_readers;    /* fw_project_hold_plan holds on */
 };
 
 G_DEFINE_FINAL_TYPE (FwProject, fw_project, G_TYPE_OBJECT)
@@ -273,6 +278,9 @@ fw_project_finalize (GObject *object)
   g_clear_pointer (&self->model_report, json_node_unref);
   g_clear_pointer (&self->session_path, g_free);
   g_clear_pointer (&self->bindings, g_strfreev);
+  g_clear_pointer (&self->sources, g_ptr_array_unref);
+  g_mutex_clear (&self->readers_lock);
+  g_cond_clear (&self->readers_done);
   G_OBJECT_CLASS (fw_project_parent_class)->finalize (object);
 }
 
@@ -346,6 +354,9 @@ fw_project_init (FwProject *self)
   self->measured = g_array_new (FALSE, FALSE, sizeof (gdouble));
   self->verification = g_ptr_array_new_with_free_func (g_free);
   self->details = g_ptr_array_new_with_free_func (g_free);
+  self->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_kernel_sources_unref);
+  g_mutex_init (&self->readers_lock);
+  g_cond_init (&self->readers_done);
 }
 
 static gdouble
@@ -502,11 +513,24 @@ plan_changed (FwProject *self, gboolean save)
     }
 }
 
+/* Before the plan changes: a worker reading it under fw_project_hold_plan finishes first. */
+static void
+wait_for_readers (FwProject *self)
+{
+  g_mutex_lock (&self->readers_lock);
+  while (self->n_readers > 0)
+    g_cond_wait (&self->readers_done, &self->readers_lock);
+  g_mutex_unlock (&self->readers_lock);
+}
+
 static gboolean
 check_idle (FwProject *self, GError **error)
 {
   if (!self->busy)
-    return TRUE;
+    {
+      wait_for_readers (self);
+      return TRUE;
+    }
   g_set_error (error, FW_ERROR, FW_ERROR_USAGE,
                _("the plan cannot change while a compile, verification or export is running; wait or cancel it"));
   return FALSE;
@@ -648,7 +672,7 @@ fw_project_undo (FwProject *self)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
-  if (self->busy || !fw_plan_undo (self->plan))
+  if (!check_idle (self, NULL) || !fw_plan_undo (self->plan))
     return FALSE;
   plan_changed (self, TRUE);
   return TRUE;
@@ -659,7 +683,7 @@ fw_project_redo (FwProject *self)
 {
   g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
 
-  if (self->busy || !fw_plan_redo (self->plan))
+  if (!check_idle (self, NULL) || !fw_plan_redo (self->plan))
     return FALSE;
   plan_changed (self, TRUE);
   return TRUE;
@@ -741,6 +765,55 @@ fw_project_set_busy (FwProject *self, gboolean busy)
       self->could_redo = can_redo;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
     }
+}
+
+void
+fw_project_set_kernel_sources (FwProject *self, guint candidate, FwKernelSources *sources)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (candidate >= self->plan->candidates->len)
+    return;
+  if (self->sources->len <= candidate)
+    g_ptr_array_set_size (self->sources, candidate + 1);
+  fw_kernel_sources_unref (g_ptr_array_index (self->sources, candidate));
+  g_ptr_array_index (self->sources, candidate) = sources ? fw_kernel_sources_ref (sources) : NULL;
+}
+
+FwKernelSources *
+fw_project_get_kernel_sources (FwProject *self, guint candidate)
+{
+  FwKernelSources *sources;
+
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+
+  sources = candidate < self->sources->len ? g_ptr_array_index (self->sources, candidate) : NULL;
+  /* Sources made before a decision may belong to another candidate under the same index. */
+  if (sources == NULL || fw_kernel_sources_get_revision (sources) != self->revision)
+    return NULL;
+  return sources;
+}
+
+void
+fw_project_hold_plan (FwProject *self)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  g_mutex_lock (&self->readers_lock);
+  self->n_readers++;
+  g_mutex_unlock (&self->readers_lock);
+}
+
+void
+fw_project_release_plan (FwProject *self)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  g_mutex_lock (&self->readers_lock);
+  g_assert (self->n_readers > 0);
+  if (--self->n_readers == 0)
+    g_cond_broadcast (&self->readers_done);
+  g_mutex_unlock (&self->readers_lock);
 }
 
 guint64

@@ -80,6 +80,19 @@ void         fw_project_set_verification   (FwProject *self, guint candidate, co
 void         fw_project_set_check_detail   (FwProject *self, guint candidate, const char *detail);
 const char  *fw_project_get_check_detail   (FwProject *self, guint candidate);
 
+/* Generated kernel sources per candidate (fw-kernel-sources.h), kept for the revision they were made at:
+ * the last check's, or what was generated for the inspector. NULL when there are none for the plan as it
+ * is now. set takes a reference. */
+typedef struct _FwKernelSources FwKernelSources;
+void         fw_project_set_kernel_sources (FwProject *self, guint candidate, FwKernelSources *sources);
+FwKernelSources *fw_project_get_kernel_sources (FwProject *self, guint candidate);
+
+/* A short read of the plan from a worker without making the project busy (generating one candidate's
+ * sources): while any hold is on, a decision, undo, redo or restore on the main thread waits for the last
+ * release instead of failing. Either may be called from any thread; long tasks set "busy" instead. */
+void         fw_project_hold_plan          (FwProject *self);
+void         fw_project_release_plan       (FwProject *self);
+
 /* Counts changes of the plan (decisions, undo, redo, restores): results computed at one revision (a check,
  * a verification) describe the plan only while the revision is the same. */
 guint64      fw_project_get_revision       (FwProject *self);

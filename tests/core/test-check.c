@@ -10,6 +10,7 @@
 #include "fw-test-models.h"
 #include "codegen/fw-targets.h"
 #include "session/fw-check.h"
+#include "session/fw-kernel-sources.h"
 #include "session/fw-project.h"
 
 typedef struct
@@ -113,6 +114,25 @@ test_blocking (Fixture *f, gconstpointer data)
       verified++;
     }
   g_assert_cmpuint (verified, ==, n_fused (f->project));
+
+  /* The sources the check generated are kept per candidate, for the inspector. */
+  for (guint i = 0; i < fw_check_get_targets (check)->kernels->len; i++)
+    {
+      const FwTargetKernel *k = g_ptr_array_index (fw_check_get_targets (check)->kernels, i);
+      FwKernelSources *sources = fw_project_get_kernel_sources (f->project, k->candidate);
+
+      g_assert_nonnull (sources);
+      g_assert_cmpuint (fw_kernel_sources_get_revision (sources), ==, fw_project_get_revision (f->project));
+      g_assert_nonnull (k->sources[FW_TARGET_HOST]);
+      g_assert_cmpstr (fw_kernel_sources_get_source (sources, FW_TARGET_HOST), ==,
+                       fw_kernel_source_get_main (k->sources[FW_TARGET_HOST]));
+      g_assert_null (fw_kernel_sources_get_error (sources, FW_TARGET_HOST));
+      if (k->sources[FW_TARGET_ASCEND] != NULL)
+        g_assert_cmpstr (fw_kernel_sources_get_source (sources, FW_TARGET_ASCEND), ==,
+                         fw_kernel_source_get_main (k->sources[FW_TARGET_ASCEND]));
+      else
+        g_assert_nonnull (fw_kernel_sources_get_error (sources, FW_TARGET_ASCEND));
+    }
 }
 
 /* The worker thread lets go of its task (and so of the object) just after the callback has run. */
@@ -259,7 +279,64 @@ test_stale (Fixture *f, gconstpointer data)
   g_assert_cmpuint (fw_project_get_revision (f->project), >, revision);
   fw_check_apply (check);
   for (guint i = 0; i < plan->candidates->len; i++)
-    g_assert_null (fw_project_get_check_detail (f->project, i));
+    {
+      g_assert_null (fw_project_get_check_detail (f->project, i));
+      g_assert_null (fw_project_get_kernel_sources (f->project, i));
+    }
+}
+
+static void
+on_sources (GObject *object, GAsyncResult *result, gpointer data)
+{
+  FwKernelSources **out = data;
+  g_autoptr(GError) error = NULL;
+
+  *out = fw_kernel_sources_generate_finish (FW_PROJECT (object), result, &error);
+  g_assert_no_error (error);
+}
+
+/* A candidate's sources generated in a worker are what the generators give, kept in the project for the
+ * revision they were made at; a decision meanwhile waits for the worker instead of failing, and makes the
+ * result one of an older plan, which the project does not keep. */
+static void
+test_sources_async (Fixture *f, gconstpointer data)
+{
+  FwPlan *plan = fw_project_get_plan (f->project);
+  g_autoptr(GError) error = NULL;
+  FwKernelSources *sources = NULL;
+  guint candidate = 0;
+  guint64 revision = fw_project_get_revision (f->project);
+
+  while (!fw_candidate_is_fused (g_ptr_array_index (plan->candidates, candidate)))
+    candidate++;
+  g_assert_null (fw_project_get_kernel_sources (f->project, candidate));
+  fw_kernel_sources_generate_async (f->project, candidate, NULL, on_sources, &sources);
+  while (sources == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  {
+    FwCandidate *c = g_ptr_array_index (plan->candidates, candidate);
+    g_autoptr(FwKernelSources) direct = fw_kernel_sources_generate (plan, c, revision);
+
+    g_assert_cmpuint (fw_kernel_sources_get_revision (sources), ==, revision);
+    g_assert_nonnull (fw_kernel_sources_get_source (sources, FW_TARGET_HOST));
+    g_assert_cmpstr (fw_kernel_sources_get_source (sources, FW_TARGET_HOST), ==, fw_kernel_sources_get_source (direct, FW_TARGET_HOST));
+    g_assert_cmpstr (fw_kernel_sources_get_source (sources, FW_TARGET_ASCEND), ==,
+                     fw_kernel_sources_get_source (direct, FW_TARGET_ASCEND));
+    g_assert_cmpstr (fw_kernel_sources_get_error (sources, FW_TARGET_ASCEND), ==, fw_kernel_sources_get_error (direct, FW_TARGET_ASCEND));
+  }
+  g_assert_true (fw_project_get_kernel_sources (f->project, candidate) == sources);
+  g_clear_pointer (&sources, fw_kernel_sources_unref);
+  wait_for_last_ref (f->project);
+
+  fw_kernel_sources_generate_async (f->project, candidate, NULL, on_sources, &sources);
+  g_assert_true (fw_project_veto (f->project, candidate, &error));
+  g_assert_no_error (error);
+  while (sources == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (fw_kernel_sources_get_revision (sources), ==, revision);
+  g_assert_null (fw_project_get_kernel_sources (f->project, candidate));
+  g_clear_pointer (&sources, fw_kernel_sources_unref);
+  wait_for_last_ref (f->project);
 }
 
 int
@@ -270,5 +347,7 @@ main (int argc, char **argv)
   g_test_add ("/core/session/check/async", Fixture, NULL, fixture_set_up, test_async, fixture_tear_down);
   g_test_add ("/core/session/check/cancel", Fixture, NULL, fixture_set_up, test_cancel, fixture_tear_down);
   g_test_add ("/core/session/check/stale", Fixture, NULL, fixture_set_up, test_stale, fixture_tear_down);
+  g_test_add ("/core/session/kernel-sources/async", Fixture, NULL, fixture_set_up, test_sources_async,
+              fixture_tear_down);
   return g_test_run ();
 }

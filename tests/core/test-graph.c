@@ -260,6 +260,66 @@ test_attrs (void)
   fw_graph_free (g);
 }
 
+/* The public reading accessors (the views use them) see what the structs hold. */
+static void
+test_read_accessors (void)
+{
+  FwGraph *g = fw_graph_new (NULL);
+  FwDim dims[1] = { FW_DIM_STATIC (4) };
+  const char *in[3] = { "x", "", "w" }, *out[2] = { "y", "" };
+  float wdata[4] = { 1, 2, 3, 4 };
+  gint64 wdims[1] = { 4 };
+  FwTensor *w = fw_tensor_new_float (1, wdims, wdata);
+  float scales[2] = { 0.5f, 2 };
+  gint64 axes[3] = { 0, 1, 2 };
+  FwNode *n;
+  const FwAttr *a;
+  gsize slen;
+  guint len;
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, dims, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "w", w, NULL));
+  fw_tensor_unref (w);
+  n = fw_graph_add_node (g, "Custom", "", "n", 3, in, 2, out, NULL);
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  fw_node_set_attr_floats (n, "scales", 2, scales);
+  fw_node_set_attr_ints (n, "axes", 3, axes);
+  fw_node_set_attr_string (n, "mode", "linear");
+
+  g_assert_cmpuint (fw_node_get_n_inputs (n), ==, 3);
+  g_assert_true (fw_node_get_input (n, 0) == fw_graph_lookup_value (g, "x"));
+  g_assert_null (fw_node_get_input (n, 1));
+  g_assert_true (fw_value_is_initializer (fw_node_get_input (n, 2)));
+  g_assert_false (fw_value_is_initializer (fw_node_get_input (n, 0)));
+  g_assert_nonnull (fw_value_get_constant (fw_node_get_input (n, 2)));
+  g_assert_cmpint (fw_value_get_constant (fw_node_get_input (n, 2))->n_elements, ==, 4);
+  g_assert_null (fw_value_get_constant (fw_node_get_input (n, 0)));
+  g_assert_cmpuint (fw_node_get_n_outputs (n), ==, 2);
+  g_assert_cmpstr (fw_value_get_name (fw_node_get_output (n, 0)), ==, "y");
+  g_assert_null (fw_node_get_output (n, 1));
+
+  g_assert_cmpuint (fw_node_get_n_attrs (n), ==, 3);
+  a = fw_node_get_attr_nth (n, 0);
+  g_assert_cmpstr (fw_attr_get_name (a), ==, "scales");
+  g_assert_cmpint (fw_attr_get_attr_type (a), ==, FW_ATTR_FLOATS);
+  g_assert_cmpfloat (fw_attr_get_floats (a, &len)[1], ==, 2);
+  g_assert_cmpuint (len, ==, 2);
+  g_assert_cmpuint (fw_attr_get_n_values (a), ==, 2);
+  a = fw_node_get_attr_nth (n, 1);
+  g_assert_cmpint (fw_attr_get_ints (a, &len)[2], ==, 2);
+  g_assert_cmpuint (len, ==, 3);
+  a = fw_node_get_attr_nth (n, 2);
+  g_assert_cmpint (fw_attr_get_attr_type (a), ==, FW_ATTR_STRING);
+  g_assert_cmpstr (fw_attr_get_string (a, &slen), ==, "linear");
+  g_assert_cmpuint (slen, ==, 6);
+  a = fw_node_set_attr_int (n, "group", 3);
+  g_assert_cmpint (fw_attr_get_int (a), ==, 3);
+  a = fw_node_set_attr_float (n, "alpha", 0.25f);
+  g_assert_cmpfloat (fw_attr_get_float (a), ==, 0.25f);
+  fw_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -275,5 +335,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/graph/tensor", test_tensor);
   g_test_add_func ("/core/graph/half", test_half);
   g_test_add_func ("/core/graph/attrs", test_attrs);
+  g_test_add_func ("/core/graph/read-accessors", test_read_accessors);
   return g_test_run ();
 }

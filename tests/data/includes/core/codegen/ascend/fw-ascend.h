@@ -1,0 +1,2 @@
+#include "plan/fw-plan.h"
+#include "exec/fw-run.h"

@@ -1,0 +1,1 @@
+#include "graph/fw-node.h" /* expect: layer */

@@ -1,0 +1,3 @@
+#include "graph/fw-node.h"
+#include "graph/fw-node-private.h"
+#include "shape/fw-infer.h"

@@ -1,0 +1,2 @@
+#include "graph/fw-node.h"
+#include <adwaita.h> /* expect: core-gtk */

@@ -1,0 +1,2 @@
+#include "graph/fw-node-private.h"
+#include <gdk/gdk.h> /* expect: core-gtk */

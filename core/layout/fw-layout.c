@@ -573,39 +573,74 @@ place_layer (const guint *ids, guint n, const gdouble *width, const gboolean *du
     }
 }
 
-static Result *
-compute (Job *job, GCancellable *cancellable, GError **error)
+/* The layered graph compute builds phase by phase: units and the edges between them, their layers, the
+ * dummies that break long edges into one-layer segments, the order within each layer and the x of every
+ * unit and dummy. Vertices are the units 0 .. nu − 1, then the dummies. */
+typedef struct
+{
+  GArray    *units;         /* Unit, in topological order of their first node */
+  GArray    *uedges;        /* UnitEdge, one per pair */
+  guint     *unit_of_node;  /* node->index → unit, G_MAXUINT when not drawn */
+  guint      nu, ne;
+  guint     *efrom, *eto;   /* edge e runs from unit efrom[e] down to eto[e] */
+  guint     *layer;         /* unit → layer */
+  guint      n_layers;
+  gboolean  *routed;        /* edge → drawn through dummies */
+  guint     *first_dummy;   /* edge → its first dummy, G_MAXUINT when not routed */
+  guint      n_total;       /* units and dummies */
+  guint      n_segments;
+  guint     *lnode_layer;   /* vertex → layer */
+  gboolean  *dummy;         /* vertex → is a dummy */
+  Adjacency  up, down;      /* segments, by lower and by upper end */
+  guint     *layer_start;   /* n_layers + 1 offsets into layer_nodes */
+  guint     *layer_nodes;   /* vertices by layer, left to right */
+  guint     *pos;           /* vertex → its place in its layer */
+  guint      max_layer_len;
+  gdouble   *width;         /* vertex → box width */
+  gdouble   *x;             /* vertex → centre */
+} Layered;
+
+static void
+layered_clear (Layered *g)
+{
+  g_clear_pointer (&g->units, g_array_unref);
+  g_clear_pointer (&g->uedges, g_array_unref);
+  g_clear_pointer (&g->unit_of_node, g_free);
+  g_clear_pointer (&g->efrom, g_free);
+  g_clear_pointer (&g->eto, g_free);
+  g_clear_pointer (&g->layer, g_free);
+  g_clear_pointer (&g->routed, g_free);
+  g_clear_pointer (&g->first_dummy, g_free);
+  g_clear_pointer (&g->lnode_layer, g_free);
+  g_clear_pointer (&g->dummy, g_free);
+  adjacency_clear (&g->up);
+  adjacency_clear (&g->down);
+  g_clear_pointer (&g->layer_start, g_free);
+  g_clear_pointer (&g->layer_nodes, g_free);
+  g_clear_pointer (&g->pos, g_free);
+  g_clear_pointer (&g->width, g_free);
+  g_clear_pointer (&g->x, g_free);
+}
+
+/* Units: drawn nodes outside collapsed scopes, and one per outermost collapsed scope, numbered in
+ * topological order of their first node. */
+static void
+collect_units (Layered *g, const Job *job)
 {
   FwLayout *self = job->self;
-  FwGraph *graph = self->graph;
-  guint n_graph = graph->nodes->len;
+  guint n_graph = self->graph->nodes->len;
+  g_autofree guint *scope_unit = g_new (guint, self->scopes->len);
   FwNode **order;
   guint n_order;
-  g_autofree guint *unit_of_node = g_new (guint, MAX (n_graph, 1));
-  g_autofree guint *scope_unit = g_new (guint, self->scopes->len);
-  g_autoptr(GArray) units = g_array_new (FALSE, FALSE, sizeof (Unit));
-  g_autoptr(GArray) uedges = g_array_new (FALSE, FALSE, sizeof (UnitEdge));
-  guint nu, ne;
-  g_autofree guint *efrom = NULL, *eto = NULL, *layer = NULL;
-  Adjacency out = { 0 }, in = { 0 }, up = { 0 }, down = { 0 };
-  guint n_layers = 0, n_total, n_segments = 0, n_dummies = 0;
-  g_autofree gboolean *routed = NULL;
-  g_autofree guint *first_dummy = NULL, *lnode_layer = NULL, *sfrom = NULL, *sto = NULL;
-  g_autofree guint *layer_start = NULL, *layer_nodes = NULL, *pos = NULL;
-  g_autofree gdouble *width = NULL, *x = NULL;
-  g_autofree gboolean *dummy = NULL;
-  Result *r;
-  guint max_layer_len = 0;
 
-  report_progress (self, job->context, 0.0, _("Laying out the graph…"));
+  g->units = g_array_new (FALSE, FALSE, sizeof (Unit));
+  g->unit_of_node = g_new (guint, MAX (n_graph, 1));
   for (guint i = 0; i < n_graph; i++)
-    unit_of_node[i] = G_MAXUINT;
+    g->unit_of_node[i] = G_MAXUINT;
   for (guint i = 0; i < self->scopes->len; i++)
     scope_unit[i] = G_MAXUINT;
 
-  /* Units: drawn nodes outside collapsed scopes, and one per outermost collapsed scope, numbered in
-   * topological order of their first node. */
-  order = fw_graph_get_order (graph, &n_order);
+  order = fw_graph_get_order (self->graph, &n_order);
   for (guint i = 0; order != NULL && i < n_order; i++)
     {
       FwNode *node = order[i];
@@ -623,29 +658,39 @@ compute (Job *job, GCancellable *cancellable, GError **error)
           if (scope_unit[collapsed->id] == G_MAXUINT)
             {
               unit.scope = collapsed;
-              scope_unit[collapsed->id] = units->len;
-              g_array_append_val (units, unit);
+              scope_unit[collapsed->id] = g->units->len;
+              g_array_append_val (g->units, unit);
             }
-          unit_of_node[node->index] = scope_unit[collapsed->id];
-          g_array_index (units, Unit, scope_unit[collapsed->id]).n_nodes++;
+          g->unit_of_node[node->index] = scope_unit[collapsed->id];
+          g_array_index (g->units, Unit, scope_unit[collapsed->id]).n_nodes++;
         }
       else
         {
           unit.node = node;
           unit.scope = s;
           unit.n_nodes = 1;
-          unit_of_node[node->index] = units->len;
-          g_array_append_val (units, unit);
+          g->unit_of_node[node->index] = g->units->len;
+          g_array_append_val (g->units, unit);
         }
     }
-  nu = units->len;
+  g->nu = g->units->len;
+}
 
-  /* Edges between units, once per pair. Within a DAG every edge runs to a later unit; collapsing can make
-   * one run back, and it is laid out turned round. */
+/* Edges between units, once per pair. Within a DAG every edge runs to a later unit; collapsing can make
+ * one run back, and it is laid out turned round. */
+static void
+collect_unit_edges (Layered *g, FwGraph *graph)
+{
+  FwNode **order;
+  guint n_order;
+  guint ne;
+
+  g->uedges = g_array_new (FALSE, FALSE, sizeof (UnitEdge));
+  order = fw_graph_get_order (graph, &n_order);
   for (guint i = 0; order != NULL && i < n_order; i++)
     {
       FwNode *node = order[i];
-      guint u = unit_of_node[node->index];
+      guint u = g->unit_of_node[node->index];
 
       if (u == G_MAXUINT)
         continue;
@@ -661,44 +706,53 @@ compute (Job *job, GCancellable *cancellable, GError **error)
 
               if (consumer == NULL || consumer->graph != graph)
                 continue;
-              w = unit_of_node[consumer->index];
+              w = g->unit_of_node[consumer->index];
               if (w == G_MAXUINT || w == u)
                 continue;
               e.lo = MIN (u, w);
               e.hi = MAX (u, w);
               e.reversed = u > w;
-              g_array_append_val (uedges, e);
+              g_array_append_val (g->uedges, e);
             }
         }
     }
-  qsort (uedges->data, uedges->len, sizeof (UnitEdge), compare_unit_edge);
+  qsort (g->uedges->data, g->uedges->len, sizeof (UnitEdge), compare_unit_edge);
   ne = 0;
-  for (guint e = 0; e < uedges->len; e++)
+  for (guint e = 0; e < g->uedges->len; e++)
     {
-      UnitEdge *cur = &g_array_index (uedges, UnitEdge, e);
+      UnitEdge *cur = &g_array_index (g->uedges, UnitEdge, e);
       if (ne > 0)
         {
-          UnitEdge *prev = &g_array_index (uedges, UnitEdge, ne - 1);
+          UnitEdge *prev = &g_array_index (g->uedges, UnitEdge, ne - 1);
           if (prev->lo == cur->lo && prev->hi == cur->hi)
             continue;
         }
-      g_array_index (uedges, UnitEdge, ne++) = *cur;
+      g_array_index (g->uedges, UnitEdge, ne++) = *cur;
     }
-  g_array_set_size (uedges, ne);
+  g_array_set_size (g->uedges, ne);
+  g->ne = ne;
 
-  efrom = g_new (guint, MAX (ne, 1));
-  eto = g_new (guint, MAX (ne, 1));
+  g->efrom = g_new (guint, MAX (ne, 1));
+  g->eto = g_new (guint, MAX (ne, 1));
   for (guint e = 0; e < ne; e++)
     {
-      efrom[e] = g_array_index (uedges, UnitEdge, e).lo;
-      eto[e] = g_array_index (uedges, UnitEdge, e).hi;
+      g->efrom[e] = g_array_index (g->uedges, UnitEdge, e).lo;
+      g->eto[e] = g_array_index (g->uedges, UnitEdge, e).hi;
     }
-  adjacency_build (&out, nu, ne, efrom, eto);
-  adjacency_build (&in, nu, ne, eto, efrom);
+}
 
-  /* Layers: longest path from the sources, then each node that feeds at least as many edges as feed it
-   * moves down next to its consumers, which shortens its out-edges at no cost to the rest. */
-  layer = g_new0 (guint, MAX (nu, 1));
+/* Layers: longest path from the sources, then each node that feeds at least as many edges as feed it
+ * moves down next to its consumers, which shortens its out-edges at no cost to the rest. */
+static void
+assign_layers (Layered *g)
+{
+  Adjacency out = { 0 }, in = { 0 };
+  guint nu = g->nu;
+  guint *layer;
+
+  adjacency_build (&out, nu, g->ne, g->efrom, g->eto);
+  adjacency_build (&in, nu, g->ne, g->eto, g->efrom);
+  layer = g->layer = g_new0 (guint, MAX (nu, 1));
   for (guint u = 0; u < nu; u++)
     for (guint k = out.start[u]; k < out.start[u + 1]; k++)
       layer[out.list[k]] = MAX (layer[out.list[k]], layer[u] + 1);
@@ -715,335 +769,406 @@ compute (Job *job, GCancellable *cancellable, GError **error)
       if (lowest - 1 > layer[u])
         layer[u] = lowest - 1;
     }
+  g->n_layers = 0;
   for (guint u = 0; u < nu; u++)
-    n_layers = MAX (n_layers, layer[u] + 1);
+    g->n_layers = MAX (g->n_layers, layer[u] + 1);
   adjacency_clear (&out);
   adjacency_clear (&in);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return NULL;
-  report_progress (self, job->context, 0.1, NULL);
+}
 
-  /* Dummy nodes: an edge across k layers becomes a chain through k − 1 of them. A graph where one node
-   * feeds every layer would need a number of dummies quadratic in its size; past a budget linear in the
-   * graph, the longest edges are left as straight lines. */
-  routed = g_new (gboolean, MAX (ne, 1));
-  {
-    guint64 want = 0, budget = DUMMY_BUDGET_PER_ITEM * ((guint64) nu + ne) + DUMMY_BUDGET_BASE;
+/* A graph where one node feeds every layer would need a number of dummies quadratic in its size; past a
+ * budget linear in the graph, the longest edges are left as straight lines. */
+static void
+choose_routed_edges (Layered *g)
+{
+  const guint *layer = g->layer;
+  guint ne = g->ne;
+  guint64 want = 0, budget = DUMMY_BUDGET_PER_ITEM * ((guint64) g->nu + ne) + DUMMY_BUDGET_BASE;
 
-    for (guint e = 0; e < ne; e++)
-      {
-        routed[e] = TRUE;
-        want += layer[eto[e]] - layer[efrom[e]] - 1;
-      }
-    if (want > budget)
-      {
-        g_autofree SortItem *items = g_new (SortItem, ne);
-        guint64 used = 0;
-
-        for (guint e = 0; e < ne; e++)
-          items[e] = (SortItem) { layer[eto[e]] - layer[efrom[e]], e, e };
-        qsort (items, ne, sizeof (SortItem), compare_sort_item);
-        for (guint i = 0; i < ne; i++)
-          {
-            guint64 need = (guint64) items[i].key - 1;
-
-            if (used + need <= budget)
-              used += need;
-            else
-              routed[items[i].id] = FALSE;
-          }
-      }
-  }
-  first_dummy = g_new (guint, MAX (ne, 1));
-  n_total = nu;
+  g->routed = g_new (gboolean, MAX (ne, 1));
   for (guint e = 0; e < ne; e++)
     {
-      guint span = layer[eto[e]] - layer[efrom[e]];
-
-      first_dummy[e] = G_MAXUINT;
-      if (!routed[e])
-        continue;
-      first_dummy[e] = n_total;
-      n_total += span - 1;
-      n_segments += span;
+      g->routed[e] = TRUE;
+      want += layer[g->eto[e]] - layer[g->efrom[e]] - 1;
     }
-  n_dummies = n_total - nu;
-  lnode_layer = g_new (guint, MAX (n_total, 1));
-  dummy = g_new0 (gboolean, MAX (n_total, 1));
-  sfrom = g_new (guint, MAX (n_segments, 1));
-  sto = g_new (guint, MAX (n_segments, 1));
-  memcpy (lnode_layer, layer, nu * sizeof (guint));
-  {
-    guint s = 0;
+  if (want > budget)
+    {
+      g_autofree SortItem *items = g_new (SortItem, ne);
+      guint64 used = 0;
 
-    for (guint e = 0; e < ne; e++)
-      {
-        guint span = layer[eto[e]] - layer[efrom[e]];
-        guint prev = efrom[e];
+      for (guint e = 0; e < ne; e++)
+        items[e] = (SortItem) { layer[g->eto[e]] - layer[g->efrom[e]], e, e };
+      qsort (items, ne, sizeof (SortItem), compare_sort_item);
+      for (guint i = 0; i < ne; i++)
+        {
+          guint64 need = (guint64) items[i].key - 1;
 
-        if (!routed[e])
-          continue;
-        for (guint k = 1; k < span; k++)
-          {
-            guint d = first_dummy[e] + k - 1;
-            lnode_layer[d] = layer[efrom[e]] + k;
-            dummy[d] = TRUE;
-            sfrom[s] = prev;
-            sto[s] = d;
-            s++;
-            prev = d;
-          }
-        sfrom[s] = prev;
-        sto[s] = eto[e];
-        s++;
-      }
-  }
-  adjacency_build (&down, n_total, n_segments, sfrom, sto);
-  adjacency_build (&up, n_total, n_segments, sto, sfrom);
+          if (used + need <= budget)
+            used += need;
+          else
+            g->routed[items[i].id] = FALSE;
+        }
+    }
+}
 
-  /* Initial order: by id within each layer (units in topological order, dummies by edge). */
-  layer_start = g_new0 (guint, n_layers + 1);
-  layer_nodes = g_new (guint, MAX (n_total, 1));
-  pos = g_new (guint, MAX (n_total, 1));
-  for (guint v = 0; v < n_total; v++)
-    layer_start[lnode_layer[v] + 1]++;
+/* Dummy nodes: a routed edge across k layers becomes a chain through k − 1 of them, k segments. */
+static void
+insert_dummies (Layered *g)
+{
+  const guint *layer = g->layer;
+  guint ne = g->ne;
+  g_autofree guint *sfrom = NULL, *sto = NULL;
+  guint s = 0;
+
+  choose_routed_edges (g);
+  g->first_dummy = g_new (guint, MAX (ne, 1));
+  g->n_total = g->nu;
+  g->n_segments = 0;
+  for (guint e = 0; e < ne; e++)
+    {
+      guint span = layer[g->eto[e]] - layer[g->efrom[e]];
+
+      g->first_dummy[e] = G_MAXUINT;
+      if (!g->routed[e])
+        continue;
+      g->first_dummy[e] = g->n_total;
+      g->n_total += span - 1;
+      g->n_segments += span;
+    }
+  g->lnode_layer = g_new (guint, MAX (g->n_total, 1));
+  g->dummy = g_new0 (gboolean, MAX (g->n_total, 1));
+  sfrom = g_new (guint, MAX (g->n_segments, 1));
+  sto = g_new (guint, MAX (g->n_segments, 1));
+  memcpy (g->lnode_layer, layer, g->nu * sizeof (guint));
+  for (guint e = 0; e < ne; e++)
+    {
+      guint span = layer[g->eto[e]] - layer[g->efrom[e]];
+      guint prev = g->efrom[e];
+
+      if (!g->routed[e])
+        continue;
+      for (guint k = 1; k < span; k++)
+        {
+          guint d = g->first_dummy[e] + k - 1;
+          g->lnode_layer[d] = layer[g->efrom[e]] + k;
+          g->dummy[d] = TRUE;
+          sfrom[s] = prev;
+          sto[s] = d;
+          s++;
+          prev = d;
+        }
+      sfrom[s] = prev;
+      sto[s] = g->eto[e];
+      s++;
+    }
+  adjacency_build (&g->down, g->n_total, g->n_segments, sfrom, sto);
+  adjacency_build (&g->up, g->n_total, g->n_segments, sto, sfrom);
+}
+
+/* Initial order: by id within each layer (units in topological order, dummies by edge). */
+static void
+initial_order (Layered *g)
+{
+  guint n_layers = g->n_layers;
+  g_autofree guint *fill = NULL;
+
+  g->layer_start = g_new0 (guint, n_layers + 1);
+  g->layer_nodes = g_new (guint, MAX (g->n_total, 1));
+  g->pos = g_new (guint, MAX (g->n_total, 1));
+  g->max_layer_len = 0;
+  for (guint v = 0; v < g->n_total; v++)
+    g->layer_start[g->lnode_layer[v] + 1]++;
   for (guint l = 0; l < n_layers; l++)
     {
-      max_layer_len = MAX (max_layer_len, layer_start[l + 1]);
-      layer_start[l + 1] += layer_start[l];
+      g->max_layer_len = MAX (g->max_layer_len, g->layer_start[l + 1]);
+      g->layer_start[l + 1] += g->layer_start[l];
     }
-  {
-    g_autofree guint *fill = g_memdup2 (layer_start, (n_layers + 1) * sizeof (guint));
-
-    for (guint v = 0; v < n_total; v++)
-      {
-        guint l = lnode_layer[v];
-        pos[v] = fill[l] - layer_start[l];
-        layer_nodes[fill[l]++] = v;
-      }
-  }
-
-  /* Crossing reduction: barycenter sweeps between adjacent layers, down then up; ties keep the current
-   * order, then ids. */
-  {
-    g_autofree SortItem *items = g_new (SortItem, MAX (max_layer_len, 1));
-    guint passes = self->options.crossing_passes;
-
-    for (guint p = 0; p < 2 * passes; p++)
-      {
-        gboolean going_down = p % 2 == 0;
-        Adjacency *ref = going_down ? &up : &down;
-
-        for (guint step = 1; step < n_layers; step++)
-          {
-            guint l = going_down ? step : n_layers - 1 - step;
-            guint n = layer_start[l + 1] - layer_start[l];
-            guint *ids = layer_nodes + layer_start[l];
-
-            for (guint i = 0; i < n; i++)
-              {
-                guint v = ids[i];
-                guint deg = ref->start[v + 1] - ref->start[v];
-                gdouble sum = 0;
-
-                for (guint k = ref->start[v]; k < ref->start[v + 1]; k++)
-                  sum += pos[ref->list[k]];
-                items[i].key = deg > 0 ? sum / deg : pos[v];
-                items[i].tie = pos[v];
-                items[i].id = v;
-              }
-            qsort (items, n, sizeof (SortItem), compare_sort_item);
-            for (guint i = 0; i < n; i++)
-              {
-                ids[i] = items[i].id;
-                pos[ids[i]] = i;
-              }
-          }
-        if (g_cancellable_set_error_if_cancelled (cancellable, error))
-          goto cancelled;
-        report_progress (self, job->context, 0.1 + 0.4 * (p + 1) / (2 * passes), NULL);
-      }
-  }
-
-  /* Coordinates: each layer moves as a whole towards the mean of its neighbours in the layer before,
-   * alternating down and up, the last sweep looking both ways; the gaps between boxes are constraints. */
-  width = g_new0 (gdouble, MAX (n_total, 1));
-  x = g_new0 (gdouble, MAX (n_total, 1));
-  for (guint u = 0; u < nu; u++)
+  fill = g_memdup2 (g->layer_start, (n_layers + 1) * sizeof (guint));
+  for (guint v = 0; v < g->n_total; v++)
     {
-      Unit *unit = &g_array_index (units, Unit, u);
+      guint l = g->lnode_layer[v];
+      g->pos[v] = fill[l] - g->layer_start[l];
+      g->layer_nodes[fill[l]++] = v;
+    }
+}
+
+/* Crossing reduction: barycenter sweeps between adjacent layers, down then up; ties keep the current
+ * order, then ids. */
+static gboolean
+reduce_crossings (Layered *g, const Job *job, GCancellable *cancellable, GError **error)
+{
+  g_autofree SortItem *items = g_new (SortItem, MAX (g->max_layer_len, 1));
+  guint passes = job->self->options.crossing_passes;
+  guint n_layers = g->n_layers;
+  guint *pos = g->pos;
+
+  for (guint p = 0; p < 2 * passes; p++)
+    {
+      gboolean going_down = p % 2 == 0;
+      Adjacency *ref = going_down ? &g->up : &g->down;
+
+      for (guint step = 1; step < n_layers; step++)
+        {
+          guint l = going_down ? step : n_layers - 1 - step;
+          guint n = g->layer_start[l + 1] - g->layer_start[l];
+          guint *ids = g->layer_nodes + g->layer_start[l];
+
+          for (guint i = 0; i < n; i++)
+            {
+              guint v = ids[i];
+              guint deg = ref->start[v + 1] - ref->start[v];
+              gdouble sum = 0;
+
+              for (guint k = ref->start[v]; k < ref->start[v + 1]; k++)
+                sum += pos[ref->list[k]];
+              items[i].key = deg > 0 ? sum / deg : pos[v];
+              items[i].tie = pos[v];
+              items[i].id = v;
+            }
+          qsort (items, n, sizeof (SortItem), compare_sort_item);
+          for (guint i = 0; i < n; i++)
+            {
+              ids[i] = items[i].id;
+              pos[ids[i]] = i;
+            }
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      report_progress (job->self, job->context, 0.1 + 0.4 * (p + 1) / (2 * passes), NULL);
+    }
+  return TRUE;
+}
+
+/* Box widths from the labels, and a first x: each layer packed from 0 in its order. */
+static void
+initial_coordinates (Layered *g)
+{
+  g->width = g_new0 (gdouble, MAX (g->n_total, 1));
+  g->x = g_new0 (gdouble, MAX (g->n_total, 1));
+  for (guint u = 0; u < g->nu; u++)
+    {
+      Unit *unit = &g_array_index (g->units, Unit, u);
 
       if (unit->node != NULL)
-        width[u] = label_width (strlen (unit->node->op_type));
+        g->width[u] = label_width (strlen (unit->node->op_type));
       else
-        width[u] = label_width (MIN (strlen (unit->scope->label), MAX_LABEL_CHARS) + 3
-                                + count_digits (unit->n_nodes));
+        g->width[u] = label_width (MIN (strlen (unit->scope->label), MAX_LABEL_CHARS) + 3
+                                   + count_digits (unit->n_nodes));
     }
-  for (guint l = 0; l < n_layers; l++)
+  for (guint l = 0; l < g->n_layers; l++)
     {
       gdouble at = 0;
 
-      for (guint i = layer_start[l]; i < layer_start[l + 1]; i++)
+      for (guint i = g->layer_start[l]; i < g->layer_start[l + 1]; i++)
         {
-          guint v = layer_nodes[i];
+          guint v = g->layer_nodes[i];
 
-          if (i > layer_start[l])
+          if (i > g->layer_start[l])
             {
-              guint u = layer_nodes[i - 1];
-              at += (width[u] + width[v]) / 2 + (dummy[u] || dummy[v] ? DUMMY_GAP : NODE_GAP);
+              guint u = g->layer_nodes[i - 1];
+              at += (g->width[u] + g->width[v]) / 2 + (g->dummy[u] || g->dummy[v] ? DUMMY_GAP : NODE_GAP);
             }
-          x[v] = at;
+          g->x[v] = at;
         }
     }
+}
+
+/* Coordinates: each layer moves as a whole towards the mean of its neighbours in the layer before,
+ * alternating down and up, the last sweep looking both ways; the gaps between boxes are constraints. */
+static gboolean
+assign_coordinates (Layered *g, const Job *job, GCancellable *cancellable, GError **error)
+{
+  guint n_buf = MAX (g->max_layer_len, 1);
+  g_autofree gdouble *desired = g_new (gdouble, n_buf);
+  g_autofree gdouble *off = g_new (gdouble, n_buf);
+  g_autofree gdouble *bw = g_new (gdouble, n_buf);
+  g_autofree gdouble *bs = g_new (gdouble, n_buf);
+  g_autofree guint *bstart = g_new (guint, n_buf);
+  guint passes = job->self->options.coordinate_passes;
+  guint n_layers = g->n_layers;
+  gdouble *x;
+
+  initial_coordinates (g);
+  x = g->x;
+  for (guint p = 0; p < passes; p++)
+    {
+      gboolean last = p + 1 == passes;
+      gboolean going_down = p % 2 == 0;
+
+      for (guint step = 0; step < n_layers; step++)
+        {
+          guint l = going_down ? step : n_layers - 1 - step;
+          guint n = g->layer_start[l + 1] - g->layer_start[l];
+          const guint *ids = g->layer_nodes + g->layer_start[l];
+
+          for (guint i = 0; i < n; i++)
+            {
+              guint v = ids[i];
+              gdouble sum = 0;
+              guint deg = 0;
+
+              if (going_down || last)
+                for (guint k = g->up.start[v]; k < g->up.start[v + 1]; k++, deg++)
+                  sum += x[g->up.list[k]];
+              if (!going_down || last)
+                for (guint k = g->down.start[v]; k < g->down.start[v + 1]; k++, deg++)
+                  sum += x[g->down.list[k]];
+              desired[i] = deg > 0 ? sum / deg : x[v];
+            }
+          place_layer (ids, n, g->width, g->dummy, desired, x, off, bw, bs, bstart);
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      report_progress (job->self, job->context, 0.5 + 0.4 * (p + 1) / passes, NULL);
+    }
+  return TRUE;
+}
+
+/* The boxes, shifted so the drawing starts at the margin, and the bounds. */
+static void
+result_add_boxes (Result *r, Layered *g)
+{
+  gdouble *x = g->x, *width = g->width;
+  gdouble min_x = G_MAXDOUBLE, max_x = 0;
+  guint n_total = g->n_total, n_layers = g->n_layers;
+
+  for (guint v = 0; v < n_total; v++)
+    min_x = MIN (min_x, x[v] - width[v] / 2);
+  if (n_total == 0)
+    min_x = 0;
+  for (guint v = 0; v < n_total; v++)
+    {
+      x[v] += MARGIN - min_x;
+      max_x = MAX (max_x, x[v] + width[v] / 2);
+    }
+  r->width = n_total > 0 ? max_x + MARGIN : 2 * MARGIN;
+  r->height = 2 * MARGIN + (n_layers > 0 ? n_layers * NODE_HEIGHT + (n_layers - 1) * LAYER_GAP : 0);
+
+  r->n_boxes = g->nu;
+  r->boxes = g_new0 (FwLayoutBox, MAX (g->nu, 1));
+  for (guint u = 0; u < g->nu; u++)
+    {
+      Unit *unit = &g_array_index (g->units, Unit, u);
+      FwLayoutBox *box = &r->boxes[u];
+
+      box->w = width[u];
+      box->h = NODE_HEIGHT;
+      box->x = x[u] - width[u] / 2;
+      box->y = MARGIN + g->layer[u] * (NODE_HEIGHT + LAYER_GAP);
+      box->layer = g->layer[u];
+      box->n_nodes = unit->n_nodes;
+      if (unit->node != NULL)
+        {
+          box->kind = FW_LAYOUT_BOX_NODE;
+          box->node = unit->node;
+          box->scope = unit->scope->path;
+          box->label = unit->node->op_type;
+        }
+      else
+        {
+          box->kind = FW_LAYOUT_BOX_SCOPE;
+          box->scope = unit->scope->path;
+          box->label = unit->scope->label;
+        }
+    }
+  r->box_of_node = g_memdup2 (g->unit_of_node, MAX (r->n_graph_nodes, 1) * sizeof (guint));
+
+  /* The per-layer index for hit tests: the boxes of each layer, left to right. */
+  r->layer_start = g_new0 (guint, n_layers + 1);
+  r->layer_box = g_new (guint, MAX (g->nu, 1));
   {
-    guint n_buf = MAX (max_layer_len, 1);
-    g_autofree gdouble *desired = g_new (gdouble, n_buf);
-    g_autofree gdouble *off = g_new (gdouble, n_buf);
-    g_autofree gdouble *bw = g_new (gdouble, n_buf);
-    g_autofree gdouble *bs = g_new (gdouble, n_buf);
-    g_autofree guint *bstart = g_new (guint, n_buf);
-    guint passes = self->options.coordinate_passes;
+    guint b = 0;
 
-    for (guint p = 0; p < passes; p++)
-      {
-        gboolean last = p + 1 == passes;
-        gboolean going_down = p % 2 == 0;
-
-        for (guint step = 0; step < n_layers; step++)
-          {
-            guint l = going_down ? step : n_layers - 1 - step;
-            guint n = layer_start[l + 1] - layer_start[l];
-            const guint *ids = layer_nodes + layer_start[l];
-
-            for (guint i = 0; i < n; i++)
-              {
-                guint v = ids[i];
-                gdouble sum = 0;
-                guint deg = 0;
-
-                if (going_down || last)
-                  for (guint k = up.start[v]; k < up.start[v + 1]; k++, deg++)
-                    sum += x[up.list[k]];
-                if (!going_down || last)
-                  for (guint k = down.start[v]; k < down.start[v + 1]; k++, deg++)
-                    sum += x[down.list[k]];
-                desired[i] = deg > 0 ? sum / deg : x[v];
-              }
-            place_layer (ids, n, width, dummy, desired, x, off, bw, bs, bstart);
-          }
-        if (g_cancellable_set_error_if_cancelled (cancellable, error))
-          goto cancelled;
-        report_progress (self, job->context, 0.5 + 0.4 * (p + 1) / passes, NULL);
-      }
-  }
-
-  /* Output: boxes, routes, the per-layer index for hit tests. */
-  r = g_new0 (Result, 1);
-  r->n_layers = n_layers;
-  r->n_dummies = n_dummies;
-  r->n_graph_nodes = n_graph;
-  {
-    gdouble min_x = G_MAXDOUBLE, max_x = 0;
-    guint n_points = 0, b;
-
-    for (guint v = 0; v < n_total; v++)
-      min_x = MIN (min_x, x[v] - width[v] / 2);
-    if (n_total == 0)
-      min_x = 0;
-    for (guint v = 0; v < n_total; v++)
-      {
-        x[v] += MARGIN - min_x;
-        max_x = MAX (max_x, x[v] + width[v] / 2);
-      }
-    r->width = n_total > 0 ? max_x + MARGIN : 2 * MARGIN;
-    r->height = 2 * MARGIN + (n_layers > 0 ? n_layers * NODE_HEIGHT + (n_layers - 1) * LAYER_GAP : 0);
-
-    r->n_boxes = nu;
-    r->boxes = g_new0 (FwLayoutBox, MAX (nu, 1));
-    for (guint u = 0; u < nu; u++)
-      {
-        Unit *unit = &g_array_index (units, Unit, u);
-        FwLayoutBox *box = &r->boxes[u];
-
-        box->w = width[u];
-        box->h = NODE_HEIGHT;
-        box->x = x[u] - width[u] / 2;
-        box->y = MARGIN + layer[u] * (NODE_HEIGHT + LAYER_GAP);
-        box->layer = layer[u];
-        box->n_nodes = unit->n_nodes;
-        if (unit->node != NULL)
-          {
-            box->kind = FW_LAYOUT_BOX_NODE;
-            box->node = unit->node;
-            box->scope = unit->scope->path;
-            box->label = unit->node->op_type;
-          }
-        else
-          {
-            box->kind = FW_LAYOUT_BOX_SCOPE;
-            box->scope = unit->scope->path;
-            box->label = unit->scope->label;
-          }
-      }
-    r->box_of_node = g_memdup2 (unit_of_node, MAX (n_graph, 1) * sizeof (guint));
-
-    r->layer_start = g_new0 (guint, n_layers + 1);
-    r->layer_box = g_new (guint, MAX (nu, 1));
-    b = 0;
     for (guint l = 0; l < n_layers; l++)
       {
         r->layer_start[l] = b;
-        for (guint i = layer_start[l]; i < layer_start[l + 1]; i++)
-          if (!dummy[layer_nodes[i]])
-            r->layer_box[b++] = layer_nodes[i];
+        for (guint i = g->layer_start[l]; i < g->layer_start[l + 1]; i++)
+          if (!g->dummy[g->layer_nodes[i]])
+            r->layer_box[b++] = g->layer_nodes[i];
       }
     r->layer_start[n_layers] = b;
-
-    for (guint e = 0; e < ne; e++)
-      n_points += routed[e] ? layer[eto[e]] - layer[efrom[e]] + 1 : 2;
-    r->n_edges = ne;
-    r->edges = g_new0 (FwLayoutEdge, MAX (ne, 1));
-    r->points = g_new (FwLayoutPoint, MAX (n_points, 1));
-    n_points = 0;
-    for (guint e = 0; e < ne; e++)
-      {
-        FwLayoutEdge *edge = &r->edges[e];
-        guint a = efrom[e], z = eto[e];
-        guint span = routed[e] ? layer[z] - layer[a] : 1;
-        FwLayoutPoint *pt = r->points + n_points;
-
-        edge->upper = a;
-        edge->lower = z;
-        edge->reversed = g_array_index (uedges, UnitEdge, e).reversed;
-        edge->n_points = span + 1;
-        pt[0].x = x[a];
-        pt[0].y = r->boxes[a].y + NODE_HEIGHT;
-        for (guint k = 1; k < span; k++)
-          {
-            guint d = first_dummy[e] + k - 1;
-            pt[k].x = x[d];
-            pt[k].y = MARGIN + lnode_layer[d] * (NODE_HEIGHT + LAYER_GAP) + NODE_HEIGHT / 2;
-          }
-        pt[span].x = x[z];
-        pt[span].y = r->boxes[z].y;
-        n_points += span + 1;
-      }
-    n_points = 0;
-    for (guint e = 0; e < ne; e++)
-      {
-        r->edges[e].points = r->points + n_points;
-        n_points += r->edges[e].n_points;
-      }
   }
-  adjacency_clear (&up);
-  adjacency_clear (&down);
-  report_progress (self, job->context, 1.0, _("Graph laid out"));
-  return r;
+}
 
-cancelled:
-  adjacency_clear (&up);
-  adjacency_clear (&down);
-  return NULL;
+/* The routes: from the bottom of the upper box through the centres of the dummies to the top of the lower
+ * box; an edge left unrouted is one straight segment. */
+static void
+result_add_routes (Result *r, const Layered *g)
+{
+  const guint *layer = g->layer;
+  const gdouble *x = g->x;
+  guint ne = g->ne;
+  guint n_points = 0;
+
+  for (guint e = 0; e < ne; e++)
+    n_points += g->routed[e] ? layer[g->eto[e]] - layer[g->efrom[e]] + 1 : 2;
+  r->n_edges = ne;
+  r->edges = g_new0 (FwLayoutEdge, MAX (ne, 1));
+  r->points = g_new (FwLayoutPoint, MAX (n_points, 1));
+  n_points = 0;
+  for (guint e = 0; e < ne; e++)
+    {
+      FwLayoutEdge *edge = &r->edges[e];
+      guint a = g->efrom[e], z = g->eto[e];
+      guint span = g->routed[e] ? layer[z] - layer[a] : 1;
+      FwLayoutPoint *pt = r->points + n_points;
+
+      edge->upper = a;
+      edge->lower = z;
+      edge->reversed = g_array_index (g->uedges, UnitEdge, e).reversed;
+      edge->n_points = span + 1;
+      pt[0].x = x[a];
+      pt[0].y = r->boxes[a].y + NODE_HEIGHT;
+      for (guint k = 1; k < span; k++)
+        {
+          guint d = g->first_dummy[e] + k - 1;
+          pt[k].x = x[d];
+          pt[k].y = MARGIN + g->lnode_layer[d] * (NODE_HEIGHT + LAYER_GAP) + NODE_HEIGHT / 2;
+        }
+      pt[span].x = x[z];
+      pt[span].y = r->boxes[z].y;
+      n_points += span + 1;
+    }
+  n_points = 0;
+  for (guint e = 0; e < ne; e++)
+    {
+      r->edges[e].points = r->points + n_points;
+      n_points += r->edges[e].n_points;
+    }
+}
+
+static Result *
+compute (Job *job, GCancellable *cancellable, GError **error)
+{
+  FwLayout *self = job->self;
+  Layered g = { 0 };
+  Result *r = NULL;
+
+  report_progress (self, job->context, 0.0, _("Laying out the graph…"));
+  collect_units (&g, job);
+  collect_unit_edges (&g, self->graph);
+  assign_layers (&g);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+  report_progress (self, job->context, 0.1, NULL);
+
+  insert_dummies (&g);
+  initial_order (&g);
+  if (!reduce_crossings (&g, job, cancellable, error)
+      || !assign_coordinates (&g, job, cancellable, error))
+    goto out;
+
+  r = g_new0 (Result, 1);
+  r->n_layers = g.n_layers;
+  r->n_dummies = g.n_total - g.nu;
+  r->n_graph_nodes = self->graph->nodes->len;
+  result_add_boxes (r, &g);
+  result_add_routes (r, &g);
+  report_progress (self, job->context, 1.0, _("Graph laid out"));
+
+out:
+  layered_clear (&g);
+  return r;
 }
 
 gboolean

@@ -367,21 +367,232 @@ pack_ints (FwDType dtype, GArray *values)
   return g_bytes_new_take (buf, values->len * width);
 }
 
+/* What a TensorProto's fields say, before they are checked against each other. */
+typedef struct
+{
+  GArray     *dims;          /* gint64 */
+  GArray     *ints;          /* gint64: int32_data, int64_data, uint64_data */
+  GByteArray *fixed;         /* float_data or double_data, little-endian */
+  GPtrArray  *strings;       /* GBytes */
+  char       *name;
+  char       *location;      /* external_data */
+  gint64      dtype_code, data_location, ext_offset, ext_length;
+  FwPbField   raw_field;
+  gboolean    have_raw, have_float, have_double, have_ints, have_uint64;
+} TensorFields;
+
+static void
+tensor_fields_clear (TensorFields *t)
+{
+  g_clear_pointer (&t->dims, g_array_unref);
+  g_clear_pointer (&t->ints, g_array_unref);
+  g_clear_pointer (&t->fixed, g_byte_array_unref);
+  g_clear_pointer (&t->strings, g_ptr_array_unref);
+  g_clear_pointer (&t->name, g_free);
+  g_clear_pointer (&t->location, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TensorFields, tensor_fields_clear)
+
+/* One external_data entry: location, offset or length; other keys are ignored. */
+static gboolean
+parse_external_entry (Ctx *ctx, const FwPbField *f, TensorFields *t, GError **error)
+{
+  g_autofree char *key = NULL;
+  g_autofree char *value = NULL;
+
+  if (!expect_wire (ctx, f, FW_PB_LEN, "external_data", error) ||
+      !parse_entry (ctx, f, &key, &value, error))
+    return FALSE;
+  if (key == NULL || value == NULL)
+    return fail (ctx, f->offset, error, FW_ERROR_INVALID, _("external_data entry lacks a key or value"));
+  if (strcmp (key, "location") == 0)
+    { g_free (t->location); t->location = g_strdup (value); }
+  else if (strcmp (key, "offset") == 0 || strcmp (key, "length") == 0)
+    {
+      char *end = NULL;
+      gint64 v;
+      errno = 0;
+      v = g_ascii_strtoll (value, &end, 10);
+      if (errno != 0 || end == value || *end != '\0' || v < 0)
+        return fail (ctx, f->offset, error, FW_ERROR_INVALID,
+                     _("external_data %s “%s” is not a non-negative integer"), key, value);
+      if (key[0] == 'o')
+        t->ext_offset = v;
+      else
+        t->ext_length = v;
+    }
+  return TRUE;
+}
+
+/* Reads the fields; from the name on, ctx->where (from mark) names the tensor. */
+static gboolean
+read_tensor_fields (Ctx *ctx, const guint8 *data, gsize len, gsize mark, TensorFields *t, GError **error)
+{
+  FwPbField f;
+
+  FOR_EACH_FIELD (ctx, data, len, f, error)
+    {
+      switch (f.field)
+        {
+        case TENSOR_DIMS:
+          if (!append_varints (ctx, &f, t->dims, error))
+            return FALSE;
+          if (t->dims->len > FW_MAX_RANK)
+            return fail (ctx, f.offset, error, FW_ERROR_LIMIT, _("tensor has more than %d dims"), FW_MAX_RANK);
+          break;
+        case TENSOR_DATA_TYPE:
+          if (!expect_wire (ctx, &f, FW_PB_VARINT, "data_type", error))
+            return FALSE;
+          t->dtype_code = (gint64) f.varint;
+          break;
+        case TENSOR_SEGMENT:
+          return fail (ctx, f.offset, error, FW_ERROR_UNSUPPORTED, _("segmented tensors are not supported"));
+        case TENSOR_FLOAT_DATA:
+          t->have_float = TRUE;
+          if (!append_fixed (ctx, &f, 4, t->fixed, error))
+            return FALSE;
+          break;
+        case TENSOR_DOUBLE_DATA:
+          t->have_double = TRUE;
+          if (!append_fixed (ctx, &f, 8, t->fixed, error))
+            return FALSE;
+          break;
+        case TENSOR_INT32_DATA:
+        case TENSOR_INT64_DATA:
+          t->have_ints = TRUE;
+          if (!append_varints (ctx, &f, t->ints, error))
+            return FALSE;
+          break;
+        case TENSOR_UINT64_DATA:
+          t->have_uint64 = TRUE;
+          if (!append_varints (ctx, &f, t->ints, error))
+            return FALSE;
+          break;
+        case TENSOR_STRING_DATA:
+          if (!expect_wire (ctx, &f, FW_PB_LEN, "string_data", error))
+            return FALSE;
+          if (!account (ctx, f.len, f.offset, error))
+            return FALSE;
+          g_ptr_array_add (t->strings, g_bytes_new (f.data, f.len));
+          break;
+        case TENSOR_NAME:
+          if (!take_name (ctx, &f, N_("tensor name"), &t->name, error))
+            return FALSE;
+          g_string_truncate (ctx->where, mark);
+          g_string_append_printf (ctx->where, " “%s”", t->name);
+          break;
+        case TENSOR_RAW_DATA:
+          if (!expect_wire (ctx, &f, FW_PB_LEN, "raw_data", error))
+            return FALSE;
+          t->raw_field = f;
+          t->have_raw = TRUE;
+          break;
+        case TENSOR_EXTERNAL_DATA:
+          if (!parse_external_entry (ctx, &f, t, error))
+            return FALSE;
+          break;
+        case TENSOR_DATA_LOCATION:
+          if (!expect_wire (ctx, &f, FW_PB_VARINT, "data_location", error))
+            return FALSE;
+          t->data_location = (gint64) f.varint;
+          break;
+        default:
+          break;
+        }
+    }
+  return _st != FW_PB_ERROR;
+}
+
+/* The elements from the typed fields (float_data, double_data, the int fields), which must match dtype. */
+static GBytes *
+typed_field_bytes (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_elements, GError **error)
+{
+  FwDType dt = (FwDType) t->dtype_code;
+  gint64 count;
+  gboolean ok_field;
+
+  if (t->have_float || t->have_double)
+    {
+      guint width = t->have_float ? 4 : 8;
+      ok_field = (t->have_float && (dt == FW_DTYPE_FLOAT || dt == FW_DTYPE_COMPLEX64)) ||
+                 (t->have_double && (dt == FW_DTYPE_DOUBLE || dt == FW_DTYPE_COMPLEX128));
+      count = t->fixed->len / width;
+      if (dt == FW_DTYPE_COMPLEX64 || dt == FW_DTYPE_COMPLEX128)
+        count /= 2;
+      if (!ok_field)
+        {
+          fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
+                _("tensor of %s stores its values in the wrong typed field"), fw_dtype_name (dt));
+          return NULL;
+        }
+      if (count != n_elements)
+        {
+          fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
+                _("tensor holds %" PRId64 " values for %" PRId64 " elements"), count, n_elements);
+          return NULL;
+        }
+      return g_byte_array_free_to_bytes (g_steal_pointer (&t->fixed));
+    }
+  if (t->have_ints || t->have_uint64)
+    {
+      if (fw_dtype_bits (dt) < 8 || dt == FW_DTYPE_FLOAT || dt == FW_DTYPE_DOUBLE ||
+          dt == FW_DTYPE_COMPLEX64 || dt == FW_DTYPE_COMPLEX128)
+        {
+          fail (ctx, offset_of (ctx, data), error, FW_ERROR_UNSUPPORTED,
+                _("tensor of %s in typed int fields is not supported; use raw_data"), fw_dtype_name (dt));
+          return NULL;
+        }
+      if ((gint64) t->ints->len != n_elements)
+        {
+          fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
+                _("tensor holds %u values for %" PRId64 " elements"), t->ints->len, n_elements);
+          return NULL;
+        }
+      return pack_ints (dt, t->ints);
+    }
+  if (n_elements == 0)
+    return g_bytes_new (NULL, 0);
+  fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
+        _("tensor of %" PRId64 " elements has no data"), n_elements);
+  return NULL;
+}
+
+/* The element bytes: from an external file, a slice of raw_data, or the typed fields. */
+static GBytes *
+tensor_bytes (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_elements, gint64 expected, GError **error)
+{
+  const FwPbField *raw = t->have_raw ? &t->raw_field : NULL;
+
+  if (t->data_location == 1 || t->location != NULL)
+    {
+      if (t->location == NULL)
+        {
+          fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
+                _("tensor is marked external but its external_data has no location"));
+          return NULL;
+        }
+      return map_external (ctx, offset_of (ctx, data), t->location, t->ext_offset, t->ext_length, expected, error);
+    }
+  if (raw != NULL)
+    {
+      if ((gint64) raw->len != expected)
+        {
+          fail (ctx, raw->offset, error, FW_ERROR_INVALID,
+                _("raw_data holds %zu bytes but %" PRId64 " elements of %s need %" PRId64),
+                raw->len, n_elements, fw_dtype_name ((FwDType) t->dtype_code), expected);
+          return NULL;
+        }
+      /* A slice of the mapping: the weights are never copied, nor even read. */
+      return g_bytes_new_from_bytes (ctx->weights, offset_of (ctx, raw->data), raw->len);
+    }
+  return typed_field_bytes (ctx, data, t, n_elements, error);
+}
+
 static gboolean
 parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **name_out, GError **error)
 {
-  FwPbField f;
-  g_autoptr(GArray) dims = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr(GArray) ints = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr(GByteArray) fixed = g_byte_array_new ();
-  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  g_autofree char *name = NULL;
-  g_autofree char *location = NULL;
-  gint64 dtype_code = 0, data_location = 0, ext_offset = 0, ext_length = -1;
-  const FwPbField *raw = NULL;
-  FwPbField raw_field;
-  gboolean have_float = FALSE, have_double = FALSE, have_ints = FALSE;
-  gboolean have_uint64 = FALSE;
+  g_auto(TensorFields) t = { 0 };
   gsize mark = ctx->where->len;
   gint64 n_elements, expected;
   g_autoptr(GBytes) bytes = NULL;
@@ -389,201 +600,54 @@ parse_tensor (Ctx *ctx, const guint8 *data, gsize len, FwTensor **out, char **na
 
   if (!enter (ctx, data, error))
     return FALSE;
+  t.dims = g_array_new (FALSE, FALSE, sizeof (gint64));
+  t.ints = g_array_new (FALSE, FALSE, sizeof (gint64));
+  t.fixed = g_byte_array_new ();
+  t.strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  t.ext_length = -1;
+  if (!read_tensor_fields (ctx, data, len, mark, &t, error))
+    return FALSE;
 
-  {
-    FOR_EACH_FIELD (ctx, data, len, f, error)
-      {
-        switch (f.field)
-          {
-          case TENSOR_DIMS:
-            if (!append_varints (ctx, &f, dims, error))
-              return FALSE;
-            if (dims->len > FW_MAX_RANK)
-              return fail (ctx, f.offset, error, FW_ERROR_LIMIT, _("tensor has more than %d dims"), FW_MAX_RANK);
-            break;
-          case TENSOR_DATA_TYPE:
-            if (!expect_wire (ctx, &f, FW_PB_VARINT, "data_type", error))
-              return FALSE;
-            dtype_code = (gint64) f.varint;
-            break;
-          case TENSOR_SEGMENT:
-            return fail (ctx, f.offset, error, FW_ERROR_UNSUPPORTED, _("segmented tensors are not supported"));
-          case TENSOR_FLOAT_DATA:
-            have_float = TRUE;
-            if (!append_fixed (ctx, &f, 4, fixed, error))
-              return FALSE;
-            break;
-          case TENSOR_DOUBLE_DATA:
-            have_double = TRUE;
-            if (!append_fixed (ctx, &f, 8, fixed, error))
-              return FALSE;
-            break;
-          case TENSOR_INT32_DATA:
-          case TENSOR_INT64_DATA:
-            have_ints = TRUE;
-            if (!append_varints (ctx, &f, ints, error))
-              return FALSE;
-            break;
-          case TENSOR_UINT64_DATA:
-            have_uint64 = TRUE;
-            if (!append_varints (ctx, &f, ints, error))
-              return FALSE;
-            break;
-          case TENSOR_STRING_DATA:
-            if (!expect_wire (ctx, &f, FW_PB_LEN, "string_data", error))
-              return FALSE;
-            if (!account (ctx, f.len, f.offset, error))
-              return FALSE;
-            g_ptr_array_add (strings, g_bytes_new (f.data, f.len));
-            break;
-          case TENSOR_NAME:
-            if (!take_name (ctx, &f, N_("tensor name"), &name, error))
-              return FALSE;
-            g_string_truncate (ctx->where, mark);
-            g_string_append_printf (ctx->where, " “%s”", name);
-            break;
-          case TENSOR_RAW_DATA:
-            if (!expect_wire (ctx, &f, FW_PB_LEN, "raw_data", error))
-              return FALSE;
-            raw_field = f;
-            raw = &raw_field;
-            break;
-          case TENSOR_EXTERNAL_DATA:
-            {
-              g_autofree char *key = NULL;
-              g_autofree char *value = NULL;
-              if (!expect_wire (ctx, &f, FW_PB_LEN, "external_data", error) ||
-                  !parse_entry (ctx, &f, &key, &value, error))
-                return FALSE;
-              if (key == NULL || value == NULL)
-                return fail (ctx, f.offset, error, FW_ERROR_INVALID, _("external_data entry lacks a key or value"));
-              if (strcmp (key, "location") == 0)
-                { g_free (location); location = g_strdup (value); }
-              else if (strcmp (key, "offset") == 0 || strcmp (key, "length") == 0)
-                {
-                  char *end = NULL;
-                  gint64 v;
-                  errno = 0;
-                  v = g_ascii_strtoll (value, &end, 10);
-                  if (errno != 0 || end == value || *end != '\0' || v < 0)
-                    return fail (ctx, f.offset, error, FW_ERROR_INVALID,
-                                 _("external_data %s “%s” is not a non-negative integer"), key, value);
-                  if (key[0] == 'o')
-                    ext_offset = v;
-                  else
-                    ext_length = v;
-                }
-            }
-            break;
-          case TENSOR_DATA_LOCATION:
-            if (!expect_wire (ctx, &f, FW_PB_VARINT, "data_location", error))
-              return FALSE;
-            data_location = (gint64) f.varint;
-            break;
-          default:
-            break;
-          }
-      }
-    if (_st == FW_PB_ERROR)
-      return FALSE;
-  }
-
-  if (!fw_dtype_is_valid (dtype_code))
+  if (!fw_dtype_is_valid (t.dtype_code))
     return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                 _("tensor has data type %" PRId64 ", which is not an ONNX element type"), dtype_code);
-  for (guint i = 0; i < dims->len; i++)
-    if (g_array_index (dims, gint64, i) < 0)
+                 _("tensor has data type %" PRId64 ", which is not an ONNX element type"), t.dtype_code);
+  for (guint i = 0; i < t.dims->len; i++)
+    if (g_array_index (t.dims, gint64, i) < 0)
       return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                   _("tensor dim %u is negative (%" PRId64 ")"), i, g_array_index (dims, gint64, i));
-  if (!fw_dims_product (dims->len, (const gint64 *) dims->data, &n_elements))
+                   _("tensor dim %u is negative (%" PRId64 ")"), i, g_array_index (t.dims, gint64, i));
+  if (!fw_dims_product (t.dims->len, (const gint64 *) t.dims->data, &n_elements))
     {
       g_autofree char *cap = fw_tensor_format_max_elements ();
       return fail (ctx, offset_of (ctx, data), error, FW_ERROR_LIMIT,
                    _("tensor claims more than %s elements (raise the cap with --max-tensor-elements)"), cap);
     }
 
-  if (dtype_code == FW_DTYPE_STRING)
+  if (t.dtype_code == FW_DTYPE_STRING)
     {
-      if (strings->len != (guint) n_elements)
+      if (t.strings->len != (guint) n_elements)
         return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                     _("string tensor has %u strings for %" PRId64 " elements"), strings->len, n_elements);
-      tensor = fw_tensor_new_strings (dims->len, (const gint64 *) dims->data, strings);
-      goto done;
-    }
-
-  if (!fw_dtype_bytes_for ((FwDType) dtype_code, n_elements, &expected))
-    return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID, _("tensor size overflows"));
-
-  if (data_location == 1 || location != NULL)
-    {
-      if (location == NULL)
-        return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                     _("tensor is marked external but its external_data has no location"));
-      bytes = map_external (ctx, offset_of (ctx, data), location, ext_offset, ext_length, expected, error);
-      if (bytes == NULL)
-        return FALSE;
-    }
-  else if (raw != NULL)
-    {
-      if ((gint64) raw->len != expected)
-        return fail (ctx, raw->offset, error, FW_ERROR_INVALID,
-                     _("raw_data holds %zu bytes but %" PRId64 " elements of %s need %" PRId64),
-                     raw->len, n_elements, fw_dtype_name ((FwDType) dtype_code), expected);
-      /* A slice of the mapping: the weights are never copied, nor even read. */
-      bytes = g_bytes_new_from_bytes (ctx->weights, offset_of (ctx, raw->data), raw->len);
+                     _("string tensor has %u strings for %" PRId64 " elements"), t.strings->len, n_elements);
+      tensor = fw_tensor_new_strings (t.dims->len, (const gint64 *) t.dims->data, t.strings);
     }
   else
     {
-      FwDType dt = (FwDType) dtype_code;
-      gint64 count;
-      gboolean ok_field;
-
-      if (have_float || have_double)
+      if (!fw_dtype_bytes_for ((FwDType) t.dtype_code, n_elements, &expected))
+        return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID, _("tensor size overflows"));
+      bytes = tensor_bytes (ctx, data, &t, n_elements, expected, error);
+      if (bytes == NULL)
+        return FALSE;
+      tensor = fw_tensor_new ((FwDType) t.dtype_code, t.dims->len, (const gint64 *) t.dims->data, bytes);
+      if (t.location)
         {
-          guint width = have_float ? 4 : 8;
-          ok_field = (have_float && (dt == FW_DTYPE_FLOAT || dt == FW_DTYPE_COMPLEX64)) ||
-                     (have_double && (dt == FW_DTYPE_DOUBLE || dt == FW_DTYPE_COMPLEX128));
-          count = fixed->len / width;
-          if (dt == FW_DTYPE_COMPLEX64 || dt == FW_DTYPE_COMPLEX128)
-            count /= 2;
-          if (!ok_field)
-            return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                         _("tensor of %s stores its values in the wrong typed field"), fw_dtype_name (dt));
-          if (count != n_elements)
-            return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                         _("tensor holds %" PRId64 " values for %" PRId64 " elements"), count, n_elements);
-          bytes = g_byte_array_free_to_bytes (g_steal_pointer (&fixed));
+          tensor->external_location = g_strdup (t.location);
+          tensor->external_offset = t.ext_offset;
         }
-      else if (have_ints || have_uint64)
-        {
-          if (fw_dtype_bits (dt) < 8 || dt == FW_DTYPE_FLOAT || dt == FW_DTYPE_DOUBLE ||
-              dt == FW_DTYPE_COMPLEX64 || dt == FW_DTYPE_COMPLEX128)
-            return fail (ctx, offset_of (ctx, data), error, FW_ERROR_UNSUPPORTED,
-                         _("tensor of %s in typed int fields is not supported; use raw_data"), fw_dtype_name (dt));
-          if ((gint64) ints->len != n_elements)
-            return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                         _("tensor holds %u values for %" PRId64 " elements"), ints->len, n_elements);
-          bytes = pack_ints (dt, ints);
-        }
-      else if (n_elements == 0)
-        bytes = g_bytes_new (NULL, 0);
-      else
-        return fail (ctx, offset_of (ctx, data), error, FW_ERROR_INVALID,
-                     _("tensor of %" PRId64 " elements has no data"), n_elements);
     }
-
-  tensor = fw_tensor_new ((FwDType) dtype_code, dims->len, (const gint64 *) dims->data, bytes);
-  if (location)
-    {
-      tensor->external_location = g_strdup (location);
-      tensor->external_offset = ext_offset;
-    }
-done:
   g_string_truncate (ctx->where, mark);
   leave (ctx);
   *out = tensor;
   if (name_out)
-    *name_out = g_steal_pointer (&name);
+    *name_out = g_steal_pointer (&t.name);
   return TRUE;
 }
 

@@ -868,216 +868,239 @@ apply_value_info (FwValue *value, ValueInfo *vi, gboolean declared)
 
 /* ---- attributes and nodes ---- */
 
+/* What an AttributeProto's fields say; the type decides which of them is the value. */
+typedef struct
+{
+  char       *name;
+  char       *ref;
+  char       *doc;
+  gint64      type;
+  gboolean    have_f, have_i, have_s;
+  float       fv;
+  gint64      iv;
+  FwPbField   s_field;
+  GByteArray *floats;
+  GArray     *ints;          /* gint64 */
+  GPtrArray  *strings;       /* GBytes */
+  GPtrArray  *tensors;       /* FwTensor */
+  GPtrArray  *graph_fields;  /* FwPbField, parsed once the attribute exists */
+  GByteArray *raw;           /* type protos and sparse tensors, kept encoded */
+} AttrFields;
+
+static void
+attr_fields_clear (AttrFields *a)
+{
+  g_clear_pointer (&a->name, g_free);
+  g_clear_pointer (&a->ref, g_free);
+  g_clear_pointer (&a->doc, g_free);
+  g_clear_pointer (&a->floats, g_byte_array_unref);
+  g_clear_pointer (&a->ints, g_array_unref);
+  g_clear_pointer (&a->strings, g_ptr_array_unref);
+  g_clear_pointer (&a->tensors, g_ptr_array_unref);
+  g_clear_pointer (&a->graph_fields, g_ptr_array_unref);
+  g_clear_pointer (&a->raw, g_byte_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AttrFields, attr_fields_clear)
+
+/* Reads the fields; from the name on, ctx->where (from mark) names the attribute. */
 static gboolean
-parse_attribute (Ctx *ctx, const FwPbField *outer, FwNode *node, GError **error)
+read_attr_fields (Ctx *ctx, const FwPbField *outer, gsize mark, AttrFields *a, GError **error)
 {
   FwPbField f;
-  g_autofree char *name = NULL;
-  g_autofree char *ref = NULL;
-  g_autofree char *doc = NULL;
-  gint64 type = 0;
-  gboolean have_f = FALSE, have_i = FALSE;
-  float fv = 0;
-  gint64 iv = 0;
-  const FwPbField *s = NULL;
-  FwPbField s_field;
-  g_autoptr(GByteArray) floats = g_byte_array_new ();
-  g_autoptr(GArray) ints = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  g_autoptr(GPtrArray) tensors = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_tensor_unref);
-  g_autoptr(GPtrArray) graph_fields = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GByteArray) raw = g_byte_array_new ();
-  gsize mark = ctx->where->len;
-  FwAttr *attr;
 
-  if (!expect_wire (ctx, outer, FW_PB_LEN, "attribute", error) || !enter (ctx, outer->data, error))
-    return FALSE;
-  g_string_append (ctx->where, ".attribute");
-  {
-    FOR_EACH_FIELD (ctx, outer->data, outer->len, f, error)
-      {
-        switch (f.field)
-          {
-          case ATTR_NAME:
-            if (!take_name (ctx, &f, N_("attribute name"), &name, error))
-              return FALSE;
-            g_string_truncate (ctx->where, mark);
-            g_string_append_printf (ctx->where, ".attribute “%s”", name);
-            break;
-          case ATTR_REF_ATTR_NAME:
-            if (!take_name (ctx, &f, N_("ref_attr_name"), &ref, error))
-              return FALSE;
-            break;
-          case ATTR_DOC_STRING:
-            if (f.wire == FW_PB_LEN)
-              {
-                g_free (doc);
-                doc = g_utf8_make_valid ((const char *) f.data, f.len);
-              }
-            break;
-          case ATTR_TYPE:
-            if (!expect_wire (ctx, &f, FW_PB_VARINT, "type", error))
-              return FALSE;
-            type = (gint64) f.varint;
-            break;
-          case ATTR_F:
-            {
-              guint32 bits;
-              if (!expect_wire (ctx, &f, FW_PB_FIXED32, "f", error))
-                return FALSE;
-              bits = (guint32) f.varint;
-              memcpy (&fv, &bits, 4);
-              have_f = TRUE;
-            }
-            break;
-          case ATTR_I:
-            if (!expect_wire (ctx, &f, FW_PB_VARINT, "i", error))
-              return FALSE;
-            iv = (gint64) f.varint;
-            have_i = TRUE;
-            break;
-          case ATTR_S:
-            if (!expect_wire (ctx, &f, FW_PB_LEN, "s", error))
-              return FALSE;
-            s_field = f;
-            s = &s_field;
-            break;
-          case ATTR_T:
-          case ATTR_TENSORS:
-            {
-              FwTensor *t = NULL;
-              if (!expect_wire (ctx, &f, FW_PB_LEN, "tensor", error) ||
-                  !parse_tensor (ctx, f.data, f.len, &t, NULL, error))
-                return FALSE;
-              g_ptr_array_add (tensors, t);
-            }
-            break;
-          case ATTR_G:
-          case ATTR_GRAPHS:
-            if (!expect_wire (ctx, &f, FW_PB_LEN, "graph", error))
-              return FALSE;
-            g_ptr_array_add (graph_fields, g_memdup2 (&f, sizeof f));
-            break;
-          case ATTR_FLOATS:
-            if (!append_fixed (ctx, &f, 4, floats, error))
-              return FALSE;
-            break;
-          case ATTR_INTS:
-            if (!append_varints (ctx, &f, ints, error))
-              return FALSE;
-            break;
-          case ATTR_STRINGS:
-            if (!expect_wire (ctx, &f, FW_PB_LEN, "strings", error))
-              return FALSE;
-            if (!account (ctx, f.len, f.offset, error))
-              return FALSE;
-            g_ptr_array_add (strings, g_bytes_new (f.data, f.len));
-            break;
-          case ATTR_TP:
-          case ATTR_TYPE_PROTOS:
-          case ATTR_SPARSE_TENSOR:
-          case ATTR_SPARSE_TENSORS:
-            g_byte_array_append (raw, ctx->base + f.offset, fw_pb_offset (&_r) - f.offset);
-            break;
-          default:
-            break;
-          }
-      }
-    if (_st == FW_PB_ERROR)
-      return FALSE;
-  }
-
-  if (name == NULL || name[0] == '\0')
-    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("an attribute has no name"));
-
-  /* IR 1 files may omit `type`; infer it from the one field that is set. */
-  if (type == 0)
+  FOR_EACH_FIELD (ctx, outer->data, outer->len, f, error)
     {
-      if (have_f) type = FW_ATTR_FLOAT;
-      else if (have_i) type = FW_ATTR_INT;
-      else if (s) type = FW_ATTR_STRING;
-      else if (tensors->len == 1) type = FW_ATTR_TENSOR;
-      else if (graph_fields->len == 1) type = FW_ATTR_GRAPH;
-      else if (floats->len) type = FW_ATTR_FLOATS;
-      else if (ints->len) type = FW_ATTR_INTS;
-      else if (strings->len) type = FW_ATTR_STRINGS;
-      else if (ref == NULL)
+      switch (f.field)
+        {
+        case ATTR_NAME:
+          if (!take_name (ctx, &f, N_("attribute name"), &a->name, error))
+            return FALSE;
+          g_string_truncate (ctx->where, mark);
+          g_string_append_printf (ctx->where, ".attribute “%s”", a->name);
+          break;
+        case ATTR_REF_ATTR_NAME:
+          if (!take_name (ctx, &f, N_("ref_attr_name"), &a->ref, error))
+            return FALSE;
+          break;
+        case ATTR_DOC_STRING:
+          if (f.wire == FW_PB_LEN)
+            {
+              g_free (a->doc);
+              a->doc = g_utf8_make_valid ((const char *) f.data, f.len);
+            }
+          break;
+        case ATTR_TYPE:
+          if (!expect_wire (ctx, &f, FW_PB_VARINT, "type", error))
+            return FALSE;
+          a->type = (gint64) f.varint;
+          break;
+        case ATTR_F:
+          {
+            guint32 bits;
+            if (!expect_wire (ctx, &f, FW_PB_FIXED32, "f", error))
+              return FALSE;
+            bits = (guint32) f.varint;
+            memcpy (&a->fv, &bits, 4);
+            a->have_f = TRUE;
+          }
+          break;
+        case ATTR_I:
+          if (!expect_wire (ctx, &f, FW_PB_VARINT, "i", error))
+            return FALSE;
+          a->iv = (gint64) f.varint;
+          a->have_i = TRUE;
+          break;
+        case ATTR_S:
+          if (!expect_wire (ctx, &f, FW_PB_LEN, "s", error))
+            return FALSE;
+          a->s_field = f;
+          a->have_s = TRUE;
+          break;
+        case ATTR_T:
+        case ATTR_TENSORS:
+          {
+            FwTensor *t = NULL;
+            if (!expect_wire (ctx, &f, FW_PB_LEN, "tensor", error) ||
+                !parse_tensor (ctx, f.data, f.len, &t, NULL, error))
+              return FALSE;
+            g_ptr_array_add (a->tensors, t);
+          }
+          break;
+        case ATTR_G:
+        case ATTR_GRAPHS:
+          if (!expect_wire (ctx, &f, FW_PB_LEN, "graph", error))
+            return FALSE;
+          g_ptr_array_add (a->graph_fields, g_memdup2 (&f, sizeof f));
+          break;
+        case ATTR_FLOATS:
+          if (!append_fixed (ctx, &f, 4, a->floats, error))
+            return FALSE;
+          break;
+        case ATTR_INTS:
+          if (!append_varints (ctx, &f, a->ints, error))
+            return FALSE;
+          break;
+        case ATTR_STRINGS:
+          if (!expect_wire (ctx, &f, FW_PB_LEN, "strings", error))
+            return FALSE;
+          if (!account (ctx, f.len, f.offset, error))
+            return FALSE;
+          g_ptr_array_add (a->strings, g_bytes_new (f.data, f.len));
+          break;
+        case ATTR_TP:
+        case ATTR_TYPE_PROTOS:
+        case ATTR_SPARSE_TENSOR:
+        case ATTR_SPARSE_TENSORS:
+          g_byte_array_append (a->raw, ctx->base + f.offset, fw_pb_offset (&_r) - f.offset);
+          break;
+        default:
+          break;
+        }
+    }
+  return _st != FW_PB_ERROR;
+}
+
+/* The attribute's type, checked; IR 1 files may omit `type`, and it is inferred from the one field set. */
+static gboolean
+attr_type (Ctx *ctx, const FwPbField *outer, AttrFields *a, GError **error)
+{
+  if (a->type == 0)
+    {
+      if (a->have_f) a->type = FW_ATTR_FLOAT;
+      else if (a->have_i) a->type = FW_ATTR_INT;
+      else if (a->have_s) a->type = FW_ATTR_STRING;
+      else if (a->tensors->len == 1) a->type = FW_ATTR_TENSOR;
+      else if (a->graph_fields->len == 1) a->type = FW_ATTR_GRAPH;
+      else if (a->floats->len) a->type = FW_ATTR_FLOATS;
+      else if (a->ints->len) a->type = FW_ATTR_INTS;
+      else if (a->strings->len) a->type = FW_ATTR_STRINGS;
+      else if (a->ref == NULL)
         return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("attribute has no type and no value"));
     }
-  if (type < 0 || type > FW_ATTR_TYPE_PROTOS)
-    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("attribute type %" PRId64 " is unknown"), type);
+  if (a->type < 0 || a->type > FW_ATTR_TYPE_PROTOS)
+    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("attribute type %" PRId64 " is unknown"), a->type);
+  return TRUE;
+}
 
-  attr = fw_node_add_attr (node, name, (FwAttrType) type);
-  attr->ref_attr_name = ref ? fw_graph_intern (node->graph, ref) : NULL;
-  attr->doc_string = doc ? fw_graph_intern (node->graph, doc) : NULL;
-  switch ((FwAttrType) type)
+/* A graph attribute's one subgraph or a graphs attribute's list, parsed as children of the node. */
+static gboolean
+set_attr_graphs (Ctx *ctx, const FwPbField *outer, FwNode *node, FwAttr *attr, AttrFields *a, GError **error)
+{
+  if (a->type == FW_ATTR_GRAPH && a->graph_fields->len != 1)
+    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("graph attribute holds %u graphs"),
+                 a->graph_fields->len);
+  if (a->type == FW_ATTR_GRAPHS)
+    {
+      attr->n = a->graph_fields->len;
+      attr->graphs = g_new0 (FwGraph *, MAX (a->graph_fields->len, 1));
+    }
+  for (guint i = 0; i < a->graph_fields->len; i++)
+    {
+      FwPbField *gf = g_ptr_array_index (a->graph_fields, i);
+      FwGraph *sub = fw_graph_new (node->graph);
+      sub->parent_node = node;
+      if (a->type == FW_ATTR_GRAPH)
+        attr->g = sub;
+      else
+        attr->graphs[i] = sub;
+      if (!parse_graph (ctx, gf->data, gf->len, sub, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+set_attr_value (Ctx *ctx, const FwPbField *outer, FwNode *node, FwAttr *attr, AttrFields *a, GError **error)
+{
+  switch ((FwAttrType) a->type)
     {
     case FW_ATTR_FLOAT:
-      attr->f = fv;
+      attr->f = a->fv;
       break;
     case FW_ATTR_INT:
-      attr->i = iv;
+      attr->i = a->iv;
       break;
     case FW_ATTR_STRING:
-      if (s != NULL)
+      if (a->have_s)
         {
           /* g_string_chunk_insert_len keeps embedded bytes; the NUL it adds makes it usable as C text. */
-          attr->s = g_string_chunk_insert_len (node->graph->strings, (const char *) s->data, s->len);
-          attr->s_len = s->len;
+          attr->s = g_string_chunk_insert_len (node->graph->strings, (const char *) a->s_field.data,
+                                               a->s_field.len);
+          attr->s_len = a->s_field.len;
         }
       else
         attr->s = "";
       break;
     case FW_ATTR_TENSOR:
-      if (tensors->len != 1)
-        return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("tensor attribute holds %u tensors"), tensors->len);
-      attr->t = fw_tensor_ref (g_ptr_array_index (tensors, 0));
+      if (a->tensors->len != 1)
+        return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("tensor attribute holds %u tensors"),
+                     a->tensors->len);
+      attr->t = fw_tensor_ref (g_ptr_array_index (a->tensors, 0));
       break;
     case FW_ATTR_FLOATS:
-      attr->n = floats->len / 4;
-      attr->floats = g_memdup2 (floats->data, MAX (floats->len, 1));
+      attr->n = a->floats->len / 4;
+      attr->floats = g_memdup2 (a->floats->data, MAX (a->floats->len, 1));
       break;
     case FW_ATTR_INTS:
-      attr->n = ints->len;
-      attr->ints = g_memdup2 (ints->data, MAX (ints->len, 1) * sizeof (gint64));
+      attr->n = a->ints->len;
+      attr->ints = g_memdup2 (a->ints->data, MAX (a->ints->len, 1) * sizeof (gint64));
       break;
     case FW_ATTR_STRINGS:
-      attr->n = strings->len;
-      attr->strings = g_new0 (GBytes *, MAX (strings->len, 1));
-      for (guint i = 0; i < strings->len; i++)
-        attr->strings[i] = g_bytes_ref (g_ptr_array_index (strings, i));
+      attr->n = a->strings->len;
+      attr->strings = g_new0 (GBytes *, MAX (a->strings->len, 1));
+      for (guint i = 0; i < a->strings->len; i++)
+        attr->strings[i] = g_bytes_ref (g_ptr_array_index (a->strings, i));
       break;
     case FW_ATTR_TENSORS:
-      attr->n = tensors->len;
-      attr->tensors = g_new0 (FwTensor *, MAX (tensors->len, 1));
-      for (guint i = 0; i < tensors->len; i++)
-        attr->tensors[i] = fw_tensor_ref (g_ptr_array_index (tensors, i));
+      attr->n = a->tensors->len;
+      attr->tensors = g_new0 (FwTensor *, MAX (a->tensors->len, 1));
+      for (guint i = 0; i < a->tensors->len; i++)
+        attr->tensors[i] = fw_tensor_ref (g_ptr_array_index (a->tensors, i));
       break;
     case FW_ATTR_GRAPH:
     case FW_ATTR_GRAPHS:
-      {
-        if (type == FW_ATTR_GRAPH && graph_fields->len != 1)
-          return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("graph attribute holds %u graphs"),
-                       graph_fields->len);
-        if (type == FW_ATTR_GRAPHS)
-          {
-            attr->n = graph_fields->len;
-            attr->graphs = g_new0 (FwGraph *, MAX (graph_fields->len, 1));
-          }
-        for (guint i = 0; i < graph_fields->len; i++)
-          {
-            FwPbField *gf = g_ptr_array_index (graph_fields, i);
-            FwGraph *sub = fw_graph_new (node->graph);
-            sub->parent_node = node;
-            if (type == FW_ATTR_GRAPH)
-              attr->g = sub;
-            else
-              attr->graphs[i] = sub;
-            if (!parse_graph (ctx, gf->data, gf->len, sub, error))
-              return FALSE;
-          }
-      }
-      break;
+      return set_attr_graphs (ctx, outer, node, attr, a, error);
     case FW_ATTR_SPARSE_TENSOR:
     case FW_ATTR_SPARSE_TENSORS:
     case FW_ATTR_TYPE_PROTO:
@@ -1086,8 +1109,39 @@ parse_attribute (Ctx *ctx, const FwPbField *outer, FwNode *node, GError **error)
     default:
       break;
     }
-  if (raw->len)
-    attr->raw = g_byte_array_free_to_bytes (g_steal_pointer (&raw));
+  return TRUE;
+}
+
+static gboolean
+parse_attribute (Ctx *ctx, const FwPbField *outer, FwNode *node, GError **error)
+{
+  g_auto(AttrFields) a = { 0 };
+  gsize mark = ctx->where->len;
+  FwAttr *attr;
+
+  if (!expect_wire (ctx, outer, FW_PB_LEN, "attribute", error) || !enter (ctx, outer->data, error))
+    return FALSE;
+  g_string_append (ctx->where, ".attribute");
+  a.floats = g_byte_array_new ();
+  a.ints = g_array_new (FALSE, FALSE, sizeof (gint64));
+  a.strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  a.tensors = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_tensor_unref);
+  a.graph_fields = g_ptr_array_new_with_free_func (g_free);
+  a.raw = g_byte_array_new ();
+  if (!read_attr_fields (ctx, outer, mark, &a, error))
+    return FALSE;
+  if (a.name == NULL || a.name[0] == '\0')
+    return fail (ctx, outer->offset, error, FW_ERROR_INVALID, _("an attribute has no name"));
+  if (!attr_type (ctx, outer, &a, error))
+    return FALSE;
+
+  attr = fw_node_add_attr (node, a.name, (FwAttrType) a.type);
+  attr->ref_attr_name = a.ref ? fw_graph_intern (node->graph, a.ref) : NULL;
+  attr->doc_string = a.doc ? fw_graph_intern (node->graph, a.doc) : NULL;
+  if (!set_attr_value (ctx, outer, node, attr, &a, error))
+    return FALSE;
+  if (a.raw->len)
+    attr->raw = g_byte_array_free_to_bytes (g_steal_pointer (&a.raw));
   g_string_truncate (ctx->where, mark);
   leave (ctx);
   return TRUE;

@@ -23,14 +23,107 @@ sat_add (gint64 a, gint64 b)
   return a + b;
 }
 
+/* Slice's bounds: starts, ends, axes, steps, as attributes (opset 1) or constant inputs (10+). */
+typedef struct
+{
+  gint64  *starts, *ends, *axes, *steps;
+  gint     n_starts, n_ends, n_axes, n_steps;
+  gboolean axes_known;     /* FALSE: an axes input whose value is unknown */
+  gboolean bounds_known;   /* FALSE: a starts, ends or steps input whose value is unknown */
+} SliceArgs;
+
+static void
+slice_args_clear (SliceArgs *a)
+{
+  g_clear_pointer (&a->starts, g_free);
+  g_clear_pointer (&a->ends, g_free);
+  g_clear_pointer (&a->axes, g_free);
+  g_clear_pointer (&a->steps, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SliceArgs, slice_args_clear)
+
+static gboolean
+slice_args_from_attrs (FwNode *node, SliceArgs *args, GError **error)
+{
+  guint a = 0, b = 0, c = 0;
+  const gint64 *s = fw_node_get_attr_ints (node, "starts", &a);
+  const gint64 *e = fw_node_get_attr_ints (node, "ends", &b);
+  const gint64 *ax = fw_node_get_attr_ints (node, "axes", &c);
+
+  if (s == NULL || e == NULL)
+    return fw_infer_error (error, node, _("attributes “starts” and “ends” are required"));
+  args->starts = g_memdup2 (s, MAX (a, 1) * sizeof (gint64));
+  args->ends = g_memdup2 (e, MAX (b, 1) * sizeof (gint64));
+  args->n_starts = (gint) a;
+  args->n_ends = (gint) b;
+  if (ax != NULL)
+    {
+      args->axes = g_memdup2 (ax, MAX (c, 1) * sizeof (gint64));
+      args->n_axes = (gint) c;
+    }
+  return TRUE;
+}
+
+static void
+slice_args_from_inputs (FwInferContext *ctx, FwNode *node, SliceArgs *a)
+{
+  a->starts = fw_infer_get_ints (ctx, fw_infer_input (node, 1), &a->n_starts);
+  a->ends = fw_infer_get_ints (ctx, fw_infer_input (node, 2), &a->n_ends);
+  a->bounds_known = a->starts != NULL && a->ends != NULL;
+  if (fw_infer_input (node, 3) != NULL)
+    {
+      a->axes = fw_infer_get_ints (ctx, fw_infer_input (node, 3), &a->n_axes);
+      a->axes_known = a->axes != NULL;
+    }
+  if (fw_infer_input (node, 4) != NULL)
+    {
+      a->steps = fw_infer_get_ints (ctx, fw_infer_input (node, 4), &a->n_steps);
+      a->bounds_known = a->bounds_known && a->steps != NULL;
+    }
+}
+
+/* Folds a constant input: output element k reads the input at start + coordinate × step on every axis. */
+static void
+slice_fold (FwInferContext *ctx, FwNode *node, const FwValue *x, const FwDim *out, const gint64 *st,
+            const gint64 *sp, gint64 n)
+{
+  FwFold in;
+
+  if (fw_fold_load (ctx, x, &in))
+    {
+      gint64 in_strides[FW_MAX_RANK], coord[FW_MAX_RANK] = { 0 };
+      g_autofree gint64 *src = g_new (gint64, MAX (n, 1));
+      gint64 base = 0, off;
+
+      fw_st_strides_of (in.rank, in.dims, in_strides);
+      for (gint i = 0; i < in.rank; i++)
+        base += st[i] * in_strides[i];
+      off = base;
+      for (gint64 k = 0; k < n; k++)
+        {
+          src[k] = off;
+          for (gint d = x->rank - 1; d >= 0; d--)
+            {
+              coord[d]++;
+              off += sp[d] * in_strides[d];
+              if (coord[d] < out[d].value)
+                break;
+              off -= coord[d] * sp[d] * in_strides[d];
+              coord[d] = 0;
+            }
+        }
+      fw_st_fold_by_index (ctx, node, &in, src);
+      fw_fold_clear (&in);
+    }
+}
+
 gboolean
 fw_infer_slice (FwInferContext *ctx, FwNode *node, GError **error)
 {
   FwValue *x = fw_infer_input (node, 0);
   gboolean attr_form = (node->opset > 0 && node->opset < 10) || fw_node_get_attr (node, "starts") != NULL;
-  g_autofree gint64 *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
-  gint n_starts = 0, n_ends = 0, n_axes = 0, n_steps = 0;
-  gboolean axes_known = TRUE, bounds_known = TRUE;
+  g_auto(SliceArgs) a = { .axes_known = TRUE, .bounds_known = TRUE };
   gint64 st[FW_MAX_RANK], sp[FW_MAX_RANK];
   gboolean sliced[FW_MAX_RANK] = { FALSE };
   FwDim out[FW_MAX_RANK];
@@ -43,50 +136,26 @@ fw_infer_slice (FwInferContext *ctx, FwNode *node, GError **error)
     }
   if (attr_form)
     {
-      guint a = 0, b = 0, c = 0;
-      const gint64 *s = fw_node_get_attr_ints (node, "starts", &a);
-      const gint64 *e = fw_node_get_attr_ints (node, "ends", &b);
-      const gint64 *ax = fw_node_get_attr_ints (node, "axes", &c);
-      if (s == NULL || e == NULL)
-        return fw_infer_error (error, node, _("attributes “starts” and “ends” are required"));
-      starts = g_memdup2 (s, MAX (a, 1) * sizeof (gint64));
-      ends = g_memdup2 (e, MAX (b, 1) * sizeof (gint64));
-      n_starts = (gint) a;
-      n_ends = (gint) b;
-      if (ax != NULL)
-        {
-          axes = g_memdup2 (ax, MAX (c, 1) * sizeof (gint64));
-          n_axes = (gint) c;
-        }
+      if (!slice_args_from_attrs (node, &a, error))
+        return FALSE;
     }
   else
-    {
-      starts = fw_infer_get_ints (ctx, fw_infer_input (node, 1), &n_starts);
-      ends = fw_infer_get_ints (ctx, fw_infer_input (node, 2), &n_ends);
-      bounds_known = starts != NULL && ends != NULL;
-      if (fw_infer_input (node, 3) != NULL)
-        {
-          axes = fw_infer_get_ints (ctx, fw_infer_input (node, 3), &n_axes);
-          axes_known = axes != NULL;
-        }
-      if (fw_infer_input (node, 4) != NULL)
-        {
-          steps = fw_infer_get_ints (ctx, fw_infer_input (node, 4), &n_steps);
-          bounds_known = bounds_known && steps != NULL;
-        }
-    }
-  if (!axes_known)
+    slice_args_from_inputs (ctx, node, &a);
+  if (!a.axes_known)
     {
       fw_infer_set (ctx, node, 0, x->dtype, x->rank, NULL);
       return TRUE;
     }
-  if (bounds_known && n_starts != n_ends)
-    return fw_infer_error (error, node, _("starts and ends have different lengths (%d, %d)"), n_starts, n_ends);
-  if (axes != NULL && bounds_known && n_axes != n_starts)
-    return fw_infer_error (error, node, _("axes and starts have different lengths (%d, %d)"), n_axes, n_starts);
-  if (steps != NULL && n_steps != n_starts)
-    return fw_infer_error (error, node, _("steps and starts have different lengths (%d, %d)"), n_steps, n_starts);
-  if (!bounds_known && axes == NULL)
+  if (a.bounds_known && a.n_starts != a.n_ends)
+    return fw_infer_error (error, node, _("starts and ends have different lengths (%d, %d)"), a.n_starts,
+                           a.n_ends);
+  if (a.axes != NULL && a.bounds_known && a.n_axes != a.n_starts)
+    return fw_infer_error (error, node, _("axes and starts have different lengths (%d, %d)"), a.n_axes,
+                           a.n_starts);
+  if (a.steps != NULL && a.n_steps != a.n_starts)
+    return fw_infer_error (error, node, _("steps and starts have different lengths (%d, %d)"), a.n_steps,
+                           a.n_starts);
+  if (!a.bounds_known && a.axes == NULL)
     {
       fw_infer_set (ctx, node, 0, x->dtype, x->rank, NULL);
       return TRUE;
@@ -97,27 +166,27 @@ fw_infer_slice (FwInferContext *ctx, FwNode *node, GError **error)
       st[i] = 0;
       sp[i] = 1;
     }
-  for (gint k = 0; k < (axes ? n_axes : n_starts); k++)
+  for (gint k = 0; k < (a.axes ? a.n_axes : a.n_starts); k++)
     {
       gint axis;
       gint64 step, s, e;
       FwDim d;
 
-      if (!fw_infer_axis (node, axes ? axes[k] : k, x->rank, &axis, error))
+      if (!fw_infer_axis (node, a.axes ? a.axes[k] : k, x->rank, &axis, error))
         return FALSE;
       if (sliced[axis])
         return fw_infer_error (error, node, _("axis %d is sliced twice"), axis);
       sliced[axis] = TRUE;
-      if (!bounds_known)
+      if (!a.bounds_known)
         {
           out[axis] = FW_DIM_UNKNOWN;
           continue;
         }
-      step = steps ? steps[k] : 1;
+      step = a.steps ? a.steps[k] : 1;
       if (step == 0)
         return fw_infer_error (error, node, _("a step is zero"));
-      s = starts[k];
-      e = ends[k];
+      s = a.starts[k];
+      e = a.ends[k];
       d = x->dims[axis];
       if (d.value < 0)
         {
@@ -144,7 +213,7 @@ fw_infer_slice (FwInferContext *ctx, FwNode *node, GError **error)
       sp[axis] = step;
     }
   fw_infer_set (ctx, node, 0, x->dtype, x->rank, out);
-  if (!bounds_known)
+  if (!a.bounds_known)
     return TRUE;
 
   /* Shape vectors: slicing the 1-D vector keeps symbols. */
@@ -157,35 +226,7 @@ fw_infer_slice (FwInferContext *ctx, FwNode *node, GError **error)
       return TRUE;
     }
   if (fw_infer_is_foldable (ctx, x) && fw_st_output_foldable (ctx, node, &n))
-    {
-      FwFold in;
-      if (fw_fold_load (ctx, x, &in))
-        {
-          gint64 in_strides[FW_MAX_RANK], coord[FW_MAX_RANK] = { 0 };
-          g_autofree gint64 *src = g_new (gint64, MAX (n, 1));
-          gint64 base = 0, off;
-
-          fw_st_strides_of (in.rank, in.dims, in_strides);
-          for (gint i = 0; i < in.rank; i++)
-            base += st[i] * in_strides[i];
-          off = base;
-          for (gint64 k = 0; k < n; k++)
-            {
-              src[k] = off;
-              for (gint d = x->rank - 1; d >= 0; d--)
-                {
-                  coord[d]++;
-                  off += sp[d] * in_strides[d];
-                  if (coord[d] < out[d].value)
-                    break;
-                  off -= coord[d] * sp[d] * in_strides[d];
-                  coord[d] = 0;
-                }
-            }
-          fw_st_fold_by_index (ctx, node, &in, src);
-          fw_fold_clear (&in);
-        }
-    }
+    slice_fold (ctx, node, x, out, st, sp, n);
   return TRUE;
 }
 

@@ -46,39 +46,35 @@ pad_source (PadMode mode, gint64 o, gint64 p, gint64 d)
     }
 }
 
-gboolean
-fw_kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-               FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
+static gboolean
+pad_mode (const FwNode *node, PadMode *mode, GError **error)
 {
   const char *mode_s = fw_node_get_attr_string (node, "mode");
-  PadMode mode = PAD_CONSTANT;
-  FwArray *x, *a;
-  g_autoptr(FwArray) y = NULL;
-  g_autoptr(FwArray) fill = NULL;
-  g_autofree gint64 *pads = NULL;
-  g_autofree gint64 *axes = NULL;
-  g_autofree gint64 *maps = NULL;
-  gint64 all[2 * FW_MAX_RANK], dims[FW_MAX_RANK], in_strides[FW_MAX_RANK], map_at[FW_MAX_RANK];
-  gint64 coord[FW_MAX_RANK] = { 0 }, total = 0, off = 0, inner;
-  gboolean outside[FW_MAX_RANK] = { FALSE };
-  guint n_pads = 0, n_axes = 0, n_out_of = 0;
-  gsize esize;
-  guint8 *dst;
 
-  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
-    return FALSE;
-  x = inputs[0];
-  esize = fw_kt_esize (x);
   if (mode_s == NULL || strcmp (mode_s, "constant") == 0)
-    mode = PAD_CONSTANT;
+    *mode = PAD_CONSTANT;
   else if (strcmp (mode_s, "reflect") == 0)
-    mode = PAD_REFLECT;
+    *mode = PAD_REFLECT;
   else if (strcmp (mode_s, "edge") == 0)
-    mode = PAD_EDGE;
+    *mode = PAD_EDGE;
   else if (strcmp (mode_s, "wrap") == 0)
-    mode = PAD_WRAP;
+    *mode = PAD_WRAP;
   else
     return fw_kernel_fail (error, node, _("unknown mode “%s”"), mode_s);
+  return TRUE;
+}
+
+/* The pads of every axis into all (begins, then ends): attribute “pads” (before opset 11) or input 1,
+ * for the axes of input 3 or all of them. */
+static gboolean
+pad_amounts (const FwNode *node, FwArray *const *inputs, guint n_inputs, const FwArray *x, gint64 *all,
+             GError **error)
+{
+  g_autofree gint64 *pads = NULL;
+  g_autofree gint64 *axes = NULL;
+  guint n_pads = 0, n_axes = 0;
+  FwArray *a;
+
   if (fw_node_get_attr (node, "pads") != NULL)
     {
       const gint64 *p = fw_node_get_attr_ints (node, "pads", &n_pads);
@@ -95,7 +91,7 @@ fw_kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
       if (pads == NULL)
         return FALSE;
     }
-  memset (all, 0, sizeof all);
+  memset (all, 0, 2 * FW_MAX_RANK * sizeof (gint64));
   if ((a = fw_kt_opt_input (inputs, n_inputs, 3)) != NULL)
     {
       axes = fw_kt_read_ints (node, a, _("axes"), &n_axes, error);
@@ -119,23 +115,19 @@ fw_kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
         return fw_kernel_fail (error, node, _("%u pads for rank %u"), n_pads, x->rank);
       memcpy (all, pads, n_pads * sizeof (gint64));
     }
-  for (guint i = 0; i < x->rank; i++)
-    {
-      gint64 lo = all[i], hi = all[i + x->rank];
+  return TRUE;
+}
 
-      if (lo > FW_TENSOR_MAX_ELEMENTS || hi > FW_TENSOR_MAX_ELEMENTS || lo < -x->dims[i] || hi < -x->dims[i]
-          || x->dims[i] + lo + hi < 0)
-        return fw_kernel_fail (error, node, _("pads %" PRId64 ", %" PRId64
-                                              " do not fit axis %u of %" PRId64), lo, hi, i, x->dims[i]);
-      dims[i] = x->dims[i] + lo + hi;
-      if (mode != PAD_CONSTANT && x->dims[i] == 0 && dims[i] > 0)
-        return fw_kernel_fail (error, node, _("cannot pad the empty axis %u in mode “%s”"), i, mode_s);
-    }
+/* The fill value: input 2 (opset 11) or attribute “value” (before), in the data's dtype. */
+static FwArray *
+pad_fill (const FwNode *node, FwArray *const *inputs, guint n_inputs, const FwArray *x, GError **error)
+{
+  gsize esize = fw_kt_esize (x);
+  FwArray *fill, *a;
 
-  /* The fill value: input 2 (opset 11) or attribute “value” (before), in the data's dtype. */
   fill = fw_kt_new_array (node, x->dtype, 0, NULL, error);
   if (fill == NULL)
-    return FALSE;
+    return NULL;
   memset (fill->data, 0, esize);
   if ((a = fw_kt_opt_input (inputs, n_inputs, 2)) != NULL && a->n_elements > 0)
     {
@@ -146,22 +138,23 @@ fw_kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
     }
   else if (fw_node_get_attr (node, "value") != NULL)
     fw_array_set_double (fill, 0, fw_node_get_attr_float (node, "value", 0.0f));
+  return fill;
+}
 
-  y = fw_kt_new_array (node, x->dtype, x->rank, dims, error);
-  if (y == NULL)
-    return FALSE;
-  if (y->n_elements == 0)
-    {
-      outputs[0] = g_steal_pointer (&y);
-      return TRUE;
-    }
-  if (x->rank == 0)
-    {
-      memcpy (y->data, x->data, esize);
-      outputs[0] = g_steal_pointer (&y);
-      return TRUE;
-    }
-  /* Per-axis maps from output to input coordinates (-1: the fill value), then one walk over the output. */
+/* Per-axis maps from output to input coordinates (-1: the fill value), then one walk over the output y
+ * (rank 1 or more, not empty). */
+static void
+pad_copy (const FwArray *x, FwArray *y, const FwArray *fill, PadMode mode, const gint64 *all)
+{
+  g_autofree gint64 *maps = NULL;
+  const gint64 *dims = y->dims;
+  gint64 in_strides[FW_MAX_RANK], map_at[FW_MAX_RANK];
+  gint64 coord[FW_MAX_RANK] = { 0 }, total = 0, off = 0, inner;
+  gboolean outside[FW_MAX_RANK] = { FALSE };
+  guint n_out_of = 0;
+  gsize esize = fw_kt_esize (x);
+  guint8 *dst;
+
   for (guint i = 0; i < x->rank; i++)
     {
       map_at[i] = total;
@@ -211,6 +204,55 @@ fw_kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
             break;
         }
     }
+}
+
+gboolean
+fw_kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
+               FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
+{
+  const char *mode_s = fw_node_get_attr_string (node, "mode");
+  PadMode mode = PAD_CONSTANT;
+  FwArray *x;
+  g_autoptr(FwArray) y = NULL;
+  g_autoptr(FwArray) fill = NULL;
+  gint64 all[2 * FW_MAX_RANK], dims[FW_MAX_RANK];
+
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
+    return FALSE;
+  x = inputs[0];
+  if (!pad_mode (node, &mode, error) || !pad_amounts (node, inputs, n_inputs, x, all, error))
+    return FALSE;
+  for (guint i = 0; i < x->rank; i++)
+    {
+      gint64 lo = all[i], hi = all[i + x->rank];
+
+      if (lo > FW_TENSOR_MAX_ELEMENTS || hi > FW_TENSOR_MAX_ELEMENTS || lo < -x->dims[i] || hi < -x->dims[i]
+          || x->dims[i] + lo + hi < 0)
+        return fw_kernel_fail (error, node, _("pads %" PRId64 ", %" PRId64
+                                              " do not fit axis %u of %" PRId64), lo, hi, i, x->dims[i]);
+      dims[i] = x->dims[i] + lo + hi;
+      if (mode != PAD_CONSTANT && x->dims[i] == 0 && dims[i] > 0)
+        return fw_kernel_fail (error, node, _("cannot pad the empty axis %u in mode “%s”"), i, mode_s);
+    }
+
+  fill = pad_fill (node, inputs, n_inputs, x, error);
+  if (fill == NULL)
+    return FALSE;
+  y = fw_kt_new_array (node, x->dtype, x->rank, dims, error);
+  if (y == NULL)
+    return FALSE;
+  if (y->n_elements == 0)
+    {
+      outputs[0] = g_steal_pointer (&y);
+      return TRUE;
+    }
+  if (x->rank == 0)
+    {
+      memcpy (y->data, x->data, fw_kt_esize (x));
+      outputs[0] = g_steal_pointer (&y);
+      return TRUE;
+    }
+  pad_copy (x, y, fill, mode, all);
   outputs[0] = g_steal_pointer (&y);
   return TRUE;
 }

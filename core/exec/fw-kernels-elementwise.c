@@ -19,7 +19,10 @@
  *  - Pow with a negative integer exponent gives the truncated result (1, -1 or 0), 0 for 0^-n;
  *  - BitShift by the type's width or more gives 0;
  *  - Cast of a float out of an integer type's range (undefined in ONNX) saturates to int64 first and
- *    then wraps, which matches x86 ONNX Runtime for everything inside the int32 range; NaN becomes 0. */
+ *    then wraps, which matches x86 ONNX Runtime for everything inside the int32 range; NaN becomes 0.
+ *
+ * This file holds the ops' expressions, their per-type tables and the kernels; the walker, the 16-bit float
+ * path, Cast's table and the checks every kernel shares are in fw-kernels-elementwise-run.c. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -32,273 +35,7 @@
 
 #include "fw-error.h"
 #include "fw-exec.h"
-#include "fw-kernel.h"
-
-/* Elements over which a loop is split across threads. */
-#define PARALLEL_MIN 65536
-/* Longest run one call of a row function gets, so one long row still spreads over threads. */
-#define SEGMENT 16384
-/* float16/bfloat16 elements converted per step, on the stack. */
-#define HALF_BLOCK 256
-#define MAX_WALK_INPUTS 3
-
-typedef struct _Params Params;
-
-/* n contiguous elements of in into out. */
-typedef void (*UnaryFn) (const void *in, void *out, gint64 n, const Params *p);
-/* n elements of out from inputs read with element strides st[k] (0: the same element throughout, 1: the
- * next one). */
-typedef void (*RowFn) (const void *const *in, const gint64 *st, void *out, gint64 n, const Params *p);
-
-struct _Params
-{
-  double   alpha;
-  double   beta;
-  double   gamma;
-  double   lambd;
-  double   bias;
-  double   lo_f;      /* Clip bounds for float types */
-  double   hi_f;
-  gint64   lo_i;      /* Clip bounds for integer types (bit pattern for uint64) */
-  gint64   hi_i;
-  gboolean detect_pos;
-  gboolean detect_neg;
-  /* For the 16-bit float wrappers: the storage type and the float32 kernel they run. */
-  FwDType  half;
-  gboolean bool_out;
-  UnaryFn  f32_unary;
-  RowFn    f32_row;
-};
-
-typedef struct
-{
-  UnaryFn  fn[FW_DTYPE_N_TYPES];
-  gboolean bool_out;
-} UnaryOp;
-
-typedef struct
-{
-  RowFn    fn[FW_DTYPE_N_TYPES];
-  gboolean bool_out;
-} BinaryOp;
-
-/* ---- 16-bit floats ---- */
-
-static inline guint16
-float_to_bfloat16 (float f)
-{
-  guint32 u;
-
-  memcpy (&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (guint16) ((u >> 16) | 0x40);   /* keep NaN a quiet NaN after truncation */
-  u += 0x7fffu + ((u >> 16) & 1u);         /* round to nearest even */
-  return (guint16) (u >> 16);
-}
-
-static inline gboolean
-is_half (FwDType dtype)
-{
-  return dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16;
-}
-
-static void
-half_load (float *dst, const guint16 *src, gint64 n, FwDType kind)
-{
-  if (kind == FW_DTYPE_FLOAT16)
-    for (gint64 i = 0; i < n; i++)
-      dst[i] = fw_half_to_float (src[i]);
-  else
-    for (gint64 i = 0; i < n; i++)
-      dst[i] = fw_bfloat16_to_float (src[i]);
-}
-
-static void
-half_store (guint16 *dst, const float *src, gint64 n, FwDType kind)
-{
-  if (kind == FW_DTYPE_FLOAT16)
-    for (gint64 i = 0; i < n; i++)
-      dst[i] = fw_float_to_half (src[i]);
-  else
-    for (gint64 i = 0; i < n; i++)
-      dst[i] = float_to_bfloat16 (src[i]);
-}
-
-static void
-half_unary (const void *in, void *out, gint64 n, const Params *p)
-{
-  float x[HALF_BLOCK], y[HALF_BLOCK];
-  const guint16 *a = in;
-
-  for (gint64 off = 0; off < n; off += HALF_BLOCK)
-    {
-      gint64 m = MIN (HALF_BLOCK, n - off);
-
-      half_load (x, a + off, m, p->half);
-      p->f32_unary (x, y, m, p);
-      if (p->bool_out)
-        memcpy ((guint8 *) out + off, y, m);
-      else
-        half_store ((guint16 *) out + off, y, m, p->half);
-    }
-}
-
-static void
-half_row (const void *const *in, const gint64 *st, void *out, gint64 n, const Params *p)
-{
-  float xa[HALF_BLOCK], xb[HALF_BLOCK], y[HALF_BLOCK];
-  const guint16 *a = in[0], *b = in[1];
-  const void *fin[2] = { xa, xb };
-
-  for (gint64 off = 0; off < n; off += HALF_BLOCK)
-    {
-      gint64 m = MIN (HALF_BLOCK, n - off);
-
-      half_load (xa, a + off * st[0], st[0] ? m : 1, p->half);
-      half_load (xb, b + off * st[1], st[1] ? m : 1, p->half);
-      p->f32_row (fin, st, y, m, p);
-      if (p->bool_out)
-        memcpy ((guint8 *) out + off, y, m);
-      else
-        half_store ((guint16 *) out + off, y, m, p->half);
-    }
-}
-
-/* ---- loop drivers ---- */
-
-static void
-run_flat (FwExecContext *ctx, UnaryFn fn, const void *in, gsize in_size, void *out, gsize out_size, gint64 n,
-          const Params *p)
-{
-  gint n_threads = (gint) fw_exec_context_get_n_threads (ctx);
-  gint64 n_blocks = n > PARALLEL_MIN ? n_threads : 1;
-
-#pragma omp parallel for if (n > PARALLEL_MIN) num_threads (n_threads)
-  for (gint64 b = 0; b < n_blocks; b++)
-    {
-      gint64 start = n * b / n_blocks, end = n * (b + 1) / n_blocks;
-
-      if (end > start)
-        fn ((const guint8 *) in + start * in_size, (guint8 *) out + start * out_size, end - start, p);
-    }
-}
-
-/* The iteration space of a broadcast, with size-1 axes dropped and axes merged where every input is
- * contiguous across them. The last axis is the row a row function runs over. */
-typedef struct
-{
-  guint  n_in;
-  guint  rank;
-  gint64 dims[FW_MAX_RANK];
-  gint64 st[MAX_WALK_INPUTS][FW_MAX_RANK];
-  gsize  in_size[MAX_WALK_INPUTS];
-  gsize  out_size;
-} Walk;
-
-static void
-walk_init (Walk *w, guint n_in, FwArray *const *in, guint out_rank, const gint64 *out_dims, gsize out_size)
-{
-  gint64 st[MAX_WALK_INPUTS][FW_MAX_RANK];
-
-  w->n_in = n_in;
-  w->out_size = out_size;
-  for (guint k = 0; k < n_in; k++)
-    {
-      fw_kernel_broadcast_strides (in[k]->rank, in[k]->dims, out_rank, out_dims, st[k]);
-      w->in_size[k] = fw_dtype_bits (in[k]->dtype) / 8;
-    }
-  w->rank = 0;
-  for (guint d = 0; d < out_rank; d++)
-    {
-      gboolean merge = w->rank > 0;
-
-      if (out_dims[d] == 1)
-        continue;
-      for (guint k = 0; k < n_in && merge; k++)
-        if (w->st[k][w->rank - 1] != st[k][d] * out_dims[d])
-          merge = FALSE;
-      if (merge)
-        {
-          w->dims[w->rank - 1] *= out_dims[d];
-          for (guint k = 0; k < n_in; k++)
-            w->st[k][w->rank - 1] = st[k][d];
-        }
-      else
-        {
-          w->dims[w->rank] = out_dims[d];
-          for (guint k = 0; k < n_in; k++)
-            w->st[k][w->rank] = st[k][d];
-          w->rank++;
-        }
-    }
-  if (w->rank == 0)
-    {
-      w->rank = 1;
-      w->dims[0] = 1;
-      for (guint k = 0; k < n_in; k++)
-        w->st[k][0] = 0;
-    }
-}
-
-static void
-walk_run (FwExecContext *ctx, const Walk *w, const void *const *in, void *out, RowFn fn, const Params *p)
-{
-  gint n_threads = (gint) fw_exec_context_get_n_threads (ctx);
-  guint outer = w->rank - 1;
-  gint64 len = w->dims[outer], n_rows = 1, n_seg, n_units, n_blocks, total;
-
-  for (guint d = 0; d < outer; d++)
-    n_rows *= w->dims[d];
-  total = n_rows * len;
-  if (total == 0)
-    return;
-  n_seg = (len + SEGMENT - 1) / SEGMENT;
-  n_units = n_rows * n_seg;
-  n_blocks = total > PARALLEL_MIN ? MIN (n_units, (gint64) n_threads) : 1;
-
-#pragma omp parallel for if (total > PARALLEL_MIN) num_threads (n_threads)
-  for (gint64 b = 0; b < n_blocks; b++)
-    {
-      gint64 u = n_units * b / n_blocks, u_end = n_units * (b + 1) / n_blocks;
-      gint64 row = u / n_seg, seg = u % n_seg, rem = row;
-      gint64 idx[FW_MAX_RANK], off[MAX_WALK_INPUTS] = { 0 }, ist[MAX_WALK_INPUTS];
-      const void *ptr[MAX_WALK_INPUTS];
-
-      /* One division per axis for the block's first row; a counter after that. */
-      for (gint d = (gint) outer - 1; d >= 0; d--)
-        {
-          idx[d] = rem % w->dims[d];
-          rem /= w->dims[d];
-          for (guint k = 0; k < w->n_in; k++)
-            off[k] += idx[d] * w->st[k][d];
-        }
-      for (guint k = 0; k < w->n_in; k++)
-        ist[k] = w->st[k][outer];
-      for (; u < u_end; u++)
-        {
-          gint64 j0 = seg * SEGMENT, m = MIN (SEGMENT, len - j0);
-
-          for (guint k = 0; k < w->n_in; k++)
-            ptr[k] = (const guint8 *) in[k] + (off[k] + j0 * ist[k]) * (gint64) w->in_size[k];
-          fn (ptr, ist, (guint8 *) out + (row * len + j0) * (gint64) w->out_size, m, p);
-          if (++seg < n_seg)
-            continue;
-          seg = 0;
-          row++;
-          for (gint d = (gint) outer - 1; d >= 0; d--)
-            {
-              idx[d]++;
-              for (guint k = 0; k < w->n_in; k++)
-                off[k] += w->st[k][d];
-              if (idx[d] < w->dims[d])
-                break;
-              for (guint k = 0; k < w->n_in; k++)
-                off[k] -= w->st[k][d] * w->dims[d];
-              idx[d] = 0;
-            }
-        }
-    }
-}
+#include "fw-kernels-elementwise-private.h"
 
 /* ---- type lists and loop bodies ---- */
 
@@ -482,28 +219,6 @@ ipow64 (gint64 x, gint64 y)
   return (gint64) result;
 }
 
-static inline gint64
-f2i64 (double d)
-{
-  if (!(d == d))
-    return 0;
-  if (d >= 9.2233720368547758e18)
-    return G_MAXINT64;
-  if (d <= -9.2233720368547758e18)
-    return G_MININT64;
-  return (gint64) d;
-}
-
-static inline guint64
-f2u64 (double d)
-{
-  if (d >= 1.8446744073709552e19)
-    return G_MAXUINT64;
-  if (d >= 0.0)
-    return (guint64) d;
-  return (guint64) f2i64 (d);
-}
-
 /* ---- unary ops ---- */
 
 #define E_ABS_F(T, U, M, x, P) M (fabs) (x)
@@ -554,8 +269,8 @@ f2u64 (double d)
 #define E_SHRINK_F(T, U, M, x, P) \
   ((x) < (T) -P->lambd ? (x) + (T) P->bias : ((x) > (T) P->lambd ? (x) - (T) P->bias : (T) 0))
 #define E_SHRINK_I(T, U, M, x, P) \
-  ((double) (x) < -P->lambd ? (T) f2i64 ((double) (x) + P->bias) \
-   : ((double) (x) > P->lambd ? (T) f2i64 ((double) (x) - P->bias) : (T) 0))
+  ((double) (x) < -P->lambd ? (T) fw_ew_f2i64 ((double) (x) + P->bias) \
+   : ((double) (x) > P->lambd ? (T) fw_ew_f2i64 ((double) (x) - P->bias) : (T) 0))
 #define E_ISNAN(T, U, M, x, P) ((x) != (x))
 #define E_DIVN(T, U, M, x, P) ((x) / (T) P->beta)
 /* Clip: max with the low bound first, then min with the high one, so low > high gives high. NaN stays. */
@@ -793,268 +508,6 @@ DEF_WHERE (16, guint16)
 DEF_WHERE (32, guint32)
 DEF_WHERE (64, guint64)
 
-/* ---- Cast ---- */
-
-/* X (suffix, C type, kind): F float, I integer, L uint64, B bool */
-#define CAST_TYPES_A(X) \
-  X (f32, float, F) X (f64, double, F) X (i8, gint8, I) X (i16, gint16, I) X (i32, gint32, I) \
-  X (i64, gint64, I) X (u8, guint8, I) X (u16, guint16, I) X (u32, guint32, I) X (u64, guint64, L) \
-  X (b, guint8, B)
-#define CAST_TYPES_B(X, s, ST, SK) \
-  X (s, ST, SK, f32, float, F) X (s, ST, SK, f64, double, F) X (s, ST, SK, i8, gint8, I) \
-  X (s, ST, SK, i16, gint16, I) X (s, ST, SK, i32, gint32, I) X (s, ST, SK, i64, gint64, I) \
-  X (s, ST, SK, u8, guint8, I) X (s, ST, SK, u16, guint16, I) X (s, ST, SK, u32, guint32, I) \
-  X (s, ST, SK, u64, guint64, L) X (s, ST, SK, b, guint8, B)
-
-#define CONV_F_F(DT, v) ((DT) (v))
-#define CONV_F_I(DT, v) ((DT) f2i64 ((double) (v)))
-#define CONV_F_L(DT, v) ((DT) f2u64 ((double) (v)))
-#define CONV_F_B(DT, v) ((DT) ((v) != 0))
-#define CONV_I_F(DT, v) ((DT) (v))
-#define CONV_I_I(DT, v) ((DT) (v))
-#define CONV_I_L(DT, v) ((DT) (v))
-#define CONV_I_B(DT, v) ((DT) ((v) != 0))
-#define CONV_L_F CONV_I_F
-#define CONV_L_I CONV_I_I
-#define CONV_L_L CONV_I_L
-#define CONV_L_B CONV_I_B
-#define CONV_B_F(DT, v) ((DT) ((v) != 0))
-#define CONV_B_I CONV_B_F
-#define CONV_B_L CONV_B_F
-#define CONV_B_B CONV_B_F
-
-#define DEF_CAST_PAIR(s, ST, SK, d, DT, DK) \
-  static void \
-  cast_##s##_##d (const void *in, void *out, gint64 n, const Params *P) \
-  { \
-    const ST *a = in; \
-    DT *o = out; \
-    (void) P; \
-    _Pragma ("omp simd") \
-    for (gint64 i = 0; i < n; i++) \
-      o[i] = CONV_##SK##_##DK (DT, a[i]); \
-  }
-#define DEF_CAST_ROW(s, ST, SK) CAST_TYPES_B (DEF_CAST_PAIR, s, ST, SK)
-CAST_TYPES_A (DEF_CAST_ROW)
-
-#define CAST_PAIR_ENTRY(s, ST, SK, d, DT, DK) cast_##s##_##d,
-#define CAST_ROW_ENTRY(s, ST, SK) { CAST_TYPES_B (CAST_PAIR_ENTRY, s, ST, SK) },
-static const UnaryFn cast_fns[][11] = { CAST_TYPES_A (CAST_ROW_ENTRY) };
-
-/* The row or column of cast_fns for a dtype, or -1. */
-static gint
-cast_index (FwDType dtype)
-{
-  switch (dtype)
-    {
-    case FW_DTYPE_FLOAT: return 0;
-    case FW_DTYPE_DOUBLE: return 1;
-    case FW_DTYPE_INT8: return 2;
-    case FW_DTYPE_INT16: return 3;
-    case FW_DTYPE_INT32: return 4;
-    case FW_DTYPE_INT64: return 5;
-    case FW_DTYPE_UINT8: return 6;
-    case FW_DTYPE_UINT16: return 7;
-    case FW_DTYPE_UINT32: return 8;
-    case FW_DTYPE_UINT64: return 9;
-    case FW_DTYPE_BOOL: return 10;
-    default: return -1;
-    }
-}
-
-static gboolean
-cast_supported (FwDType dtype)
-{
-  return cast_index (dtype) >= 0 || is_half (dtype);
-}
-
-/* n elements of src (sd) into dst (dd); both types cast_supported. 16-bit floats go through float32. */
-static void
-cast_block (const void *src, FwDType sd, void *dst, FwDType dd, gint64 n)
-{
-  float buf[HALF_BLOCK];
-
-  if (sd == dd)
-    {
-      memcpy (dst, src, n * (fw_dtype_bits (sd) / 8));
-      return;
-    }
-  if (!is_half (sd) && !is_half (dd))
-    {
-      cast_fns[cast_index (sd)][cast_index (dd)] (src, dst, n, NULL);
-      return;
-    }
-  for (gint64 off = 0; off < n; off += HALF_BLOCK)
-    {
-      gint64 m = MIN (HALF_BLOCK, n - off);
-
-      if (is_half (sd))
-        half_load (buf, (const guint16 *) src + off, m, sd);
-      else
-        cast_fns[cast_index (sd)][0] ((const guint8 *) src + off * (fw_dtype_bits (sd) / 8), buf, m, NULL);
-      if (is_half (dd))
-        half_store ((guint16 *) dst + off, buf, m, dd);
-      else
-        cast_fns[0][cast_index (dd)] (buf, (guint8 *) dst + off * (fw_dtype_bits (dd) / 8), m, NULL);
-    }
-}
-
-static void
-cast_data (FwExecContext *ctx, const void *src, FwDType sd, void *dst, FwDType dd, gint64 n)
-{
-  gint n_threads = (gint) fw_exec_context_get_n_threads (ctx);
-  gint64 n_blocks = n > PARALLEL_MIN ? n_threads : 1;
-  gsize ss = fw_dtype_bits (sd) / 8, ds = fw_dtype_bits (dd) / 8;
-
-#pragma omp parallel for if (n > PARALLEL_MIN) num_threads (n_threads)
-  for (gint64 b = 0; b < n_blocks; b++)
-    {
-      gint64 start = n * b / n_blocks, end = n * (b + 1) / n_blocks;
-
-      if (end > start)
-        cast_block ((const guint8 *) src + start * ss, sd, (guint8 *) dst + start * ds, dd, end - start);
-    }
-}
-
-/* ---- shared kernel plumbing ---- */
-
-static FwArray *
-new_output (const FwNode *node, FwDType dtype, guint rank, const gint64 *dims, GError **error)
-{
-  FwArray *out = fw_array_new (dtype, rank, dims, error);
-
-  if (out == NULL)
-    g_prefix_error (error, _("node “%s” (%s): "), node->name ? node->name : "", node->op_type);
-  return out;
-}
-
-static gboolean
-need_inputs (const FwNode *node, FwArray *const *inputs, guint n_inputs, guint n_required, guint n_outputs,
-             GError **error)
-{
-  if (n_outputs < 1)
-    return fw_kernel_fail (error, node, _("the node has no output"));
-  if (n_inputs < n_required)
-    return fw_kernel_fail (error, node, _("%u inputs are needed, %u given"), n_required, n_inputs);
-  for (guint i = 0; i < n_required; i++)
-    if (inputs[i] == NULL)
-      return fw_kernel_fail (error, node, _("input %u is missing"), i);
-  return TRUE;
-}
-
-static gboolean
-unsupported_type (GError **error, const FwNode *node, FwDType dtype)
-{
-  return fw_kernel_fail (error, node, _("inputs of type %s are not supported"), fw_dtype_name (dtype));
-}
-
-static FwArray *
-cast_array (FwExecContext *ctx, const FwNode *node, FwArray *x, FwDType dtype, GError **error)
-{
-  FwArray *out;
-
-  if (!cast_supported (x->dtype) || !cast_supported (dtype))
-    {
-      fw_kernel_fail (error, node, _("cannot convert %s to %s"), fw_dtype_name (x->dtype), fw_dtype_name (dtype));
-      return NULL;
-    }
-  if (x->dtype == dtype)
-    return fw_array_ref (x);
-  out = new_output (node, dtype, x->rank, x->dims, error);
-  if (out != NULL)
-    cast_data (ctx, x->data, x->dtype, out->data, dtype, x->n_elements);
-  return out;
-}
-
-static FwArray *
-run_unary (FwExecContext *ctx, const FwNode *node, FwArray *x, const UnaryOp *op, const Params *p, GError **error)
-{
-  Params local = *p;
-  UnaryFn fn = op->fn[x->dtype];
-  FwDType out_dtype = op->bool_out ? FW_DTYPE_BOOL : x->dtype;
-  FwArray *out;
-
-  if (fn == NULL && is_half (x->dtype) && op->fn[FW_DTYPE_FLOAT] != NULL)
-    {
-      local.half = x->dtype;
-      local.bool_out = op->bool_out;
-      local.f32_unary = op->fn[FW_DTYPE_FLOAT];
-      fn = half_unary;
-    }
-  if (fn == NULL)
-    {
-      unsupported_type (error, node, x->dtype);
-      return NULL;
-    }
-  out = new_output (node, out_dtype, x->rank, x->dims, error);
-  if (out != NULL)
-    run_flat (ctx, fn, x->data, fw_dtype_bits (x->dtype) / 8, out->data, fw_dtype_bits (out_dtype) / 8,
-              x->n_elements, &local);
-  return out;
-}
-
-static FwArray *
-run_binary (FwExecContext *ctx, const FwNode *node, FwArray *a, FwArray *b, const BinaryOp *op, const Params *p,
-            GError **error)
-{
-  Params local = *p;
-  RowFn fn = op->fn[a->dtype];
-  FwDType out_dtype = op->bool_out ? FW_DTYPE_BOOL : a->dtype;
-  gint64 dims[FW_MAX_RANK];
-  guint rank;
-  FwArray *out;
-  FwArray *ins[2] = { a, b };
-  const void *data[2] = { a->data, b->data };
-  Walk w;
-
-  if (a->dtype != b->dtype)
-    {
-      fw_kernel_fail (error, node, _("the inputs have different types, %s and %s"), fw_dtype_name (a->dtype),
-                      fw_dtype_name (b->dtype));
-      return NULL;
-    }
-  if (fn == NULL && is_half (a->dtype) && op->fn[FW_DTYPE_FLOAT] != NULL)
-    {
-      local.half = a->dtype;
-      local.bool_out = op->bool_out;
-      local.f32_row = op->fn[FW_DTYPE_FLOAT];
-      fn = half_row;
-    }
-  if (fn == NULL)
-    {
-      unsupported_type (error, node, a->dtype);
-      return NULL;
-    }
-  if (!fw_kernel_broadcast_dims (node, a->rank, a->dims, b->rank, b->dims, &rank, dims, error))
-    return NULL;
-  out = new_output (node, out_dtype, rank, dims, error);
-  if (out == NULL)
-    return NULL;
-  walk_init (&w, 2, ins, rank, dims, fw_dtype_bits (out_dtype) / 8);
-  walk_run (ctx, &w, data, out->data, fn, &local);
-  return out;
-}
-
-static gboolean
-unary_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint n_inputs, FwArray **outputs,
-              guint n_outputs, const UnaryOp *op, const Params *p, GError **error)
-{
-  if (!need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
-    return FALSE;
-  outputs[0] = run_unary (ctx, node, inputs[0], op, p, error);
-  return outputs[0] != NULL;
-}
-
-static gboolean
-binary_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint n_inputs, FwArray **outputs,
-               guint n_outputs, const BinaryOp *op, const Params *p, GError **error)
-{
-  if (!need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
-    return FALSE;
-  outputs[0] = run_binary (ctx, node, inputs[0], inputs[1], op, p, error);
-  return outputs[0] != NULL;
-}
-
 #define KERNEL_ARGS \
   FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint n_inputs, FwArray **outputs, \
   guint n_outputs, GError **error
@@ -1064,13 +517,13 @@ binary_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
   static gboolean k_##name (KERNEL_ARGS) \
   { \
     Params p = { 0 }; \
-    return unary_kernel (PASS_ARGS, &op, &p, error); \
+    return fw_ew_unary_kernel (PASS_ARGS, &op, &p, error); \
   }
 #define PLAIN_BINARY(name, op) \
   static gboolean k_##name (KERNEL_ARGS) \
   { \
     Params p = { 0 }; \
-    return binary_kernel (PASS_ARGS, &op, &p, error); \
+    return fw_ew_binary_kernel (PASS_ARGS, &op, &p, error); \
   }
 
 PLAIN_UNARY (abs, op_abs)
@@ -1130,7 +583,7 @@ PLAIN_BINARY (less_equal, op_le)
     p.alpha = fw_node_get_attr_float (node, "alpha", a_default); \
     p.beta = fw_node_get_attr_float (node, "beta", b_default); \
     p.gamma = fw_node_get_attr_float (node, "gamma", g_default); \
-    return unary_kernel (PASS_ARGS, &op, &p, error); \
+    return fw_ew_unary_kernel (PASS_ARGS, &op, &p, error); \
   }
 
 ALPHA_UNARY (elu, op_elu, 1.0f, 0.0f, 0.0f)
@@ -1155,7 +608,7 @@ k_shrink (KERNEL_ARGS)
 
   p.bias = fw_node_get_attr_float (node, "bias", 0.0f);
   p.lambd = fw_node_get_attr_float (node, "lambd", 0.5f);
-  return unary_kernel (PASS_ARGS, &op_shrink, &p, error);
+  return fw_ew_unary_kernel (PASS_ARGS, &op_shrink, &p, error);
 }
 
 static gboolean
@@ -1165,7 +618,7 @@ k_isinf (KERNEL_ARGS)
 
   p.detect_pos = fw_node_get_attr_int (node, "detect_positive", 1) != 0;
   p.detect_neg = fw_node_get_attr_int (node, "detect_negative", 1) != 0;
-  return unary_kernel (PASS_ARGS, &op_isinf, &p, error);
+  return fw_ew_unary_kernel (PASS_ARGS, &op_isinf, &p, error);
 }
 
 static gboolean
@@ -1175,16 +628,16 @@ k_gelu (KERNEL_ARGS)
   const char *approximate = fw_node_get_attr_string (node, "approximate");
 
   if (approximate == NULL || strcmp (approximate, "none") == 0)
-    return unary_kernel (PASS_ARGS, &op_gelu, &p, error);
+    return fw_ew_unary_kernel (PASS_ARGS, &op_gelu, &p, error);
   if (strcmp (approximate, "tanh") == 0)
-    return unary_kernel (PASS_ARGS, &op_gelu_tanh, &p, error);
+    return fw_ew_unary_kernel (PASS_ARGS, &op_gelu_tanh, &p, error);
   return fw_kernel_fail (error, node, _("attribute “approximate” must be “none” or “tanh”"));
 }
 
 static gboolean
 k_identity (KERNEL_ARGS)
 {
-  if (!need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
     return FALSE;
   outputs[0] = fw_array_ref (inputs[0]);
   return TRUE;
@@ -1199,7 +652,7 @@ k_dropout (KERNEL_ARGS)
   gboolean training = FALSE;
   double ratio = fw_node_get_attr_float (node, "ratio", 0.5f);
 
-  if (!need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
     return FALSE;
   x = inputs[0];
   if (n_inputs > 1 && inputs[1] != NULL && inputs[1]->n_elements > 0)
@@ -1211,7 +664,7 @@ k_dropout (KERNEL_ARGS)
   if (n_outputs > 1 && node->outputs[1] != NULL)
     {
       gboolean old_mask = node->opset > 0 && node->opset < 10;
-      FwArray *mask = new_output (node, old_mask ? x->dtype : FW_DTYPE_BOOL, x->rank, x->dims, error);
+      FwArray *mask = fw_ew_new_output (node, old_mask ? x->dtype : FW_DTYPE_BOOL, x->rank, x->dims, error);
 
       if (mask == NULL)
         return FALSE;
@@ -1229,13 +682,13 @@ k_dropout (KERNEL_ARGS)
 static gboolean
 do_cast (FwExecContext *ctx, const FwNode *node, FwArray *x, FwDType to, FwArray **outputs, GError **error)
 {
-  if (!cast_supported (x->dtype) || !cast_supported (to))
+  if (!fw_ew_cast_supported (x->dtype) || !fw_ew_cast_supported (to))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("node “%s” (%s): casting %s to %s is not supported"),
                    node->name ? node->name : "", node->op_type, fw_dtype_name (x->dtype), fw_dtype_name (to));
       return FALSE;
     }
-  outputs[0] = cast_array (ctx, node, x, to, error);
+  outputs[0] = fw_ew_cast_array (ctx, node, x, to, error);
   return outputs[0] != NULL;
 }
 
@@ -1245,7 +698,7 @@ k_cast (KERNEL_ARGS)
 {
   gint64 to = fw_node_get_attr_int (node, "to", 0);
 
-  if (!need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
     return FALSE;
   if (!fw_dtype_is_valid (to) || to == FW_DTYPE_UNDEFINED)
     return fw_kernel_fail (error, node, _("attribute “to” must be a valid data type"));
@@ -1255,7 +708,7 @@ k_cast (KERNEL_ARGS)
 static gboolean
 k_cast_like (KERNEL_ARGS)
 {
-  if (!need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
     return FALSE;
   return do_cast (ctx, node, inputs[0], inputs[1]->dtype, outputs, error);
 }
@@ -1302,7 +755,7 @@ k_clip (KERNEL_ARGS)
   Params p = { 0 };
   FwArray *x;
 
-  if (!need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
     return FALSE;
   x = inputs[0];
   p.lo_f = -INFINITY;
@@ -1311,14 +764,14 @@ k_clip (KERNEL_ARGS)
   if (node->opset > 0 && node->opset < 11)
     {
       if (!fw_dtype_is_float (x->dtype))
-        return unsupported_type (error, node, x->dtype);
+        return fw_ew_unsupported_type (error, node, x->dtype);
       p.lo_f = fw_node_get_attr_float (node, "min", -FLT_MAX);
       p.hi_f = fw_node_get_attr_float (node, "max", FLT_MAX);
     }
   else if (!clip_bound (node, x, n_inputs > 1 ? inputs[1] : NULL, &p.lo_f, &p.lo_i, error)
            || !clip_bound (node, x, n_inputs > 2 ? inputs[2] : NULL, &p.hi_f, &p.hi_i, error))
     return FALSE;
-  return unary_kernel (PASS_ARGS, &op_clip, &p, error);
+  return fw_ew_unary_kernel (PASS_ARGS, &op_clip, &p, error);
 }
 
 static gboolean
@@ -1327,11 +780,11 @@ k_mod (KERNEL_ARGS)
   Params p = { 0 };
   gboolean c_fmod = fw_node_get_attr_int (node, "fmod", 0) != 0;
 
-  if (!need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
     return FALSE;
   if (!c_fmod && fw_dtype_is_float (inputs[0]->dtype))
     return fw_kernel_fail (error, node, _("floating-point Mod needs the attribute fmod = 1"));
-  return binary_kernel (PASS_ARGS, c_fmod ? &op_fmod : &op_mod, &p, error);
+  return fw_ew_binary_kernel (PASS_ARGS, c_fmod ? &op_fmod : &op_mod, &p, error);
 }
 
 static gboolean
@@ -1341,9 +794,9 @@ k_bitshift (KERNEL_ARGS)
   const char *direction = fw_node_get_attr_string (node, "direction");
 
   if (direction != NULL && strcmp (direction, "LEFT") == 0)
-    return binary_kernel (PASS_ARGS, &op_shl, &p, error);
+    return fw_ew_binary_kernel (PASS_ARGS, &op_shl, &p, error);
   if (direction != NULL && strcmp (direction, "RIGHT") == 0)
-    return binary_kernel (PASS_ARGS, &op_shr, &p, error);
+    return fw_ew_binary_kernel (PASS_ARGS, &op_shr, &p, error);
   return fw_kernel_fail (error, node, _("attribute “direction” must be “LEFT” or “RIGHT”"));
 }
 
@@ -1352,9 +805,9 @@ k_prelu (KERNEL_ARGS)
 {
   Params p = { 0 };
 
-  if (!need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
     return FALSE;
-  if (!binary_kernel (PASS_ARGS, &op_prelu, &p, error))
+  if (!fw_ew_binary_kernel (PASS_ARGS, &op_prelu, &p, error))
     return FALSE;
   /* The slope broadcasts to X, never X to the slope's shape. */
   if (!fw_array_same_shape (outputs[0], inputs[0]))
@@ -1378,29 +831,29 @@ k_pow (KERNEL_ARGS)
   g_autoptr(FwArray) yc = NULL;
   g_autoptr(FwArray) r = NULL;
 
-  if (!need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 2, n_outputs, error))
     return FALSE;
   x = inputs[0];
   y = inputs[1];
   out_dtype = x->dtype;
-  if (x->dtype == FW_DTYPE_BOOL || !cast_supported (x->dtype))
-    return unsupported_type (error, node, x->dtype);
-  if (y->dtype == FW_DTYPE_BOOL || !cast_supported (y->dtype))
-    return unsupported_type (error, node, y->dtype);
-  if (x->dtype == FW_DTYPE_FLOAT || is_half (x->dtype))
+  if (x->dtype == FW_DTYPE_BOOL || !fw_ew_cast_supported (x->dtype))
+    return fw_ew_unsupported_type (error, node, x->dtype);
+  if (y->dtype == FW_DTYPE_BOOL || !fw_ew_cast_supported (y->dtype))
+    return fw_ew_unsupported_type (error, node, y->dtype);
+  if (x->dtype == FW_DTYPE_FLOAT || fw_ew_is_half (x->dtype))
     compute = FW_DTYPE_FLOAT;
   else if (x->dtype == FW_DTYPE_DOUBLE || fw_dtype_is_float (y->dtype))
     compute = FW_DTYPE_DOUBLE;
   else
     compute = FW_DTYPE_INT64;
-  xc = cast_array (ctx, node, x, compute, error);
-  yc = xc ? cast_array (ctx, node, y, compute, error) : NULL;
+  xc = fw_ew_cast_array (ctx, node, x, compute, error);
+  yc = xc ? fw_ew_cast_array (ctx, node, y, compute, error) : NULL;
   if (yc == NULL)
     return FALSE;
-  r = run_binary (ctx, node, xc, yc, &op_pow, &p, error);
+  r = fw_ew_run_binary (ctx, node, xc, yc, &op_pow, &p, error);
   if (r == NULL)
     return FALSE;
-  outputs[0] = cast_array (ctx, node, r, out_dtype, error);
+  outputs[0] = fw_ew_cast_array (ctx, node, r, out_dtype, error);
   return outputs[0] != NULL;
 }
 
@@ -1412,7 +865,7 @@ variadic (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint 
   Params p = { 0 };
   g_autoptr(FwArray) acc = NULL;
 
-  if (!need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 1, n_outputs, error))
     return FALSE;
   for (guint i = 1; i < n_inputs; i++)
     {
@@ -1423,13 +876,13 @@ variadic (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint 
                                fw_dtype_name (inputs[0]->dtype), fw_dtype_name (inputs[i]->dtype));
     }
   if (mean && !fw_dtype_is_float (inputs[0]->dtype))
-    return unsupported_type (error, node, inputs[0]->dtype);
-  if (op->fn[inputs[0]->dtype] == NULL && !(is_half (inputs[0]->dtype) && op->fn[FW_DTYPE_FLOAT] != NULL))
-    return unsupported_type (error, node, inputs[0]->dtype);
+    return fw_ew_unsupported_type (error, node, inputs[0]->dtype);
+  if (op->fn[inputs[0]->dtype] == NULL && !(fw_ew_is_half (inputs[0]->dtype) && op->fn[FW_DTYPE_FLOAT] != NULL))
+    return fw_ew_unsupported_type (error, node, inputs[0]->dtype);
   acc = fw_array_ref (inputs[0]);
   for (guint i = 1; i < n_inputs; i++)
     {
-      FwArray *next = run_binary (ctx, node, acc, inputs[i], op, &p, error);
+      FwArray *next = fw_ew_run_binary (ctx, node, acc, inputs[i], op, &p, error);
 
       if (next == NULL)
         return FALSE;
@@ -1441,7 +894,7 @@ variadic (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint 
       FwArray *next;
 
       p.beta = n_inputs;
-      next = run_unary (ctx, node, acc, &op_divn, &p, error);
+      next = fw_ew_run_unary (ctx, node, acc, &op_divn, &p, error);
       if (next == NULL)
         return FALSE;
       fw_array_unref (acc);
@@ -1486,7 +939,7 @@ k_where (KERNEL_ARGS)
   Walk w;
   Params p = { 0 };
 
-  if (!need_inputs (node, inputs, n_inputs, 3, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 3, n_outputs, error))
     return FALSE;
   c = inputs[0];
   x = inputs[1];
@@ -1502,20 +955,20 @@ k_where (KERNEL_ARGS)
     case 16: fn = where_16; break;
     case 32: fn = where_32; break;
     case 64: fn = where_64; break;
-    default: return unsupported_type (error, node, x->dtype);
+    default: return fw_ew_unsupported_type (error, node, x->dtype);
     }
   if (!fw_kernel_broadcast_dims (node, c->rank, c->dims, x->rank, x->dims, &rank, dims, error)
       || !fw_kernel_broadcast_dims (node, rank, dims, y->rank, y->dims, &rank2, dims2, error))
     return FALSE;
-  out = new_output (node, x->dtype, rank2, dims2, error);
+  out = fw_ew_new_output (node, x->dtype, rank2, dims2, error);
   if (out == NULL)
     return FALSE;
   {
     FwArray *ins[3] = { c, x, y };
     const void *data[3] = { c->data, x->data, y->data };
 
-    walk_init (&w, 3, ins, rank2, dims2, fw_dtype_bits (x->dtype) / 8);
-    walk_run (ctx, &w, data, out->data, fn, &p);
+    fw_ew_walk_init (&w, 3, ins, rank2, dims2, fw_dtype_bits (x->dtype) / 8);
+    fw_ew_walk_run (ctx, &w, data, out->data, fn, &p);
   }
   outputs[0] = out;
   return TRUE;
@@ -1537,7 +990,7 @@ k_batch_norm (KERNEL_ARGS)
   FwArray *out;
   gint n_threads = (gint) fw_exec_context_get_n_threads (ctx);
 
-  if (!need_inputs (node, inputs, n_inputs, 5, n_outputs, error))
+  if (!fw_ew_need_inputs (node, inputs, n_inputs, 5, n_outputs, error))
     return FALSE;
   x = inputs[0];
   if (fw_node_get_attr_int (node, "training_mode", 0) != 0)
@@ -1545,8 +998,8 @@ k_batch_norm (KERNEL_ARGS)
   for (guint i = 1; i < n_outputs; i++)
     if (node->outputs[i] != NULL)
       return fw_kernel_fail (error, node, _("the running statistics outputs of training mode are not supported"));
-  if (x->dtype != FW_DTYPE_FLOAT && x->dtype != FW_DTYPE_DOUBLE && !is_half (x->dtype))
-    return unsupported_type (error, node, x->dtype);
+  if (x->dtype != FW_DTYPE_FLOAT && x->dtype != FW_DTYPE_DOUBLE && !fw_ew_is_half (x->dtype))
+    return fw_ew_unsupported_type (error, node, x->dtype);
   if (x->rank < 2)
     return fw_kernel_fail (error, node, _("the input must have rank 2 or more"));
   n = x->dims[0];
@@ -1558,7 +1011,7 @@ k_batch_norm (KERNEL_ARGS)
     if (inputs[i]->n_elements != per || !fw_dtype_is_float (inputs[i]->dtype))
       return fw_kernel_fail (error, node, _("scale, B, mean and var must be float tensors of %" PRId64
                                             " elements"), per);
-  out = new_output (node, x->dtype, x->rank, x->dims, error);
+  out = fw_ew_new_output (node, x->dtype, x->rank, x->dims, error);
   if (out == NULL)
     return FALSE;
   a = g_new (double, MAX (per, 1));
@@ -1611,10 +1064,10 @@ k_batch_norm (KERNEL_ARGS)
             {
               gint64 m = MIN (HALF_BLOCK, s - off);
 
-              half_load (buf, xi + off, m, x->dtype);
+              fw_ew_half_load (buf, xi + off, m, x->dtype);
               for (gint64 i = 0; i < m; i++)
                 buf[i] = buf[i] * af[base + (off + i) * step] + bf[base + (off + i) * step];
-              half_store (yo + off, buf, m, x->dtype);
+              fw_ew_half_store (yo + off, buf, m, x->dtype);
             }
         }
     }

@@ -484,46 +484,26 @@ letter_index (char c)
   return g_ascii_islower (c) ? c - 'a' : g_ascii_isupper (c) ? 26 + c - 'A' : -1;
 }
 
-/* Any explicit or implicit equation without ellipsis, by direct summation over the contracted letters:
- * exact, and O(output × contracted) like the matrix product it usually is. */
-static gboolean
-einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-               FwArray **outputs, guint n_outputs, GError **error)
+/* What the equation says, per letter (a–z 0–25, A–Z 26–51). */
+typedef struct
 {
-  const char *eq = fw_node_get_attr_string (node, "equation");
-  gint64 size[52];
-  gint count[52], in_output[52];
-  gint64 strides[8][52];
-  guint term = 0, pos = 0, out_rank = 0, n_sum = 0;
-  gint out_letters[FW_MAX_RANK], sum_letters[52];
-  gint64 out_dims[FW_MAX_RANK], n_out, n_inner = 1;
-  g_autoptr(FwArray) y = NULL;
-  FwArray *ops[8] = { NULL };
-  gboolean is_float;
-  const char *p;
-  gboolean ok = FALSE;
+  gint64 size[52];          /* -1: unused; a size-1 letter broadcasts */
+  gint   count[52];         /* occurrences in the input terms */
+  gint   in_output[52];
+  gint64 strides[8][52];    /* per operand, summed over repeats: a repeated letter walks the diagonal */
+  guint  out_rank, n_sum;
+  gint   out_letters[FW_MAX_RANK];
+  gint   sum_letters[52];
+} Einsum;
 
-  if (eq == NULL)
-    return fw_kernel_fail (error, node, _("attribute “equation” is required"));
-  if (strstr (eq, "...") != NULL)
-    return fw_kernel_fail (error, node, _("equations with an ellipsis (“...”) are not supported"));
-  if (n_inputs == 0 || n_inputs > 8)
-    return fw_kernel_fail (error, node, _("Einsum takes 1 to 8 inputs here, not %u"), n_inputs);
-  for (guint i = 0; i < n_inputs; i++)
-    if (inputs[i] == NULL || inputs[i]->dtype != inputs[0]->dtype)
-      return fw_kernel_fail (error, node, _("every input is required and must have one dtype"));
-  is_float = fw_nn_is_float (inputs[0]->dtype);
-  if (!is_float && !fw_nn_is_int (inputs[0]->dtype))
-    return fw_kernel_fail (error, node, _("dtype %s is not supported"), fw_dtype_name (inputs[0]->dtype));
-  for (gint i = 0; i < 52; i++)
-    {
-      size[i] = -1;
-      count[i] = in_output[i] = 0;
-      for (guint t = 0; t < 8; t++)
-        strides[t][i] = 0;
-    }
-  /* Letters of each term: sizes (1 broadcasts), and per operand the summed strides (a repeated letter in
-   * one term walks the diagonal). */
+/* The input terms, up to "->" (*end): each letter's size and strides in every operand. */
+static gboolean
+einsum_input_terms (const FwNode *node, const char *eq, FwArray *const *inputs, guint n_inputs, Einsum *e,
+                    const char **end, GError **error)
+{
+  guint term = 0, pos = 0;
+  const char *p;
+
   for (p = eq; *p && !(p[0] == '-' && p[1] == '>'); p++)
     {
       const FwArray *v = inputs[term];
@@ -550,19 +530,28 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
 
         for (guint r = pos + 1; r < v->rank; r++)
           stride *= v->dims[r];
-        if (size[idx] >= 0 && d != size[idx] && d != 1 && size[idx] != 1)
+        if (e->size[idx] >= 0 && d != e->size[idx] && d != 1 && e->size[idx] != 1)
           return fw_kernel_fail (error, node, _("equation letter “%c” has sizes %" PRId64 " and %"
-                                                PRId64), *p, size[idx], d);
-        if (size[idx] < 0 || size[idx] == 1)
-          size[idx] = d;
+                                                PRId64), *p, e->size[idx], d);
+        if (e->size[idx] < 0 || e->size[idx] == 1)
+          e->size[idx] = d;
         if (d != 1)
-          strides[term][idx] += stride;
+          e->strides[term][idx] += stride;
       }
-      count[idx]++;
+      e->count[idx]++;
       pos++;
     }
   if (pos != inputs[term]->rank || term + 1 != n_inputs)
     return fw_kernel_fail (error, node, _("the equation's terms do not match the %u inputs"), n_inputs);
+  *end = p;
+  return TRUE;
+}
+
+/* The output letters: the explicit term after "->" at p, or (implicit) every letter seen once, in
+ * alphabetical order, upper case first; the rest are summed. */
+static gboolean
+einsum_output_term (const FwNode *node, const char *p, Einsum *e, gint64 *n_inner, GError **error)
+{
   if (*p)
     {
       for (p += 2; *p; p++)
@@ -571,41 +560,35 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
 
           if (*p == ' ')
             continue;
-          if ((idx = letter_index (*p)) < 0 || count[idx] == 0 || in_output[idx] || out_rank >= FW_MAX_RANK)
+          if ((idx = letter_index (*p)) < 0 || e->count[idx] == 0 || e->in_output[idx] || e->out_rank >= FW_MAX_RANK)
             return fw_kernel_fail (error, node, _("invalid output term in the equation"));
-          in_output[idx] = 1;
-          out_letters[out_rank++] = idx;
+          e->in_output[idx] = 1;
+          e->out_letters[e->out_rank++] = idx;
         }
     }
   else
     for (gint i = 26; i < 78; i++)
-      if (count[i % 52] == 1 && out_rank < FW_MAX_RANK)
+      if (e->count[i % 52] == 1 && e->out_rank < FW_MAX_RANK)
         {
-          in_output[i % 52] = 1;
-          out_letters[out_rank++] = i % 52;
+          e->in_output[i % 52] = 1;
+          e->out_letters[e->out_rank++] = i % 52;
         }
   for (gint i = 0; i < 52; i++)
-    if (count[i] > 0 && !in_output[i])
+    if (e->count[i] > 0 && !e->in_output[i])
       {
-        sum_letters[n_sum++] = i;
-        if (!fw_nn_mul (n_inner, size[i], &n_inner))
+        e->sum_letters[e->n_sum++] = i;
+        if (!fw_nn_mul (*n_inner, e->size[i], n_inner))
           return fw_kernel_fail (error, node, _("too many terms to sum"));
       }
-  for (guint i = 0; i < out_rank; i++)
-    out_dims[i] = size[out_letters[i]];
-  if (!fw_nn_size (node, out_rank, out_dims, &n_out, error))
-    return FALSE;
-  {
-    gint64 work;
+  return TRUE;
+}
 
-    if (!fw_nn_mul (MAX (n_out, 1), MAX (n_inner, 1), &work))
-      return fw_kernel_fail (error, node, _("too much work for direct summation"));
-  }
-  for (guint t = 0; t < n_inputs; t++)
-    if ((ops[t] = is_float ? to_double (node, inputs[t], error) : fw_nn_to_int64 (node, inputs[t], error)) == NULL)
-      goto out;
-  if ((y = fw_array_new (is_float ? FW_DTYPE_DOUBLE : FW_DTYPE_INT64, out_rank, out_dims, error)) == NULL)
-    goto out;
+/* y (double or int64) of n_out elements: each the sum over the n_inner contracted coordinates of the
+ * product of the operands. */
+static void
+einsum_sum (FwExecContext *ctx, const Einsum *e, FwArray *const *ops, guint n_inputs, gboolean is_float,
+            const gint64 *out_dims, gint64 n_out, gint64 n_inner, FwArray *y)
+{
 #pragma omp parallel for num_threads (fw_nn_threads (ctx, n_out * n_inner)) schedule (static)
   for (gint64 o = 0; o < n_out; o++)
     {
@@ -613,13 +596,13 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
       double acc = 0;
       gint64 iacc = 0;
 
-      for (gint d = (gint) out_rank - 1; d >= 0; d--)
+      for (gint d = (gint) e->out_rank - 1; d >= 0; d--)
         {
           gint64 c = rest % out_dims[d];
 
           rest /= out_dims[d];
           for (guint t = 0; t < n_inputs; t++)
-            base[t] += c * strides[t][out_letters[d]];
+            base[t] += c * e->strides[t][e->out_letters[d]];
         }
       for (gint64 s = 0; s < n_inner; s++)
         {
@@ -630,8 +613,8 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
           for (guint t = 0; t < n_inputs; t++)
             {
               off[t] = base[t];
-              for (guint q = 0; q < n_sum; q++)
-                off[t] += coord[q] * strides[t][sum_letters[q]];
+              for (guint q = 0; q < e->n_sum; q++)
+                off[t] += coord[q] * e->strides[t][e->sum_letters[q]];
               if (is_float)
                 prod *= ((const double *) ops[t]->data)[off[t]];
               else
@@ -639,9 +622,9 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
             }
           acc += prod;
           iacc = (gint64) ((guint64) iacc + iprod);
-          for (gint q = (gint) n_sum - 1; q >= 0; q--)
+          for (gint q = (gint) e->n_sum - 1; q >= 0; q--)
             {
-              if (++coord[q] < size[sum_letters[q]])
+              if (++coord[q] < e->size[e->sum_letters[q]])
                 break;
               coord[q] = 0;
             }
@@ -651,6 +634,57 @@ einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
       else
         ((gint64 *) y->data)[o] = iacc;
     }
+}
+
+/* Any explicit or implicit equation without ellipsis, by direct summation over the contracted letters:
+ * exact, and O(output × contracted) like the matrix product it usually is. */
+static gboolean
+einsum_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guint n_inputs,
+               FwArray **outputs, guint n_outputs, GError **error)
+{
+  const char *eq = fw_node_get_attr_string (node, "equation");
+  Einsum e;
+  gint64 out_dims[FW_MAX_RANK], n_out, n_inner = 1;
+  g_autoptr(FwArray) y = NULL;
+  FwArray *ops[8] = { NULL };
+  gboolean is_float;
+  const char *p = NULL;
+  gboolean ok = FALSE;
+
+  if (eq == NULL)
+    return fw_kernel_fail (error, node, _("attribute “equation” is required"));
+  if (strstr (eq, "...") != NULL)
+    return fw_kernel_fail (error, node, _("equations with an ellipsis (“...”) are not supported"));
+  if (n_inputs == 0 || n_inputs > 8)
+    return fw_kernel_fail (error, node, _("Einsum takes 1 to 8 inputs here, not %u"), n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    if (inputs[i] == NULL || inputs[i]->dtype != inputs[0]->dtype)
+      return fw_kernel_fail (error, node, _("every input is required and must have one dtype"));
+  is_float = fw_nn_is_float (inputs[0]->dtype);
+  if (!is_float && !fw_nn_is_int (inputs[0]->dtype))
+    return fw_kernel_fail (error, node, _("dtype %s is not supported"), fw_dtype_name (inputs[0]->dtype));
+  memset (&e, 0, sizeof e);
+  for (gint i = 0; i < 52; i++)
+    e.size[i] = -1;
+  if (!einsum_input_terms (node, eq, inputs, n_inputs, &e, &p, error)
+      || !einsum_output_term (node, p, &e, &n_inner, error))
+    return FALSE;
+  for (guint i = 0; i < e.out_rank; i++)
+    out_dims[i] = e.size[e.out_letters[i]];
+  if (!fw_nn_size (node, e.out_rank, out_dims, &n_out, error))
+    return FALSE;
+  {
+    gint64 work;
+
+    if (!fw_nn_mul (MAX (n_out, 1), MAX (n_inner, 1), &work))
+      return fw_kernel_fail (error, node, _("too much work for direct summation"));
+  }
+  for (guint t = 0; t < n_inputs; t++)
+    if ((ops[t] = is_float ? to_double (node, inputs[t], error) : fw_nn_to_int64 (node, inputs[t], error)) == NULL)
+      goto out;
+  if ((y = fw_array_new (is_float ? FW_DTYPE_DOUBLE : FW_DTYPE_INT64, e.out_rank, out_dims, error)) == NULL)
+    goto out;
+  einsum_sum (ctx, &e, ops, n_inputs, is_float, out_dims, n_out, n_inner, y);
   outputs[0] = is_float ? fw_nn_from_work (y, inputs[0]->dtype, error) : fw_nn_from_int64 (y, inputs[0]->dtype, error);
   ok = outputs[0] != NULL;
 out:

@@ -255,45 +255,30 @@ read_floats (const FwNode *node, const FwArray *a, const char *what, gdouble **o
   return TRUE;
 }
 
-gboolean
-fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-                  FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
+static const char *const mode_names[] = { "nearest", "linear", "cubic", "bilinear" };
+
+/* The attributes: mode, coordinate transformation and nearest rounding (fixed for Upsample and Resize-10),
+ * the cubic coefficient, exclude_outside and the extrapolation value. */
+static gboolean
+read_params (const FwNode *node, const FwArray *x, gboolean legacy, Params *p, GError **error)
 {
-  static const char *const modes[] = { "nearest", "linear", "cubic", "bilinear" };
   static const char *const coords[] = { "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
                                         "align_corners", "asymmetric", "tf_half_pixel_for_nn",
                                         "tf_crop_and_resize" };
   static const char *const nearests[] = { "round_prefer_floor", "round_prefer_ceil", "floor", "ceil" };
-  gboolean upsample = strcmp (node->op_type, "Upsample") == 0;
-  gboolean legacy = upsample || node->opset == 10;
-  FwArray *x, *roi_in = NULL, *scales_in = NULL, *sizes_in = NULL;
-  Params p = { 0 };
-  guint mode = 0, coord = 0, nearest = 0, n_axes_attr = 0, n_axes, axes[FW_MAX_RANK];
-  const gint64 *axes_attr = fw_node_get_attr_ints (node, "axes", &n_axes_attr);
-  g_autofree gdouble *scales = NULL;
-  g_autofree gdouble *roi = NULL;
-  g_autofree gint64 *sizes = NULL;
-  guint n_scales = 0, n_roi = 0, n_sizes = 0;
-  gdouble scale_of[FW_MAX_RANK], roi_lo[FW_MAX_RANK], roi_hi[FW_MAX_RANK];
-  gint64 dims[FW_MAX_RANK];
-  AxisTaps taps[FW_MAX_RANK];
-  g_autoptr(FwArray) y = NULL;
-  gboolean ok = FALSE, any_outside = FALSE;
+  guint mode = 0, coord = 0, nearest = 0;
 
-  if (n_inputs < 1 || inputs[0] == NULL)
-    return fw_kernel_fail (error, node, _("input 0 is required"));
-  x = inputs[0];
   if (fw_node_get_attr_int (node, "antialias", 0) != 0)
     return fw_kernel_fail (error, node, _("antialias is not supported"));
-  if (!parse_enum (node, "mode", modes, G_N_ELEMENTS (modes), 0, &mode, error))
+  if (!parse_enum (node, "mode", mode_names, G_N_ELEMENTS (mode_names), 0, &mode, error))
     return FALSE;
-  p.mode = mode == 3 ? MODE_LINEAR : (Mode) mode;
+  p->mode = mode == 3 ? MODE_LINEAR : (Mode) mode;
   if (legacy)
     {
-      if (p.mode == MODE_CUBIC)
+      if (p->mode == MODE_CUBIC)
         return fw_kernel_fail (error, node, _("mode “cubic” needs opset 11"));
-      p.coord = CT_ASYMMETRIC;
-      p.nearest = NN_SIMPLE;
+      p->coord = CT_ASYMMETRIC;
+      p->nearest = NN_SIMPLE;
     }
   else
     {
@@ -302,14 +287,305 @@ fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
           || !parse_enum (node, "nearest_mode", nearests, G_N_ELEMENTS (nearests), NN_ROUND_PREFER_FLOOR,
                           &nearest, error))
         return FALSE;
-      p.coord = (CoordMode) coord;
-      p.nearest = (NearestMode) nearest;
+      p->coord = (CoordMode) coord;
+      p->nearest = (NearestMode) nearest;
     }
-  p.cubic_a = fw_node_get_attr_float (node, "cubic_coeff_a", -0.75f);
-  p.exclude_outside = fw_node_get_attr_int (node, "exclude_outside", 0) != 0;
-  p.extrapolation = fw_node_get_attr_float (node, "extrapolation_value", 0.0f);
-  if (p.mode != MODE_NEAREST && !fw_dtype_is_float (x->dtype) && !fw_dtype_is_integer (x->dtype))
-    return fw_kernel_fail (error, node, _("mode “%s” cannot interpolate %s"), modes[mode], fw_dtype_name (x->dtype));
+  p->cubic_a = fw_node_get_attr_float (node, "cubic_coeff_a", -0.75f);
+  p->exclude_outside = fw_node_get_attr_int (node, "exclude_outside", 0) != 0;
+  p->extrapolation = fw_node_get_attr_float (node, "extrapolation_value", 0.0f);
+  if (p->mode != MODE_NEAREST && !fw_dtype_is_float (x->dtype) && !fw_dtype_is_integer (x->dtype))
+    return fw_kernel_fail (error, node, _("mode “%s” cannot interpolate %s"), mode_names[mode],
+                           fw_dtype_name (x->dtype));
+  return TRUE;
+}
+
+/* The resized axes: the attribute axes (opset 18), each once, or all of them. */
+static gboolean
+read_axes (const FwNode *node, guint rank, guint *axes, guint *n_axes, GError **error)
+{
+  guint n_axes_attr = 0;
+  const gint64 *axes_attr = fw_node_get_attr_ints (node, "axes", &n_axes_attr);
+
+  if (axes_attr != NULL)
+    {
+      gboolean seen[FW_MAX_RANK] = { FALSE };
+
+      if (n_axes_attr > rank)
+        return fw_kernel_fail (error, node, _("too many axes"));
+      for (guint k = 0; k < n_axes_attr; k++)
+        {
+          if (!fw_kernel_axis (node, axes_attr[k], rank, &axes[k], error))
+            return FALSE;
+          if (seen[axes[k]])
+            return fw_kernel_fail (error, node, _("axis %u is listed twice"), axes[k]);
+          seen[axes[k]] = TRUE;
+        }
+      *n_axes = n_axes_attr;
+    }
+  else
+    {
+      for (guint i = 0; i < rank; i++)
+        axes[i] = i;
+      *n_axes = rank;
+    }
+  return TRUE;
+}
+
+/* What the output size comes from: scales (the input, or Upsample-7/8's attribute), else sizes. */
+typedef struct
+{
+  gdouble *scales;
+  guint    n_scales;
+  gint64  *sizes;
+  guint    n_sizes;
+} Target;
+
+static void
+target_clear (Target *t)
+{
+  g_clear_pointer (&t->scales, g_free);
+  g_clear_pointer (&t->sizes, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Target, target_clear)
+
+static gboolean
+read_target (const FwNode *node, gboolean upsample, const FwArray *scales_in, const FwArray *sizes_in, Target *t,
+             GError **error)
+{
+  if (scales_in != NULL && scales_in->n_elements > 0)
+    {
+      if (!read_floats (node, scales_in, _("scales"), &t->scales, &t->n_scales, error))
+        return FALSE;
+    }
+  else if (upsample && fw_node_get_attr (node, "scales") != NULL)
+    {
+      guint n = 0;
+      const float *f = fw_node_get_attr_floats (node, "scales", &n);
+
+      if (f == NULL)
+        return fw_kernel_fail (error, node, _("attribute “scales” must be a list of floats"));
+      t->scales = g_new (gdouble, MAX (n, 1));
+      for (guint k = 0; k < n; k++)
+        t->scales[k] = f[k];
+      t->n_scales = n;
+    }
+  if (t->scales == NULL && sizes_in != NULL && sizes_in->n_elements > 0)
+    {
+      t->sizes = fw_kt_read_ints (node, sizes_in, _("sizes"), &t->n_sizes, error);
+      if (t->sizes == NULL)
+        return FALSE;
+    }
+  if (t->scales == NULL && t->sizes == NULL)
+    return fw_kernel_fail (error, node, _("either scales or sizes must be given"));
+  return TRUE;
+}
+
+static gboolean
+dims_from_scales (const FwNode *node, const FwArray *x, const guint *axes, guint n_axes, const Target *t,
+                  gdouble *scale_of, gint64 *dims, GError **error)
+{
+  if (t->n_scales != n_axes)
+    return fw_kernel_fail (error, node, _("%u scales for %u axes"), t->n_scales, n_axes);
+  for (guint k = 0; k < n_axes; k++)
+    {
+      gdouble out;
+
+      if (!(t->scales[k] > 0) || !isfinite (t->scales[k]))
+        return fw_kernel_fail (error, node, _("scale %g must be positive"), t->scales[k]);
+      out = floor ((gdouble) x->dims[axes[k]] * t->scales[k]);
+      if (out > (gdouble) FW_TENSOR_MAX_ELEMENTS)
+        return fw_kernel_fail (error, node, _("scale %g makes axis %u too large"), t->scales[k], axes[k]);
+      scale_of[axes[k]] = t->scales[k];
+      dims[axes[k]] = (gint64) out;
+    }
+  return TRUE;
+}
+
+static gboolean
+dims_from_sizes (const FwNode *node, const FwArray *x, const guint *axes, guint n_axes, const Target *t,
+                 gdouble *scale_of, gint64 *dims, GError **error)
+{
+  const char *policy = fw_node_get_attr_string (node, "keep_aspect_ratio_policy");
+  const gint64 *sizes = t->sizes;
+  gboolean larger;
+  gdouble s;
+
+  if (t->n_sizes != n_axes)
+    return fw_kernel_fail (error, node, _("%u sizes for %u axes"), t->n_sizes, n_axes);
+  for (guint k = 0; k < n_axes; k++)
+    if (sizes[k] < 0 || sizes[k] > FW_TENSOR_MAX_ELEMENTS)
+      return fw_kernel_fail (error, node, _("invalid size %" PRId64), sizes[k]);
+  if (policy == NULL || strcmp (policy, "stretch") == 0)
+    {
+      for (guint k = 0; k < n_axes; k++)
+        {
+          gint64 in = x->dims[axes[k]];
+
+          dims[axes[k]] = sizes[k];
+          scale_of[axes[k]] = in > 0 ? (gdouble) sizes[k] / (gdouble) in : 1.0;
+        }
+      return TRUE;
+    }
+  larger = strcmp (policy, "not_smaller") == 0;
+  s = larger ? 0.0 : G_MAXDOUBLE;
+  if (!larger && strcmp (policy, "not_larger") != 0)
+    return fw_kernel_fail (error, node, _("unknown keep_aspect_ratio_policy “%s”"), policy);
+  /* One scale for every resized axis, so the aspect ratio holds. */
+  for (guint k = 0; k < n_axes; k++)
+    {
+      gint64 in = x->dims[axes[k]];
+      gdouble r = in > 0 ? (gdouble) sizes[k] / (gdouble) in : 1.0;
+
+      s = larger ? MAX (s, r) : MIN (s, r);
+    }
+  if (n_axes == 0)
+    s = 1.0;
+  for (guint k = 0; k < n_axes; k++)
+    {
+      scale_of[axes[k]] = s;
+      dims[axes[k]] = (gint64) floor ((gdouble) x->dims[axes[k]] * s + 0.5);
+    }
+  return TRUE;
+}
+
+/* tf_crop_and_resize's region: start and end per resized axis, or per axis of the input. */
+static gboolean
+read_roi (const FwNode *node, const FwArray *roi_in, guint rank, const guint *axes, guint n_axes, gdouble *roi_lo,
+          gdouble *roi_hi, GError **error)
+{
+  g_autofree gdouble *roi = NULL;
+  guint n_roi = 0;
+
+  if (!read_floats (node, roi_in, _("roi"), &roi, &n_roi, error))
+    return FALSE;
+  if (n_roi == 2 * n_axes)
+    for (guint k = 0; k < n_axes; k++)
+      {
+        roi_lo[axes[k]] = roi[k];
+        roi_hi[axes[k]] = roi[k + n_axes];
+      }
+  else if (n_roi == 2 * rank)
+    for (guint i = 0; i < rank; i++)
+      {
+        roi_lo[i] = roi[i];
+        roi_hi[i] = roi[i + rank];
+      }
+  else
+    return fw_kernel_fail (error, node, _("roi has %u values for %u axes"), n_roi, n_axes);
+  return TRUE;
+}
+
+/* Nearest: every output element is one input element, copied as bytes. */
+static void
+resize_nearest (const FwArray *x, FwArray *y, const gint64 *dims, const AxisTaps *taps)
+{
+  gint64 in_strides[FW_MAX_RANK], coord_at[FW_MAX_RANK] = { 0 }, s = 1;
+  gsize esize = fw_dtype_bits (x->dtype) / 8;
+  guint8 *dst = y->data;
+
+  for (gint i = (gint) x->rank - 1; i >= 0; i--)
+    {
+      in_strides[i] = s;
+      s *= x->dims[i];
+    }
+  for (gint64 k = 0; k < y->n_elements; k++)
+    {
+      gint64 off = 0;
+
+      for (guint i = 0; i < x->rank; i++)
+        off += (taps[i].idx ? taps[i].idx[coord_at[i]] : coord_at[i]) * in_strides[i];
+      memcpy (dst + k * (gint64) esize, (const guint8 *) x->data + off * (gint64) esize, esize);
+      for (gint d = (gint) x->rank - 1; d >= 0; d--)
+        {
+          if (++coord_at[d] < dims[d])
+            break;
+          coord_at[d] = 0;
+        }
+    }
+}
+
+/* Linear and cubic: one pass per resized axis in double precision. */
+static gboolean
+resize_interpolated (const FwNode *node, const FwArray *x, FwArray *y, const gint64 *dims, const AxisTaps *taps,
+                     GError **error)
+{
+  gint64 cur[FW_MAX_RANK];
+  g_autofree gdouble *a = g_try_new (gdouble, MAX (x->n_elements, 1));
+  g_autofree gdouble *b = NULL;
+
+  if (a == NULL)
+    return fw_kernel_fail (error, node, _("out of memory for the interpolation"));
+  for (gint64 k = 0; k < x->n_elements; k++)
+    a[k] = fw_array_get_double (x, k);
+  memcpy (cur, x->dims, x->rank * sizeof (gint64));
+  for (guint i = 0; i < x->rank; i++)
+    {
+      gint64 n_next;
+
+      if (taps[i].idx == NULL)
+        continue;
+      n_next = 1;
+      for (guint j = 0; j < x->rank; j++)
+        n_next *= j == i ? dims[i] : cur[j];
+      g_free (b);
+      b = g_try_new (gdouble, MAX (n_next, 1));
+      if (b == NULL)
+        return fw_kernel_fail (error, node, _("out of memory for the interpolation"));
+      interpolate_axis (a, b, x->rank, cur, i, &taps[i]);
+      cur[i] = dims[i];
+      g_free (a);
+      a = g_steal_pointer (&b);
+    }
+  for (gint64 k = 0; k < y->n_elements; k++)
+    fw_array_set_double (y, k, a[k]);
+  return TRUE;
+}
+
+/* tf_crop_and_resize: outputs whose coordinate falls outside the input on any axis take the value. */
+static void
+extrapolate (FwArray *y, guint rank, const gint64 *dims, const AxisTaps *taps, gdouble value)
+{
+  gint64 coord_at[FW_MAX_RANK] = { 0 };
+
+  for (gint64 k = 0; k < y->n_elements; k++)
+    {
+      gboolean outside = FALSE;
+
+      for (guint i = 0; i < rank && !outside; i++)
+        outside = taps[i].outside != NULL && taps[i].outside[coord_at[i]];
+      if (outside)
+        fw_array_set_double (y, k, value);
+      for (gint d = (gint) rank - 1; d >= 0; d--)
+        {
+          if (++coord_at[d] < dims[d])
+            break;
+          coord_at[d] = 0;
+        }
+    }
+}
+
+gboolean
+fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
+                  FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
+{
+  gboolean upsample = strcmp (node->op_type, "Upsample") == 0;
+  gboolean legacy = upsample || node->opset == 10;
+  FwArray *x, *roi_in = NULL, *scales_in = NULL, *sizes_in = NULL;
+  Params p = { 0 };
+  guint n_axes = 0, axes[FW_MAX_RANK];
+  g_auto(Target) target = { 0 };
+  gdouble scale_of[FW_MAX_RANK], roi_lo[FW_MAX_RANK], roi_hi[FW_MAX_RANK];
+  gint64 dims[FW_MAX_RANK];
+  AxisTaps taps[FW_MAX_RANK];
+  g_autoptr(FwArray) y = NULL;
+  gboolean ok = TRUE, any_outside = FALSE;
+
+  if (n_inputs < 1 || inputs[0] == NULL)
+    return fw_kernel_fail (error, node, _("input 0 is required"));
+  x = inputs[0];
+  if (!read_params (node, x, legacy, &p, error))
+    return FALSE;
 
   /* Inputs: Upsample-7/8 attribute scales, Upsample-9 and Resize-10 (X, scales), Resize-11+ (X, roi,
    * scales, sizes). */
@@ -321,53 +597,9 @@ fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
       scales_in = n_inputs > 2 ? inputs[2] : NULL;
       sizes_in = n_inputs > 3 ? inputs[3] : NULL;
     }
-  if (axes_attr != NULL)
-    {
-      gboolean seen[FW_MAX_RANK] = { FALSE };
-
-      if (n_axes_attr > x->rank)
-        return fw_kernel_fail (error, node, _("too many axes"));
-      for (guint k = 0; k < n_axes_attr; k++)
-        {
-          if (!fw_kernel_axis (node, axes_attr[k], x->rank, &axes[k], error))
-            return FALSE;
-          if (seen[axes[k]])
-            return fw_kernel_fail (error, node, _("axis %u is listed twice"), axes[k]);
-          seen[axes[k]] = TRUE;
-        }
-      n_axes = n_axes_attr;
-    }
-  else
-    {
-      for (guint i = 0; i < x->rank; i++)
-        axes[i] = i;
-      n_axes = x->rank;
-    }
-  if (scales_in != NULL && scales_in->n_elements > 0)
-    {
-      if (!read_floats (node, scales_in, _("scales"), &scales, &n_scales, error))
-        return FALSE;
-    }
-  else if (upsample && fw_node_get_attr (node, "scales") != NULL)
-    {
-      guint n = 0;
-      const float *f = fw_node_get_attr_floats (node, "scales", &n);
-
-      if (f == NULL)
-        return fw_kernel_fail (error, node, _("attribute “scales” must be a list of floats"));
-      scales = g_new (gdouble, MAX (n, 1));
-      for (guint k = 0; k < n; k++)
-        scales[k] = f[k];
-      n_scales = n;
-    }
-  if (scales == NULL && sizes_in != NULL && sizes_in->n_elements > 0)
-    {
-      sizes = fw_kt_read_ints (node, sizes_in, _("sizes"), &n_sizes, error);
-      if (sizes == NULL)
-        return FALSE;
-    }
-  if (scales == NULL && sizes == NULL)
-    return fw_kernel_fail (error, node, _("either scales or sizes must be given"));
+  if (!read_axes (node, x->rank, axes, &n_axes, error)
+      || !read_target (node, upsample, scales_in, sizes_in, &target, error))
+    return FALSE;
 
   for (guint i = 0; i < x->rank; i++)
     {
@@ -376,83 +608,13 @@ fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
       roi_hi[i] = 1.0;
       dims[i] = x->dims[i];
     }
-  if (scales != NULL)
-    {
-      if (n_scales != n_axes)
-        return fw_kernel_fail (error, node, _("%u scales for %u axes"), n_scales, n_axes);
-      for (guint k = 0; k < n_axes; k++)
-        {
-          gdouble out;
-
-          if (!(scales[k] > 0) || !isfinite (scales[k]))
-            return fw_kernel_fail (error, node, _("scale %g must be positive"), scales[k]);
-          out = floor ((gdouble) x->dims[axes[k]] * scales[k]);
-          if (out > (gdouble) FW_TENSOR_MAX_ELEMENTS)
-            return fw_kernel_fail (error, node, _("scale %g makes axis %u too large"), scales[k], axes[k]);
-          scale_of[axes[k]] = scales[k];
-          dims[axes[k]] = (gint64) out;
-        }
-    }
-  else
-    {
-      const char *policy = fw_node_get_attr_string (node, "keep_aspect_ratio_policy");
-
-      if (n_sizes != n_axes)
-        return fw_kernel_fail (error, node, _("%u sizes for %u axes"), n_sizes, n_axes);
-      for (guint k = 0; k < n_axes; k++)
-        if (sizes[k] < 0 || sizes[k] > FW_TENSOR_MAX_ELEMENTS)
-          return fw_kernel_fail (error, node, _("invalid size %" PRId64), sizes[k]);
-      if (policy == NULL || strcmp (policy, "stretch") == 0)
-        for (guint k = 0; k < n_axes; k++)
-          {
-            gint64 in = x->dims[axes[k]];
-
-            dims[axes[k]] = sizes[k];
-            scale_of[axes[k]] = in > 0 ? (gdouble) sizes[k] / (gdouble) in : 1.0;
-          }
-      else
-        {
-          gboolean larger = strcmp (policy, "not_smaller") == 0;
-          gdouble s = larger ? 0.0 : G_MAXDOUBLE;
-
-          if (!larger && strcmp (policy, "not_larger") != 0)
-            return fw_kernel_fail (error, node, _("unknown keep_aspect_ratio_policy “%s”"), policy);
-          /* One scale for every resized axis, so the aspect ratio holds. */
-          for (guint k = 0; k < n_axes; k++)
-            {
-              gint64 in = x->dims[axes[k]];
-              gdouble r = in > 0 ? (gdouble) sizes[k] / (gdouble) in : 1.0;
-
-              s = larger ? MAX (s, r) : MIN (s, r);
-            }
-          if (n_axes == 0)
-            s = 1.0;
-          for (guint k = 0; k < n_axes; k++)
-            {
-              scale_of[axes[k]] = s;
-              dims[axes[k]] = (gint64) floor ((gdouble) x->dims[axes[k]] * s + 0.5);
-            }
-        }
-    }
-  if (p.coord == CT_TF_CROP_AND_RESIZE && roi_in != NULL && roi_in->n_elements > 0)
-    {
-      if (!read_floats (node, roi_in, _("roi"), &roi, &n_roi, error))
-        return FALSE;
-      if (n_roi == 2 * n_axes)
-        for (guint k = 0; k < n_axes; k++)
-          {
-            roi_lo[axes[k]] = roi[k];
-            roi_hi[axes[k]] = roi[k + n_axes];
-          }
-      else if (n_roi == 2 * x->rank)
-        for (guint i = 0; i < x->rank; i++)
-          {
-            roi_lo[i] = roi[i];
-            roi_hi[i] = roi[i + x->rank];
-          }
-      else
-        return fw_kernel_fail (error, node, _("roi has %u values for %u axes"), n_roi, n_axes);
-    }
+  if (target.scales != NULL
+      ? !dims_from_scales (node, x, axes, n_axes, &target, scale_of, dims, error)
+      : !dims_from_sizes (node, x, axes, n_axes, &target, scale_of, dims, error))
+    return FALSE;
+  if (p.coord == CT_TF_CROP_AND_RESIZE && roi_in != NULL && roi_in->n_elements > 0
+      && !read_roi (node, roi_in, x->rank, axes, n_axes, roi_lo, roi_hi, error))
+    return FALSE;
 
   y = fw_kt_new_array (node, x->dtype, x->rank, dims, error);
   if (y == NULL)
@@ -481,94 +643,13 @@ fw_kernel_resize (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
     }
 
   if (p.mode == MODE_NEAREST)
-    {
-      gint64 in_strides[FW_MAX_RANK], coord_at[FW_MAX_RANK] = { 0 }, s = 1;
-      gsize esize = fw_dtype_bits (x->dtype) / 8;
-      guint8 *dst = y->data;
-
-      for (gint i = (gint) x->rank - 1; i >= 0; i--)
-        {
-          in_strides[i] = s;
-          s *= x->dims[i];
-        }
-      for (gint64 k = 0; k < y->n_elements; k++)
-        {
-          gint64 off = 0;
-
-          for (guint i = 0; i < x->rank; i++)
-            off += (taps[i].idx ? taps[i].idx[coord_at[i]] : coord_at[i]) * in_strides[i];
-          memcpy (dst + k * (gint64) esize, (const guint8 *) x->data + off * (gint64) esize, esize);
-          for (gint d = (gint) x->rank - 1; d >= 0; d--)
-            {
-              if (++coord_at[d] < dims[d])
-                break;
-              coord_at[d] = 0;
-            }
-        }
-    }
+    resize_nearest (x, y, dims, taps);
   else
-    {
-      gint64 cur[FW_MAX_RANK];
-      g_autofree gdouble *a = g_try_new (gdouble, MAX (x->n_elements, 1));
-      g_autofree gdouble *b = NULL;
-
-      if (a == NULL)
-        {
-          fw_kernel_fail (error, node, _("out of memory for the interpolation"));
-          goto out;
-        }
-      for (gint64 k = 0; k < x->n_elements; k++)
-        a[k] = fw_array_get_double (x, k);
-      memcpy (cur, x->dims, x->rank * sizeof (gint64));
-      for (guint i = 0; i < x->rank; i++)
-        {
-          gint64 n_next;
-
-          if (taps[i].idx == NULL)
-            continue;
-          n_next = 1;
-          for (guint j = 0; j < x->rank; j++)
-            n_next *= j == i ? dims[i] : cur[j];
-          g_free (b);
-          b = g_try_new (gdouble, MAX (n_next, 1));
-          if (b == NULL)
-            {
-              fw_kernel_fail (error, node, _("out of memory for the interpolation"));
-              goto out;
-            }
-          interpolate_axis (a, b, x->rank, cur, i, &taps[i]);
-          cur[i] = dims[i];
-          g_free (a);
-          a = g_steal_pointer (&b);
-        }
-      for (gint64 k = 0; k < y->n_elements; k++)
-        fw_array_set_double (y, k, a[k]);
-    }
-
-  if (any_outside)
-    {
-      gint64 coord_at[FW_MAX_RANK] = { 0 };
-
-      for (gint64 k = 0; k < y->n_elements; k++)
-        {
-          gboolean outside = FALSE;
-
-          for (guint i = 0; i < x->rank && !outside; i++)
-            outside = taps[i].outside != NULL && taps[i].outside[coord_at[i]];
-          if (outside)
-            fw_array_set_double (y, k, p.extrapolation);
-          for (gint d = (gint) x->rank - 1; d >= 0; d--)
-            {
-              if (++coord_at[d] < dims[d])
-                break;
-              coord_at[d] = 0;
-            }
-        }
-    }
-  outputs[0] = g_steal_pointer (&y);
-  ok = TRUE;
-
-out:
+    ok = resize_interpolated (node, x, y, dims, taps, error);
+  if (ok && any_outside)
+    extrapolate (y, x->rank, dims, taps, p.extrapolation);
+  if (ok)
+    outputs[0] = g_steal_pointer (&y);
   for (guint i = 0; i < x->rank; i++)
     axis_taps_clear (&taps[i]);
   return ok;

@@ -1,6 +1,8 @@
 /* fw-kernels-tensor-private.h: what the data-movement kernel files share (fw-kernels-tensor.c,
- * fw-kernels-resize.c, fw-kernels-control.c). */
+ * fw-kernels-gather.c, fw-kernels-pad.c, fw-kernels-constant.c, fw-kernels-resize.c, fw-kernels-control.c). */
 #pragma once
+
+#include <string.h>
 
 #include "fw-kernel.h"
 
@@ -32,6 +34,157 @@ void      fw_kt_strided_copy  (guint8         *dst,
 void      fw_kt_set_int64     (FwArray        *array,
                                gint64          i,
                                gint64          value);
+
+/* Fails unless input k is present. */
+gboolean  fw_kt_need_input    (const FwNode   *node,
+                               FwArray *const *inputs,
+                               guint           n_inputs,
+                               guint           k,
+                               GError        **error);
+/* The shape input of Expand and ConstantOfShape: at most FW_MAX_RANK dims, none negative. */
+gint64   *fw_kt_read_shape    (const FwNode   *node,
+                               FwArray        *input,
+                               guint          *n,
+                               GError        **error);
+
+/* Bytes per element. */
+static inline gsize
+fw_kt_esize (const FwArray *a)
+{
+  return fw_dtype_bits (a->dtype) / 8;
+}
+
+/* One element of esize bytes; the common sizes compile to single moves. */
+static inline void
+fw_kt_copy_elem (guint8 *dst, const guint8 *src, gsize esize)
+{
+  switch (esize)
+    {
+    case 1: *dst = *src; break;
+    case 2: memcpy (dst, src, 2); break;
+    case 4: memcpy (dst, src, 4); break;
+    case 8: memcpy (dst, src, 8); break;
+    default: memcpy (dst, src, esize); break;
+    }
+}
+
+/* Row-major element strides of dims. */
+static inline void
+fw_kt_contiguous_strides (guint rank, const gint64 *dims, gint64 *strides)
+{
+  gint64 s = 1;
+
+  for (gint i = (gint) rank - 1; i >= 0; i--)
+    {
+      strides[i] = s;
+      s *= dims[i];
+    }
+}
+
+/* The product of dims[from .. to). */
+static inline gint64
+fw_kt_product (const gint64 *dims, guint from, guint to)
+{
+  gint64 p = 1;
+
+  for (guint i = from; i < to; i++)
+    p *= dims[i];
+  return p;
+}
+
+/* Input k, NULL when absent. */
+static inline FwArray *
+fw_kt_opt_input (FwArray *const *inputs, guint n_inputs, guint k)
+{
+  return k < n_inputs ? inputs[k] : NULL;
+}
+
+/* The kernels of fw-kernels-gather.c, fw-kernels-pad.c and fw-kernels-constant.c, for the table in
+ * fw-kernels-tensor.c. */
+gboolean  fw_kernel_gather            (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_gather_elements   (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_gather_nd         (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_scatter_elements  (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_scatter_nd        (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_pad               (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_shape             (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_size              (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_constant          (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_constant_of_shape (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_range             (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
+gboolean  fw_kernel_nonzero           (FwExecContext  *ctx,
+                                       const FwNode   *node,
+                                       FwArray *const *inputs,
+                                       guint           n_inputs,
+                                       FwArray       **outputs,
+                                       guint           n_outputs,
+                                       GError        **error);
 
 gboolean  fw_kernel_resize    (FwExecContext  *ctx,
                                const FwNode   *node,

@@ -1,10 +1,11 @@
-/* fw-kernels-tensor.c: reference kernels for data movement and shape ops: Reshape and friends (views, no
- * copy), Transpose, Concat, Split, Slice, Gather*, Scatter*, Expand, Tile, Pad, Trilu, the block
- * rearrangements, and the small shape-producing ops (Shape, Size, Constant*, Range, NonZero).
+/* fw-kernels-tensor.c: reference kernels for data movement: Reshape and friends (views, no copy),
+ * Transpose, Concat, Split, Slice, Expand, Tile, Trilu, the block rearrangements; the helpers the
+ * data-movement files share, and their table of kernels.
  *
  * Data movement never looks at values: elements are copied as bytes of the dtype's size, so every
- * fixed-size dtype works, float16 and bool included. Resize is in fw-kernels-resize.c, If and Loop in
- * fw-kernels-control.c. */
+ * fixed-size dtype works, float16 and bool included. Gather* and Scatter* are in fw-kernels-gather.c, Pad
+ * in fw-kernels-pad.c, the small shape-producing ops (Shape, Size, Constant*, Range, NonZero) in
+ * fw-kernels-constant.c, Resize in fw-kernels-resize.c, If and Loop in fw-kernels-control.c. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -18,12 +19,6 @@
 #include "fw-kernels-tensor-private.h"
 
 /* ---- shared helpers ---- */
-
-static gsize
-esize_of (const FwArray *a)
-{
-  return fw_dtype_bits (a->dtype) / 8;
-}
 
 FwArray *
 fw_kt_new_array (const FwNode *node, FwDType dtype, guint rank, const gint64 *dims, GError **error)
@@ -81,19 +76,6 @@ fw_kt_set_int64 (FwArray *array, gint64 i, gint64 value)
     }
 }
 
-static inline void
-copy_elem (guint8 *dst, const guint8 *src, gsize esize)
-{
-  switch (esize)
-    {
-    case 1: *dst = *src; break;
-    case 2: memcpy (dst, src, 2); break;
-    case 4: memcpy (dst, src, 4); break;
-    case 8: memcpy (dst, src, 8); break;
-    default: memcpy (dst, src, esize); break;
-    }
-}
-
 /* One output row of n elements read with element stride st. */
 static void
 copy_row (guint8 *dst, const guint8 *src, gsize esize, gint64 n, gint64 st)
@@ -106,7 +88,7 @@ copy_row (guint8 *dst, const guint8 *src, gsize esize, gint64 n, gint64 st)
   if (st == 0)
     {
       for (gint64 j = 0; j < n; j++)
-        copy_elem (dst + j * esize, src, esize);
+        fw_kt_copy_elem (dst + j * esize, src, esize);
       return;
     }
 #define GATHER_ROW(T)                                                            \
@@ -197,7 +179,7 @@ fw_kt_strided_copy (guint8 *dst, const guint8 *src, gsize esize, guint rank, con
     }
   if (nr == 0)
     {
-      copy_elem (dst, src, esize);
+      fw_kt_copy_elem (dst, src, esize);
       return;
     }
   inner = nd[nr - 1];
@@ -229,40 +211,12 @@ fw_kt_strided_copy (guint8 *dst, const guint8 *src, gsize esize, guint rank, con
     }
 }
 
-static void
-contiguous_strides (guint rank, const gint64 *dims, gint64 *strides)
-{
-  gint64 s = 1;
-
-  for (gint i = (gint) rank - 1; i >= 0; i--)
-    {
-      strides[i] = s;
-      s *= dims[i];
-    }
-}
-
-static gint64
-product (const gint64 *dims, guint from, guint to)
-{
-  gint64 p = 1;
-
-  for (guint i = from; i < to; i++)
-    p *= dims[i];
-  return p;
-}
-
-static gboolean
-need_input (const FwNode *node, FwArray *const *inputs, guint n_inputs, guint k, GError **error)
+gboolean
+fw_kt_need_input (const FwNode *node, FwArray *const *inputs, guint n_inputs, guint k, GError **error)
 {
   if (k >= n_inputs || inputs[k] == NULL)
     return fw_kernel_fail (error, node, _("input %u is required"), k);
   return TRUE;
-}
-
-static FwArray *
-opt_input (FwArray *const *inputs, guint n_inputs, guint k)
-{
-  return k < n_inputs ? inputs[k] : NULL;
 }
 
 static gboolean
@@ -295,7 +249,7 @@ static gboolean
 kernel_reshape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
                 FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
 {
-  FwArray *x, *shape_in = opt_input (inputs, n_inputs, 1);
+  FwArray *x, *shape_in = fw_kt_opt_input (inputs, n_inputs, 1);
   gboolean allowzero = fw_node_get_attr_int (node, "allowzero", 0) != 0;
   g_autofree gint64 *target = NULL;
   gint64 dims[FW_MAX_RANK];
@@ -303,7 +257,7 @@ kernel_reshape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
   gint minus_at = -1;
   gint64 known = 1;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (shape_in != NULL)
@@ -374,15 +328,15 @@ kernel_flatten (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
   gint64 dims[2];
   FwArray *x;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (axis < -(gint64) x->rank || axis > (gint64) x->rank)
     return fw_kernel_fail (error, node, _("axis %" PRId64 " is out of range for rank %u"), axis, x->rank);
   if (axis < 0)
     axis += x->rank;
-  dims[0] = product (x->dims, 0, (guint) axis);
-  dims[1] = product (x->dims, (guint) axis, x->rank);
+  dims[0] = fw_kt_product (x->dims, 0, (guint) axis);
+  dims[1] = fw_kt_product (x->dims, (guint) axis, x->rank);
   return set_view (node, x, 2, dims, &outputs[0], error);
 }
 
@@ -391,7 +345,7 @@ static gboolean
 get_axes (const FwNode *node, FwArray *const *inputs, guint n_inputs, gint64 **axes, guint *n, GError **error)
 {
   const gint64 *attr = fw_node_get_attr_ints (node, "axes", n);
-  FwArray *in = opt_input (inputs, n_inputs, 1);
+  FwArray *in = fw_kt_opt_input (inputs, n_inputs, 1);
 
   *axes = NULL;
   if (attr != NULL)
@@ -418,7 +372,7 @@ kernel_squeeze (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *c
   guint n_axes = 0, rank = 0;
   FwArray *x;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !get_axes (node, inputs, n_inputs, &axes, &n_axes, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error) || !get_axes (node, inputs, n_inputs, &axes, &n_axes, error))
     return FALSE;
   x = inputs[0];
   if (n_axes == 0)
@@ -451,7 +405,7 @@ kernel_unsqueeze (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
   guint n_axes = 0, rank;
   FwArray *x;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !get_axes (node, inputs, n_inputs, &axes, &n_axes, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error) || !get_axes (node, inputs, n_inputs, &axes, &n_axes, error))
     return FALSE;
   x = inputs[0];
   if (axes == NULL)
@@ -486,12 +440,12 @@ kernel_transpose (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
   gint64 in_strides[FW_MAX_RANK], strides[FW_MAX_RANK], dims[FW_MAX_RANK];
   FwArray *x, *y;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (perm_attr != NULL && n_perm != x->rank)
     return fw_kernel_fail (error, node, _("attribute “perm” must list %u axes"), x->rank);
-  contiguous_strides (x->rank, x->dims, in_strides);
+  fw_kt_contiguous_strides (x->rank, x->dims, in_strides);
   for (guint i = 0; i < x->rank; i++)
     {
       gint64 p = perm_attr ? perm_attr[i] : (gint64) (x->rank - 1 - i);
@@ -507,7 +461,7 @@ kernel_transpose (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray 
   y = fw_kt_new_array (node, x->dtype, x->rank, dims, error);
   if (y == NULL)
     return FALSE;
-  fw_kt_strided_copy (y->data, x->data, esize_of (x), x->rank, dims, strides);
+  fw_kt_strided_copy (y->data, x->data, fw_kt_esize (x), x->rank, dims, strides);
   outputs[0] = y;
   return TRUE;
 }
@@ -527,7 +481,7 @@ block_rearrange (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwA
   static const guint s2d[6] = { 0, 3, 5, 1, 2, 4 };
   FwArray *x, *y;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (b <= 0)
@@ -575,7 +529,7 @@ block_rearrange (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwA
       out[2] = h / b;
       out[3] = w / b;
     }
-  contiguous_strides (6, in_dims, in_strides);
+  fw_kt_contiguous_strides (6, in_dims, in_strides);
   for (guint i = 0; i < 6; i++)
     {
       dims[i] = in_dims[perm[i]];
@@ -584,7 +538,7 @@ block_rearrange (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwA
   y = fw_kt_new_array (node, x->dtype, 4, out, error);
   if (y == NULL)
     return FALSE;
-  fw_kt_strided_copy (y->data, x->data, esize_of (x), 6, dims, strides);
+  fw_kt_strided_copy (y->data, x->data, fw_kt_esize (x), 6, dims, strides);
   outputs[0] = y;
   return TRUE;
 }
@@ -621,7 +575,7 @@ kernel_concat (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
   if (n_inputs == 0)
     return fw_kernel_fail (error, node, _("there is nothing to concatenate"));
   for (guint k = 0; k < n_inputs; k++)
-    if (!need_input (node, inputs, n_inputs, k, error))
+    if (!fw_kt_need_input (node, inputs, n_inputs, k, error))
       return FALSE;
   first = inputs[0];
   if (first->rank == 0)
@@ -651,9 +605,9 @@ kernel_concat (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
   y = fw_kt_new_array (node, first->dtype, first->rank, dims, error);
   if (y == NULL)
     return FALSE;
-  esize = esize_of (y);
-  outer = product (dims, 0, axis);
-  inner = product (dims, axis + 1, first->rank);
+  esize = fw_kt_esize (y);
+  outer = fw_kt_product (dims, 0, axis);
+  inner = fw_kt_product (dims, axis + 1, first->rank);
   dst = y->data;
   for (gint64 o = 0; o < outer; o++)
     for (guint k = 0; k < n_inputs; k++)
@@ -671,13 +625,13 @@ static gboolean
 kernel_split (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
               FwArray **outputs, guint n_outputs, GError **error)
 {
-  FwArray *x, *split_in = opt_input (inputs, n_inputs, 1);
+  FwArray *x, *split_in = fw_kt_opt_input (inputs, n_inputs, 1);
   g_autofree gint64 *split = NULL;
   guint n_split = 0, axis;
   gint64 d, outer, inner, offset = 0;
   gsize esize;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (n_outputs == 0)
@@ -734,9 +688,9 @@ kernel_split (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
       for (gint64 k = 0; k < num; k++)
         split[k] = MAX (MIN (chunk, d - k * chunk), 0);
     }
-  esize = esize_of (x);
-  outer = product (x->dims, 0, axis);
-  inner = product (x->dims, axis + 1, x->rank);
+  esize = fw_kt_esize (x);
+  outer = fw_kt_product (x->dims, 0, axis);
+  inner = fw_kt_product (x->dims, axis + 1, x->rank);
   for (guint k = 0; k < n_outputs; k++)
     {
       gint64 dims[FW_MAX_RANK];
@@ -775,7 +729,7 @@ kernel_slice (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
   gint64 in_strides[FW_MAX_RANK], dims[FW_MAX_RANK], strides[FW_MAX_RANK], base = 0;
   FwArray *x, *y;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (attr_form)
@@ -795,7 +749,7 @@ kernel_slice (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
     {
       FwArray *a;
 
-      if (!need_input (node, inputs, n_inputs, 1, error) || !need_input (node, inputs, n_inputs, 2, error))
+      if (!fw_kt_need_input (node, inputs, n_inputs, 1, error) || !fw_kt_need_input (node, inputs, n_inputs, 2, error))
         return FALSE;
       starts = fw_kt_read_ints (node, inputs[1], _("starts"), &n_starts, error);
       if (starts == NULL)
@@ -803,10 +757,10 @@ kernel_slice (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
       ends = fw_kt_read_ints (node, inputs[2], _("ends"), &n_ends, error);
       if (ends == NULL)
         return FALSE;
-      if ((a = opt_input (inputs, n_inputs, 3)) != NULL
+      if ((a = fw_kt_opt_input (inputs, n_inputs, 3)) != NULL
           && (axes = fw_kt_read_ints (node, a, _("axes"), &n_axes, error)) == NULL)
         return FALSE;
-      if ((a = opt_input (inputs, n_inputs, 4)) != NULL
+      if ((a = fw_kt_opt_input (inputs, n_inputs, 4)) != NULL
           && (steps = fw_kt_read_ints (node, a, _("steps"), &n_steps, error)) == NULL)
         return FALSE;
     }
@@ -818,7 +772,7 @@ kernel_slice (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
     return fw_kernel_fail (error, node, _("steps and starts have different lengths (%u, %u)"), n_steps, n_starts);
   if (axes == NULL && n_starts > x->rank)
     return fw_kernel_fail (error, node, _("%u starts for rank %u"), n_starts, x->rank);
-  contiguous_strides (x->rank, x->dims, in_strides);
+  fw_kt_contiguous_strides (x->rank, x->dims, in_strides);
   memcpy (dims, x->dims, x->rank * sizeof (gint64));
   memcpy (strides, in_strides, x->rank * sizeof (gint64));
   for (guint k = 0; k < n_starts; k++)
@@ -860,409 +814,17 @@ kernel_slice (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
   if (y == NULL)
     return FALSE;
   if (y->n_elements > 0)
-    fw_kt_strided_copy (y->data, (const guint8 *) x->data + base * (gint64) esize_of (x), esize_of (x), x->rank,
+    fw_kt_strided_copy (y->data, (const guint8 *) x->data + base * (gint64) fw_kt_esize (x), fw_kt_esize (x), x->rank,
                         dims, strides);
   outputs[0] = y;
-  return TRUE;
-}
-
-/* ---- Gather, GatherElements, GatherND ---- */
-
-/* Index k of indices normalised against dim; FALSE with error when out of range. */
-static gboolean
-get_index (const FwNode *node, const FwArray *indices, gint64 k, gint64 dim, gint64 *out, GError **error)
-{
-  gint64 j = fw_array_get_int64 (indices, k);
-
-  if (j < -dim || j >= dim)
-    return fw_kernel_fail (error, node, _("index %" PRId64 " is out of range for a dim of %"
-                                          PRId64), j, dim);
-  *out = j < 0 ? j + dim : j;
-  return TRUE;
-}
-
-static gboolean
-check_indices_dtype (const FwNode *node, const FwArray *indices, GError **error)
-{
-  if (indices->dtype != FW_DTYPE_INT64 && indices->dtype != FW_DTYPE_INT32)
-    return fw_kernel_fail (error, node, _("indices must be int32 or int64, not %s"), fw_dtype_name (indices->dtype));
-  return TRUE;
-}
-
-/* The gathers and scatters: inputs 0 to n_needed - 1 present, data first and integer indices second. */
-static gboolean
-indexed_inputs (const FwNode *node, FwArray *const *inputs, guint n_inputs, guint n_needed, FwArray **data,
-                FwArray **indices, GError **error)
-{
-  for (guint k = 0; k < n_needed; k++)
-    if (!need_input (node, inputs, n_inputs, k, error))
-      return FALSE;
-  *data = inputs[0];
-  *indices = inputs[1];
-  return check_indices_dtype (node, *indices, error);
-}
-
-/* GatherElements and ScatterElements: the attribute axis, along which indices may run past data's dims;
- * along every other axis they must stay inside. */
-static gboolean
-elements_axis (const FwNode *node, const FwArray *data, const FwArray *indices, guint *axis, GError **error)
-{
-  if (!fw_kernel_axis (node, fw_node_get_attr_int (node, "axis", 0), data->rank, axis, error))
-    return FALSE;
-  for (guint i = 0; i < data->rank; i++)
-    if (i != *axis && indices->dims[i] > data->dims[i])
-      return fw_kernel_fail (error, node, _("indices dim %u (%" PRId64 ") exceeds the data's (%"
-                                            PRId64 ")"), i, indices->dims[i], data->dims[i]);
-  return TRUE;
-}
-
-/* Moves coord to the next position of dims in row-major order, keeping *off the offset of that position
- * in the data (strides) along every axis but axis, whose offset comes from the index instead. */
-static void
-step_but_axis (guint rank, const gint64 *dims, const gint64 *strides, guint axis, gint64 *coord, gint64 *off)
-{
-  for (gint d = (gint) rank - 1; d >= 0; d--)
-    {
-      coord[d]++;
-      if ((guint) d != axis)
-        *off += strides[d];
-      if (coord[d] < dims[d])
-        break;
-      if ((guint) d != axis)
-        *off -= coord[d] * strides[d];
-      coord[d] = 0;
-    }
-}
-
-static gboolean
-kernel_gather (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-               FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *data, *indices, *y;
-  gint64 dims[FW_MAX_RANK], outer, inner, ad;
-  g_autofree gint64 *idx = NULL;
-  guint axis, rank = 0;
-  gsize esize, chunk;
-  guint8 *dst;
-
-  if (!indexed_inputs (node, inputs, n_inputs, 2, &data, &indices, error))
-    return FALSE;
-  if (data->rank == 0)
-    return fw_kernel_fail (error, node, _("data must have rank 1 or more"));
-  if (!fw_kernel_axis (node, fw_node_get_attr_int (node, "axis", 0), data->rank, &axis, error))
-    return FALSE;
-  if (data->rank + indices->rank - 1 > FW_MAX_RANK)
-    return fw_kernel_fail (error, node, _("the result rank is too large"));
-  ad = data->dims[axis];
-  idx = g_new (gint64, MAX (indices->n_elements, 1));
-  for (gint64 k = 0; k < indices->n_elements; k++)
-    if (!get_index (node, indices, k, ad, &idx[k], error))
-      return FALSE;
-  for (guint i = 0; i < axis; i++)
-    dims[rank++] = data->dims[i];
-  for (guint i = 0; i < indices->rank; i++)
-    dims[rank++] = indices->dims[i];
-  for (guint i = axis + 1; i < data->rank; i++)
-    dims[rank++] = data->dims[i];
-  y = fw_kt_new_array (node, data->dtype, rank, dims, error);
-  if (y == NULL)
-    return FALSE;
-  esize = esize_of (data);
-  outer = product (data->dims, 0, axis);
-  inner = product (data->dims, axis + 1, data->rank);
-  chunk = (gsize) inner * esize;
-  dst = y->data;
-  for (gint64 o = 0; o < outer; o++)
-    for (gint64 k = 0; k < indices->n_elements; k++)
-      {
-        memcpy (dst, (const guint8 *) data->data + (gsize) (o * ad + idx[k]) * chunk, chunk);
-        dst += chunk;
-      }
-  outputs[0] = y;
-  return TRUE;
-}
-
-static gboolean
-kernel_gather_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs,
-                        guint n_inputs, FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *data, *indices, *y;
-  gint64 strides[FW_MAX_RANK], coord[FW_MAX_RANK] = { 0 }, off = 0;
-  guint axis;
-  gsize esize;
-
-  if (!indexed_inputs (node, inputs, n_inputs, 2, &data, &indices, error))
-    return FALSE;
-  if (data->rank == 0 || data->rank != indices->rank)
-    return fw_kernel_fail (error, node, _("data rank %u and indices rank %u differ"), data->rank, indices->rank);
-  if (!elements_axis (node, data, indices, &axis, error))
-    return FALSE;
-  contiguous_strides (data->rank, data->dims, strides);
-  y = fw_kt_new_array (node, data->dtype, indices->rank, indices->dims, error);
-  if (y == NULL)
-    return FALSE;
-  esize = esize_of (data);
-  for (gint64 k = 0; k < y->n_elements; k++)
-    {
-      gint64 j;
-
-      if (!get_index (node, indices, k, data->dims[axis], &j, error))
-        {
-          fw_array_unref (y);
-          return FALSE;
-        }
-      copy_elem ((guint8 *) y->data + k * (gint64) esize,
-                 (const guint8 *) data->data + (off + j * strides[axis]) * (gint64) esize, esize);
-      step_but_axis (y->rank, y->dims, strides, axis, coord, &off);
-    }
-  outputs[0] = y;
-  return TRUE;
-}
-
-/* The element offset into a slice of data dims[from, from+m) named by the m indices at idx_base. */
-static gboolean
-nd_offset (const FwNode *node, const FwArray *data, guint from, const FwArray *indices, gint64 idx_base, gint64 m,
-           gint64 *out, GError **error)
-{
-  gint64 off = 0;
-
-  for (gint64 q = 0; q < m; q++)
-    {
-      gint64 j;
-
-      if (!get_index (node, indices, idx_base + q, data->dims[from + q], &j, error))
-        return FALSE;
-      off = off * data->dims[from + q] + j;
-    }
-  *out = off;
-  return TRUE;
-}
-
-static gboolean
-kernel_gather_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-                  FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *data, *indices, *y;
-  gint64 b = fw_node_get_attr_int (node, "batch_dims", 0), m, dims[FW_MAX_RANK];
-  gint64 n_batch, per_batch, chunk, data_batch;
-  guint rank = 0;
-  gsize esize;
-
-  if (!indexed_inputs (node, inputs, n_inputs, 2, &data, &indices, error))
-    return FALSE;
-  if (indices->rank < 1 || data->rank < 1)
-    return fw_kernel_fail (error, node, _("data and indices must have rank 1 or more"));
-  m = indices->dims[indices->rank - 1];
-  if (b < 0 || b >= MIN (data->rank, indices->rank) || b + m > data->rank || m < 1)
-    return fw_kernel_fail (error, node, _("batch_dims %" PRId64 " and index depth %" PRId64
-                                          " do not fit data rank %u"), b, m, data->rank);
-  for (gint64 i = 0; i < b; i++)
-    if (indices->dims[i] != data->dims[i])
-      return fw_kernel_fail (error, node, _("batch dim %" PRId64 " differs between data and indices"), i);
-  for (guint i = 0; i + 1 < indices->rank; i++)
-    dims[rank++] = indices->dims[i];
-  for (guint i = (guint) (b + m); i < data->rank; i++)
-    {
-      if (rank >= FW_MAX_RANK)
-        return fw_kernel_fail (error, node, _("the result rank is too large"));
-      dims[rank++] = data->dims[i];
-    }
-  y = fw_kt_new_array (node, data->dtype, rank, dims, error);
-  if (y == NULL)
-    return FALSE;
-  esize = esize_of (data);
-  n_batch = product (data->dims, 0, (guint) b);
-  per_batch = product (indices->dims, (guint) b, indices->rank - 1);
-  chunk = product (data->dims, (guint) (b + m), data->rank);
-  data_batch = product (data->dims, (guint) b, data->rank);
-  for (gint64 bi = 0; bi < n_batch; bi++)
-    for (gint64 k = 0; k < per_batch; k++)
-      {
-        gint64 off, slot = bi * per_batch + k;
-
-        if (!nd_offset (node, data, (guint) b, indices, slot * m, m, &off, error))
-          {
-            fw_array_unref (y);
-            return FALSE;
-          }
-        memcpy ((guint8 *) y->data + (gsize) (slot * chunk) * esize,
-                (const guint8 *) data->data + (gsize) (bi * data_batch + off * chunk) * esize, (gsize) chunk * esize);
-      }
-  outputs[0] = y;
-  return TRUE;
-}
-
-/* ---- ScatterElements, ScatterND ---- */
-
-typedef enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN } Reduction;
-
-static gboolean
-get_reduction (const FwNode *node, Reduction *out, GError **error)
-{
-  const char *r = fw_node_get_attr_string (node, "reduction");
-
-  if (r == NULL || strcmp (r, "none") == 0)
-    *out = RED_NONE;
-  else if (strcmp (r, "add") == 0)
-    *out = RED_ADD;
-  else if (strcmp (r, "mul") == 0)
-    *out = RED_MUL;
-  else if (strcmp (r, "max") == 0)
-    *out = RED_MAX;
-  else if (strcmp (r, "min") == 0)
-    *out = RED_MIN;
-  else
-    return fw_kernel_fail (error, node, _("unknown reduction “%s”"), r);
-  return TRUE;
-}
-
-/* ScatterElements and ScatterND: data, integer indices, updates of data's dtype, and the reduction. */
-static gboolean
-scatter_inputs (const FwNode *node, FwArray *const *inputs, guint n_inputs, FwArray **data, FwArray **indices,
-                FwArray **updates, Reduction *red, GError **error)
-{
-  if (!indexed_inputs (node, inputs, n_inputs, 3, data, indices, error) || !get_reduction (node, red, error))
-    return FALSE;
-  *updates = inputs[2];
-  if ((*updates)->dtype != (*data)->dtype)
-    return fw_kernel_fail (error, node, _("updates are %s, data %s"), fw_dtype_name ((*updates)->dtype),
-                           fw_dtype_name ((*data)->dtype));
-  return TRUE;
-}
-
-/* y[di] = y[di] ⊕ u[ui]; integers stay integers so int64 keeps every bit. */
-static void
-scatter_one (FwArray *y, gint64 di, const FwArray *u, gint64 ui, Reduction red, gsize esize)
-{
-  if (red == RED_NONE)
-    {
-      copy_elem ((guint8 *) y->data + di * (gint64) esize, (const guint8 *) u->data + ui * (gint64) esize, esize);
-      return;
-    }
-  if (fw_dtype_is_float (y->dtype))
-    {
-      gdouble a = fw_array_get_double (y, di), b = fw_array_get_double (u, ui), r;
-
-      switch (red)
-        {
-        case RED_ADD: r = a + b; break;
-        case RED_MUL: r = a * b; break;
-        case RED_MAX: r = MAX (a, b); break;
-        default: r = MIN (a, b); break;
-        }
-      fw_array_set_double (y, di, r);
-    }
-  else
-    {
-      gint64 a = fw_array_get_int64 (y, di), b = fw_array_get_int64 (u, ui), r;
-
-      switch (red)
-        {
-        /* Wrapping like the fixed-width types do, without signed overflow. */
-        case RED_ADD: r = (gint64) ((guint64) a + (guint64) b); break;
-        case RED_MUL: r = (gint64) ((guint64) a * (guint64) b); break;
-        case RED_MAX: r = MAX (a, b); break;
-        default: r = MIN (a, b); break;
-        }
-      fw_kt_set_int64 (y, di, r);
-    }
-}
-
-static gboolean
-kernel_scatter_elements (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs,
-                         guint n_inputs, FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *data, *indices, *updates;
-  g_autoptr(FwArray) y = NULL;
-  gint64 strides[FW_MAX_RANK], coord[FW_MAX_RANK] = { 0 }, off = 0;
-  Reduction red;
-  guint axis;
-  gsize esize;
-
-  if (!scatter_inputs (node, inputs, n_inputs, &data, &indices, &updates, &red, error))
-    return FALSE;
-  if (data->rank == 0 || indices->rank != data->rank || !fw_array_same_shape (indices, updates))
-    return fw_kernel_fail (error, node, _("data, indices and updates must have the same rank, indices and updates the same shape"));
-  if (!elements_axis (node, data, indices, &axis, error))
-    return FALSE;
-  y = fw_array_copy (data, error);
-  if (y == NULL)
-    return FALSE;
-  esize = esize_of (data);
-  contiguous_strides (data->rank, data->dims, strides);
-  for (gint64 k = 0; k < indices->n_elements; k++)
-    {
-      gint64 j;
-
-      if (!get_index (node, indices, k, data->dims[axis], &j, error))
-        return FALSE;
-      scatter_one (y, off + j * strides[axis], updates, k, red, esize);
-      step_but_axis (indices->rank, indices->dims, strides, axis, coord, &off);
-    }
-  outputs[0] = g_steal_pointer (&y);
-  return TRUE;
-}
-
-static gboolean
-kernel_scatter_nd (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-                   FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *data, *indices, *updates;
-  g_autoptr(FwArray) y = NULL;
-  gint64 m, n_idx, chunk;
-  Reduction red;
-  gsize esize;
-
-  if (!scatter_inputs (node, inputs, n_inputs, &data, &indices, &updates, &red, error))
-    return FALSE;
-  if (indices->rank < 1)
-    return fw_kernel_fail (error, node, _("indices must have rank 1 or more"));
-  m = indices->dims[indices->rank - 1];
-  if (m < 1 || m > (gint64) data->rank)
-    return fw_kernel_fail (error, node, _("index depth %" PRId64 " does not fit data rank %u"), m,
-                           data->rank);
-  /* updates: indices.shape[:-1] + data.shape[m:] */
-  {
-    gboolean ok = updates->rank == indices->rank - 1 + data->rank - (guint) m;
-
-    for (guint i = 0; ok && i + 1 < indices->rank; i++)
-      ok = updates->dims[i] == indices->dims[i];
-    for (guint i = (guint) m; ok && i < data->rank; i++)
-      ok = updates->dims[indices->rank - 1 + i - m] == data->dims[i];
-    if (!ok)
-      {
-        g_autofree char *su = fw_array_format_shape (updates);
-        return fw_kernel_fail (error, node, _("updates have the shape %s, which does not fit data and indices"), su);
-      }
-  }
-  y = fw_array_copy (data, error);
-  if (y == NULL)
-    return FALSE;
-  esize = esize_of (data);
-  n_idx = product (indices->dims, 0, indices->rank - 1);
-  chunk = product (data->dims, (guint) m, data->rank);
-  for (gint64 k = 0; k < n_idx; k++)
-    {
-      gint64 off;
-
-      if (!nd_offset (node, data, 0, indices, k * m, m, &off, error))
-        return FALSE;
-      if (red == RED_NONE)
-        memcpy ((guint8 *) y->data + (gsize) (off * chunk) * esize,
-                (const guint8 *) updates->data + (gsize) (k * chunk) * esize, (gsize) chunk * esize);
-      else
-        for (gint64 e = 0; e < chunk; e++)
-          scatter_one (y, off * chunk + e, updates, k * chunk + e, red, esize);
-    }
-  outputs[0] = g_steal_pointer (&y);
   return TRUE;
 }
 
 /* ---- Expand, Tile ---- */
 
 /* The shape input of Expand and ConstantOfShape: at most FW_MAX_RANK dims, none negative. */
-static gint64 *
-read_shape (const FwNode *node, FwArray *input, guint *n, GError **error)
+gint64 *
+fw_kt_read_shape (const FwNode *node, FwArray *input, guint *n, GError **error)
 {
   g_autofree gint64 *shape = fw_kt_read_ints (node, input, _("the shape"), n, error);
 
@@ -1291,10 +853,10 @@ kernel_expand (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
   gint64 dims[FW_MAX_RANK], strides[FW_MAX_RANK];
   guint n = 0, rank;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !need_input (node, inputs, n_inputs, 1, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error) || !fw_kt_need_input (node, inputs, n_inputs, 1, error))
     return FALSE;
   x = inputs[0];
-  shape = read_shape (node, inputs[1], &n, error);
+  shape = fw_kt_read_shape (node, inputs[1], &n, error);
   if (shape == NULL)
     return FALSE;
   if (!fw_kernel_broadcast_dims (node, x->rank, x->dims, n, shape, &rank, dims, error))
@@ -1304,7 +866,7 @@ kernel_expand (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *co
     return FALSE;
   fw_kernel_broadcast_strides (x->rank, x->dims, rank, dims, strides);
   if (y->n_elements > 0)
-    fw_kt_strided_copy (y->data, x->data, esize_of (x), rank, dims, strides);
+    fw_kt_strided_copy (y->data, x->data, fw_kt_esize (x), rank, dims, strides);
   outputs[0] = y;
   return TRUE;
 }
@@ -1318,7 +880,7 @@ kernel_tile (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *cons
   gint64 dims[FW_MAX_RANK], in_strides[FW_MAX_RANK], dims2[2 * FW_MAX_RANK], strides2[2 * FW_MAX_RANK];
   guint n = 0;
 
-  if (!need_input (node, inputs, n_inputs, 0, error) || !need_input (node, inputs, n_inputs, 1, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error) || !fw_kt_need_input (node, inputs, n_inputs, 1, error))
     return FALSE;
   x = inputs[0];
   reps = fw_kt_read_ints (node, inputs[1], _("repeats"), &n, error);
@@ -1326,7 +888,7 @@ kernel_tile (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *cons
     return FALSE;
   if (n != x->rank)
     return fw_kernel_fail (error, node, _("%u repeats for rank %u"), n, x->rank);
-  contiguous_strides (x->rank, x->dims, in_strides);
+  fw_kt_contiguous_strides (x->rank, x->dims, in_strides);
   for (guint i = 0; i < x->rank; i++)
     {
       if (reps[i] < 0)
@@ -1345,212 +907,8 @@ kernel_tile (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *cons
   if (y == NULL)
     return FALSE;
   if (y->n_elements > 0)
-    fw_kt_strided_copy (y->data, x->data, esize_of (x), 2 * x->rank, dims2, strides2);
+    fw_kt_strided_copy (y->data, x->data, fw_kt_esize (x), 2 * x->rank, dims2, strides2);
   outputs[0] = y;
-  return TRUE;
-}
-
-/* ---- Pad ---- */
-
-typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP } PadMode;
-
-/* The input coordinate for output coordinate o of an axis of d with pad p before it; -1 for the constant. */
-static gint64
-pad_source (PadMode mode, gint64 o, gint64 p, gint64 d)
-{
-  gint64 i = o - p;
-
-  if (i >= 0 && i < d)
-    return i;
-  switch (mode)
-    {
-    case PAD_EDGE:
-      return i < 0 ? 0 : d - 1;
-    case PAD_WRAP:
-      i %= d;
-      return i < 0 ? i + d : i;
-    case PAD_REFLECT:
-      {
-        gint64 period = 2 * (d - 1);
-
-        if (d == 1)
-          return 0;
-        i %= period;
-        if (i < 0)
-          i += period;
-        return i < d ? i : period - i;
-      }
-    default:
-      return -1;
-    }
-}
-
-static gboolean
-kernel_pad (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-            FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  const char *mode_s = fw_node_get_attr_string (node, "mode");
-  PadMode mode = PAD_CONSTANT;
-  FwArray *x, *a;
-  g_autoptr(FwArray) y = NULL;
-  g_autoptr(FwArray) fill = NULL;
-  g_autofree gint64 *pads = NULL;
-  g_autofree gint64 *axes = NULL;
-  g_autofree gint64 *maps = NULL;
-  gint64 all[2 * FW_MAX_RANK], dims[FW_MAX_RANK], in_strides[FW_MAX_RANK], map_at[FW_MAX_RANK];
-  gint64 coord[FW_MAX_RANK] = { 0 }, total = 0, off = 0, inner;
-  gboolean outside[FW_MAX_RANK] = { FALSE };
-  guint n_pads = 0, n_axes = 0, n_out_of = 0;
-  gsize esize;
-  guint8 *dst;
-
-  if (!need_input (node, inputs, n_inputs, 0, error))
-    return FALSE;
-  x = inputs[0];
-  esize = esize_of (x);
-  if (mode_s == NULL || strcmp (mode_s, "constant") == 0)
-    mode = PAD_CONSTANT;
-  else if (strcmp (mode_s, "reflect") == 0)
-    mode = PAD_REFLECT;
-  else if (strcmp (mode_s, "edge") == 0)
-    mode = PAD_EDGE;
-  else if (strcmp (mode_s, "wrap") == 0)
-    mode = PAD_WRAP;
-  else
-    return fw_kernel_fail (error, node, _("unknown mode “%s”"), mode_s);
-  if (fw_node_get_attr (node, "pads") != NULL)
-    {
-      const gint64 *p = fw_node_get_attr_ints (node, "pads", &n_pads);
-
-      if (p == NULL)
-        return fw_kernel_fail (error, node, _("attribute “pads” must be a list of integers"));
-      pads = g_memdup2 (p, MAX (n_pads, 1) * sizeof (gint64));
-    }
-  else
-    {
-      if (!need_input (node, inputs, n_inputs, 1, error))
-        return FALSE;
-      pads = fw_kt_read_ints (node, inputs[1], _("pads"), &n_pads, error);
-      if (pads == NULL)
-        return FALSE;
-    }
-  memset (all, 0, sizeof all);
-  if ((a = opt_input (inputs, n_inputs, 3)) != NULL)
-    {
-      axes = fw_kt_read_ints (node, a, _("axes"), &n_axes, error);
-      if (axes == NULL)
-        return FALSE;
-      if (n_pads != 2 * n_axes)
-        return fw_kernel_fail (error, node, _("%u pads for %u axes"), n_pads, n_axes);
-      for (guint k = 0; k < n_axes; k++)
-        {
-          guint axis;
-
-          if (!fw_kernel_axis (node, axes[k], x->rank, &axis, error))
-            return FALSE;
-          all[axis] = pads[k];
-          all[axis + x->rank] = pads[k + n_axes];
-        }
-    }
-  else
-    {
-      if (n_pads != 2 * x->rank)
-        return fw_kernel_fail (error, node, _("%u pads for rank %u"), n_pads, x->rank);
-      memcpy (all, pads, n_pads * sizeof (gint64));
-    }
-  for (guint i = 0; i < x->rank; i++)
-    {
-      gint64 lo = all[i], hi = all[i + x->rank];
-
-      if (lo > FW_TENSOR_MAX_ELEMENTS || hi > FW_TENSOR_MAX_ELEMENTS || lo < -x->dims[i] || hi < -x->dims[i]
-          || x->dims[i] + lo + hi < 0)
-        return fw_kernel_fail (error, node, _("pads %" PRId64 ", %" PRId64
-                                              " do not fit axis %u of %" PRId64), lo, hi, i, x->dims[i]);
-      dims[i] = x->dims[i] + lo + hi;
-      if (mode != PAD_CONSTANT && x->dims[i] == 0 && dims[i] > 0)
-        return fw_kernel_fail (error, node, _("cannot pad the empty axis %u in mode “%s”"), i, mode_s);
-    }
-
-  /* The fill value: input 2 (opset 11) or attribute “value” (before), in the data's dtype. */
-  fill = fw_kt_new_array (node, x->dtype, 0, NULL, error);
-  if (fill == NULL)
-    return FALSE;
-  memset (fill->data, 0, esize);
-  if ((a = opt_input (inputs, n_inputs, 2)) != NULL && a->n_elements > 0)
-    {
-      if (a->dtype == x->dtype)
-        memcpy (fill->data, a->data, esize);
-      else
-        fw_array_set_double (fill, 0, fw_array_get_double (a, 0));
-    }
-  else if (fw_node_get_attr (node, "value") != NULL)
-    fw_array_set_double (fill, 0, fw_node_get_attr_float (node, "value", 0.0f));
-
-  y = fw_kt_new_array (node, x->dtype, x->rank, dims, error);
-  if (y == NULL)
-    return FALSE;
-  if (y->n_elements == 0)
-    {
-      outputs[0] = g_steal_pointer (&y);
-      return TRUE;
-    }
-  if (x->rank == 0)
-    {
-      memcpy (y->data, x->data, esize);
-      outputs[0] = g_steal_pointer (&y);
-      return TRUE;
-    }
-  /* Per-axis maps from output to input coordinates (-1: the fill value), then one walk over the output. */
-  for (guint i = 0; i < x->rank; i++)
-    {
-      map_at[i] = total;
-      total += dims[i];
-    }
-  maps = g_new (gint64, total);
-  for (guint i = 0; i < x->rank; i++)
-    for (gint64 o = 0; o < dims[i]; o++)
-      maps[map_at[i] + o] = pad_source (mode, o, all[i], x->dims[i]);
-  contiguous_strides (x->rank, x->dims, in_strides);
-  inner = dims[x->rank - 1];
-  dst = y->data;
-  for (guint i = 0; i + 1 < x->rank; i++)
-    {
-      outside[i] = maps[map_at[i]] < 0;
-      n_out_of += outside[i];
-      if (!outside[i])
-        off += maps[map_at[i]] * in_strides[i];
-    }
-  for (gint64 o = 0; o < y->n_elements / inner; o++)
-    {
-      const gint64 *m = maps + map_at[x->rank - 1];
-
-      for (gint64 j = 0; j < inner; j++)
-        {
-          const guint8 *src = n_out_of > 0 || m[j] < 0 ? (const guint8 *) fill->data
-                                                       : (const guint8 *) x->data + (off + m[j]) * (gint64) esize;
-          copy_elem (dst + j * (gint64) esize, src, esize);
-        }
-      dst += inner * (gint64) esize;
-      for (gint d = (gint) x->rank - 2; d >= 0; d--)
-        {
-          gint64 src_c;
-
-          if (!outside[d])
-            off -= maps[map_at[d] + coord[d]] * in_strides[d];
-          coord[d]++;
-          if (coord[d] >= dims[d])
-            coord[d] = 0;
-          src_c = maps[map_at[d] + coord[d]];
-          n_out_of -= outside[d];
-          outside[d] = src_c < 0;
-          n_out_of += outside[d];
-          if (!outside[d])
-            off += src_c * in_strides[d];
-          if (coord[d] != 0)
-            break;
-        }
-    }
-  outputs[0] = g_steal_pointer (&y);
   return TRUE;
 }
 
@@ -1562,11 +920,11 @@ kernel_trilu (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
 {
   gboolean upper = fw_node_get_attr_int (node, "upper", 1) != 0;
   gint64 k = 0, rows, cols, n_mat;
-  FwArray *x, *kin = opt_input (inputs, n_inputs, 1);
+  FwArray *x, *kin = fw_kt_opt_input (inputs, n_inputs, 1);
   g_autoptr(FwArray) y = NULL;
   gsize esize;
 
-  if (!need_input (node, inputs, n_inputs, 0, error))
+  if (!fw_kt_need_input (node, inputs, n_inputs, 0, error))
     return FALSE;
   x = inputs[0];
   if (x->rank < 2)
@@ -1576,10 +934,10 @@ kernel_trilu (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
   y = fw_array_copy (x, error);
   if (y == NULL)
     return FALSE;
-  esize = esize_of (x);
+  esize = fw_kt_esize (x);
   rows = x->dims[x->rank - 2];
   cols = x->dims[x->rank - 1];
-  n_mat = product (x->dims, 0, x->rank - 2);
+  n_mat = fw_kt_product (x->dims, 0, x->rank - 2);
   k = CLAMP (k, -rows - 1, cols + 1);
   for (gint64 mi = 0; mi < n_mat; mi++)
     for (gint64 r = 0; r < rows; r++)
@@ -1596,319 +954,27 @@ kernel_trilu (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *con
   return TRUE;
 }
 
-/* ---- Shape, Size, Constant, ConstantOfShape, Range, NonZero ---- */
-
-static gboolean
-kernel_shape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-              FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  gint64 start = fw_node_get_attr_int (node, "start", 0);
-  gint64 end = fw_node_get_attr_int (node, "end", G_MAXINT64), n;
-  gint64 r;
-  FwArray *x, *y;
-
-  if (!need_input (node, inputs, n_inputs, 0, error))
-    return FALSE;
-  x = inputs[0];
-  r = x->rank;
-  if (start < 0)
-    start = start < -r ? 0 : start + r;
-  if (end < 0)
-    end = end < -r ? 0 : end + r;
-  start = CLAMP (start, 0, r);
-  end = CLAMP (end, 0, r);
-  n = MAX (end - start, 0);
-  y = fw_kt_new_array (node, FW_DTYPE_INT64, 1, &n, error);
-  if (y == NULL)
-    return FALSE;
-  for (gint64 i = 0; i < n; i++)
-    ((gint64 *) y->data)[i] = x->dims[start + i];
-  outputs[0] = y;
-  return TRUE;
-}
-
-static gboolean
-kernel_size (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-             FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *y;
-
-  if (!need_input (node, inputs, n_inputs, 0, error))
-    return FALSE;
-  y = fw_kt_new_array (node, FW_DTYPE_INT64, 0, NULL, error);
-  if (y == NULL)
-    return FALSE;
-  *(gint64 *) y->data = inputs[0]->n_elements;
-  outputs[0] = y;
-  return TRUE;
-}
-
-static gboolean
-kernel_constant (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs G_GNUC_UNUSED,
-                 guint n_inputs G_GNUC_UNUSED, FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  const FwAttr *attr;
-  FwArray *y;
-
-  if ((attr = fw_node_get_attr (node, "value")) != NULL)
-    {
-      GError *local = NULL;
-
-      if (attr->type != FW_ATTR_TENSOR || attr->t == NULL)
-        return fw_kernel_fail (error, node, _("attribute “value” must be a tensor"));
-      if (attr->t->dtype == FW_DTYPE_STRING)
-        return fw_kernel_fail (error, node, _("string constants cannot be computed on the host"));
-      /* The attribute's bytes, borrowed: a large Constant weight costs no copy. */
-      y = fw_array_new_from_tensor (attr->t, &local);
-      if (y == NULL)
-        {
-          fw_kernel_fail (error, node, "%s", local->message);
-          g_error_free (local);
-          return FALSE;
-        }
-      outputs[0] = y;
-      return TRUE;
-    }
-  if ((attr = fw_node_get_attr (node, "value_float")) != NULL && attr->type == FW_ATTR_FLOAT)
-    {
-      y = fw_kt_new_array (node, FW_DTYPE_FLOAT, 0, NULL, error);
-      if (y == NULL)
-        return FALSE;
-      *(float *) y->data = attr->f;
-    }
-  else if ((attr = fw_node_get_attr (node, "value_int")) != NULL && attr->type == FW_ATTR_INT)
-    {
-      y = fw_kt_new_array (node, FW_DTYPE_INT64, 0, NULL, error);
-      if (y == NULL)
-        return FALSE;
-      *(gint64 *) y->data = attr->i;
-    }
-  else if ((attr = fw_node_get_attr (node, "value_floats")) != NULL && attr->type == FW_ATTR_FLOATS)
-    {
-      gint64 n = attr->n;
-
-      y = fw_kt_new_array (node, FW_DTYPE_FLOAT, 1, &n, error);
-      if (y == NULL)
-        return FALSE;
-      if (n > 0)
-        memcpy (y->data, attr->floats, n * sizeof (float));
-    }
-  else if ((attr = fw_node_get_attr (node, "value_ints")) != NULL && attr->type == FW_ATTR_INTS)
-    {
-      gint64 n = attr->n;
-
-      y = fw_kt_new_array (node, FW_DTYPE_INT64, 1, &n, error);
-      if (y == NULL)
-        return FALSE;
-      if (n > 0)
-        memcpy (y->data, attr->ints, n * sizeof (gint64));
-    }
-  else if (fw_node_get_attr (node, "value_string") != NULL || fw_node_get_attr (node, "value_strings") != NULL)
-    return fw_kernel_fail (error, node, _("string constants cannot be computed on the host"));
-  else if (fw_node_get_attr (node, "sparse_value") != NULL)
-    return fw_kernel_fail (error, node, _("sparse constants are not supported"));
-  else
-    return fw_kernel_fail (error, node, _("the node has no value attribute"));
-  outputs[0] = y;
-  return TRUE;
-}
-
-static gboolean
-kernel_constant_of_shape (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs,
-                          guint n_inputs, FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  const FwAttr *value = fw_node_get_attr (node, "value");
-  FwDType dtype = FW_DTYPE_FLOAT;
-  g_autofree gint64 *shape = NULL;
-  guint8 elem[16] = { 0 };
-  gboolean zero = TRUE;
-  gsize esize;
-  guint n = 0;
-  FwArray *y;
-
-  if (!need_input (node, inputs, n_inputs, 0, error))
-    return FALSE;
-  if (value != NULL)
-    {
-      gsize size = 0;
-      gconstpointer data;
-
-      if (value->type != FW_ATTR_TENSOR || value->t == NULL || value->t->n_elements != 1
-          || value->t->dtype == FW_DTYPE_STRING)
-        return fw_kernel_fail (error, node, _("attribute “value” must be a one-element tensor"));
-      dtype = value->t->dtype;
-      data = fw_tensor_get_data (value->t, &size);
-      if (fw_dtype_bits (dtype) % 8 != 0 || size != fw_dtype_bits (dtype) / 8 || size > sizeof elem || data == NULL)
-        return fw_kernel_fail (error, node, _("attribute “value” holds %zu bytes for one %s"), size,
-                               fw_dtype_name (dtype));
-      memcpy (elem, data, size);
-    }
-  esize = fw_dtype_bits (dtype) / 8;
-  for (gsize i = 0; i < esize; i++)
-    zero = zero && elem[i] == 0;
-  shape = read_shape (node, inputs[0], &n, error);
-  if (shape == NULL)
-    return FALSE;
-  if (zero)
-    {
-      GError *local = NULL;
-
-      y = fw_array_new0 (dtype, n, shape, &local);
-      if (y == NULL)
-        {
-          g_autofree char *name = g_utf8_make_valid (node->name ? node->name : "", -1);
-          g_propagate_prefixed_error (error, local, _("node “%s” (%s): "), name, node->op_type);
-          return FALSE;
-        }
-    }
-  else
-    {
-      y = fw_kt_new_array (node, dtype, n, shape, error);
-      if (y == NULL)
-        return FALSE;
-      for (gint64 k = 0; k < y->n_elements; k++)
-        copy_elem ((guint8 *) y->data + k * (gint64) esize, elem, esize);
-    }
-  outputs[0] = y;
-  return TRUE;
-}
-
-static gboolean
-kernel_range (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-              FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *y;
-  FwDType dtype;
-  gint64 n;
-
-  for (guint k = 0; k < 3; k++)
-    {
-      if (!need_input (node, inputs, n_inputs, k, error))
-        return FALSE;
-      if (inputs[k]->n_elements != 1)
-        return fw_kernel_fail (error, node, _("input %u must be a scalar"), k);
-      if (inputs[k]->dtype != inputs[0]->dtype)
-        return fw_kernel_fail (error, node, _("inputs differ in type"));
-    }
-  dtype = inputs[0]->dtype;
-  if (fw_dtype_is_float (dtype))
-    {
-      gdouble s = fw_array_get_double (inputs[0], 0), l = fw_array_get_double (inputs[1], 0);
-      gdouble d = fw_array_get_double (inputs[2], 0), count;
-
-      if (d == 0)
-        return fw_kernel_fail (error, node, _("delta must not be zero"));
-      count = ceil ((l - s) / d);
-      if (!(count > 0))
-        count = 0;
-      if (count > (gdouble) FW_TENSOR_MAX_ELEMENTS)
-        return fw_kernel_fail (error, node, _("the range has too many elements"));
-      n = (gint64) count;
-      y = fw_kt_new_array (node, dtype, 1, &n, error);
-      if (y == NULL)
-        return FALSE;
-      for (gint64 k = 0; k < n; k++)
-        fw_array_set_double (y, k, s + d * (gdouble) k);
-    }
-  else
-    {
-      gint64 s = fw_array_get_int64 (inputs[0], 0), l = fw_array_get_int64 (inputs[1], 0);
-      gint64 d = fw_array_get_int64 (inputs[2], 0);
-      /* In 128-bit-free arithmetic: the span as a double only decides whether it is absurd. */
-      gdouble span = ((gdouble) l - (gdouble) s) / (gdouble) d;
-
-      if (d == 0)
-        return fw_kernel_fail (error, node, _("delta must not be zero"));
-      if (span > (gdouble) FW_TENSOR_MAX_ELEMENTS)
-        return fw_kernel_fail (error, node, _("the range has too many elements"));
-      if (d > 0)
-        n = l > s ? (l - s - 1) / d + 1 : 0;
-      else
-        n = s > l ? (s - l - 1) / (-d) + 1 : 0;
-      y = fw_kt_new_array (node, dtype, 1, &n, error);
-      if (y == NULL)
-        return FALSE;
-      for (gint64 k = 0; k < n; k++)
-        fw_kt_set_int64 (y, k, s + d * k);
-    }
-  outputs[0] = y;
-  return TRUE;
-}
-
-static gboolean
-is_nonzero (const FwArray *x, gint64 i, gsize esize)
-{
-  const guint8 *p;
-
-  /* -0.0 is zero; NaN is not. */
-  if (fw_dtype_is_float (x->dtype))
-    return fw_array_get_double (x, i) != 0.0;
-  p = (const guint8 *) x->data + i * (gint64) esize;
-  for (gsize b = 0; b < esize; b++)
-    if (p[b] != 0)
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
-kernel_nonzero (FwExecContext *ctx G_GNUC_UNUSED, const FwNode *node, FwArray *const *inputs, guint n_inputs,
-                FwArray **outputs, guint n_outputs G_GNUC_UNUSED, GError **error)
-{
-  FwArray *x, *y;
-  gint64 count = 0, dims[2], coord[FW_MAX_RANK] = { 0 }, col = 0;
-  gsize esize;
-
-  if (!need_input (node, inputs, n_inputs, 0, error))
-    return FALSE;
-  x = inputs[0];
-  esize = esize_of (x);
-  for (gint64 i = 0; i < x->n_elements; i++)
-    count += is_nonzero (x, i, esize);
-  dims[0] = x->rank;
-  dims[1] = count;
-  y = fw_kt_new_array (node, FW_DTYPE_INT64, 2, dims, error);
-  if (y == NULL)
-    return FALSE;
-  for (gint64 i = 0; i < x->n_elements; i++)
-    {
-      if (is_nonzero (x, i, esize))
-        {
-          for (guint d = 0; d < x->rank; d++)
-            ((gint64 *) y->data)[d * count + col] = coord[d];
-          col++;
-        }
-      for (gint d = (gint) x->rank - 1; d >= 0; d--)
-        {
-          if (++coord[d] < x->dims[d])
-            break;
-          coord[d] = 0;
-        }
-    }
-  outputs[0] = y;
-  return TRUE;
-}
-
 static const FwKernelEntry tensor_kernels[] = {
   { "Concat", kernel_concat },
-  { "Constant", kernel_constant },
-  { "ConstantOfShape", kernel_constant_of_shape },
+  { "Constant", fw_kernel_constant },
+  { "ConstantOfShape", fw_kernel_constant_of_shape },
   { "DepthToSpace", kernel_depth_to_space },
   { "Expand", kernel_expand },
   { "Flatten", kernel_flatten },
-  { "Gather", kernel_gather },
-  { "GatherElements", kernel_gather_elements },
-  { "GatherND", kernel_gather_nd },
+  { "Gather", fw_kernel_gather },
+  { "GatherElements", fw_kernel_gather_elements },
+  { "GatherND", fw_kernel_gather_nd },
   { "If", fw_kernel_if },
   { "Loop", fw_kernel_loop },
-  { "NonZero", kernel_nonzero },
-  { "Pad", kernel_pad },
-  { "Range", kernel_range },
+  { "NonZero", fw_kernel_nonzero },
+  { "Pad", fw_kernel_pad },
+  { "Range", fw_kernel_range },
   { "Reshape", kernel_reshape },
   { "Resize", fw_kernel_resize },
-  { "ScatterElements", kernel_scatter_elements },
-  { "ScatterND", kernel_scatter_nd },
-  { "Shape", kernel_shape },
-  { "Size", kernel_size },
+  { "ScatterElements", fw_kernel_scatter_elements },
+  { "ScatterND", fw_kernel_scatter_nd },
+  { "Shape", fw_kernel_shape },
+  { "Size", fw_kernel_size },
   { "Slice", kernel_slice },
   { "SpaceToDepth", kernel_space_to_depth },
   { "Split", kernel_split },

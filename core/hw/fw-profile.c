@@ -254,67 +254,64 @@ valid_name (const char *name)
   return TRUE;
 }
 
-FwProfile *
-fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **machine_out, GError **error)
+/* The top level: a mapping of known keys, version 1, then name, description, kind and machine. Nothing is
+ * stored in *machine_out unless this succeeds. */
+static gboolean
+read_identity (const FwYamlDocument *doc, const Section *top, FwProfile *p, char **machine_out, GError **error)
 {
-  g_autoptr(FwProfile) p = g_new0 (FwProfile, 1);
   const FwYamlNode *root = doc->root;
-  const FwYamlNode *node, *ub_node, *reserve_node, *align_node;
-  Section top = { doc, NULL, root };
-  Section cores, memory, bandwidth, throughput, overhead, limits;
+  const FwYamlNode *node;
   const char *text;
   gint64 version;
-  guint64 align;
   GError *local = NULL;
 
-  g_atomic_ref_count_init (&p->ref_count);
   if (root == NULL)
     {
       fw_yaml_error (error, doc, NULL, _("the profile is empty"));
-      return NULL;
+      return FALSE;
     }
   if (root->kind != FW_YAML_MAPPING)
     {
       fw_yaml_error (error, doc, root, _("a hardware profile must be a mapping of keys, not %s"),
                      fw_yaml_kind_name (root->kind));
-      return NULL;
+      return FALSE;
     }
   if (!fw_yaml_check_keys (doc, root, top_keys, error))
-    return NULL;
+    return FALSE;
 
   /* The version first: a newer file's other errors would only mislead. */
   node = fw_yaml_get (root, "version");
   if (node == NULL)
     {
-      missing_key (&top, "version", error);
-      return NULL;
+      missing_key (top, "version", error);
+      return FALSE;
     }
   if (!fw_yaml_get_int (doc, node, G_MININT, G_MAXINT, &version, &local))
     {
-      rethrow_with_key (&top, node, "version", local, error);
-      return NULL;
+      rethrow_with_key (top, node, "version", local, error);
+      return FALSE;
     }
   if (version != 1)
     {
       fw_yaml_error (error, doc, node, _("version: this program reads version 1 profiles, not %" PRId64),
                      version);
-      return NULL;
+      return FALSE;
     }
 
-  if (!read_string (&top, "name", TRUE, &text, &node, error))
-    return NULL;
+  if (!read_string (top, "name", TRUE, &text, &node, error))
+    return FALSE;
   if (!valid_name (text))
     {
       fw_yaml_error (error, doc, node,
                      _("name: “%s” must be 1 to 64 letters, digits, “.”, “_” or “-”"), text);
-      return NULL;
+      return FALSE;
     }
   p->name = g_strdup (text);
-  if (!read_string (&top, "description", FALSE, &text, &node, error))
-    return NULL;
+  if (!read_string (top, "description", FALSE, &text, &node, error))
+    return FALSE;
   p->description = g_strdup (text ? text : "");
-  if (!read_string (&top, "kind", TRUE, &text, &node, error))
-    return NULL;
+  if (!read_string (top, "kind", TRUE, &text, &node, error))
+    return FALSE;
   if (strcmp (text, "npu") == 0)
     p->kind = FW_PROFILE_NPU;
   else if (strcmp (text, "cpu") == 0)
@@ -322,19 +319,28 @@ fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **
   else
     {
       fw_yaml_error (error, doc, node, _("kind: “%s” is neither “npu” nor “cpu”"), text);
-      return NULL;
+      return FALSE;
     }
-  if (!read_string (&top, "machine", FALSE, &text, &node, error))
-    return NULL;
+  if (!read_string (top, "machine", FALSE, &text, &node, error))
+    return FALSE;
   if (machine_out)
     *machine_out = g_strdup (text);
+  return TRUE;
+}
 
-  if (!get_section (doc, root, "cores", TRUE, cores_keys, &cores, error)
+/* cores and memory: the unit counts and every on-chip buffer's size. */
+static gboolean
+read_cores_and_memory (const FwYamlDocument *doc, FwProfile *p, GError **error)
+{
+  const FwYamlNode *ub_node, *reserve_node;
+  Section cores, memory;
+
+  if (!get_section (doc, doc->root, "cores", TRUE, cores_keys, &cores, error)
       || !read_count (&cores, "cube", TRUE, 0, &p->cube_cores, NULL, error)
       || !read_count (&cores, "vector", TRUE, 0, &p->vector_cores, NULL, error))
-    goto fail;
+    return FALSE;
 
-  if (!get_section (doc, root, "memory", TRUE, memory_keys, &memory, error)
+  if (!get_section (doc, doc->root, "memory", TRUE, memory_keys, &memory, error)
       || !read_size (&memory, "ub", TRUE, 0, &p->ub_bytes, &ub_node, error)
       || !read_size (&memory, "ub_reserve", FALSE, 0, &p->ub_reserve_bytes, &reserve_node, error)
       || !read_size (&memory, "l1", FALSE, 0, &p->l1_bytes, NULL, error)
@@ -342,41 +348,59 @@ fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **
       || !read_size (&memory, "l0b", FALSE, 0, &p->l0b_bytes, NULL, error)
       || !read_size (&memory, "l0c", FALSE, 0, &p->l0c_bytes, NULL, error)
       || !read_size (&memory, "l2", FALSE, 0, &p->l2_bytes, NULL, error))
-    goto fail;
+    return FALSE;
   if (p->ub_bytes <= p->ub_reserve_bytes)
     {
       fw_yaml_error (error, doc, reserve_node ? reserve_node : ub_node,
                      _("memory.ub (%" PRIu64 " B) must be larger than memory.ub_reserve (%" PRIu64 " B)"),
                      p->ub_bytes, p->ub_reserve_bytes);
-      goto fail;
+      return FALSE;
     }
+  return TRUE;
+}
+
+/* bandwidth, throughput (fp16 keys for an NPU, fp32 for a CPU) and overhead. */
+static gboolean
+read_rates (const FwYamlDocument *doc, FwProfile *p, GError **error)
+{
+  const FwYamlNode *root = doc->root;
+  Section bandwidth, throughput, overhead;
 
   if (!get_section (doc, root, "bandwidth", TRUE, bandwidth_keys, &bandwidth, error)
       || !read_rate (&bandwidth, "hbm", "bytes/s", MAX_RATE_BYTES, &p->hbm_bytes_per_s, error))
-    goto fail;
+    return FALSE;
 
   if (p->kind == FW_PROFILE_NPU)
     {
       if (!get_section (doc, root, "throughput", TRUE, throughput_npu_keys, &throughput, error)
           || !read_rate (&throughput, "cube_fp16", "flop/s", MAX_RATE_FLOPS, &p->cube_flops_per_s, error)
           || !read_rate (&throughput, "vector_fp16", "flop/s", MAX_RATE_FLOPS, &p->vector_flops_per_s, error))
-        goto fail;
+        return FALSE;
     }
   else
     {
       if (!get_section (doc, root, "throughput", TRUE, throughput_cpu_keys, &throughput, error)
           || !read_rate (&throughput, "cube_fp32", "flop/s", MAX_RATE_FLOPS, &p->cube_flops_per_s, error)
           || !read_rate (&throughput, "vector_fp32", "flop/s", MAX_RATE_FLOPS, &p->vector_flops_per_s, error))
-        goto fail;
+        return FALSE;
     }
 
-  if (!get_section (doc, root, "overhead", FALSE, overhead_keys, &overhead, error)
-      || !read_time (&overhead, "launch", 5e-6, &p->launch_overhead_s, error)
-      || !read_time (&overhead, "sync", 1e-6, &p->sync_overhead_s, error))
-    goto fail;
+  return get_section (doc, root, "overhead", FALSE, overhead_keys, &overhead, error)
+         && read_time (&overhead, "launch", 5e-6, &p->launch_overhead_s, error)
+         && read_time (&overhead, "sync", 1e-6, &p->sync_overhead_s, error);
+}
 
-  if (!get_section (doc, root, "limits", FALSE, limits_keys, &limits, error))
-    goto fail;
+/* limits, each with its default. */
+static gboolean
+read_limits (const FwYamlDocument *doc, FwProfile *p, GError **error)
+{
+  const FwYamlNode *node, *align_node;
+  Section limits;
+  guint64 align;
+  GError *local = NULL;
+
+  if (!get_section (doc, doc->root, "limits", FALSE, limits_keys, &limits, error))
+    return FALSE;
   node = fw_yaml_get (limits.map, "budget_fraction");
   p->budget_fraction = 0.8;
   if (node != NULL)
@@ -384,34 +408,46 @@ fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **
       if (!fw_yaml_get_double (doc, node, 0, 1, &p->budget_fraction, &local))
         {
           rethrow_with_key (&limits, node, "limits.budget_fraction", local, error);
-          goto fail;
+          return FALSE;
         }
       if (p->budget_fraction <= 0)
         {
           fw_yaml_error (error, doc, node, _("limits.budget_fraction: must be greater than 0 and at most 1"));
-          goto fail;
+          return FALSE;
         }
     }
   if (!read_count (&limits, "max_vector_queues", FALSE, 4, &p->max_vector_queues, NULL, error)
       || !read_count (&limits, "max_kernel_inputs", FALSE, 8, &p->max_kernel_inputs, NULL, error)
       || !read_count (&limits, "max_fused_nodes", FALSE, 64, &p->max_fused_nodes, NULL, error)
       || !read_size (&limits, "ub_align", FALSE, 32, &align, &align_node, error))
-    goto fail;
+    return FALSE;
   if (align == 0 || align > 4096 || (align & (align - 1)) != 0)
     {
       fw_yaml_error (error, doc, align_node,
                      _("limits.ub_align: %" PRIu64 " B is not a power of two from 1 B to 4 KiB"), align);
-      goto fail;
+      return FALSE;
     }
   p->ub_align_bytes = (guint) align;
+  return TRUE;
+}
 
+FwProfile *
+fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **machine_out, GError **error)
+{
+  g_autoptr(FwProfile) p = g_new0 (FwProfile, 1);
+  Section top = { doc, NULL, doc->root };
+
+  g_atomic_ref_count_init (&p->ref_count);
+  if (!read_identity (doc, &top, p, machine_out, error))
+    return NULL;
+  if (!read_cores_and_memory (doc, p, error) || !read_rates (doc, p, error) || !read_limits (doc, p, error))
+    {
+      if (machine_out)
+        g_clear_pointer (machine_out, g_free);
+      return NULL;
+    }
   p->source = g_strdup (source);
   return g_steal_pointer (&p);
-
-fail:
-  if (machine_out)
-    g_clear_pointer (machine_out, g_free);
-  return NULL;
 }
 
 FwProfile *

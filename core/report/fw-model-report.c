@@ -199,28 +199,10 @@ add_cost (JsonBuilder *b, const FwGraph *graph)
   json_builder_end_object (b);
 }
 
-JsonNode *
-fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *bindings,
-                       const char * const *symbols)
+/* "model": the file, its fingerprint and producer, the opsets it imports. */
+static void
+add_model (JsonBuilder *b, FwModel *model, const char *basename)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(GHashTable) histogram = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GArray) sized = g_array_new (FALSE, FALSE, sizeof (Sized));
-  FwGraph *graph = fw_model_get_graph (model);
-  const char *path = fw_model_get_path (model);
-  g_autofree char *basename = path ? g_path_get_basename (path) : g_strdup ("");
-
-  count_ops (graph, histogram, sized);
-  g_array_sort (sized, compare_sized);
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, "fusion-workbench/report");
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, FW_REPORT_SCHEMA_VERSION);
-  json_builder_set_member_name (b, "tool_version");
-  json_builder_add_string_value (b, PACKAGE_VERSION);
-
   json_builder_set_member_name (b, "model");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "file");
@@ -252,7 +234,12 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
+}
 
+/* "bindings" as given, and "bindings_unused": those no symbolic dim carries. */
+static void
+add_bindings (JsonBuilder *b, GHashTable *bindings, const char * const *symbols)
+{
   json_builder_set_member_name (b, "bindings");
   json_builder_begin_object (b);
   if (bindings != NULL)
@@ -292,7 +279,12 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
         json_builder_add_string_value (b, g_ptr_array_index (keys, i));
     }
   json_builder_end_array (b);
+}
 
+/* "graph": counts, the inputs to feed and the outputs, the op histogram. */
+static void
+add_graph (JsonBuilder *b, FwModel *model, FwGraph *graph, GHashTable *histogram)
+{
   json_builder_set_member_name (b, "graph");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
@@ -323,7 +315,12 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
   json_builder_set_member_name (b, "op_histogram");
   add_histogram (b, histogram);
   json_builder_end_object (b);
+}
 
+/* "shapes": how much of the model inference made static, the symbols, the ops it could not infer. */
+static void
+add_shapes (JsonBuilder *b, const FwInferReport *infer, const char * const *symbols)
+{
   json_builder_set_member_name (b, "shapes");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "values");
@@ -344,9 +341,12 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
   json_builder_set_member_name (b, "ops_without_inference");
   add_histogram (b, infer ? infer->ops_without_inference : NULL);
   json_builder_end_object (b);
+}
 
-  add_cost (b, graph);
-
+/* "largest_tensors": the N_LARGEST biggest values, sorted. */
+static void
+add_largest (JsonBuilder *b, GArray *sized)
+{
   json_builder_set_member_name (b, "largest_tensors");
   json_builder_begin_array (b);
   for (guint i = 0; i < sized->len && i < N_LARGEST; i++)
@@ -368,7 +368,36 @@ fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *b
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
+JsonNode *
+fw_model_report_build (FwModel *model, const FwInferReport *infer, GHashTable *bindings,
+                       const char * const *symbols)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GHashTable) histogram = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GArray) sized = g_array_new (FALSE, FALSE, sizeof (Sized));
+  FwGraph *graph = fw_model_get_graph (model);
+  const char *path = fw_model_get_path (model);
+  g_autofree char *basename = path ? g_path_get_basename (path) : g_strdup ("");
+
+  count_ops (graph, histogram, sized);
+  g_array_sort (sized, compare_sized);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "schema");
+  json_builder_add_string_value (b, "fusion-workbench/report");
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, FW_REPORT_SCHEMA_VERSION);
+  json_builder_set_member_name (b, "tool_version");
+  json_builder_add_string_value (b, PACKAGE_VERSION);
+
+  add_model (b, model, basename);
+  add_bindings (b, bindings, symbols);
+  add_graph (b, model, graph, histogram);
+  add_shapes (b, infer, symbols);
+  add_cost (b, graph);
+  add_largest (b, sized);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

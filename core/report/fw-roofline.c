@@ -495,6 +495,159 @@ draw_title (cairo_t *cr, gdouble x, const char *title, const Theme *t)
 
 /* The roofline */
 
+/* The grid, ticks and labels, one per decade, the frame and the axis titles. */
+static void
+draw_axes (cairo_t *cr, const FwRooflineData *data, const Area *a, const Theme *t)
+{
+  cairo_set_line_width (cr, 1);
+  for (gdouble e = round (log10 (data->x_min)); e <= round (log10 (data->x_max)) + 0.5; e++)
+    {
+      gdouble v = pow (10, e), x = round (map_x (data, a, v)) + 0.5;
+      g_autofree char *label = format_si (v, "");
+
+      set_rgb (cr, t->grid);
+      cairo_move_to (cr, x, a->y0);
+      cairo_line_to (cr, x, a->y1);
+      cairo_stroke (cr);
+      set_rgb (cr, t->text);
+      draw_text (cr, x, a->y1 + 15, g_strstrip (label), 0.5);
+    }
+  for (gdouble e = round (log10 (data->y_min)); e <= round (log10 (data->y_max)) + 0.5; e++)
+    {
+      gdouble v = pow (10, e), y = round (map_y (data, a, v)) + 0.5;
+      g_autofree char *label = format_si (v, "");
+
+      set_rgb (cr, t->grid);
+      cairo_move_to (cr, a->x0, y);
+      cairo_line_to (cr, a->x1, y);
+      cairo_stroke (cr);
+      set_rgb (cr, t->text);
+      draw_text (cr, a->x0 - 6, y + 4, g_strstrip (label), 1.0);
+    }
+  set_rgb (cr, t->axis);
+  cairo_rectangle (cr, a->x0 + 0.5, a->y0 + 0.5, a->x1 - a->x0 - 1, a->y1 - a->y0 - 1);
+  cairo_stroke (cr);
+
+  set_rgb (cr, t->text);
+  draw_text (cr, (a->x0 + a->x1) / 2, a->y1 + 34, _("arithmetic intensity (FLOP per byte of HBM traffic)"), 0.5);
+  cairo_save (cr);
+  cairo_translate (cr, 16, (a->y0 + a->y1) / 2);
+  cairo_rotate (cr, -G_PI / 2);
+  draw_text (cr, 0, 0, _("throughput (FLOP/s)"), 0.5);
+  cairo_restore (cr);
+}
+
+/* The roof, the vector ceiling when lower than the peak, the ridge, with their labels. */
+static void
+draw_roof (cairo_t *cr, const FwRooflineData *data, const Area *a, const Theme *t)
+{
+  gdouble rx = map_x (data, a, data->ridge_intensity), ry = map_y (data, a, data->peak_flops_per_s);
+  g_autofree char *peak = format_si (data->peak_flops_per_s, "FLOP/s");
+  g_autofree char *bw = format_si (data->hbm_bytes_per_s, "B/s");
+  g_autofree char *peak_label = NULL, *bw_label = NULL, *ridge_label = NULL;
+
+  if (data->vector_flops_per_s < data->peak_flops_per_s * 0.999)
+    {
+      static const double dash[] = { 6, 4 };
+      gdouble vy = map_y (data, a, data->vector_flops_per_s);
+      gdouble vx = map_x (data, a, data->vector_flops_per_s / data->hbm_bytes_per_s);
+      g_autofree char *vector = format_si (data->vector_flops_per_s, "FLOP/s");
+      g_autofree char *vector_label = NULL;
+
+      set_rgb (cr, t->axis);
+      cairo_set_line_width (cr, 1.2);
+      cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
+      cairo_move_to (cr, vx, vy);
+      cairo_line_to (cr, a->x1, vy);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      /* Translators: the ceiling of the vector units on the roofline, e.g. "vector units 11.4 TFLOP/s". */
+      vector_label = g_strdup_printf (_("vector units %s"), vector);
+      draw_text (cr, a->x1 - 6, vy - 5, vector_label, 1.0);
+    }
+
+  set_rgb (cr, t->roof);
+  cairo_set_line_width (cr, 2.2);
+  cairo_move_to (cr, map_x (data, a, data->x_min), map_y (data, a, fw_roofline_attainable (data, data->x_min)));
+  cairo_line_to (cr, rx, ry);
+  cairo_line_to (cr, map_x (data, a, data->x_max), ry);
+  cairo_stroke (cr);
+  /* Translators: the flat part of the roof, the chip's peak compute, e.g. "peak 354 TFLOP/s". */
+  peak_label = g_strdup_printf (_("peak %s"), peak);
+  draw_text (cr, a->x1 - 6, ry - 5, peak_label, 1.0);
+  /* Translators: the sloped part of the roof, HBM bandwidth, e.g. "HBM 1.6 TB/s". */
+  bw_label = g_strdup_printf (_("HBM %s"), bw);
+  {
+    /* Halfway (on the log scale) along the part of the slope inside the plot, under the line. */
+    gdouble lo = MAX (data->x_min, data->y_min / data->hbm_bytes_per_s);
+    gdouble mid = sqrt (lo * MIN (data->ridge_intensity, data->x_max));
+
+    draw_text (cr, map_x (data, a, mid) + 8, map_y (data, a, fw_roofline_attainable (data, mid)) + 16,
+               bw_label, 0);
+  }
+
+  {
+    static const double dots[] = { 2, 3 };
+    cairo_set_line_width (cr, 1);
+    cairo_set_dash (cr, dots, G_N_ELEMENTS (dots), 0);
+    cairo_move_to (cr, rx, ry);
+    cairo_line_to (cr, rx, a->y1);
+    cairo_stroke (cr);
+    cairo_set_dash (cr, NULL, 0, 0);
+  }
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, rx, ry, 4, 0, 2 * G_PI);
+  cairo_fill (cr);
+  /* Translators: where the roof turns flat, in FLOP per byte. */
+  ridge_label = g_strdup_printf (_("ridge %.3g FLOP/byte"), data->ridge_intensity);
+  draw_text (cr, rx + 6, a->y1 - 6, ridge_label, 0);
+}
+
+/* The candidates, the highlighted one last so it is drawn on top. */
+static void
+draw_points (cairo_t *cr, const FwRooflineData *data, const Area *a, const FwChartOptions *options,
+             const Theme *t)
+{
+  for (guint i = 0; i < data->points->len; i++)
+    {
+      const FwRooflinePoint *p = &g_array_index (data->points, FwRooflinePoint, i);
+      if (p->plotted && p->index != options->highlight)
+        draw_point (cr, data, a, p, options, t);
+    }
+  {
+    const FwRooflinePoint *p = options->highlight != G_MAXUINT ? fw_roofline_data_find (data, options->highlight)
+                                                                 : NULL;
+    if (p != NULL && p->plotted)
+      draw_point (cr, data, a, p, options, t);
+  }
+}
+
+/* The legend: the two markers, then one colour per status. */
+static void
+draw_legend (cairo_t *cr, const FwRooflineData *data, const Area *a, gdouble height,
+             const FwChartOptions *options, const Theme *t)
+{
+  static const FwCandidateStatus statuses[] = { FW_CANDIDATE_PROPOSED, FW_CANDIDATE_ACCEPTED,
+                                                 FW_CANDIDATE_VETOED, FW_CANDIDATE_REFUSED };
+  gdouble x = a->x0, y = height - 12;
+
+  cairo_set_font_size (cr, FONT_SIZE);
+  /* In the text colour: grey would read as the refused status. */
+  x = legend_entry (cr, x, y, t->text, TRUE, _("unfused"), t);
+  x = legend_entry (cr, x, y, t->text, FALSE, _("fused"), t);
+  x += 10;
+  for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
+    x = legend_entry (cr, x, y, status_color (statuses[i], options), FALSE, status_label (statuses[i]), t);
+  if (data->n_unplotted > 0)
+    {
+      g_autofree char *note = NULL;
+      /* Translators: candidates that cannot sit on log axes, e.g. pure reshapes. */
+      note = g_strdup_printf (_("not shown (no arithmetic): %u"), data->n_unplotted);
+      set_rgb (cr, t->text);
+      draw_text (cr, x, y, note, 0);
+    }
+}
+
 void
 fw_roofline_draw (cairo_t *cr, gdouble width, gdouble height, const FwRooflineData *data,
                   const FwChartOptions *options)
@@ -521,146 +674,17 @@ fw_roofline_draw (cairo_t *cr, gdouble width, gdouble height, const FwRooflineDa
   }
   draw_title (cr, a.x0, title, &t);
 
-  /* Grid, ticks and their labels, one per decade. */
-  cairo_set_line_width (cr, 1);
-  for (gdouble e = round (log10 (data->x_min)); e <= round (log10 (data->x_max)) + 0.5; e++)
-    {
-      gdouble v = pow (10, e), x = round (map_x (data, &a, v)) + 0.5;
-      g_autofree char *label = format_si (v, "");
-
-      set_rgb (cr, t.grid);
-      cairo_move_to (cr, x, a.y0);
-      cairo_line_to (cr, x, a.y1);
-      cairo_stroke (cr);
-      set_rgb (cr, t.text);
-      draw_text (cr, x, a.y1 + 15, g_strstrip (label), 0.5);
-    }
-  for (gdouble e = round (log10 (data->y_min)); e <= round (log10 (data->y_max)) + 0.5; e++)
-    {
-      gdouble v = pow (10, e), y = round (map_y (data, &a, v)) + 0.5;
-      g_autofree char *label = format_si (v, "");
-
-      set_rgb (cr, t.grid);
-      cairo_move_to (cr, a.x0, y);
-      cairo_line_to (cr, a.x1, y);
-      cairo_stroke (cr);
-      set_rgb (cr, t.text);
-      draw_text (cr, a.x0 - 6, y + 4, g_strstrip (label), 1.0);
-    }
-  set_rgb (cr, t.axis);
-  cairo_rectangle (cr, a.x0 + 0.5, a.y0 + 0.5, a.x1 - a.x0 - 1, a.y1 - a.y0 - 1);
-  cairo_stroke (cr);
-
-  set_rgb (cr, t.text);
-  draw_text (cr, (a.x0 + a.x1) / 2, a.y1 + 34, _("arithmetic intensity (FLOP per byte of HBM traffic)"), 0.5);
-  cairo_save (cr);
-  cairo_translate (cr, 16, (a.y0 + a.y1) / 2);
-  cairo_rotate (cr, -G_PI / 2);
-  draw_text (cr, 0, 0, _("throughput (FLOP/s)"), 0.5);
-  cairo_restore (cr);
+  draw_axes (cr, data, &a, &t);
 
   /* Inside the plot: the roof, the vector ceiling, the ridge, then the candidates. */
   cairo_save (cr);
   cairo_rectangle (cr, a.x0, a.y0, a.x1 - a.x0, a.y1 - a.y0);
   cairo_clip (cr);
-  {
-    gdouble rx = map_x (data, &a, data->ridge_intensity), ry = map_y (data, &a, data->peak_flops_per_s);
-    g_autofree char *peak = format_si (data->peak_flops_per_s, "FLOP/s");
-    g_autofree char *bw = format_si (data->hbm_bytes_per_s, "B/s");
-    g_autofree char *peak_label = NULL, *bw_label = NULL, *ridge_label = NULL;
-
-    if (data->vector_flops_per_s < data->peak_flops_per_s * 0.999)
-      {
-        static const double dash[] = { 6, 4 };
-        gdouble vy = map_y (data, &a, data->vector_flops_per_s);
-        gdouble vx = map_x (data, &a, data->vector_flops_per_s / data->hbm_bytes_per_s);
-        g_autofree char *vector = format_si (data->vector_flops_per_s, "FLOP/s");
-        g_autofree char *vector_label = NULL;
-
-        set_rgb (cr, t.axis);
-        cairo_set_line_width (cr, 1.2);
-        cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
-        cairo_move_to (cr, vx, vy);
-        cairo_line_to (cr, a.x1, vy);
-        cairo_stroke (cr);
-        cairo_set_dash (cr, NULL, 0, 0);
-        /* Translators: the ceiling of the vector units on the roofline, e.g. "vector units 11.4 TFLOP/s". */
-        vector_label = g_strdup_printf (_("vector units %s"), vector);
-        draw_text (cr, a.x1 - 6, vy - 5, vector_label, 1.0);
-      }
-
-    set_rgb (cr, t.roof);
-    cairo_set_line_width (cr, 2.2);
-    cairo_move_to (cr, map_x (data, &a, data->x_min), map_y (data, &a, fw_roofline_attainable (data, data->x_min)));
-    cairo_line_to (cr, rx, ry);
-    cairo_line_to (cr, map_x (data, &a, data->x_max), ry);
-    cairo_stroke (cr);
-    /* Translators: the flat part of the roof, the chip's peak compute, e.g. "peak 354 TFLOP/s". */
-    peak_label = g_strdup_printf (_("peak %s"), peak);
-    draw_text (cr, a.x1 - 6, ry - 5, peak_label, 1.0);
-    /* Translators: the sloped part of the roof, HBM bandwidth, e.g. "HBM 1.6 TB/s". */
-    bw_label = g_strdup_printf (_("HBM %s"), bw);
-    {
-      /* Halfway (on the log scale) along the part of the slope inside the plot, under the line. */
-      gdouble lo = MAX (data->x_min, data->y_min / data->hbm_bytes_per_s);
-      gdouble mid = sqrt (lo * MIN (data->ridge_intensity, data->x_max));
-
-      draw_text (cr, map_x (data, &a, mid) + 8, map_y (data, &a, fw_roofline_attainable (data, mid)) + 16,
-                 bw_label, 0);
-    }
-
-    {
-      static const double dots[] = { 2, 3 };
-      cairo_set_line_width (cr, 1);
-      cairo_set_dash (cr, dots, G_N_ELEMENTS (dots), 0);
-      cairo_move_to (cr, rx, ry);
-      cairo_line_to (cr, rx, a.y1);
-      cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
-    }
-    cairo_new_sub_path (cr);
-    cairo_arc (cr, rx, ry, 4, 0, 2 * G_PI);
-    cairo_fill (cr);
-    /* Translators: where the roof turns flat, in FLOP per byte. */
-    ridge_label = g_strdup_printf (_("ridge %.3g FLOP/byte"), data->ridge_intensity);
-    draw_text (cr, rx + 6, a.y1 - 6, ridge_label, 0);
-  }
-  for (guint i = 0; i < data->points->len; i++)
-    {
-      const FwRooflinePoint *p = &g_array_index (data->points, FwRooflinePoint, i);
-      if (p->plotted && p->index != options->highlight)
-        draw_point (cr, data, &a, p, options, &t);
-    }
-  {
-    const FwRooflinePoint *p = options->highlight != G_MAXUINT ? fw_roofline_data_find (data, options->highlight)
-                                                                 : NULL;
-    if (p != NULL && p->plotted)
-      draw_point (cr, data, &a, p, options, &t);
-  }
+  draw_roof (cr, data, &a, &t);
+  draw_points (cr, data, &a, options, &t);
   cairo_restore (cr);
 
-  /* Legend: the two markers, then one colour per status. */
-  {
-    static const FwCandidateStatus statuses[] = { FW_CANDIDATE_PROPOSED, FW_CANDIDATE_ACCEPTED,
-                                                   FW_CANDIDATE_VETOED, FW_CANDIDATE_REFUSED };
-    gdouble x = a.x0, y = height - 12;
-
-    cairo_set_font_size (cr, FONT_SIZE);
-    /* In the text colour: grey would read as the refused status. */
-    x = legend_entry (cr, x, y, t.text, TRUE, _("unfused"), &t);
-    x = legend_entry (cr, x, y, t.text, FALSE, _("fused"), &t);
-    x += 10;
-    for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
-      x = legend_entry (cr, x, y, status_color (statuses[i], options), FALSE, status_label (statuses[i]), &t);
-    if (data->n_unplotted > 0)
-      {
-        g_autofree char *note = NULL;
-        /* Translators: candidates that cannot sit on log axes, e.g. pure reshapes. */
-        note = g_strdup_printf (_("not shown (no arithmetic): %u"), data->n_unplotted);
-        set_rgb (cr, t.text);
-        draw_text (cr, x, y, note, 0);
-      }
-  }
+  draw_legend (cr, data, &a, height, options, &t);
   cairo_restore (cr);
 }
 

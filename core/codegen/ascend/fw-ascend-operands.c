@@ -1,0 +1,703 @@
+/* fw-ascend-operands.c: what the Ascend kernel computes on, decided before any code is written: the
+ * iteration space and its rows (the planner's row length, or whole rows the kernel chooses for per-row
+ * scalars and row vectors), each value's operand kind and broadcast strides, the temp slots by liveness, the
+ * planner's buffer model and the kernel's own buffers, and the tiling searched from both. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-error.h"
+#include "fw-ascend-codegen-private.h"
+
+static const char *
+ctype_of (FwDType dtype)
+{
+  switch (dtype)
+    {
+    case FW_DTYPE_FLOAT:
+      return "float";
+    case FW_DTYPE_FLOAT16:
+      return "half";
+    case FW_DTYPE_INT32:
+      return "int32_t";
+    case FW_DTYPE_BOOL:
+      return "uint8_t";  /* a bit mask inside the kernel only: see Operand.mask */
+    default:
+      return NULL;
+    }
+}
+
+gboolean
+fw_ac_is_float_ctype (const char *ctype)
+{
+  return strcmp (ctype, "float") == 0 || strcmp (ctype, "half") == 0;
+}
+
+static gboolean
+in_group (Gen *g, const FwNode *node)
+{
+  return node != NULL && g_hash_table_contains (g->member, node);
+}
+
+static gboolean
+used_outside (Gen *g, const FwValue *value)
+{
+  if (value->is_output)
+    return TRUE;
+  for (guint u = 0; u < value->n_uses; u++)
+    if (!in_group (g, value->uses[u].node))
+      return TRUE;
+  return FALSE;
+}
+
+/* Trailing axes of the space a value is constant along while matching it on the leading ones ([B, S, 1] in
+ * [B, S, H]: one scalar per row), or 0. */
+static gint
+per_row_scalar_axes (const FwSpace *space, const FwValue *v)
+{
+  if (v->rank != space->rank || !fw_value_is_static (v))
+    return 0;
+  for (gint k = 1; k < space->rank; k++)
+    {
+      gint lead = space->rank - k;
+      gboolean match = TRUE;
+      gint64 row = 1;
+      for (gint i = 0; i < space->rank; i++)
+        {
+          if (i < lead ? v->dims[i].value != space->dims[i] : v->dims[i].value != 1)
+            match = FALSE;
+          if (i >= lead)
+            row *= space->dims[i];
+        }
+      if (match && row > 1)
+        return k;
+    }
+  return 0;
+}
+
+/* Trailing axes of the space a value covers exactly while being broadcast along all leading ones ([H] or
+ * [1, 1, H] in [B, S, H]: one row, repeated), or 0. */
+static gint
+row_vector_axes (const FwSpace *space, const FwValue *v)
+{
+  gint first = -1;
+
+  if (v->rank > space->rank || v->rank == 0 || !fw_value_is_static (v))
+    return 0;
+  for (gint j = 0; j < v->rank; j++)
+    {
+      gint a = space->rank - v->rank + j;
+      if (first < 0 && v->dims[j].value != 1)
+        first = a;
+      if (first >= 0 && v->dims[j].value != space->dims[a])
+        return 0;
+    }
+  if (first <= 0)
+    return 0;  /* a scalar, or no leading axis to repeat along */
+  return space->rank - first;
+}
+
+/* Rows the kernel chooses when the planner priced no row reduction: per-row scalars decide (they must be one
+ * element per row of the tile), else row vectors. The smallest candidate wins; operands that broadcast some
+ * other way still go through the general expansion. */
+static gint
+kernel_row_axes (Gen *g)
+{
+  gint scalar_axes = 0, vector_axes = 0;
+
+  for (guint i = 0; i < g->cand->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (g->cand->nodes, i);
+
+      if (node == g->cand->root)
+        continue;
+      for (guint k = 0; k < node->n_inputs + 1; k++)
+        {
+          FwValue *v = k < node->n_inputs ? node->inputs[k] : node->n_outputs > 0 ? node->outputs[0] : NULL;
+          gint s, r;
+          if (v == NULL || fw_value_is_immediate (v))
+            continue;
+          s = per_row_scalar_axes (&g->space, v);
+          if (s > 0 && (scalar_axes == 0 || s < scalar_axes))
+            scalar_axes = s;
+          /* BatchNormalization's parameters map onto the channel axis, not from the right. */
+          if (k < node->n_inputs && !(k >= 1 && strcmp (node->op_type, "BatchNormalization") == 0))
+            {
+              r = row_vector_axes (&g->space, v);
+              if (r > 0 && (vector_axes == 0 || r < vector_axes))
+                vector_axes = r;
+            }
+        }
+    }
+  return scalar_axes > 0 ? scalar_axes : vector_axes;
+}
+
+/* The iteration space: the group's largest value (the compute root's operands aside), with as many
+ * trailing row axes as the planner's row length covers. */
+gboolean
+fw_ac_find_space (Gen *g, GError **error)
+{
+  const FwValue *best = NULL;
+  gint64 best_n = -1;
+
+  for (guint i = 0; i < g->cand->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (g->cand->nodes, i);
+
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *v = node->outputs[k];
+          gint64 n = v ? fw_value_get_n_elements (v) : -1;
+          if (v && !fw_value_is_static (v))
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: %s has a dynamic shape; bind its symbols first"), node->op_type);
+              return FALSE;
+            }
+          if (n > best_n)
+            best = v, best_n = n;
+        }
+      if (node == g->cand->root)
+        continue;
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwValue *v = node->inputs[k];
+          gint64 n = v ? fw_value_get_n_elements (v) : -1;
+          if (v && !fw_value_is_immediate (v) && n > best_n)
+            best = v, best_n = n;
+        }
+    }
+  if (best == NULL || best_n <= 0 || best->rank > FW_MAX_RANK)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: the group has no static iteration space"));
+      return FALSE;
+    }
+  g->space.rank = best->rank;
+  for (gint i = 0; i < best->rank; i++)
+    g->space.dims[i] = best->dims[i].value;
+  g->space.row_axes = 0;
+  if (g->cand->resource.row_elements > 0)
+    {
+      gint64 prod = 1;
+      for (gint i = best->rank - 1; i >= 0 && prod < g->cand->resource.row_elements; i--)
+        {
+          prod *= best->dims[i].value;
+          g->space.row_axes++;
+        }
+      if (prod != g->cand->resource.row_elements)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: rows of %" PRId64 " elements do not match the iteration space"),
+                       g->cand->resource.row_elements);
+          return FALSE;
+        }
+    }
+  if (g->space.row_axes == 0 && g->allow_kernel_rows)
+    {
+      g->space.row_axes = kernel_row_axes (g);
+      g->kernel_rows = g->space.row_axes > 0;
+    }
+  g->total = fw_space_elements (&g->space);
+  g->rows_mode = g->space.row_axes > 0;
+  g->row_len = g->rows_mode ? fw_space_row_elements (&g->space) : 0;
+  return TRUE;
+}
+
+/* The planner's buffers (fw-estimate.c collect_buffers): one entry per streamed input, per output and per
+ * intermediate, with the positions where each is live. */
+void
+fw_ac_collect_plan_buffers (Gen *g)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  GPtrArray *nodes = g->cand->nodes;
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (nodes, i);
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwValue *v = node->inputs[k];
+          if (v == NULL || in_group (g, v->producer) || fw_value_is_immediate (v))
+            continue;
+          if (!g_hash_table_add (seen, v))
+            continue;
+          if (node == g->cand->root)
+            continue;
+          {
+            PlanBuffer b = { fw_space_role (&g->space, v), MAX (1u, fw_dtype_bits (v->dtype) / 8),
+                             MAX (fw_value_get_n_elements (v), 1), TRUE, 0, i };
+            g_array_append_val (g->plan_buffers, b);
+          }
+        }
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *v = node->outputs[k];
+          PlanBuffer b;
+
+          if (v == NULL)
+            continue;
+          b.role = fw_space_role (&g->space, v);
+          b.eb = MAX (1u, fw_dtype_bits (v->dtype) / 8);
+          b.elements = MAX (fw_value_get_n_elements (v), 1);
+          b.streamed = used_outside (g, v) || node == g->cand->root;
+          b.first = i;
+          b.last = i;
+          for (guint u = 0; u < v->n_uses; u++)
+            {
+              guint pos;
+              if (in_group (g, v->uses[u].node) && g_ptr_array_find (nodes, v->uses[u].node, &pos))
+                b.last = MAX (b.last, pos);
+            }
+          if (b.streamed)
+            b.last = nodes->len;
+          g_array_append_val (g->plan_buffers, b);
+        }
+    }
+}
+
+static gdouble
+align_up (gdouble bytes, guint align)
+{
+  return align <= 1 ? bytes : ceil (bytes / align) * align;
+}
+
+static gdouble
+plan_footprint (const PlanBuffer *b, gdouble tile, gdouble rows)
+{
+  switch (b->role)
+    {
+    case FW_SHAPE_FULL:
+      return tile;
+    case FW_SHAPE_ROW:
+      return rows;
+    default:
+      return MIN ((gdouble) b->elements, tile);
+    }
+}
+
+static gdouble
+plan_bytes (Gen *g, guint align, gdouble tile, gdouble rows)
+{
+  gdouble streamed = 0, peak = 0;
+
+  for (guint i = 0; i < g->plan_buffers->len; i++)
+    {
+      PlanBuffer *b = &g_array_index (g->plan_buffers, PlanBuffer, i);
+      if (b->streamed)
+        streamed += 2 * align_up (plan_footprint (b, tile, rows) * b->eb, align);
+    }
+  for (guint p = 0; p < g->cand->nodes->len; p++)
+    {
+      gdouble live = 0;
+      for (guint i = 0; i < g->plan_buffers->len; i++)
+        {
+          PlanBuffer *b = &g_array_index (g->plan_buffers, PlanBuffer, i);
+          if (!b->streamed && b->first <= p && b->last >= p)
+            live += align_up (plan_footprint (b, tile, rows) * b->eb, align);
+        }
+      peak = MAX (peak, live);
+    }
+  return streamed + peak;
+}
+
+/* Elements a tile-shaped buffer is rounded up to: Compare and Select count whole 256-byte blocks, so
+ * kernels that use them round to 128 elements (256 bytes of half, 512 of float); others to 8. */
+guint
+fw_ac_full_align (Gen *g)
+{
+  return g->uses_mask ? 128 : 8;
+}
+
+static gdouble
+kernel_bytes (Gen *g, gint64 tile_len, gint64 rows)
+{
+  gdouble total = 0;
+
+  for (guint i = 0; i < g->kernel_buffers->len; i++)
+    {
+      KernelBuffer *b = &g_array_index (g->kernel_buffers, KernelBuffer, i);
+      gdouble bytes;
+
+      if (b->role == FW_SHAPE_FULL)
+        bytes = align_up (g->rows_mode ? (gdouble) rows * g->row_stride : (gdouble) tile_len, fw_ac_full_align (g)) * b->eb;
+      else if (b->role == FW_SHAPE_ROW)
+        bytes = align_up ((gdouble) rows * b->eb, 32);
+      else
+        bytes = align_up ((gdouble) b->elements, 32);
+      total += bytes * b->copies;
+    }
+  return total;
+}
+
+/* The planner's search (fw-estimate.c fw_estimate_resource): the largest tile, in units of whole rows, one
+ * cube fractal or one aligned block, that fits the budget and is no larger than one core's share. Then
+ * shrunk, only if the kernel's own scratch would overflow the Unified Buffer. */
+void
+fw_ac_compute_tiling (Gen *g, FwAscendTiling *out)
+{
+  const FwProfile *profile = g->profile;
+  gdouble total = (gdouble) g->total;
+  gdouble row = g->rows_mode ? (gdouble) g->row_len : 1.0;
+  gdouble unit, units, per_core, lo, hi, budget = fw_profile_budget_bytes (profile);
+  gdouble ub = (gdouble) profile->ub_bytes - (gdouble) profile->ub_reserve_bytes;
+  guint align = MAX (profile->ub_align_bytes, 1u);
+  guint cores = MAX (profile->vector_cores, 1u);
+
+  memset (out, 0, sizeof *out);
+  if (g->rows_mode)
+    unit = row;
+  else if (g->cand->root != NULL)
+    unit = MIN (256.0, MAX (total, 1.0));
+  else
+    unit = MAX (1.0, (gdouble) align / 4);
+  unit = MAX (unit, 1.0);
+  units = ceil (total / unit);
+  per_core = MAX (1.0, ceil (units / cores));
+  lo = 1;
+  hi = per_core;
+  if (plan_bytes (g, align, unit, MAX (1.0, unit / row)) <= budget)
+    while (hi - lo > 0.5)
+      {
+        gdouble mid = floor ((lo + hi + 1) / 2);
+        gdouble tt = mid * unit;
+        if (plan_bytes (g, align, tt, tt / row) <= budget)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+  out->ub_bytes = plan_bytes (g, align, lo * unit, lo * unit / row);
+  while (lo > 1 && kernel_bytes (g, (gint64) (lo * unit), (gint64) (lo * unit / row)) > ub)
+    lo -= 1;
+  out->total_length = g->total;
+  out->tile_length = (gint64) (lo * unit);
+  out->rows = g->rows_mode ? (gint64) (lo * unit / row) : 0;
+  out->row_length = g->rows_mode ? g->row_len : 0;
+  out->tile_num = (g->total + out->tile_length - 1) / out->tile_length;
+  out->block_num = MIN ((gint64) cores, out->tile_num);
+  out->tiles_per_block = (out->tile_num + out->block_num - 1) / out->block_num;
+  out->kernel_ub_bytes = kernel_bytes (g, out->tile_length, g->rows_mode ? out->rows : 1);
+}
+
+/* Element stride of a broadcast operand along each space axis (0 where it is broadcast). BatchNormalization's
+ * per-channel parameters map onto axis 1; everything else broadcasts numpy-style from the right. */
+static gboolean
+small_mapping (Gen *g, const FwNode *node, guint slot, Operand *o)
+{
+  const FwValue *v = o->value;
+  gint rank = g->space.rank;
+  gint64 stride = 1;
+
+  memset (o->vstride, 0, sizeof o->vstride);
+  if (slot >= 1 && strcmp (node->op_type, "BatchNormalization") == 0 && v->rank == 1 && rank >= 2 &&
+      v->dims[0].value == g->space.dims[1])
+    {
+      o->vstride[1] = v->dims[0].value > 1 ? 1 : 0;
+      return TRUE;
+    }
+  if (v->rank > rank)
+    return FALSE;
+  for (gint j = v->rank - 1; j >= 0; j--)
+    {
+      gint a = rank - v->rank + j;
+      gint64 d = v->dims[j].value;
+      if (d != 1 && d != g->space.dims[a])
+        return FALSE;
+      o->vstride[a] = d == 1 ? 0 : stride;
+      stride *= d;
+    }
+  return TRUE;
+}
+
+static Operand *
+operand_new (Gen *g, FwValue *v, OperandKind kind)
+{
+  Operand *o = g_new0 (Operand, 1);
+
+  o->value = v;
+  o->kind = kind;
+  o->role = fw_space_role (&g->space, v);
+  o->ctype = ctype_of (v->dtype);
+  o->eb = MAX (1u, fw_dtype_bits (v->dtype) / 8);
+  o->id = g->all->len;
+  o->elements = fw_value_get_n_elements (v);
+  g_ptr_array_add (g->all, o);
+  g_hash_table_insert (g->operands, v, o);
+  g->max_eb = MAX (g->max_eb, o->eb);
+  return o;
+}
+
+/* Kernel inputs, outputs, broadcast operands and immediates; intermediates get TBuf slots by liveness. */
+gboolean
+fw_ac_build_operands (Gen *g, GError **error)
+{
+  GPtrArray *nodes = g->cand->nodes;
+  g_autoptr(GPtrArray) slot_until = g_ptr_array_new ();  /* per slot: last position used, as GUINT_TO_POINTER */
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (nodes, i);
+
+      if (node == g->cand->root)
+        {
+          /* The cube's result arrives in global memory; the epilogue streams it like any input. */
+          FwValue *v = node->n_outputs > 0 ? node->outputs[0] : NULL;
+          Operand *o;
+          if (v == NULL || ctype_of (v->dtype) == NULL)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s result dtype %s"),
+                           node->op_type, v ? fw_dtype_name (v->dtype) : "?");
+              return FALSE;
+            }
+          o = operand_new (g, v, KIND_INPUT);
+          o->index = g->inputs->len;
+          g_ptr_array_add (g->inputs, o);
+          o->output = used_outside (g, v);
+          if (o->output)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: the %s result is also used outside the group"), node->op_type);
+              return FALSE;
+            }
+          continue;
+        }
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwValue *v = node->inputs[k];
+          Operand *o;
+
+          if (v == NULL || g_hash_table_contains (g->operands, v))
+            continue;
+          if (fw_value_is_immediate (v))
+            {
+              o = operand_new (g, v, KIND_IMMEDIATE);
+              if (v->constant->n_elements < 1 || !fw_tensor_get_double (v->constant, 0, &o->imm))
+                o->imm = 0;
+              continue;
+            }
+          if (ctype_of (v->dtype) == NULL || v->dtype == FW_DTYPE_BOOL)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: %s reads a %s tensor from global memory; the target handles float32, "
+                             "float16 and int32 there (bool only as a mask computed in the kernel)"),
+                           node->op_type, fw_dtype_name (v->dtype));
+              return FALSE;
+            }
+          o = operand_new (g, v, KIND_INPUT);
+          /* ONNX broadcasts from the right: a loaded value of lower rank that happens to equal the leading
+           * dims ([N] in an [N, N] space) is a row vector, not one value per row. */
+          if (o->role == FW_SHAPE_ROW && v->rank < g->space.rank)
+            o->role = FW_SHAPE_OTHER;
+          if (o->role == FW_SHAPE_SMALL ||
+              (strcmp (node->op_type, "BatchNormalization") == 0 && k >= 1) ||
+              (o->role == FW_SHAPE_OTHER && small_mapping (g, node, k, o)))
+            {
+              o->kind = KIND_SMALL;
+              o->role = FW_SHAPE_SMALL;
+              if (!small_mapping (g, node, k, o))
+                {
+                  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                               _("Ascend target: operand %u of %s does not broadcast into the iteration space"), k,
+                               node->op_type);
+                  return FALSE;
+                }
+              o->index = g->smalls->len;
+              g_ptr_array_add (g->smalls, o);
+              o->rowvec = g->rows_mode && o->elements == g->row_len && o->elements > 1;
+              for (gint a = 0; a < g->space.rank - g->space.row_axes; a++)
+                if (o->vstride[a] != 0)
+                  o->rowvec = FALSE;
+            }
+          else if (o->role == FW_SHAPE_FULL || o->role == FW_SHAPE_ROW)
+            {
+              o->index = g->inputs->len;
+              g_ptr_array_add (g->inputs, o);
+            }
+          else
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: operand %u of %s does not map onto the iteration space"), k,
+                           node->op_type);
+              return FALSE;
+            }
+        }
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *v = node->outputs[k];
+          Operand *o;
+
+          if (v == NULL)
+            continue;
+          if (k > 0)
+            {
+              if (v->n_uses == 0 && !v->is_output)
+                continue;  /* an optional extra output nobody reads (Dropout's mask) */
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: %s has more than one used output"), node->op_type);
+              return FALSE;
+            }
+          if (ctype_of (v->dtype) == NULL)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: %s produces %s; the target handles float32, float16 and int32"),
+                           node->op_type, fw_dtype_name (v->dtype));
+              return FALSE;
+            }
+          if (v->dtype == FW_DTYPE_BOOL && used_outside (g, v))
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: the bool result of %s is used outside the group; masks stay in the kernel"),
+                           node->op_type);
+              return FALSE;
+            }
+          o = operand_new (g, v, used_outside (g, v) ? KIND_OUTPUT : KIND_TEMP);
+          o->first = i;
+          o->last = i;
+          o->mask = v->dtype == FW_DTYPE_BOOL;
+          if (o->role != FW_SHAPE_FULL && o->role != FW_SHAPE_ROW)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: %s computes on a broadcast operand, not the iteration space"),
+                           node->op_type);
+              return FALSE;
+            }
+          for (guint u = 0; u < v->n_uses; u++)
+            {
+              guint pos;
+              if (in_group (g, v->uses[u].node) && g_ptr_array_find (nodes, v->uses[u].node, &pos))
+                o->last = MAX (o->last, pos);
+            }
+          if (o->kind == KIND_OUTPUT)
+            {
+              o->index = g->outputs->len;
+              g_ptr_array_add (g->outputs, o);
+              continue;
+            }
+          if (o->mask)
+            {
+              Operand *src = node->n_inputs > 0 && node->inputs[0] ? g_hash_table_lookup (g->operands, node->inputs[0]) : NULL;
+              if (o->role != FW_SHAPE_FULL)
+                {
+                  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                               _("Ascend target: %s makes a mask over reduced rows; masks cover the whole tile only"),
+                               node->op_type);
+                  return FALSE;
+                }
+              g->uses_mask = TRUE;
+              if (src != NULL && src->mask && src->kind == KIND_TEMP &&
+                  (strcmp (node->op_type, "Not") == 0 || strcmp (node->op_type, "Cast") == 0 ||
+                   strcmp (node->op_type, "Identity") == 0))
+                {
+                  Operand *root = src->alias_of ? src->alias_of : src;
+                  o->alias_of = root;
+                  o->invert = (src->alias_of ? src->invert : FALSE) ^ (strcmp (node->op_type, "Not") == 0);
+                  o->index = root->index;
+                  root->last = MAX (root->last, o->last);
+                  g_ptr_array_index (slot_until, root->index) =
+                    GUINT_TO_POINTER (MAX (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, root->index)), o->last));
+                  continue;
+                }
+            }
+          /* First free slot: one whose last use is strictly before this node, so a node never writes the
+           * buffer it reads. */
+          o->index = G_MAXUINT;
+          for (guint s = 0; s < slot_until->len; s++)
+            if (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, s)) < i)
+              {
+                o->index = s;
+                break;
+              }
+          if (o->index == G_MAXUINT)
+            {
+              guint zero = 0;
+              o->index = slot_until->len;
+              g_ptr_array_add (slot_until, NULL);
+              g_array_append_val (g->slot_eb, zero);
+            }
+          g_ptr_array_index (slot_until, o->index) = GUINT_TO_POINTER (o->last);
+          g_array_index (g->slot_eb, guint, o->index) = MAX (g_array_index (g->slot_eb, guint, o->index), o->eb);
+        }
+    }
+  if (g->outputs->len == 0)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: the group writes nothing"));
+      return FALSE;
+    }
+  if (g->rows_mode)
+    {
+      guint min_eb = 4;
+      for (guint i = 0; i < g->all->len; i++)
+        {
+          Operand *o = g_ptr_array_index (g->all, i);
+          if (o->kind != KIND_IMMEDIATE && !o->mask)
+            min_eb = MIN (min_eb, o->eb);
+        }
+      g->row_stride = (g->row_len + (32 / min_eb) - 1) / (32 / min_eb) * (32 / min_eb);
+    }
+  return TRUE;
+}
+
+/* A broadcast operand gets a tile-shaped copy unless it is one scalar or a resident row. */
+gboolean
+fw_ac_needs_expand (const Operand *o)
+{
+  return o->elements > 1 && !o->rowvec;
+}
+
+static void
+add_kernel_buffer (Gen *g, FwShapeRole role, guint eb, guint copies, gint64 elements)
+{
+  KernelBuffer b = { role, eb, copies, elements };
+  g_array_append_val (g->kernel_buffers, b);
+}
+
+/* What Init allocates, in the same order: queues, temp slots, scratch, reduction work, broadcast buffers. */
+void
+fw_ac_collect_kernel_buffers (Gen *g)
+{
+  for (guint i = 0; i < g->inputs->len; i++)
+    {
+      Operand *o = g_ptr_array_index (g->inputs, i);
+      add_kernel_buffer (g, o->role, o->eb, 2, 0);
+    }
+  for (guint i = 0; i < g->outputs->len; i++)
+    {
+      Operand *o = g_ptr_array_index (g->outputs, i);
+      add_kernel_buffer (g, o->role, o->eb, 2, 0);
+    }
+  for (guint s = 0; s < g->slot_eb->len; s++)
+    add_kernel_buffer (g, FW_SHAPE_FULL, g_array_index (g->slot_eb, guint, s), 1, 0);
+  for (guint s = 0; s < 3; s++)
+    if (g->scratch[s])
+      add_kernel_buffer (g, FW_SHAPE_FULL, g->max_eb, 1, 0);
+  if (g->row_scratch)
+    add_kernel_buffer (g, FW_SHAPE_ROW, g->max_eb, 1, 0);
+  if (g->reduce)
+    {
+      add_kernel_buffer (g, FW_SHAPE_OTHER, 1, 1, 32);
+      add_kernel_buffer (g, FW_SHAPE_OTHER, 1, 1, g->row_len * g->max_eb);
+    }
+  for (guint i = 0; i < g->smalls->len; i++)
+    {
+      Operand *o = g_ptr_array_index (g->smalls, i);
+      add_kernel_buffer (g, FW_SHAPE_OTHER, 1, 1, o->elements * o->eb);
+      if (fw_ac_needs_expand (o))
+        add_kernel_buffer (g, FW_SHAPE_FULL, o->eb, 1, 0);
+    }
+}
+
+/* Whether a tile of one row fits: the budget by the planner's model and the Unified Buffer by the kernel's
+ * own buffers. Only asked when the kernel chose the rows itself; the planner checked its own. */
+gboolean
+fw_ac_one_row_fits (Gen *g)
+{
+  gdouble budget = fw_profile_budget_bytes (g->profile);
+  gdouble ub = (gdouble) g->profile->ub_bytes - (gdouble) g->profile->ub_reserve_bytes;
+  guint align = MAX (g->profile->ub_align_bytes, 1u);
+
+  return plan_bytes (g, align, (gdouble) g->row_len, 1.0) <= budget && kernel_bytes (g, g->row_len, 1) <= ub;
+}

@@ -542,96 +542,64 @@ layer_norm_rows_match (Gen *g, const FwNode *node)
   return prod == g->row_len;
 }
 
-gboolean
-fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
+/* How a family of operators turned out for one node. */
+typedef enum {
+  LOWERED,      /* its statements are written */
+  LOWER_FAILED, /* error is set */
+  NO_LOWERING,  /* the family's operator, but not in a form the target lowers: the caller says so */
+  NOT_THIS,     /* another family's operator */
+} Lowered;
+
+/* What the lowering of one node reads: its result, its first two operands, and once taken the view of the
+ * first one as the result reads it. */
+typedef struct
 {
-  const char *op = node->op_type;
-  Operand *out = g_hash_table_lookup (g->operands, node->outputs[0]);
-  const char *ctype = out->ctype;
-  gboolean row_out = out->role == FW_SHAPE_ROW;
-  const char *count = row_out ? "rowsN" : "n";
-  char dst[32];
-  View a = { 0 }, b = { 0 };
-  Operand *ia = NULL, *ib = NULL;
-  g_autofree char *label = fw_ascend_escape_comment (fw_ac_node_label (node));
+  Gen        *g;
+  FwNode     *node;
+  const char *op;
+  Operand    *out, *ia, *ib;
+  const char *ctype;
+  gboolean    row_out;  /* the result holds one value per row */
+  const char *count;    /* the element count the result's instructions take */
+  char        dst[32];
+  View        a;
+} NodeLowering;
 
-  g_snprintf (dst, sizeof dst, "v%u", out->id);
-  if (node->domain[0] != '\0')
-    goto unsupported;
-  if (node->n_inputs >= 1 && node->inputs[0])
-    ia = g_hash_table_lookup (g->operands, node->inputs[0]);
-  if (node->n_inputs >= 2 && node->inputs[1])
-    ib = g_hash_table_lookup (g->operands, node->inputs[1]);
-  emit (g, "    /* node %u: %s \"%s\" */\n    {\n", pos, op, label);
-  if (out->mask || (ia != NULL && ia->mask) || strcmp (op, "Where") == 0)
-    {
-      gboolean handled = FALSE;
-      if (emit_mask_node (g, node, out, ia, error, &handled))
-        {
-          emit (g, "    }\n");
-          return TRUE;
-        }
-      if (handled && error != NULL && *error != NULL)
-        return FALSE;
-      goto unsupported;
-    }
+typedef Lowered (*LowerFamily) (const NodeLowering *x, GError **error);
 
-  if (strcmp (op, "Cast") == 0)
+/* Elementwise operators with an instruction or a short form: the unary APIs, Neg, the copies and Pow. */
+static Lowered
+lower_unary (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  const char *op = x->op, *ctype = x->ctype, *count = x->count, *dst = x->dst;
+  Operand *out = x->out, *ia = x->ia, *ib = x->ib;
+  const View a = x->a;
+  View b = { 0 };
+
+  if (unary_api (op) != NULL)
     {
-      const char *mode;
-      if (ia == NULL || ia->kind == KIND_IMMEDIATE || ia->kind == KIND_SMALL || ia->role != out->role)
-        goto unsupported;
-      if (strcmp (ia->ctype, ctype) == 0)
-        emit (g, "      AscendC::Muls(%s, v%u, static_cast<%s>(1), %s);\n", dst, ia->id, ctype, count);
-      else
-        {
-          if (fw_ac_is_float_ctype (ia->ctype) && !fw_ac_is_float_ctype (ctype))
-            mode = "CAST_TRUNC";
-          else if (strcmp (ia->ctype, "float") == 0 && strcmp (ctype, "half") == 0)
-            mode = "CAST_RINT";
-          else
-            mode = "CAST_NONE";
-          emit (g, "      AscendC::Cast(%s, v%u, AscendC::RoundMode::%s, static_cast<uint32_t>(%s));\n", dst, ia->id,
-                mode, count);
-        }
-      emit (g, "    }\n");
-      return TRUE;
+      emit (g, "      AscendC::%s(%s, %s, %s);\n", unary_api (op), dst, a.expr, count);
+      return LOWERED;
     }
-  if (!fw_ac_is_float_ctype (ctype))
-    goto unsupported;
-  if (strcmp (op, "Add") == 0 || strcmp (op, "Sub") == 0 || strcmp (op, "Mul") == 0 || strcmp (op, "Div") == 0 ||
-      strcmp (op, "Max") == 0 || strcmp (op, "Min") == 0)
+  if (strcmp (op, "Neg") == 0)
     {
-      if (ia == NULL || !get_binary_view (g, ia, out->role, ctype, 0, &a, error))
-        return FALSE;
-      if (ib == NULL || node->n_inputs != 2 || !get_binary_view (g, ib, out->role, ctype, 1, &b, error))
-        return ib == NULL ? (g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                                          _("Ascend target: %s with %u inputs"), op, node->n_inputs), FALSE) : FALSE;
-      if (!emit_binary (g, op, dst, &a, &b, count, ctype, error))
-        return FALSE;
+      emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(-1.0f), %s);\n", dst, a.expr, ctype, count);
+      return LOWERED;
     }
-  /* A row reduction reads the full tile and writes one value per row. */
-  else if (ia != NULL && !get_view (g, ia, g_str_has_prefix (op, "Reduce") || g_str_has_prefix (op, "Global") ?
-                                               FW_SHAPE_FULL : out->role, ctype, 0, &a, error))
-    return FALSE;
-  else if (a.scalar)
-    goto unsupported;
-  else if (unary_api (op) != NULL)
-    emit (g, "      AscendC::%s(%s, %s, %s);\n", unary_api (op), dst, a.expr, count);
-  else if (strcmp (op, "Neg") == 0)
-    emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(-1.0f), %s);\n", dst, a.expr, ctype, count);
-  else if (strcmp (op, "Identity") == 0 || strcmp (op, "Dropout") == 0 || strcmp (op, "Reshape") == 0 ||
-           strcmp (op, "Flatten") == 0 || strcmp (op, "Squeeze") == 0 || strcmp (op, "Unsqueeze") == 0)
+  if (strcmp (op, "Identity") == 0 || strcmp (op, "Dropout") == 0 || strcmp (op, "Reshape") == 0 ||
+      strcmp (op, "Flatten") == 0 || strcmp (op, "Squeeze") == 0 || strcmp (op, "Unsqueeze") == 0)
     {
       if (ia->role != out->role)
-        goto unsupported;
+        return NO_LOWERING;
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(1.0f), %s);  /* a copy: same elements, same order */\n",
             dst, a.expr, ctype, count);
+      return LOWERED;
     }
-  else if (strcmp (op, "Pow") == 0)
+  if (strcmp (op, "Pow") == 0)
     {
       if (ib == NULL || !get_view (g, ib, out->role, ctype, 1, &b, error))
-        return FALSE;
+        return LOWER_FAILED;
       if (ib->kind == KIND_IMMEDIATE && ib->imm == 2.0)
         emit (g, "      AscendC::Mul(%s, %s, %s, %s);\n", dst, a.expr, a.expr, count);
       else if (ib->kind == KIND_IMMEDIATE && ib->imm == 0.5)
@@ -654,26 +622,45 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
             emit (g, "      AscendC::Mul(%s, %s, %s, %s);\n", dst, dst, b.expr, count);
           emit (g, "      AscendC::Exp(%s, %s, %s);\n", dst, dst, count);
         }
+      return LOWERED;
     }
-  else if (strcmp (op, "Sigmoid") == 0)
+  return NOT_THIS;
+}
+
+/* Activations composed from other instructions: Sigmoid, Tanh, Erf, Gelu, LeakyRelu, Clip, HardSigmoid
+ * and HardSwish. */
+static Lowered
+lower_activation (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  FwNode *node = x->node;
+  const char *op = x->op, *ctype = x->ctype, *count = x->count, *dst = x->dst;
+  const View a = x->a;
+
+  if (strcmp (op, "Sigmoid") == 0)
     {
       emit (g, "      /* sigmoid = 1 / (1 + exp(-x)): no Sigmoid instruction */\n");
       emit_sigmoid (g, dst, a.expr, ctype, 1.0);
+      return LOWERED;
     }
-  else if (strcmp (op, "Tanh") == 0)
+  if (strcmp (op, "Tanh") == 0)
     {
       emit (g, "      /* tanh = 2 sigmoid(2x) - 1: no Tanh instruction */\n");
       emit_sigmoid (g, dst, a.expr, ctype, 2.0);
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(2.0f), n);\n", dst, dst, ctype);
       emit (g, "      AscendC::Adds(%s, %s, static_cast<%s>(-1.0f), n);\n", dst, dst, ctype);
+      return LOWERED;
     }
-  else if (strcmp (op, "Erf") == 0)
-    emit_erf (g, dst, a.expr, ctype);
-  else if (strcmp (op, "Gelu") == 0)
+  if (strcmp (op, "Erf") == 0)
+    {
+      emit_erf (g, dst, a.expr, ctype);
+      return LOWERED;
+    }
+  if (strcmp (op, "Gelu") == 0)
     {
       const char *approx = fw_node_get_attr_string (node, "approximate");
       if (approx != NULL && strcmp (approx, "none") != 0)
-        goto unsupported;
+        return NO_LOWERING;
       emit (g, "      /* gelu = x (1 + erf(x / sqrt 2)) / 2, erf composed below */\n");
       /* erf reads its argument from dst and writes back there: it needs all three scratch buffers. */
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(0.70710678f), n);\n", dst, a.expr, ctype);
@@ -681,8 +668,9 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
       emit (g, "      AscendC::Adds(%s, %s, static_cast<%s>(1.0f), n);\n", dst, dst, ctype);
       emit (g, "      AscendC::Mul(%s, %s, %s, n);\n", dst, dst, a.expr);
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(0.5f), n);\n", dst, dst, ctype);
+      return LOWERED;
     }
-  else if (strcmp (op, "LeakyRelu") == 0)
+  if (strcmp (op, "LeakyRelu") == 0)
     {
       g_autofree char *alpha = literal (fw_node_get_attr_float (node, "alpha", 0.01f));
       use_scratch (g, 1, ctype);
@@ -691,66 +679,22 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
       emit (g, "      AscendC::Mins(%s, %s, static_cast<%s>(0.0f), n);\n", dst, a.expr, ctype);
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), n);\n", dst, dst, ctype, alpha);
       emit (g, "      AscendC::Add(%s, %s, sB, n);\n", dst, dst);
+      return LOWERED;
     }
-  else if (strcmp (op, "Clip") == 0)
+  if (strcmp (op, "Clip") == 0)
     {
       Operand *lo = node->n_inputs > 1 && node->inputs[1] ? g_hash_table_lookup (g->operands, node->inputs[1]) : NULL;
       Operand *hi = node->n_inputs > 2 && node->inputs[2] ? g_hash_table_lookup (g->operands, node->inputs[2]) : NULL;
       g_autofree char *lo_lit = NULL, *hi_lit = NULL;
       if ((lo && lo->kind != KIND_IMMEDIATE) || (hi && hi->kind != KIND_IMMEDIATE))
-        goto unsupported;
+        return NO_LOWERING;
       lo_lit = literal (lo ? lo->imm : fw_node_get_attr_float (node, "min", -INFINITY));
       hi_lit = literal (hi ? hi->imm : fw_node_get_attr_float (node, "max", INFINITY));
       emit (g, "      AscendC::Maxs(%s, %s, static_cast<%s>(%s), %s);\n", dst, a.expr, ctype, lo_lit, count);
       emit (g, "      AscendC::Mins(%s, %s, static_cast<%s>(%s), %s);\n", dst, dst, ctype, hi_lit, count);
+      return LOWERED;
     }
-  else if (strcmp (op, "BatchNormalization") == 0 && node->n_inputs == 5 && !row_out)
-    {
-      View scale, bias, mean, var, eps;
-      g_autofree char *eps_lit = literal (fw_node_get_attr_float (node, "epsilon", 1e-5f));
-      Operand *ops[4];
-      for (guint k = 0; k < 4; k++)
-        {
-          ops[k] = node->inputs[k + 1] ? g_hash_table_lookup (g->operands, node->inputs[k + 1]) : NULL;
-          if (ops[k] == NULL)
-            goto unsupported;
-        }
-      if (!get_view (g, ops[0], FW_SHAPE_FULL, ctype, 0, &scale, error) ||
-          !get_view (g, ops[1], FW_SHAPE_FULL, ctype, 0, &bias, error) ||
-          !get_view (g, ops[2], FW_SHAPE_FULL, ctype, 0, &mean, error) ||
-          !get_view (g, ops[3], FW_SHAPE_FULL, ctype, 0, &var, error))
-        return FALSE;
-      view_scalar (&eps, eps_lit);
-      emit (g, "      /* inference batch norm: (x - mean) / sqrt(var + eps) * scale + bias */\n");
-      use_scratch (g, 1, ctype);
-      {
-        View d, sb;
-        view_tensor (&d, dst);
-        view_tensor (&sb, "sB");
-        if (!emit_binary (g, "Sub", dst, &a, &mean, "n", ctype, error) ||
-            !emit_binary (g, "Add", "sB", &var, &eps, "n", ctype, error))
-          return FALSE;
-        emit (g, "      AscendC::Sqrt(sB, sB, n);\n");
-        if (!emit_binary (g, "Div", dst, &d, &sb, "n", ctype, error) ||
-            !emit_binary (g, "Mul", dst, &d, &scale, "n", ctype, error) ||
-            !emit_binary (g, "Add", dst, &d, &bias, "n", ctype, error))
-          return FALSE;
-      }
-    }
-  else if (g_str_has_prefix (op, "Reduce") && row_out && ia->role == FW_SHAPE_FULL &&
-           (strcmp (op, "ReduceSum") == 0 || strcmp (op, "ReduceMean") == 0 || strcmp (op, "ReduceMax") == 0 ||
-            strcmp (op, "ReduceMin") == 0))
-    {
-      const char *api = strcmp (op, "ReduceMax") == 0 ? "ReduceMax" : strcmp (op, "ReduceMin") == 0 ? "ReduceMin" :
-                        "ReduceSum";
-      emit_row_reduce (g, api, dst, a.expr, ctype);
-      if (strcmp (op, "ReduceMean") == 0)
-        {
-          g_autofree char *inv = literal (1.0 / (double) g->row_len);
-          emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
-        }
-    }
-  else if (strcmp (op, "HardSigmoid") == 0 || strcmp (op, "HardSwish") == 0)
+  if (strcmp (op, "HardSigmoid") == 0 || strcmp (op, "HardSwish") == 0)
     {
       gboolean swish = strcmp (op, "HardSwish") == 0;
       g_autofree char *alpha = literal (swish ? 1.0 / 6.0 : fw_node_get_attr_float (node, "alpha", 0.2f));
@@ -763,9 +707,84 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
       emit (g, "      AscendC::Mins(%s, %s, static_cast<%s>(1.0f), %s);\n", dst, dst, ctype, count);
       if (swish)
         emit (g, "      AscendC::Mul(%s, %s, %s, %s);\n", dst, dst, a.expr, count);
+      return LOWERED;
     }
-  else if ((strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0) && row_out &&
-           ia->role == FW_SHAPE_FULL)
+  return NOT_THIS;
+}
+
+/* Inference BatchNormalization over the tile. */
+static Lowered
+lower_batch_norm (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  FwNode *node = x->node;
+  const char *op = x->op, *ctype = x->ctype, *dst = x->dst;
+  gboolean row_out = x->row_out;
+  const View a = x->a;
+
+  if (strcmp (op, "BatchNormalization") == 0 && node->n_inputs == 5 && !row_out)
+    {
+      View scale, bias, mean, var, eps;
+      g_autofree char *eps_lit = literal (fw_node_get_attr_float (node, "epsilon", 1e-5f));
+      Operand *ops[4];
+      for (guint k = 0; k < 4; k++)
+        {
+          ops[k] = node->inputs[k + 1] ? g_hash_table_lookup (g->operands, node->inputs[k + 1]) : NULL;
+          if (ops[k] == NULL)
+            return NO_LOWERING;
+        }
+      if (!get_view (g, ops[0], FW_SHAPE_FULL, ctype, 0, &scale, error) ||
+          !get_view (g, ops[1], FW_SHAPE_FULL, ctype, 0, &bias, error) ||
+          !get_view (g, ops[2], FW_SHAPE_FULL, ctype, 0, &mean, error) ||
+          !get_view (g, ops[3], FW_SHAPE_FULL, ctype, 0, &var, error))
+        return LOWER_FAILED;
+      view_scalar (&eps, eps_lit);
+      emit (g, "      /* inference batch norm: (x - mean) / sqrt(var + eps) * scale + bias */\n");
+      use_scratch (g, 1, ctype);
+      {
+        View d, sb;
+        view_tensor (&d, dst);
+        view_tensor (&sb, "sB");
+        if (!emit_binary (g, "Sub", dst, &a, &mean, "n", ctype, error) ||
+            !emit_binary (g, "Add", "sB", &var, &eps, "n", ctype, error))
+          return LOWER_FAILED;
+        emit (g, "      AscendC::Sqrt(sB, sB, n);\n");
+        if (!emit_binary (g, "Div", dst, &d, &sb, "n", ctype, error) ||
+            !emit_binary (g, "Mul", dst, &d, &scale, "n", ctype, error) ||
+            !emit_binary (g, "Add", dst, &d, &bias, "n", ctype, error))
+          return LOWER_FAILED;
+      }
+      return LOWERED;
+    }
+  return NOT_THIS;
+}
+
+/* Row reductions: one value per row of the tile. */
+static Lowered
+lower_reduce (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  const char *op = x->op, *ctype = x->ctype, *dst = x->dst;
+  Operand *ia = x->ia;
+  gboolean row_out = x->row_out;
+  const View a = x->a;
+
+  if (g_str_has_prefix (op, "Reduce") && row_out && ia->role == FW_SHAPE_FULL &&
+      (strcmp (op, "ReduceSum") == 0 || strcmp (op, "ReduceMean") == 0 || strcmp (op, "ReduceMax") == 0 ||
+       strcmp (op, "ReduceMin") == 0))
+    {
+      const char *api = strcmp (op, "ReduceMax") == 0 ? "ReduceMax" : strcmp (op, "ReduceMin") == 0 ? "ReduceMin" :
+                        "ReduceSum";
+      emit_row_reduce (g, api, dst, a.expr, ctype);
+      if (strcmp (op, "ReduceMean") == 0)
+        {
+          g_autofree char *inv = literal (1.0 / (double) g->row_len);
+          emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
+        }
+      return LOWERED;
+    }
+  if ((strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0) && row_out &&
+      ia->role == FW_SHAPE_FULL)
     {
       /* The planner makes the spatial axes the row: one value per (n, c). */
       gboolean avg = strcmp (op, "GlobalAveragePool") == 0;
@@ -775,9 +794,24 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
           g_autofree char *inv = literal (1.0 / (double) g->row_len);
           emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
         }
+      return LOWERED;
     }
-  else if (strcmp (op, "LayerNormalization") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL &&
-           layer_norm_rows_match (g, node))
+  return NOT_THIS;
+}
+
+/* LayerNormalization, LogSoftmax and Softmax over whole rows. */
+static Lowered
+lower_row_norm (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  FwNode *node = x->node;
+  const char *op = x->op, *ctype = x->ctype, *dst = x->dst;
+  Operand *ia = x->ia, *ib = x->ib;
+  gboolean row_out = x->row_out;
+  const View a = x->a;
+
+  if (strcmp (op, "LayerNormalization") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL &&
+      layer_norm_rows_match (g, node))
     {
       g_autofree char *inv = literal (1.0 / (double) g->row_len);
       g_autofree char *eps = literal (fw_node_get_attr_float (node, "epsilon", 1e-5f));
@@ -787,7 +821,7 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
 
       if (iscale == NULL || !get_binary_view (g, iscale, FW_SHAPE_FULL, ctype, 1, &scale, error) ||
           (ibias != NULL && !get_binary_view (g, ibias, FW_SHAPE_FULL, ctype, 2, &bias, error)))
-        return FALSE;
+        return LOWER_FAILED;
       g->row_scratch = TRUE;
       use_scratch (g, 0, ctype);
       emit (g, "      /* layer norm over the row: (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias */\n");
@@ -810,9 +844,10 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
       view_tensor (&d, dst);
       if (!emit_binary (g, "Mul", dst, &d, &scale, "n", ctype, error) ||
           (ibias != NULL && !emit_binary (g, "Add", dst, &d, &bias, "n", ctype, error)))
-        return FALSE;
+        return LOWER_FAILED;
+      return LOWERED;
     }
-  else if (strcmp (op, "LogSoftmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
+  if (strcmp (op, "LogSoftmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
     {
       g->row_scratch = TRUE;
       use_scratch (g, 0, ctype);
@@ -829,8 +864,9 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
                "      for (uint32_t r = 0; r < rows; r++)\n"
                "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
             dst, dst, ctype);
+      return LOWERED;
     }
-  else if (strcmp (op, "Softmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
+  if (strcmp (op, "Softmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
     {
       g->row_scratch = TRUE;
       emit (g, "      /* softmax over the row: exp(x - max) / sum, with row reductions */\n");
@@ -844,11 +880,133 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
       emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
                "        AscendC::Muls(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(1.0f / static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
             dst, dst, ctype);
+      return LOWERED;
     }
+  return NOT_THIS;
+}
+
+/* Comparisons, casts to and from bool, Not and Where: see emit_mask_node. */
+static Lowered
+lower_mask (const NodeLowering *x, GError **error)
+{
+  gboolean handled = FALSE;
+
+  if (!(x->out->mask || (x->ia != NULL && x->ia->mask) || strcmp (x->op, "Where") == 0))
+    return NOT_THIS;
+  if (emit_mask_node (x->g, x->node, x->out, x->ia, error, &handled))
+    return LOWERED;
+  if (handled && error != NULL && *error != NULL)
+    return LOWER_FAILED;
+  return NO_LOWERING;
+}
+
+static Lowered
+lower_cast (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  const char *ctype = x->ctype, *count = x->count, *dst = x->dst;
+  Operand *out = x->out, *ia = x->ia;
+  const char *mode;
+
+  if (strcmp (x->op, "Cast") != 0)
+    return NOT_THIS;
+  if (ia == NULL || ia->kind == KIND_IMMEDIATE || ia->kind == KIND_SMALL || ia->role != out->role)
+    return NO_LOWERING;
+  if (strcmp (ia->ctype, ctype) == 0)
+    emit (g, "      AscendC::Muls(%s, v%u, static_cast<%s>(1), %s);\n", dst, ia->id, ctype, count);
   else
+    {
+      if (fw_ac_is_float_ctype (ia->ctype) && !fw_ac_is_float_ctype (ctype))
+        mode = "CAST_TRUNC";
+      else if (strcmp (ia->ctype, "float") == 0 && strcmp (ctype, "half") == 0)
+        mode = "CAST_RINT";
+      else
+        mode = "CAST_NONE";
+      emit (g, "      AscendC::Cast(%s, v%u, AscendC::RoundMode::%s, static_cast<uint32_t>(%s));\n", dst, ia->id,
+            mode, count);
+    }
+  return LOWERED;
+}
+
+/* Add, Sub, Mul, Div, Max and Min, through the views that apply per-row operands row by row. */
+static Lowered
+lower_binary (const NodeLowering *x, GError **error)
+{
+  Gen *g = x->g;
+  FwNode *node = x->node;
+  const char *op = x->op, *ctype = x->ctype, *count = x->count, *dst = x->dst;
+  Operand *out = x->out, *ia = x->ia, *ib = x->ib;
+  View a = { 0 }, b = { 0 };
+
+  if (!(strcmp (op, "Add") == 0 || strcmp (op, "Sub") == 0 || strcmp (op, "Mul") == 0 || strcmp (op, "Div") == 0 ||
+        strcmp (op, "Max") == 0 || strcmp (op, "Min") == 0))
+    return NOT_THIS;
+  if (ia == NULL || !get_binary_view (g, ia, out->role, ctype, 0, &a, error))
+    return LOWER_FAILED;
+  if (ib == NULL || node->n_inputs != 2 || !get_binary_view (g, ib, out->role, ctype, 1, &b, error))
+    {
+      if (ib == NULL)
+        g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s with %u inputs"), op, node->n_inputs);
+      return LOWER_FAILED;
+    }
+  if (!emit_binary (g, op, dst, &a, &b, count, ctype, error))
+    return LOWER_FAILED;
+  return LOWERED;
+}
+
+/* The node's statements in a block of their own. The mask, Cast and binary families take their operands as
+ * they need them; the rest read input 0 through one view taken here. */
+gboolean
+fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
+{
+  static const LowerFamily families[] = {
+    lower_unary, lower_activation, lower_batch_norm, lower_reduce, lower_row_norm,
+  };
+  const char *op = node->op_type;
+  NodeLowering x = { 0 };
+  Lowered r;
+  g_autofree char *label = fw_ascend_escape_comment (fw_ac_node_label (node));
+
+  x.g = g;
+  x.node = node;
+  x.op = op;
+  x.out = g_hash_table_lookup (g->operands, node->outputs[0]);
+  x.ctype = x.out->ctype;
+  x.row_out = x.out->role == FW_SHAPE_ROW;
+  x.count = x.row_out ? "rowsN" : "n";
+  g_snprintf (x.dst, sizeof x.dst, "v%u", x.out->id);
+  if (node->domain[0] != '\0')
     goto unsupported;
-  emit (g, "    }\n");
-  return TRUE;
+  if (node->n_inputs >= 1 && node->inputs[0])
+    x.ia = g_hash_table_lookup (g->operands, node->inputs[0]);
+  if (node->n_inputs >= 2 && node->inputs[1])
+    x.ib = g_hash_table_lookup (g->operands, node->inputs[1]);
+  emit (g, "    /* node %u: %s \"%s\" */\n    {\n", pos, op, label);
+  r = lower_mask (&x, error);
+  if (r == NOT_THIS)
+    r = lower_cast (&x, error);
+  if (r == NOT_THIS && !fw_ac_is_float_ctype (x.ctype))
+    r = NO_LOWERING;
+  if (r == NOT_THIS)
+    r = lower_binary (&x, error);
+  if (r == NOT_THIS)
+    {
+      /* A row reduction reads the full tile and writes one value per row. */
+      if (x.ia != NULL && !get_view (g, x.ia, g_str_has_prefix (op, "Reduce") || g_str_has_prefix (op, "Global") ?
+                                                  FW_SHAPE_FULL : x.out->role, x.ctype, 0, &x.a, error))
+        return FALSE;
+      if (x.a.scalar)
+        r = NO_LOWERING;
+      for (guint i = 0; r == NOT_THIS && i < G_N_ELEMENTS (families); i++)
+        r = families[i] (&x, error);
+    }
+  if (r == LOWERED)
+    {
+      emit (g, "    }\n");
+      return TRUE;
+    }
+  if (r == LOWER_FAILED)
+    return FALSE;
 
 unsupported:
   g_clear_error (error);

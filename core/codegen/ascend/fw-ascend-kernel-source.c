@@ -116,13 +116,10 @@ has_rowvec (Gen *g)
   return FALSE;
 }
 
-char *
-fw_ac_gen_kernel (Gen *g)
+/* The includes, the constants and the GM/UB copy helpers, before the kernel class. */
+static void
+append_prelude (Gen *g, GString *s)
 {
-  GString *s = g_string_new (NULL);
-  guint n_in = g->inputs->len, n_out = g->outputs->len, n_small = g->smalls->len;
-
-  fw_ac_append_header (g, s, "Ascend C kernel");
   g_string_append_printf (s, "#include \"kernel_operator.h\"\n#include \"%s_tiling.h\"\n\n", g->name);
   g_string_append (s, "namespace {\n\nconstexpr int32_t BUFFER_NUM = 2;  /* double buffering: load tile i+1 while computing tile i */\n");
   if (g->rows_mode)
@@ -177,9 +174,14 @@ fw_ac_gen_kernel (Gen *g)
     "                                      GapBlocks<T>(len, stride), 0, 0);\n"
     "    AscendC::DataCopyPad(dst[static_cast<uint64_t>(r0) * len], src[r0 * stride], params);\n"
     "  }\n}\n\n");
+}
 
-  g_string_append (s, "class FusedKernel\n{\npublic:\n  __aicore__ inline FusedKernel() {}\n\n");
-  /* Init */
+/* Init: global tensors from this block's share on, queues and buffers. */
+static void
+append_init (Gen *g, GString *s)
+{
+  guint n_in = g->inputs->len, n_out = g->outputs->len, n_small = g->smalls->len;
+
   g_string_append (s, "  __aicore__ inline void Init(");
   append_gm_args (s, g, "GM_ADDR ");
   g_string_append_printf (s, "const %s &tiling)\n  {\n", g->struct_name);
@@ -242,8 +244,15 @@ fw_ac_gen_kernel (Gen *g)
         g_string_append_printf (s, "    pipe.InitBuffer(smallTile%u, fullElems * %uu);\n", i, o->eb);
     }
   g_string_append (s, "  }\n\n");
+}
 
-  /* Process */
+/* Process: broadcast operands loaded once (and expanded once where the pattern repeats), then the
+ * tiles of this block. */
+static void
+append_process (Gen *g, GString *s)
+{
+  guint n_small = g->smalls->len;
+
   g_string_append (s, "  __aicore__ inline void Process()\n  {\n");
   for (guint i = 0; i < n_small; i++)
     {
@@ -290,8 +299,16 @@ fw_ac_gen_kernel (Gen *g)
       "      uint32_t stride = len;\n");
   g_string_append (s, "      CopyIn(t, rows, len, stride);\n      Compute(t, rows, len, stride);\n"
                       "      CopyOut(t, rows, len, stride);\n    }\n  }\n\nprivate:\n");
-  /* Scalar access to UB orders against one pipeline at a time with the documented event pair
-   * (FetchEventID, SetFlag / WaitFlag with a HardEvent) instead of a PIPE_ALL barrier. */
+}
+
+/* The pipe events and the broadcast expansions. Scalar access to UB orders against one pipeline at a
+ * time with the documented event pair (FetchEventID, SetFlag / WaitFlag with a HardEvent) instead of a
+ * PIPE_ALL barrier. */
+static void
+append_events (Gen *g, GString *s)
+{
+  guint n_small = g->smalls->len;
+
   g_string_append (s,
     "  /* Scalar reads after vector writes (and the scalar writes that follow them) wait for the vector pipe. */\n"
     "  __aicore__ inline void VectorToScalar()\n  {\n"
@@ -318,8 +335,14 @@ fw_ac_gen_kernel (Gen *g)
   for (guint i = 0; i < n_small; i++)
     if (fw_ac_needs_expand (g_ptr_array_index (g->smalls, i)))
       emit_expand (g, s, g_ptr_array_index (g->smalls, i));
+}
 
-  /* CopyIn */
+/* CopyIn: each streamed input's tile into its queue. */
+static void
+append_copy_in (Gen *g, GString *s)
+{
+  guint n_in = g->inputs->len;
+
   g_string_append (s, "  __aicore__ inline void CopyIn(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
                       "    (void)t;\n    (void)rows;\n    (void)len;\n    (void)stride;\n");
   for (guint i = 0; i < n_in; i++)
@@ -331,8 +354,14 @@ fw_ac_gen_kernel (Gen *g)
         "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, tile_step (o), tile_copy_shape (o), i, i);
     }
   g_string_append (s, "  }\n\n");
+}
 
-  /* Compute */
+/* Compute: the queues' tensors, the temp slots, then the nodes' statements. */
+static void
+append_compute (Gen *g, GString *s)
+{
+  guint n_in = g->inputs->len, n_out = g->outputs->len, n_small = g->smalls->len;
+
   g_string_append (s, "  __aicore__ inline void Compute(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
                       "    const int32_t n = static_cast<int32_t>(rows * stride);\n"
                       "    const int32_t rowsN = static_cast<int32_t>(rows);\n"
@@ -378,8 +407,14 @@ fw_ac_gen_kernel (Gen *g)
       g_string_append_printf (s, "    inQueue%u.FreeTensor(v%u);\n", i, o->id);
     }
   g_string_append (s, "  }\n\n");
+}
 
-  /* CopyOut */
+/* CopyOut: each output's tile back to GM. */
+static void
+append_copy_out (Gen *g, GString *s)
+{
+  guint n_out = g->outputs->len;
+
   g_string_append (s, "  __aicore__ inline void CopyOut(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
                       "    (void)len;\n    (void)stride;\n");
   for (guint i = 0; i < n_out; i++)
@@ -391,8 +426,14 @@ fw_ac_gen_kernel (Gen *g)
         "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, tile_step (o), i, tile_copy_shape (o), i, i);
     }
   g_string_append (s, "  }\n\n");
+}
 
-  /* Members */
+/* The class members: pipe, queues, buffers, global tensors and the tiling numbers. */
+static void
+append_members (Gen *g, GString *s)
+{
+  guint n_in = g->inputs->len, n_out = g->outputs->len, n_small = g->smalls->len;
+
   g_string_append (s, "  AscendC::TPipe pipe;\n");
   for (guint i = 0; i < n_in; i++)
     g_string_append_printf (s, "  AscendC::TQue<AscendC::QuePosition::VECIN, BUFFER_NUM> inQueue%u;\n", i);
@@ -428,8 +469,12 @@ fw_ac_gen_kernel (Gen *g)
   if (g->rows_mode)
     g_string_append (s, "  uint32_t blockRows = 0;\n");
   g_string_append (s, "};\n\n}  // namespace\n\n");
+}
 
-  /* Entry */
+/* The entry point: the tiling struct copied from GM, then Init and Process. */
+static void
+append_entry (Gen *g, GString *s)
+{
   g_string_append_printf (s, "extern \"C\" __global__ __aicore__ void %s(", g->name);
   append_gm_args (s, g, "GM_ADDR ");
   g_string_append_printf (s, "GM_ADDR tiling)\n{\n"
@@ -441,5 +486,23 @@ fw_ac_gen_kernel (Gen *g)
     "  FusedKernel op;\n  op.Init(", g->struct_name, g->struct_name, g->struct_name);
   append_gm_args (s, g, "");
   g_string_append (s, "t);\n  op.Process();\n}\n");
+}
+
+char *
+fw_ac_gen_kernel (Gen *g)
+{
+  GString *s = g_string_new (NULL);
+
+  fw_ac_append_header (g, s, "Ascend C kernel");
+  append_prelude (g, s);
+  g_string_append (s, "class FusedKernel\n{\npublic:\n  __aicore__ inline FusedKernel() {}\n\n");
+  append_init (g, s);
+  append_process (g, s);
+  append_events (g, s);
+  append_copy_in (g, s);
+  append_compute (g, s);
+  append_copy_out (g, s);
+  append_members (g, s);
+  append_entry (g, s);
   return g_string_free (s, FALSE);
 }

@@ -431,6 +431,205 @@ operand_new (Gen *g, FwValue *v, OperandKind kind)
   return o;
 }
 
+/* The cube's result arrives in global memory; the epilogue streams it like any input. */
+static gboolean
+add_root_result (Gen *g, FwNode *node, GError **error)
+{
+  FwValue *v = node->n_outputs > 0 ? node->outputs[0] : NULL;
+  Operand *o;
+  
+  if (v == NULL || ctype_of (v->dtype) == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s result dtype %s"),
+                   node->op_type, v ? fw_dtype_name (v->dtype) : "?");
+      return FALSE;
+    }
+  o = operand_new (g, v, KIND_INPUT);
+  o->index = g->inputs->len;
+  g_ptr_array_add (g->inputs, o);
+  o->output = used_outside (g, v);
+  if (o->output)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: the %s result is also used outside the group"), node->op_type);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Node's inputs from outside the group: immediates, streamed inputs and broadcast operands. */
+static gboolean
+add_input_operands (Gen *g, FwNode *node, GError **error)
+{
+  for (guint k = 0; k < node->n_inputs; k++)
+    {
+      FwValue *v = node->inputs[k];
+      Operand *o;
+
+      if (v == NULL || g_hash_table_contains (g->operands, v))
+        continue;
+      if (fw_value_is_immediate (v))
+        {
+          o = operand_new (g, v, KIND_IMMEDIATE);
+          if (v->constant->n_elements < 1 || !fw_tensor_get_double (v->constant, 0, &o->imm))
+            o->imm = 0;
+          continue;
+        }
+      if (ctype_of (v->dtype) == NULL || v->dtype == FW_DTYPE_BOOL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: %s reads a %s tensor from global memory; the target handles float32, "
+                         "float16 and int32 there (bool only as a mask computed in the kernel)"),
+                       node->op_type, fw_dtype_name (v->dtype));
+          return FALSE;
+        }
+      o = operand_new (g, v, KIND_INPUT);
+      /* ONNX broadcasts from the right: a loaded value of lower rank that happens to equal the leading
+       * dims ([N] in an [N, N] space) is a row vector, not one value per row. */
+      if (o->role == FW_SHAPE_ROW && v->rank < g->space.rank)
+        o->role = FW_SHAPE_OTHER;
+      if (o->role == FW_SHAPE_SMALL ||
+          (strcmp (node->op_type, "BatchNormalization") == 0 && k >= 1) ||
+          (o->role == FW_SHAPE_OTHER && small_mapping (g, node, k, o)))
+        {
+          o->kind = KIND_SMALL;
+          o->role = FW_SHAPE_SMALL;
+          if (!small_mapping (g, node, k, o))
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: operand %u of %s does not broadcast into the iteration space"), k,
+                           node->op_type);
+              return FALSE;
+            }
+          o->index = g->smalls->len;
+          g_ptr_array_add (g->smalls, o);
+          o->rowvec = g->rows_mode && o->elements == g->row_len && o->elements > 1;
+          for (gint a = 0; a < g->space.rank - g->space.row_axes; a++)
+            if (o->vstride[a] != 0)
+              o->rowvec = FALSE;
+        }
+      else if (o->role == FW_SHAPE_FULL || o->role == FW_SHAPE_ROW)
+        {
+          o->index = g->inputs->len;
+          g_ptr_array_add (g->inputs, o);
+        }
+      else
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: operand %u of %s does not map onto the iteration space"), k,
+                       node->op_type);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Node's result: a kernel output, or a temp in the first free slot (or an alias of the mask it inverts or
+ * copies). slot_until holds each slot's last position in use. */
+static gboolean
+add_output_operands (Gen *g, FwNode *node, guint i, GPtrArray *slot_until, GError **error)
+{
+  GPtrArray *nodes = g->cand->nodes;
+
+  for (guint k = 0; k < node->n_outputs; k++)
+    {
+      FwValue *v = node->outputs[k];
+      Operand *o;
+
+      if (v == NULL)
+        continue;
+      if (k > 0)
+        {
+          if (v->n_uses == 0 && !v->is_output)
+            continue;  /* an optional extra output nobody reads (Dropout's mask) */
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: %s has more than one used output"), node->op_type);
+          return FALSE;
+        }
+      if (ctype_of (v->dtype) == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: %s produces %s; the target handles float32, float16 and int32"),
+                       node->op_type, fw_dtype_name (v->dtype));
+          return FALSE;
+        }
+      if (v->dtype == FW_DTYPE_BOOL && used_outside (g, v))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: the bool result of %s is used outside the group; masks stay in the kernel"),
+                       node->op_type);
+          return FALSE;
+        }
+      o = operand_new (g, v, used_outside (g, v) ? KIND_OUTPUT : KIND_TEMP);
+      o->first = i;
+      o->last = i;
+      o->mask = v->dtype == FW_DTYPE_BOOL;
+      if (o->role != FW_SHAPE_FULL && o->role != FW_SHAPE_ROW)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: %s computes on a broadcast operand, not the iteration space"),
+                       node->op_type);
+          return FALSE;
+        }
+      for (guint u = 0; u < v->n_uses; u++)
+        {
+          guint pos;
+          if (in_group (g, v->uses[u].node) && g_ptr_array_find (nodes, v->uses[u].node, &pos))
+            o->last = MAX (o->last, pos);
+        }
+      if (o->kind == KIND_OUTPUT)
+        {
+          o->index = g->outputs->len;
+          g_ptr_array_add (g->outputs, o);
+          continue;
+        }
+      if (o->mask)
+        {
+          Operand *src = node->n_inputs > 0 && node->inputs[0] ? g_hash_table_lookup (g->operands, node->inputs[0]) : NULL;
+          if (o->role != FW_SHAPE_FULL)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                           _("Ascend target: %s makes a mask over reduced rows; masks cover the whole tile only"),
+                           node->op_type);
+              return FALSE;
+            }
+          g->uses_mask = TRUE;
+          if (src != NULL && src->mask && src->kind == KIND_TEMP &&
+              (strcmp (node->op_type, "Not") == 0 || strcmp (node->op_type, "Cast") == 0 ||
+               strcmp (node->op_type, "Identity") == 0))
+            {
+              Operand *root = src->alias_of ? src->alias_of : src;
+              o->alias_of = root;
+              o->invert = (src->alias_of ? src->invert : FALSE) ^ (strcmp (node->op_type, "Not") == 0);
+              o->index = root->index;
+              root->last = MAX (root->last, o->last);
+              g_ptr_array_index (slot_until, root->index) =
+                GUINT_TO_POINTER (MAX (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, root->index)), o->last));
+              continue;
+            }
+        }
+      /* First free slot: one whose last use is strictly before this node, so a node never writes the
+       * buffer it reads. */
+      o->index = G_MAXUINT;
+      for (guint s = 0; s < slot_until->len; s++)
+        if (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, s)) < i)
+          {
+            o->index = s;
+            break;
+          }
+      if (o->index == G_MAXUINT)
+        {
+          guint zero = 0;
+          o->index = slot_until->len;
+          g_ptr_array_add (slot_until, NULL);
+          g_array_append_val (g->slot_eb, zero);
+        }
+      g_ptr_array_index (slot_until, o->index) = GUINT_TO_POINTER (o->last);
+      g_array_index (g->slot_eb, guint, o->index) = MAX (g_array_index (g->slot_eb, guint, o->index), o->eb);
+    }
+  return TRUE;
+}
+
 /* Kernel inputs, outputs, broadcast operands and immediates; intermediates get TBuf slots by liveness. */
 gboolean
 fw_ac_build_operands (Gen *g, GError **error)
@@ -444,183 +643,12 @@ fw_ac_build_operands (Gen *g, GError **error)
 
       if (node == g->cand->root)
         {
-          /* The cube's result arrives in global memory; the epilogue streams it like any input. */
-          FwValue *v = node->n_outputs > 0 ? node->outputs[0] : NULL;
-          Operand *o;
-          if (v == NULL || ctype_of (v->dtype) == NULL)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s result dtype %s"),
-                           node->op_type, v ? fw_dtype_name (v->dtype) : "?");
-              return FALSE;
-            }
-          o = operand_new (g, v, KIND_INPUT);
-          o->index = g->inputs->len;
-          g_ptr_array_add (g->inputs, o);
-          o->output = used_outside (g, v);
-          if (o->output)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: the %s result is also used outside the group"), node->op_type);
-              return FALSE;
-            }
+          if (!add_root_result (g, node, error))
+            return FALSE;
           continue;
         }
-      for (guint k = 0; k < node->n_inputs; k++)
-        {
-          FwValue *v = node->inputs[k];
-          Operand *o;
-
-          if (v == NULL || g_hash_table_contains (g->operands, v))
-            continue;
-          if (fw_value_is_immediate (v))
-            {
-              o = operand_new (g, v, KIND_IMMEDIATE);
-              if (v->constant->n_elements < 1 || !fw_tensor_get_double (v->constant, 0, &o->imm))
-                o->imm = 0;
-              continue;
-            }
-          if (ctype_of (v->dtype) == NULL || v->dtype == FW_DTYPE_BOOL)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: %s reads a %s tensor from global memory; the target handles float32, "
-                             "float16 and int32 there (bool only as a mask computed in the kernel)"),
-                           node->op_type, fw_dtype_name (v->dtype));
-              return FALSE;
-            }
-          o = operand_new (g, v, KIND_INPUT);
-          /* ONNX broadcasts from the right: a loaded value of lower rank that happens to equal the leading
-           * dims ([N] in an [N, N] space) is a row vector, not one value per row. */
-          if (o->role == FW_SHAPE_ROW && v->rank < g->space.rank)
-            o->role = FW_SHAPE_OTHER;
-          if (o->role == FW_SHAPE_SMALL ||
-              (strcmp (node->op_type, "BatchNormalization") == 0 && k >= 1) ||
-              (o->role == FW_SHAPE_OTHER && small_mapping (g, node, k, o)))
-            {
-              o->kind = KIND_SMALL;
-              o->role = FW_SHAPE_SMALL;
-              if (!small_mapping (g, node, k, o))
-                {
-                  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                               _("Ascend target: operand %u of %s does not broadcast into the iteration space"), k,
-                               node->op_type);
-                  return FALSE;
-                }
-              o->index = g->smalls->len;
-              g_ptr_array_add (g->smalls, o);
-              o->rowvec = g->rows_mode && o->elements == g->row_len && o->elements > 1;
-              for (gint a = 0; a < g->space.rank - g->space.row_axes; a++)
-                if (o->vstride[a] != 0)
-                  o->rowvec = FALSE;
-            }
-          else if (o->role == FW_SHAPE_FULL || o->role == FW_SHAPE_ROW)
-            {
-              o->index = g->inputs->len;
-              g_ptr_array_add (g->inputs, o);
-            }
-          else
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: operand %u of %s does not map onto the iteration space"), k,
-                           node->op_type);
-              return FALSE;
-            }
-        }
-      for (guint k = 0; k < node->n_outputs; k++)
-        {
-          FwValue *v = node->outputs[k];
-          Operand *o;
-
-          if (v == NULL)
-            continue;
-          if (k > 0)
-            {
-              if (v->n_uses == 0 && !v->is_output)
-                continue;  /* an optional extra output nobody reads (Dropout's mask) */
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: %s has more than one used output"), node->op_type);
-              return FALSE;
-            }
-          if (ctype_of (v->dtype) == NULL)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: %s produces %s; the target handles float32, float16 and int32"),
-                           node->op_type, fw_dtype_name (v->dtype));
-              return FALSE;
-            }
-          if (v->dtype == FW_DTYPE_BOOL && used_outside (g, v))
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: the bool result of %s is used outside the group; masks stay in the kernel"),
-                           node->op_type);
-              return FALSE;
-            }
-          o = operand_new (g, v, used_outside (g, v) ? KIND_OUTPUT : KIND_TEMP);
-          o->first = i;
-          o->last = i;
-          o->mask = v->dtype == FW_DTYPE_BOOL;
-          if (o->role != FW_SHAPE_FULL && o->role != FW_SHAPE_ROW)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                           _("Ascend target: %s computes on a broadcast operand, not the iteration space"),
-                           node->op_type);
-              return FALSE;
-            }
-          for (guint u = 0; u < v->n_uses; u++)
-            {
-              guint pos;
-              if (in_group (g, v->uses[u].node) && g_ptr_array_find (nodes, v->uses[u].node, &pos))
-                o->last = MAX (o->last, pos);
-            }
-          if (o->kind == KIND_OUTPUT)
-            {
-              o->index = g->outputs->len;
-              g_ptr_array_add (g->outputs, o);
-              continue;
-            }
-          if (o->mask)
-            {
-              Operand *src = node->n_inputs > 0 && node->inputs[0] ? g_hash_table_lookup (g->operands, node->inputs[0]) : NULL;
-              if (o->role != FW_SHAPE_FULL)
-                {
-                  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                               _("Ascend target: %s makes a mask over reduced rows; masks cover the whole tile only"),
-                               node->op_type);
-                  return FALSE;
-                }
-              g->uses_mask = TRUE;
-              if (src != NULL && src->mask && src->kind == KIND_TEMP &&
-                  (strcmp (node->op_type, "Not") == 0 || strcmp (node->op_type, "Cast") == 0 ||
-                   strcmp (node->op_type, "Identity") == 0))
-                {
-                  Operand *root = src->alias_of ? src->alias_of : src;
-                  o->alias_of = root;
-                  o->invert = (src->alias_of ? src->invert : FALSE) ^ (strcmp (node->op_type, "Not") == 0);
-                  o->index = root->index;
-                  root->last = MAX (root->last, o->last);
-                  g_ptr_array_index (slot_until, root->index) =
-                    GUINT_TO_POINTER (MAX (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, root->index)), o->last));
-                  continue;
-                }
-            }
-          /* First free slot: one whose last use is strictly before this node, so a node never writes the
-           * buffer it reads. */
-          o->index = G_MAXUINT;
-          for (guint s = 0; s < slot_until->len; s++)
-            if (GPOINTER_TO_UINT (g_ptr_array_index (slot_until, s)) < i)
-              {
-                o->index = s;
-                break;
-              }
-          if (o->index == G_MAXUINT)
-            {
-              guint zero = 0;
-              o->index = slot_until->len;
-              g_ptr_array_add (slot_until, NULL);
-              g_array_append_val (g->slot_eb, zero);
-            }
-          g_ptr_array_index (slot_until, o->index) = GUINT_TO_POINTER (o->last);
-          g_array_index (g->slot_eb, guint, o->index) = MAX (g_array_index (g->slot_eb, guint, o->index), o->eb);
-        }
+      if (!add_input_operands (g, node, error) || !add_output_operands (g, node, i, slot_until, error))
+        return FALSE;
     }
   if (g->outputs->len == 0)
     {

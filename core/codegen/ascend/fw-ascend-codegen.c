@@ -14,7 +14,10 @@
  * planner tiled flat make the kernel tile whole rows itself (kernel_row_axes).
  *
  * The tile is the planner's (candidate->resource): the host tiling function repeats the planner's buffer
- * model and binary search, so a kernel uses the UB share the plan reported. */
+ * model and binary search, so a kernel uses the UB share the plan reported.
+ *
+ * This file runs the phases in order (their files are listed in fw-ascend-codegen-private.h) and writes the
+ * kernel folder's other files: the tiling header, the host tiling function, CMakeLists.txt and README.md. */
 #include "config.h"
 
 #include <inttypes.h>

@@ -1,0 +1,124 @@
+/* fw-ascend-codegen-private.h: what the files of the Ascend generator share: the generator's state (Gen),
+ * the kernel's operands, the planner's and the kernel's buffer lists, and the functions one phase calls in
+ * another.
+ *
+ *   fw-ascend-codegen.c        file assembly: the phases in order, the tiling header, the host tiling, CMake,
+ *                              README, and the public FwAscendKernel accessors
+ *   fw-ascend-operands.c       the iteration space and rows, operands and temp slots, buffers and tiling
+ *   fw-ascend-emit.c           per-op emission: each node's Compute statements
+ *   fw-ascend-kernel-cpp.c     the kernel .cpp around them: copies, Init, Process, CopyIn, CopyOut, members */
+#pragma once
+
+#include "fw-ascend.h"
+#include "hw/fw-profile.h"
+#include "plan/fw-plan.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  KIND_INPUT,     /* streamed from GM through a VECIN queue */
+  KIND_OUTPUT,    /* computed into a VECOUT queue, written to GM */
+  KIND_TEMP,      /* an intermediate in a TBuf slot */
+  KIND_SMALL,     /* broadcast operand, loaded whole */
+  KIND_IMMEDIATE, /* scalar constant */
+} OperandKind;
+
+typedef struct _Operand Operand;
+
+struct _Operand
+{
+  FwValue     *value;
+  OperandKind  kind;
+  FwShapeRole  role;
+  const char  *ctype;
+  guint        eb;
+  guint        index;        /* input, output or small number; slot for temps */
+  guint        id;           /* v<id> in generated code */
+  double       imm;
+  gint64       vstride[FW_MAX_RANK];
+  gint64       elements;
+  guint        first;
+  guint        last;
+  gboolean     output;       /* also written to GM */
+  /* Boolean values live in UB as Compare's bit masks (one bit per element, uint8_t storage). Not, and
+   * Cast or Identity from bool to bool, make no code: they alias their source mask, Not flipping `invert`
+   * (relative to the source's own `invert`, which a comparison may set when it is emitted). */
+  gboolean     mask;
+  Operand     *alias_of;
+  gboolean     invert;
+  /* A broadcast operand that is exactly one row (bias, LayerNorm gamma/beta): it stays resident in its load
+   * buffer and each row of the tile is computed against it, so no tile-shaped copy is made. */
+  gboolean     rowvec;
+};
+
+/* What the generated kernel allocates: role FULL (tile), ROW (rows), or OTHER (fixed bytes in `elements`). */
+typedef struct
+{
+  FwShapeRole role;
+  guint       eb;
+  guint       copies;
+  gint64      elements;
+} KernelBuffer;
+
+typedef struct
+{
+  FwPlan            *plan;
+  const FwCandidate *cand;
+  const FwKernelSpec *spec;
+  const FwProfile   *profile;
+  FwSpace            space;
+  gboolean           rows_mode;
+  /* The planner tiled whole rows for broadcast operands (per-row scalars or row vectors in an elementwise
+   * group), not for a row reduction. */
+  gboolean           broadcast_rows;
+  gint64             total;
+  gint64             row_len;    /* rows mode: elements per row */
+  gint64             row_stride; /* rows mode: row pitch in UB */
+  GHashTable        *operands;   /* FwValue* → Operand* */
+  GPtrArray         *all;        /* Operand*, owned */
+  GPtrArray         *inputs;     /* Operand* streamed */
+  GPtrArray         *outputs;
+  GPtrArray         *smalls;
+  GArray            *slot_eb;    /* guint per temp slot */
+  GArray            *kernel_buffers;
+  GString           *compute;
+  gboolean           scratch[3];
+  gboolean           row_scratch;
+  gboolean           reduce;
+  gboolean           uses_mask;   /* Compare/Select: counts and tile buffers in whole 256-byte blocks */
+  guint              max_eb;
+  char              *name;
+  char              *struct_name;
+} Gen;
+
+/* fw-ascend-operands.c, in the order generate () calls them. */
+gboolean     fw_ac_read_space             (Gen            *g,
+                                           GError        **error);
+gboolean     fw_ac_build_operands         (Gen            *g,
+                                           GError        **error);
+void         fw_ac_collect_kernel_buffers (Gen            *g);
+gdouble      fw_ac_kernel_bytes           (Gen            *g,
+                                           gint64          tile_len,
+                                           gint64          rows);
+void         fw_ac_compute_tiling         (Gen            *g,
+                                           FwAscendTiling *out);
+guint        fw_ac_full_align             (Gen            *g);
+gboolean     fw_ac_needs_expand           (const Operand  *o);
+gboolean     fw_ac_is_float_ctype         (const char     *ctype);
+
+/* fw-ascend-emit.c: node's statements into g->compute; FALSE with error when it has no lowering. */
+gboolean     fw_ac_emit_node              (Gen            *g,
+                                           guint           pos,
+                                           FwNode         *node,
+                                           GError        **error);
+
+/* fw-ascend-kernel-cpp.c: the kernel .cpp, newly allocated. */
+char        *fw_ac_gen_kernel             (Gen            *g);
+
+/* fw-ascend-codegen.c */
+const char  *fw_ac_node_label             (const FwNode   *node);
+void         fw_ac_append_header          (Gen            *g,
+                                           GString        *s,
+                                           const char     *what);
+
+G_END_DECLS

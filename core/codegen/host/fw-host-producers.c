@@ -1,0 +1,328 @@
+/* fw-host-producers.c: the compute roots of host SuperKernels. MatMul, Gemm and Conv (im2col) are computed
+ * whole into the tile by as few sgemm calls as the reference kernels make, a grouped Conv with few taps per
+ * group row by row by a direct loop in the epilogue's region; then the epilogue's region follows. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-host-codegen-private.h"
+
+static void
+emit_tile (Gen *g, gint64 n)
+{
+  if (g->in_place)
+    g_string_append (g->body, "  dst = out0;\n");
+  else
+    g_string_append_printf (g->body, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n"
+                            "  if (!tile) goto out;\n  dst = tile;\n", n);
+}
+
+static gboolean
+check_int (gint64 v, GError **error)
+{
+  if (v < 0 || v > G_MAXINT32)
+    return fw_hc_unsupported (error, _("a matrix dimension over 2^31"));
+  return TRUE;
+}
+
+gboolean
+fw_hc_emit_matmul (Gen *g, GError **error)
+{
+  FwNode *node = g->root;
+  SkVal *a = fw_hc_input_val (g, node, 0), *b = fw_hc_input_val (g, node, 1);
+  GString *s = g->body;
+  gint rank = g->rank, nb;
+  gint64 M, N, K, NB = 1;
+  gint64 sa[FW_MAX_RANK] = { 0 }, sb[FW_MAX_RANK] = { 0 };
+  gboolean a1, b1;
+
+  if (a == NULL || b == NULL || a->kind == SV_IMM_SCALAR || b->kind == SV_IMM_SCALAR || a->value->rank < 1 ||
+      b->value->rank < 1 || (a->value->rank == 1 && b->value->rank == 1) || a->dtype != FW_DTYPE_FLOAT ||
+      b->dtype != FW_DTYPE_FLOAT)
+    return fw_hc_unsupported (error, _("MatMul on two vectors or non-float32 operands"));
+  /* A 1-D A is a [1, K] row and a 1-D B a [K, 1] column whose unit dim the result drops: the tile is laid
+     out as the result either way. */
+  a1 = a->value->rank == 1;
+  b1 = b->value->rank == 1;
+  nb = rank - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+  M = a1 ? 1 : g->dims[nb];
+  N = b1 ? 1 : g->dims[rank - 1];
+  K = a->value->dims[a->value->rank - 1].value;
+  if (!check_int (M, error) || !check_int (N, error) || !check_int (K, error))
+    return FALSE;
+  for (gint x = 0; x < 2; x++)
+    {
+      FwValue *v = x == 0 ? a->value : b->value;
+      gint64 *st = x == 0 ? sa : sb;
+      gint64 acc;
+      if (v->rank < 2)
+        continue;
+      acc = v->dims[v->rank - 1].value * v->dims[v->rank - 2].value;
+      for (gint d = v->rank - 3; d >= 0; d--)
+        {
+          gint oa = nb - (v->rank - 2) + d;
+          if (oa < 0)
+            return fw_hc_unsupported (error, _("MatMul operand of higher rank than its result"));
+          st[oa] = v->dims[d].value == 1 ? 0 : acc;
+          acc *= v->dims[d].value;
+        }
+    }
+  for (gint d = 0; d < nb; d++)
+    NB *= g->dims[d];
+  /* A shared 2-D right operand and a left one with the result's batch dims: one tall matrix, one sgemm. */
+  if (!a1 && !b1 && b->value->rank == 2 && a->value->rank == rank && NB > 1 && NB * M <= G_MAXINT32)
+    {
+      gboolean same = TRUE;
+      for (gint d = 0; d < nb; d++)
+        same = same && a->value->dims[d].value == g->dims[d];
+      if (same)
+        {
+          M *= NB;
+          NB = 1;
+          nb = 0;
+        }
+    }
+  /* The whole product first, in as few sgemm calls as the reference makes (one per batch matrix), then one
+     parallel region for the epilogue. Tiles of a few hundred rows each cost an sgemm call that OpenBLAS runs
+     below its efficient size, and every switch between its threads and OpenMP's leaves one set spinning
+     against the other on the same cores: ViT's MLP ran slower fused than unfused that way. */
+  emit_tile (g, NB * M * N);
+  g->gemm_k = K;
+  g_string_append_printf (s, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", NB);
+  g_string_append (s, "  int64_t offa = 0, offb = 0, brem = bt;\n");
+  for (gint d = nb - 1; d >= 0; d--)
+    {
+      g_string_append_printf (s, "  { const int64_t ix = brem %% %" G_GINT64_FORMAT "; brem /= %" G_GINT64_FORMAT
+                              "; offa += ix * %" G_GINT64_FORMAT "; offb += ix * %" G_GINT64_FORMAT "; }\n",
+                              g->dims[d], g->dims[d], sa[d], sb[d]);
+    }
+  g_string_append (s, "  (void) brem;\n");
+  g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                          ", 1.0f, in%d + offa, %" G_GINT64_FORMAT ", in%d + offb, %" G_GINT64_FORMAT
+                          ", 0.0f, dst + bt * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
+                          M, N, K, a->in_index, K, b->in_index, N, M * N, N);
+  g_string_append (s, "  }\n");
+  {
+    /* The space's rows: NB × M, or NB when B is a vector (its rows run along M). */
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g->n_rows);
+    return fw_hc_emit_region (g, count, "t", NULL, error);
+  }
+}
+
+gboolean
+fw_hc_emit_gemm (Gen *g, GError **error)
+{
+  FwNode *node = g->root;
+  SkVal *a = fw_hc_input_val (g, node, 0), *b = fw_hc_input_val (g, node, 1);
+  GString *s = g->body;
+  gint64 M = g->dims[0], N = g->dims[1], K;
+  gboolean ta = fw_node_get_attr_int (node, "transA", 0) != 0, tb = fw_node_get_attr_int (node, "transB", 0) != 0;
+  g_autofree char *alpha = fw_hc_flit (fw_node_get_attr_float (node, "alpha", 1.0f));
+
+  if (g->rank != 2 || a == NULL || b == NULL || a->kind != SV_EXTERNAL || b->kind != SV_EXTERNAL ||
+      a->value->rank != 2 || b->value->rank != 2 || a->dtype != FW_DTYPE_FLOAT || b->dtype != FW_DTYPE_FLOAT)
+    return fw_hc_unsupported (error, _("Gemm on operands that are not float32 matrices"));
+  K = a->value->dims[ta ? 0 : 1].value;
+  if (!check_int (M, error) || !check_int (N, error) || !check_int (K, error))
+    return FALSE;
+  /* One sgemm over all rows, then the epilogue: see emit_matmul. */
+  emit_tile (g, M * N);
+  g->gemm_k = K;
+  g_string_append_printf (s, "  rt->sgemm (%d, %d, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                          ", %s, in%d, %" G_GINT64_FORMAT ", in%d, %" G_GINT64_FORMAT ", 0.0f, dst, %" G_GINT64_FORMAT
+                          ");\n", ta, tb, M, N, K, alpha, a->in_index, ta ? M : K, b->in_index, tb ? K : N, N);
+  {
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, M);
+    return fw_hc_emit_region (g, count, "t", NULL, error);
+  }
+}
+
+/* A 2-D Conv's shapes and attributes, named as its loops use them. */
+typedef struct
+{
+  gint   x_in, w_in;  /* the kernel inputs of the data and the weights */
+  gint64 NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW;
+  gint64 sh, sw, dh, dw, pt, pl;
+} ConvGeom;
+
+static gboolean
+conv_geometry (Gen *g, ConvGeom *cv, GError **error)
+{
+  FwNode *node = g->root;
+  SkVal *x = fw_hc_input_val (g, node, 0), *w = fw_hc_input_val (g, node, 1);
+  gint64 NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW;
+  gint64 sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0;
+  const char *auto_pad = fw_node_get_attr_string (node, "auto_pad");
+  guint n = 0;
+  const gint64 *v;
+
+  if (g->rank != 4 || x == NULL || w == NULL || x->kind != SV_EXTERNAL || w->kind != SV_EXTERNAL ||
+      x->value->rank != 4 || w->value->rank != 4 || x->dtype != FW_DTYPE_FLOAT || w->dtype != FW_DTYPE_FLOAT)
+    return fw_hc_unsupported (error, _("Conv other than 2-D float32"));
+  NI = x->value->dims[0].value;
+  C = x->value->dims[1].value;
+  H = x->value->dims[2].value;
+  W = x->value->dims[3].value;
+  M = g->dims[1];
+  OH = g->dims[2];
+  OW = g->dims[3];
+  KH = w->value->dims[2].value;
+  KW = w->value->dims[3].value;
+  G = fw_node_get_attr_int (node, "group", 1);
+  if (G < 1 || C % G != 0 || M % G != 0 || w->value->dims[0].value != M || w->value->dims[1].value * G != C)
+    return fw_hc_unsupported (error, _("Conv groups that do not divide the channels"));
+  CG = C / G;
+  MG = M / G;
+  KK = CG * KH * KW;
+  OHW = OH * OW;
+  if ((v = fw_node_get_attr_ints (node, "strides", &n)) && n == 2)
+    sh = v[0], sw = v[1];
+  if ((v = fw_node_get_attr_ints (node, "dilations", &n)) && n == 2)
+    dh = v[0], dw = v[1];
+  if (auto_pad != NULL && (strcmp (auto_pad, "SAME_UPPER") == 0 || strcmp (auto_pad, "SAME_LOWER") == 0))
+    {
+      gint64 th = MAX (0, (OH - 1) * sh + (KH - 1) * dh + 1 - H), tw = MAX (0, (OW - 1) * sw + (KW - 1) * dw + 1 - W);
+      gboolean upper = strcmp (auto_pad, "SAME_UPPER") == 0;
+      pt = upper ? th / 2 : th - th / 2;
+      pl = upper ? tw / 2 : tw - tw / 2;
+    }
+  else if ((v = fw_node_get_attr_ints (node, "pads", &n)) && n == 4)
+    pt = v[0], pl = v[1];
+  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || !check_int (MG, error) || !check_int (OHW, error) ||
+      !check_int (KK, error) || KK * OHW > G_MAXINT32)
+    return fw_hc_unsupported (error, _("Conv attributes out of range"));
+  *cv = (ConvGeom) { x->in_index, w->in_index, NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW,
+                     sh, sw, dh, dw, pt, pl };
+  return TRUE;
+}
+
+static gboolean
+emit_conv_direct (Gen *g, const ConvGeom *cv, GError **error)
+{
+  const gint64 NI = cv->NI, C = cv->C, H = cv->H, W = cv->W, M = cv->M, OH = cv->OH, OW = cv->OW, KH = cv->KH,
+               KW = cv->KW, CG = cv->CG, MG = cv->MG, KK = cv->KK, OHW = cv->OHW, sh = cv->sh, sw = cv->sw,
+               dh = cv->dh, dw = cv->dw, pt = cv->pt, pl = cv->pl;
+  g_autoptr(GString) pre = g_string_new (NULL);
+
+  /* Each output plane is computed in the region, right before the epilogue reads it: one row of
+     outputs at a time, every tap a unit- or fixed-stride pass over the positions where it lands inside
+     the input (found once per row, so the inner loop has no test and vectorises). Taps are summed in
+     im2col's order (channel, kernel row, kernel column). */
+  g_string_append_printf (pre, "    {\n      const int64_t img = t / %" G_GINT64_FORMAT ", m = t %% %" G_GINT64_FORMAT
+                          ", grp = m / %" G_GINT64_FORMAT ";\n", M, M, MG);
+  g_string_append_printf (pre, "      const float *xs = in%d + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT
+                          ") * %" G_GINT64_FORMAT ";\n", cv->x_in, C, CG, H * W);
+  g_string_append_printf (pre, "      const float *wk = in%d + m * %" G_GINT64_FORMAT ";\n", cv->w_in, KK);
+  g_string_append_printf (pre, "      float *d = dst + t * %" G_GINT64_FORMAT ";\n", OHW);
+  g_string_append_printf (pre, "      for (int64_t oh = 0; oh < %" G_GINT64_FORMAT "; oh++)\n      {\n", OH);
+  g_string_append_printf (pre, "        float *dr = d + oh * %" G_GINT64_FORMAT ";\n", OW);
+  g_string_append_printf (pre, "        for (int64_t ow = 0; ow < %" G_GINT64_FORMAT "; ow++)\n          dr[ow] = 0.0f;\n", OW);
+  g_string_append_printf (pre, "        for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n", CG);
+  g_string_append_printf (pre, "        for (int64_t ki = 0; ki < %" G_GINT64_FORMAT "; ki++)\n        {\n", KH);
+  g_string_append_printf (pre, "          const int64_t ih = oh * %" G_GINT64_FORMAT " - %" G_GINT64_FORMAT " + ki * %"
+                          G_GINT64_FORMAT ";\n", sh, pt, dh);
+  g_string_append_printf (pre, "          if (ih < 0 || ih >= %" G_GINT64_FORMAT ")\n            continue;\n", H);
+  g_string_append_printf (pre, "          const float *src = xs + c * %" G_GINT64_FORMAT " + ih * %" G_GINT64_FORMAT
+                          ";\n", H * W, W);
+  g_string_append_printf (pre, "          for (int64_t kj = 0; kj < %" G_GINT64_FORMAT "; kj++)\n          {\n", KW);
+  g_string_append_printf (pre, "            const float wv = wk[(c * %" G_GINT64_FORMAT " + ki) * %" G_GINT64_FORMAT
+                          " + kj];\n", KH, KW);
+  g_string_append_printf (pre, "            const int64_t off = kj * %" G_GINT64_FORMAT " - %" G_GINT64_FORMAT ";\n",
+                          dw, pl);
+  g_string_append_printf (pre, "            int64_t lo = off >= 0 ? 0 : (-off + %" G_GINT64_FORMAT " - 1) / %"
+                          G_GINT64_FORMAT ";\n", sw, sw);
+  g_string_append_printf (pre, "            int64_t hi = %" G_GINT64_FORMAT " - off <= 0 ? 0 : (%" G_GINT64_FORMAT
+                          " - off + %" G_GINT64_FORMAT " - 1) / %" G_GINT64_FORMAT ";\n", W, W, sw, sw);
+  g_string_append_printf (pre, "            lo = lo < %" G_GINT64_FORMAT " ? lo : %" G_GINT64_FORMAT ";\n"
+                          "            hi = hi < %" G_GINT64_FORMAT " ? hi : %" G_GINT64_FORMAT ";\n"
+                          "            hi = hi > lo ? hi : lo;\n", OW, OW, OW, OW);
+  g_string_append_printf (pre, "            for (int64_t ow = lo; ow < hi; ow++)\n"
+                          "              dr[ow] = dr[ow] + wv * src[ow * %" G_GINT64_FORMAT " + off];\n", sw);
+  g_string_append (pre, "          }\n        }\n      }\n    }\n");
+  {
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NI * M);
+    return fw_hc_emit_region (g, count, "t", pre->str, error);
+  }
+}
+
+static gboolean
+emit_conv_sgemm (Gen *g, const ConvGeom *cv, GError **error)
+{
+  GString *s = g->body;
+  const gint64 NI = cv->NI, C = cv->C, H = cv->H, W = cv->W, M = cv->M, OH = cv->OH, OW = cv->OW, KH = cv->KH,
+               KW = cv->KW, G = cv->G, CG = cv->CG, MG = cv->MG, KK = cv->KK, OHW = cv->OHW, sh = cv->sh,
+               sw = cv->sw, dh = cv->dh, dw = cv->dw, pt = cv->pt, pl = cv->pl;
+  gboolean direct;
+
+  direct = KH == 1 && KW == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && OH == H && OW == W;
+  g->gemm_k = KK;
+  if (!direct)
+    g_string_append_printf (s, "  col = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n  if (!col) goto out;\n",
+                            KK * OHW);
+  /* Every image's and group's product first (one sgemm each, as the reference), then one region for the
+     epilogue: see emit_matmul. */
+  g_string_append_printf (s, "  for (int64_t tb = 0; tb < %" G_GINT64_FORMAT "; tb++)\n  {\n", NI * G);
+  g_string_append_printf (s, "  const int64_t img = tb / %" G_GINT64_FORMAT ", grp = tb %% %" G_GINT64_FORMAT ";\n", G, G);
+  g_string_append_printf (s, "  const float *xs = in%d + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
+                          G_GINT64_FORMAT ";\n", cv->x_in, C, CG, H * W);
+  if (direct)
+    g_string_append (s, "  const float *cols = xs;\n");
+  else
+    {
+      /* The taps that land inside the input on a row are found once per row, so the copy has no test. */
+      g_string_append_printf (s, "#pragma omp parallel for num_threads(%s) schedule(static)\n"
+                              "  for (int64_t kr = 0; kr < %" G_GINT64_FORMAT "; kr++)\n  {\n",
+                              KK * OHW > PARALLEL_MIN_ELEMENTS ? "nt" : "1", KK);
+      g_string_append_printf (s, "    const int64_t c = kr / %" G_GINT64_FORMAT ", ki = (kr / %" G_GINT64_FORMAT ") %% %"
+                              G_GINT64_FORMAT ", kj = kr %% %" G_GINT64_FORMAT ";\n", KH * KW, KW, KH, KW);
+      g_string_append_printf (s, "    const float *src = xs + c * %" G_GINT64_FORMAT ";\n", H * W);
+      g_string_append_printf (s, "    float *dst = col + kr * %" G_GINT64_FORMAT ";\n", OHW);
+      g_string_append_printf (s, "    const int64_t off = kj * %" G_GINT64_FORMAT " - %" G_GINT64_FORMAT ";\n", dw, pl);
+      g_string_append_printf (s, "    int64_t lo = off >= 0 ? 0 : (-off + %" G_GINT64_FORMAT " - 1) / %" G_GINT64_FORMAT
+                              ";\n", sw, sw);
+      g_string_append_printf (s, "    int64_t hi = %" G_GINT64_FORMAT " - off <= 0 ? 0 : (%" G_GINT64_FORMAT " - off + %"
+                              G_GINT64_FORMAT " - 1) / %" G_GINT64_FORMAT ";\n", W, W, sw, sw);
+      g_string_append_printf (s, "    lo = lo < %" G_GINT64_FORMAT " ? lo : %" G_GINT64_FORMAT ";\n"
+                              "    hi = hi < %" G_GINT64_FORMAT " ? hi : %" G_GINT64_FORMAT ";\n"
+                              "    hi = hi > lo ? hi : lo;\n", OW, OW, OW, OW);
+      g_string_append_printf (s, "    for (int64_t oh = 0; oh < %" G_GINT64_FORMAT "; oh++)\n    {\n", OH);
+      g_string_append_printf (s, "      const int64_t ih = oh * %" G_GINT64_FORMAT " - %" G_GINT64_FORMAT " + ki * %"
+                              G_GINT64_FORMAT ";\n", sh, pt, dh);
+      g_string_append_printf (s, "      float *d = dst + oh * %" G_GINT64_FORMAT ";\n", OW);
+      g_string_append_printf (s, "      if (ih < 0 || ih >= %" G_GINT64_FORMAT ")\n      {\n"
+                              "        for (int64_t ow = 0; ow < %" G_GINT64_FORMAT "; ow++) d[ow] = 0.0f;\n"
+                              "        continue;\n      }\n", H, OW);
+      g_string_append_printf (s, "      const float *row = src + ih * %" G_GINT64_FORMAT ";\n", W);
+      g_string_append (s, "      for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0.0f;\n");
+      g_string_append_printf (s, "      for (int64_t ow = lo; ow < hi; ow++) d[ow] = row[ow * %" G_GINT64_FORMAT
+                              " + off];\n", sw);
+      g_string_append_printf (s, "      for (int64_t ow = hi; ow < %" G_GINT64_FORMAT "; ow++) d[ow] = 0.0f;\n    }\n  }\n",
+                              OW);
+      g_string_append (s, "  const float *cols = col;\n");
+    }
+  g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                          ", 1.0f, in%d + grp * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", cols, %" G_GINT64_FORMAT
+                          ", 0.0f, dst + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
+                          G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
+                          MG, OHW, KK, cv->w_in, MG * KK, KK, OHW, M, MG, OHW, OHW);
+  g_string_append (s, "  }\n");
+  {
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NI * M);
+    return fw_hc_emit_region (g, count, "t", NULL, error);
+  }
+}
+
+gboolean
+fw_hc_emit_conv (Gen *g, GError **error)
+{
+  ConvGeom cv = { 0 };
+
+  if (!conv_geometry (g, &cv, error))
+    return FALSE;
+  emit_tile (g, cv.NI * cv.M * cv.OHW);
+  if (cv.G > 1 && cv.KK <= DIRECT_CONV_TAPS)
+    return emit_conv_direct (g, &cv, error);
+  return emit_conv_sgemm (g, &cv, error);
+}

@@ -327,9 +327,14 @@ collect_values (FwKernelSpec *spec)
             {
               sv = &g_array_index (spec->values, FwSpecValue, GPOINTER_TO_UINT (seen) - 1);
               sv->last = i;
-              if (sv->kind == FW_SPEC_ROOT_OPERAND)
-                sv->kind = FW_SPEC_INPUT;
-              /* A buffer of the value (not one the root reads) lives to this reader. */
+              /* An operand of the compute root that the epilogue reads too (a residual of the MatMul's
+                 input) streams into the Unified Buffer for that reader like any input. */
+              if (sv->kind == FW_SPEC_ROOT_OPERAND && node != spec->root)
+                {
+                  sv->kind = FW_SPEC_INPUT;
+                  add_buffer (spec, sv, TRUE, 0, i);
+                  continue;
+                }
               for (guint b = 0; b < spec->buffers->len; b++)
                 if (g_array_index (spec->buffers, FwSpecBuffer, b).value == v)
                   g_array_index (spec->buffers, FwSpecBuffer, b).last = i;

@@ -155,29 +155,21 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
   g_assert_no_error (error);
   g_assert_nonnull (kernel);
   t = fw_ascend_kernel_get_tiling (kernel);
-  if (c->resource.row_elements == 0 && t->row_length > 0)
-    {
-      /* Broadcast rows made the kernel tile whole rows where the planner tiled flat: its own search, in
-       * rows, within the same budget. */
-      g_assert_cmpint (t->tile_length, ==, t->rows * t->row_length);
-      g_assert_cmpint (t->total_length % t->row_length, ==, 0);
-      g_assert_cmpfloat (t->ub_bytes, <=, fw_profile_budget_bytes (plan->profile) + 0.5);
-    }
+  /* The planner's tile and rows (a row reduction's or the broadcast rows it chose), or fewer whole units of
+   * it where the kernel's own buffers (a broadcast operand's tile-shaped expansion) would not fit the Unified
+   * Buffer; the plan's UB figure is the one the kernel's tiling starts from. */
+  if (t->tile_length != c->resource.tile_elements)
+    g_test_message ("candidate %u: tile %" G_GINT64_FORMAT " shrunk from the plan's %" G_GINT64_FORMAT, c->index,
+                    t->tile_length, c->resource.tile_elements);
+  g_assert_cmpint (t->tile_length, <=, c->resource.tile_elements);
+  g_assert_cmpint (t->tile_length % MAX (c->resource.unit_elements, 1), ==, 0);
+  if (t->row_length > 0)
+    g_assert_cmpint (t->tile_length, ==, t->rows * t->row_length);
   else
-    {
-      /* The planner's tile, or fewer whole units of it where the kernel's own buffers (a broadcast operand's
-       * tile-shaped expansion) would not fit the Unified Buffer. */
-      if (t->tile_length != c->resource.tile_elements)
-        g_test_message ("candidate %u: tile %" G_GINT64_FORMAT " shrunk from the plan's %" G_GINT64_FORMAT, c->index,
-                        t->tile_length, c->resource.tile_elements);
-      g_assert_cmpint (t->tile_length, <=, c->resource.tile_elements);
-      if (t->row_length > 0)
-        g_assert_cmpint (t->tile_length, ==, t->rows * t->row_length);
-      else
-        g_assert_cmpint (t->rows, ==, c->resource.tile_rows);
-      g_assert_cmpint (t->row_length, ==, c->resource.row_elements);
-      g_assert_cmpfloat_with_epsilon (t->ub_bytes, c->resource.ub_bytes, 0.5);
-    }
+    g_assert_cmpint (t->rows, ==, c->resource.tile_rows);
+  g_assert_cmpint (t->row_length, ==, c->resource.row_elements);
+  g_assert_cmpfloat_with_epsilon (t->ub_bytes, c->resource.ub_bytes, 0.5);
+  g_assert_cmpfloat (t->ub_bytes, <=, fw_profile_budget_bytes (plan->profile) + 0.5);
   g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) plan->profile->ub_bytes);
   g_assert_cmpint (t->tile_num * t->tile_length, >=, t->total_length);
   g_assert_cmpint (t->block_num, <=, plan->profile->vector_cores);

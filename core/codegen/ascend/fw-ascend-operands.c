@@ -38,12 +38,6 @@ fw_ac_is_float_ctype (const char *ctype)
 }
 
 static gboolean
-in_group (Gen *g, const FwNode *node)
-{
-  return fw_kernel_spec_contains (g->spec, node);
-}
-
-static gboolean
 used_outside (Gen *g, const FwValue *value)
 {
   return fw_kernel_spec_is_output (g->spec, value);
@@ -274,8 +268,6 @@ add_input_operands (Gen *g, FwNode *node, GError **error)
 static gboolean
 add_output_operands (Gen *g, FwNode *node, guint i, GPtrArray *slot_until, GError **error)
 {
-  GPtrArray *nodes = g->cand->nodes;
-
   for (guint k = 0; k < node->n_outputs; k++)
     {
       FwValue *v = node->outputs[k];
@@ -307,7 +299,8 @@ add_output_operands (Gen *g, FwNode *node, guint i, GPtrArray *slot_until, GErro
         }
       o = operand_new (g, v, used_outside (g, v) ? KIND_OUTPUT : KIND_TEMP);
       o->first = i;
-      o->last = i;
+      /* The planner's live range: a temp slot is free again after the value's last reader. */
+      o->last = fw_kernel_spec_lookup (g->spec, v)->last;
       o->mask = v->dtype == FW_DTYPE_BOOL;
       if (o->role != FW_SHAPE_FULL && o->role != FW_SHAPE_ROW)
         {
@@ -315,12 +308,6 @@ add_output_operands (Gen *g, FwNode *node, guint i, GPtrArray *slot_until, GErro
                        _("Ascend target: %s computes on a broadcast operand, not the iteration space"),
                        node->op_type);
           return FALSE;
-        }
-      for (guint u = 0; u < v->n_uses; u++)
-        {
-          guint pos;
-          if (in_group (g, v->uses[u].node) && g_ptr_array_find (nodes, v->uses[u].node, &pos))
-            o->last = MAX (o->last, pos);
         }
       if (o->kind == KIND_OUTPUT)
         {

@@ -358,7 +358,6 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
 {
   GString *s = g->body;
   gint64 elements = g->n_rows * g->row_len, ops = 0;
-  g_autoptr(GString) row = g_string_new (NULL);
 
   /* Right after sgemm, OpenBLAS's threads still spin on the cores waiting for more work, and an OpenMP
      team started then shares a core with them: ViT's MLP GELU epilogue took 10 ms on two threads against

@@ -309,6 +309,189 @@ has_op (FwCandidate *c, const char *op)
   return FALSE;
 }
 
+/* 1: the 8-op chain against the triad and its unfused ops. FALSE when it could not be measured. */
+static gboolean
+bench_chain (gint64 n, guint threads)
+{
+  g_autoptr(FwModel) model = cheap_chain (n);
+  FwTargets *targets = NULL;
+  g_autoptr(FwPlan) plan = plan_host (model, &targets);
+  FwTargetKernel *k = NULL;
+  g_autoptr(GPtrArray) values = NULL;
+  double triad, tk, tr, bytes, triad_bw, kernel_bw;
+
+  for (guint i = 0; i < targets->kernels->len && k == NULL; i++)
+    {
+      FwTargetKernel *t = g_ptr_array_index (targets->kernels, i);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, t->candidate);
+      if (c->nodes->len == 8)
+        k = t;
+    }
+  if (k == NULL || !k->host_compiled)
+    {
+      printf ("FAIL: the 8-op chain did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
+              k && k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : "");
+      return FALSE;
+    }
+  values = boundary_values (plan, targets, threads);
+  if (!time_group (plan, k, values, threads, n, &tk, &tr, &triad))
+    return FALSE;
+  bytes = 2.0 * 4.0 * n;
+  triad_bw = 3.0 * 4.0 * n / triad / 1e9;
+  kernel_bw = bytes / tk / 1e9;
+  printf ("8-op elementwise chain, %" G_GINT64_FORMAT " float32 elements\n", n);
+  printf ("  triad %.1f GB/s (%.2f ms), SuperKernel %.1f GB/s (%.2f ms), unfused reference %.2f ms\n", triad_bw,
+          triad * 1e3, kernel_bw, tk * 1e3, tr * 1e3);
+  bar ("  SuperKernel bandwidth / triad bandwidth", 100.0 * kernel_bw / triad_bw, 80.0, "%");
+  bar ("  unfused reference time / SuperKernel time", tr / tk, 4.0, "x");
+  for (guint i = 0; i < values->len; i += 2)
+    fw_array_unref (g_ptr_array_index (values, i + 1));
+  fw_targets_free (targets);
+  return TRUE;
+}
+
+/* The model for part 2: `path` with batch bound to 1, else a generated encoder layer of bert_like's width.
+ * NULL (after printing why) when it does not load. */
+static FwModel *
+load_bert_like (const char *path)
+{
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (path != NULL)
+    {
+      g_autoptr(GHashTable) binds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      FwInferOptions infer = { 0 };
+      gint64 *one = g_new (gint64, 1);
+
+      *one = 1;
+      g_hash_table_insert (binds, g_strdup ("batch"), one);
+      infer.bindings = binds;
+      model = fw_onnx_load (path, NULL, NULL, &error);
+      if (model == NULL || !fw_shape_infer_graph (fw_model_get_graph (model), &infer, NULL, &error))
+        {
+          printf ("FAIL: %s\n", error->message);
+          return NULL;
+        }
+      printf ("\n%s (batch 1)\n", path);
+    }
+  else
+    {
+      model = fw_test_transformer_block (128, 256, 4, FALSE);
+      g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+      printf ("\ngenerated encoder layer, seq 128, hidden 256\n");
+    }
+  return g_steal_pointer (&model);
+}
+
+/* 2: the model's first LayerNorm and GELU groups against their unfused ops. The shape GELU runs on goes to
+ * gelu_rank and gelu_dims for part 3. FALSE when a group could not be measured. */
+static gboolean
+bench_model (const char *path, guint threads, gint *gelu_rank, gint64 *gelu_dims)
+{
+  g_autoptr(FwModel) model = load_bert_like (path);
+  FwTargets *targets = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(GPtrArray) values = NULL;
+  gboolean seen_norm = FALSE, seen_gelu = FALSE;
+
+  if (model == NULL)
+    return FALSE;
+  plan = plan_host (model, &targets);
+  values = boundary_values (plan, targets, threads);
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
+      gboolean norm = has_op (c, "ReduceMean") || has_op (c, "LayerNormalization");
+      gboolean gelu = has_op (c, "Erf") || has_op (c, "Gelu");
+      double tk, tr;
+      g_autofree char *what = NULL;
+
+      if ((!norm || seen_norm) && (!gelu || seen_gelu))
+        continue;
+      if (!k->host_compiled)
+        {
+          printf ("FAIL: candidate %u (%s) not compiled: %s\n", k->candidate, c->pattern, k->errors[FW_TARGET_HOST]);
+          failed = TRUE;
+          continue;
+        }
+      if (!time_group (plan, k, values, threads, 0, &tk, &tr, NULL))
+        return FALSE;
+      printf ("  candidate %u %s: SuperKernel %.1f µs, unfused %.1f µs\n", k->candidate, c->pattern, tk * 1e6,
+              tr * 1e6);
+      if (gelu)
+        {
+          /* The shape GELU runs on: the root's output (the MLP's hidden activation), else its input. */
+          FwValue *v = c->root ? c->root->outputs[0] : ((FwNode *) g_ptr_array_index (c->nodes, 0))->inputs[0];
+
+          *gelu_rank = v->rank;
+          for (gint d = 0; d < v->rank; d++)
+            gelu_dims[d] = v->dims[d].value;
+          printf ("  %-58s %10.2fx  (information: the %s dominates)\n",
+                  c->root ? "MatMul+bias+erf-GELU group: unfused / SuperKernel" : "erf-GELU group: unfused / SuperKernel",
+                  tr / tk, c->root ? c->root->op_type : "Erf");
+        }
+      else
+        {
+          what = g_strdup_printf ("  LayerNorm #%u (%u ops): unfused / SuperKernel", k->candidate, c->nodes->len);
+          bar (what, tr / tk, 2.0, "x");
+        }
+      seen_norm |= norm;
+      seen_gelu |= gelu;
+    }
+  if (!seen_norm || !seen_gelu)
+    {
+      printf ("FAIL: no %s candidate found\n", !seen_norm ? "LayerNorm" : "GELU");
+      failed = TRUE;
+    }
+  for (guint i = 0; i < values->len; i += 2)
+    fw_array_unref (g_ptr_array_index (values, i + 1));
+  fw_targets_free (targets);
+  return TRUE;
+}
+
+/* 3: a standalone erf-GELU on the shape of the MLP's hidden activation. FALSE when it could not be
+ * measured. */
+static gboolean
+bench_gelu (gint gelu_rank, const gint64 *gelu_dims, guint threads)
+{
+  g_autoptr(FwModel) model = gelu_model (gelu_rank, gelu_dims);
+  FwTargets *targets = NULL;
+  g_autoptr(FwPlan) plan = plan_host (model, &targets);
+  g_autoptr(GPtrArray) values = NULL;
+  g_autoptr(GString) shape = g_string_new (NULL);
+  FwTargetKernel *k = NULL;
+  double tk, tr;
+
+  fw_array_pool_trim ();
+  for (gint d = 0; d < gelu_rank; d++)
+    g_string_append_printf (shape, "%s%" G_GINT64_FORMAT, d ? "," : "", gelu_dims[d]);
+  for (guint i = 0; i < targets->kernels->len && k == NULL; i++)
+    {
+      FwTargetKernel *t = g_ptr_array_index (targets->kernels, i);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, t->candidate);
+      if (c->nodes->len == 5 && has_op (c, "Erf"))
+        k = t;
+    }
+  if (k == NULL || !k->host_compiled)
+    {
+      printf ("FAIL: the standalone erf-GELU did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
+              k && k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : "");
+      return FALSE;
+    }
+  values = boundary_values (plan, targets, threads);
+  if (!time_group (plan, k, values, threads, 0, &tk, &tr, NULL))
+    return FALSE;
+  printf ("\nstandalone erf-GELU (5 ops) on [%s], the MLP's hidden activation\n", shape->str);
+  printf ("  SuperKernel %.1f µs, unfused %.1f µs\n", tk * 1e6, tr * 1e6);
+  bar ("  erf-GELU: unfused / SuperKernel", tr / tk, 2.0, "x");
+  for (guint i = 0; i < values->len; i += 2)
+    fw_array_unref (g_ptr_array_index (values, i + 1));
+  fw_targets_free (targets);
+  return TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -325,161 +508,12 @@ main (int argc, char **argv)
     repeat = CLAMP (atoi (env), 1, 31);
   printf ("host SuperKernel benchmark: %u threads, medians of %d\n\n", threads, repeat);
 
-  {
-    g_autoptr(FwModel) model = cheap_chain (n);
-    FwTargets *targets = NULL;
-    g_autoptr(FwPlan) plan = plan_host (model, &targets);
-    FwTargetKernel *k = NULL;
-    g_autoptr(GPtrArray) values = NULL;
-    double triad, tk, tr, bytes, triad_bw, kernel_bw;
-
-    for (guint i = 0; i < targets->kernels->len && k == NULL; i++)
-      {
-        FwTargetKernel *t = g_ptr_array_index (targets->kernels, i);
-        FwCandidate *c = g_ptr_array_index (plan->candidates, t->candidate);
-        if (c->nodes->len == 8)
-          k = t;
-      }
-    if (k == NULL || !k->host_compiled)
-      {
-        printf ("FAIL: the 8-op chain did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
-                k && k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : "");
-        return 1;
-      }
-    values = boundary_values (plan, targets, threads);
-    if (!time_group (plan, k, values, threads, n, &tk, &tr, &triad))
-      return 1;
-    bytes = 2.0 * 4.0 * n;
-    triad_bw = 3.0 * 4.0 * n / triad / 1e9;
-    kernel_bw = bytes / tk / 1e9;
-    printf ("8-op elementwise chain, %" G_GINT64_FORMAT " float32 elements\n", n);
-    printf ("  triad %.1f GB/s (%.2f ms), SuperKernel %.1f GB/s (%.2f ms), unfused reference %.2f ms\n", triad_bw,
-            triad * 1e3, kernel_bw, tk * 1e3, tr * 1e3);
-    bar ("  SuperKernel bandwidth / triad bandwidth", 100.0 * kernel_bw / triad_bw, 80.0, "%");
-    bar ("  unfused reference time / SuperKernel time", tr / tk, 4.0, "x");
-    for (guint i = 0; i < values->len; i += 2)
-      fw_array_unref (g_ptr_array_index (values, i + 1));
-    fw_targets_free (targets);
-  }
+  if (!bench_chain (n, threads))
+    return 1;
   fw_array_pool_trim ();
-  {
-    g_autoptr(FwModel) model = NULL;
-    FwTargets *targets = NULL;
-    g_autoptr(FwPlan) plan = NULL;
-    g_autoptr(GPtrArray) values = NULL;
-    g_autoptr(GError) error = NULL;
-    gboolean seen_norm = FALSE, seen_gelu = FALSE;
-
-    if (argc > 1)
-      {
-        g_autoptr(GHashTable) binds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-        FwInferOptions infer = { 0 };
-        gint64 *one = g_new (gint64, 1);
-
-        *one = 1;
-        g_hash_table_insert (binds, g_strdup ("batch"), one);
-        infer.bindings = binds;
-        model = fw_onnx_load (argv[1], NULL, NULL, &error);
-        if (model == NULL || !fw_shape_infer_graph (fw_model_get_graph (model), &infer, NULL, &error))
-          {
-            printf ("FAIL: %s\n", error->message);
-            return 1;
-          }
-        printf ("\n%s (batch 1)\n", argv[1]);
-      }
-    else
-      {
-        model = fw_test_transformer_block (128, 256, 4, FALSE);
-        g_assert_true (fw_test_infer (model, NULL, NULL, &error));
-        printf ("\ngenerated encoder layer, seq 128, hidden 256\n");
-      }
-    plan = plan_host (model, &targets);
-    values = boundary_values (plan, targets, threads);
-    for (guint i = 0; i < targets->kernels->len; i++)
-      {
-        FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
-        FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
-        gboolean norm = has_op (c, "ReduceMean") || has_op (c, "LayerNormalization");
-        gboolean gelu = has_op (c, "Erf") || has_op (c, "Gelu");
-        double tk, tr;
-        g_autofree char *what = NULL;
-
-        if ((!norm || seen_norm) && (!gelu || seen_gelu))
-          continue;
-        if (!k->host_compiled)
-          {
-            printf ("FAIL: candidate %u (%s) not compiled: %s\n", k->candidate, c->pattern, k->errors[FW_TARGET_HOST]);
-            failed = TRUE;
-            continue;
-          }
-        if (!time_group (plan, k, values, threads, 0, &tk, &tr, NULL))
-          return 1;
-        printf ("  candidate %u %s: SuperKernel %.1f µs, unfused %.1f µs\n", k->candidate, c->pattern, tk * 1e6,
-                tr * 1e6);
-        if (gelu)
-          {
-            /* The shape GELU runs on: the root's output (the MLP's hidden activation), else its input. */
-            FwValue *v = c->root ? c->root->outputs[0] : ((FwNode *) g_ptr_array_index (c->nodes, 0))->inputs[0];
-
-            gelu_rank = v->rank;
-            for (gint d = 0; d < v->rank; d++)
-              gelu_dims[d] = v->dims[d].value;
-            printf ("  %-58s %10.2fx  (information: the %s dominates)\n",
-                    c->root ? "MatMul+bias+erf-GELU group: unfused / SuperKernel" : "erf-GELU group: unfused / SuperKernel",
-                    tr / tk, c->root ? c->root->op_type : "Erf");
-          }
-        else
-          {
-            what = g_strdup_printf ("  LayerNorm #%u (%u ops): unfused / SuperKernel", k->candidate, c->nodes->len);
-            bar (what, tr / tk, 2.0, "x");
-          }
-        seen_norm |= norm;
-        seen_gelu |= gelu;
-      }
-    if (!seen_norm || !seen_gelu)
-      {
-        printf ("FAIL: no %s candidate found\n", !seen_norm ? "LayerNorm" : "GELU");
-        failed = TRUE;
-      }
-    for (guint i = 0; i < values->len; i += 2)
-      fw_array_unref (g_ptr_array_index (values, i + 1));
-    fw_targets_free (targets);
-  }
-  if (gelu_rank > 0)
-    {
-      g_autoptr(FwModel) model = gelu_model (gelu_rank, gelu_dims);
-      FwTargets *targets = NULL;
-      g_autoptr(FwPlan) plan = plan_host (model, &targets);
-      g_autoptr(GPtrArray) values = NULL;
-      g_autoptr(GString) shape = g_string_new (NULL);
-      FwTargetKernel *k = NULL;
-      double tk, tr;
-
-      fw_array_pool_trim ();
-      for (gint d = 0; d < gelu_rank; d++)
-        g_string_append_printf (shape, "%s%" G_GINT64_FORMAT, d ? "," : "", gelu_dims[d]);
-      for (guint i = 0; i < targets->kernels->len && k == NULL; i++)
-        {
-          FwTargetKernel *t = g_ptr_array_index (targets->kernels, i);
-          FwCandidate *c = g_ptr_array_index (plan->candidates, t->candidate);
-          if (c->nodes->len == 5 && has_op (c, "Erf"))
-            k = t;
-        }
-      if (k == NULL || !k->host_compiled)
-        {
-          printf ("FAIL: the standalone erf-GELU did not become one compiled SuperKernel%s%s\n", k ? ": " : "",
-                  k && k->errors[FW_TARGET_HOST] ? k->errors[FW_TARGET_HOST] : "");
-          return 1;
-        }
-      values = boundary_values (plan, targets, threads);
-      if (!time_group (plan, k, values, threads, 0, &tk, &tr, NULL))
-        return 1;
-      printf ("\nstandalone erf-GELU (5 ops) on [%s], the MLP's hidden activation\n", shape->str);
-      printf ("  SuperKernel %.1f µs, unfused %.1f µs\n", tk * 1e6, tr * 1e6);
-      bar ("  erf-GELU: unfused / SuperKernel", tr / tk, 2.0, "x");
-      for (guint i = 0; i < values->len; i += 2)
-        fw_array_unref (g_ptr_array_index (values, i + 1));
-      fw_targets_free (targets);
-    }
+  if (!bench_model (argc > 1 ? argv[1] : NULL, threads, &gelu_rank, gelu_dims))
+    return 1;
+  if (gelu_rank > 0 && !bench_gelu (gelu_rank, gelu_dims, threads))
+    return 1;
   return failed ? 1 : 0;
 }

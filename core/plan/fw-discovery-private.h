@@ -1,0 +1,110 @@
+/* fw-discovery-private.h: what the files of discovery share: the state of one discovery run, the group
+ * under construction and its bookkeeping, the limits every extension is checked against, and the three
+ * passes (fw-discovery-forward.c, fw-discovery-backward.c, fw-discovery-merge.c) that fw-discovery.c runs. */
+#pragma once
+
+#include "fw-plan-private.h"
+
+G_BEGIN_DECLS
+
+/* The state of one discovery run. */
+typedef struct
+{
+  FwPlan     *plan;
+  FwGraph    *graph;
+  guint       n;
+  guint8     *member;      /* current group */
+  guint8     *rejected;    /* refused for the current group */
+  GArray     *rejected_list; /* their indices, so a reset costs what the group touched, not the graph */
+  guint      *visit;       /* DFS marks, by generation */
+  guint       generation;
+  GArray     *stack;
+  guint       max_size;
+  guint       max_depth;
+  FwStrategy  strategy;
+  FwGroup     group;
+  guint       min_topo;    /* smallest topological index in the group */
+  GArray     *spaces;      /* FwSpace per candidate, for the merge pass */
+  GArray     *horizontal;  /* gboolean per candidate: it took in a sibling group */
+  GArray     *bridged;     /* gboolean per candidate: it took in a reshape-like view */
+} Disc;
+
+static inline gboolean
+is_member (Disc *d, const FwNode *node)
+{
+  return node != NULL && node->graph == d->graph && d->member[node->index];
+}
+
+static inline gboolean
+is_taken (Disc *d, const FwNode *node)
+{
+  return d->plan->group_of[node->index] != 0;
+}
+
+static inline FwValue *
+first_output (const FwNode *node)
+{
+  for (guint k = 0; k < node->n_outputs; k++)
+    if (node->outputs[k] != NULL)
+      return node->outputs[k];
+  return NULL;
+}
+
+static inline FwValue *
+first_input (const FwNode *node)
+{
+  return node->n_inputs > 0 ? node->inputs[0] : NULL;
+}
+
+/* Group bookkeeping (fw-discovery.c). */
+gboolean     fw_disc_depends_on_group     (Disc           *d,
+                                           FwNode         *from);
+gboolean     fw_disc_group_depends_on     (Disc           *d,
+                                           FwNode         *target);
+void         fw_disc_group_reset          (Disc           *d);
+void         fw_disc_mark_rejected        (Disc           *d,
+                                           FwNode         *node);
+void         fw_disc_group_add            (Disc           *d,
+                                           FwNode         *node);
+void         fw_disc_group_remove_last    (Disc           *d,
+                                           FwNode         *node);
+guint        fw_disc_group_depth          (Disc           *d);
+void         fw_disc_space_from           (FwSpace        *space,
+                                           const FwValue  *value,
+                                           gint            row_axes);
+gint         fw_disc_row_axes_of          (const FwNode   *node,
+                                           gboolean       *full_out);
+FwShapeRole  fw_disc_input_role           (Disc           *d,
+                                           const FwNode   *node,
+                                           guint           k);
+gboolean     fw_disc_dtype_fits           (Disc           *d,
+                                           FwNode         *node,
+                                           FwNode         *neighbour);
+gboolean     fw_disc_all_static           (FwNode         *node);
+
+/* Refusals and limits (fw-discovery.c). */
+void         fw_disc_refuse               (Disc           *d,
+                                           FwReasonCode    code,
+                                           FwNode         *node,
+                                           const char     *format,
+                                           ...) G_GNUC_PRINTF (4, 5);
+void         fw_disc_refuse_dynamic       (Disc           *d,
+                                           FwNode         *node,
+                                           gboolean        downstream);
+gboolean     fw_disc_covers_vetoed        (Disc           *d);
+gboolean     fw_disc_group_fits           (Disc           *d,
+                                           FwResourceEstimate *res);
+gboolean     fw_disc_check_limits         (Disc           *d,
+                                           FwNode         *node);
+guint        fw_disc_row_ops_after_reduce (Disc           *d);
+void         fw_disc_finish_group         (Disc           *d,
+                                           const char     *kind);
+
+/* The passes. */
+void         fw_disc_grow_epilogue        (Disc           *d,
+                                           FwNode         *root);
+void         fw_disc_grow_backward        (Disc           *d,
+                                           FwNode         *sink);
+void         fw_disc_merge_groups         (Disc           *d);
+
+G_END_DECLS

@@ -286,7 +286,7 @@ fw_disc_merge_groups (Disc *d)
           c->pattern = g_strdup (kind);
         }
       c->depth = fw_disc_group_depth (d);
-      fw_candidate_set_spec (c, &d->group, d->plan->profile);
+      fw_candidate_set_spec (d->plan, c, &d->group);
     }
   fw_disc_group_reset (d);
 }

@@ -258,7 +258,7 @@ fw_disc_covers_vetoed (Disc *d)
 gboolean
 fw_disc_group_fits (Disc *d, FwResourceEstimate *res)
 {
-  g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile);
+  g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile, TRUE);
   return fw_estimate_resource (spec, d->plan->profile, res);
 }
 
@@ -388,7 +388,7 @@ fw_disc_finish_group (Disc *d, const char *kind)
   c->kind = g_strdup (kind);
   c->pattern = g_strdup (kind);
   c->depth = fw_disc_group_depth (d);
-  fw_candidate_set_spec (c, &d->group, d->plan->profile);
+  fw_candidate_set_spec (d->plan, c, &d->group);
   c->index = d->plan->candidates->len;
   g_ptr_array_add (d->plan->candidates, c);
   g_array_append_val (d->spaces, d->group.space);

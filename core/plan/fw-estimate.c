@@ -26,18 +26,44 @@ value_bytes (const FwValue *value)
 }
 
 FwKernelSpec *
-fw_group_spec (const FwGroup *group, const FwProfile *profile)
+fw_group_spec (const FwGroup *group, const FwProfile *profile, gboolean broadcast_rows)
 {
-  return fw_kernel_spec_new (group->nodes, group->root, &group->space, profile);
+  return fw_kernel_spec_new (group->nodes, group->root, &group->space, profile, broadcast_rows);
+}
+
+/* Gives the candidate's spec the target's arrangement; FALSE when the target cannot make the kernel. */
+static gboolean
+arrange (FwPlan *plan, FwCandidate *candidate)
+{
+  FwUbArrangement arrangement;
+  gboolean ok;
+
+  fw_ub_arrangement_init (&arrangement);
+  ok = plan->options.arrange (plan, candidate, &arrangement, NULL);
+  if (ok)
+    fw_kernel_spec_take_arrangement (candidate->spec, &arrangement);
+  fw_ub_arrangement_clear (&arrangement);
+  return ok;
 }
 
 void
-fw_candidate_set_spec (FwCandidate *candidate, const FwGroup *group, const FwProfile *profile)
+fw_candidate_set_spec (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
 {
   g_clear_pointer (&candidate->spec, fw_kernel_spec_free);
-  candidate->spec = fw_group_spec (group, profile);
-  fw_estimate_resource (candidate->spec, profile, &candidate->resource);
-  fw_estimate_cost (candidate->spec, profile, &candidate->cost);
+  candidate->spec = fw_group_spec (group, plan->profile, TRUE);
+  /* The target's own buffers, when it is given and can make the kernel, are what the tile is priced by.
+   * Broadcast rows whose one row does not fit by those buffers are given up for a flat tiling. */
+  if (plan->options.arrange != NULL && arrange (plan, candidate) &&
+      fw_kernel_spec_get_reduce_axes (candidate->spec) == 0 && fw_kernel_spec_get_space (candidate->spec)->row_axes > 0 &&
+      fw_kernel_spec_ub_bytes (candidate->spec, 1, (gdouble) fw_space_row_elements (fw_kernel_spec_get_space (candidate->spec)),
+                               1.0, NULL) > fw_profile_budget_bytes (plan->profile))
+    {
+      fw_kernel_spec_free (candidate->spec);
+      candidate->spec = fw_group_spec (group, plan->profile, FALSE);
+      arrange (plan, candidate);
+    }
+  fw_estimate_resource (candidate->spec, plan->profile, &candidate->resource);
+  fw_estimate_cost (candidate->spec, plan->profile, &candidate->cost);
 }
 
 gboolean

@@ -21,15 +21,20 @@ struct _FwKernelSpec
   GArray       *buffers;      /* FwSpecBuffer */
   guint         n_inputs;     /* distinct tensors read from HBM */
   guint         n_outputs;    /* tensors written to HBM */
+  FwUbArrangement *arrangement; /* the target's, priced instead of buffers; NULL when none */
 };
 
 /* Builds the spec of the group: its nodes in topological order, the compute root (or NULL) and the
- * iteration space discovery gave it. Broadcast rows are chosen here when the space has no row reduction and
- * one row fits the profile's budget. */
+ * iteration space discovery gave it. Broadcast rows, when allowed, are chosen here when the space has no row
+ * reduction and one row fits the profile's budget by the plan's own buffers. */
 FwKernelSpec *fw_kernel_spec_new   (GPtrArray        *nodes,
                                     FwNode           *root,
                                     const FwSpace    *space,
-                                    const FwProfile  *profile);
+                                    const FwProfile  *profile,
+                                    gboolean          broadcast_rows);
+/* Takes the arrangement's contents (before anyone reads the spec). */
+void          fw_kernel_spec_take_arrangement (FwKernelSpec    *spec,
+                                               FwUbArrangement *arrangement);
 FwKernelSpec *fw_kernel_spec_new_for_nodes (GPtrArray *nodes,
                                            FwNode    *root,
                                            const FwProfile *profile);

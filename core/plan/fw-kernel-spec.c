@@ -396,11 +396,94 @@ footprint (const FwSpecBuffer *b, gdouble tile, gdouble rows)
     }
 }
 
+void
+fw_ub_arrangement_init (FwUbArrangement *arrangement)
+{
+  memset (arrangement, 0, sizeof *arrangement);
+  arrangement->buffers = g_array_new (FALSE, TRUE, sizeof (FwUbBuffer));
+  arrangement->tile_align = 1;
+  arrangement->block_bytes = 1;
+}
+
+void
+fw_ub_arrangement_clear (FwUbArrangement *arrangement)
+{
+  g_clear_pointer (&arrangement->buffers, g_array_unref);
+}
+
+gdouble
+fw_ub_arrangement_bytes (const FwUbArrangement *a, gboolean rows_mode, gdouble tile, gdouble rows, guint *n_buffers)
+{
+  gdouble total = 0;
+  guint count = 0;
+
+  for (guint i = 0; i < a->buffers->len; i++)
+    {
+      const FwUbBuffer *b = &g_array_index (a->buffers, FwUbBuffer, i);
+      gdouble bytes;
+
+      switch (b->sizing)
+        {
+        case FW_UB_TILE:
+          bytes = align_up (rows_mode ? rows * (gdouble) a->row_stride : tile, a->tile_align) * b->elem_bytes;
+          break;
+        case FW_UB_ROWS:
+          bytes = align_up ((rows_mode ? rows : 1.0) * b->elem_bytes, a->block_bytes);
+          break;
+        case FW_UB_FIXED:
+        default:
+          bytes = align_up ((gdouble) b->fixed_bytes, a->block_bytes);
+          break;
+        }
+      total += bytes * b->copies;
+      count += b->copies;
+    }
+  if (n_buffers)
+    *n_buffers = count;
+  return total;
+}
+
+gboolean
+fw_ub_arrangement_equal (const FwUbArrangement *a, const FwUbArrangement *b)
+{
+  if (a->buffers->len != b->buffers->len || a->row_stride != b->row_stride || a->tile_align != b->tile_align ||
+      a->block_bytes != b->block_bytes)
+    return FALSE;
+  for (guint i = 0; i < a->buffers->len; i++)
+    {
+      const FwUbBuffer *x = &g_array_index (a->buffers, FwUbBuffer, i), *y = &g_array_index (b->buffers, FwUbBuffer, i);
+      if (x->sizing != y->sizing || x->elem_bytes != y->elem_bytes || x->copies != y->copies ||
+          x->fixed_bytes != y->fixed_bytes)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+fw_kernel_spec_take_arrangement (FwKernelSpec *spec, FwUbArrangement *arrangement)
+{
+  if (spec->arrangement != NULL)
+    fw_ub_arrangement_clear (spec->arrangement);
+  else
+    spec->arrangement = g_new0 (FwUbArrangement, 1);
+  *spec->arrangement = *arrangement;
+  arrangement->buffers = NULL;
+}
+
+const FwUbArrangement *
+fw_kernel_spec_get_arrangement (const FwKernelSpec *spec)
+{
+  return spec->arrangement;
+}
+
 gdouble
 fw_kernel_spec_ub_bytes (const FwKernelSpec *spec, guint align, gdouble tile, gdouble rows, guint *n_buffers)
 {
   gdouble streamed = 0, peak = 0;
   guint count = 0;
+
+  if (spec->arrangement != NULL)
+    return fw_ub_arrangement_bytes (spec->arrangement, spec->space.row_axes > 0, tile, rows, n_buffers);
 
   for (guint b = 0; b < spec->buffers->len; b++)
     {
@@ -462,12 +545,13 @@ spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space)
 }
 
 FwKernelSpec *
-fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const FwProfile *profile)
+fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const FwProfile *profile,
+                    gboolean broadcast_rows)
 {
   FwKernelSpec *spec = spec_build (nodes, root, space);
   FwSpace rows = *space;
 
-  if (space->row_axes > 0 || space->rank == 0)
+  if (space->row_axes > 0 || space->rank == 0 || !broadcast_rows)
     return spec;
   /* Broadcast rows: taken when one row fits the budget by the plan's own buffers, priced in rows. */
   rows.row_axes = broadcast_row_axes (nodes, root, space);
@@ -536,7 +620,7 @@ fw_kernel_spec_new_for_nodes (GPtrArray *nodes, FwNode *root, const FwProfile *p
       if (fw_node_row_op_full (g_ptr_array_index (nodes, i), &op, NULL) && op.axes <= space.rank)
         space.row_axes = op.axes;
     }
-  return fw_kernel_spec_new (nodes, root, &space, profile);
+  return fw_kernel_spec_new (nodes, root, &space, profile, TRUE);
 }
 
 void
@@ -553,6 +637,11 @@ fw_kernel_spec_free (FwKernelSpec *spec)
   g_clear_pointer (&spec->values, g_array_unref);
   g_clear_pointer (&spec->by_value, g_hash_table_unref);
   g_clear_pointer (&spec->buffers, g_array_unref);
+  if (spec->arrangement != NULL)
+    {
+      fw_ub_arrangement_clear (spec->arrangement);
+      g_free (spec->arrangement);
+    }
   g_free (spec);
 }
 

@@ -78,6 +78,41 @@ typedef struct
   guint          last;
 } FwSpecBuffer;
 
+/* A target's own buffer arrangement for the kernel (what its Init allocates), when the planner was given
+ * one to price (FwPlanOptions.arrange): each buffer sized per tile. */
+typedef enum {
+  FW_UB_TILE,   /* tile-shaped: the tile's elements (rows × row_stride in rows), rounded to tile_align */
+  FW_UB_ROWS,   /* one element per row of the tile, in bytes rounded to block_bytes */
+  FW_UB_FIXED,  /* fixed_bytes, rounded to block_bytes */
+} FwUbSizing;
+
+typedef struct
+{
+  FwUbSizing  sizing;
+  guint       elem_bytes;
+  guint       copies;       /* 2 for a double-buffered queue */
+  gint64      fixed_bytes;
+} FwUbBuffer;
+
+typedef struct
+{
+  GArray  *buffers;      /* FwUbBuffer, in the order the kernel allocates them */
+  gint64   row_stride;   /* rows: elements from one row of a tile-shaped buffer to the next */
+  guint    tile_align;   /* elements a tile-shaped buffer is rounded up to */
+  guint    block_bytes;  /* bytes row-shaped and fixed buffers are rounded up to */
+} FwUbArrangement;
+
+void                  fw_ub_arrangement_init         (FwUbArrangement    *arrangement);
+void                  fw_ub_arrangement_clear        (FwUbArrangement    *arrangement);
+/* Bytes the arrangement takes for a tile of `tile` elements and `rows` rows. */
+gdouble               fw_ub_arrangement_bytes        (const FwUbArrangement *arrangement,
+                                                      gboolean            rows_mode,
+                                                      gdouble             tile,
+                                                      gdouble             rows,
+                                                      guint              *n_buffers);
+gboolean              fw_ub_arrangement_equal        (const FwUbArrangement *a,
+                                                      const FwUbArrangement *b);
+
 /* How a row operation of the group reduces or normalises. */
 typedef struct
 {
@@ -126,8 +161,11 @@ guint                 fw_kernel_spec_get_n_outputs   (const FwKernelSpec *spec);
 guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
 const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,
                                                       guint               index);
-/* Bytes the plan's buffers take for a tile of `tile` space elements and `rows` rows, each buffer rounded
- * up to `align` bytes: streamed ones twice, intermediates at their peak liveness. */
+/* The target's arrangement the planner priced, or NULL when it priced its own buffer plan. */
+const FwUbArrangement *fw_kernel_spec_get_arrangement (const FwKernelSpec *spec);
+/* Bytes the kernel takes for a tile of `tile` space elements and `rows` rows: the target's arrangement when
+ * there is one, else the plan's buffers each rounded up to `align` bytes, streamed ones twice, intermediates
+ * at their peak liveness. */
 gdouble               fw_kernel_spec_ub_bytes        (const FwKernelSpec *spec,
                                                       guint               align,
                                                       gdouble             tile,

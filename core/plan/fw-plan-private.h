@@ -25,7 +25,8 @@ FwShapeRole   fw_space_role           (const FwSpace     *space,
 
 /* The spec of a group as discovery left it (fw_kernel_spec_new). */
 FwKernelSpec *fw_group_spec           (const FwGroup     *group,
-                                       const FwProfile   *profile);
+                                       const FwProfile   *profile,
+                                       gboolean           broadcast_rows);
 /* Fills resource (tile, UB, queues, inputs) for the spec on the profile. FALSE when no tile fits; the
  * estimate still holds ub_min_bytes and the budget. */
 gboolean      fw_estimate_resource    (const FwKernelSpec *spec,
@@ -35,9 +36,9 @@ void          fw_estimate_cost        (const FwKernelSpec *spec,
                                        const FwProfile   *profile,
                                        FwCostEstimate    *out);
 /* Gives the candidate the group's spec and prices it. */
-void          fw_candidate_set_spec   (FwCandidate       *candidate,
-                                       const FwGroup     *group,
-                                       const FwProfile   *profile);
+void          fw_candidate_set_spec   (FwPlan            *plan,
+                                       FwCandidate       *candidate,
+                                       const FwGroup     *group);
 /* Time of one node run as its own kernel. */
 gdouble       fw_estimate_node_time   (const FwNode      *node,
                                        const FwProfile   *profile,

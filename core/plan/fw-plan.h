@@ -108,6 +108,16 @@ typedef struct
                                       (accepted or vetoed), 0 when none did */
 } FwCandidate;
 
+typedef struct _FwPlan FwPlan;
+
+/* A target's buffer arrangement for a candidate whose spec the planner has just built (the spec's space,
+ * rows and values are set; its prices are not): FALSE when the target cannot make the kernel, and the
+ * planner then prices its own buffer plan. Called from the planning thread. */
+typedef gboolean (*FwUbArrangeFunc) (const FwPlan      *plan,
+                                     const FwCandidate *candidate,
+                                     FwUbArrangement   *out,
+                                     GError           **error);
+
 typedef struct
 {
   FwStrategy   strategy;
@@ -115,6 +125,9 @@ typedef struct
   guint        max_depth;         /* 0: 32 */
   guint        max_fusion_size;   /* 0: the profile's max_fused_nodes (64) */
   gboolean     debug_log;         /* print each decision to stderr */
+  /* The target whose kernels' buffers the plan prices (the Ascend target's for an NPU profile), or NULL
+   * for the planner's own buffer plan. */
+  FwUbArrangeFunc arrange;
 } FwPlanOptions;
 
 typedef struct
@@ -125,8 +138,6 @@ typedef struct
   gdouble flops;
   gdouble time_s;
 } FwPlanTotals;
-
-typedef struct _FwPlan FwPlan;
 
 struct _FwPlan
 {

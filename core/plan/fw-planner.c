@@ -275,6 +275,18 @@ fw_plan_settle (FwPlan *plan, FwCandidate *c)
                  c->resource.kernel_inputs, c->resource.queues, c->cost.time_before_s * 1e6,
                  c->cost.time_after_s * 1e6);
   apply_rules (plan, c);
+  /* Discovery checked the group against the budget by the planner's own buffer plan; priced by the target's
+   * buffers (composed operators' scratch, expansions) its smallest tile may still not fit. */
+  if (c->status == FW_CANDIDATE_PROPOSED && c->resource.ub_min_bytes > c->resource.ub_budget_bytes)
+    {
+      g_autofree char *need = fw_format_bytes (c->resource.ub_min_bytes);
+      c->status = FW_CANDIDATE_REFUSED;
+      fw_plan_refuse (plan, FW_NF_UB, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
+                      g_strdup_printf (_("the kernel's buffers need %s of UB for its smallest tile (%" PRId64
+                                         " elements, %u buffers), budget %s (%s)"),
+                                       need, c->resource.tile_elements, c->resource.n_buffers, budget,
+                                       plan->profile->name));
+    }
   if (c->status == FW_CANDIDATE_PROPOSED && c->cost.saving_s <= 0)
     {
       c->status = FW_CANDIDATE_REFUSED;

@@ -74,6 +74,13 @@ add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
     }
   else
     fw_json_member_string (b, "status", src != NULL ? "generated" : "not-generated");
+  if (target == FW_TARGET_ASCEND && k->ascend != NULL)
+    {
+      /* What the kernel's Init allocates at its tile: the plan's UB figure when it priced these buffers. */
+      const FwAscendTiling *t = fw_ascend_kernel_get_tiling (k->ascend);
+      fw_json_member_int (b, "tile_elements", t->tile_length);
+      fw_json_member_int (b, "ub_bytes", (gint64) t->kernel_ub_bytes);
+    }
   if (k->errors[target] != NULL)
     fw_json_member_string (b, "message", k->errors[target]);
 }

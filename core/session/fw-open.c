@@ -8,6 +8,7 @@
 
 #include "fw-open.h"
 #include "fw-error.h"
+#include "codegen/ascend/fw-ascend.h"
 #include "graph/fw-graph.h"
 #include "io/fw-progress.h"
 #include "onnx/fw-onnx.h"
@@ -305,6 +306,9 @@ run (FwOpen *self, GCancellable *cancellable, GError **error)
     }
 
   report_progress (self, PARSE_SHARE + INFER_SHARE, _("Planning fusions…"));
+  /* On an NPU profile the plan prices the Ascend kernels' own buffers, so its UB figures are theirs. */
+  if (self->options.plan.arrange == NULL && profile->kind == FW_PROFILE_NPU)
+    self->options.plan.arrange = fw_ascend_arrange;
   project = fw_project_new_owning_rules (model, profile, rules, &self->options.plan, error);
   if (project == NULL)
     return NULL;

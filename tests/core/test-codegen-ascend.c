@@ -39,6 +39,7 @@ plan_for (FwModel *model, FwStrategy strategy)
   g_assert_no_error (error);
   fw_plan_options_init (&options);
   options.strategy = strategy;
+  options.arrange = fw_ascend_arrange;
   plan = fw_plan_new (model, profile, shared_rules (), &options, &error);
   g_assert_no_error (error);
   return plan;
@@ -155,13 +156,12 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
   g_assert_no_error (error);
   g_assert_nonnull (kernel);
   t = fw_ascend_kernel_get_tiling (kernel);
-  /* The planner's tile and rows (a row reduction's or the broadcast rows it chose), or fewer whole units of
-   * it where the kernel's own buffers (a broadcast operand's tile-shaped expansion) would not fit the Unified
-   * Buffer; the plan's UB figure is the one the kernel's tiling starts from. */
-  if (t->tile_length != c->resource.tile_elements)
-    g_test_message ("candidate %u: tile %" G_GINT64_FORMAT " shrunk from the plan's %" G_GINT64_FORMAT, c->index,
-                    t->tile_length, c->resource.tile_elements);
-  g_assert_cmpint (t->tile_length, <=, c->resource.tile_elements);
+  /* The plan priced this kernel's own buffers: its tile and rows (a row reduction's or the broadcast rows it
+   * chose) are the kernel's, and what the kernel allocates at that tile is the plan's UB figure, byte for
+   * byte. */
+  g_assert_nonnull (fw_kernel_spec_get_arrangement (c->spec));
+  g_assert_cmpint (t->tile_length, ==, c->resource.tile_elements);
+  g_assert_cmpfloat (t->kernel_ub_bytes, ==, c->resource.ub_bytes);
   g_assert_cmpint (t->tile_length % MAX (c->resource.unit_elements, 1), ==, 0);
   if (t->row_length > 0)
     g_assert_cmpint (t->tile_length, ==, t->rows * t->row_length);
@@ -875,6 +875,59 @@ test_package (void)
   fw_test_remove_dir (dir);
 }
 
+/* The kernel allocates the buffers the plan priced: a plan whose arrangement differs from what the generator
+ * makes (one buffer's copies changed behind its back) is refused as an internal error, not generated with
+ * other figures. Without an arrangement the plan prices its own buffer plan and the kernel may only shrink
+ * the tile. */
+static void
+test_priced_buffers (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 64, 4, FALSE);
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(FwPlan) generic = NULL;
+  g_autoptr(GError) error = NULL;
+  FwCandidate *c = g_ptr_array_index (plan->candidates, 0);
+  FwUbBuffer *b;
+  FwPlanOptions options;
+
+  g_assert_nonnull (c->spec->arrangement);
+  g_assert_cmpuint (c->spec->arrangement->buffers->len, >, 0);
+  {
+    g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (plan, c, &error);
+    g_assert_no_error (error);
+    g_assert_cmpfloat (fw_ascend_kernel_get_tiling (kernel)->kernel_ub_bytes, ==, c->resource.ub_bytes);
+  }
+  b = &g_array_index (c->spec->arrangement->buffers, FwUbBuffer, 0);
+  b->copies++;
+  {
+    g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (plan, c, &error);
+    g_assert_null (kernel);
+    g_assert_error (error, FW_ERROR, FW_ERROR_INTERNAL);
+    g_assert_nonnull (strstr (error->message, "priced"));
+    g_clear_error (&error);
+  }
+  b->copies--;
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  fw_plan_options_init (&options);
+  generic = fw_plan_new (model, profile, shared_rules (), &options, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < generic->candidates->len; i++)
+    {
+      FwCandidate *g = g_ptr_array_index (generic->candidates, i);
+      g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (generic, g, &error);
+      const FwAscendTiling *t;
+
+      g_assert_null (fw_kernel_spec_get_arrangement (g->spec));
+      g_assert_no_error (error);
+      t = fw_ascend_kernel_get_tiling (kernel);
+      g_assert_cmpint (t->tile_length, <=, g->resource.tile_elements);
+      g_assert_cmpfloat_with_epsilon (t->ub_bytes, g->resource.ub_bytes, 0.5);
+      g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) profile->ub_bytes);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -897,5 +950,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/codegen/ascend/real-models", test_real_models);
   g_test_add_func ("/core/codegen/ascend/injection", test_injection);
   g_test_add_func ("/core/codegen/ascend/package", test_package);
+  g_test_add_func ("/core/codegen/ascend/priced-buffers", test_priced_buffers);
   return g_test_run ();
 }

@@ -351,6 +351,86 @@ test_report (void)
     }
 }
 
+/* A target's arrangement is what the plan prices: one that can make nothing leaves the planner's own buffer
+ * plan; one whose smallest tile needs more than the budget has the candidate refused with FW-NF-009. */
+static gboolean
+arrange_nothing (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
+{
+  return FALSE;
+}
+
+static gboolean
+arrange_huge (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
+{
+  FwUbBuffer b = { FW_UB_FIXED, 1, 1, 1 << 30 };
+  g_array_append_val (out->buffers, b);
+  return TRUE;
+}
+
+static gboolean
+arrange_tiles (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
+{
+  FwUbBuffer b = { FW_UB_TILE, 4, 3, 0 };
+  g_array_append_val (out->buffers, b);
+  out->tile_align = 8;
+  out->block_bytes = 32;
+  return TRUE;
+}
+
+static FwPlan *
+arranged_plan (FwUbArrangeFunc arrange)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwModel *model = fw_test_elementwise_chain (4, 4096, FALSE);
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  fw_plan_options_init (&options);
+  options.arrange = arrange;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_object_unref (model);
+  return plan;
+}
+
+static void
+test_arranged (void)
+{
+  g_autoptr(FwPlan) none = arranged_plan (arrange_nothing);
+  g_autoptr(FwPlan) huge = arranged_plan (arrange_huge);
+  g_autoptr(FwPlan) tiles = arranged_plan (arrange_tiles);
+  const FwCandidate *c;
+  gboolean refused = FALSE;
+
+  check_consistent (none);
+  g_assert_cmpuint (none->candidates->len, >=, 1);
+  c = g_ptr_array_index (none->candidates, 0);
+  g_assert_null (fw_kernel_spec_get_arrangement (c->spec));
+  g_assert_cmpint (c->status, ==, FW_CANDIDATE_PROPOSED);
+
+  c = g_ptr_array_index (huge->candidates, 0);
+  g_assert_nonnull (fw_kernel_spec_get_arrangement (c->spec));
+  g_assert_cmpint (c->status, ==, FW_CANDIDATE_REFUSED);
+  g_assert_cmpfloat (c->resource.ub_min_bytes, >=, (gdouble) (1 << 30));
+  for (guint i = 0; i < huge->refusals->len; i++)
+    {
+      FwRefusal *r = g_ptr_array_index (huge->refusals, i);
+      if (r->code == FW_NF_UB && r->candidate == c->index && strstr (r->message, "kernel's buffers"))
+        refused = TRUE;
+    }
+  g_assert_true (refused);
+
+  /* Three tile-shaped float buffers: the tile is the largest whole number of blocks whose 12 bytes an
+   * element fit the budget (and one core's share), and the figures are exactly those bytes. */
+  c = g_ptr_array_index (tiles->candidates, 0);
+  g_assert_cmpint (c->status, ==, FW_CANDIDATE_PROPOSED);
+  g_assert_cmpfloat (c->resource.ub_bytes, ==, 12.0 * (gdouble) c->resource.tile_elements);
+  g_assert_cmpuint (c->resource.n_buffers, ==, 3);
+  g_assert_cmpfloat (c->resource.ub_bytes, <=, c->resource.ub_budget_bytes);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,5 +441,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/kernel-spec/row-ops", test_row_ops);
   g_test_add_func ("/core/plan/kernel-spec/custom-group", test_custom_group);
   g_test_add_func ("/core/plan/kernel-spec/report", test_report);
+  g_test_add_func ("/core/plan/kernel-spec/arranged", test_arranged);
   return g_test_run ();
 }

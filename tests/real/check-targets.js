@@ -17,6 +17,15 @@ for (const k of host) if (k.status !== 'compiled') fail(`host kernel of candidat
 const notAscend = asc.filter((k) => k.status !== 'generated');
 for (const k of notAscend) console.error(`${label}: Ascend kernel of candidate ${k.candidate} not generated: ${k.message}`);
 if (notAscend.length && !process.env.FW_ALLOW_ASCEND_GAPS) fail(`${notAscend.length} Ascend kernels not generated`);
+// The plan priced each Ascend kernel's own buffers: its tile and UB figure are the kernel's, byte for byte.
+const byId = new Map(r.plan.candidates.map((c) => [c.id, c]));
+for (const k of asc.filter((a) => a.status === 'generated')) {
+  const c = byId.get(k.candidate);
+  if (!c) fail(`Ascend kernel of unknown candidate ${k.candidate}`);
+  if (k.ub_bytes !== c.resource.ub_bytes || k.tile_elements !== c.resource.tile_elements)
+    fail(`candidate ${k.candidate}: the Ascend kernel allocates ${k.ub_bytes} B for a tile of ${k.tile_elements}, ` +
+         `the plan priced ${c.resource.ub_bytes} B for ${c.resource.tile_elements}`);
+}
 const v = r.verification;
 if (!v.pass || v.unverified.length) fail(`verification pass=${v.pass}, unverified [${v.unverified}]`);
 if (v.groups.length !== fused) fail(`${v.groups.length} groups verified of ${fused}`);

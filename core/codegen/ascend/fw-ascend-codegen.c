@@ -178,9 +178,11 @@ gen_host_tiling (Gen *g)
     "const double kRow = %" G_GINT64_FORMAT ".0;\n"
     "const double kRowStride = %" G_GINT64_FORMAT ".0;\n"
     "const int kUnitKind = %d;  /* 0 whole rows, 1 one 16x16 cube fractal, 2 one aligned block */\n"
-    "const double kFullAlign = %u.0;  /* elements a tile buffer is rounded up to */\n\n",
+    "const double kFullAlign = %u.0;  /* elements a tile buffer is rounded up to */\n"
+    "/* The plan priced the kernel's own buffers (true) or its buffer model (false). */\n"
+    "const bool kKernelPriced = %s;\n\n",
     g->cand->nodes->len, g->total, g->rows_mode ? g->row_len : 1, g->rows_mode ? g->row_stride : 0,
-    (int) unit_kind, fw_ac_full_align (g));
+    (int) unit_kind, fw_ac_full_align (g), fw_kernel_spec_get_arrangement (g->spec) != NULL ? "true" : "false");
   g_string_append (s,
     "double AlignUp(double bytes, uint32_t align)\n{\n"
     "  return align <= 1 ? bytes : std::ceil(bytes / align) * align;\n}\n\n"
@@ -213,6 +215,8 @@ gen_host_tiling (Gen *g)
     "    total += bytes * b.copies;\n"
     "  }\n"
     "  return total;\n}\n\n"
+    "double Bytes(double tile, double rows, uint32_t align)\n{\n"
+    "  return kKernelPriced ? KernelBytes(tile, rows) : PlanBytes(tile, rows, align);\n}\n\n"
     "}  // namespace\n\n");
   g_string_append_printf (s,
     "extern \"C\" int %sComputeTiling(uint64_t ubBytes, uint64_t ubReserveBytes, double budgetFraction,\n"
@@ -231,11 +235,11 @@ gen_host_tiling (Gen *g)
     "  if (perCore < 1.0)\n    perCore = 1.0;\n"
     "  double lo = 1, hi = perCore;\n"
     "  double minRows = unit / kRow > 1.0 ? unit / kRow : 1.0;\n"
-    "  if (PlanBytes(unit, minRows, align) > budget)\n    return -1;\n"
+    "  if (Bytes(unit, minRows, align) > budget)\n    return -1;\n"
     "  while (hi - lo > 0.5) {\n"
     "    double mid = std::floor((lo + hi + 1) / 2);\n"
     "    double t = mid * unit;\n"
-    "    if (PlanBytes(t, t / kRow, align) <= budget)\n      lo = mid;\n"
+    "    if (Bytes(t, t / kRow, align) <= budget)\n      lo = mid;\n"
     "    else\n      hi = mid - 1;\n"
     "  }\n"
     "  /* The kernel's own scratch may not fit where the planner's model did: shrink until it does. */\n"
@@ -365,52 +369,116 @@ gen_clear (Gen *g)
   g_clear_pointer (&g->struct_name, g_free);
 }
 
+static void
+gen_init (Gen *g, const FwPlan *plan, const FwCandidate *candidate)
+{
+  g->plan = (FwPlan *) plan;
+  g->cand = candidate;
+  g->spec = candidate->spec;
+  g->profile = plan->profile;
+  g->operands = g_hash_table_new (NULL, NULL);
+  g->all = g_ptr_array_new_with_free_func (g_free);
+  g->inputs = g_ptr_array_new ();
+  g->outputs = g_ptr_array_new ();
+  g->smalls = g_ptr_array_new ();
+  g->slot_eb = g_array_new (FALSE, TRUE, sizeof (guint));
+  g->kernel_buffers = g_array_new (FALSE, TRUE, sizeof (KernelBuffer));
+  g->compute = g_string_new (NULL);
+  g->name = g_strdup_printf ("fw_k%03u", candidate->index);
+  g->struct_name = g_strdup_printf ("FwK%03uTiling", candidate->index);
+}
+
+/* Everything up to the buffers the kernel allocates: operands, temp slots, each node's statements (which
+ * decide the scratch buffers), the buffer list. */
+static gboolean
+arrange (Gen *g, GError **error)
+{
+  if (!fw_ac_read_space (g, error) || !fw_ac_build_operands (g, error))
+    return FALSE;
+  for (guint i = 0; i < fw_kernel_spec_get_n_nodes (g->spec); i++)
+    {
+      FwNode *node = fw_kernel_spec_get_node (g->spec, i);
+      if (node == fw_kernel_spec_get_root (g->spec))
+        continue;
+      if (node->n_outputs == 0 || node->outputs[0] == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s has no output"), node->op_type);
+          return FALSE;
+        }
+      if (!fw_ac_emit_node (g, i, node, error))
+        return FALSE;
+    }
+  fw_ac_collect_kernel_buffers (g);
+  /* The planner checked one row against the budget by its own buffer plan; the kernel's scratch may still
+   * not fit the Unified Buffer. */
+  if (g->broadcast_rows &&
+      fw_ac_kernel_bytes (g, g->row_len, 1) > (gdouble) g->profile->ub_bytes - (gdouble) g->profile->ub_reserve_bytes)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: the broadcast operands need whole rows per tile, and one row of %" PRId64
+                     " elements does not fit the Unified Buffer"), g->row_len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The kernel's buffers as the planner prices them. */
+static void
+to_arrangement (Gen *g, FwUbArrangement *out)
+{
+  for (guint i = 0; i < g->kernel_buffers->len; i++)
+    {
+      const KernelBuffer *k = &g_array_index (g->kernel_buffers, KernelBuffer, i);
+      FwUbBuffer b = { k->role == FW_SHAPE_FULL ? FW_UB_TILE : k->role == FW_SHAPE_ROW ? FW_UB_ROWS : FW_UB_FIXED,
+                       k->eb, k->copies, k->role == FW_SHAPE_FULL || k->role == FW_SHAPE_ROW ? 0 : k->elements };
+      g_array_append_val (out->buffers, b);
+    }
+  out->row_stride = g->rows_mode ? g->row_stride : 0;
+  out->tile_align = fw_ac_full_align (g);
+  out->block_bytes = 32;
+}
+
+gboolean
+fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
+{
+  Gen g = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (plan != NULL && candidate != NULL && candidate->spec != NULL && out != NULL, FALSE);
+  gen_init (&g, plan, candidate);
+  ok = arrange (&g, error);
+  if (ok)
+    to_arrangement (&g, out);
+  gen_clear (&g);
+  return ok;
+}
+
 static FwAscendKernel *
 generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
   Gen g = { 0 };
   FwAscendKernel *kernel = NULL;
+  const FwUbArrangement *priced = fw_kernel_spec_get_arrangement (candidate->spec);
 
-  g.plan = plan;
-  g.cand = candidate;
-  g.spec = candidate->spec;
-  g.profile = plan->profile;
-  g.operands = g_hash_table_new (NULL, NULL);
-  g.all = g_ptr_array_new_with_free_func (g_free);
-  g.inputs = g_ptr_array_new ();
-  g.outputs = g_ptr_array_new ();
-  g.smalls = g_ptr_array_new ();
-  g.slot_eb = g_array_new (FALSE, TRUE, sizeof (guint));
-  g.kernel_buffers = g_array_new (FALSE, TRUE, sizeof (KernelBuffer));
-  g.compute = g_string_new (NULL);
-  g.name = g_strdup_printf ("fw_k%03u", candidate->index);
-  g.struct_name = g_strdup_printf ("FwK%03uTiling", candidate->index);
-
-  if (!fw_ac_read_space (&g, error) || !fw_ac_build_operands (&g, error))
+  gen_init (&g, plan, candidate);
+  if (!arrange (&g, error))
     goto out;
-  for (guint i = 0; i < candidate->nodes->len; i++)
+  if (priced != NULL)
     {
-      FwNode *node = g_ptr_array_index (candidate->nodes, i);
-      if (node == candidate->root)
-        continue;
-      if (node->n_outputs == 0 || node->outputs[0] == NULL)
+      FwUbArrangement mine;
+      gboolean same;
+
+      fw_ub_arrangement_init (&mine);
+      to_arrangement (&g, &mine);
+      same = fw_ub_arrangement_equal (&mine, priced);
+      fw_ub_arrangement_clear (&mine);
+      if (!same)
         {
-          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s has no output"), node->op_type);
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
+                       _("Ascend target: the kernel's buffers are not the ones the plan priced (candidate %u)"),
+                       candidate->index);
           goto out;
         }
-      if (!fw_ac_emit_node (&g, i, node, error))
-        goto out;
-    }
-  fw_ac_collect_kernel_buffers (&g);
-  /* The planner checked one row against the budget by its buffer plan; the kernel's own scratch may still
-   * not fit the Unified Buffer. */
-  if (g.broadcast_rows &&
-      fw_ac_kernel_bytes (&g, g.row_len, 1) > (gdouble) g.profile->ub_bytes - (gdouble) g.profile->ub_reserve_bytes)
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-                   _("Ascend target: the broadcast operands need whole rows per tile, and one row of %" PRId64
-                     " elements does not fit the Unified Buffer"), g.row_len);
-      goto out;
     }
 
   kernel = g_new0 (FwAscendKernel, 1);

@@ -35,6 +35,12 @@ typedef struct
 } FwAscendTiling;
 
 /* One generated file: a name relative to the kernel's folder and its text. */
+/* The buffers the kernel of candidate allocates, for the planner to price (an FwUbArrangeFunc: set
+ * FwPlanOptions.arrange to it when planning for an Ascend profile). FALSE when the target cannot make it. */
+gboolean              fw_ascend_arrange              (const FwPlan      *plan,
+                                                      const FwCandidate *candidate,
+                                                      FwUbArrangement   *out,
+                                                      GError           **error);
 FwAscendKernel       *fw_ascend_kernel_generate      (FwPlan            *plan,
                                                       const FwCandidate *candidate,
                                                       GError           **error);

@@ -288,12 +288,14 @@ test_window_rules_and_whitelists (void)
   g_autofree char *rules = g_build_filename (dir, "team.yaml", NULL);
   g_autofree char *veto = g_build_filename (dir, "veto.fusion.yaml", NULL);
   g_autofree char *bad = g_build_filename (dir, "bad.fusion.yaml", NULL);
+  g_autofree char *other = g_build_filename (dir, "other.fusion.yaml", NULL);
   g_autofree char *contents = NULL;
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   const char *rule_list[] = { rules, NULL };
   const char *white_lists[] = { veto, NULL };
   const char *bad_lists[] = { bad, NULL };
+  const char *other_lists[] = { other, NULL };
   FwWindow *window;
   FwPlan *plan;
   guint n_vetoed = 0;
@@ -308,6 +310,9 @@ test_window_rules_and_whitelists (void)
                                       -1, &error));
   g_assert_true (g_file_set_contents (bad, "version: 1\nentries:\n  - pattern: layernorm\n    decision: perhaps\n",
                                       -1, &error));
+  g_assert_true (g_file_set_contents (other, "version: 1\nmodel:\n  file: \"other.onnx\"\n  fingerprint: \""
+                                      "0000000000000000000000000000000000000000000000000000000000000000\"\n"
+                                      "entries:\n  - nodes: [\"a\", \"b\"]\n    decision: accept\n", -1, &error));
   register_application (app);
   window = fw_window_new (ADW_APPLICATION (app));
   fw_window_set_open_files (window, rule_list, white_lists);
@@ -319,6 +324,11 @@ test_window_rules_and_whitelists (void)
   for (guint i = 0; i < plan->candidates->len; i++)
     n_vetoed += ((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == FW_CANDIDATE_VETOED;
   g_assert_cmpuint (n_vetoed, >, 0);
+  {
+    g_autofree char *summary = fw_window_whitelist_summary (plan);
+
+    g_assert_cmpstr (summary, ==, "Whitelist applied: 1 entry");
+  }
 
   /* A pattern-level veto through the window's action, and its undo. */
   {
@@ -331,6 +341,20 @@ test_window_rules_and_whitelists (void)
     g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_VETOED);
     g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
     g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* A whitelist written for another model changes nothing, and the window says so. */
+  window = fw_window_new (ADW_APPLICATION (app));
+  fw_window_set_open_files (window, NULL, other_lists);
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  wait_until_loaded (window);
+  {
+    g_autofree char *summary = fw_window_whitelist_summary (fw_project_get_plan (fw_window_get_project (window)));
+
+    g_assert_nonnull (summary);
+    g_assert_nonnull (strstr (summary, "0 of 1 entries applied (1 for another model"));
   }
   gtk_window_destroy (GTK_WINDOW (window));
 

@@ -32,6 +32,8 @@ struct _FwInspector
   guint            shown_candidate;
   FwCandidateItem *shown_item;
   GtkWidget       *verification_label;
+  /* Its pattern, kind and status, kept so a decision on it (or an undo) updates the status shown. */
+  GtkWidget       *about_label;
   /* Source buffers on show, restyled when the theme turns light or dark. */
   GPtrArray       *source_buffers;
   /* The sources being generated for the shown candidate: the request's number (0: none) and the
@@ -71,6 +73,7 @@ forget_candidate (FwInspector *self)
   g_clear_object (&self->shown_item);
   self->shown_candidate = G_MAXUINT;
   self->verification_label = NULL;
+  self->about_label = NULL;
   self->pending = 0;
   self->placeholder_heading = NULL;
   self->placeholder_label = NULL;
@@ -392,6 +395,31 @@ on_check_changed (FwInspector *self, guint candidate)
     refresh_verification (self);
 }
 
+static char *
+about_text (const FwCandidate *c)
+{
+  return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
+                          fw_candidate_status_name (c->status));
+}
+
+static void
+on_plan_changed (FwInspector *self)
+{
+  FwPlan *plan = fw_project_get_plan (self->project);
+  g_autofree char *about = NULL;
+
+  if (self->about_label == NULL)
+    return;
+  /* An undo can take back the re-plan that added the candidate on show. */
+  if (self->shown_candidate >= plan->candidates->len)
+    {
+      fw_inspector_clear (self);
+      return;
+    }
+  about = about_text (g_ptr_array_index (plan->candidates, self->shown_candidate));
+  gtk_label_set_text (GTK_LABEL (self->about_label), about);
+}
+
 static gboolean
 overlaps (const FwRefusal *r, const FwCandidate *c)
 {
@@ -522,9 +550,8 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
     }
   title = g_strdup_printf (_("Candidate #%u: %s"), c->index, c->pattern);
   add_heading (self, title, "title-2");
-  about = g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
-                           fw_candidate_status_name (c->status));
-  add_text (self, about);
+  about = about_text (c);
+  self->about_label = add_text (self, about);
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const FwNode *n = g_ptr_array_index (c->nodes, i);
@@ -620,7 +647,10 @@ fw_inspector_set_project (FwInspector *self, FwProject *project)
     g_signal_handlers_disconnect_by_data (self->project, self);
   g_set_object (&self->project, project);
   if (project != NULL)
-    g_signal_connect_swapped (project, "check-changed", G_CALLBACK (on_check_changed), self);
+    {
+      g_signal_connect_swapped (project, "check-changed", G_CALLBACK (on_check_changed), self);
+      g_signal_connect_swapped (project, "plan-changed", G_CALLBACK (on_plan_changed), self);
+    }
   fw_inspector_clear (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
 }

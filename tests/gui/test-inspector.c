@@ -282,8 +282,36 @@ test_inspector (void)
   fw_project_set_check_detail (project, vetoed, "after clear");
   g_assert_cmpstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), ==, "");
   g_assert_cmpuint (title_notes, ==, 3);
-
   g_signal_handlers_disconnect_by_data (inspector, &title_notes);
+
+  /* A decision on the candidate on show, and its undo, change the status it shows. */
+  {
+    guint proposed = G_MAXUINT;
+
+    for (guint i = 0; i < plan->candidates->len && proposed == G_MAXUINT; i++)
+      if (((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == FW_CANDIDATE_PROPOSED)
+        proposed = i;
+    g_assert_cmpuint (proposed, !=, G_MAXUINT);
+    fw_inspector_show_candidate (FW_INSPECTOR (inspector), proposed);
+    {
+      g_autofree char *text = shown (inspector);
+      g_assert_nonnull (strstr (text, "Status: proposed"));
+    }
+    g_assert_true (fw_project_accept (project, proposed, &error));
+    g_assert_no_error (error);
+    {
+      g_autofree char *text = shown (inspector);
+      g_assert_nonnull (strstr (text, "Status: accepted"));
+      g_assert_null (strstr (text, "Status: proposed"));
+    }
+    g_assert_true (fw_project_undo (project));
+    {
+      g_autofree char *text = shown (inspector);
+      g_assert_nonnull (strstr (text, "Status: proposed"));
+    }
+    wait_for_sources (inspector);
+  }
+
   bench_close (&bench);
 }
 

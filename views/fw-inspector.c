@@ -420,6 +420,44 @@ on_plan_changed (FwInspector *self)
   gtk_label_set_text (GTK_LABEL (self->about_label), about);
 }
 
+/* Accept, Veto and the pattern-level pair as buttons: without them a decision took the a and v keys or
+ * nothing at all. They name the window's actions (win.accept acts on the list's selection, which is the
+ * candidate on show), so outside a workbench window they are insensitive. */
+static void
+add_decision_buttons (FwInspector *self, const FwCandidate *c)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *accept = gtk_button_new_with_label (_("Accept"));
+  GtkWidget *veto = gtk_button_new_with_label (_("Veto"));
+  GtkWidget *pattern = gtk_menu_button_new ();
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GMenuItem) accept_all = NULL;
+  g_autoptr(GMenuItem) veto_all = NULL;
+  /* Menu labels take _ as a mnemonic: matmul_bias_gelu would read "matmulbiasgelu". */
+  g_auto(GStrv) parts = g_strsplit (c->pattern, "_", -1);
+  g_autofree char *escaped = g_strjoinv ("__", parts);
+  g_autofree char *accept_label = g_strdup_printf (_("Accept Every “%s”"), escaped);
+  g_autofree char *veto_label = g_strdup_printf (_("Veto Every “%s”"), escaped);
+
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (accept), "win.accept");
+  gtk_widget_set_tooltip_text (accept, _("Fuse this candidate, whatever later re-planning finds (a)"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (veto), "win.veto");
+  gtk_widget_set_tooltip_text (veto, _("Do not fuse this candidate; its operators are planned again without it (v)"));
+  accept_all = g_menu_item_new (accept_label, NULL);
+  g_menu_item_set_action_and_target_value (accept_all, "win.accept-pattern", g_variant_new_string (c->pattern));
+  g_menu_append_item (menu, accept_all);
+  veto_all = g_menu_item_new (veto_label, NULL);
+  g_menu_item_set_action_and_target_value (veto_all, "win.veto-pattern", g_variant_new_string (c->pattern));
+  g_menu_append_item (menu, veto_all);
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (pattern), _("Whole Pattern"));
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (pattern), G_MENU_MODEL (menu));
+  gtk_widget_set_tooltip_text (pattern, _("Decide for every candidate of this pattern, now and after re-planning"));
+  gtk_box_append (GTK_BOX (row), accept);
+  gtk_box_append (GTK_BOX (row), veto);
+  gtk_box_append (GTK_BOX (row), pattern);
+  gtk_box_append (GTK_BOX (self->box), row);
+}
+
 static gboolean
 overlaps (const FwRefusal *r, const FwCandidate *c)
 {
@@ -552,6 +590,7 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
   add_heading (self, title, "title-2");
   about = about_text (c);
   self->about_label = add_text (self, about);
+  add_decision_buttons (self, c);
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const FwNode *n = g_ptr_array_index (c->nodes, i);

@@ -102,6 +102,23 @@ save_screenshot (GtkWidget *widget, const char *path)
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
+/* The first actionable widget under widget bound to action (e.g. "win.accept"). */
+static GtkWidget *
+find_actionable (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE (widget) &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_actionable (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static AdwMessageDialog *
 find_message_dialog (void)
 {
@@ -341,6 +358,21 @@ test_window_rules_and_whitelists (void)
     g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_VETOED);
     g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
     g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+
+    /* The same by mouse: the inspector's buttons for the selected candidate. */
+    fw_candidate_list_select (window->candidate_list, first);
+    iterate_for (50);
+    {
+      GtkWidget *accept = find_actionable (GTK_WIDGET (window->inspector), "win.accept");
+
+      g_assert_nonnull (accept);
+      g_assert_true (gtk_widget_is_sensitive (accept));
+      g_signal_emit_by_name (accept, "clicked");
+      g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_ACCEPTED);
+      g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+      g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+      g_assert_nonnull (find_actionable (GTK_WIDGET (window->inspector), "win.veto"));
+    }
   }
   gtk_window_destroy (GTK_WINDOW (window));
 

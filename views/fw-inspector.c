@@ -34,6 +34,7 @@ struct _FwInspector
   GtkWidget       *verification_label;
   /* Its pattern, kind and status, kept so a decision on it (or an undo) updates the status shown. */
   GtkWidget       *about_label;
+  GtkWidget       *accept_button;   /* insensitive while the candidate is vetoed: undo is the way back */
   /* Source buffers on show, restyled when the theme turns light or dark. */
   GPtrArray       *source_buffers;
   /* The sources being generated for the shown candidate: the request's number (0: none) and the
@@ -74,6 +75,7 @@ forget_candidate (FwInspector *self)
   self->shown_candidate = G_MAXUINT;
   self->verification_label = NULL;
   self->about_label = NULL;
+  self->accept_button = NULL;
   self->pending = 0;
   self->placeholder_heading = NULL;
   self->placeholder_label = NULL;
@@ -406,6 +408,7 @@ static void
 on_plan_changed (FwInspector *self)
 {
   FwPlan *plan = fw_project_get_plan (self->project);
+  const FwCandidate *c;
   g_autofree char *about = NULL;
 
   if (self->about_label == NULL)
@@ -416,8 +419,11 @@ on_plan_changed (FwInspector *self)
       fw_inspector_clear (self);
       return;
     }
-  about = about_text (g_ptr_array_index (plan->candidates, self->shown_candidate));
+  c = g_ptr_array_index (plan->candidates, self->shown_candidate);
+  about = about_text (c);
   gtk_label_set_text (GTK_LABEL (self->about_label), about);
+  if (self->accept_button != NULL)
+    gtk_widget_set_sensitive (self->accept_button, c->status != FW_CANDIDATE_VETOED);
 }
 
 /* Accept, Veto and the pattern-level pair as buttons: without them a decision took the a and v keys or
@@ -440,6 +446,8 @@ add_decision_buttons (FwInspector *self, const FwCandidate *c)
   g_autofree char *veto_label = g_strdup_printf (_("Veto Every “%s”"), escaped);
 
   gtk_actionable_set_action_name (GTK_ACTIONABLE (accept), "win.accept");
+  gtk_widget_set_sensitive (accept, c->status != FW_CANDIDATE_VETOED);
+  self->accept_button = accept;
   gtk_widget_set_tooltip_text (accept, _("Fuse this candidate, whatever later re-planning finds (a)"));
   gtk_actionable_set_action_name (GTK_ACTIONABLE (veto), "win.veto");
   gtk_widget_set_tooltip_text (veto, _("Do not fuse this candidate; its operators are planned again without it (v)"));

@@ -156,6 +156,22 @@ bench_close (Bench *b)
 }
 
 static GtkWidget *
+find_actionable (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE (widget) &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_actionable (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
 find_menu_button (GtkWidget *widget)
 {
   if (GTK_IS_MENU_BUTTON (widget))
@@ -362,6 +378,11 @@ test_inspector (void)
       g_autofree char *text = shown (inspector);
       g_assert_nonnull (strstr (text, "Status: proposed"));
     }
+    /* A vetoed candidate cannot be accepted: its Accept button says so by being insensitive. */
+    g_assert_true (fw_project_veto (project, proposed, &error));
+    g_assert_false (gtk_widget_get_sensitive (find_actionable (inspector, "win.accept")));
+    g_assert_true (fw_project_undo (project));
+    g_assert_true (gtk_widget_get_sensitive (find_actionable (inspector, "win.accept")));
     check_pattern_menu (inspector, ((FwCandidate *) g_ptr_array_index (plan->candidates, proposed))->pattern);
     wait_for_sources (inspector);
   }

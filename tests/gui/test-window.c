@@ -292,6 +292,18 @@ wait_while_busy (FwWindow *window)
     }
 }
 
+/* A window opening file with rules and whitelists as from the command line. */
+static FwWindow *
+open_with_lists (FwApplication *app, GFile *file, const char * const *rules, const char * const *whitelists)
+{
+  FwWindow *window = fw_window_new (ADW_APPLICATION (app));
+
+  fw_window_set_open_files (window, rules, whitelists);
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  return window;
+}
+
 /* Rules and whitelists from the command line (fw_window_set_open_files) go through the same FwOpen as
  * batch mode: the rule is in the plan, the whitelist's veto applied; a bad whitelist is an error page that
  * names it. */
@@ -331,10 +343,7 @@ test_window_rules_and_whitelists (void)
                                       "0000000000000000000000000000000000000000000000000000000000000000\"\n"
                                       "entries:\n  - nodes: [\"a\", \"b\"]\n    decision: accept\n", -1, &error));
   register_application (app);
-  window = fw_window_new (ADW_APPLICATION (app));
-  fw_window_set_open_files (window, rule_list, white_lists);
-  gtk_window_present (GTK_WINDOW (window));
-  fw_window_open (window, file);
+  window = open_with_lists (app, file, rule_list, white_lists);
   wait_until_loaded (window);
   plan = fw_project_get_plan (fw_window_get_project (window));
   g_assert_nonnull (fw_rule_set_lookup (plan->rules, "team_rule"));
@@ -377,10 +386,7 @@ test_window_rules_and_whitelists (void)
   gtk_window_destroy (GTK_WINDOW (window));
 
   /* A whitelist written for another model changes nothing, and the window says so. */
-  window = fw_window_new (ADW_APPLICATION (app));
-  fw_window_set_open_files (window, NULL, other_lists);
-  gtk_window_present (GTK_WINDOW (window));
-  fw_window_open (window, file);
+  window = open_with_lists (app, file, NULL, other_lists);
   wait_until_loaded (window);
   {
     g_autofree char *summary = fw_window_whitelist_summary (fw_project_get_plan (fw_window_get_project (window)));
@@ -390,10 +396,7 @@ test_window_rules_and_whitelists (void)
   }
   gtk_window_destroy (GTK_WINDOW (window));
 
-  window = fw_window_new (ADW_APPLICATION (app));
-  fw_window_set_open_files (window, NULL, bad_lists);
-  gtk_window_present (GTK_WINDOW (window));
-  fw_window_open (window, file);
+  window = open_with_lists (app, file, NULL, bad_lists);
   wait_while_busy (window);
   g_assert_null (fw_window_get_project (window));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "error");

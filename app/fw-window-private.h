@@ -79,5 +79,7 @@ void fw_window_follow_progress       (FwWindow *self, GObject *task);
 /* A check or export starts: the progress bar shows, the Cancel button cancels job_cancellable. */
 void fw_window_begin_job             (FwWindow *self, const char *message);
 void fw_window_end_job               (FwWindow *self);
+/* What the whitelists applied while opening did, for a toast; NULL when the plan holds no whitelist entry. */
+char *fw_window_whitelist_summary    (const FwPlan *plan);
 
 G_END_DECLS

@@ -327,6 +327,44 @@ offer_session (FwWindow *self)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+char *
+fw_window_whitelist_summary (const FwPlan *plan)
+{
+  guint entries = 0, applied = 0, nothing = 0, refused = 0, other = 0;
+
+  for (guint i = 0; i < plan->n_applied; i++)
+    {
+      const FwDecision *d = g_ptr_array_index (plan->decisions, i);
+
+      if (!d->whitelist)
+        continue;
+      entries++;
+      applied += d->outcome == FW_DECISION_APPLIED;
+      nothing += d->outcome == FW_DECISION_MATCHED_NOTHING;
+      refused += d->outcome == FW_DECISION_REFUSED;
+      other += d->outcome == FW_DECISION_OTHER_MODEL;
+    }
+  if (entries == 0)
+    return NULL;
+  if (applied == entries)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Whitelist applied: %u entry",
+                                         "Whitelist applied: %u entries", entries), entries);
+  /* TRANSLATORS: %u of %u whitelist entries, then counts of those that were not applied */
+  return g_strdup_printf (_("Whitelist: %u of %u entries applied (%u for another model, %u matched nothing, "
+                            "%u refused by the planner)"), applied, entries, other, nothing, refused);
+}
+
+/* Otherwise a whitelist written for another model, or one that no longer matches, changes nothing without
+ * a word; batch mode says so in its report. */
+static void
+toast_whitelist_summary (FwWindow *self)
+{
+  g_autofree char *summary = fw_window_whitelist_summary (fw_project_get_plan (self->project));
+
+  if (summary != NULL)
+    fw_window_toast (self, summary);
+}
+
 static void
 on_layout_computed (GObject *object, GAsyncResult *result, gpointer user_data)
 {
@@ -348,6 +386,7 @@ on_layout_computed (GObject *object, GAsyncResult *result, gpointer user_data)
     return;
   install_project (self);
   finish_loading (self);
+  toast_whitelist_summary (self);
   offer_session (self);
 }
 

@@ -1430,6 +1430,14 @@ fw_graph_view_zoom_to_fit (FwGraphView *self)
   g_return_if_fail (FW_IS_GRAPH_VIEW (self));
   if (self->layout == NULL || self->n_boxes == 0)
     return;
+  /* Not allocated yet (the window asks while its stack still shows the loading page): fitting into no size
+   * would leave a speck in a corner, so fit at the first frame instead. */
+  if (gtk_widget_get_width (GTK_WIDGET (self)) <= 0 || gtk_widget_get_height (GTK_WIDGET (self)) <= 0)
+    {
+      self->fit_pending = TRUE;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      return;
+    }
   self->fit_pending = FALSE;
   frame_rect (self, 0, 0, self->bounds_w, self->bounds_h, MAX_ZOOM);
 }

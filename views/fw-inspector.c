@@ -32,6 +32,9 @@ struct _FwInspector
   guint            shown_candidate;
   FwCandidateItem *shown_item;
   GtkWidget       *verification_label;
+  /* Its pattern, kind and status, kept so a decision on it (or an undo) updates the status shown. */
+  GtkWidget       *about_label;
+  GtkWidget       *accept_button;   /* insensitive while the candidate is vetoed: undo is the way back */
   /* Source buffers on show, restyled when the theme turns light or dark. */
   GPtrArray       *source_buffers;
   /* The sources being generated for the shown candidate: the request's number (0: none) and the
@@ -71,6 +74,8 @@ forget_candidate (FwInspector *self)
   g_clear_object (&self->shown_item);
   self->shown_candidate = G_MAXUINT;
   self->verification_label = NULL;
+  self->about_label = NULL;
+  self->accept_button = NULL;
   self->pending = 0;
   self->placeholder_heading = NULL;
   self->placeholder_label = NULL;
@@ -392,6 +397,75 @@ on_check_changed (FwInspector *self, guint candidate)
     refresh_verification (self);
 }
 
+static char *
+about_text (const FwCandidate *c)
+{
+  return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
+                          fw_candidate_status_name (c->status));
+}
+
+static void
+on_plan_changed (FwInspector *self)
+{
+  FwPlan *plan = fw_project_get_plan (self->project);
+  const FwCandidate *c;
+  g_autofree char *about = NULL;
+
+  if (self->about_label == NULL)
+    return;
+  /* An undo can take back the re-plan that added the candidate on show. */
+  if (self->shown_candidate >= plan->candidates->len)
+    {
+      fw_inspector_clear (self);
+      return;
+    }
+  c = g_ptr_array_index (plan->candidates, self->shown_candidate);
+  about = about_text (c);
+  gtk_label_set_text (GTK_LABEL (self->about_label), about);
+  if (self->accept_button != NULL)
+    gtk_widget_set_sensitive (self->accept_button, c->status != FW_CANDIDATE_VETOED);
+}
+
+/* Accept, Veto and the pattern-level pair as buttons: without them a decision took the a and v keys or
+ * nothing at all. They name the window's actions (win.accept acts on the list's selection, which is the
+ * candidate on show), so outside a workbench window they are insensitive. */
+static void
+add_decision_buttons (FwInspector *self, const FwCandidate *c)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *accept = gtk_button_new_with_label (_("Accept"));
+  GtkWidget *veto = gtk_button_new_with_label (_("Veto"));
+  GtkWidget *pattern = gtk_menu_button_new ();
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GMenuItem) accept_all = NULL;
+  g_autoptr(GMenuItem) veto_all = NULL;
+  /* Menu labels take _ as a mnemonic: matmul_bias_gelu would read "matmulbiasgelu". */
+  g_auto(GStrv) parts = g_strsplit (c->pattern, "_", -1);
+  g_autofree char *escaped = g_strjoinv ("__", parts);
+  g_autofree char *accept_label = g_strdup_printf (_("Accept Every “%s”"), escaped);
+  g_autofree char *veto_label = g_strdup_printf (_("Veto Every “%s”"), escaped);
+
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (accept), "win.accept");
+  gtk_widget_set_sensitive (accept, c->status != FW_CANDIDATE_VETOED);
+  self->accept_button = accept;
+  gtk_widget_set_tooltip_text (accept, _("Fuse this candidate, whatever later re-planning finds (a)"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (veto), "win.veto");
+  gtk_widget_set_tooltip_text (veto, _("Do not fuse this candidate; its operators are planned again without it (v)"));
+  accept_all = g_menu_item_new (accept_label, NULL);
+  g_menu_item_set_action_and_target_value (accept_all, "win.accept-pattern", g_variant_new_string (c->pattern));
+  g_menu_append_item (menu, accept_all);
+  veto_all = g_menu_item_new (veto_label, NULL);
+  g_menu_item_set_action_and_target_value (veto_all, "win.veto-pattern", g_variant_new_string (c->pattern));
+  g_menu_append_item (menu, veto_all);
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (pattern), _("Whole Pattern"));
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (pattern), G_MENU_MODEL (menu));
+  gtk_widget_set_tooltip_text (pattern, _("Decide for every candidate of this pattern, now and after re-planning"));
+  gtk_box_append (GTK_BOX (row), accept);
+  gtk_box_append (GTK_BOX (row), veto);
+  gtk_box_append (GTK_BOX (row), pattern);
+  gtk_box_append (GTK_BOX (self->box), row);
+}
+
 static gboolean
 overlaps (const FwRefusal *r, const FwCandidate *c)
 {
@@ -522,9 +596,9 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
     }
   title = g_strdup_printf (_("Candidate #%u: %s"), c->index, c->pattern);
   add_heading (self, title, "title-2");
-  about = g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
-                           fw_candidate_status_name (c->status));
-  add_text (self, about);
+  about = about_text (c);
+  self->about_label = add_text (self, about);
+  add_decision_buttons (self, c);
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const FwNode *n = g_ptr_array_index (c->nodes, i);
@@ -620,7 +694,10 @@ fw_inspector_set_project (FwInspector *self, FwProject *project)
     g_signal_handlers_disconnect_by_data (self->project, self);
   g_set_object (&self->project, project);
   if (project != NULL)
-    g_signal_connect_swapped (project, "check-changed", G_CALLBACK (on_check_changed), self);
+    {
+      g_signal_connect_swapped (project, "check-changed", G_CALLBACK (on_check_changed), self);
+      g_signal_connect_swapped (project, "plan-changed", G_CALLBACK (on_plan_changed), self);
+    }
   fw_inspector_clear (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
 }

@@ -201,6 +201,36 @@ test_zoom_to_fit (Fixture *f, gconstpointer data)
 
 }
 
+/* Fitting asked for before the view has a size (the window does so while its stack still shows the loading
+ * page) happens once it has one: the whole graph, not a speck fitted into no pixels. */
+static void
+test_zoom_to_fit_unallocated (Fixture *f, gconstpointer data)
+{
+  FwGraphView *view = FW_GRAPH_VIEW (fw_graph_view_new ());
+  gdouble w, h, x0, y0, x1, y1, vw, vh;
+
+  g_object_ref_sink (view);
+  fw_graph_view_set_layout (view, f->layout);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (view)), ==, 0);
+  fw_graph_view_zoom_to_fit (view);
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (view));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+
+  vw = gtk_widget_get_width (GTK_WIDGET (view));
+  vh = gtk_widget_get_height (GTK_WIDGET (view));
+  g_assert_cmpfloat (vw, >, 100);
+  fw_layout_get_bounds (f->layout, &w, &h);
+  fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
+  g_assert_cmpfloat (x0, <=, 1e-6);
+  g_assert_cmpfloat (y0, <=, 1e-6);
+  g_assert_cmpfloat (x1, >=, w - 1e-6);
+  g_assert_cmpfloat (y1, >=, h - 1e-6);
+  g_assert_cmpfloat_with_epsilon (fw_graph_view_get_zoom (view), MIN (1.0, MIN (vw / w, vh / h)), 1e-6);
+
+  gtk_window_set_child (GTK_WINDOW (f->window), NULL);
+  g_object_unref (view);
+}
+
 static void
 test_search (Fixture *f, gconstpointer data)
 {
@@ -523,6 +553,7 @@ main (int argc, char **argv)
   ADD ("/views/graph-view/properties", test_properties);
   ADD ("/views/graph-view/project", test_project);
   ADD ("/views/graph-view/zoom", test_zoom_to_fit);
+  ADD ("/views/graph-view/zoom-unallocated", test_zoom_to_fit_unallocated);
   ADD ("/views/graph-view/search", test_search);
   ADD ("/views/graph-view/click-node", test_click_node);
   ADD ("/views/graph-view/click-hull", test_click_hull);

@@ -155,6 +155,70 @@ bench_close (Bench *b)
   g_assert_finalize_object (b->model);
 }
 
+static GtkWidget *
+find_actionable (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE (widget) &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_actionable (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_menu_button (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_menu_button (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The Whole Pattern menu targets win.accept-pattern / win.veto-pattern with the pattern, and its labels show
+ * the pattern as it is (an underscore escaped, not taken as a mnemonic). */
+static void
+check_pattern_menu (GtkWidget *inspector, const char *pattern)
+{
+  GtkWidget *button = find_menu_button (inspector);
+  GMenuModel *menu;
+  static const char *actions[] = { "win.accept-pattern", "win.veto-pattern" };
+
+  g_test_message ("pattern menu for %s", pattern);
+  g_assert_nonnull (button);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 2);
+  for (gint i = 0; i < 2; i++)
+    {
+      g_autofree char *label = NULL, *action = NULL, *target = NULL;
+      g_auto(GStrv) parts = NULL;
+      g_autofree char *unescaped = NULL, *expected = NULL;
+
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_TARGET, "s", &target));
+      g_assert_cmpstr (action, ==, actions[i]);
+      g_assert_cmpstr (target, ==, pattern);
+      parts = g_strsplit (label, "__", -1);
+      unescaped = g_strjoinv ("_", parts);
+      expected = i == 0 ? g_strdup_printf ("Accept Every “%s”", pattern) : g_strdup_printf ("Veto Every “%s”", pattern);
+      g_assert_cmpstr (unescaped, ==, expected);
+      if (strchr (pattern, '_') != NULL)
+        g_assert_nonnull (strstr (label, "__"));
+    }
+}
+
 static void
 test_inspector (void)
 {
@@ -282,8 +346,47 @@ test_inspector (void)
   fw_project_set_check_detail (project, vetoed, "after clear");
   g_assert_cmpstr (fw_inspector_get_verification_text (FW_INSPECTOR (inspector)), ==, "");
   g_assert_cmpuint (title_notes, ==, 3);
-
   g_signal_handlers_disconnect_by_data (inspector, &title_notes);
+
+  /* A decision on the candidate on show, and its undo, change the status it shows. */
+  {
+    guint proposed = G_MAXUINT;
+
+    /* One whose pattern has an underscore, for the menu's labels. */
+    for (guint i = 0; i < plan->candidates->len && proposed == G_MAXUINT; i++)
+      {
+        const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+
+        if (c->status == FW_CANDIDATE_PROPOSED && strchr (c->pattern, '_') != NULL)
+          proposed = i;
+      }
+    g_assert_cmpuint (proposed, !=, G_MAXUINT);
+    fw_inspector_show_candidate (FW_INSPECTOR (inspector), proposed);
+    {
+      g_autofree char *text = shown (inspector);
+      g_assert_nonnull (strstr (text, "Status: proposed"));
+    }
+    g_assert_true (fw_project_accept (project, proposed, &error));
+    g_assert_no_error (error);
+    {
+      g_autofree char *text = shown (inspector);
+      g_assert_nonnull (strstr (text, "Status: accepted"));
+      g_assert_null (strstr (text, "Status: proposed"));
+    }
+    g_assert_true (fw_project_undo (project));
+    {
+      g_autofree char *text = shown (inspector);
+      g_assert_nonnull (strstr (text, "Status: proposed"));
+    }
+    /* A vetoed candidate cannot be accepted: its Accept button says so by being insensitive. */
+    g_assert_true (fw_project_veto (project, proposed, &error));
+    g_assert_false (gtk_widget_get_sensitive (find_actionable (inspector, "win.accept")));
+    g_assert_true (fw_project_undo (project));
+    g_assert_true (gtk_widget_get_sensitive (find_actionable (inspector, "win.accept")));
+    check_pattern_menu (inspector, ((FwCandidate *) g_ptr_array_index (plan->candidates, proposed))->pattern);
+    wait_for_sources (inspector);
+  }
+
   bench_close (&bench);
 }
 

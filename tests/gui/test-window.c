@@ -102,6 +102,23 @@ save_screenshot (GtkWidget *widget, const char *path)
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
+/* The first actionable widget under widget bound to action (e.g. "win.accept"). */
+static GtkWidget *
+find_actionable (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE (widget) &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_actionable (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static AdwMessageDialog *
 find_message_dialog (void)
 {
@@ -275,6 +292,18 @@ wait_while_busy (FwWindow *window)
     }
 }
 
+/* A window opening file with rules and whitelists as from the command line. */
+static FwWindow *
+open_with_lists (FwApplication *app, GFile *file, const char * const *rules, const char * const *whitelists)
+{
+  FwWindow *window = fw_window_new (ADW_APPLICATION (app));
+
+  fw_window_set_open_files (window, rules, whitelists);
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  return window;
+}
+
 /* Rules and whitelists from the command line (fw_window_set_open_files) go through the same FwOpen as
  * batch mode: the rule is in the plan, the whitelist's veto applied; a bad whitelist is an error page that
  * names it. */
@@ -288,12 +317,14 @@ test_window_rules_and_whitelists (void)
   g_autofree char *rules = g_build_filename (dir, "team.yaml", NULL);
   g_autofree char *veto = g_build_filename (dir, "veto.fusion.yaml", NULL);
   g_autofree char *bad = g_build_filename (dir, "bad.fusion.yaml", NULL);
+  g_autofree char *other = g_build_filename (dir, "other.fusion.yaml", NULL);
   g_autofree char *contents = NULL;
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   const char *rule_list[] = { rules, NULL };
   const char *white_lists[] = { veto, NULL };
   const char *bad_lists[] = { bad, NULL };
+  const char *other_lists[] = { other, NULL };
   FwWindow *window;
   FwPlan *plan;
   guint n_vetoed = 0;
@@ -308,17 +339,22 @@ test_window_rules_and_whitelists (void)
                                       -1, &error));
   g_assert_true (g_file_set_contents (bad, "version: 1\nentries:\n  - pattern: layernorm\n    decision: perhaps\n",
                                       -1, &error));
+  g_assert_true (g_file_set_contents (other, "version: 1\nmodel:\n  file: \"other.onnx\"\n  fingerprint: \""
+                                      "0000000000000000000000000000000000000000000000000000000000000000\"\n"
+                                      "entries:\n  - nodes: [\"a\", \"b\"]\n    decision: accept\n", -1, &error));
   register_application (app);
-  window = fw_window_new (ADW_APPLICATION (app));
-  fw_window_set_open_files (window, rule_list, white_lists);
-  gtk_window_present (GTK_WINDOW (window));
-  fw_window_open (window, file);
+  window = open_with_lists (app, file, rule_list, white_lists);
   wait_until_loaded (window);
   plan = fw_project_get_plan (fw_window_get_project (window));
   g_assert_nonnull (fw_rule_set_lookup (plan->rules, "team_rule"));
   for (guint i = 0; i < plan->candidates->len; i++)
     n_vetoed += ((FwCandidate *) g_ptr_array_index (plan->candidates, i))->status == FW_CANDIDATE_VETOED;
   g_assert_cmpuint (n_vetoed, >, 0);
+  {
+    g_autofree char *summary = fw_window_whitelist_summary (plan);
+
+    g_assert_cmpstr (summary, ==, "Whitelist applied: 1 entry");
+  }
 
   /* A pattern-level veto through the window's action, and its undo. */
   {
@@ -331,13 +367,36 @@ test_window_rules_and_whitelists (void)
     g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_VETOED);
     g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
     g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+
+    /* The same by mouse: the inspector's buttons for the selected candidate. */
+    fw_candidate_list_select (window->candidate_list, first);
+    iterate_for (50);
+    {
+      GtkWidget *accept = find_actionable (GTK_WIDGET (window->inspector), "win.accept");
+
+      g_assert_nonnull (accept);
+      g_assert_true (gtk_widget_is_sensitive (accept));
+      g_signal_emit_by_name (accept, "clicked");
+      g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_ACCEPTED);
+      g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+      g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+      g_assert_nonnull (find_actionable (GTK_WIDGET (window->inspector), "win.veto"));
+    }
   }
   gtk_window_destroy (GTK_WINDOW (window));
 
-  window = fw_window_new (ADW_APPLICATION (app));
-  fw_window_set_open_files (window, NULL, bad_lists);
-  gtk_window_present (GTK_WINDOW (window));
-  fw_window_open (window, file);
+  /* A whitelist written for another model changes nothing, and the window says so. */
+  window = open_with_lists (app, file, NULL, other_lists);
+  wait_until_loaded (window);
+  {
+    g_autofree char *summary = fw_window_whitelist_summary (fw_project_get_plan (fw_window_get_project (window)));
+
+    g_assert_nonnull (summary);
+    g_assert_nonnull (strstr (summary, "0 of 1 entries applied (1 for another model"));
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = open_with_lists (app, file, NULL, bad_lists);
   wait_while_busy (window);
   g_assert_null (fw_window_get_project (window));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "error");

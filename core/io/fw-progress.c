@@ -106,7 +106,11 @@ post (GObject *owner, FwProgress *progress, GMainContext *context, gdouble fract
     }
   else
     {
+      /* Blocking runs report from every worker thread (the compile pool's, in parallel): the fraction and
+       * the message they replace must not be freed twice. */
+      g_mutex_lock (&progress->apply_lock);
       apply_update (u);
+      g_mutex_unlock (&progress->apply_lock);
       update_free (u);
     }
 }
@@ -140,6 +144,7 @@ fw_progress_init (FwProgress *progress, GParamSpec *fraction_pspec, GParamSpec *
   progress->fraction_pspec = fraction_pspec;
   progress->message_pspec = message_pspec;
   g_mutex_init (&progress->lock);
+  g_mutex_init (&progress->apply_lock);
   progress->pending = NULL;
 }
 
@@ -148,6 +153,7 @@ fw_progress_clear (FwProgress *progress)
 {
   g_clear_pointer (&progress->message, g_free);
   g_mutex_clear (&progress->lock);
+  g_mutex_clear (&progress->apply_lock);
 }
 
 void

@@ -19,6 +19,7 @@ typedef struct
   /* A worker reporting faster than the main loop applies updates folds them into the one still queued,
    * so a model with thousands of tensors does not queue thousands of redraws ahead of its result. */
   GMutex      lock;
+  GMutex      apply_lock;   /* without a context, workers apply their reports themselves, one at a time */
   gpointer    pending;
 } FwProgress;
 

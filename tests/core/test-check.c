@@ -9,6 +9,7 @@
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "codegen/fw-targets.h"
+#include "io/fw-progress.h"
 #include "session/fw-check.h"
 #include "session/fw-kernel-sources.h"
 #include "session/fw-project.h"
@@ -339,10 +340,87 @@ test_sources_async (Fixture *f, gconstpointer data)
   wait_for_last_ref (f->project);
 }
 
+/* A blocking run reports from every compile thread at once, with no main context to funnel the reports
+ * through: each report replaces the message, and none may free what another is replacing (batch mode on
+ * a model of thousands of groups aborted with a double free once in a few dozen runs). */
+typedef struct
+{
+  GObject    parent;
+  FwProgress progress;
+} TestOwner;
+
+typedef struct
+{
+  GObjectClass parent_class;
+} TestOwnerClass;
+
+static GParamSpec *owner_props[3];
+
+GType test_owner_get_type (void);
+G_DEFINE_TYPE (TestOwner, test_owner, G_TYPE_OBJECT)
+
+static void
+test_owner_finalize (GObject *object)
+{
+  fw_progress_clear (&((TestOwner *) object)->progress);
+  G_OBJECT_CLASS (test_owner_parent_class)->finalize (object);
+}
+
+static void
+test_owner_get_property (GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  fw_progress_get_property (&((TestOwner *) object)->progress, pspec, value);
+}
+
+static void
+test_owner_class_init (TestOwnerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_owner_finalize;
+  G_OBJECT_CLASS (klass)->get_property = test_owner_get_property;
+  fw_progress_pspecs (&owner_props[1], &owner_props[2]);
+  g_object_class_install_properties (G_OBJECT_CLASS (klass), 3, owner_props);
+}
+
+static void
+test_owner_init (TestOwner *self)
+{
+  fw_progress_init (&self->progress, owner_props[1], owner_props[2]);
+}
+
+static gpointer
+report_many (gpointer data)
+{
+  TestOwner *owner = data;
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      char message[64];
+      g_snprintf (message, sizeof message, "kernel %u of 20000 (%p)", i, (void *) g_thread_self ());
+      fw_progress_report (G_OBJECT (owner), &owner->progress, NULL, i / 20000.0, message);
+    }
+  return NULL;
+}
+
+static void
+test_progress_threads (void)
+{
+  TestOwner *owner = g_object_new (test_owner_get_type (), NULL);
+  GThread *threads[8];
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    threads[t] = g_thread_new ("report", report_many, owner);
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    g_thread_join (threads[t]);
+  g_assert_nonnull (strstr (owner->progress.message, "kernel "));
+  g_assert_cmpfloat (owner->progress.fraction, <=, 1.0);
+  g_assert_finalize_object (owner);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/session/check/progress-threads", test_progress_threads);
   g_test_add ("/core/session/check/blocking", Fixture, NULL, fixture_set_up, test_blocking, fixture_tear_down);
   g_test_add ("/core/session/check/async", Fixture, NULL, fixture_set_up, test_async, fixture_tear_down);
   g_test_add ("/core/session/check/cancel", Fixture, NULL, fixture_set_up, test_cancel, fixture_tear_down);

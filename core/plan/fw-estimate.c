@@ -180,7 +180,6 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
 void
 fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEstimate *out)
 {
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
   gdouble bw = MAX (profile->hbm_bytes_per_s, 1.0);
   gdouble cube_t = 0, vector_t = 0, compute;
 
@@ -199,19 +198,16 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
         cube_t += f / node_rate (node, profile);
       else
         vector_t += f / node_rate (node, profile);
-
-      for (guint k = 0; k < node->n_inputs; k++)
-        {
-          FwValue *v = node->inputs[k];
-          if (v != NULL && !fw_kernel_spec_contains (spec, v->producer) && g_hash_table_add (seen, v))
-            out->bytes_read_after += value_bytes (v);
-        }
-      for (guint k = 0; k < node->n_outputs; k++)
-        {
-          FwValue *v = node->outputs[k];
-          if (v != NULL && fw_kernel_spec_is_output (spec, v))
-            out->bytes_written_after += value_bytes (v);
-        }
+    }
+  /* Fused, the kernel reads each value from outside once (immediates included, as their bytes are in the
+   * model) and writes only its outputs. */
+  for (guint i = 0; i < fw_kernel_spec_get_n_values (spec); i++)
+    {
+      const FwSpecValue *v = fw_kernel_spec_get_value (spec, i);
+      if (v->kind == FW_SPEC_OUTPUT)
+        out->bytes_written_after += value_bytes (v->value);
+      else if (v->kind != FW_SPEC_INTERMEDIATE)
+        out->bytes_read_after += value_bytes (v->value);
     }
   /* On an NPU the cube and the vector units work in a pipeline; on a CPU the same cores do both. */
   compute = profile->kind == FW_PROFILE_NPU ? MAX (cube_t, vector_t) : cube_t + vector_t;

@@ -548,14 +548,11 @@ FwKernelSpec *
 fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const FwProfile *profile,
                     gboolean broadcast_rows)
 {
-  FwKernelSpec *spec = spec_build (nodes, root, space);
   FwSpace rows = *space;
 
-  if (space->row_axes > 0 || space->rank == 0 || !broadcast_rows)
-    return spec;
   /* Broadcast rows: taken when one row fits the budget by the plan's own buffers, priced in rows. */
-  rows.row_axes = broadcast_row_axes (nodes, root, space);
-  if (rows.row_axes > 0)
+  if (space->row_axes == 0 && space->rank > 0 && broadcast_rows &&
+      (rows.row_axes = broadcast_row_axes (nodes, root, space)) > 0)
     {
       FwKernelSpec *tiled = spec_build (nodes, root, &rows);
       guint align = MAX (profile->ub_align_bytes, 1u);
@@ -564,12 +561,11 @@ fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const 
       if (fw_kernel_spec_ub_bytes (tiled, align, row, 1.0, NULL) <= fw_profile_budget_bytes (profile))
         {
           tiled->reduce_axes = 0;
-          fw_kernel_spec_free (spec);
           return tiled;
         }
       fw_kernel_spec_free (tiled);
     }
-  return spec;
+  return spec_build (nodes, root, space);
 }
 
 /* A group no discovery made (a user's, a test's): the space is the compute root's result, else the group's

@@ -46,6 +46,35 @@ shape_role_name (FwShapeRole role)
     }
 }
 
+/* What the resource figures priced: the target kernel's own buffers when the plan was given them, else the
+ * plan's buffers above. */
+static void
+add_arrangement (JsonBuilder *b, const FwUbArrangement *a)
+{
+  static const char *const sizing[] = { [FW_UB_TILE] = "tile", [FW_UB_ROWS] = "rows", [FW_UB_FIXED] = "fixed" };
+
+  fw_json_member_string (b, "priced", a != NULL ? "kernel_buffers" : "ub_plan");
+  if (a == NULL)
+    return;
+  fw_json_member_int (b, "row_stride", a->row_stride);
+  fw_json_member_int (b, "tile_align", a->tile_align);
+  fw_json_member_int (b, "block_bytes", a->block_bytes);
+  json_builder_set_member_name (b, "kernel_buffers");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < a->buffers->len; i++)
+    {
+      const FwUbBuffer *k = &g_array_index (a->buffers, FwUbBuffer, i);
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "sizing", sizing[k->sizing]);
+      fw_json_member_int (b, "elem_bytes", k->elem_bytes);
+      fw_json_member_int (b, "copies", k->copies);
+      if (k->sizing == FW_UB_FIXED)
+        fw_json_member_int (b, "bytes", k->fixed_bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 /* The planner's decision for the kernel (FwKernelSpec): the space, its rows and the Unified Buffer plan the
  * resource figures price. */
 static void
@@ -80,6 +109,7 @@ add_kernel_spec (JsonBuilder *b, const FwKernelSpec *spec)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  add_arrangement (b, fw_kernel_spec_get_arrangement (spec));
   json_builder_end_object (b);
 }
 

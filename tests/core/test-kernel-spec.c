@@ -348,6 +348,7 @@ test_report (void)
       g_assert_nonnull (k);
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (k, "ub_plan")), >=, 2);
       g_assert_cmpstr (json_object_get_string_member (k, "rows"), ==, "none");
+      g_assert_cmpstr (json_object_get_string_member (k, "priced"), ==, "ub_plan");
     }
 }
 
@@ -429,6 +430,25 @@ test_arranged (void)
   g_assert_cmpfloat (c->resource.ub_bytes, ==, 12.0 * (gdouble) c->resource.tile_elements);
   g_assert_cmpuint (c->resource.n_buffers, ==, 3);
   g_assert_cmpfloat (c->resource.ub_bytes, <=, c->resource.ub_budget_bytes);
+
+  /* The report says what was priced and lists the arrangement. */
+  {
+    g_autofree char *json = fw_test_plan_report (tiles->model, tiles, FW_REPORT_JSON);
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonObject *k;
+    JsonArray *bufs;
+
+    g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+    k = json_object_get_object_member (
+      json_array_get_object_element (json_object_get_array_member (
+        json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "plan"), "candidates"), 0),
+      "kernel");
+    g_assert_cmpstr (json_object_get_string_member (k, "priced"), ==, "kernel_buffers");
+    bufs = json_object_get_array_member (k, "kernel_buffers");
+    g_assert_cmpuint (json_array_get_length (bufs), ==, 1);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (bufs, 0), "sizing"), ==, "tile");
+    g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (bufs, 0), "copies"), ==, 3);
+  }
 }
 
 int

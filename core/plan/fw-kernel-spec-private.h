@@ -22,6 +22,11 @@ struct _FwKernelSpec
   guint         n_inputs;     /* distinct tensors read from HBM */
   guint         n_outputs;    /* tensors written to HBM */
   FwUbArrangement *arrangement; /* the target's, priced instead of buffers; NULL when none */
+  guint        *first_pass;   /* per position (fw-kernel-passes.c) */
+  guint        *last_pass;
+  guint         n_passes;
+  guint         n_carried;
+  gint64        sweep_row_elements;
 };
 
 /* Builds the spec of the group: its nodes in topological order, the compute root (or NULL) and the
@@ -38,6 +43,9 @@ void          fw_kernel_spec_take_arrangement (FwKernelSpec    *spec,
 FwKernelSpec *fw_kernel_spec_new_for_nodes (GPtrArray *nodes,
                                            FwNode    *root,
                                            const FwProfile *profile);
+
+/* Decides the passes over each row and the carried values, once the values are collected. */
+void          fw_kernel_spec_plan_passes (FwKernelSpec *spec);
 
 /* Rows per node for a row operation: the one definition (fw-kernel-spec.c); FALSE with a translated reason
  * when its axes cannot be described (computed at run time, not trailing, out of range). */

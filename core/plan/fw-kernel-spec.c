@@ -541,6 +541,7 @@ spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space)
   spec->by_value = g_hash_table_new (NULL, NULL);
   spec->buffers = g_array_new (FALSE, TRUE, sizeof (FwSpecBuffer));
   collect_values (spec);
+  fw_kernel_spec_plan_passes (spec);
   return spec;
 }
 
@@ -629,6 +630,8 @@ fw_kernel_spec_free (FwKernelSpec *spec)
     g_free (spec->row_errors[i]);
   g_free (spec->row_errors);
   g_free (spec->row_ops);
+  g_free (spec->first_pass);
+  g_free (spec->last_pass);
   g_clear_pointer (&spec->nodes, g_ptr_array_unref);
   g_clear_pointer (&spec->values, g_array_unref);
   g_clear_pointer (&spec->by_value, g_hash_table_unref);

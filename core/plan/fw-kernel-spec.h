@@ -64,6 +64,9 @@ typedef struct
   gint64       elements;
   guint        first;       /* position in the group where it becomes live (inputs: its first reader) */
   guint        last;        /* position of its last reader inside the group; nodes->len when it leaves */
+  guint        pass;        /* made inside: the pass over a row from which it can be read (0 without row ops) */
+  gboolean     carried;     /* made inside, read in a later pass and not one element per row: kept whole
+                               for the row between passes */
 } FwSpecValue;
 
 /* One entry of the Unified Buffer plan: a buffer the kernel holds while the tile is processed. */
@@ -157,6 +160,21 @@ gboolean              fw_kernel_spec_is_output       (const FwKernelSpec *spec,
 /* Distinct tensors read from HBM (immediates aside), and tensors written to it. */
 guint                 fw_kernel_spec_get_n_inputs    (const FwKernelSpec *spec);
 guint                 fw_kernel_spec_get_n_outputs   (const FwKernelSpec *spec);
+/* Passes over each row (fw-kernel-passes.c): 1 without row operations. A member runs in passes
+ * first..last (a normalising row operation spans three or more; everything else one). */
+guint                 fw_kernel_spec_get_n_passes    (const FwKernelSpec *spec);
+void                  fw_kernel_spec_get_passes      (const FwKernelSpec *spec,
+                                                      guint               position,
+                                                      guint              *first,
+                                                      guint              *last);
+/* Elements of the row the row operations sweep (0 without row operations), and how many values are carried
+ * across passes: the row storage a kernel keeps is their product (per thread on the host). */
+gint64                fw_kernel_spec_get_sweep_row_elements (const FwKernelSpec *spec);
+guint                 fw_kernel_spec_get_n_carried   (const FwKernelSpec *spec);
+/* Whether input `slot` of a node is data the kernel computes with (a reduction's axes, Dropout's ratio are
+ * parameters read when it is generated). */
+gboolean              fw_node_is_data_input          (const FwNode       *node,
+                                                      guint               slot);
 /* The Unified Buffer plan. */
 guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
 const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,

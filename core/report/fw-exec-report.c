@@ -71,6 +71,9 @@ add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
         }
       if (k->host_compiled)
         fw_json_member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
+      /* What each thread's row scratch holds: the plan's carried values, row by row. */
+      if (k->host != NULL)
+        fw_json_member_int (b, "row_scratch_elements", fw_superkernel_get_scratch_elements (k->host));
     }
   else
     fw_json_member_string (b, "status", src != NULL ? "generated" : "not-generated");

@@ -93,6 +93,15 @@ add_kernel_spec (JsonBuilder *b, const FwKernelSpec *spec)
   fw_json_member_int (b, "row_axes", space->row_axes);
   fw_json_member_string (b, "rows", space->row_axes == 0 ? "none" : reduce > 0 ? "reduction" : "broadcast");
   fw_json_member_int (b, "row_elements", space->row_axes > 0 ? fw_space_row_elements (space) : 0);
+  fw_json_member_int (b, "passes", fw_kernel_spec_get_n_passes (spec));
+  json_builder_set_member_name (b, "carried");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < fw_kernel_spec_get_n_values (spec); i++)
+    if (fw_kernel_spec_get_value (spec, i)->carried)
+      json_builder_add_string_value (b, fw_kernel_spec_get_value (spec, i)->value->name);
+  json_builder_end_array (b);
+  fw_json_member_int (b, "row_scratch_elements",
+                      (gint64) fw_kernel_spec_get_n_carried (spec) * fw_kernel_spec_get_sweep_row_elements (spec));
   json_builder_set_member_name (b, "ub_plan");
   json_builder_begin_array (b);
   for (guint i = 0; i < fw_kernel_spec_get_n_buffers (spec); i++)

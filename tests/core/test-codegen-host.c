@@ -141,6 +141,24 @@ random_array (FwValue *v, GRand *rand)
 typedef enum { CHECK_OK, CHECK_SKIP_REFERENCE, CHECK_UNSUPPORTED, CHECK_COMPILE_FAILED, CHECK_MISMATCH } CheckResult;
 
 /* Generates, compiles and runs one candidate and compares with the reference kernels node by node. */
+/* The row scratch a kernel's threads allocate (its malloc of 8-byte slots) is the plan's: the values the
+ * spec carries between passes, each one swept row long. */
+static gint64
+scratch_in_source (const char *source)
+{
+  const char *m = strstr (source, "malloc (sizeof (double) * ");
+  return m != NULL ? g_ascii_strtoll (m + strlen ("malloc (sizeof (double) * "), NULL, 10) : 0;
+}
+
+static void
+assert_scratch_is_spec (FwSuperKernel *k, const FwKernelSpec *spec)
+{
+  gint64 planned = (gint64) fw_kernel_spec_get_n_carried (spec) * fw_kernel_spec_get_sweep_row_elements (spec);
+
+  g_assert_cmpint (fw_superkernel_get_scratch_elements (k), ==, planned);
+  g_assert_cmpint (scratch_in_source (fw_kernel_source_get_main (fw_superkernel_get_kernel_source (k))), ==, planned);
+}
+
 static CheckResult
 check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, char **why)
 {
@@ -168,6 +186,7 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, cha
       *why = g_strdup (error->message);
       return CHECK_UNSUPPORTED;
     }
+  assert_scratch_is_spec (k, cand->spec);
   /* FW_DUMP_SUPERKERNELS=DIR keeps each generated source for reading. */
   if (g_getenv ("FW_DUMP_SUPERKERNELS") != NULL)
     {

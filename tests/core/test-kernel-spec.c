@@ -451,6 +451,91 @@ test_arranged (void)
   }
 }
 
+/* Passes over a row: a decomposed LayerNorm (ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div) reads its
+ * mean in the second pass and its variance in the third, so the Add before it and the centred values are
+ * carried whole across passes; the per-row statistics are not. A Softmax over an inner axis (opset 13)
+ * sweeps that axis; an elementwise chain makes one pass and carries nothing. */
+static void
+test_passes (void)
+{
+  gint64 x[3] = { 2, 5, 48 }, one[1] = { 1 };
+
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (17);
+    FwGraph *g = fw_model_get_graph (model);
+    g_autoptr(FwPlan) plan = NULL;
+    const FwCandidate *c;
+    const FwKernelSpec *spec;
+    guint first, last;
+
+    input (g, "x", 3, x);
+    input (g, "r", 3, x);
+    constant (g, "eps", 1, one, 1e-5f);
+    node (g, "Add", "add", "s", "x", "r");
+    fw_node_set_attr_ints (node (g, "ReduceMean", "mean", "m", "s", NULL), "axes", 1, (const gint64[]) { -1 });
+    node (g, "Sub", "centre", "d", "s", "m");
+    node (g, "Mul", "square", "q", "d", "d");
+    fw_node_set_attr_ints (node (g, "ReduceMean", "var", "v", "q", NULL), "axes", 1, (const gint64[]) { -1 });
+    node (g, "Add", "veps", "ve", "v", "eps");
+    node (g, "Sqrt", "std", "sd", "ve", NULL);
+    node (g, "Div", "norm", "y", "d", "sd");
+    finish (model, "y");
+    plan = plan_for (g_object_ref (model), FW_STRATEGY_BALANCED);
+    c = candidate_of (plan, "norm");
+    spec = c->spec;
+    g_assert_cmpuint (fw_kernel_spec_get_n_nodes (spec), ==, 8);
+    g_assert_cmpuint (fw_kernel_spec_get_n_passes (spec), ==, 3);
+    g_assert_cmpint (fw_kernel_spec_get_sweep_row_elements (spec), ==, 48);
+    g_assert_true (value_named (spec, "s")->carried);
+    g_assert_true (value_named (spec, "d")->carried);
+    g_assert_false (value_named (spec, "q")->carried);   /* read by the variance in its own pass */
+    g_assert_false (value_named (spec, "m")->carried);   /* one element per row */
+    g_assert_false (value_named (spec, "sd")->carried);
+    g_assert_false (value_named (spec, "y")->carried);
+    g_assert_cmpuint (fw_kernel_spec_get_n_carried (spec), ==, 2);
+    g_assert_cmpuint (value_named (spec, "m")->pass, ==, 1);
+    g_assert_cmpuint (value_named (spec, "sd")->pass, ==, 2);
+    fw_kernel_spec_get_passes (spec, fw_kernel_spec_get_n_nodes (spec) - 1, &first, &last);
+    g_assert_cmpstr (fw_kernel_spec_get_node (spec, fw_kernel_spec_get_n_nodes (spec) - 1)->name, ==, "norm");
+    g_assert_cmpuint (first, ==, 2);
+    g_assert_cmpuint (last, ==, 2);
+  }
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (13);
+    FwGraph *g = fw_model_get_graph (model);
+    gint64 sx[3] = { 3, 7, 33 };
+    g_autoptr(FwPlan) plan = NULL;
+    const FwKernelSpec *spec;
+    guint first, last;
+
+    input (g, "x", 3, sx);
+    input (g, "b", 3, sx);
+    node (g, "Add", "add", "t", "x", "b");
+    fw_node_set_attr_int (node (g, "Softmax", "sm", "y", "t", NULL), "axis", 1);
+    finish (model, "y");
+    plan = plan_for (g_object_ref (model), FW_STRATEGY_BALANCED);
+    spec = candidate_of (plan, "sm")->spec;
+    g_assert_cmpint (fw_kernel_spec_get_sweep_row_elements (spec), ==, 7);
+    g_assert_cmpuint (fw_kernel_spec_get_n_passes (spec), ==, 3);
+    g_assert_true (value_named (spec, "t")->carried);
+    g_assert_cmpuint (fw_kernel_spec_get_n_carried (spec), ==, 1);
+    fw_kernel_spec_get_passes (spec, 1, &first, &last);
+    g_assert_cmpuint (first, ==, 0);
+    g_assert_cmpuint (last, ==, 2);
+  }
+  {
+    g_autoptr(FwModel) model = fw_test_elementwise_chain (6, 4096, FALSE);
+    g_autoptr(FwPlan) plan = plan_for (g_object_ref (model), FW_STRATEGY_BALANCED);
+    const FwCandidate *c;
+
+    g_assert_cmpuint (plan->candidates->len, >=, 1);
+    c = g_ptr_array_index (plan->candidates, 0);
+    g_assert_cmpuint (fw_kernel_spec_get_n_passes (c->spec), ==, 1);
+    g_assert_cmpuint (fw_kernel_spec_get_n_carried (c->spec), ==, 0);
+    g_assert_cmpint (fw_kernel_spec_get_sweep_row_elements (c->spec), ==, 0);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -462,5 +547,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/kernel-spec/custom-group", test_custom_group);
   g_test_add_func ("/core/plan/kernel-spec/report", test_report);
   g_test_add_func ("/core/plan/kernel-spec/arranged", test_arranged);
+  g_test_add_func ("/core/plan/kernel-spec/passes", test_passes);
   return g_test_run ();
 }

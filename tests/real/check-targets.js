@@ -26,6 +26,14 @@ for (const k of asc.filter((a) => a.status === 'generated')) {
     fail(`candidate ${k.candidate}: the Ascend kernel allocates ${k.ub_bytes} B for a tile of ${k.tile_elements}, ` +
          `the plan priced ${c.resource.ub_bytes} B for ${c.resource.tile_elements}`);
 }
+// The host kernel's per-thread row scratch is what the plan carries between passes over a row.
+for (const k of host) {
+  const c = byId.get(k.candidate);
+  if (!c || !c.kernel) fail(`host kernel of candidate ${k.candidate} has no planned kernel`);
+  if (k.row_scratch_elements !== c.kernel.row_scratch_elements)
+    fail(`candidate ${k.candidate}: the host kernel allocates ${k.row_scratch_elements} scratch elements a thread, ` +
+         `the plan carries ${c.kernel.carried.length} values over rows: ${c.kernel.row_scratch_elements}`);
+}
 const v = r.verification;
 if (!v.pass || v.unverified.length) fail(`verification pass=${v.pass}, unverified [${v.unverified}]`);
 if (v.groups.length !== fused) fail(`${v.groups.length} groups verified of ${fused}`);

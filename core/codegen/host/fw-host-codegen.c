@@ -226,6 +226,7 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g_string_append (src, g.body->str);
   g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n  return status;\n}\n");
   kernel->source = g_string_free (src, FALSE);
+  kernel->scratch_elements = g.n_scratch > 0 ? (gint64) g.n_scratch * g.row_len : 0;
   gen_clear (&g);
   return TRUE;
 }

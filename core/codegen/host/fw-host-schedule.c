@@ -38,17 +38,6 @@ is_member (Gen *g, const FwNode *node)
   return fw_kernel_spec_contains (g->cand->spec, node);
 }
 
-/* Which inputs of a node are data the kernel computes with (the rest are parameters read at generation). */
-static gboolean
-is_data_slot (const FwNode *node, guint slot)
-{
-  const char *op = node->op_type;
-
-  if (g_str_has_prefix (op, "Reduce") || strcmp (op, "Dropout") == 0)
-    return slot == 0;
-  return TRUE;
-}
-
 static gboolean
 is_root_op (const FwNode *node)
 {
@@ -137,7 +126,7 @@ collect (Gen *g, GError **error)
       for (guint k = 0; k < node->n_inputs; k++)
         {
           FwValue *v = node->inputs[k];
-          if (v == NULL || !is_data_slot (node, k) || (v->producer && is_member (g, v->producer)))
+          if (v == NULL || !fw_node_is_data_input (node, k) || (v->producer && is_member (g, v->producer)))
             continue;
           if (use_value (g, v, error) == NULL)
             return FALSE;
@@ -498,41 +487,32 @@ collapse (Gen *g)
 
 /* ---- passes ---- */
 
-static gint
-ready (SkVal *v)
-{
-  return v->kind == SV_INTERNAL ? v->pass : 0;
-}
-
-static void
-use_at (SkVal *v, gint pass)
-{
-  if (v->kind == SV_INTERNAL && !v->rowv && pass > v->pass)
-    v->scratch = TRUE;
-}
-
 SkVal *
 fw_hc_input_val (Gen *g, const FwNode *node, guint k)
 {
   return k < node->n_inputs && node->inputs[k] ? g_hash_table_lookup (g->by_value, node->inputs[k]) : NULL;
 }
 
+/* The passes over each row and the values carried between them are the planner's (the spec's); this checks
+ * that the loops this target builds can run them and takes them over. */
 static gboolean
 assign_passes (Gen *g, GError **error)
 {
-  gint max_pass = 0;
+  const FwKernelSpec *spec = g->cand->spec;
 
   for (guint i = 0; i < g->nodes->len; i++)
     {
       SkNode *sn = &g_array_index (g->nodes, SkNode, i);
       FwNode *node = sn->node;
       SkVal *x = fw_hc_input_val (g, node, 0);
-      gint p = 0;
+      guint first, last;
 
+      fw_kernel_spec_get_passes (spec, sn->id, &first, &last);
+      sn->pass = (gint) first;
+      sn->last_pass = (gint) last;
       if (node == g->root)
         {
           sn->kind = NK_ROOT;
-          sn->pass = sn->out->pass = 0;
           if (sn->out->rowv)
             return fw_hc_unsupported (error, _("a degenerate %s"), node->op_type);
           continue;
@@ -546,85 +526,50 @@ assign_passes (Gen *g, GError **error)
               return fw_hc_unsupported (error, _("%s over a broadcast input"), node->op_type);
           if (g->moved >= 0 && (x->value == NULL || x->value->rank != g->rank))
             return fw_hc_unsupported (error, _("%s over a broadcast input"), node->op_type);
-          p = ready (x);
-          sn->pass = p;
-          if (strcmp (node->op_type, "Softmax") == 0 || strcmp (node->op_type, "LogSoftmax") == 0 ||
-              strcmp (node->op_type, "LayerNormalization") == 0)
+          if (fw_kernel_spec_get_row_op (spec, sn->id, NULL)->full_out)
             {
-              gint last = p + 2;
               sn->kind = strcmp (node->op_type, "LayerNormalization") == 0 ? NK_LAYERNORM : NK_SOFTMAX;
-              for (guint k = 1; sn->kind == NK_LAYERNORM && k < 3; k++)
-                {
-                  SkVal *w = fw_hc_input_val (g, node, k);
-                  if (w != NULL)
-                    last = MAX (last, ready (w));
-                }
-              use_at (x, p);
-              use_at (x, p + 1);
-              use_at (x, last);
-              for (guint k = 1; sn->kind == NK_LAYERNORM && k < 3; k++)
-                {
-                  SkVal *w = fw_hc_input_val (g, node, k);
-                  if (w != NULL)
-                    use_at (w, last);
-                }
-              sn->last_pass = last;
-              sn->out->pass = last;
               if (sn->out->rowv)
                 return fw_hc_unsupported (error, _("a degenerate %s"), node->op_type);
-              max_pass = MAX (max_pass, last);
             }
           else
             {
               sn->kind = NK_REDUCE;
               if (!fw_hc_is_floatish (x->dtype) || !fw_hc_is_floatish (sn->out->dtype))
                 return fw_hc_unsupported (error, _("%s in %s"), node->op_type, fw_dtype_name (x->dtype));
-              use_at (x, p);
-              sn->last_pass = p;
-              sn->out->pass = p + 1;
               if (!sn->out->rowv)
                 return fw_hc_unsupported (error, _("%s whose result is not per row"), node->op_type);
-              max_pass = MAX (max_pass, p);
             }
           continue;
         }
-      for (guint k = 0; k < node->n_inputs; k++)
+      sn->kind = sn->out->rowv ? NK_ROWV : NK_ELEM;
+      for (guint k = 0; sn->kind == NK_ROWV && k < node->n_inputs; k++)
         {
-          SkVal *w = is_data_slot (node, k) ? fw_hc_input_val (g, node, k) : NULL;
-          if (w != NULL)
-            p = MAX (p, ready (w));
-        }
-      if (sn->out->rowv)
-        {
-          sn->kind = NK_ROWV;
-          for (guint k = 0; k < node->n_inputs; k++)
-            {
-              SkVal *w = is_data_slot (node, k) ? fw_hc_input_val (g, node, k) : NULL;
-              if (w != NULL && !w->rowv)
-                return fw_hc_unsupported (error, _("%s reads a row but produces one value per row"), node->op_type);
-            }
-          sn->pass = sn->out->pass = p;
-        }
-      else
-        {
-          sn->kind = NK_ELEM;
-          sn->pass = sn->out->pass = p;
-          for (guint k = 0; k < node->n_inputs; k++)
-            {
-              SkVal *w = is_data_slot (node, k) ? fw_hc_input_val (g, node, k) : NULL;
-              if (w != NULL)
-                use_at (w, p);
-            }
-          max_pass = MAX (max_pass, p);
+          SkVal *w = fw_node_is_data_input (node, k) ? fw_hc_input_val (g, node, k) : NULL;
+          if (w != NULL && !w->rowv)
+            return fw_hc_unsupported (error, _("%s reads a row but produces one value per row"), node->op_type);
         }
     }
-  g->n_passes = max_pass + 1;
+  g->n_passes = (gint) fw_kernel_spec_get_n_passes (spec);
   g->n_scratch = 0;
   for (guint i = 0; i < g->vals->len; i++)
     {
       SkVal *v = g_ptr_array_index (g->vals, i);
+      const FwSpecValue *sv = v->kind == SV_INTERNAL ? fw_kernel_spec_lookup (spec, v->value) : NULL;
+
+      v->pass = sv != NULL ? (gint) sv->pass : 0;
+      v->scratch = sv != NULL && sv->carried;
+      if (v->scratch && v->rowv)
+        return fw_hc_unsupported (error, _("a value carried between passes that is one element per row here"));
       if (v->scratch)
         v->scratch_slot = g->n_scratch++;
+    }
+  /* The row the planner's carried values span is this kernel's row: the scratch it allocates is the spec's. */
+  if (g->n_scratch > 0 && g->row_len != fw_kernel_spec_get_sweep_row_elements (spec))
+    {
+      g_autofree char *row = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) g->row_len);
+      g_autofree char *swept = g_strdup_printf ("%" G_GINT64_FORMAT, fw_kernel_spec_get_sweep_row_elements (spec));
+      return fw_hc_unsupported (error, _("rows of %s elements where the plan swept rows of %s"), row, swept);
     }
   if (g->n_scratch > 0 && g->row_len > G_MAXINT32 / MAX (g->n_scratch, 1))
     return fw_hc_unsupported (error, _("rows too long for the scratch buffer"));

@@ -35,6 +35,7 @@ struct _FwSuperKernel
   FwKernelSource    *kernel_source;
   GPtrArray         *inputs;        /* FwValue*, kernel order */
   GPtrArray         *outputs;       /* FwValue*, kernel order */
+  gint64             scratch_elements; /* the row scratch each thread allocates, in 8-byte slots */
   char              *object_path;
   char              *source_hash;
   char              *object_hash;

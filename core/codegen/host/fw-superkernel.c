@@ -77,6 +77,12 @@ fw_superkernel_get_candidate (FwSuperKernel *kernel)
   return kernel->candidate;
 }
 
+gint64
+fw_superkernel_get_scratch_elements (FwSuperKernel *kernel)
+{
+  return kernel->scratch_elements;
+}
+
 const FwKernelSource *
 fw_superkernel_get_kernel_source (FwSuperKernel *kernel)
 {

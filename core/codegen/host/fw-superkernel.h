@@ -37,6 +37,9 @@ void             fw_superkernel_free        (FwSuperKernel     *kernel);
 const FwCandidate *fw_superkernel_get_candidate (FwSuperKernel *kernel);
 /* The generated C (kernel.c) and the kernel's inputs and outputs in argument order. */
 const FwKernelSource *fw_superkernel_get_kernel_source (FwSuperKernel *kernel);
+/* The row scratch each thread allocates, in elements (one 8-byte slot each): the values the plan carries
+ * between passes over a row times the row (fw_kernel_spec_get_n_carried × sweep row elements). */
+gint64           fw_superkernel_get_scratch_elements (FwSuperKernel *kernel);
 
 gboolean         fw_superkernel_compile     (FwSuperKernel     *kernel,
                                              FwHostToolchain   *toolchain,

@@ -926,6 +926,18 @@ test_priced_buffers (void)
       g_assert_cmpfloat_with_epsilon (t->ub_bytes, g->resource.ub_bytes, 0.5);
       g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) profile->ub_bytes);
     }
+  /* A candidate no planner priced is refused for what it lacks. */
+  {
+    FwCandidate bare = *c;
+    g_autoptr(FwAscendKernel) kernel = NULL;
+
+    bare.spec = NULL;
+    kernel = fw_ascend_kernel_generate (plan, &bare, &error);
+    g_assert_null (kernel);
+    g_assert_error (error, FW_ERROR, FW_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "kernel spec"));
+    g_clear_error (&error);
+  }
 }
 
 int

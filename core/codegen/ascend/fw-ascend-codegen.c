@@ -511,9 +511,15 @@ FwAscendKernel *
 fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
   g_return_val_if_fail (plan != NULL && candidate != NULL, NULL);
-  if (candidate->nodes == NULL || candidate->nodes->len == 0 || candidate->spec == NULL)
+  if (candidate->nodes == NULL || candidate->nodes->len == 0)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no nodes"), candidate->index);
+      return NULL;
+    }
+  if (candidate->spec == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no kernel spec"),
+                   candidate->index);
       return NULL;
     }
   return generate (plan, candidate, error);

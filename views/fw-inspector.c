@@ -581,8 +581,8 @@ fw_inspector_show_candidate (FwInspector *self, guint candidate)
       return;
     }
   c = g_ptr_array_index (plan->candidates, candidate);
-  res = &c->resource;
-  cost = &c->cost;
+  res = fw_candidate_get_resource (c);
+  cost = fw_candidate_get_cost (c);
 
   clear_box (self);
   self->shown_candidate = candidate;

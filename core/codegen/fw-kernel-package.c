@@ -143,6 +143,8 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel 
   /* The manifest lists a candidate's Ascend files before its host files (format version 1). */
   static const FwTargetId order[] = { FW_TARGET_ASCEND, FW_TARGET_HOST };
   const FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
+  const FwResourceEstimate *res = fw_candidate_get_resource (c);
+  const FwCostEstimate *cost = fw_candidate_get_cost (c);
   g_autofree char *folder = fw_kernel_package_folder_name (c);
   g_autofree char *pattern = utf8 (c->pattern);
   g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
@@ -184,14 +186,14 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel 
 
   json_builder_set_member_name (b, "estimates");
   json_builder_begin_object (b);
-  add_double (b, "ub_bytes", c->resource.ub_bytes);
-  add_double (b, "ub_percent", c->resource.ub_percent);
-  add_double (b, "bytes_saved", (c->cost.bytes_read_before + c->cost.bytes_written_before) -
-                                (c->cost.bytes_read_after + c->cost.bytes_written_after));
+  add_double (b, "ub_bytes", res->ub_bytes);
+  add_double (b, "ub_percent", res->ub_percent);
+  add_double (b, "bytes_saved", (cost->bytes_read_before + cost->bytes_written_before) -
+                                (cost->bytes_read_after + cost->bytes_written_after));
   json_builder_set_member_name (b, "launches_saved");
-  json_builder_add_int_value (b, (gint64) c->cost.launches_before - (gint64) c->cost.launches_after);
-  add_double (b, "time_before_s", c->cost.time_before_s);
-  add_double (b, "time_after_s", c->cost.time_after_s);
+  json_builder_add_int_value (b, (gint64) cost->launches_before - (gint64) cost->launches_after);
+  add_double (b, "time_before_s", cost->time_before_s);
+  add_double (b, "time_after_s", cost->time_after_s);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "files");

@@ -241,7 +241,8 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
           return NULL;
         }
       timing.measured_speedup = timing.kernel_s > 0 ? timing.reference_s / timing.kernel_s : NAN;
-      timing.predicted_speedup = c->cost.time_after_s > 0 ? c->cost.time_before_s / c->cost.time_after_s : NAN;
+      const FwCostEstimate *cost = fw_candidate_get_cost (c);
+      timing.predicted_speedup = cost->time_after_s > 0 ? cost->time_before_s / cost->time_after_s : NAN;
       timing.model_error = timing.predicted_speedup / timing.measured_speedup - 1.0;
       g_array_append_val (result->kernels, timing);
     }

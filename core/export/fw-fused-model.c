@@ -63,13 +63,13 @@ static char *
 describe (const FwCandidate *c, GPtrArray *metadata)
 {
   g_autoptr(GString) ops = g_string_new (NULL);
-  g_autofree char *ub = format_number (c->resource.ub_percent, "%.1f");
-  gdouble saved = c->cost.bytes_read_before + c->cost.bytes_written_before - c->cost.bytes_read_after -
-                  c->cost.bytes_written_after;
+  g_autofree char *ub = format_number (fw_candidate_get_resource (c)->ub_percent, "%.1f");
+  gdouble saved = fw_candidate_get_cost (c)->bytes_read_before + fw_candidate_get_cost (c)->bytes_written_before - fw_candidate_get_cost (c)->bytes_read_after -
+                  fw_candidate_get_cost (c)->bytes_written_after;
   g_autofree char *bytes = format_number (saved, "%.0f");
-  g_autofree char *time_us = format_number (c->cost.saving_s * 1e6, "%.3f");
-  g_autofree char *launches = g_strdup_printf ("%u", c->cost.launches_before > c->cost.launches_after
-                                                     ? c->cost.launches_before - c->cost.launches_after : 0);
+  g_autofree char *time_us = format_number (fw_candidate_get_cost (c)->saving_s * 1e6, "%.3f");
+  g_autofree char *launches = g_strdup_printf ("%u", fw_candidate_get_cost (c)->launches_before > fw_candidate_get_cost (c)->launches_after
+                                                     ? fw_candidate_get_cost (c)->launches_before - fw_candidate_get_cost (c)->launches_after : 0);
   char *doc;
 
   for (guint i = 0; i < c->nodes->len; i++)

@@ -254,7 +254,10 @@ fw_disc_covers_vetoed (Disc *d)
   return FALSE;
 }
 
-/* Prices the group as it stands: FALSE when no tile of it fits the Unified Buffer. */
+/* Prices the group as it stands: FALSE when no tile of it fits the Unified Buffer. The screen prices the
+ * planner's own buffer plan, not a target's arrangement: arranging is generating the kernel's statements,
+ * which at every growth step tripled the planning time of a 3,125-group chain (4.2 s to 12.9 s), and the
+ * candidate is priced by the arrangement once it is made (FW-NF-009 there when it does not fit). */
 gboolean
 fw_disc_group_fits (Disc *d, FwResourceEstimate *res)
 {

@@ -46,13 +46,13 @@ arrange (FwPlan *plan, FwCandidate *candidate)
   return ok;
 }
 
-void
-fw_candidate_set_spec (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
+/* Makes and prices candidate->spec for the group. The target's own buffers, when it is given and can make
+ * the kernel, are what the tile is priced by. Broadcast rows whose one row does not fit by those buffers
+ * are given up for a flat tiling. */
+static void
+price_group (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
 {
-  g_clear_pointer (&candidate->spec, fw_kernel_spec_free);
   candidate->spec = fw_group_spec (group, plan->profile, TRUE);
-  /* The target's own buffers, when it is given and can make the kernel, are what the tile is priced by.
-   * Broadcast rows whose one row does not fit by those buffers are given up for a flat tiling. */
   if (plan->options.arrange != NULL && arrange (plan, candidate) &&
       fw_kernel_spec_get_reduce_axes (candidate->spec) == 0 && fw_kernel_spec_get_space (candidate->spec)->row_axes > 0 &&
       fw_kernel_spec_ub_bytes (candidate->spec, 1, (gdouble) fw_space_row_elements (fw_kernel_spec_get_space (candidate->spec)),
@@ -62,8 +62,30 @@ fw_candidate_set_spec (FwPlan *plan, FwCandidate *candidate, const FwGroup *grou
       candidate->spec = fw_group_spec (group, plan->profile, FALSE);
       arrange (plan, candidate);
     }
-  fw_estimate_resource (candidate->spec, plan->profile, &candidate->resource);
-  fw_estimate_cost (candidate->spec, plan->profile, &candidate->cost);
+  fw_estimate_resource (candidate->spec, plan->profile, &candidate->spec->resource);
+  fw_estimate_cost (candidate->spec, plan->profile, &candidate->spec->cost);
+}
+
+void
+fw_candidate_set_spec (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
+{
+  g_clear_pointer (&candidate->spec, fw_kernel_spec_free);
+  price_group (plan, candidate, group);
+}
+
+static const FwResourceEstimate no_resource;
+static const FwCostEstimate no_cost;
+
+const FwResourceEstimate *
+fw_candidate_get_resource (const FwCandidate *candidate)
+{
+  return candidate->spec != NULL ? fw_kernel_spec_get_resource (candidate->spec) : &no_resource;
+}
+
+const FwCostEstimate *
+fw_candidate_get_cost (const FwCandidate *candidate)
+{
+  return candidate->spec != NULL ? fw_kernel_spec_get_cost (candidate->spec) : &no_cost;
 }
 
 gboolean

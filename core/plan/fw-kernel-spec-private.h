@@ -27,6 +27,8 @@ struct _FwKernelSpec
   guint         n_passes;
   guint         n_carried;
   gint64        sweep_row_elements;
+  FwResourceEstimate resource;   /* the prices (fw-estimate.c) */
+  FwCostEstimate     cost;
 };
 
 /* Builds the spec of the group: its nodes in topological order, the compute root (or NULL) and the

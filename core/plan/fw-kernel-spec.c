@@ -749,3 +749,15 @@ fw_kernel_spec_get_n_outputs (const FwKernelSpec *spec)
 {
   return spec->n_outputs;
 }
+
+const FwResourceEstimate *
+fw_kernel_spec_get_resource (const FwKernelSpec *spec)
+{
+  return &spec->resource;
+}
+
+const FwCostEstimate *
+fw_kernel_spec_get_cost (const FwKernelSpec *spec)
+{
+  return &spec->cost;
+}

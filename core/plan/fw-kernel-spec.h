@@ -127,6 +127,38 @@ typedef struct
   gboolean by_default; /* a reduction given no axes (or empty ones): every axis, a full reduction */
 } FwRowOp;
 
+/* The spec's prices on the profile it was planned for (fw-estimate.c): what the kernel costs the chip. */
+typedef struct
+{
+  gint64   tile_elements;     /* elements of the iteration space one tile covers */
+  gint64   unit_elements;     /* what a tile is a whole number of: one row, one cube fractal or one block */
+  gint64   tile_rows;         /* rows per tile for row reductions (1 otherwise) */
+  gint64   row_elements;      /* elements one row needs in UB for row reductions (1 otherwise) */
+  gdouble  ub_bytes;          /* UB the chosen tile needs: double-buffered inputs and outputs plus live
+                                 intermediates */
+  gdouble  ub_budget_bytes;   /* what the profile allows one kernel */
+  gdouble  ub_percent;        /* ub_bytes / budget × 100 */
+  gdouble  ub_min_bytes;      /* UB the smallest legal tile needs */
+  guint    n_buffers;         /* buffers live at once (double-buffered ones count twice) */
+  guint    queues;            /* vector queues: one per streamed input and output */
+  guint    kernel_inputs;     /* distinct tensors read from HBM (scalar constants are immediates) */
+  guint    kernel_outputs;    /* tensors written to HBM */
+} FwResourceEstimate;
+
+typedef struct
+{
+  gdouble  bytes_read_before;
+  gdouble  bytes_written_before;
+  gdouble  bytes_read_after;
+  gdouble  bytes_written_after;
+  guint    launches_before;
+  guint    launches_after;
+  gdouble  flops;
+  gdouble  time_before_s;
+  gdouble  time_after_s;
+  gdouble  saving_s;          /* time_before − time_after */
+} FwCostEstimate;
+
 typedef struct _FwKernelSpec FwKernelSpec;
 
 /* Members in execution (topological) order. */
@@ -160,6 +192,10 @@ gboolean              fw_kernel_spec_is_output       (const FwKernelSpec *spec,
 /* Distinct tensors read from HBM (immediates aside), and tensors written to it. */
 guint                 fw_kernel_spec_get_n_inputs    (const FwKernelSpec *spec);
 guint                 fw_kernel_spec_get_n_outputs   (const FwKernelSpec *spec);
+/* What the kernel costs the chip at the planner's tile, and what it saves: priced once when the planner made
+ * the spec (zero for a spec made outside a plan). */
+const FwResourceEstimate *fw_kernel_spec_get_resource (const FwKernelSpec *spec);
+const FwCostEstimate *fw_kernel_spec_get_cost        (const FwKernelSpec *spec);
 /* Passes over each row (fw-kernel-passes.c): 1 without row operations. A member runs in passes
  * first..last (a normalising row operation spans three or more; everything else one). */
 guint                 fw_kernel_spec_get_n_passes    (const FwKernelSpec *spec);

@@ -51,36 +51,6 @@ typedef enum {
   FW_CANDIDATE_REFUSED,
 } FwCandidateStatus;
 
-typedef struct
-{
-  gint64   tile_elements;     /* elements of the iteration space one tile covers */
-  gint64   unit_elements;     /* what a tile is a whole number of: one row, one cube fractal or one block */
-  gint64   tile_rows;         /* rows per tile for row reductions (1 otherwise) */
-  gint64   row_elements;      /* elements one row needs in UB for row reductions (1 otherwise) */
-  gdouble  ub_bytes;          /* UB the chosen tile needs: double-buffered inputs and outputs plus live
-                                 intermediates */
-  gdouble  ub_budget_bytes;   /* what the profile allows one kernel */
-  gdouble  ub_percent;        /* ub_bytes / budget × 100 */
-  gdouble  ub_min_bytes;      /* UB the smallest legal tile needs */
-  guint    n_buffers;         /* buffers live at once (double-buffered ones count twice) */
-  guint    queues;            /* vector queues: one per streamed input and output */
-  guint    kernel_inputs;     /* distinct tensors read from HBM (scalar constants are immediates) */
-  guint    kernel_outputs;    /* tensors written to HBM */
-} FwResourceEstimate;
-
-typedef struct
-{
-  gdouble  bytes_read_before;
-  gdouble  bytes_written_before;
-  gdouble  bytes_read_after;
-  gdouble  bytes_written_after;
-  guint    launches_before;
-  guint    launches_after;
-  gdouble  flops;
-  gdouble  time_before_s;
-  gdouble  time_after_s;
-  gdouble  saving_s;          /* time_before − time_after */
-} FwCostEstimate;
 
 typedef struct
 {
@@ -98,15 +68,17 @@ typedef struct
   char               *kind;        /* class-based kind, whatever the rule */
   GPtrArray          *nodes;       /* FwNode*, topological order */
   FwNode             *root;        /* the out-fusable producer of an epilogue group, or NULL */
-  FwKernelSpec       *spec;        /* the planner's decision for the kernel (fw-kernel-spec.h), owned; resource
-                                      and cost are its prices */
+  FwKernelSpec       *spec;        /* the planner's decision for the kernel and its prices (fw-kernel-spec.h),
+                                      owned */
   FwCandidateStatus   status;
-  FwResourceEstimate  resource;
-  FwCostEstimate      cost;
   guint               depth;       /* longest chain inside, in nodes */
   guint               decision;    /* 1 + the index in plan->decisions of the decision that set its status
                                       (accepted or vetoed), 0 when none did */
 } FwCandidate;
+
+/* The candidate's prices: its spec's (fw_kernel_spec_get_resource, _get_cost); zero without a spec. */
+const FwResourceEstimate *fw_candidate_get_resource (const FwCandidate *candidate);
+const FwCostEstimate     *fw_candidate_get_cost     (const FwCandidate *candidate);
 
 typedef struct _FwPlan FwPlan;
 

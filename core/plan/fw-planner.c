@@ -256,43 +256,43 @@ fw_plan_add_totals (FwPlan *plan)
 
       if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
         continue;
-      plan->after.time_s -= c->cost.time_before_s - c->cost.time_after_s;
-      plan->after.bytes_read -= c->cost.bytes_read_before - c->cost.bytes_read_after;
-      plan->after.bytes_written -= c->cost.bytes_written_before - c->cost.bytes_written_after;
-      plan->after.launches -= c->cost.launches_before - c->cost.launches_after;
+      plan->after.time_s -= fw_candidate_get_cost (c)->time_before_s - fw_candidate_get_cost (c)->time_after_s;
+      plan->after.bytes_read -= fw_candidate_get_cost (c)->bytes_read_before - fw_candidate_get_cost (c)->bytes_read_after;
+      plan->after.bytes_written -= fw_candidate_get_cost (c)->bytes_written_before - fw_candidate_get_cost (c)->bytes_written_after;
+      plan->after.launches -= fw_candidate_get_cost (c)->launches_before - fw_candidate_get_cost (c)->launches_after;
     }
 }
 
 void
 fw_plan_settle (FwPlan *plan, FwCandidate *c)
 {
-  g_autofree char *ub = fw_format_bytes (c->resource.ub_bytes);
-  g_autofree char *budget = fw_format_bytes (c->resource.ub_budget_bytes);
+  g_autofree char *ub = fw_format_bytes (fw_candidate_get_resource (c)->ub_bytes);
+  g_autofree char *budget = fw_format_bytes (fw_candidate_get_resource (c)->ub_budget_bytes);
 
   fw_plan_debug (plan, "resource estimate for %s #%u: tile %" PRId64 " elements, UB %s of %s (%.0f%%), "
                  "%u inputs, %u queues; time %.2f us → %.2f us",
-                 c->pattern, c->index, c->resource.tile_elements, ub, budget, c->resource.ub_percent,
-                 c->resource.kernel_inputs, c->resource.queues, c->cost.time_before_s * 1e6,
-                 c->cost.time_after_s * 1e6);
+                 c->pattern, c->index, fw_candidate_get_resource (c)->tile_elements, ub, budget, fw_candidate_get_resource (c)->ub_percent,
+                 fw_candidate_get_resource (c)->kernel_inputs, fw_candidate_get_resource (c)->queues, fw_candidate_get_cost (c)->time_before_s * 1e6,
+                 fw_candidate_get_cost (c)->time_after_s * 1e6);
   apply_rules (plan, c);
   /* Discovery checked the group against the budget by the planner's own buffer plan; priced by the target's
    * buffers (composed operators' scratch, expansions) its smallest tile may still not fit. */
-  if (c->status == FW_CANDIDATE_PROPOSED && c->resource.ub_min_bytes > c->resource.ub_budget_bytes)
+  if (c->status == FW_CANDIDATE_PROPOSED && fw_candidate_get_resource (c)->ub_min_bytes > fw_candidate_get_resource (c)->ub_budget_bytes)
     {
-      g_autofree char *need = fw_format_bytes (c->resource.ub_min_bytes);
+      g_autofree char *need = fw_format_bytes (fw_candidate_get_resource (c)->ub_min_bytes);
       c->status = FW_CANDIDATE_REFUSED;
       fw_plan_refuse (plan, FW_NF_UB, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
                       g_strdup_printf (_("the kernel's buffers need %s of UB for its smallest tile (%" PRId64
                                          " elements, %u buffers), budget %s (%s)"),
-                                       need, c->resource.tile_elements, c->resource.n_buffers, budget,
+                                       need, fw_candidate_get_resource (c)->tile_elements, fw_candidate_get_resource (c)->n_buffers, budget,
                                        plan->profile->name));
     }
-  if (c->status == FW_CANDIDATE_PROPOSED && c->cost.saving_s <= 0)
+  if (c->status == FW_CANDIDATE_PROPOSED && fw_candidate_get_cost (c)->saving_s <= 0)
     {
       c->status = FW_CANDIDATE_REFUSED;
       fw_plan_refuse (plan, FW_NF_NO_BENEFIT, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
                       g_strdup_printf (_("fused %.2f us, unfused %.2f us on %s: no time saved"),
-                                       c->cost.time_after_s * 1e6, c->cost.time_before_s * 1e6,
+                                       fw_candidate_get_cost (c)->time_after_s * 1e6, fw_candidate_get_cost (c)->time_before_s * 1e6,
                                        plan->profile->name));
     }
   if (c->status == FW_CANDIDATE_PROPOSED)

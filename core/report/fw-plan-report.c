@@ -288,8 +288,8 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
   for (guint i = 0; i < plan->candidates->len; i++)
     {
       FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-      const FwResourceEstimate *r = &c->resource;
-      const FwCostEstimate *k = &c->cost;
+      const FwResourceEstimate *r = fw_candidate_get_resource (c);
+      const FwCostEstimate *k = fw_candidate_get_cost (c);
 
       json_builder_begin_object (b);
       fw_json_member_int (b, "id", c->index);

@@ -138,7 +138,7 @@ fw_roofline_data_new (const FwPlan *plan)
   for (guint i = 0; i < n; i++)
     {
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-      const FwCostEstimate *k = &c->cost;
+      const FwCostEstimate *k = fw_candidate_get_cost (c);
       FwRooflinePoint p = { 0 };
 
       p.index = c->index;

@@ -168,7 +168,7 @@ item_set_uint (FwCandidateItem *self, guint *field, guint value, guint prop)
 static void
 item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, const char *verification)
 {
-  const FwCostEstimate *cost = &c->cost;
+  const FwCostEstimate *cost = fw_candidate_get_cost (c);
   const char *status = fw_candidate_status_name (c->status);
   g_autoptr(GString) search = g_string_new (NULL);
   g_autofree char *text = NULL;
@@ -177,7 +177,7 @@ item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, cons
   item_set_uint (self, &self->index, c->index, ITEM_PROP_INDEX);
   item_set_string (self, &self->pattern, c->pattern, ITEM_PROP_PATTERN);
   item_set_uint (self, &self->n_nodes, c->nodes->len, ITEM_PROP_N_NODES);
-  item_set_double (self, &self->ub_percent, c->resource.ub_percent, ITEM_PROP_UB_PERCENT);
+  item_set_double (self, &self->ub_percent, fw_candidate_get_resource (c)->ub_percent, ITEM_PROP_UB_PERCENT);
   item_set_double (self, &self->bytes_saved,
                    (cost->bytes_read_before + cost->bytes_written_before) -
                    (cost->bytes_read_after + cost->bytes_written_after), ITEM_PROP_BYTES_SAVED);

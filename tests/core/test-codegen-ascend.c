@@ -160,15 +160,15 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
    * chose) are the kernel's, and what the kernel allocates at that tile is the plan's UB figure, byte for
    * byte. */
   g_assert_nonnull (fw_kernel_spec_get_arrangement (c->spec));
-  g_assert_cmpint (t->tile_length, ==, c->resource.tile_elements);
-  g_assert_cmpfloat (t->kernel_ub_bytes, ==, c->resource.ub_bytes);
-  g_assert_cmpint (t->tile_length % MAX (c->resource.unit_elements, 1), ==, 0);
+  g_assert_cmpint (t->tile_length, ==, fw_candidate_get_resource (c)->tile_elements);
+  g_assert_cmpfloat (t->kernel_ub_bytes, ==, fw_candidate_get_resource (c)->ub_bytes);
+  g_assert_cmpint (t->tile_length % MAX (fw_candidate_get_resource (c)->unit_elements, 1), ==, 0);
   if (t->row_length > 0)
     g_assert_cmpint (t->tile_length, ==, t->rows * t->row_length);
   else
-    g_assert_cmpint (t->rows, ==, c->resource.tile_rows);
-  g_assert_cmpint (t->row_length, ==, c->resource.row_elements);
-  g_assert_cmpfloat_with_epsilon (t->ub_bytes, c->resource.ub_bytes, 0.5);
+    g_assert_cmpint (t->rows, ==, fw_candidate_get_resource (c)->tile_rows);
+  g_assert_cmpint (t->row_length, ==, fw_candidate_get_resource (c)->row_elements);
+  g_assert_cmpfloat_with_epsilon (t->ub_bytes, fw_candidate_get_resource (c)->ub_bytes, 0.5);
   g_assert_cmpfloat (t->ub_bytes, <=, fw_profile_budget_bytes (plan->profile) + 0.5);
   g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) plan->profile->ub_bytes);
   g_assert_cmpint (t->tile_num * t->tile_length, >=, t->total_length);
@@ -840,9 +840,9 @@ test_package (void)
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (k, "inputs")), >, 0);
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (k, "outputs")), >, 0);
       g_assert_cmpfloat_with_epsilon (json_object_get_double_member (json_object_get_object_member (k, "estimates"), "ub_bytes"),
-                                      c->resource.ub_bytes, 0.5);
+                                      fw_candidate_get_resource (c)->ub_bytes, 0.5);
       g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (k, "estimates"), "launches_saved"), ==,
-                       (gint64) c->cost.launches_before - (gint64) c->cost.launches_after);
+                       (gint64) fw_candidate_get_cost (c)->launches_before - (gint64) fw_candidate_get_cost (c)->launches_after);
       path = g_build_filename (dir, folder, "ascend", "CMakeLists.txt", NULL);
       g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
       files = json_object_get_array_member (k, "files");
@@ -896,7 +896,7 @@ test_priced_buffers (void)
   {
     g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (plan, c, &error);
     g_assert_no_error (error);
-    g_assert_cmpfloat (fw_ascend_kernel_get_tiling (kernel)->kernel_ub_bytes, ==, c->resource.ub_bytes);
+    g_assert_cmpfloat (fw_ascend_kernel_get_tiling (kernel)->kernel_ub_bytes, ==, fw_candidate_get_resource (c)->ub_bytes);
   }
   b = &g_array_index (c->spec->arrangement->buffers, FwUbBuffer, 0);
   b->copies++;
@@ -922,8 +922,8 @@ test_priced_buffers (void)
       g_assert_null (fw_kernel_spec_get_arrangement (g->spec));
       g_assert_no_error (error);
       t = fw_ascend_kernel_get_tiling (kernel);
-      g_assert_cmpint (t->tile_length, <=, g->resource.tile_elements);
-      g_assert_cmpfloat_with_epsilon (t->ub_bytes, g->resource.ub_bytes, 0.5);
+      g_assert_cmpint (t->tile_length, <=, fw_candidate_get_resource (g)->tile_elements);
+      g_assert_cmpfloat_with_epsilon (t->ub_bytes, fw_candidate_get_resource (g)->ub_bytes, 0.5);
       g_assert_cmpfloat (t->kernel_ub_bytes, <=, (gdouble) profile->ub_bytes);
     }
   /* A candidate no planner priced is refused for what it lacks. */

@@ -148,16 +148,16 @@ check_consistent (FwPlan *plan)
         }
       for (guint b = 0; b < fw_kernel_spec_get_n_buffers (spec); b++)
         streamed += fw_kernel_spec_get_buffer (spec, b)->streamed;
-      g_assert_cmpuint (streamed, ==, c->resource.queues);
-      g_assert_cmpuint (fw_kernel_spec_get_n_inputs (spec), ==, c->resource.kernel_inputs);
-      g_assert_cmpuint (fw_kernel_spec_get_n_outputs (spec), ==, c->resource.kernel_outputs);
-      g_assert_cmpint (c->resource.tile_elements % MAX (c->resource.unit_elements, 1), ==, 0);
-      rows = space->row_axes > 0 ? (gdouble) c->resource.tile_elements / (gdouble) fw_space_row_elements (space) : 0;
-      g_assert_cmpfloat_with_epsilon (fw_kernel_spec_ub_bytes (spec, align, (gdouble) c->resource.tile_elements,
+      g_assert_cmpuint (streamed, ==, fw_candidate_get_resource (c)->queues);
+      g_assert_cmpuint (fw_kernel_spec_get_n_inputs (spec), ==, fw_candidate_get_resource (c)->kernel_inputs);
+      g_assert_cmpuint (fw_kernel_spec_get_n_outputs (spec), ==, fw_candidate_get_resource (c)->kernel_outputs);
+      g_assert_cmpint (fw_candidate_get_resource (c)->tile_elements % MAX (fw_candidate_get_resource (c)->unit_elements, 1), ==, 0);
+      rows = space->row_axes > 0 ? (gdouble) fw_candidate_get_resource (c)->tile_elements / (gdouble) fw_space_row_elements (space) : 0;
+      g_assert_cmpfloat_with_epsilon (fw_kernel_spec_ub_bytes (spec, align, (gdouble) fw_candidate_get_resource (c)->tile_elements,
                                                                rows, &n_buffers),
-                                      c->resource.ub_bytes, 0.5);
-      g_assert_cmpuint (n_buffers, ==, c->resource.n_buffers);
-      g_assert_cmpint (c->resource.row_elements, ==, space->row_axes > 0 ? fw_space_row_elements (space) : 0);
+                                      fw_candidate_get_resource (c)->ub_bytes, 0.5);
+      g_assert_cmpuint (n_buffers, ==, fw_candidate_get_resource (c)->n_buffers);
+      g_assert_cmpint (fw_candidate_get_resource (c)->row_elements, ==, space->row_axes > 0 ? fw_space_row_elements (space) : 0);
     }
 }
 
@@ -177,8 +177,8 @@ test_layernorm (void)
     }
   g_assert_nonnull (ln);
   g_assert_cmpint (fw_kernel_spec_get_space (ln->spec)->row_axes, ==, fw_kernel_spec_get_reduce_axes (ln->spec));
-  g_assert_cmpint (ln->resource.tile_rows, >=, 1);
-  g_assert_cmpint (ln->resource.tile_elements, ==, ln->resource.tile_rows * ln->resource.row_elements);
+  g_assert_cmpint (fw_candidate_get_resource (ln)->tile_rows, >=, 1);
+  g_assert_cmpint (fw_candidate_get_resource (ln)->tile_elements, ==, fw_candidate_get_resource (ln)->tile_rows * fw_candidate_get_resource (ln)->row_elements);
 }
 
 /* x [4, 32, 64] divided by sqrt(v + eps), v [4, 32, 1]: an elementwise group the planner tiles in whole rows
@@ -213,9 +213,9 @@ test_broadcast_rows (void)
   check_consistent (wide);
   g_assert_cmpint (fw_kernel_spec_get_reduce_axes (c->spec), ==, 0);
   g_assert_cmpint (fw_kernel_spec_get_space (c->spec)->row_axes, ==, 1);
-  g_assert_cmpint (c->resource.row_elements, ==, 64);
-  g_assert_cmpint (c->resource.tile_elements % 64, ==, 0);
-  g_assert_cmpint (c->resource.tile_rows, ==, c->resource.tile_elements / 64);
+  g_assert_cmpint (fw_candidate_get_resource (c)->row_elements, ==, 64);
+  g_assert_cmpint (fw_candidate_get_resource (c)->tile_elements % 64, ==, 0);
+  g_assert_cmpint (fw_candidate_get_resource (c)->tile_rows, ==, fw_candidate_get_resource (c)->tile_elements / 64);
   /* The per-row scalars take one element per row of the tile. */
   g_assert_nonnull (v);
   g_assert_cmpint (v->kind, ==, FW_SPEC_INPUT);
@@ -224,7 +224,7 @@ test_broadcast_rows (void)
   g_assert_null (buffer_of (c->spec, "eps"));
 
   g_assert_cmpint (fw_kernel_spec_get_space (w->spec)->row_axes, ==, 0);
-  g_assert_cmpint (w->resource.tile_rows, ==, 0);
+  g_assert_cmpint (fw_candidate_get_resource (w)->tile_rows, ==, 0);
   g_assert_cmpint (value_named (w->spec, "v")->role, ==, FW_SHAPE_SMALL);
   g_assert_cmpint (value_named (w->spec, "v")->broadcast, ==, FW_BROADCAST_PER_ROW);
 }
@@ -414,7 +414,7 @@ test_arranged (void)
   c = g_ptr_array_index (huge->candidates, 0);
   g_assert_nonnull (fw_kernel_spec_get_arrangement (c->spec));
   g_assert_cmpint (c->status, ==, FW_CANDIDATE_REFUSED);
-  g_assert_cmpfloat (c->resource.ub_min_bytes, >=, (gdouble) (1 << 30));
+  g_assert_cmpfloat (fw_candidate_get_resource (c)->ub_min_bytes, >=, (gdouble) (1 << 30));
   for (guint i = 0; i < huge->refusals->len; i++)
     {
       FwRefusal *r = g_ptr_array_index (huge->refusals, i);
@@ -427,9 +427,9 @@ test_arranged (void)
    * element fit the budget (and one core's share), and the figures are exactly those bytes. */
   c = g_ptr_array_index (tiles->candidates, 0);
   g_assert_cmpint (c->status, ==, FW_CANDIDATE_PROPOSED);
-  g_assert_cmpfloat (c->resource.ub_bytes, ==, 12.0 * (gdouble) c->resource.tile_elements);
-  g_assert_cmpuint (c->resource.n_buffers, ==, 3);
-  g_assert_cmpfloat (c->resource.ub_bytes, <=, c->resource.ub_budget_bytes);
+  g_assert_cmpfloat (fw_candidate_get_resource (c)->ub_bytes, ==, 12.0 * (gdouble) fw_candidate_get_resource (c)->tile_elements);
+  g_assert_cmpuint (fw_candidate_get_resource (c)->n_buffers, ==, 3);
+  g_assert_cmpfloat (fw_candidate_get_resource (c)->ub_bytes, <=, fw_candidate_get_resource (c)->ub_budget_bytes);
 
   /* The report says what was priced and lists the arrangement. */
   {

@@ -108,15 +108,15 @@ test_transformer_balanced (void)
   g_assert_nonnull (ln);
   g_assert_cmpstr (ln->kind, ==, "reduce_broadcast");
   g_assert_cmpstr (ln->pattern, ==, "layernorm");
-  g_assert_cmpint (ln->resource.tile_rows, >=, 1);
-  g_assert_cmpint (ln->resource.tile_elements % 64, ==, 0);
+  g_assert_cmpint (fw_candidate_get_resource (ln)->tile_rows, >=, 1);
+  g_assert_cmpint (fw_candidate_get_resource (ln)->tile_elements % 64, ==, 0);
   gelu = find_candidate (plan, "MatMul,Add,Div,Erf,Add,Mul,Mul");
   g_assert_nonnull (gelu);
   g_assert_cmpstr (gelu->pattern, ==, "matmul_bias_gelu");
-  g_assert_cmpint (gelu->cost.launches_before, ==, 7);
-  g_assert_cmpint (gelu->cost.launches_after, ==, 1);
-  g_assert_cmpfloat (gelu->cost.bytes_read_after, <, gelu->cost.bytes_read_before);
-  g_assert_cmpfloat (gelu->cost.saving_s, >, 0);
+  g_assert_cmpint (fw_candidate_get_cost (gelu)->launches_before, ==, 7);
+  g_assert_cmpint (fw_candidate_get_cost (gelu)->launches_after, ==, 1);
+  g_assert_cmpfloat (fw_candidate_get_cost (gelu)->bytes_read_after, <, fw_candidate_get_cost (gelu)->bytes_read_before);
+  g_assert_cmpfloat (fw_candidate_get_cost (gelu)->saving_s, >, 0);
   g_assert_true (gelu->root != NULL && strcmp (gelu->root->op_type, "MatMul") == 0);
   /* Attention scores stop before Softmax unless aggressive, and say why. */
   scores = find_candidate (plan, "MatMul,Div,Add");
@@ -222,7 +222,7 @@ test_conv_block (void)
   g_assert_nonnull (first);
   g_assert_cmpstr (first->pattern, ==, "conv_bn_relu");
   /* The input, the weight and BatchNormalization's four vectors: six tensors read. */
-  g_assert_cmpuint (first->resource.kernel_inputs, ==, 6);
+  g_assert_cmpuint (fw_candidate_get_resource (first)->kernel_inputs, ==, 6);
   residual = find_candidate (plan, "Conv,BatchNormalization,Add,Relu");
   g_assert_nonnull (residual);
   g_clear_pointer (&plan, fw_plan_free);
@@ -259,7 +259,7 @@ test_max_inputs (void)
   plan = plan_for (model, profile, NULL, FW_STRATEGY_BALANCED);
   g_assert_cmpuint (count_code (plan, FW_NF_MAX_INPUTS), >, 0);
   for (guint i = 0; i < plan->candidates->len; i++)
-    g_assert_cmpuint (((FwCandidate *) g_ptr_array_index (plan->candidates, i))->resource.kernel_inputs, <=, 3);
+    g_assert_cmpuint (fw_candidate_get_resource (g_ptr_array_index (plan->candidates, i))->kernel_inputs, <=, 3);
 }
 
 static void
@@ -366,7 +366,7 @@ test_horizontal (void)
   g_assert_nonnull (h);
   g_assert_cmpuint (h->nodes->len, ==, 4);
   /* The shared input is read once: less than the two kernels read together. */
-  g_assert_cmpfloat (h->cost.bytes_read_after, <, h->cost.bytes_read_before);
+  g_assert_cmpfloat (fw_candidate_get_cost (h)->bytes_read_after, <, fw_candidate_get_cost (h)->bytes_read_before);
   assert_refines (balanced, aggressive);
 }
 
@@ -413,7 +413,7 @@ test_through_view (void)
   g_assert_nonnull (all);
   g_assert_cmpstr (all->kind, ==, "through_views");
   /* The shape tensor is compiled in: the kernel reads x alone. */
-  g_assert_cmpuint (all->resource.kernel_inputs, ==, 1);
+  g_assert_cmpuint (fw_candidate_get_resource (all)->kernel_inputs, ==, 1);
   assert_refines (balanced, aggressive);
 }
 

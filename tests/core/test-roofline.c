@@ -96,8 +96,8 @@ test_points (void)
     {
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
       const FwRooflinePoint *p = fw_roofline_data_find (data, c->index);
-      gdouble before = c->cost.bytes_read_before + c->cost.bytes_written_before;
-      gdouble after = c->cost.bytes_read_after + c->cost.bytes_written_after;
+      gdouble before = fw_candidate_get_cost (c)->bytes_read_before + fw_candidate_get_cost (c)->bytes_written_before;
+      gdouble after = fw_candidate_get_cost (c)->bytes_read_after + fw_candidate_get_cost (c)->bytes_written_after;
       g_autofree char *text = NULL;
       g_autofree char *number = g_strdup_printf ("#%u ", c->index);
 
@@ -106,18 +106,18 @@ test_points (void)
       g_assert_cmpstr (p->pattern, ==, c->pattern);
       g_assert_cmpint (p->status, ==, c->status);
       g_assert_cmpuint (p->n_nodes, ==, c->nodes->len);
-      assert_close (p->flops, c->cost.flops);
+      assert_close (p->flops, fw_candidate_get_cost (c)->flops);
       assert_close (p->bytes_before, before);
       assert_close (p->bytes_after, after);
-      assert_close (p->intensity_before, before > 0 ? c->cost.flops / before : 0);
-      assert_close (p->intensity_after, after > 0 ? c->cost.flops / after : 0);
-      assert_close (p->achieved_before, c->cost.flops / c->cost.time_before_s);
-      assert_close (p->achieved_after, c->cost.flops / c->cost.time_after_s);
+      assert_close (p->intensity_before, before > 0 ? fw_candidate_get_cost (c)->flops / before : 0);
+      assert_close (p->intensity_after, after > 0 ? fw_candidate_get_cost (c)->flops / after : 0);
+      assert_close (p->achieved_before, fw_candidate_get_cost (c)->flops / fw_candidate_get_cost (c)->time_before_s);
+      assert_close (p->achieved_after, fw_candidate_get_cost (c)->flops / fw_candidate_get_cost (c)->time_after_s);
       assert_close (p->attainable_before, MIN (data->peak_flops_per_s, p->intensity_before * data->hbm_bytes_per_s));
       assert_close (p->attainable_after, MIN (data->peak_flops_per_s, p->intensity_after * data->hbm_bytes_per_s));
       /* Fusion never adds HBM traffic: the arrow points right (or stays). */
       g_assert_cmpfloat (p->bytes_after, <=, p->bytes_before);
-      g_assert_cmpint (p->plotted, ==, c->cost.flops > 0 && after > 0);
+      g_assert_cmpint (p->plotted, ==, fw_candidate_get_cost (c)->flops > 0 && after > 0);
       if (p->plotted)
         {
           plotted++;
@@ -212,9 +212,9 @@ test_summary (void)
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
       if (c->status != FW_CANDIDATE_PROPOSED)
         continue;
-      launches_saved += c->cost.launches_before - c->cost.launches_after;
-      time_saved += c->cost.time_before_s - c->cost.time_after_s;
-      if (veto == G_MAXUINT && c->cost.launches_before > 1)
+      launches_saved += fw_candidate_get_cost (c)->launches_before - fw_candidate_get_cost (c)->launches_after;
+      time_saved += fw_candidate_get_cost (c)->time_before_s - fw_candidate_get_cost (c)->time_after_s;
+      if (veto == G_MAXUINT && fw_candidate_get_cost (c)->launches_before > 1)
         veto = c->index;
     }
   g_assert_cmpuint (launches_saved, >, 0);

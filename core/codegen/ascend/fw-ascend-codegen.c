@@ -490,11 +490,11 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
   for (guint i = 0; i < g.outputs->len; i++)
     fw_kernel_source_add_output (kernel->source, ((Operand *) g_ptr_array_index (g.outputs, i))->value);
   fw_ac_compute_tiling (&g, &kernel->tiling);
-  if (kernel->tiling.tile_length < candidate->resource.tile_elements)
+  if (kernel->tiling.tile_length < fw_candidate_get_resource (candidate)->tile_elements)
     fw_kernel_source_take_message (kernel->source,
                                    g_strdup_printf (_("tile of %" PRId64 " elements, below the plan's %" PRId64
                                                       ": the kernel's scratch buffers would not fit the Unified Buffer"),
-                                                    kernel->tiling.tile_length, candidate->resource.tile_elements));
+                                                    kernel->tiling.tile_length, fw_candidate_get_resource (candidate)->tile_elements));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s.cpp", g.name), fw_ac_gen_kernel (&g));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.h", g.name),
                               gen_tiling_header (&g, &kernel->tiling));

@@ -100,7 +100,7 @@ fw_ac_kernel_bytes (Gen *g, gint64 tile_len, gint64 rows)
 void
 fw_ac_compute_tiling (Gen *g, FwAscendTiling *out)
 {
-  const FwResourceEstimate *plan = &g->cand->resource;
+  const FwResourceEstimate *plan = fw_kernel_spec_get_resource (g->spec);
   const FwProfile *profile = g->profile;
   gdouble row = g->rows_mode ? (gdouble) g->row_len : 1.0;
   gdouble unit = (gdouble) MAX (plan->unit_elements, 1);

@@ -92,16 +92,30 @@ use_value (Gen *g, FwValue *value, GError **error)
   return v;
 }
 
+/* The row operations this target emits (fw-host-region.c); which members are row operations is the
+ * planner's (the spec's row ops). */
 static gboolean
-is_row_op (const FwNode *node)
+emits_row_op (const FwNode *node)
 {
-  const char *op = node->op_type;
+  static const char *const ops[] = {
+    "Softmax", "LogSoftmax", "LayerNormalization", "GlobalAveragePool", "GlobalMaxPool", "ReduceMean",
+    "ReduceSum", "ReduceMax", "ReduceMin", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceProd",
+  };
 
-  return strcmp (op, "Softmax") == 0 || strcmp (op, "LogSoftmax") == 0 || strcmp (op, "LayerNormalization") == 0 ||
-         strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0 ||
-         strcmp (op, "ReduceMean") == 0 || strcmp (op, "ReduceSum") == 0 || strcmp (op, "ReduceMax") == 0 ||
-         strcmp (op, "ReduceMin") == 0 || strcmp (op, "ReduceSumSquare") == 0 || strcmp (op, "ReduceL1") == 0 ||
-         strcmp (op, "ReduceL2") == 0 || strcmp (op, "ReduceProd") == 0;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (strcmp (node->op_type, ops[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the member at `position` is a row operation, as the planner described it (or failed to). */
+static gboolean
+is_row_op (Gen *g, guint position)
+{
+  const char *why = NULL;
+  const FwRowOp *op = fw_kernel_spec_get_row_op (g->cand->spec, position, &why);
+
+  return op->axes > 0 || why != NULL;
 }
 
 /* Collects values, finds the root, the row axes and the space. */
@@ -188,8 +202,10 @@ find_space (Gen *g, GError **error)
       const FwRowOp *op;
       gint r, from_end;
 
-      if (!is_row_op (node))
+      if (!is_row_op (g, i))
         continue;
+      if (!emits_row_op (node))
+        return fw_hc_unsupported (error, _("the row operation %s"), node->op_type);
       op = fw_kernel_spec_get_row_op (spec, i, &why);
       if (why != NULL)
         return fw_hc_unsupported (error, "%s", why);
@@ -517,7 +533,7 @@ assign_passes (Gen *g, GError **error)
             return fw_hc_unsupported (error, _("a degenerate %s"), node->op_type);
           continue;
         }
-      if (is_row_op (node))
+      if (is_row_op (g, sn->id))
         {
           if (x == NULL || x->rowv)
             return fw_hc_unsupported (error, _("%s over a broadcast input"), node->op_type);

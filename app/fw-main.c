@@ -9,6 +9,7 @@
 #include "exec/fw-host-tuning.h"
 #include "fw-batch.h"
 #include "graph/fw-tensor.h"
+#include "rules/fw-rules.h"
 #if FW_HAVE_GUI
 # include "fw-application.h"
 #endif
@@ -21,6 +22,7 @@ run_command_line (int argc, char **argv)
   g_autofree char *format = NULL;
   g_auto(GStrv) binds = NULL;
   gboolean version = FALSE;
+  g_autofree char *convert_rules = NULL;
   gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0, max_alloc_mb = 0;
   gint64 max_tensor_elements = 0;
   g_autofree char *profile = NULL;
@@ -70,6 +72,7 @@ run_command_line (int argc, char **argv)
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
     { "max-alloc-mb", 0, 0, G_OPTION_ARG_INT, &max_alloc_mb, N_("Refuse models that would make the reader copy more than N MiB (default 2048)"), N_("N") },
     { "max-tensor-elements", 0, 0, G_OPTION_ARG_INT64, &max_tensor_elements, N_("Refuse tensors claiming more than N elements (default 2^39)"), N_("N") },
+    { "convert-rules", 0, 0, G_OPTION_ARG_FILENAME, &convert_rules, N_("Print a fusion_rules file (the graph-autofusion articles' rule dialect) in this tool's rule format and exit"), N_("FILE") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
     { NULL }
   };
@@ -88,6 +91,17 @@ run_command_line (int argc, char **argv)
   if (version)
     {
       printf ("fusion-workbench %s\n", PACKAGE_VERSION);
+      return FW_EXIT_OK;
+    }
+  if (convert_rules != NULL)
+    {
+      g_autofree char *text = fw_rule_convert_file (convert_rules, &error);
+      if (text == NULL)
+        {
+          g_printerr ("fusion-workbench: %s\n", error->message);
+          return FW_EXIT_BAD_INPUT;
+        }
+      fputs (text, stdout);
       return FW_EXIT_OK;
     }
   if (batch == NULL)

@@ -65,6 +65,7 @@ typedef struct
   guint               index;
   char               *pattern;     /* rule name, or the class-based kind: epilogue, elementwise_chain, … */
   const FwRule       *rule;        /* the rule that named it, or NULL */
+  GPtrArray          *rule_misses; /* FwRuleMiss*: better rules whose pattern matched but not their `when` */
   char               *kind;        /* class-based kind, whatever the rule */
   GPtrArray          *nodes;       /* FwNode*, topological order */
   FwNode             *root;        /* the out-fusable producer of an epilogue group, or NULL */

@@ -170,6 +170,7 @@ candidate_free (gpointer data)
 
   g_free (c->pattern);
   g_free (c->kind);
+  g_clear_pointer (&c->rule_misses, g_ptr_array_unref);
   g_clear_pointer (&c->nodes, g_ptr_array_unref);
   g_clear_pointer (&c->spec, fw_kernel_spec_free);
   g_free (c);
@@ -209,8 +210,17 @@ apply_rules (FwPlan *plan, FwCandidate *c)
                                        forbid->file ? forbid->file : "?", forbid->line));
       return;
     }
+  g_clear_pointer (&c->rule_misses, g_ptr_array_unref);
   for (guint skip = 0; skip <= 3 && skip + 2 <= c->nodes->len; skip++)
     {
+      g_autoptr(GPtrArray) misses = fw_rule_set_explain (plan->rules, (FwNode * const *) c->nodes->pdata + skip,
+                                                         c->nodes->len - skip);
+
+      /* What a rule's `when` kept from naming the group, whether or not another rule names it. */
+      if (misses->len > 0 && c->rule_misses == NULL)
+        c->rule_misses = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_rule_miss_free);
+      while (misses->len > 0)
+        g_ptr_array_add (c->rule_misses, g_ptr_array_steal_index (misses, 0));
       rule = fw_rule_set_match (plan->rules, (FwNode * const *) c->nodes->pdata + skip, c->nodes->len - skip);
       if (rule == NULL)
         continue;

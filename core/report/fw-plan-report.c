@@ -304,6 +304,19 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
         json_builder_add_string_value (b, c->rule->name);
       else
         json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "rules_not_met");
+      json_builder_begin_array (b);
+      for (guint m = 0; c->rule_misses && m < c->rule_misses->len; m++)
+        {
+          const FwRuleMiss *miss = g_ptr_array_index (c->rule_misses, m);
+          json_builder_begin_object (b);
+          fw_json_member_string (b, "rule", miss->rule->name);
+          fw_json_member_string (b, "file", miss->rule->file);
+          fw_json_member_int (b, "line", miss->rule->line);
+          fw_json_member_string (b, "condition", miss->condition);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
       add_nodes (b, c->nodes);
       json_builder_set_member_name (b, "ops");
       json_builder_begin_array (b);

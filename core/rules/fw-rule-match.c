@@ -8,6 +8,10 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "graph/fw-dtype.h"
+
 #include "rules/fw-rules-private.h"
 
 static inline guint
@@ -249,68 +253,207 @@ conv_dims (const FwNode *node, gint64 *chw)
   chw[2] = r >= 3 ? dim_at (y, r - 1) : -1;
 }
 
-static gboolean
-at_least (gint64 have, gint64 need)
+/* The hidden size of the first normalisation in the match: the elements of the axes a
+ * LayerNormalization normalises (from `axis` on), or of the trailing axes the first ReduceMean averages (a
+ * decomposed LayerNorm or RMSNorm). */
+static gint64
+hidden_dim (FwNode * const *nodes, guint start, guint end)
 {
-  return need < 0 || (have >= 0 && have >= need);
+  static const char * const mean_ops[] = { "ReduceMean", NULL };
+  static const char * const ln_ops[] = { "LayerNormalization", NULL };
+
+  for (guint k = start; k < end; k++)
+    {
+      const FwNode *node = nodes[k];
+      const FwValue *x = node->n_inputs > 0 ? node->inputs[0] : NULL;
+      gint r = x ? x->rank : -1;
+      gint64 axis;
+
+      if (r < 1)
+        continue;
+      if (node_is (node, ln_ops))
+        {
+          axis = fw_node_get_attr_int (node, "axis", -1);
+          axis = axis < 0 ? axis + r : axis;
+          return axis >= 0 && axis < r ? dims_product (x, (gint) axis, r) : -1;
+        }
+      if (node_is (node, mean_ops))
+        {
+          guint n = 0;
+          const gint64 *axes = fw_node_get_attr_ints (node, "axes", &n);
+          /* One trailing axis (the usual export), given as an attribute or a constant input. */
+          axis = axes != NULL && n == 1 ? axes[0] : -1;
+          if (axes == NULL && node->n_inputs > 1 && node->inputs[1] && node->inputs[1]->constant &&
+              node->inputs[1]->constant->n_elements == 1)
+            fw_tensor_get_int64 (node->inputs[1]->constant, 0, &axis);
+          axis = axis < 0 ? axis + r : axis;
+          return axis == r - 1 ? dim_at (x, r - 1) : -1;
+        }
+    }
+  return -1;
+}
+
+/* Every dim the match has, -1 where it has none or it is not known. */
+static void
+match_dims (FwNode * const *nodes, guint start, guint end, gint64 *dims)
+{
+  static const char * const matmul_ops[] = { "MatMul", "MatMulInteger", "Gemm", NULL };
+  static const char * const conv_ops[] = { "Conv", "ConvInteger", "ConvTranspose", NULL };
+  const FwNode *last = nodes[end - 1];
+  const FwValue *y = last->n_outputs > 0 ? last->outputs[0] : NULL;
+  guint k;
+
+  for (guint d = 0; d < FW_RULE_N_DIMS; d++)
+    dims[d] = -1;
+  for (k = start; k < end && !node_is (nodes[k], matmul_ops); k++)
+    ;
+  if (k < end)
+    matmul_dims (nodes[k], dims + FW_RULE_DIM_M);
+  for (k = start; k < end && !node_is (nodes[k], conv_ops); k++)
+    ;
+  if (k < end)
+    conv_dims (nodes[k], dims + FW_RULE_DIM_C);
+  dims[FW_RULE_DIM_ELEMENTS] = y && y->rank >= 0 ? dims_product (y, 0, y->rank) : -1;
+  dims[FW_RULE_DIM_HIDDEN] = hidden_dim (nodes, start, end);
+}
+
+/* The value an operand name stands for in the match: the first node's first input and output; the first
+ * compute node's weight (its second input); the bias: Gemm's C or Conv's B, else the other operand of the
+ * first Add that reads a compute node's result. */
+static const FwValue *
+operand_of (FwNode * const *nodes, guint start, guint end, FwRuleOperand which)
+{
+  static const char * const compute_ops[] = { "MatMul", "MatMulInteger", "Gemm", "Conv", "ConvInteger",
+                                              "ConvTranspose", NULL };
+  static const char * const add_ops[] = { "Add", NULL };
+  const FwNode *first = nodes[start];
+
+  if (which == FW_RULE_OPERAND_INPUT)
+    return first->n_inputs > 0 ? first->inputs[0] : NULL;
+  if (which == FW_RULE_OPERAND_OUTPUT)
+    return first->n_outputs > 0 ? first->outputs[0] : NULL;
+  for (guint k = start; k < end; k++)
+    {
+      const FwNode *node = nodes[k];
+      if (!node_is (node, compute_ops))
+        continue;
+      if (which == FW_RULE_OPERAND_WEIGHT)
+        return node->n_inputs > 1 ? node->inputs[1] : NULL;
+      if (node->n_inputs > 2 && node->inputs[2] != NULL)
+        return node->inputs[2];
+      for (guint a = k + 1; a < end; a++)
+        {
+          const FwNode *add = nodes[a];
+          if (!node_is (add, add_ops) || add->n_inputs != 2 || node->n_outputs == 0)
+            continue;
+          if (add->inputs[0] == node->outputs[0])
+            return add->inputs[1];
+          if (add->inputs[1] == node->outputs[0])
+            return add->inputs[0];
+        }
+      return NULL;
+    }
+  return NULL;
+}
+
+static char *
+dtype_list (guint32 mask)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint d = 0; d < 32; d++)
+    if (mask & (1u << d))
+      g_string_append_printf (s, "%s%s", s->len ? ", " : "", fw_dtype_name ((FwDType) d));
+  return g_string_free (s, FALSE);
+}
+
+/* Whether a value's dtype is one of mask; *unmet says why not. */
+static gboolean
+dtype_holds (const FwValue *value, guint32 mask, const char *what, char **unmet)
+{
+  FwDType dtype = value ? value->dtype : FW_DTYPE_UNDEFINED;
+  g_autofree char *allowed = NULL;
+
+  if (dtype != FW_DTYPE_UNDEFINED && (guint) dtype < 32 && (mask & (1u << dtype)))
+    return TRUE;
+  if (unmet == NULL)
+    return FALSE;
+  allowed = dtype_list (mask);
+  if (value == NULL)
+    *unmet = g_strdup_printf (_("the match has no %s operand (%s required)"), what, allowed);
+  else if (dtype == FW_DTYPE_UNDEFINED)
+    *unmet = g_strdup_printf (_("the %s dtype is not known (%s required)"), what, allowed);
+  else
+    *unmet = g_strdup_printf (_("the %s dtype is %s, not %s"), what, fw_dtype_name (dtype), allowed);
+  return FALSE;
+}
+
+static gboolean
+dim_holds (FwRuleDim d, gint64 have, gint64 min, gint64 max, gint64 eq, char **unmet)
+{
+  const char *name = fw_rule_dim_names[d];
+
+  if (min < 0 && max < 0 && eq < 0)
+    return TRUE;
+  if (have >= 0 && (min < 0 || have >= min) && (max < 0 || have <= max) && (eq < 0 || have == eq))
+    return TRUE;
+  if (unmet == NULL)
+    return FALSE;
+  if (have < 0)
+    {
+      *unmet = g_strdup_printf (_("%s is not known here (no such node in the match, or a symbolic dim)"), name);
+      return FALSE;
+    }
+  {
+    g_autofree char *h = g_strdup_printf ("%" G_GINT64_FORMAT, have);
+    g_autofree char *b = g_strdup_printf ("%" G_GINT64_FORMAT, min >= 0 && have < min ? min : max >= 0 && have > max ? max : eq);
+    if (min >= 0 && have < min)
+      *unmet = g_strdup_printf (_("%s is %s, below %s"), name, h, b);
+    else if (max >= 0 && have > max)
+      *unmet = g_strdup_printf (_("%s is %s, above %s"), name, h, b);
+    else
+      *unmet = g_strdup_printf (_("%s is %s, not %s"), name, h, b);
+  }
+  return FALSE;
+}
+
+gboolean
+fw_rule_entry_has_when (const FwRuleEntry *entry)
+{
+  return entry->has_dims || entry->has_operand_dtype || entry->pub.dtype_mask != 0;
+}
+
+gboolean
+fw_rule_when_check (const FwRuleEntry *entry, FwNode * const *nodes, guint start, guint end, char **unmet)
+{
+  gint64 dims[FW_RULE_N_DIMS];
+
+  if (unmet)
+    *unmet = NULL;
+  if (entry->pub.dtype_mask != 0)
+    {
+      const FwNode *first = nodes[start];
+      if (!dtype_holds (first->n_outputs > 0 ? first->outputs[0] : NULL, entry->pub.dtype_mask, "output", unmet))
+        return FALSE;
+    }
+  for (guint k = 0; entry->has_operand_dtype && k < FW_RULE_N_OPERANDS; k++)
+    if (entry->operand_dtype[k] != 0 &&
+        !dtype_holds (operand_of (nodes, start, end, (FwRuleOperand) k), entry->operand_dtype[k],
+                      fw_rule_operand_names[k], unmet))
+      return FALSE;
+  if (!entry->has_dims)
+    return TRUE;
+  match_dims (nodes, start, end, dims);
+  for (guint d = 0; d < FW_RULE_N_DIMS; d++)
+    if (!dim_holds ((FwRuleDim) d, dims[d], entry->min_dim[d], entry->max_dim[d], entry->eq_dim[d], unmet))
+      return FALSE;
+  return TRUE;
 }
 
 gboolean
 fw_rule_when_holds (const FwRuleEntry *entry, FwNode * const *nodes, guint start, guint end)
 {
-  static const char * const matmul_ops[] = { "MatMul", "MatMulInteger", "Gemm", NULL };
-  static const char * const conv_ops[] = { "Conv", "ConvInteger", "ConvTranspose", NULL };
-  const gint64 *need = entry->min_dim;
-
-  if (entry->pub.dtype_mask != 0)
-    {
-      const FwNode *first = nodes[start];
-      const FwValue *y = first->n_outputs > 0 ? first->outputs[0] : NULL;
-      FwDType dtype = y ? y->dtype : FW_DTYPE_UNDEFINED;
-
-      if (dtype == FW_DTYPE_UNDEFINED || (guint) dtype >= 32 || !(entry->pub.dtype_mask & (1u << dtype)))
-        return FALSE;
-    }
-  if (!entry->has_min_dim)
-    return TRUE;
-  if (need[FW_RULE_DIM_M] >= 0 || need[FW_RULE_DIM_N] >= 0 || need[FW_RULE_DIM_K] >= 0)
-    {
-      gint64 mnk[3] = { -1, -1, -1 };
-      guint k;
-
-      for (k = start; k < end && !node_is (nodes[k], matmul_ops); k++)
-        ;
-      if (k == end)
-        return FALSE;
-      matmul_dims (nodes[k], mnk);
-      if (!at_least (mnk[0], need[FW_RULE_DIM_M]) || !at_least (mnk[1], need[FW_RULE_DIM_N])
-          || !at_least (mnk[2], need[FW_RULE_DIM_K]))
-        return FALSE;
-    }
-  if (need[FW_RULE_DIM_C] >= 0 || need[FW_RULE_DIM_H] >= 0 || need[FW_RULE_DIM_W] >= 0)
-    {
-      gint64 chw[3] = { -1, -1, -1 };
-      guint k;
-
-      for (k = start; k < end && !node_is (nodes[k], conv_ops); k++)
-        ;
-      if (k == end)
-        return FALSE;
-      conv_dims (nodes[k], chw);
-      if (!at_least (chw[0], need[FW_RULE_DIM_C]) || !at_least (chw[1], need[FW_RULE_DIM_H])
-          || !at_least (chw[2], need[FW_RULE_DIM_W]))
-        return FALSE;
-    }
-  if (need[FW_RULE_DIM_ELEMENTS] >= 0)
-    {
-      const FwNode *last = nodes[end - 1];
-      const FwValue *y = last->n_outputs > 0 ? last->outputs[0] : NULL;
-      gint64 n = y && y->rank >= 0 ? dims_product (y, 0, y->rank) : -1;
-
-      if (!at_least (n, need[FW_RULE_DIM_ELEMENTS]))
-        return FALSE;
-    }
-  return TRUE;
+  return fw_rule_when_check (entry, nodes, start, end, NULL);
 }
 
 /* Runs start where a window of 127 nodes begins at a multiple of 64: every run of at most 64 nodes lies
@@ -320,7 +463,7 @@ fw_rule_forbid_matches (const FwRuleCompiled *compiled, FwNode * const *nodes, g
 {
   const FwRuleSeq *seq = compiled->seq;
   const FwRuleEntry *entry = compiled->entry;
-  gboolean has_when = entry->has_min_dim || entry->pub.dtype_mask != 0;
+  gboolean has_when = fw_rule_entry_has_when (entry);
 
   if (n_nodes < seq->min_len)
     return FALSE;

@@ -13,14 +13,15 @@
 #include "graph/fw-dtype.h"
 #include "rules/fw-rules-private.h"
 
-const char * const fw_rule_dim_names[FW_RULE_N_DIMS + 1] = { "M", "N", "K", "C", "H", "W", "elements", NULL };
+const char * const fw_rule_dim_names[FW_RULE_N_DIMS + 1] = { "M", "N", "K", "C", "H", "W", "elements", "hidden", NULL };
+const char * const fw_rule_operand_names[FW_RULE_N_OPERANDS + 1] = { "input", "weight", "bias", "output", NULL };
 
 static const char * const top_keys[] = { "version", "patterns", "rules", NULL };
 static const char * const rule_keys[] = {
   "name", "description", "pattern", "action", "strategy", "when", "priority", "enabled", NULL,
 };
 static const char * const item_keys[] = { "op", "or", "class", "repeat", NULL };
-static const char * const when_keys[] = { "min_dim", "dtype", NULL };
+static const char * const when_keys[] = { "min_dim", "max_dim", "dim", "dtype", "operand_dtype", NULL };
 /* In FwRuleStrategy order, after FW_RULE_STRATEGY_ANY. */
 static const char * const strategy_names[] = {
   "compute_memory_pairing", "elementwise_chain", "reduce_epilogue", "sequential",
@@ -164,7 +165,7 @@ entry_new (const FwYamlDocument *doc, const char *name, const FwYamlNode *where)
   entry->pub.enabled = TRUE;
   entry->pub.min_dim = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (guint k = 0; k < FW_RULE_N_DIMS; k++)
-    entry->min_dim[k] = -1;
+    entry->min_dim[k] = entry->max_dim[k] = entry->eq_dim[k] = -1;
   return entry;
 }
 
@@ -424,45 +425,78 @@ parse_dtype (const FwYamlDocument *doc, const FwYamlNode *node, guint32 *mask, G
   return fw_yaml_error (error, doc, node, _("unknown dtype “%s”"), text);
 }
 
+/* A dtype or a list of them into a mask. */
+static gboolean
+parse_dtypes (const FwYamlDocument *doc, const FwYamlNode *node, const char *what, guint32 *mask, GError **error)
+{
+  if (node->kind != FW_YAML_SEQUENCE)
+    return parse_dtype (doc, node, mask, error);
+  if (node->items->len == 0)
+    return fw_yaml_error (error, doc, node, _("“%s” lists no dtype"), what);
+  for (guint k = 0; k < node->items->len; k++)
+    if (!parse_dtype (doc, g_ptr_array_index (node->items, k), mask, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* min_dim, max_dim or dim: {KEY: N, …} into bounds. */
+static gboolean
+parse_dims (const FwYamlDocument *doc, const FwYamlNode *node, const char *what, gint64 *bounds,
+            FwRuleEntry *entry, GError **error)
+{
+  g_autofree char *quoted = g_strdup_printf ("“%s”", what);
+
+  if (!fw_yaml_expect (doc, node, FW_YAML_MAPPING, quoted, error)
+      || !fw_yaml_check_keys (doc, node, fw_rule_dim_names, error))
+    return FALSE;
+  for (guint k = 0; k < FW_RULE_N_DIMS; k++)
+    {
+      const FwYamlNode *value = fw_yaml_get (node, fw_rule_dim_names[k]);
+      gint64 v;
+
+      if (value == NULL)
+        continue;
+      if (!fw_yaml_get_int (doc, value, 0, G_MAXINT64, &v, error))
+        return FALSE;
+      bounds[k] = v;
+      entry->has_dims = TRUE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_when (const FwYamlDocument *doc, const FwYamlNode *node, FwRuleEntry *entry, GError **error)
 {
-  const FwYamlNode *min_dim, *dtype;
+  const FwYamlNode *v;
 
   if (!fw_yaml_expect (doc, node, FW_YAML_MAPPING, "“when”", error)
       || !fw_yaml_check_keys (doc, node, when_keys, error))
     return FALSE;
-  min_dim = fw_yaml_get (node, "min_dim");
-  dtype = fw_yaml_get (node, "dtype");
-  if (min_dim != NULL)
+  if ((v = fw_yaml_get (node, "min_dim")) != NULL && !parse_dims (doc, v, "min_dim", entry->min_dim, entry, error))
+    return FALSE;
+  if ((v = fw_yaml_get (node, "max_dim")) != NULL && !parse_dims (doc, v, "max_dim", entry->max_dim, entry, error))
+    return FALSE;
+  if ((v = fw_yaml_get (node, "dim")) != NULL && !parse_dims (doc, v, "dim", entry->eq_dim, entry, error))
+    return FALSE;
+  for (guint k = 0; k < FW_RULE_N_DIMS; k++)
+    if (entry->min_dim[k] >= 0)
+      g_hash_table_insert (entry->pub.min_dim, g_strdup (fw_rule_dim_names[k]),
+                           g_memdup2 (&entry->min_dim[k], sizeof (gint64)));
+  if ((v = fw_yaml_get (node, "dtype")) != NULL && !parse_dtypes (doc, v, "dtype", &entry->pub.dtype_mask, error))
+    return FALSE;
+  if ((v = fw_yaml_get (node, "operand_dtype")) != NULL)
     {
-      if (!fw_yaml_expect (doc, min_dim, FW_YAML_MAPPING, "“min_dim”", error)
-          || !fw_yaml_check_keys (doc, min_dim, fw_rule_dim_names, error))
+      if (!fw_yaml_expect (doc, v, FW_YAML_MAPPING, "“operand_dtype”", error)
+          || !fw_yaml_check_keys (doc, v, fw_rule_operand_names, error))
         return FALSE;
-      for (guint k = 0; k < FW_RULE_N_DIMS; k++)
+      for (guint k = 0; k < FW_RULE_N_OPERANDS; k++)
         {
-          const FwYamlNode *value = fw_yaml_get (min_dim, fw_rule_dim_names[k]);
-          gint64 v;
-
-          if (value == NULL)
-            continue;
-          if (!fw_yaml_get_int (doc, value, 0, G_MAXINT64, &v, error))
+          const FwYamlNode *d = fw_yaml_get (v, fw_rule_operand_names[k]);
+          if (d != NULL && !parse_dtypes (doc, d, fw_rule_operand_names[k], &entry->operand_dtype[k], error))
             return FALSE;
-          entry->min_dim[k] = v;
-          entry->has_min_dim = TRUE;
-          g_hash_table_insert (entry->pub.min_dim, g_strdup (fw_rule_dim_names[k]), g_memdup2 (&v, sizeof v));
+          entry->has_operand_dtype |= d != NULL;
         }
     }
-  if (dtype != NULL && dtype->kind == FW_YAML_SEQUENCE)
-    {
-      if (dtype->items->len == 0)
-        return fw_yaml_error (error, doc, dtype, _("“dtype” lists no dtype"));
-      for (guint k = 0; k < dtype->items->len; k++)
-        if (!parse_dtype (doc, g_ptr_array_index (dtype->items, k), &entry->pub.dtype_mask, error))
-          return FALSE;
-    }
-  else if (dtype != NULL && !parse_dtype (doc, dtype, &entry->pub.dtype_mask, error))
-    return FALSE;
   return TRUE;
 }
 

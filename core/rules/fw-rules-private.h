@@ -24,10 +24,22 @@ typedef enum {
   FW_RULE_DIM_H,
   FW_RULE_DIM_W,
   FW_RULE_DIM_ELEMENTS,
+  FW_RULE_DIM_HIDDEN,
   FW_RULE_N_DIMS
 } FwRuleDim;
 
 extern const char * const fw_rule_dim_names[FW_RULE_N_DIMS + 1];
+
+/* The operands `when: {operand_dtype: …}` names (fw-rule-match.c says which value each is). */
+typedef enum {
+  FW_RULE_OPERAND_INPUT,
+  FW_RULE_OPERAND_WEIGHT,
+  FW_RULE_OPERAND_BIAS,
+  FW_RULE_OPERAND_OUTPUT,
+  FW_RULE_N_OPERANDS
+} FwRuleOperand;
+
+extern const char * const fw_rule_operand_names[FW_RULE_N_OPERANDS + 1];
 
 typedef struct
 {
@@ -50,7 +62,11 @@ typedef struct
   char      *description;
   FwRuleLoc  pattern_loc;     /* the pattern list, for length errors */
   gint64     min_dim[FW_RULE_N_DIMS]; /* -1: no condition */
-  gboolean   has_min_dim;
+  gint64     max_dim[FW_RULE_N_DIMS];
+  gint64     eq_dim[FW_RULE_N_DIMS];
+  gboolean   has_dims;
+  guint32    operand_dtype[FW_RULE_N_OPERANDS]; /* dtype masks as FwRule.dtype_mask; 0 = any */
+  gboolean   has_operand_dtype;
   guint      min_len;         /* filled by the resolver */
   guint      max_len;
 } FwRuleEntry;
@@ -80,6 +96,12 @@ gboolean       fw_rule_split_domain   (const char        *name,
 gboolean       fw_rule_domain_is_default (const char     *domain);
 gboolean       fw_rule_class_from_name (const char       *name,
                                         FwOpClass        *out);
+
+/* The graph-autofusion articles' dialect (fw-rule-dialect.c): whether a document is one (top-level
+ * `fusion_rules`), and our format's text for it, or NULL with FILE:LINE:COL errors. */
+gboolean       fw_rule_dialect_detect  (const FwYamlDocument *doc);
+char          *fw_rule_dialect_convert (const FwYamlDocument *doc,
+                                        GError           **error);
 
 /* Compiled patterns. */
 typedef enum {
@@ -152,6 +174,14 @@ gboolean       fw_rule_when_holds      (const FwRuleEntry *entry,
                                         FwNode * const    *nodes,
                                         guint              start,
                                         guint              end);
+/* As fw_rule_when_holds; when a condition does not hold, *unmet (when not NULL) says which and why,
+ * translated: "bias dtype is float32, not float16". */
+gboolean       fw_rule_when_check      (const FwRuleEntry *entry,
+                                        FwNode * const    *nodes,
+                                        guint              start,
+                                        guint              end,
+                                        char             **unmet);
+gboolean       fw_rule_entry_has_when  (const FwRuleEntry *entry);
 /* A contiguous run of nodes matching compiled (with its `when`). */
 gboolean       fw_rule_forbid_matches  (const FwRuleCompiled *compiled,
                                         FwNode * const    *nodes,

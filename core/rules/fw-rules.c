@@ -499,10 +499,43 @@ commit (FwRuleSet *set, GPtrArray *files, GError **error)
   return TRUE;
 }
 
+/* Our format, or the articles' dialect converted into it (read as the same file). */
 static GPtrArray *
 parse_document (FwYamlDocument *doc, GError **error)
 {
-  return fw_rule_parse (doc, error);
+  g_autofree char *converted = NULL;
+  g_autoptr(FwYamlDocument) ours = NULL;
+  g_autoptr(GError) local = NULL;
+  GPtrArray *entries;
+
+  if (!fw_rule_dialect_detect (doc))
+    return fw_rule_parse (doc, error);
+  converted = fw_rule_dialect_convert (doc, error);
+  if (converted == NULL)
+    return NULL;
+  ours = fw_yaml_load_data (doc->filename, converted, strlen (converted), &local);
+  entries = ours != NULL ? fw_rule_parse (ours, &local) : NULL;
+  if (entries == NULL)
+    g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("%s, as converted from the fusion_rules dialect "
+                                                      "(fusion-workbench --convert-rules shows it): %s"),
+                 doc->filename, local->message);
+  return entries;
+}
+
+char *
+fw_rule_convert_file (const char *path, GError **error)
+{
+  g_autoptr(FwYamlDocument) doc = fw_yaml_load_file (path, error);
+
+  if (doc == NULL)
+    return NULL;
+  if (!fw_rule_dialect_detect (doc))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID,
+                   _("%s: not a fusion_rules file (no top-level “fusion_rules” key); it is read as it is"), path);
+      return NULL;
+    }
+  return fw_rule_dialect_convert (doc, error);
 }
 
 gboolean
@@ -662,8 +695,10 @@ first_op_bucket (const Compiled *c, const FwNode *node)
   return ops ? g_hash_table_lookup (ops, node->op_type) : NULL;
 }
 
-const FwRule *
-fw_rule_set_match (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes)
+/* Runs the prefer rules that can begin with nodes[0], best first, until one matches with its `when`
+ * holding (returned); misses, when not NULL, gets the better ones whose `when` did not. */
+static const FwRule *
+match_prefer (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes, GPtrArray *misses)
 {
   const Compiled *c;
   const GArray *a, *b;
@@ -682,6 +717,7 @@ fw_rule_set_match (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes)
       guint rb = j < b->len ? g_array_index (b, guint, j) : G_MAXUINT;
       guint rank = MIN (ra, rb);
       const FwRuleCompiled *rc;
+      char *unmet = NULL;
 
       if (rank == G_MAXUINT)
         return NULL;
@@ -690,10 +726,42 @@ fw_rule_set_match (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes)
       if (rb == rank)
         j++;
       rc = &g_array_index (c->prefer, FwRuleCompiled, rank);
-      if (fw_rule_seq_match_full (rc->seq, nodes, n_nodes)
-          && fw_rule_when_holds (rc->entry, nodes, 0, n_nodes))
+      if (!fw_rule_seq_match_full (rc->seq, nodes, n_nodes))
+        continue;
+      if (fw_rule_when_check (rc->entry, nodes, 0, n_nodes, misses ? &unmet : NULL))
         return &rc->entry->pub;
+      if (misses != NULL)
+        {
+          FwRuleMiss *miss = g_new0 (FwRuleMiss, 1);
+          miss->rule = &rc->entry->pub;
+          miss->condition = unmet;
+          g_ptr_array_add (misses, miss);
+        }
     }
+}
+
+const FwRule *
+fw_rule_set_match (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes)
+{
+  return match_prefer (set, nodes, n_nodes, NULL);
+}
+
+void
+fw_rule_miss_free (FwRuleMiss *miss)
+{
+  if (miss == NULL)
+    return;
+  g_free (miss->condition);
+  g_free (miss);
+}
+
+GPtrArray *
+fw_rule_set_explain (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes)
+{
+  GPtrArray *misses = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_rule_miss_free);
+
+  match_prefer (set, nodes, n_nodes, misses);
+  return misses;
 }
 
 const FwRule *

@@ -89,6 +89,19 @@ const FwRule  *fw_rule_set_lookup         (const FwRuleSet  *set,
 const FwRule  *fw_rule_set_match          (const FwRuleSet  *set,
                                            FwNode * const   *nodes,
                                            guint             n_nodes);
+/* A rule that would have named the nodes but for its `when`, and the condition that did not hold. */
+typedef struct
+{
+  const FwRule *rule;
+  char         *condition;   /* translated: "the bias dtype is float32, not float16" */
+} FwRuleMiss;
+
+void           fw_rule_miss_free          (FwRuleMiss       *miss);
+/* The enabled PREFER rules, best first, whose pattern matches all of nodes but whose `when` does not hold,
+ * down to the rule fw_rule_set_match chooses (not included): why a better rule did not name them. */
+GPtrArray     *fw_rule_set_explain        (const FwRuleSet  *set,
+                                           FwNode * const   *nodes,
+                                           guint             n_nodes);
 /* The enabled FORBID rule whose pattern matches a contiguous run of nodes, or NULL. */
 const FwRule  *fw_rule_set_forbids        (const FwRuleSet  *set,
                                            FwNode * const   *nodes,
@@ -98,6 +111,10 @@ const FwRule  *fw_rule_set_forbids        (const FwRuleSet  *set,
 #define FW_RULE_MAX_NODES 64   /* longest expansion of a pattern: the planner's max_fusion_size */
 #define FW_RULE_MAX_NESTING 16 /* sub-patterns inside sub-patterns */
 
+/* A file in the graph-autofusion articles' dialect (top-level `fusion_rules:`, rules/README.md) as the
+ * equivalent file in our format; the loaders above read such files directly. */
+char          *fw_rule_convert_file       (const char       *path,
+                                           GError          **error);
 /* The rule's `description:`, or NULL. */
 const char    *fw_rule_get_description    (const FwRule     *rule);
 /* The shortest and longest node sequences the rule's pattern expands to. */

@@ -764,6 +764,27 @@ test_render_pictures (void)
   g_assert_nonnull (strstr (err, "refusing to overwrite"));
 }
 
+/* --convert-rules prints a fusion_rules file in our format, and says where a bad one is wrong (exit 2). */
+static void
+test_convert_rules (void)
+{
+  g_autofree char *good = g_build_filename (workdir, "articles.yaml", NULL);
+  g_autofree char *bad = g_build_filename (workdir, "articles-bad.yaml", NULL);
+  const char *args_good[] = { "--convert-rules", good, NULL };
+  const char *args_bad[] = { "--convert-rules", bad, NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+
+  g_assert_true (g_file_set_contents (good, "fusion_rules:\n  - name: mbr\n    pattern: [MatMul, BiasAdd, ReLU]\n"
+                                      "    conditions: [{matmul_m_dim_ge: 128}]\n", -1, NULL));
+  g_assert_true (g_file_set_contents (bad, "fusion_rules:\n  - name: mbr\n    pattern: [MatMul, BiasAd]\n", -1, NULL));
+  g_assert_cmpint (run (args_good, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "version: 1\n"));
+  g_assert_nonnull (strstr (out, "pattern: [MatMul, Add, Relu]"));
+  g_assert_nonnull (strstr (out, "when: {min_dim: {M: 128}}"));
+  g_assert_cmpint (run (args_bad, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "articles-bad.yaml:3:23: unknown op “BiasAd” in a fusion_rules pattern (did you mean “BiasAdd”?"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -797,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/export-beside-model", test_export_beside_model);
   g_test_add_func ("/app/cli/render", test_render);
   g_test_add_func ("/app/cli/render-pictures", test_render_pictures);
+  g_test_add_func ("/app/cli/convert-rules", test_convert_rules);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -587,6 +587,12 @@ static const BadCase bad_cases[] = {
   { V "rules:\n  - {name: a, pattern: [Relu], when: {min_dims: {M: 1}}}\n", "t.yaml:3:39: ", "“min_dims”",
     "“min_dim”" },
   { V "rules:\n  - {name: a, pattern: [MatMul], when: {min_dim: {Q: 1}}}\n", "t.yaml:3:51: ", "“Q”", NULL },
+  { V "rules:\n  - {name: a, pattern: [MatMul], when: {max_dim: {hiden: 1}}}\n", "t.yaml:3:51: ", "“hiden”",
+    "“hidden”" },
+  { V "rules:\n  - {name: a, pattern: [MatMul], when: {operand_dtype: {biass: float16}}}\n", "t.yaml:3:57: ",
+    "“biass”", "“bias”" },
+  { V "rules:\n  - {name: a, pattern: [MatMul], when: {operand_dtype: {bias: float17}}}\n", "t.yaml:3:63: ",
+    "unknown dtype “float17”", NULL },
   /* missing and empty parts */
   { V "rules:\n  - pattern: [Relu]\n", "t.yaml:3:5: ", "needs a “name”", NULL },
   { V "rules:\n  - name: lonely\n    priority: 3\n", "t.yaml:3:5: ", "“lonely” has no “pattern”", NULL },

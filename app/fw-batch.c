@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-batch.h"
+#include "codegen/fw-kernel-package.h"
 #include "export/fw-export.h"
 #include "layout/fw-layout.h"
 #include "fw-error.h"
@@ -245,6 +246,42 @@ export_all (const FwBatchOptions *options, FwProject *project, FwCheck *check, G
   return TRUE;
 }
 
+/* AUTOFUSE_DFX_FLAGS --codegen_compile_debug: every kernel's sources and tiling (the kernel package) and
+ * the compiler lines under DIR/autofuse_compile_debug/, where CANN keeps its own. */
+static gboolean
+keep_compile_debug (const FwCannDebug *debug, FwPlan *plan, FwCheck *check, GError **error)
+{
+  g_autofree char *dir = g_build_filename (debug->debug_dir, "autofuse_compile_debug", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  FwTargets *targets = fw_check_get_targets (check);
+
+  if (g_mkdir_with_parents (debug->debug_dir, 0755) != 0)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_IO, _("AUTOFUSE_DFX_FLAGS --debug_dir %s: %s"), debug->debug_dir,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  if (!fw_kernel_package_check_destination (plan, dir, error) || !fw_kernel_package_write (plan, targets, dir, error))
+    return FALSE;
+  if (targets->toolchain != NULL)
+    g_string_append_printf (lines, "compiler: %s\nversion: %s\nflags: %s\n",
+                            fw_host_toolchain_get_compiler (targets->toolchain),
+                            fw_host_toolchain_get_version (targets->toolchain),
+                            fw_host_toolchain_get_flags (targets->toolchain));
+  else
+    g_string_append_printf (lines, "compiler: none (%s)\n", targets->toolchain_error ? targets->toolchain_error : "");
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      const FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      for (guint t = 0; t < FW_N_TARGETS; t++)
+        if (k->errors[t] != NULL)
+          g_string_append_printf (lines, "candidate %u, %s: %s\n", k->candidate, fw_target_name (t), k->errors[t]);
+    }
+  path = g_build_filename (dir, "compile.txt", NULL);
+  return fw_file_write (path, lines->str, (gssize) lines->len, error);
+}
+
 /* Kernels for the asked targets, then verification and measurement: the window's Compile and Verify. */
 static FwCheck *
 check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gboolean ascend,
@@ -386,7 +423,8 @@ fw_batch_run (const FwBatchOptions *options)
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProject) project = NULL;
   g_autoptr(FwCheck) check = NULL;
-  FwPlanOptions plan_options;
+  g_auto(FwPlanOptions) plan_options = { 0 };
+  g_auto(FwCannDebug) cann_debug = { 0 };
   FwModel *model;
   FwPlan *plan;
   JsonNode *report;
@@ -394,7 +432,7 @@ fw_batch_run (const FwBatchOptions *options)
   FwReportFormat format;
 
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
-      !plan_options_for (options, &plan_options, &error) ||
+      !plan_options_for (options, &plan_options, &error) || !fw_cann_debug_from_env (&cann_debug, &error) ||
       !parse_fail_on (options->fail_on, &fail_on, &error) ||
       !parse_targets (options->targets, &want_host, &want_ascend, &error) ||
       (options->tolerance != NULL && !fw_tolerance_parse (options->tolerance, &tolerance, &error)))
@@ -412,7 +450,7 @@ fw_batch_run (const FwBatchOptions *options)
   /* Verifying and measuring run host SuperKernels; an export without a target packages both. */
   if (options->verify || options->measure)
     want_host = TRUE;
-  if (options->export_dir != NULL && options->targets == NULL)
+  if ((options->export_dir != NULL && options->targets == NULL) || cann_debug.compile_debug)
     want_host = want_ascend = TRUE;
 
   project = open_model (options, bindings, &plan_options, &error);
@@ -431,6 +469,8 @@ fw_batch_run (const FwBatchOptions *options)
     }
   if ((want_host || want_ascend) &&
       !(check = check_all (options, project, want_host, want_ascend, &tolerance, &error)))
+    goto fail;
+  if (cann_debug.compile_debug && !keep_compile_debug (&cann_debug, plan, check, &error))
     goto fail;
   if (options->export_dir != NULL && !export_all (options, project, check, &error))
     goto fail;

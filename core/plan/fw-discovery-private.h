@@ -15,6 +15,7 @@ typedef struct
   guint       n;
   guint8     *member;      /* current group */
   guint8     *rejected;    /* refused for the current group */
+  guint8     *excluded;    /* kept out of every group (a disabled pass, a skipped node), or NULL */
   GArray     *rejected_list; /* their indices, so a reset costs what the group touched, not the graph */
   guint      *visit;       /* DFS marks, by generation */
   guint       generation;
@@ -38,7 +39,7 @@ is_member (Disc *d, const FwNode *node)
 static inline gboolean
 is_taken (Disc *d, const FwNode *node)
 {
-  return d->plan->group_of[node->index] != 0;
+  return d->plan->group_of[node->index] != 0 || (d->excluded != NULL && d->excluded[node->index]);
 }
 
 static inline FwValue *

@@ -433,6 +433,53 @@ fw_disc_refuse_dynamic (Disc *d, FwNode *node, gboolean downstream)
     }
 }
 
+/* Why CANN's switches keep a node out of every group, or NULL (translated). */
+static char *
+excluded_why (const FwPlan *plan, const FwNode *node)
+{
+  const char *section = fw_node_skips_why (plan->options.skips, node);
+  guint off = plan->options.disabled_passes;
+
+  if (section != NULL)
+    return g_strdup_printf (_("%s “%s” is listed under [%s] in %s (AUTOFUSE_DFX_FLAGS --skip_node_names_cfg)"),
+                            node->op_type, node->name, section, fw_node_skips_get_file (plan->options.skips));
+  if ((off & FW_PASS_REDUCE) && fw_node_class (node) == FW_OP_CLASS_REDUCE)
+    return g_strdup_printf (_("%s “%s”: the reduce pass is off (AUTOFUSE_FLAGS --autofuse_disable_pass=reduce)"),
+                            node->op_type, node->name);
+  if ((off & FW_PASS_MATMUL) && (strcmp (node->op_type, "MatMul") == 0 || strcmp (node->op_type, "Gemm") == 0 ||
+                                 strcmp (node->op_type, "MatMulInteger") == 0))
+    return g_strdup_printf (_("%s “%s”: the matmul pass is off (AUTOFUSE_FLAGS --autofuse_disable_pass=matmul)"),
+                            node->op_type, node->name);
+  return NULL;
+}
+
+/* Marks the nodes CANN's switches keep out; `refuse`: record each once (a whole discovery, not a region
+ * after a veto, which would record them again). */
+static void
+exclude_nodes (Disc *d, gboolean refuse)
+{
+  if (d->plan->options.skips == NULL && (d->plan->options.disabled_passes & (FW_PASS_REDUCE | FW_PASS_MATMUL)) == 0)
+    return;
+  d->excluded = g_new0 (guint8, MAX (d->n, 1));
+  for (guint i = 0; i < d->n; i++)
+    {
+      FwNode *node = g_ptr_array_index (d->graph->nodes, i);
+      char *why = fw_node_runs (node) ? excluded_why (d->plan, node) : NULL;
+
+      if (why == NULL)
+        continue;
+      d->excluded[i] = 1;
+      if (refuse)
+        {
+          GPtrArray *nodes = g_ptr_array_new ();
+          g_ptr_array_add (nodes, node);
+          fw_plan_refuse (d->plan, FW_NF_SKIPPED, G_MAXUINT, nodes, why);
+        }
+      else
+        g_free (why);
+    }
+}
+
 static void
 disc_init (Disc *d, FwPlan *plan)
 {
@@ -469,6 +516,7 @@ disc_clear (Disc *d)
   g_array_unref (d->stack);
   g_free (d->visit);
   g_free (d->rejected);
+  g_free (d->excluded);
   g_free (d->member);
 }
 
@@ -489,6 +537,7 @@ fw_discover (FwPlan *plan)
   FwNode **order = fw_graph_get_order (fw_model_get_graph (plan->model), &n_order);
 
   disc_init (&d, plan);
+  exclude_nodes (&d, TRUE);
   for (guint i = 0; i < n_order; i++)
     {
       FwNode *node = order[i];
@@ -520,6 +569,7 @@ fw_discover_region (FwPlan *plan, GPtrArray *freed)
     return;
   g_ptr_array_sort (order, compare_topo);
   disc_init (&d, plan);
+  exclude_nodes (&d, FALSE);
   /* Keep d.spaces aligned with candidate indices, for fw_disc_finish_group. */
   g_array_set_size (d.spaces, plan->candidates->len);
   for (guint i = order->len; i > 0; i--)

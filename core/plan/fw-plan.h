@@ -41,6 +41,7 @@ typedef enum {
   FW_NF_MAX_DEPTH = 13,      /* FW-NF-013 */
   FW_NF_STRATEGY = 14,       /* FW-NF-014 */
   FW_NF_REDUCE_EPILOGUE = 15,/* FW-NF-015 */
+  FW_NF_SKIPPED = 16,        /* FW-NF-016 */
   FW_NF_N_CODES
 } FwReasonCode;
 
@@ -91,10 +92,35 @@ typedef gboolean (*FwUbArrangeFunc) (const FwPlan      *plan,
                                      FwUbArrangement   *out,
                                      GError           **error);
 
+/* Discovery passes CANN's AUTOFUSE_FLAGS can switch off (fw-cann-flags.c, docs/cann-flags.md). */
+typedef enum {
+  FW_PASS_REDUCE    = 1 << 0,  /* reductions and normalisations fused with what feeds and follows them */
+  FW_PASS_MATMUL    = 1 << 1,  /* MatMul and Gemm epilogues */
+  FW_PASS_CONCAT    = 1 << 2,  /* the injective passes: accepted, and no-ops until injective ops fuse */
+  FW_PASS_SLICE     = 1 << 3,
+  FW_PASS_TRANSPOSE = 1 << 4,
+  FW_PASS_GATHER    = 1 << 5,
+} FwPass;
+
+const char   *fw_pass_name              (FwPass           pass);
+
+/* Nodes a user keeps out of every fusion, by op type or by name (AUTOFUSE_DFX_FLAGS
+ * --skip_node_names_cfg). Reference counted: options hold a reference, a plan takes its own. */
+typedef struct _FwNodeSkips FwNodeSkips;
+
+FwNodeSkips  *fw_node_skips_ref         (FwNodeSkips     *skips);
+void          fw_node_skips_unref       (FwNodeSkips     *skips);
+/* "ByNodeName" or "ByNodeType" when the node is skipped (the section that lists it), else NULL. */
+const char   *fw_node_skips_why         (const FwNodeSkips *skips,
+                                         const FwNode    *node);
+const char   *fw_node_skips_get_file    (const FwNodeSkips *skips);
+
 typedef struct
 {
   FwStrategy   strategy;
   gboolean     enabled;           /* FALSE: no candidates, only totals */
+  guint        disabled_passes;   /* FwPass bits */
+  FwNodeSkips *skips;             /* a reference, or NULL; fw_plan_options_clear drops it */
   guint        max_depth;         /* 0: 32 */
   guint        max_fusion_size;   /* 0: the profile's max_fused_nodes (64) */
   gboolean     debug_log;         /* print each decision to stderr */
@@ -135,10 +161,34 @@ struct _FwPlan
 };
 
 void          fw_plan_options_init      (FwPlanOptions   *options);
-/* Applies AUTOFUSION_ENABLE, AUTOFUSION_MAX_DEPTH, AUTOFUSION_STRATEGY and AUTOFUSION_LOG_LEVEL; a bad value is
- * an FW_ERROR_USAGE error naming the variable. Call before applying command-line flags, which win. */
+/* Drops what the options hold (the skips); they can be initialised again. */
+void          fw_plan_options_clear     (FwPlanOptions   *options);
+/* Applies CANN's AUTOFUSE_FLAGS and AUTOFUSE_DFX_FLAGS' skip file (fw_plan_options_from_cann_env), then
+ * AUTOFUSION_ENABLE, AUTOFUSION_MAX_DEPTH, AUTOFUSION_STRATEGY and AUTOFUSION_LOG_LEVEL, which win; a bad
+ * value is an FW_ERROR_USAGE error naming the variable. Call before applying command-line flags, which win
+ * over both. */
 gboolean      fw_plan_options_from_env  (FwPlanOptions   *options,
                                          GError         **error);
+
+/* AUTOFUSE_DFX_FLAGS' debug folder and --codegen_compile_debug. */
+typedef struct
+{
+  char     *debug_dir;
+  gboolean  compile_debug;  /* keep each kernel's sources, tiling and compiler lines in
+                               debug_dir/autofuse_compile_debug/ */
+} FwCannDebug;
+
+/* Only CANN's two variables; debug may be NULL. */
+gboolean      fw_plan_options_from_cann_env (FwPlanOptions *options,
+                                             FwCannDebug   *debug,
+                                             GError       **error);
+/* Only AUTOFUSE_DFX_FLAGS' debug folder and --codegen_compile_debug (its errors included). */
+gboolean      fw_cann_debug_from_env    (FwCannDebug     *debug,
+                                         GError         **error);
+void          fw_cann_debug_clear       (FwCannDebug     *debug);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FwPlanOptions, fw_plan_options_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FwCannDebug, fw_cann_debug_clear)
 gboolean      fw_strategy_from_string   (const char      *text,
                                          FwStrategy      *out);
 const char   *fw_strategy_to_string     (FwStrategy       strategy);

@@ -24,6 +24,12 @@ fw_plan_options_init (FwPlanOptions *options)
   options->enabled = TRUE;
 }
 
+void
+fw_plan_options_clear (FwPlanOptions *options)
+{
+  g_clear_pointer (&options->skips, fw_node_skips_unref);
+}
+
 gboolean
 fw_strategy_from_string (const char *text, FwStrategy *out)
 {
@@ -55,6 +61,8 @@ fw_plan_options_from_env (FwPlanOptions *options, GError **error)
 {
   const char *v;
 
+  if (!fw_plan_options_from_cann_env (options, NULL, error))
+    return FALSE;
   if ((v = g_getenv ("AUTOFUSION_ENABLE")) != NULL && v[0] != '\0')
     {
       if (strcmp (v, "0") == 0 || g_ascii_strcasecmp (v, "false") == 0 || g_ascii_strcasecmp (v, "off") == 0)
@@ -189,6 +197,7 @@ fw_plan_free (FwPlan *plan)
   g_clear_pointer (&plan->vetoed, g_ptr_array_unref);
   g_free (plan->fingerprint);
   g_free (plan->group_of);
+  fw_plan_options_clear (&plan->options);
   g_free (plan);
 }
 
@@ -341,6 +350,7 @@ fw_plan_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanO
     plan->options = *options;
   else
     fw_plan_options_init (&plan->options);
+  plan->options.skips = fw_node_skips_ref (plan->options.skips);
   if (plan->options.max_depth == 0)
     plan->options.max_depth = DEFAULT_MAX_DEPTH;
   if (plan->options.max_fusion_size == 0)

@@ -25,6 +25,7 @@ static const struct {
   [FW_NF_MAX_DEPTH] = { "FW-NF-013", N_("the chain would exceed the maximum depth") },
   [FW_NF_STRATEGY] = { "FW-NF-014", N_("this kind of fusion is not enabled by the strategy") },
   [FW_NF_REDUCE_EPILOGUE] = { "FW-NF-015", N_("a reduction may absorb at most 3 elementwise operators after it") },
+  [FW_NF_SKIPPED] = { "FW-NF-016", N_("kept out of fusion by CANN's AUTOFUSE_FLAGS or AUTOFUSE_DFX_FLAGS") },
 };
 
 const char *

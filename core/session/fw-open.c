@@ -59,6 +59,7 @@ fw_open_finalize (GObject *object)
   FwOpen *self = FW_OPEN (object);
 
   g_clear_pointer (&self->options.bindings, g_hash_table_unref);
+  fw_plan_options_clear (&self->options.plan);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->profile, g_free);
   g_clear_pointer (&self->rules, g_strfreev);
@@ -134,6 +135,7 @@ fw_open_new (const char *path, const FwOpenOptions *options)
   if (options == NULL)
     return self;
   self->options = *options;
+  self->options.plan.skips = fw_node_skips_ref (options->plan.skips);
   if (options->bindings != NULL)
     g_hash_table_ref (options->bindings);
   self->profile = g_strdup (options->profile);

@@ -785,6 +785,31 @@ test_convert_rules (void)
   g_assert_nonnull (strstr (err2, "articles-bad.yaml:3:23: unknown op “BiasAd” in a fusion_rules pattern (did you mean “BiasAdd”?"));
 }
 
+/* AUTOFUSE_DFX_FLAGS --codegen_compile_debug keeps every kernel under DIR/autofuse_compile_debug; a bad
+ * AUTOFUSE_FLAGS option is bad usage. */
+static void
+test_cann_debug (void)
+{
+  g_autoptr(FwModel) model = fw_test_conv_block ();
+  g_autofree char *path = write_model (model, "conv-dbg.onnx");
+  g_autofree char *dbg = g_build_filename (workdir, "dbg", NULL);
+  g_autofree char *dfx = g_strdup_printf ("--debug_dir=%s;--codegen_compile_debug=true", dbg);
+  g_autofree char *manifest = g_build_filename (dbg, "autofuse_compile_debug", "manifest.json", NULL);
+  g_autofree char *compile = g_build_filename (dbg, "autofuse_compile_debug", "compile.txt", NULL);
+  g_autofree char *text = NULL;
+  const char *args[] = { "--batch", path, "--report", "-", NULL };
+  const char *env[] = { "AUTOFUSE_DFX_FLAGS", dfx, NULL };
+  const char *bad_env[] = { "AUTOFUSE_FLAGS", "--enable_autofuse=yes", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+
+  g_assert_cmpint (run_env (args, env, &out, &err), ==, 0);
+  g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_get_contents (compile, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "compiler: "));
+  g_assert_cmpint (run_env (args, bad_env, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "AUTOFUSE_FLAGS: --enable_autofuse=“yes”: expected true or false"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -819,6 +844,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/render", test_render);
   g_test_add_func ("/app/cli/render-pictures", test_render_pictures);
   g_test_add_func ("/app/cli/convert-rules", test_convert_rules);
+  g_test_add_func ("/app/cli/cann-debug", test_cann_debug);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

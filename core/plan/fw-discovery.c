@@ -207,7 +207,7 @@ fw_disc_refuse (Disc *d, FwReasonCode code, FwNode *node, const char *format, ..
   message = g_strdup_vprintf (format, args);
   va_end (args);
   fw_disc_mark_rejected (d, node);
-  fw_plan_refuse (d->plan, code, G_MAXUINT, nodes_plus (d, node), message);
+  fw_plan_refuse_node (d->plan, code, G_MAXUINT, nodes_plus (d, node), node, message);
 }
 
 gboolean
@@ -473,7 +473,7 @@ exclude_nodes (Disc *d, gboolean refuse)
         {
           GPtrArray *nodes = g_ptr_array_new ();
           g_ptr_array_add (nodes, node);
-          fw_plan_refuse (d->plan, FW_NF_SKIPPED, G_MAXUINT, nodes, why);
+          fw_plan_refuse_node (d->plan, FW_NF_SKIPPED, G_MAXUINT, nodes, node, why);
         }
       else
         g_free (why);

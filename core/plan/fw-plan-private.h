@@ -63,6 +63,13 @@ FwRefusal    *fw_plan_refuse          (FwPlan            *plan,
                                        guint              candidate,
                                        GPtrArray         *nodes,
                                        char              *message);
+/* The same, naming the node that could not join the others (one of nodes). */
+FwRefusal    *fw_plan_refuse_node     (FwPlan            *plan,
+                                       FwReasonCode       code,
+                                       guint              candidate,
+                                       GPtrArray         *nodes,
+                                       FwNode            *refused,
+                                       char              *message);
 void          fw_plan_debug           (FwPlan            *plan,
                                        const char        *format,
                                        ...) G_GNUC_PRINTF (2, 3);

@@ -59,7 +59,13 @@ typedef struct
   char         *message;      /* what and the numbers, translated */
   GPtrArray    *nodes;        /* FwNode*: the nodes involved, topological order */
   guint         candidate;    /* index of the candidate it concerns, or G_MAXUINT */
+  FwNode       *refused;      /* the node that could not join the rest of nodes, or NULL */
 } FwRefusal;
+
+/* The closest of CANN autofuse's not-fuse codes (NF1001–NF1051) to a refusal, or NULL where none
+ * corresponds (docs/reason-codes.md). FW-NF-003 maps by the operator refused: concat, gather, transpose,
+ * slice and split have codes of their own, and so do the cube (MatMul) fusion limits. */
+const char   *fw_reason_cann_code       (const FwRefusal *refusal);
 
 typedef struct
 {

@@ -150,8 +150,57 @@ refusal_free (gpointer data)
   g_free (r);
 }
 
+/* The member of nodes that refused reads or feeds, else the first other one. */
+static FwNode *
+neighbour_of (GPtrArray *nodes, const FwNode *refused)
+{
+  FwNode *other = NULL;
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      FwNode *n = g_ptr_array_index (nodes, i);
+      if (n == refused)
+        continue;
+      if (other == NULL)
+        other = n;
+      for (guint k = 0; k < refused->n_inputs; k++)
+        if (refused->inputs[k] != NULL && refused->inputs[k]->producer == n)
+          return n;
+      for (guint k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] != NULL && n->inputs[k]->producer == refused)
+          return n;
+    }
+  return other;
+}
+
+/* CANN's log shape: "node1 /a/MatMul(MatMul) and node2 /a/Transpose(Transpose) cannot fuse, the reason is
+ * [FW-NF-003][…]", so a user's grep for CANN's lines finds ours. */
+static void
+debug_refusal (FwPlan *plan, const FwRefusal *r)
+{
+  FwNode *other = r->refused != NULL ? neighbour_of (r->nodes, r->refused) : NULL;
+  const char *cann = fw_reason_cann_code (r);
+  g_autofree char *tag = cann ? g_strdup_printf ("[%s][%s]", fw_reason_code_string (r->code), cann)
+                              : g_strdup_printf ("[%s]", fw_reason_code_string (r->code));
+
+  if (!plan->options.debug_log)
+    return;
+  if (r->refused != NULL && other != NULL)
+    fw_plan_debug (plan, "node1 %s(%s) and node2 %s(%s) cannot fuse, the reason is %s[%s]", other->name,
+                   other->op_type, r->refused->name, r->refused->op_type, tag, r->message);
+  else if (r->nodes->len > 0)
+    {
+      const FwNode *n = r->refused ? r->refused : g_ptr_array_index (r->nodes, 0);
+      fw_plan_debug (plan, "node %s(%s)%s cannot fuse, the reason is %s[%s]", n->name, n->op_type,
+                     r->nodes->len > 1 ? " and its group" : "", tag, r->message);
+    }
+  else
+    fw_plan_debug (plan, "cannot fuse, the reason is %s[%s]", tag, r->message);
+}
+
 FwRefusal *
-fw_plan_refuse (FwPlan *plan, FwReasonCode code, guint candidate, GPtrArray *nodes, char *message)
+fw_plan_refuse_node (FwPlan *plan, FwReasonCode code, guint candidate, GPtrArray *nodes, FwNode *refused,
+                     char *message)
 {
   FwRefusal *r = g_new0 (FwRefusal, 1);
 
@@ -159,9 +208,16 @@ fw_plan_refuse (FwPlan *plan, FwReasonCode code, guint candidate, GPtrArray *nod
   r->message = message;
   r->nodes = nodes ? nodes : g_ptr_array_new ();
   r->candidate = candidate;
+  r->refused = refused;
   g_ptr_array_add (plan->refusals, r);
-  fw_plan_debug (plan, "refused with %s: %s", fw_reason_code_string (code), message);
+  debug_refusal (plan, r);
   return r;
+}
+
+FwRefusal *
+fw_plan_refuse (FwPlan *plan, FwReasonCode code, guint candidate, GPtrArray *nodes, char *message)
+{
+  return fw_plan_refuse_node (plan, code, candidate, nodes, NULL, message);
 }
 
 FwKernelSpec *

@@ -2,6 +2,8 @@
  * what each means in full and what the user can do). */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "fw-plan.h"
@@ -54,5 +56,59 @@ fw_candidate_status_name (FwCandidateStatus status)
     case FW_CANDIDATE_VETOED: return "vetoed";
     case FW_CANDIDATE_REFUSED: return "refused";
     default: return "?";
+    }
+}
+
+/* By what CANN's not_fuse_reason_code.h names (docs/hardware.md lists them). */
+static const char *
+injective_cann_code (const FwNode *node)
+{
+  static const char *const ops[][2] = {
+    { "Concat", "NF1011" }, { "Gather", "NF1016" }, { "GatherElements", "NF1016" }, { "GatherND", "NF1016" },
+    { "Transpose", "NF1022" }, { "Slice", "NF1023" }, { "Split", "NF1028" },
+  };
+
+  for (guint i = 0; node != NULL && i < G_N_ELEMENTS (ops); i++)
+    if (strcmp (node->op_type, ops[i][0]) == 0)
+      return ops[i][1];
+  return NULL;
+}
+
+const char *
+fw_reason_cann_code (const FwRefusal *refusal)
+{
+  switch (refusal->code)
+    {
+    case FW_NF_CYCLE: return "NF1002";
+    case FW_NF_MAX_SIZE: return "NF1010";
+    case FW_NF_MAX_INPUTS: return "NF1007";
+    case FW_NF_REDUCE_EPILOGUE: return "NF1030";
+    case FW_NF_ITERATION_SPACE:
+      {
+        const char *code = injective_cann_code (refusal->refused);
+        if (code != NULL)
+          return code;
+        /* A MatMul epilogue that takes something other than elementwise ops: the cube fusion limits. */
+        for (guint i = 0; i < refusal->nodes->len; i++)
+          {
+            const FwNode *n = g_ptr_array_index (refusal->nodes, i);
+            if (n != refusal->refused && (strcmp (n->op_type, "MatMul") == 0 || strcmp (n->op_type, "Gemm") == 0))
+              return "NF1042";
+          }
+        return NULL;
+      }
+    case FW_NF_OUTSIDE_USE:
+    case FW_NF_DTYPE:
+    case FW_NF_OPAQUE:
+    case FW_NF_DYNAMIC:
+    case FW_NF_UB:
+    case FW_NF_NO_BENEFIT:
+    case FW_NF_FORBIDDEN:
+    case FW_NF_VETOED:
+    case FW_NF_MAX_DEPTH:
+    case FW_NF_STRATEGY:
+    case FW_NF_SKIPPED:
+    default:
+      return NULL;
     }
 }

@@ -385,6 +385,11 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "code");
       json_builder_add_string_value (b, fw_reason_code_string (r->code));
+      json_builder_set_member_name (b, "cann_code");
+      if (fw_reason_cann_code (r) != NULL)
+        json_builder_add_string_value (b, fw_reason_cann_code (r));
+      else
+        json_builder_add_null_value (b);
       json_builder_set_member_name (b, "message");
       json_builder_add_string_value (b, r->message);
       json_builder_set_member_name (b, "candidate");
@@ -393,6 +398,11 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       else
         json_builder_add_null_value (b);
       add_nodes (b, r->nodes);
+      json_builder_set_member_name (b, "refused");
+      if (r->refused != NULL)
+        json_builder_add_string_value (b, r->refused->name);
+      else
+        json_builder_add_null_value (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

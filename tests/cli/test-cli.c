@@ -388,7 +388,7 @@ test_plan_in_report (void)
   g_assert_nonnull (strstr (e5, "found "));
   g_assert_nonnull (strstr (e5, "resource estimate"));
   g_assert_nonnull (strstr (e5, "accepted "));
-  g_assert_nonnull (strstr (e5, "refused with FW-NF-"));
+  g_assert_nonnull (strstr (e5, "cannot fuse, the reason is [FW-NF-"));
 }
 
 static void
@@ -810,6 +810,23 @@ test_cann_debug (void)
   g_assert_nonnull (strstr (err2, "AUTOFUSE_FLAGS: --enable_autofuse=“yes”: expected true or false"));
 }
 
+/* AUTOFUSION_LOG_LEVEL=DEBUG prints refusals in CANN's pair form. */
+static void
+test_cann_log_lines (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (32, 64, 4, FALSE);
+  g_autofree char *path = write_model (model, "block-log.onnx");
+  const char *args[] = { "--batch", path, "--report", "-", NULL };
+  const char *env[] = { "AUTOFUSION_LOG_LEVEL", "DEBUG", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GRegex) pair = g_regex_new ("^autofusion: node1 \\S+\\(\\w+\\) and node2 \\S+\\(\\w+\\) cannot fuse, "
+                                        "the reason is \\[FW-NF-0\\d\\d\\](\\[NF10\\d\\d\\])?\\[.+\\]$",
+                                        G_REGEX_MULTILINE, 0, NULL);
+
+  g_assert_cmpint (run_env (args, env, &out, &err), ==, 0);
+  g_assert_true (g_regex_match (pair, err, 0, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -845,6 +862,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/render-pictures", test_render_pictures);
   g_test_add_func ("/app/cli/convert-rules", test_convert_rules);
   g_test_add_func ("/app/cli/cann-debug", test_cann_debug);
+  g_test_add_func ("/app/cli/cann-log-lines", test_cann_log_lines);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -267,6 +267,62 @@ test_debug (void)
   clear_env ();
 }
 
+/* Every refusal gives the closest CANN code where one corresponds: by the refused operator for FW-NF-003. */
+static void
+test_reason_codes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  guint checked = 0;
+
+  clear_env ();
+  plan = plan_env (&error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < plan->refusals->len; i++)
+    {
+      const FwRefusal *r = g_ptr_array_index (plan->refusals, i);
+      const char *cann = fw_reason_cann_code (r);
+
+      switch (r->code)
+        {
+        case FW_NF_CYCLE:
+          g_assert_cmpstr (cann, ==, "NF1002");
+          checked++;
+          break;
+        case FW_NF_ITERATION_SPACE:
+          g_assert_nonnull (r->refused);
+          if (strcmp (r->refused->op_type, "Transpose") == 0)
+            g_assert_cmpstr (cann, ==, "NF1022");
+          if (strcmp (r->refused->op_type, "Slice") == 0)
+            g_assert_cmpstr (cann, ==, "NF1023");
+          checked++;
+          break;
+        case FW_NF_STRATEGY:
+        case FW_NF_OUTSIDE_USE:
+          g_assert_null (cann);
+          checked++;
+          break;
+        default:
+          break;
+        }
+    }
+  g_assert_cmpuint (checked, >, 0);
+  {
+    FwRefusal fake = { FW_NF_MAX_INPUTS, NULL, plan->refusals->len ? ((FwRefusal *) g_ptr_array_index (plan->refusals, 0))->nodes : NULL,
+                       G_MAXUINT, NULL };
+    g_autoptr(GPtrArray) none = g_ptr_array_new ();
+    if (fake.nodes == NULL)
+      fake.nodes = none;
+    g_assert_cmpstr (fw_reason_cann_code (&fake), ==, "NF1007");
+    fake.code = FW_NF_MAX_SIZE;
+    g_assert_cmpstr (fw_reason_cann_code (&fake), ==, "NF1010");
+    fake.code = FW_NF_REDUCE_EPILOGUE;
+    g_assert_cmpstr (fw_reason_cann_code (&fake), ==, "NF1030");
+    fake.code = FW_NF_UB;
+    g_assert_null (fw_reason_cann_code (&fake));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -275,5 +331,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/cann-flags/skip-file", test_skip_file);
   g_test_add_func ("/core/plan/cann-flags/errors", test_errors);
   g_test_add_func ("/core/plan/cann-flags/debug", test_debug);
+  g_test_add_func ("/core/plan/cann-flags/reason-codes", test_reason_codes);
   return g_test_run ();
 }

@@ -329,6 +329,7 @@ open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOpt
   open_options.rules = (const char * const *) options->rules;
   open_options.whitelists = (const char * const *) options->whitelists;
   open_options.plan = *plan_options;
+  open_options.dump_dir = options->dump_graph;
   job = fw_open_new (options->model_path, &open_options);
   follow_progress (job);
   project = fw_open_run (job, NULL, error);

@@ -23,6 +23,7 @@ run_command_line (int argc, char **argv)
   g_auto(GStrv) binds = NULL;
   gboolean version = FALSE;
   g_autofree char *convert_rules = NULL;
+  g_autofree char *dump_graph = NULL;
   gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0, max_alloc_mb = 0;
   gint64 max_tensor_elements = 0;
   g_autofree char *profile = NULL;
@@ -67,6 +68,7 @@ run_command_line (int argc, char **argv)
     { "render", 0, 0, G_OPTION_ARG_FILENAME, &render, N_("Draw the laid-out graph, fusion candidates as hulls, to FILE.svg or FILE.png"), N_("FILE") },
     { "roofline", 0, 0, G_OPTION_ARG_FILENAME, &roofline, N_("Draw the roofline of the fusion candidates on the profile (unfused and fused) to FILE.svg or FILE.png"), N_("FILE") },
     { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary, N_("Draw kernels, HBM traffic and estimated time of the original graph, the proposed plan and the decisions to FILE.svg or FILE.png"), N_("FILE") },
+    { "dump-graph", 0, 0, G_OPTION_ARG_FILENAME, &dump_graph, N_("Write the graph before fusion, as planned and as decided (ONNX and .pbtxt) and one model per fused kernel into DIR, as DUMP_GRAPH=1 DUMP_GRAPH_PATH=DIR does"), N_("DIR") },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable): mismatch (a group or output failed --verify, or a fused group has no verified kernel), regression (--measure found the fused model or a SuperKernel slower than unfused), rejected-whitelist (an accepted whitelist entry for this model matched nothing or a fusion the planner refused)"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
@@ -161,6 +163,7 @@ run_command_line (int argc, char **argv)
       .render = render,
       .roofline = roofline,
       .summary = summary,
+      .dump_graph = dump_graph,
     };
     return fw_batch_run (&options);
   }

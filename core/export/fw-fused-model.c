@@ -62,14 +62,15 @@ format_number (gdouble v, const char *format)
 static char *
 describe (const FwCandidate *c, GPtrArray *metadata)
 {
+  const FwCostEstimate *cost = fw_candidate_get_cost (c);
   g_autoptr(GString) ops = g_string_new (NULL);
   g_autofree char *ub = format_number (fw_candidate_get_resource (c)->ub_percent, "%.1f");
-  gdouble saved = fw_candidate_get_cost (c)->bytes_read_before + fw_candidate_get_cost (c)->bytes_written_before - fw_candidate_get_cost (c)->bytes_read_after -
-                  fw_candidate_get_cost (c)->bytes_written_after;
+  gdouble saved = cost->bytes_read_before + cost->bytes_written_before - cost->bytes_read_after -
+                  cost->bytes_written_after;
   g_autofree char *bytes = format_number (saved, "%.0f");
-  g_autofree char *time_us = format_number (fw_candidate_get_cost (c)->saving_s * 1e6, "%.3f");
-  g_autofree char *launches = g_strdup_printf ("%u", fw_candidate_get_cost (c)->launches_before > fw_candidate_get_cost (c)->launches_after
-                                                     ? fw_candidate_get_cost (c)->launches_before - fw_candidate_get_cost (c)->launches_after : 0);
+  g_autofree char *time_us = format_number (cost->saving_s * 1e6, "%.3f");
+  g_autofree char *launches = g_strdup_printf ("%u", cost->launches_before > cost->launches_after
+                                                     ? cost->launches_before - cost->launches_after : 0);
   char *doc;
 
   for (guint i = 0; i < c->nodes->len; i++)
@@ -163,4 +164,12 @@ fw_fused_model_write (FwPlan *plan, const char *path, FwOnnxWriteFlags flags, GE
   if (!check_plan (plan, error) || !(rewrite = build_rewrite (plan, error)))
     return FALSE;
   return fw_onnx_rewrite_write (rewrite, path, flags, error);
+}
+
+FwOnnxRewrite *
+fw_fused_model_rewrite (FwPlan *plan, GError **error)
+{
+  if (!check_plan (plan, error))
+    return NULL;
+  return build_rewrite (plan, error);
 }

@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "onnx/fw-onnx.h"
+#include "onnx/fw-onnx-rewrite.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
@@ -27,5 +28,9 @@ gboolean  fw_fused_model_write     (FwPlan           *plan,
                                     const char       *path,
                                     FwOnnxWriteFlags  flags,
                                     GError          **error);
+
+/* The rewrite the export writes: one set per proposed or accepted candidate, in plan order. */
+FwOnnxRewrite *fw_fused_model_rewrite (FwPlan           *plan,
+                                       GError          **error);
 
 G_END_DECLS

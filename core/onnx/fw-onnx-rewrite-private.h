@@ -38,4 +38,9 @@ gboolean  fw_onnx_write_rewritten     (FwModel             *model,
                                        FwOnnxWriteFlags     flags,
                                        GError             **error);
 
+/* One set alone as a model (fw_onnx_rewrite_serialize_set). */
+GBytes   *fw_onnx_serialize_group     (FwModel             *model,
+                                       const FwOnnxFusedGroup *group,
+                                       GError             **error);
+
 G_END_DECLS

@@ -318,3 +318,19 @@ fw_onnx_rewrite_write (FwOnnxRewrite *rewrite, const char *path, FwOnnxWriteFlag
     return FALSE;
   return fw_onnx_write_rewritten (rewrite->model, rewrite, path, flags, error);
 }
+
+guint
+fw_onnx_rewrite_get_n_sets (FwOnnxRewrite *rewrite)
+{
+  return rewrite->groups->len;
+}
+
+GBytes *
+fw_onnx_rewrite_serialize_set (FwOnnxRewrite *rewrite, guint index, GError **error)
+{
+  g_return_val_if_fail (rewrite != NULL && index < rewrite->groups->len, NULL);
+
+  if (!finish (rewrite, error))
+    return NULL;
+  return fw_onnx_serialize_group (rewrite->model, g_ptr_array_index (rewrite->groups, index), error);
+}

@@ -52,6 +52,14 @@ gboolean       fw_onnx_rewrite_write      (FwOnnxRewrite       *rewrite,
                                            FwOnnxWriteFlags     flags,
                                            GError             **error);
 
+/* Sets added, and one of them alone as a model: its nodes with their attributes, what it reads from outside
+ * as graph inputs (constants as initializers), what the rest of the graph reads from it as outputs, the
+ * shapes inside as value_info; the model's opsets. The small model a graph dump keeps per fused kernel. */
+guint          fw_onnx_rewrite_get_n_sets (FwOnnxRewrite      *rewrite);
+GBytes        *fw_onnx_rewrite_serialize_set (FwOnnxRewrite   *rewrite,
+                                           guint               index,
+                                           GError            **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwOnnxRewrite, fw_onnx_rewrite_free)
 
 G_END_DECLS

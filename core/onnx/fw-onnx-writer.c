@@ -439,6 +439,73 @@ serialize (FwModel *model, Writer *w)
   return out;
 }
 
+/* One set alone as a graph: its nodes, what it reads from outside as inputs (constants as initializers),
+ * what it gives the rest of the graph as outputs, the shapes inside it as value_info. */
+static void
+write_group_graph (Writer *w, GByteArray *out, const FwOnnxFusedGroup *group)
+{
+  g_autoptr(GHashTable) boundary = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < group->nodes->len; i++)
+    write_node (w, out, GRAPH_NODE, g_ptr_array_index (group->nodes, i));
+  fw_pb_put_string (out, GRAPH_NAME, group->op_type);
+  for (guint i = 0; i < group->inputs->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (group->inputs, i);
+      if (v->constant != NULL)
+        write_tensor (w, out, GRAPH_INITIALIZER, v->constant, v->name);
+    }
+  if (group->doc_string && group->doc_string[0])
+    fw_pb_put_string (out, GRAPH_DOC_STRING, group->doc_string);
+  for (guint i = 0; i < group->inputs->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (group->inputs, i);
+      g_hash_table_add (boundary, v);
+      if (v->constant == NULL)
+        write_value_info (out, GRAPH_INPUT, v);
+    }
+  for (guint i = 0; i < group->outputs->len; i++)
+    {
+      g_hash_table_add (boundary, g_ptr_array_index (group->outputs, i));
+      write_value_info (out, GRAPH_OUTPUT, g_ptr_array_index (group->outputs, i));
+    }
+  for (guint i = 0; i < group->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (group->nodes, i);
+      for (guint k = 0; k < node->n_outputs; k++)
+        {
+          FwValue *v = node->outputs[k];
+          if (v != NULL && !g_hash_table_contains (boundary, v) && v->dtype != FW_DTYPE_UNDEFINED && v->rank >= 0)
+            write_value_info (out, GRAPH_VALUE_INFO, v);
+        }
+    }
+}
+
+GBytes *
+fw_onnx_serialize_group (FwModel *model, const FwOnnxFusedGroup *group, GError **error)
+{
+  Writer w = { FW_ONNX_WRITE_DEFAULT, NULL, NULL, NULL, 0 };
+  GByteArray *out = g_byte_array_new ();
+  gsize mark;
+
+  w.ir_version = model->ir_version;
+  fw_pb_put_int (out, MODEL_IR_VERSION, w.ir_version);
+  write_opset_imports (out, MODEL_OPSET_IMPORT, model, FALSE);
+  fw_pb_put_string (out, MODEL_PRODUCER_NAME, "fusion-workbench");
+  fw_pb_put_string (out, MODEL_PRODUCER_VERSION, PACKAGE_VERSION);
+  mark = fw_pb_begin (out, MODEL_GRAPH);
+  write_group_graph (&w, out, group);
+  fw_pb_end (out, mark);
+  if (out->len >= MAX_PROTO_BYTES)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("the group “%s” would be %u bytes, past protobuf's 2 GiB limit"),
+                   group->op_type, out->len);
+      g_byte_array_unref (out);
+      return NULL;
+    }
+  return g_byte_array_free_to_bytes (out);
+}
+
 /* Without groups the export is the model as it was: same node order, IR version and imports. */
 static const FwOnnxRewrite *
 fused_or_null (const FwOnnxRewrite *rewrite)

@@ -199,6 +199,12 @@ gboolean      fw_strategy_from_string   (const char      *text,
                                          FwStrategy      *out);
 const char   *fw_strategy_to_string     (FwStrategy       strategy);
 
+/* Main-graph nodes before fusion and after it, each proposed or accepted group one node: what a viewer
+ * counts in the graph dumps (report plan.node_counts). */
+void          fw_plan_get_node_counts   (const FwPlan    *plan,
+                                         guint           *before,
+                                         guint           *after);
+
 /* Plans the model's main graph; shapes must have been inferred. rules may be NULL. */
 FwPlan       *fw_plan_new               (FwModel         *model,
                                          FwProfile       *profile,

@@ -424,3 +424,21 @@ fw_plan_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanO
   fw_plan_rebuild (plan);
   return g_steal_pointer (&plan);
 }
+
+void
+fw_plan_get_node_counts (const FwPlan *plan, guint *before, guint *after)
+{
+  guint n = fw_graph_get_n_nodes (fw_model_get_graph (plan->model)), fused = 0, groups = 0;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if ((c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED) && c->nodes && c->nodes->len)
+        {
+          fused += c->nodes->len;
+          groups++;
+        }
+    }
+  *before = n;
+  *after = n - fused + groups;
+}

@@ -282,6 +282,15 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
   add_number (b, "saving_us", saving * 1e6, 0.001);
   add_number (b, "saving_percent", plan->before.time_s > 0 ? 100.0 * saving / plan->before.time_s : 0, 0.01);
   json_builder_end_object (b);
+  {
+    guint before, after;
+    fw_plan_get_node_counts (plan, &before, &after);
+    json_builder_set_member_name (b, "node_counts");
+    json_builder_begin_object (b);
+    fw_json_member_int (b, "before", before);
+    fw_json_member_int (b, "after", after);
+    json_builder_end_object (b);
+  }
 
   json_builder_set_member_name (b, "candidates");
   json_builder_begin_array (b);

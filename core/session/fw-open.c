@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-open.h"
+#include "export/fw-graph-dump.h"
 #include "fw-error.h"
 #include "codegen/ascend/fw-ascend.h"
 #include "graph/fw-graph.h"
@@ -27,6 +28,7 @@ struct _FwOpen
   char          *path;
   FwOpenOptions  options;
   char          *profile;        /* the copies options points into */
+  char          *dump_dir;
   GStrv          rules;
   GStrv          whitelists;
   FwProgress     progress;
@@ -62,6 +64,7 @@ fw_open_finalize (GObject *object)
   fw_plan_options_clear (&self->options.plan);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->profile, g_free);
+  g_clear_pointer (&self->dump_dir, g_free);
   g_clear_pointer (&self->rules, g_strfreev);
   g_clear_pointer (&self->whitelists, g_strfreev);
   g_clear_pointer (&self->symbols, g_strfreev);
@@ -139,6 +142,8 @@ fw_open_new (const char *path, const FwOpenOptions *options)
   if (options->bindings != NULL)
     g_hash_table_ref (options->bindings);
   self->profile = g_strdup (options->profile);
+  self->dump_dir = g_strdup (options->dump_dir);
+  self->options.dump_dir = self->dump_dir;
   self->rules = g_strdupv ((char **) options->rules);
   self->whitelists = g_strdupv ((char **) options->whitelists);
   self->options.profile = self->profile;
@@ -270,6 +275,22 @@ binding_strings (GHashTable *bindings)
   return g_strv_builder_end (builder);
 }
 
+/* The graph dumps the options or DUMP_GRAPH ask for, at each stage of the job. */
+static gboolean
+dump (FwOpen *self, FwProject *project, FwGraphDumpStage stage, GError **error)
+{
+  g_autofree char *from_env = NULL;
+  const char *dir = self->options.dump_dir;
+
+  if (dir == NULL)
+    {
+      if (!fw_graph_dump_dir_from_env (&from_env, error))
+        return FALSE;
+      dir = from_env;
+    }
+  return dir == NULL || fw_graph_dump_write (fw_project_get_plan (project), self->path, dir, stage, error);
+}
+
 static FwProject *
 run (FwOpen *self, GCancellable *cancellable, GError **error)
 {
@@ -317,9 +338,13 @@ run (FwOpen *self, GCancellable *cancellable, GError **error)
   fw_project_set_model_report (project, report);
   bindings = binding_strings (self->options.bindings);
   fw_project_set_bindings (project, (const char * const *) bindings);
+  if (!dump (self, project, FW_GRAPH_DUMP_LOADED, error) || !dump (self, project, FW_GRAPH_DUMP_PLANNED, error))
+    return NULL;
   for (guint i = 0; i < whitelists->len; i++)
     if (!fw_project_apply_whitelist (project, g_ptr_array_index (whitelists, i), error))
       return NULL;
+  if (!dump (self, project, FW_GRAPH_DUMP_DECIDED, error))
+    return NULL;
   report_progress (self, 1.0, _("Model loaded"));
   return g_steal_pointer (&project);
 }

@@ -25,6 +25,7 @@ typedef struct
   const char * const  *rules;          /* rule files or folders loaded after the shipped set, in order */
   const char * const  *whitelists;     /* *.fusion.yaml files applied in order after planning */
   FwPlanOptions        plan;           /* strategy and limits */
+  const char          *dump_dir;       /* graph dumps (fw-graph-dump.h) into it; NULL: DUMP_GRAPH's, if set */
 } FwOpenOptions;
 
 /* No bindings, limits or extra files; ascend-910b; fw_plan_options_init. */

@@ -199,11 +199,12 @@ reference (const FwCandidate *cand, GHashTable *values, char **why)
 
 typedef struct
 {
-  guint passed, refused, no_reference;
+  guint passed, refused, no_reference, failed;
 } Tally;
 
 /* Generates the candidate's kernel, runs it on the twin and compares with the reference: no diagnostics,
- * cosine >= 0.9999, every element within tolerance. A candidate the generator refuses is counted. */
+ * cosine >= 0.9999, every element within tolerance. A candidate the generator refuses is counted, with its
+ * reason; a failure is counted and said. */
 static void
 check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
 {
@@ -215,6 +216,7 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
   g_autoptr(FwTwinRun) run = NULL;
   g_autofree char *why = NULL;
   const FwKernelSource *src;
+  gboolean ok = TRUE;
 
   if (k == NULL)
     {
@@ -244,10 +246,10 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
   for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
     {
       const FwTwinDiagnostic *x = fw_twin_run_get_diagnostic (run, d);
-      g_test_message ("%s: %s %s:%d (%" G_GINT64_FORMAT "x): %s", fw_kernel_source_get_name (src), x->code, x->file,
-                      x->line, x->count, x->message);
+      g_test_message ("FAIL %s (%s): %s %s:%d (%" G_GINT64_FORMAT "x): %s", fw_kernel_source_get_name (src),
+                      cand->pattern, x->code, x->file, x->line, x->count, x->message);
+      ok = FALSE;
     }
-  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
   if (!reference (cand, values, &why))
     {
       g_test_message ("%s", why);
@@ -259,15 +261,28 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
       FwArray *want = g_hash_table_lookup (values, fw_kernel_source_get_output (src, o));
       Compare c = compare (want, fw_twin_run_get_output (run, o));
 
-      g_test_message ("%s out%u: cosine %.9f, max abs %.3g, max rel %.3g", fw_kernel_source_get_name (src), o, c.cosine,
-                      c.max_abs, c.max_rel);
-      if (!c.within)
-        g_test_message ("worst element %" G_GINT64_FORMAT ": %.9g, reference %.9g", c.worst,
-                        fw_array_get_double (fw_twin_run_get_output (run, o), c.worst), fw_array_get_double (want, c.worst));
-      g_assert_true (c.within);
-      g_assert_cmpfloat (c.cosine, >=, 0.9999);
+      if (!c.within || c.cosine < 0.9999)
+        {
+          g_test_message ("FAIL %s (%s) out%u: cosine %.9f, max abs %.3g, max rel %.3g; worst element %" G_GINT64_FORMAT
+                          ": %.9g, reference %.9g", fw_kernel_source_get_name (src), cand->pattern, o, c.cosine,
+                          c.max_abs, c.max_rel, c.worst, fw_array_get_double (fw_twin_run_get_output (run, o), c.worst),
+                          fw_array_get_double (want, c.worst));
+          ok = FALSE;
+        }
     }
-  tally->passed++;
+  if (ok)
+    tally->passed++;
+  else
+    tally->failed++;
+}
+
+static void
+check_plan (FwPlan *plan, Tally *tally)
+{
+  for (guint i = 0; i < plan->candidates->len; i++)
+    check_candidate (plan, g_ptr_array_index (plan->candidates, i), tally);
+  g_test_message ("%u candidates: %u pass on the twin, %u fail, %u refused by the generator, %u without a reference",
+                  plan->candidates->len, tally->passed, tally->failed, tally->refused, tally->no_reference);
 }
 
 static void
@@ -283,10 +298,8 @@ check_model_bound (FwModel *model, FwStrategy strategy, const char *const *binds
       return;
     }
   plan = plan_for (model, strategy, binds);
-  for (guint i = 0; i < plan->candidates->len; i++)
-    check_candidate (plan, g_ptr_array_index (plan->candidates, i), &tally);
-  g_test_message ("%u candidates: %u pass on the twin, %u refused by the generator, %u without a reference",
-                  plan->candidates->len, tally.passed, tally.refused, tally.no_reference);
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
   g_assert_cmpuint (tally.passed, >=, min_passed);
 }
 
@@ -341,6 +354,56 @@ test_example (void)
       check_model_bound (model, st == 0 ? FW_STRATEGY_BALANCED : st == 1 ? FW_STRATEGY_CONSERVATIVE : FW_STRATEGY_AGGRESSIVE,
                          binds, 1);
     }
+}
+
+/* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real); every candidate of each, under
+ * the three strategies, runs on the twin (slow). FW_REAL_MODELS_ONLY=NAME keeps one model. */
+static void
+test_real_models (void)
+{
+  static const struct { const char *file; const char *binds[3]; } models[] = {
+    { "resnet18.onnx", { NULL } }, { "resnet50.onnx", { NULL } }, { "mobilenet_v3_small.onnx", { NULL } },
+    { "bert_like.onnx", { NULL } }, { "vit_b_16.onnx", { NULL } }, { "swin_t.onnx", { NULL } },
+    { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
+  };
+  static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };
+  const char *dir = g_getenv ("FW_REAL_MODELS"), *only = g_getenv ("FW_REAL_MODELS_ONLY");
+  guint failed = 0;
+
+  if (dir == NULL || *dir == '\0')
+    {
+      g_test_skip ("set FW_REAL_MODELS to the folder of the real models");
+      return;
+    }
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    for (guint st = 0; st < G_N_ELEMENTS (strategies); st++)
+      {
+        g_autofree char *path = g_build_filename (dir, models[m].file, NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(FwModel) model = NULL;
+        g_autoptr(FwPlan) plan = NULL;
+        Tally tally = { 0 };
+
+        if (only != NULL && strstr (models[m].file, only) == NULL)
+          continue;
+        if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+          {
+            g_test_message ("%s missing", path);
+            continue;
+          }
+        model = fw_onnx_load (path, NULL, NULL, &error);
+        g_assert_no_error (error);
+        plan = plan_for (g_object_ref (model), strategies[st], models[m].binds[0] ? models[m].binds : NULL);
+        g_test_message ("%s, strategy %u:", models[m].file, st);
+        check_plan (plan, &tally);
+        failed += tally.failed;
+      }
+  g_assert_cmpuint (failed, ==, 0);
 }
 
 /* A fixture's text with its local includes (tests/twin) pasted in, #line keeping files and lines. */
@@ -554,6 +617,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/conv-block", test_conv_block);
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/example", test_example);
+  g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
   g_test_add_func ("/core/ascend-twin/correct", test_correct);
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
   for (guint i = 0; i < G_N_ELEMENTS (broken); i++)

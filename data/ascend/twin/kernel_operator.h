@@ -69,7 +69,8 @@ public:
   {
     base_ = buffer;
     size_ = static_cast<int64_t> (bufferSize);
-    buf_ = fwtwin::GmFind (buffer, bufferSize * sizeof (T), "SetGlobalBuffer", FW_AT);
+    /* An empty span is only an address (an idle block's share past the end): nothing to check until used. */
+    buf_ = bufferSize == 0 ? -1 : fwtwin::GmFind (buffer, bufferSize * sizeof (T), "SetGlobalBuffer", FW_AT);
   }
   void SetGlobalBuffer (__gm__ T *buffer, FW_LOC)
   {

@@ -55,6 +55,43 @@ add_host_toolchain (JsonBuilder *b, const FwTargets *t)
     fw_json_member_string (b, "error", t->toolchain_error);
 }
 
+/* The Ascend kernel run on the twin against the reference values (docs/ascend-twin.md). */
+static void
+add_twin (JsonBuilder *b, const FwTwinCheck *t)
+{
+  json_builder_set_member_name (b, "twin");
+  json_builder_begin_object (b);
+  fw_json_member_bool (b, "ran", t->ran);
+  fw_json_member_bool (b, "pass", t->pass);
+  fw_json_member_double (b, "max_abs_error", t->max_abs);
+  fw_json_member_double (b, "max_rel_error", t->max_rel);
+  fw_json_member_double (b, "cosine", t->cosine);
+  json_builder_set_member_name (b, "diagnostics");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < t->diagnostics->len; i++)
+    {
+      const FwTwinDiagnostic *d = &g_array_index (t->diagnostics, FwTwinDiagnostic, i);
+
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "code", d->code);
+      fw_json_member_string (b, "message", d->message);
+      fw_json_member_int (b, "line", d->line);
+      fw_json_member_string (b, "file", d->file);
+      fw_json_member_int (b, "count", d->count);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  if (t->ran)
+    {
+      fw_json_member_int (b, "mte2_bytes", (gint64) t->counts.mte2_bytes);
+      fw_json_member_int (b, "mte3_bytes", (gint64) t->counts.mte3_bytes);
+      fw_json_member_int (b, "vector_repeats", (gint64) t->counts.vector_repeats);
+    }
+  if (t->error != NULL)
+    fw_json_member_string (b, "error", t->error);
+  json_builder_end_object (b);
+}
+
 static void
 add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
 {
@@ -81,6 +118,8 @@ add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
       fw_json_member_int (b, "tile_elements", t->tile_length);
       fw_json_member_int (b, "ub_bytes", (gint64) t->kernel_ub_bytes);
     }
+  if (target == FW_TARGET_ASCEND && k->twin != NULL)
+    add_twin (b, k->twin);
   if (k->errors[target] != NULL)
     fw_json_member_string (b, "message", k->errors[target]);
 }

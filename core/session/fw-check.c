@@ -177,6 +177,59 @@ on_compiled (guint done, guint total, gpointer data)
   report (self, total > 0 ? COMPILE_SHARE * done / total : COMPILE_SHARE, message);
 }
 
+/* What verification's reference run hands the twin: each Ascend kernel runs on the reference values of its
+ * boundary and is compared with the reference's outputs. */
+typedef struct
+{
+  FwCheck         *self;
+  FwPlan          *plan;
+  FwHostToolchain *toolchain;
+  GCancellable    *cancellable;
+} TwinJob;
+
+static void
+run_on_twin (GHashTable *values, gpointer data)
+{
+  TwinJob *job = data;
+  FwCheck *self = job->self;
+  g_autoptr(GError) local = NULL;
+  g_autoptr(FwAscendTwin) twin = job->toolchain ? fw_ascend_twin_new (job->toolchain, &local) : NULL;
+  const char *why = local ? local->message : _("no compiler for the Ascend C twin");
+  guint n = self->targets->kernels->len;
+
+  for (guint i = 0; i < n && !g_cancellable_is_cancelled (job->cancellable); i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (self->targets->kernels, i);
+      /* TRANSLATORS: %u of %u Ascend kernels run on the twin so far */
+      g_autofree char *message = g_strdup_printf (_("Running Ascend kernels on the twin (%u of %u)…"), i, n);
+
+      if (k->ascend == NULL)
+        continue;
+      report (self, COMPILE_SHARE, message);
+      k->twin = fw_ascend_twin_check (twin, k->ascend, job->plan->profile, values,
+                                      self->options.has_tolerance ? &self->options.tolerance : NULL, why);
+    }
+}
+
+/* The Ascend kernels' inputs and outputs, for the reference run to keep. */
+static GPtrArray *
+twin_values (FwTargets *targets)
+{
+  GPtrArray *keep = g_ptr_array_new ();
+
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      const FwKernelSource *src = k->ascend ? fw_ascend_kernel_get_kernel_source (k->ascend) : NULL;
+
+      for (guint j = 0; src && j < fw_kernel_source_get_n_inputs (src); j++)
+        g_ptr_array_add (keep, fw_kernel_source_get_input (src, j));
+      for (guint j = 0; src && j < fw_kernel_source_get_n_outputs (src); j++)
+        g_ptr_array_add (keep, fw_kernel_source_get_output (src, j));
+    }
+  return keep;
+}
+
 gboolean
 fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
 {
@@ -200,7 +253,19 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
   if (self->options.verify && (kernels->len > 0 || self->options.without_kernels))
     {
       FwVerifyOptions vopts = { 0 };
+      g_autoptr(GPtrArray) keep = NULL;
+      g_autoptr(FwHostToolchain) own_toolchain = NULL;
+      TwinJob job = { self, plan, self->targets->toolchain, cancellable };
 
+      if (self->options.twin && self->options.ascend)
+        {
+          if (job.toolchain == NULL)
+            job.toolchain = own_toolchain = fw_host_toolchain_new (self->options.cache_dir, NULL);
+          keep = twin_values (self->targets);
+          vopts.also_keep = keep;
+          vopts.on_reference = run_on_twin;
+          vopts.on_reference_data = &job;
+        }
       vopts.seed = self->options.seed;
       vopts.has_tolerance = self->options.has_tolerance;
       vopts.tolerance = self->options.tolerance;

@@ -12,6 +12,7 @@
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/host/fw-superkernel.h"
 #include "exec/fw-array.h"
+#include "exec/fw-fused.h"
 #include "hw/fw-profile.h"
 
 G_BEGIN_DECLS
@@ -90,6 +91,35 @@ const FwTwinDiagnostic *fw_twin_run_find        (FwTwinRun           *run,
                                                  const char          *code);
 const FwTwinCounts *fw_twin_run_get_counts      (FwTwinRun           *run);
 
+/* A kernel checked on the twin against reference values (verification, report's targets.ascend twin): it
+ * passes when it ran with no diagnostic, every output within tolerance and cosine similarity at least
+ * FW_TWIN_MIN_COSINE (float32; 0.999 for 16-bit floats). Errors are worst over the outputs. */
+#define FW_TWIN_MIN_COSINE 0.9999
+
+typedef struct
+{
+  gboolean      ran;
+  gboolean      pass;
+  gdouble       max_abs;
+  gdouble       max_rel;
+  gdouble       cosine;       /* lowest over the outputs */
+  GArray       *diagnostics;  /* FwTwinDiagnostic */
+  FwTwinCounts  counts;
+  char         *error;        /* why it did not run, or NULL */
+} FwTwinCheck;
+
+/* Runs kernel on the twin with its inputs taken from values (FwValue* → FwArray*, constants from the model)
+ * and compares its outputs with the arrays values holds for them; tolerance NULL: the dtype's. Never NULL:
+ * what stops the run is the check's error. twin NULL: not run, with unavailable as the reason. */
+FwTwinCheck       *fw_ascend_twin_check         (FwAscendTwin        *twin,
+                                                 FwAscendKernel      *kernel,
+                                                 const FwProfile     *profile,
+                                                 GHashTable          *values,
+                                                 const FwTolerance   *tolerance,
+                                                 const char          *unavailable);
+void               fw_twin_check_free           (FwTwinCheck         *check);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTwinCheck, fw_twin_check_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwAscendTwin, fw_ascend_twin_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTwinRun, fw_twin_run_free)
 

@@ -178,14 +178,39 @@ on_compiled (guint done, guint total, gpointer data)
 }
 
 /* What verification's reference run hands the twin: each Ascend kernel runs on the reference values of its
- * boundary and is compared with the reference's outputs. */
+ * boundary and is compared with the reference's outputs. Kernels compile and run in parallel (each is a
+ * compiler and then a child process); each worker fills only its own kernel's result. */
 typedef struct
 {
   FwCheck         *self;
   FwPlan          *plan;
   FwHostToolchain *toolchain;
   GCancellable    *cancellable;
+  FwAscendTwin    *twin;
+  const char      *why;
+  GHashTable      *values;
+  guint            total;
+  gint             done;
 } TwinJob;
+
+static void
+twin_one (gpointer data, gpointer user_data)
+{
+  FwTargetKernel *k = data;
+  TwinJob *job = user_data;
+  FwCheck *self = job->self;
+  g_autofree char *message = NULL;
+  guint done;
+
+  if (g_cancellable_is_cancelled (job->cancellable))
+    return;
+  k->twin = fw_ascend_twin_check (job->twin, k->ascend, job->plan->profile, job->values,
+                                  self->options.has_tolerance ? &self->options.tolerance : NULL, job->why);
+  done = (guint) g_atomic_int_add (&job->done, 1) + 1;
+  /* TRANSLATORS: %u of %u Ascend kernels run on the twin so far */
+  message = g_strdup_printf (_("Running Ascend kernels on the twin (%u of %u)…"), done, job->total);
+  report (self, COMPILE_SHARE, message);
+}
 
 static void
 run_on_twin (GHashTable *values, gpointer data)
@@ -194,21 +219,22 @@ run_on_twin (GHashTable *values, gpointer data)
   FwCheck *self = job->self;
   g_autoptr(GError) local = NULL;
   g_autoptr(FwAscendTwin) twin = job->toolchain ? fw_ascend_twin_new (job->toolchain, &local) : NULL;
-  const char *why = local ? local->message : _("no compiler for the Ascend C twin");
-  guint n = self->targets->kernels->len;
+  guint threads = self->options.n_threads ? self->options.n_threads : g_get_num_processors ();
+  GThreadPool *pool = g_thread_pool_new (twin_one, job, MAX (1u, threads), FALSE, NULL);
 
-  for (guint i = 0; i < n && !g_cancellable_is_cancelled (job->cancellable); i++)
+  job->twin = twin;
+  job->why = local ? local->message : _("no compiler for the Ascend C twin");
+  job->values = values;
+  for (guint i = 0; i < self->targets->kernels->len; i++)
+    job->total += ((FwTargetKernel *) g_ptr_array_index (self->targets->kernels, i))->ascend != NULL;
+  for (guint i = 0; i < self->targets->kernels->len; i++)
     {
       FwTargetKernel *k = g_ptr_array_index (self->targets->kernels, i);
-      /* TRANSLATORS: %u of %u Ascend kernels run on the twin so far */
-      g_autofree char *message = g_strdup_printf (_("Running Ascend kernels on the twin (%u of %u)…"), i, n);
-
-      if (k->ascend == NULL)
-        continue;
-      report (self, COMPILE_SHARE, message);
-      k->twin = fw_ascend_twin_check (twin, k->ascend, job->plan->profile, values,
-                                      self->options.has_tolerance ? &self->options.tolerance : NULL, why);
+      if (k->ascend != NULL)
+        g_thread_pool_push (pool, k, NULL);
     }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  job->twin = NULL;
 }
 
 /* The Ascend kernels' inputs and outputs, for the reference run to keep. */
@@ -255,7 +281,7 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
       FwVerifyOptions vopts = { 0 };
       g_autoptr(GPtrArray) keep = NULL;
       g_autoptr(FwHostToolchain) own_toolchain = NULL;
-      TwinJob job = { self, plan, self->targets->toolchain, cancellable };
+      TwinJob job = { self, plan, self->targets->toolchain, cancellable, NULL, NULL, NULL, 0, 0 };
 
       if (self->options.twin && self->options.ascend)
         {

@@ -40,7 +40,10 @@ struct _FwTwinRun
   FwTwinCounts  counts;
 };
 
-static const char *const compile_flags[] = { "-std=c++17", "-O2", "-w", NULL };
+/* -O1: each kernel is compiled once per change and most run for milliseconds; -O2 costs more to compile
+ * than it saves (the twin's runtime, compiled once, is -O2). -w: generated kernels' unused parameters and
+ * the like are not the twin's business (the syntax check runs with -Wall). */
+static const char *const compile_flags[] = { "-std=c++17", "-O1", "-w", NULL };
 
 static void
 diagnostic_clear (gpointer data)

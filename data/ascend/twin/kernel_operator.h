@@ -11,7 +11,6 @@
 #ifndef FW_ASCEND_KERNEL_OPERATOR_H
 #define FW_ASCEND_KERNEL_OPERATOR_H
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 

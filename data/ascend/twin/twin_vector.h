@@ -11,6 +11,18 @@
 namespace AscendC {
 namespace twin {
 
+/* The C library's functions through the compiler's builtins: <cmath> alone costs more to parse than a
+ * generated kernel, and every kernel is compiled on its own. */
+inline float Exp (float a) { return __builtin_expf (a); }
+inline double Exp (double a) { return __builtin_exp (a); }
+inline float Log (float a) { return __builtin_logf (a); }
+inline double Log (double a) { return __builtin_log (a); }
+inline float Sqrt (float a) { return __builtin_sqrtf (a); }
+inline double Sqrt (double a) { return __builtin_sqrt (a); }
+inline float Abs (float a) { return __builtin_fabsf (a); }
+inline double Abs (double a) { return __builtin_fabs (a); }
+template <typename C> C Abs (C a) { return a < C (0) ? -a : a; }
+
 /* Arithmetic type: half computes in float and rounds to binary16 when stored. */
 template <typename T> struct Calc { using type = T; };
 template <> struct Calc<half> { using type = float; };
@@ -111,12 +123,12 @@ FW_TWIN_SCALAR (Mins, a < s ? a : s)
 
 /* Exp.md, Ln.md, Abs.md, Relu.md, Sqrt.md, Rsqrt.md, Reciprocal.md: e^x, ln x, |x|, max(x, 0), sqrt x,
  * 1/sqrt x, 1/x, with the C library's float functions (the chip's own rounding is not modelled). */
-FW_TWIN_UNARY (Exp, std::exp (a))
-FW_TWIN_UNARY (Ln, std::log (a))
-FW_TWIN_UNARY (Abs, std::fabs (a))
+FW_TWIN_UNARY (Exp, twin::Exp (a))
+FW_TWIN_UNARY (Ln, twin::Log (a))
+FW_TWIN_UNARY (Abs, twin::Abs (a))
 FW_TWIN_UNARY (Relu, a > 0 ? a : C (0))
-FW_TWIN_UNARY (Sqrt, std::sqrt (a))
-FW_TWIN_UNARY (Rsqrt, C (1) / std::sqrt (a))
+FW_TWIN_UNARY (Sqrt, twin::Sqrt (a))
+FW_TWIN_UNARY (Rsqrt, C (1) / twin::Sqrt (a))
 FW_TWIN_UNARY (Reciprocal, C (1) / a)
 
 /* Duplicate.md: count copies of the scalar. */
@@ -219,39 +231,41 @@ void ReduceSum (const LocalTensor<T> &dst, const LocalTensor<T> &src, const Loca
   d[0] = static_cast<T> (total);
 }
 
-/* ReduceMax.md, ReduceMin.md: the largest / smallest of the first count elements into dst[0]. */
+namespace twin {
+/* ReduceMax.md, ReduceMin.md: the largest (smallest) of the first count elements into dst[0]. */
+template <typename T, typename Better>
+void ReduceExtreme (const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &tmp, int32_t count,
+                    bool calIndex, const char *what, const char *file, int line, Better better)
+{
+  using C = typename Calc<T>::type;
+  const T *s;
+  T *d;
+  if (calIndex)
+    fwtwin::Diag ("FW-TWIN-UNSUPPORTED", file, line, "%s with calIndex is not modelled", what);
+  if (!ReduceOperands (dst, src, tmp, count, what, file, line, &s, &d))
+    return;
+  C m = count > 0 ? static_cast<C> (s[0]) : C (0);
+  for (int32_t i = 1; i < count; i++)
+    if (better (static_cast<C> (s[i]), m))
+      m = static_cast<C> (s[i]);
+  d[0] = static_cast<T> (m);
+}
+}  // namespace twin
+
 template <typename T>
 void ReduceMax (const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                 const int32_t count, bool calIndex = false, FW_LOC)
 {
-  using C = typename twin::Calc<T>::type;
-  const T *s;
-  T *d;
-  if (calIndex)
-    fwtwin::Diag ("FW-TWIN-UNSUPPORTED", FW_AT, "ReduceMax with calIndex is not modelled");
-  if (!twin::ReduceOperands (dst, src, sharedTmpBuffer, count, "ReduceMax", FW_AT, &s, &d))
-    return;
-  C m = count > 0 ? static_cast<C> (s[0]) : C (0);
-  for (int32_t i = 1; i < count; i++)
-    m = static_cast<C> (s[i]) > m ? static_cast<C> (s[i]) : m;
-  d[0] = static_cast<T> (m);
+  twin::ReduceExtreme (dst, src, sharedTmpBuffer, count, calIndex, "ReduceMax", FW_AT,
+                       [] (auto a, auto b) { return a > b; });
 }
 
 template <typename T>
 void ReduceMin (const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                 const int32_t count, bool calIndex = false, FW_LOC)
 {
-  using C = typename twin::Calc<T>::type;
-  const T *s;
-  T *d;
-  if (calIndex)
-    fwtwin::Diag ("FW-TWIN-UNSUPPORTED", FW_AT, "ReduceMin with calIndex is not modelled");
-  if (!twin::ReduceOperands (dst, src, sharedTmpBuffer, count, "ReduceMin", FW_AT, &s, &d))
-    return;
-  C m = count > 0 ? static_cast<C> (s[0]) : C (0);
-  for (int32_t i = 1; i < count; i++)
-    m = static_cast<C> (s[i]) < m ? static_cast<C> (s[i]) : m;
-  d[0] = static_cast<T> (m);
+  twin::ReduceExtreme (dst, src, sharedTmpBuffer, count, calIndex, "ReduceMin", FW_AT,
+                       [] (auto a, auto b) { return a < b; });
 }
 
 namespace twin {
@@ -384,11 +398,11 @@ inline double RoundBy (double v, RoundMode m)
 {
   switch (m)
     {
-    case RoundMode::CAST_FLOOR: return std::floor (v);
-    case RoundMode::CAST_CEIL: return std::ceil (v);
-    case RoundMode::CAST_ROUND: return std::round (v);
-    case RoundMode::CAST_TRUNC: return std::trunc (v);
-    default: return std::nearbyint (v);
+    case RoundMode::CAST_FLOOR: return __builtin_floor (v);
+    case RoundMode::CAST_CEIL: return __builtin_ceil (v);
+    case RoundMode::CAST_ROUND: return __builtin_round (v);
+    case RoundMode::CAST_TRUNC: return __builtin_trunc (v);
+    default: return __builtin_nearbyint (v);
     }
 }
 }  // namespace twin

@@ -64,6 +64,22 @@ diagnostic_clear (gpointer data)
   g_free (d->message);
 }
 
+/* The kernel computes in the narrowest float type it touches (a float16 input makes its vector instructions
+ * half, even when a Cast widens the output): the tolerance and the cosine bar are that type's. */
+static FwDType
+compute_dtype (const FwKernelSource *src)
+{
+  FwDType d = FW_DTYPE_FLOAT;
+
+  for (guint i = 0; i < fw_kernel_source_get_n_inputs (src); i++)
+    if (fw_kernel_source_get_input (src, i)->dtype == FW_DTYPE_FLOAT16)
+      d = FW_DTYPE_FLOAT16;
+  for (guint i = 0; i < fw_kernel_source_get_n_outputs (src); i++)
+    if (fw_kernel_source_get_output (src, i)->dtype == FW_DTYPE_FLOAT16)
+      d = FW_DTYPE_FLOAT16;
+  return d;
+}
+
 FwTwinCheck *
 fw_ascend_twin_check (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfile *profile, GHashTable *values,
                       const FwTolerance *tolerance, const char *unavailable)
@@ -114,8 +130,9 @@ fw_ascend_twin_check (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfil
     {
       FwValue *v = fw_kernel_source_get_output (src, o);
       FwArray *want = g_hash_table_lookup (values, v), *got = fw_twin_run_get_output (run, o);
-      FwTolerance tol = tolerance ? *tolerance : fw_tolerance_for_dtype (v->dtype);
-      gdouble min_cos = v->dtype == FW_DTYPE_FLOAT ? FW_TWIN_MIN_COSINE : 0.999;
+      FwDType dt = compute_dtype (src) == FW_DTYPE_FLOAT16 ? FW_DTYPE_FLOAT16 : v->dtype;
+      FwTolerance tol = tolerance ? *tolerance : fw_tolerance_for_dtype (dt);
+      gdouble min_cos = dt == FW_DTYPE_FLOAT ? FW_TWIN_MIN_COSINE : 0.999;
       FwCompare c;
       gdouble cs;
 

@@ -5,8 +5,8 @@
 
 #include <gio/gio.h>
 
-#include "codegen/ascend/fw-ascend-twin.h"
 #include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-ascend-twin.h"
 #include "codegen/host/fw-superkernel.h"
 #include "exec/fw-fused.h"
 #include "plan/fw-plan.h"

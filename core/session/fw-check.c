@@ -356,6 +356,25 @@ append_compare (GString *text, const char *what, const FwCompare *c, const FwTol
     g_string_append_printf (text, "  %s\n", _("NaN in one result and not in the other"));
 }
 
+/* The Ascend kernel on the twin: the verdict, the figures, each diagnostic at its kernel line. */
+static void
+append_twin (GString *text, const FwTwinCheck *t)
+{
+  if (!t->ran)
+    {
+      g_string_append_printf (text, _("On the Ascend C twin: not run: %s\n"), t->error ? t->error : "");
+      return;
+    }
+  /* TRANSLATORS: pass or FAIL, then the cosine similarity and the errors against the reference */
+  g_string_append_printf (text, _("On the Ascend C twin: %s; cosine %.6f, max abs error %.3g, max rel error %.3g\n"),
+                          t->pass ? _("pass") : _("FAIL"), t->cosine, t->max_abs, t->max_rel);
+  for (guint i = 0; i < t->diagnostics->len; i++)
+    {
+      const FwTwinDiagnostic *d = &g_array_index (t->diagnostics, FwTwinDiagnostic, i);
+      g_string_append_printf (text, "  %s %s:%d: %s\n", d->code, d->file, d->line, d->message);
+    }
+}
+
 static char *
 detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
 {
@@ -373,6 +392,8 @@ detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
     g_string_append_printf (text, "%s\n", _("Ascend C kernel: generated"));
   else if (k->errors[FW_TARGET_ASCEND] != NULL)
     g_string_append_printf (text, _("Ascend C kernel: not generated: %s\n"), k->errors[FW_TARGET_ASCEND]);
+  if (k->twin != NULL)
+    append_twin (text, k->twin);
   if (g != NULL)
     {
       *result = g->pass ? "pass" : "fail";

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/ascend/fw-ascend-twin.h"
 #include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-ascend-twin.h"
 #include "fw-test-models.h"
 #include "onnx/fw-onnx.h"
 #include "plan/fw-plan-private.h"

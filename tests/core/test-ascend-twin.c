@@ -1,4 +1,4 @@
-/* The Ascend C twin (data/ascend/twin, run by core/codegen/ascend/fw-ascend-twin.c): generated kernels of
+/* The Ascend C twin (data/ascend/twin, run by core/codegen/fw-ascend-twin.c): generated kernels of
  * the test models run on it and match the reference interpreter; each rule it enforces fails a kernel
  * written to break it (the .cpp files of tests/twin), with the exact diagnostic or the wrong numbers it must produce;
  * and the ReduceSum page's own example computes the page's result. Skipped without a C++ compiler. */
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/ascend/fw-ascend-twin.h"
 #include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-ascend-twin.h"
 #include "exec/fw-exec.h"
 #include "exec/fw-kernel.h"
 #include "graph/fw-tensor.h"

@@ -2,7 +2,7 @@
  * exactly the part of the Ascend C API that the `ascend` target emits (the same subset data/ascend/
  * kernel_operator.h declares), so that a generated fw_kNNN.cpp compiles unchanged and runs on this machine.
  *
- * Written from the public API reference (cannmirror/asc-devkit docs/api/context/NAME.md, hiascend.com "Ascend C
+ * Written from the public API reference (the pages cannmirror/asc-devkit/docs/api/context/NAME.md, hiascend.com "Ascend C
  * API"); it is not CANN's code and models no instruction timing. Every entry point checks the rule its page
  * states and reports a violation as a diagnostic with a stable code and the kernel source line
  * (`__builtin_FILE ()` / `__builtin_LINE ()` default arguments); docs/ascend-twin.md lists the rules. The

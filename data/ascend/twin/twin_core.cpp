@@ -97,7 +97,7 @@ StateName (int s)
 
 /* A pipe that accesses a block another pipe last wrote (or, for a write, last read) must be ordered after
  * that access: SetFlag/WaitFlag(ISASI), the queue hand-off of EnQue/DeQue (TQue.md), or PipeBarrier. The
- * "npu check" list (asc-tools docs/02_npu_check.md) names these ErrorSync1/ErrorSync2. Scalar reads are not
+ * "npu check" list (hicann/asc-tools/docs/02_npu_check.md) names these ErrorSync1/ErrorSync2. Scalar reads are not
  * recorded as readers: the scalar unit has its value before it issues the next instruction (it issues them
  * in program order), so no later write can overtake one. Scalar writes are: a vector read after SetValue
  * needs S_V. */

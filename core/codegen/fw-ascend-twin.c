@@ -16,7 +16,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
-#include "codegen/ascend/fw-twin-resources.h"
+#include "codegen/fw-twin-resources.h"
 #include "fw-ascend-twin.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"

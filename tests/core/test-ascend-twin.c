@@ -14,6 +14,7 @@
 #include "exec/fw-kernel.h"
 #include "graph/fw-tensor.h"
 #include "fw-error.h"
+#include "fw-test-ascend-models.h"
 #include "fw-test-models.h"
 #include "onnx/fw-onnx.h"
 #include "plan/fw-plan-private.h"
@@ -357,6 +358,27 @@ add_node (FwGraph *g, const char *op, const char *out, const char *a, const char
     fw_node_set_attr_int (n, "to", FW_DTYPE_FLOAT);
 }
 
+/* The small models of the ops the real models need (fw-test-ascend-models.h), under every strategy that
+ * fuses them: hard activations and a reduce epilogue, Compare/Select masks, LayerNormalization and
+ * LogSoftmax nodes, scalar / row-vector / per-row broadcast operands. */
+static void
+test_small_models (void)
+{
+  static const FwStrategy strategies[] = { FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_BALANCED, FW_STRATEGY_AGGRESSIVE };
+
+  for (guint st = 0; st < G_N_ELEMENTS (strategies); st++)
+    {
+      check_model (fw_test_hard_model (), strategies[st], 0);
+      check_model (fw_test_mask_model (), strategies[st], 0);
+      check_model (fw_test_norm_model (), strategies[st], 0);
+      check_model (fw_test_broadcast_model (TRUE, TRUE, TRUE), strategies[st], 1);
+      check_model (fw_test_broadcast_model (TRUE, FALSE, FALSE), strategies[st], 1);
+    }
+  check_model (fw_test_hard_model (), FW_STRATEGY_BALANCED, 1);
+  check_model (fw_test_mask_model (), FW_STRATEGY_BALANCED, 1);
+  check_model (fw_test_norm_model (), FW_STRATEGY_BALANCED, 1);
+}
+
 /* Half precision: x (float16 [8, 128]) + c (a [128] row) -> Sigmoid -> Mul x -> Cast float, every
  * instruction rounding to binary16 on the twin. */
 static void
@@ -665,6 +687,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/conv-block", test_conv_block);
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
+  g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
   g_test_add_func ("/core/ascend-twin/example", test_example);
   g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
   g_test_add_func ("/core/ascend-twin/correct", test_correct);

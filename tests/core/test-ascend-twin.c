@@ -569,6 +569,16 @@ static const Broken broken[] = {
   { "bounds.cpp", "#define BROKEN 3\n", "FW-TWIN-QUEUE-EMPTY", 0, 64, 64, 1 },
   { "bounds.cpp", "#define BROKEN 4\n", "FW-TWIN-MASK-COUNT", 0, 64, 64, 1 },
   { "block_order.cpp", NULL, "FW-TWIN-BLOCK-ORDER", 0, 256, 64, 4 },
+  { "rules.cpp", "#define BROKEN 1\n", "FW-TWIN-BUFFER-COUNT", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 2\n", "FW-TWIN-QUE-LIMIT", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 3\n", "FW-TWIN-QUEUE-EXHAUSTED", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 4\n", "FW-TWIN-QUEUE-DEPTH", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 5\n", "FW-TWIN-STATE", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 6\n", "FW-TWIN-PAD-PARAMS", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 7\n", "FW-TWIN-REDUCE-TMP", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 8\n", "FW-TWIN-SELECT-MODE", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 9\n", "FW-TWIN-GM-INPUT-WRITE", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 10\n", "FW-TWIN-GM-GUARD", 0, 64, 64, 1 },
   { "copy_rounds_down.cpp", NULL, NULL, 0, 16, 16, 1 },
 };
 
@@ -612,6 +622,7 @@ test_correct (void)
 {
   static const struct { const char *file; gint64 n, tile; guint blocks; } ok[] = {
     { "good.cpp", 64, 64, 1 }, { "good.cpp", 1000, 64, 4 }, { "good.cpp", 1000, 96, 3 }, { "with_wait.cpp", 64, 64, 1 },
+    { "rules.cpp", 64, 64, 1 },
   };
 
   if (get_twin () == NULL)
@@ -622,7 +633,8 @@ test_correct (void)
   for (guint i = 0; i < G_N_ELEMENTS (ok); i++)
     {
       g_autoptr(FwArray) y = NULL;
-      g_autoptr(FwTwinRun) run = run_fixture (ok[i].file, NULL, ok[i].n, ok[i].tile, ok[i].blocks, FW_DTYPE_FLOAT, &y);
+      g_autoptr(FwTwinRun) run = run_fixture (ok[i].file, "#define BROKEN 0\n", ok[i].n, ok[i].tile, ok[i].blocks,
+                                              FW_DTYPE_FLOAT, &y);
 
       g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
       g_assert_true (doubled (y));

@@ -294,6 +294,7 @@ check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gbo
   check_options.host = host;
   check_options.ascend = ascend;
   check_options.verify = options->verify;
+  check_options.twin = TRUE;
   check_options.measure = options->measure;
   /* The report has verification and measurement sections whenever they were asked for. */
   check_options.without_kernels = TRUE;
@@ -388,7 +389,11 @@ report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
     {
       mismatch = !verify->pass;
       for (guint i = 0; targets && i < targets->kernels->len; i++)
-        mismatch |= !((FwTargetKernel *) g_ptr_array_index (targets->kernels, i))->host_compiled;
+        {
+          const FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+          /* An Ascend kernel that failed on the twin, or gave a diagnostic there, is a mismatch too. */
+          mismatch |= !k->host_compiled || (k->twin != NULL && !k->twin->pass);
+        }
     }
   if (fail_on->regression)
     {

@@ -57,7 +57,7 @@ run_command_line (int argc, char **argv)
     { "whitelist", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &whitelists, N_("Apply a whitelist of accepted and vetoed fusions after planning (repeatable, in order)"), N_("FILE") },
     { "export-whitelist", 0, 0, G_OPTION_ARG_FILENAME, &export_whitelist, N_("Write the final plan as a whitelist: accepted entries for proposed and accepted fusions, vetoed ones for vetoed, pattern-level decisions kept"), N_("FILE") },
     { "target", 0, 0, G_OPTION_ARG_STRING_ARRAY, &targets, N_("Generate kernels for a target: host (C SuperKernels, compiled and loaded) or ascend (Ascend C sources); repeatable"), N_("TARGET") },
-    { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Run the fused model against the unfused one on seeded inputs and compare every output and group boundary (uses the host target)"), NULL },
+    { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Run the fused model against the unfused one on seeded inputs and compare every output and group boundary (uses the host target; with --target ascend also runs each Ascend kernel on the Ascend C twin)"), NULL },
     { "measure", 0, 0, G_OPTION_ARG_NONE, &measure, N_("Time each SuperKernel against the operators it replaces and the whole model fused against unfused (uses the host target)"), NULL },
     { "export", 0, 0, G_OPTION_ARG_FILENAME, &export_dir, N_("Write the fused ONNX model, the whitelist and the kernel package (manifest.json) into DIR"), N_("DIR") },
     { "tolerance", 0, 0, G_OPTION_ARG_STRING, &tolerance, N_("Verification tolerance for every float output, e.g. rel=1e-4,abs=1e-5 (default: by dtype)"), N_("SPEC") },

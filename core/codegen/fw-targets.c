@@ -70,6 +70,7 @@ fw_target_kernel_free (FwTargetKernel *k)
 {
   g_clear_pointer (&k->host, fw_superkernel_free);
   g_clear_pointer (&k->ascend, fw_ascend_kernel_free);
+  g_clear_pointer (&k->twin, fw_twin_check_free);
   g_free (k->group.inputs);
   g_free (k->group.outputs);
   for (guint t = 0; t < FW_N_TARGETS; t++)

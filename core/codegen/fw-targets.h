@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 
 #include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-ascend-twin.h"
 #include "codegen/host/fw-superkernel.h"
 #include "exec/fw-fused.h"
 #include "plan/fw-plan.h"
@@ -33,6 +34,7 @@ typedef struct
   gboolean        host_compiled;   /* loaded and runnable: group is valid */
   FwGroupKernel   group;           /* the compiled kernel as the fused executor takes it */
   FwAscendKernel *ascend;          /* the Ascend kernel with its tiling, or NULL */
+  FwTwinCheck    *twin;            /* verification ran the Ascend kernel on the twin, or NULL */
 } FwTargetKernel;
 
 typedef struct

@@ -107,6 +107,12 @@ typedef struct
   FwTolerance   tolerance;
   guint         n_threads;     /* 0: all cores */
   GCancellable *cancellable;
+  /* Other targets check their kernels on the same reference values: also_keep (FwValue*, or NULL) are kept
+   * from the reference run besides the host kernels' boundaries, and on_reference, when set, is called once
+   * after that run with every kept value (FwValue* → FwArray*). */
+  GPtrArray    *also_keep;
+  void        (*on_reference) (GHashTable *values, gpointer data);
+  gpointer      on_reference_data;
 } FwVerifyOptions;
 
 typedef struct

@@ -216,6 +216,12 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   result->groups = g_array_new (FALSE, TRUE, sizeof (FwGroupCheck));
   result->outputs = g_array_new (FALSE, TRUE, sizeof (FwOutputCheck));
   result->pass = TRUE;
+  for (guint i = 0; options->also_keep && i < options->also_keep->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (options->also_keep, i);
+      if (v->constant == NULL && !g_hash_table_contains (ref_keep, v))
+        g_hash_table_insert (ref_keep, v, NULL);
+    }
   inputs = fw_exec_make_inputs (plan->model, options->seed, error);
   if (inputs == NULL)
     return NULL;
@@ -227,6 +233,8 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       g_prefix_error (error, _("reference run: "));
       goto out;
     }
+  if (options->on_reference != NULL)
+    options->on_reference (ref_keep, options->on_reference_data);
   if (!fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, fused_out, fused_keep,
                              error))
     {

@@ -55,6 +55,43 @@ add_host_toolchain (JsonBuilder *b, const FwTargets *t)
     fw_json_member_string (b, "error", t->toolchain_error);
 }
 
+/* The Ascend kernel run on the twin against the reference values (docs/ascend-twin.md). */
+static void
+add_twin (JsonBuilder *b, const FwTwinCheck *t)
+{
+  json_builder_set_member_name (b, "twin");
+  json_builder_begin_object (b);
+  fw_json_member_bool (b, "ran", t->ran);
+  fw_json_member_bool (b, "pass", t->pass);
+  fw_json_member_double (b, "max_abs_error", t->max_abs);
+  fw_json_member_double (b, "max_rel_error", t->max_rel);
+  fw_json_member_double (b, "cosine", t->cosine);
+  json_builder_set_member_name (b, "diagnostics");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < t->diagnostics->len; i++)
+    {
+      const FwTwinDiagnostic *d = &g_array_index (t->diagnostics, FwTwinDiagnostic, i);
+
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "code", d->code);
+      fw_json_member_string (b, "message", d->message);
+      fw_json_member_int (b, "line", d->line);
+      fw_json_member_string (b, "file", d->file);
+      fw_json_member_int (b, "count", d->count);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  if (t->ran)
+    {
+      fw_json_member_int (b, "mte2_bytes", (gint64) t->counts.mte2_bytes);
+      fw_json_member_int (b, "mte3_bytes", (gint64) t->counts.mte3_bytes);
+      fw_json_member_int (b, "vector_repeats", (gint64) t->counts.vector_repeats);
+    }
+  if (t->error != NULL)
+    fw_json_member_string (b, "error", t->error);
+  json_builder_end_object (b);
+}
+
 static void
 add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
 {
@@ -84,6 +121,8 @@ add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
       fw_json_member_int (b, "tile_elements", t->tile_length);
       fw_json_member_int (b, "ub_bytes", (gint64) t->kernel_ub_bytes);
     }
+  if (target == FW_TARGET_ASCEND && k->twin != NULL)
+    add_twin (b, k->twin);
   if (k->errors[target] != NULL)
     fw_json_member_string (b, "message", k->errors[target]);
 }
@@ -241,6 +280,49 @@ get_string (JsonObject *o, const char *name)
   return n != NULL && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_string (n) : "";
 }
 
+/* How the Ascend kernels did on the twin, and what each one that did not pass gave first. */
+static void
+append_twin_markdown (GString *md, JsonArray *ks)
+{
+  guint ran = 0, passed = 0;
+
+  for (guint i = 0; i < json_array_get_length (ks); i++)
+    {
+      JsonObject *k = json_array_get_object_element (ks, i);
+      JsonObject *t = json_object_has_member (k, "twin") ? json_object_get_object_member (k, "twin") : NULL;
+
+      ran += t != NULL;
+      passed += t != NULL && json_object_get_boolean_member (t, "pass");
+    }
+  if (ran == 0)
+    return;
+  g_string_append_printf (md, _("On the Ascend C twin: %u of %u kernels pass.\n"), passed, ran);
+  for (guint i = 0; i < json_array_get_length (ks); i++)
+    {
+      JsonObject *k = json_array_get_object_element (ks, i);
+      JsonObject *t = json_object_has_member (k, "twin") ? json_object_get_object_member (k, "twin") : NULL;
+      JsonArray *d = t ? json_object_get_array_member (t, "diagnostics") : NULL;
+
+      if (t == NULL || json_object_get_boolean_member (t, "pass"))
+        continue;
+      g_string_append_printf (md, "- #%" PRId64 ": ", json_object_get_int_member (k, "candidate"));
+      if (d != NULL && json_array_get_length (d) > 0)
+        {
+          JsonObject *first = json_array_get_object_element (d, 0);
+          g_autofree char *where = g_strdup_printf ("%s %s:%" PRId64 " ", get_string (first, "code"),
+                                                    get_string (first, "file"), json_object_get_int_member (first, "line"));
+          fw_markdown_append_cell (md, where);
+          fw_markdown_append_cell (md, get_string (first, "message"));
+        }
+      else if (json_object_has_member (t, "error"))
+        fw_markdown_append_cell (md, get_string (t, "error"));
+      else
+        g_string_append_printf (md, _("cosine %.6f, max abs error %.3g"), get_double (t, "cosine"),
+                                get_double (t, "max_abs_error"));
+      g_string_append_c (md, '\n');
+    }
+}
+
 void
 fw_exec_report_markdown (GString *md, JsonObject *root)
 {
@@ -285,6 +367,7 @@ fw_exec_report_markdown (GString *md, JsonObject *root)
             generated += g_strcmp0 (get_string (json_array_get_object_element (ks, i), "status"), "generated") == 0;
           g_string_append_printf (md, _("Ascend C: %u of %u kernels generated.\n"), generated,
                                   json_array_get_length (ks));
+          append_twin_markdown (md, ks);
         }
     }
   if (json_object_has_member (root, "verification"))

@@ -177,6 +177,85 @@ on_compiled (guint done, guint total, gpointer data)
   report (self, total > 0 ? COMPILE_SHARE * done / total : COMPILE_SHARE, message);
 }
 
+/* What verification's reference run hands the twin: each Ascend kernel runs on the reference values of its
+ * boundary and is compared with the reference's outputs. Kernels compile and run in parallel (each is a
+ * compiler and then a child process); each worker fills only its own kernel's result. */
+typedef struct
+{
+  FwCheck         *self;
+  FwPlan          *plan;
+  FwHostToolchain *toolchain;
+  GCancellable    *cancellable;
+  FwAscendTwin    *twin;
+  const char      *why;
+  GHashTable      *values;
+  guint            total;
+  gint             done;
+} TwinJob;
+
+static void
+twin_one (gpointer data, gpointer user_data)
+{
+  FwTargetKernel *k = data;
+  TwinJob *job = user_data;
+  FwCheck *self = job->self;
+  g_autofree char *message = NULL;
+  guint done;
+
+  if (g_cancellable_is_cancelled (job->cancellable))
+    return;
+  k->twin = fw_ascend_twin_check (job->twin, k->ascend, job->plan->profile, job->values,
+                                  self->options.has_tolerance ? &self->options.tolerance : NULL, job->why);
+  done = (guint) g_atomic_int_add (&job->done, 1) + 1;
+  /* TRANSLATORS: %u of %u Ascend kernels run on the twin so far */
+  message = g_strdup_printf (_("Running Ascend kernels on the twin (%u of %u)…"), done, job->total);
+  report (self, COMPILE_SHARE, message);
+}
+
+static void
+run_on_twin (GHashTable *values, gpointer data)
+{
+  TwinJob *job = data;
+  FwCheck *self = job->self;
+  g_autoptr(GError) local = NULL;
+  g_autoptr(FwAscendTwin) twin = job->toolchain ? fw_ascend_twin_new (job->toolchain, &local) : NULL;
+  guint threads = self->options.n_threads ? self->options.n_threads : g_get_num_processors ();
+  GThreadPool *pool = g_thread_pool_new (twin_one, job, MAX (1u, threads), FALSE, NULL);
+
+  job->twin = twin;
+  job->why = local ? local->message : _("no compiler for the Ascend C twin");
+  job->values = values;
+  for (guint i = 0; i < self->targets->kernels->len; i++)
+    job->total += ((FwTargetKernel *) g_ptr_array_index (self->targets->kernels, i))->ascend != NULL;
+  for (guint i = 0; i < self->targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (self->targets->kernels, i);
+      if (k->ascend != NULL)
+        g_thread_pool_push (pool, k, NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  job->twin = NULL;
+}
+
+/* The Ascend kernels' inputs and outputs, for the reference run to keep. */
+static GPtrArray *
+twin_values (FwTargets *targets)
+{
+  GPtrArray *keep = g_ptr_array_new ();
+
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      const FwKernelSource *src = k->ascend ? fw_ascend_kernel_get_kernel_source (k->ascend) : NULL;
+
+      for (guint j = 0; src && j < fw_kernel_source_get_n_inputs (src); j++)
+        g_ptr_array_add (keep, fw_kernel_source_get_input (src, j));
+      for (guint j = 0; src && j < fw_kernel_source_get_n_outputs (src); j++)
+        g_ptr_array_add (keep, fw_kernel_source_get_output (src, j));
+    }
+  return keep;
+}
+
 gboolean
 fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
 {
@@ -200,7 +279,19 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
   if (self->options.verify && (kernels->len > 0 || self->options.without_kernels))
     {
       FwVerifyOptions vopts = { 0 };
+      g_autoptr(GPtrArray) keep = NULL;
+      g_autoptr(FwHostToolchain) own_toolchain = NULL;
+      TwinJob job = { self, plan, self->targets->toolchain, cancellable, NULL, NULL, NULL, 0, 0 };
 
+      if (self->options.twin && self->options.ascend)
+        {
+          if (job.toolchain == NULL)
+            job.toolchain = own_toolchain = fw_host_toolchain_new (self->options.cache_dir, NULL);
+          keep = twin_values (self->targets);
+          vopts.also_keep = keep;
+          vopts.on_reference = run_on_twin;
+          vopts.on_reference_data = &job;
+        }
       vopts.seed = self->options.seed;
       vopts.has_tolerance = self->options.has_tolerance;
       vopts.tolerance = self->options.tolerance;
@@ -265,6 +356,25 @@ append_compare (GString *text, const char *what, const FwCompare *c, const FwTol
     g_string_append_printf (text, "  %s\n", _("NaN in one result and not in the other"));
 }
 
+/* The Ascend kernel on the twin: the verdict, the figures, each diagnostic at its kernel line. */
+static void
+append_twin (GString *text, const FwTwinCheck *t)
+{
+  if (!t->ran)
+    {
+      g_string_append_printf (text, _("On the Ascend C twin: not run: %s\n"), t->error ? t->error : "");
+      return;
+    }
+  /* TRANSLATORS: pass or FAIL, then the cosine similarity and the errors against the reference */
+  g_string_append_printf (text, _("On the Ascend C twin: %s; cosine %.6f, max abs error %.3g, max rel error %.3g\n"),
+                          t->pass ? _("pass") : _("FAIL"), t->cosine, t->max_abs, t->max_rel);
+  for (guint i = 0; i < t->diagnostics->len; i++)
+    {
+      const FwTwinDiagnostic *d = &g_array_index (t->diagnostics, FwTwinDiagnostic, i);
+      g_string_append_printf (text, "  %s %s:%d: %s\n", d->code, d->file, d->line, d->message);
+    }
+}
+
 static char *
 detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
 {
@@ -282,6 +392,8 @@ detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
     g_string_append_printf (text, "%s\n", _("Ascend C kernel: generated"));
   else if (k->errors[FW_TARGET_ASCEND] != NULL)
     g_string_append_printf (text, _("Ascend C kernel: not generated: %s\n"), k->errors[FW_TARGET_ASCEND]);
+  if (k->twin != NULL)
+    append_twin (text, k->twin);
   if (g != NULL)
     {
       *result = g->pass ? "pass" : "fail";

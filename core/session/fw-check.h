@@ -20,6 +20,8 @@ typedef struct
   gboolean     host;           /* generate and compile host SuperKernels (default TRUE) */
   gboolean     ascend;         /* generate Ascend C kernels (default TRUE) */
   gboolean     verify;         /* run fused against unfused (default TRUE; needs host) */
+  gboolean     twin;           /* with verify and ascend: run each Ascend kernel on the twin (default FALSE:
+                                  the window does not show twin results yet; batch mode sets it) */
   gboolean     measure;        /* time each SuperKernel and the whole model, after verifying */
   gboolean     without_kernels; /* verify and measure the whole model even when no group has a kernel (batch
                                    reports always have those sections); default FALSE: nothing to check */

@@ -588,7 +588,7 @@ test_verify_export (void)
   g_autofree char *out = NULL, *err = NULL, *report = g_build_filename (workdir, "enc.json", NULL);
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonObject *root, *verification, *measurement;
-  JsonArray *host;
+  JsonArray *host, *ascend;
   g_autofree char *fused = g_build_filename (workdir, "enc-out", "enc.fused.onnx", NULL);
   g_autofree char *yaml = g_build_filename (workdir, "enc-out", "enc.fusion.yaml", NULL);
   g_autofree char *manifest = g_build_filename (workdir, "enc-out", "kernels", "manifest.json", NULL);
@@ -606,6 +606,20 @@ test_verify_export (void)
   for (guint i = 0; i < json_array_get_length (host); i++)
     g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (host, i), "status"), ==,
                      "compiled");
+  /* Every Ascend kernel ran on the twin on the reference's boundary values: clean and matching. */
+  ascend = json_object_get_array_member (json_object_get_object_member (json_object_get_object_member (root, "targets"),
+                                                                        "ascend"), "kernels");
+  g_assert_cmpuint (json_array_get_length (ascend), ==, json_array_get_length (host));
+  for (guint i = 0; i < json_array_get_length (ascend); i++)
+    {
+      JsonObject *twin = json_object_get_object_member (json_array_get_object_element (ascend, i), "twin");
+      g_assert_nonnull (twin);
+      g_assert_true (json_object_get_boolean_member (twin, "ran"));
+      g_assert_true (json_object_get_boolean_member (twin, "pass"));
+      g_assert_cmpfloat (json_object_get_double_member (twin, "cosine"), >=, 0.9999);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (twin, "diagnostics")), ==, 0);
+      g_assert_cmpint (json_object_get_int_member (twin, "mte2_bytes"), >, 0);
+    }
   verification = json_object_get_object_member (root, "verification");
   g_assert_true (json_object_get_boolean_member (verification, "pass"));
   n_fused = json_array_get_length (json_object_get_array_member (verification, "groups"));

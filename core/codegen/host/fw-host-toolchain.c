@@ -43,6 +43,8 @@ struct _FwHostToolchain
   char   *version;
   char   *flags;
   char   *cache_dir;
+  char   *cxx;           /* the C++ compiler, found on first use by fw_host_toolchain_build_cxx */
+  char   *cxx_version;
 };
 
 static char *
@@ -127,6 +129,8 @@ fw_host_toolchain_free (FwHostToolchain *toolchain)
   g_free (toolchain->version);
   g_free (toolchain->flags);
   g_free (toolchain->cache_dir);
+  g_free (toolchain->cxx);
+  g_free (toolchain->cxx_version);
   g_free (toolchain);
 }
 
@@ -211,7 +215,8 @@ manifest_object_hash (const char *path)
 }
 
 static gboolean
-write_manifest (FwHostToolchain *tc, FwSuperKernel *kernel, const char *path, GError **error)
+write_manifest_for (const char *source_hash, const char *object_hash, const char *version, const char *flags,
+                    const char *path, GError **error)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -222,13 +227,13 @@ write_manifest (FwHostToolchain *tc, FwSuperKernel *kernel, const char *path, GE
   json_builder_set_member_name (b, "abi");
   json_builder_add_int_value (b, FW_SK_ABI_VERSION);
   json_builder_set_member_name (b, "source_sha256");
-  json_builder_add_string_value (b, kernel->source_hash);
+  json_builder_add_string_value (b, source_hash);
   json_builder_set_member_name (b, "object_sha256");
-  json_builder_add_string_value (b, kernel->object_hash);
+  json_builder_add_string_value (b, object_hash);
   json_builder_set_member_name (b, "compiler");
-  json_builder_add_string_value (b, tc->version);
+  json_builder_add_string_value (b, version);
   json_builder_set_member_name (b, "flags");
-  json_builder_add_string_value (b, tc->flags);
+  json_builder_add_string_value (b, flags);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);
@@ -237,9 +242,48 @@ write_manifest (FwHostToolchain *tc, FwSuperKernel *kernel, const char *path, GE
   return fw_file_write (path, text, -1, error);
 }
 
-/* Runs the compiler on src into a temporary object next to obj, then renames it into place. */
+/* One compile into the cache: the compiler, its arguments (flags before -o, extra arguments after the
+ * source), the source text and the suffixes of the source and the result. Everything that changes the
+ * result is in the key: the source, the flags, the compiler's version, its prefix words, the extra
+ * arguments and a salt (what the source includes from elsewhere). */
+typedef struct
+{
+  const char        *compiler;
+  char *const       *prefix_args;
+  const char *const *flags;
+  const char        *flags_text;
+  const char *const *extra_args;  /* NULL-terminated, or NULL */
+  const char        *version;
+  const char        *source;
+  const char        *salt;        /* or NULL */
+  const char        *source_ext;
+  const char        *object_ext;
+} CacheJob;
+
+typedef struct
+{
+  char               *object_path;
+  char               *source_hash;
+  char               *object_hash;
+  FwSuperKernelCache  cache;
+  char               *compiler_output;  /* what the compiler said when it failed */
+} CacheResult;
+
+static void
+cache_result_clear (CacheResult *r)
+{
+  g_free (r->object_path);
+  g_free (r->source_hash);
+  g_free (r->object_hash);
+  g_free (r->compiler_output);
+  memset (r, 0, sizeof *r);
+}
+
+/* Runs the compiler on src into a temporary object next to obj, then renames it into place. FALSE with
+ * error unset and r->compiler_output set when the compiler refused the source. */
 static gboolean
-compile (FwHostToolchain *tc, FwSuperKernel *kernel, const char *src, const char *obj, GError **error)
+compile_job (FwHostToolchain *tc, const CacheJob *job, const char *src, const char *obj, CacheResult *r,
+             GError **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autofree char *tmp = g_strconcat (obj, ".XXXXXX", NULL);
@@ -257,36 +301,34 @@ compile (FwHostToolchain *tc, FwSuperKernel *kernel, const char *src, const char
       return FALSE;
     }
   close (fd);
-  g_ptr_array_add (argv, tc->compiler);
-  for (guint i = 0; tc->prefix_args[i]; i++)
-    g_ptr_array_add (argv, tc->prefix_args[i]);
-  for (guint i = 0; default_flags[i]; i++)
-    g_ptr_array_add (argv, (char *) default_flags[i]);
+  g_ptr_array_add (argv, (char *) job->compiler);
+  for (guint i = 0; job->prefix_args[i]; i++)
+    g_ptr_array_add (argv, job->prefix_args[i]);
+  for (guint i = 0; job->flags[i]; i++)
+    g_ptr_array_add (argv, (char *) job->flags[i]);
   g_ptr_array_add (argv, (char *) "-o");
   g_ptr_array_add (argv, tmp);
   g_ptr_array_add (argv, (char *) src);
-  g_ptr_array_add (argv, (char *) "-lm");
+  for (guint i = 0; job->extra_args && job->extra_args[i]; i++)
+    g_ptr_array_add (argv, (char *) job->extra_args[i]);
   g_ptr_array_add (argv, NULL);
   if (!g_spawn_sync (tc->cache_dir, (char **) argv->pdata, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err,
                      &status, &local) ||
       !g_spawn_check_wait_status (status, NULL))
     {
-      g_autofree char *message = NULL;
       const char *text = local ? local->message : (err && *err ? err : (out ? out : ""));
       gsize len = strlen (text);
+      g_autofree char *message = g_utf8_make_valid (text, MIN (len, MAX_QUOTED));
 
-      message = g_utf8_make_valid (text, MIN (len, MAX_QUOTED));
       g_unlink (tmp);
-      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("the C compiler failed on SuperKernel %u (%s): %s%s"),
-                   kernel->candidate->index, kernel->candidate->kind ? kernel->candidate->kind : "",
-                   g_strstrip (message), len > MAX_QUOTED ? "…" : "");
+      r->compiler_output = g_strdup_printf ("%s%s", g_strstrip (message), len > MAX_QUOTED ? "…" : "");
       return FALSE;
     }
-  g_free (kernel->object_hash);
-  kernel->object_hash = file_sha256 (tmp, error);
-  if (kernel->object_hash == NULL || g_rename (tmp, obj) != 0)
+  g_free (r->object_hash);
+  r->object_hash = file_sha256 (tmp, error);
+  if (r->object_hash == NULL || g_rename (tmp, obj) != 0)
     {
-      if (kernel->object_hash != NULL)
+      if (r->object_hash != NULL)
         g_set_error (error, FW_ERROR, FW_ERROR_IO, _("cannot move the compiled kernel to “%s”: %s"), obj,
                      g_strerror (errno));
       g_unlink (tmp);
@@ -295,8 +337,16 @@ compile (FwHostToolchain *tc, FwSuperKernel *kernel, const char *src, const char
   return TRUE;
 }
 
-gboolean
-fw_host_toolchain_build (FwHostToolchain *tc, FwSuperKernel *kernel, GError **error)
+static void
+key_add (GChecksum *key, const char *text)
+{
+  /* NULs between the parts, so no two different lists hash alike. */
+  g_checksum_update (key, (const guchar *) text, strlen (text) + 1);
+}
+
+/* The cached result of job, checked against its recorded hash, or a new compile. */
+static gboolean
+build_cached (FwHostToolchain *tc, const CacheJob *job, CacheResult *r, GError **error)
 {
   g_autoptr(GChecksum) key = g_checksum_new (G_CHECKSUM_SHA256);
   g_autofree char *base = NULL, *src = NULL, *obj = NULL, *manifest = NULL, *recorded = NULL;
@@ -304,17 +354,19 @@ fw_host_toolchain_build (FwHostToolchain *tc, FwSuperKernel *kernel, GError **er
 
   if (!check_cache_dir (tc->cache_dir, error))
     return FALSE;
-  g_free (kernel->source_hash);
-  kernel->source_hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, kernel->source, -1);
-  /* NULs between the parts, so no two different triples hash alike. */
-  g_checksum_update (key, (const guchar *) kernel->source, strlen (kernel->source) + 1);
-  g_checksum_update (key, (const guchar *) tc->flags, strlen (tc->flags) + 1);
-  g_checksum_update (key, (const guchar *) tc->version, strlen (tc->version) + 1);
-  for (guint i = 0; tc->prefix_args[i]; i++)
-    g_checksum_update (key, (const guchar *) tc->prefix_args[i], strlen (tc->prefix_args[i]) + 1);
+  r->source_hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, job->source, -1);
+  key_add (key, job->source);
+  key_add (key, job->flags_text);
+  key_add (key, job->version);
+  for (guint i = 0; job->prefix_args[i]; i++)
+    key_add (key, job->prefix_args[i]);
+  for (guint i = 0; job->extra_args && job->extra_args[i]; i++)
+    key_add (key, job->extra_args[i]);
+  if (job->salt != NULL)
+    key_add (key, job->salt);
   base = g_build_filename (tc->cache_dir, g_checksum_get_string (key), NULL);
-  src = g_strconcat (base, ".c", NULL);
-  obj = g_strconcat (base, ".so", NULL);
+  src = g_strconcat (base, job->source_ext, NULL);
+  obj = g_strconcat (base, job->object_ext, NULL);
   manifest = g_strconcat (base, ".json", NULL);
 
   recorded = manifest_object_hash (manifest);
@@ -323,20 +375,109 @@ fw_host_toolchain_build (FwHostToolchain *tc, FwSuperKernel *kernel, GError **er
       g_autofree char *actual = file_sha256 (obj, NULL);
       if (actual != NULL && g_strcmp0 (actual, recorded) == 0)
         {
-          g_free (kernel->object_hash);
-          kernel->object_hash = g_steal_pointer (&actual);
-          g_free (kernel->object_path);
-          kernel->object_path = g_steal_pointer (&obj);
-          kernel->cache = FW_SUPERKERNEL_CACHE_HIT;
+          r->object_hash = g_steal_pointer (&actual);
+          r->object_path = g_steal_pointer (&obj);
+          r->cache = FW_SUPERKERNEL_CACHE_HIT;
           return TRUE;
         }
       tampered = TRUE;
     }
-  if (!fw_file_write (src, kernel->source, -1, error) || !compile (tc, kernel, src, obj, error) ||
-      !write_manifest (tc, kernel, manifest, error))
+  if (!fw_file_write (src, job->source, -1, error) || !compile_job (tc, job, src, obj, r, error) ||
+      !write_manifest_for (r->source_hash, r->object_hash, job->version, job->flags_text, manifest, error))
     return FALSE;
+  r->object_path = g_steal_pointer (&obj);
+  r->cache = tampered ? FW_SUPERKERNEL_CACHE_REPLACED : FW_SUPERKERNEL_CACHE_MISS;
+  return TRUE;
+}
+
+gboolean
+fw_host_toolchain_build (FwHostToolchain *tc, FwSuperKernel *kernel, GError **error)
+{
+  static const char *const libm[] = { "-lm", NULL };
+  CacheJob job = { tc->compiler, tc->prefix_args, default_flags, tc->flags, libm, tc->version, kernel->source, NULL,
+                   ".c", ".so" };
+  CacheResult r = { 0 };
+
+  if (!build_cached (tc, &job, &r, error))
+    {
+      if (r.compiler_output != NULL)
+        g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("the C compiler failed on SuperKernel %u (%s): %s%s"),
+                     kernel->candidate->index, kernel->candidate->kind ? kernel->candidate->kind : "",
+                     r.compiler_output, "");
+      cache_result_clear (&r);
+      return FALSE;
+    }
+  g_free (kernel->source_hash);
+  kernel->source_hash = g_steal_pointer (&r.source_hash);
+  g_free (kernel->object_hash);
+  kernel->object_hash = g_steal_pointer (&r.object_hash);
   g_free (kernel->object_path);
-  kernel->object_path = g_steal_pointer (&obj);
-  kernel->cache = tampered ? FW_SUPERKERNEL_CACHE_REPLACED : FW_SUPERKERNEL_CACHE_MISS;
+  kernel->object_path = g_steal_pointer (&r.object_path);
+  kernel->cache = r.cache;
+  cache_result_clear (&r);
+  return TRUE;
+}
+
+/* $CXX, else c++, g++, clang++ on PATH, and its version line. */
+static gboolean
+find_cxx (FwHostToolchain *tc, GError **error)
+{
+  const char *names[] = { "c++", "g++", "clang++" };
+  const char *env = g_getenv ("CXX");
+  g_autofree char *path = NULL, *out = NULL;
+  const char *argv[3];
+  gint status = 0;
+
+  if (tc->cxx != NULL)
+    return TRUE;
+  if (env != NULL && *env != '\0')
+    path = g_find_program_in_path (env);
+  for (guint i = 0; i < G_N_ELEMENTS (names) && path == NULL; i++)
+    path = g_find_program_in_path (names[i]);
+  argv[0] = path;
+  argv[1] = "--version";
+  argv[2] = NULL;
+  if (path == NULL ||
+      !g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                     &out, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("no C++ compiler found (set $CXX, or install c++, g++ or clang++)"));
+      return FALSE;
+    }
+  tc->cxx = g_steal_pointer (&path);
+  tc->cxx_version = first_line (out);
+  return TRUE;
+}
+
+gboolean
+fw_host_toolchain_build_cxx (FwHostToolchain   *tc,
+                             const char        *source,
+                             const char *const *flags,
+                             const char *const *extra_args,
+                             const char        *salt,
+                             const char        *object_ext,
+                             char             **object_path,
+                             GError           **error)
+{
+  static char *no_prefix[] = { NULL };
+  g_autofree char *flags_text = g_strjoinv (" ", (char **) flags);
+  CacheJob job = { NULL, no_prefix, flags, flags_text, extra_args, NULL, source, salt, ".cpp", object_ext };
+  CacheResult r = { 0 };
+
+  if (!find_cxx (tc, error))
+    return FALSE;
+  job.compiler = tc->cxx;
+  job.version = tc->cxx_version;
+  if (!build_cached (tc, &job, &r, error))
+    {
+      if (r.compiler_output != NULL)
+        g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("the C++ compiler failed: %s"), r.compiler_output);
+      cache_result_clear (&r);
+      return FALSE;
+    }
+  *object_path = g_steal_pointer (&r.object_path);
+  cache_result_clear (&r);
   return TRUE;
 }

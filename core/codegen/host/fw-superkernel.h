@@ -27,6 +27,17 @@ const char      *fw_host_toolchain_get_compiler (FwHostToolchain *toolchain);  /
 const char      *fw_host_toolchain_get_version  (FwHostToolchain *toolchain);  /* first line of --version */
 const char      *fw_host_toolchain_get_flags    (FwHostToolchain *toolchain);  /* as passed, one string */
 const char      *fw_host_toolchain_get_cache_dir(FwHostToolchain *toolchain);
+/* Compiles C++ source with the C++ compiler ($CXX, else c++, g++, clang++) and flags (before -o; extra_args
+ * after the source: objects to link, libraries) into the kernel cache, or finds it there; salt is keyed on
+ * too (the contents of headers the source includes). *object_path: the result, named with object_ext. */
+gboolean         fw_host_toolchain_build_cxx (FwHostToolchain   *toolchain,
+                                              const char        *source,
+                                              const char *const *flags,
+                                              const char *const *extra_args,
+                                              const char        *salt,
+                                              const char        *object_ext,
+                                              char             **object_path,
+                                              GError           **error);
 
 /* Generates the source for the candidate (no compiler needed). FW_ERROR_UNSUPPORTED names what the host
  * target cannot generate (an op, a dtype, a dynamic shape). */

@@ -1,0 +1,126 @@
+/* fw-ascend-twin.h: runs a generated Ascend C kernel on the host, against our twin of the Ascend C runtime
+ * (data/ascend/twin, compiled into libfwcore as resources): the kernel .cpp compiles unchanged with the host
+ * C++ compiler, runs block after block on the boundary inputs, and comes back with its outputs and the
+ * diagnostics of the rules the twin enforces (docs/ascend-twin.md). Compiled objects live in the host
+ * toolchain's kernel cache.
+ *
+ * The kernel runs in a child process, so a kernel that crashes or hangs cannot take the caller with it. */
+#pragma once
+
+#include <glib.h>
+
+#include "codegen/ascend/fw-ascend.h"
+#include "codegen/host/fw-superkernel.h"
+#include "exec/fw-array.h"
+#include "exec/fw-fused.h"
+#include "hw/fw-profile.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FwAscendTwin FwAscendTwin;
+typedef struct _FwTwinRun    FwTwinRun;
+
+/* One broken rule: a stable code ("FW-TWIN-UNALIGNED"), the kernel file and line (0 when the rule is about
+ * the whole run), how often it happened and the first occurrence's message. */
+typedef struct
+{
+  char   *code;
+  char   *file;
+  gint    line;
+  gint64  count;
+  char   *message;
+} FwTwinDiagnostic;
+
+/* What the ordered run moved and issued, summed over blocks. */
+typedef struct
+{
+  guint64 mte2_bytes;
+  guint64 mte3_bytes;
+  guint64 vector_repeats;
+  guint64 vector_instructions;
+  guint64 scalar_accesses;
+} FwTwinCounts;
+
+/* A kernel given as text, for hand-written kernels: entry is the extern "C" function, kernel_name the file
+ * name diagnostics show, tiling_name/tiling_source a header the kernel includes (or NULL). The tiling struct
+ * is the seven uint64 fields of the generated FwKNNNTiling, passed as the last argument. */
+typedef struct
+{
+  const char *entry;
+  const char *kernel_name;
+  const char *kernel_source;
+  const char *tiling_name;
+  const char *tiling_source;
+  guint64     tiling[7];
+  guint       blocks;
+} FwTwinKernel;
+
+/* Finds the C++ compiler and compiles the twin's runtime (once; cached). toolchain is borrowed. */
+FwAscendTwin      *fw_ascend_twin_new           (FwHostToolchain     *toolchain,
+                                                 GError             **error);
+void               fw_ascend_twin_free          (FwAscendTwin        *twin);
+
+/* Runs a generated kernel on inputs (in its kernel source's input order, dtypes and dims as generated);
+ * outputs are allocated. FALSE only when it could not run (compile error, bad inputs); rule violations are
+ * diagnostics of the run. */
+FwTwinRun         *fw_ascend_twin_run           (FwAscendTwin        *twin,
+                                                 FwAscendKernel      *kernel,
+                                                 const FwProfile     *profile,
+                                                 FwArray *const      *inputs,
+                                                 GError             **error);
+/* The same for a kernel given as text: arguments are inputs then outputs (filled in place), then the
+ * tiling. */
+FwTwinRun         *fw_ascend_twin_run_kernel    (FwAscendTwin        *twin,
+                                                 const FwTwinKernel  *kernel,
+                                                 const FwProfile     *profile,
+                                                 FwArray *const      *inputs,
+                                                 guint                n_inputs,
+                                                 FwArray *const      *outputs,
+                                                 guint                n_outputs,
+                                                 GError             **error);
+
+void               fw_twin_run_free             (FwTwinRun           *run);
+guint              fw_twin_run_get_n_outputs    (FwTwinRun           *run);
+FwArray           *fw_twin_run_get_output       (FwTwinRun           *run,
+                                                 guint                index);
+guint              fw_twin_run_get_n_diagnostics (FwTwinRun          *run);
+const FwTwinDiagnostic *fw_twin_run_get_diagnostic (FwTwinRun        *run,
+                                                 guint                index);
+/* The first diagnostic with code, or NULL. */
+const FwTwinDiagnostic *fw_twin_run_find        (FwTwinRun           *run,
+                                                 const char          *code);
+const FwTwinCounts *fw_twin_run_get_counts      (FwTwinRun           *run);
+
+/* A kernel checked on the twin against reference values (verification, report's targets.ascend twin): it
+ * passes when it ran with no diagnostic, every output within tolerance and cosine similarity at least
+ * FW_TWIN_MIN_COSINE (float32; 0.999 for 16-bit floats). Errors are worst over the outputs. */
+#define FW_TWIN_MIN_COSINE 0.9999
+
+typedef struct
+{
+  gboolean      ran;
+  gboolean      pass;
+  gdouble       max_abs;
+  gdouble       max_rel;
+  gdouble       cosine;       /* lowest over the outputs */
+  GArray       *diagnostics;  /* FwTwinDiagnostic */
+  FwTwinCounts  counts;
+  char         *error;        /* why it did not run, or NULL */
+} FwTwinCheck;
+
+/* Runs kernel on the twin with its inputs taken from values (FwValue* → FwArray*, constants from the model)
+ * and compares its outputs with the arrays values holds for them; tolerance NULL: the dtype's. Never NULL:
+ * what stops the run is the check's error. twin NULL: not run, with unavailable as the reason. */
+FwTwinCheck       *fw_ascend_twin_check         (FwAscendTwin        *twin,
+                                                 FwAscendKernel      *kernel,
+                                                 const FwProfile     *profile,
+                                                 GHashTable          *values,
+                                                 const FwTolerance   *tolerance,
+                                                 const char          *unavailable);
+void               fw_twin_check_free           (FwTwinCheck         *check);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTwinCheck, fw_twin_check_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwAscendTwin, fw_ascend_twin_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTwinRun, fw_twin_run_free)
+
+G_END_DECLS

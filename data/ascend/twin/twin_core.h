@@ -1,0 +1,141 @@
+/* twin_core.h: the state of one simulated AI Core of Fusion Workbench's Ascend C twin, and the checks every
+ * API entry point of kernel_operator.h runs. Not part of the Ascend C API: kernels never include it
+ * directly. docs/ascend-twin.md lists each rule with the page it comes from.
+ *
+ * One core runs at a time (blocks run one after another), so the state is a single global. Checks work on
+ * 32-byte UB blocks, the unit the pages state alignment and copy lengths in; nothing here is per element
+ * except the arithmetic itself. */
+#ifndef FW_TWIN_CORE_H
+#define FW_TWIN_CORE_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fwtwin {
+
+/* The pipelines of one core (PipeBarrier(ISASI) page, table of pipeline types; SetFlag/WaitFlag(ISASI)):
+ * S scalar, V vector, M cube, MTE1 L1->L0, MTE2 GM->UB/L1, MTE3 UB->GM, FIX L0C->GM. */
+enum Pipe : uint8_t { P_S, P_V, P_M, P_MTE1, P_MTE2, P_MTE3, P_FIX, P_COUNT, P_NONE = 0xff };
+
+const char *PipeName (int pipe);
+
+/* What pipe p is known to be ordered after: for each pipe q the number of q's instructions whose effects p
+ * sees. A pipe always sees its own earlier instructions (in-order issue; same-pipe data dependencies of V
+ * get their barrier from the compiler, PipeBarrier(ISASI) page note). */
+struct Clock
+{
+  uint64_t c[P_COUNT];
+};
+
+enum SlotState : uint8_t { S_FREE, S_OCCUPIED, S_ENQUE, S_DEQUE };
+
+/* One buffer InitBuffer handed out: a TQue's block or a TBuf. */
+struct Slot
+{
+  uint32_t start;      /* byte offset in UB */
+  uint32_t len;        /* bytes, rounded up to 32 */
+  uint32_t gen;        /* bumped by every AllocTensor: a tensor handle from before is stale */
+  uint8_t state;
+  bool queue;
+  int position;        /* TPosition as int */
+  int queue_id;
+  uint64_t enq_order;  /* FIFO order of EnQue */
+  Clock handoff;       /* producer's clock at EnQue (consumer takes it at DeQue) */
+  Clock freed;         /* consumer's clock at FreeTensor (producer takes it at AllocTensor) */
+  int alloc_line;
+  const char *alloc_file;
+};
+
+struct Queue
+{
+  int position;
+  int depth;
+  int first_slot;
+  int n_slots;
+  uint64_t enq_counter;
+  int line;
+};
+
+/* Per 32-byte UB block: the pipe that last wrote it and that write's sequence number, and the last read by
+ * each pipe (for writes that would overtake a read still in flight). */
+struct BlockTrack
+{
+  uint8_t wpipe;
+  uint64_t wseq;
+  uint64_t rseq[P_COUNT];
+};
+
+struct GmBuffer
+{
+  uint8_t *data;
+  uint64_t bytes;
+  bool output;
+  uint16_t *owner;     /* output bytes: block index + 1 of the block that wrote it, 0 never */
+  const char *name;
+};
+
+struct Stats
+{
+  uint64_t mte2_bytes, mte3_bytes, vector_repeats, vector_instructions, scalar_accesses;
+};
+
+enum { MAX_SLOTS = 128, MAX_QUEUES = 64, MAX_EVENT_IDS = 8, N_EVENTS = 32, MAX_GM = 64 };
+
+struct Core
+{
+  uint8_t *ub;
+  uint32_t ub_capacity;   /* the profile's Unified Buffer */
+  uint32_t ub_alloc;      /* bytes of UB memory the twin holds (capacity and room to run past it) */
+  uint32_t ub_used;
+  int buffers;            /* sum of InitBuffer num */
+  Slot slots[MAX_SLOTS];
+  int n_slots;
+  Queue queues[MAX_QUEUES];
+  int n_queues;
+  BlockTrack *track;
+  uint64_t clock[P_COUNT];
+  Clock known[P_COUNT];
+  bool flag_set[N_EVENTS][MAX_EVENT_IDS];
+  Clock flag_snap[N_EVENTS][MAX_EVENT_IDS];
+  int flag_line[N_EVENTS][MAX_EVENT_IDS];
+  const char *flag_file[N_EVENTS][MAX_EVENT_IDS];
+  int block_idx, block_num;
+  int reduce_mode;        /* ReduceSum: 1 tree over repeats, 2 repeats added in order */
+  bool pipe_live;
+  GmBuffer gm[MAX_GM];
+  int n_gm;
+  Stats stats;
+};
+
+extern Core g;
+
+void Diag (const char *code, const char *file, int line, const char *format, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+/* Snapshot of pipe p's view, its own instructions included: what SetFlag or EnQue hands on. */
+Clock Snapshot (int p);
+/* p now sees everything in snap. */
+void Join (int p, const Clock &snap);
+
+/* The checks of one operand access of `bytes` at UB offset addr in slot: the tensor's state, its extent,
+ * and pipe ordering against the last writer (RAW/WAW) and readers (WAR) of each 32-byte block. Returns
+ * false when the access must be skipped (a stale or unknown tensor, or nothing in range). *bytes is clamped
+ * to the extent. */
+bool UbAccess (int slot, uint32_t gen, uint32_t addr, uint64_t *bytes, uint32_t extent_bytes, int pipe, bool write,
+               const char *what, const char *file, int line);
+/* A new instruction on pipe p. */
+uint64_t Issue (int p);
+bool CheckAligned (uint32_t addr, const char *what, const char *file, int line);
+
+/* GM: the registered buffer holding [p, p + bytes), or -1 (with a diagnostic). */
+int GmFind (const void *p, uint64_t bytes, const char *what, const char *file, int line);
+/* A write of [p, p + bytes) by the running block: two blocks writing one byte is a diagnostic. */
+void GmWrite (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int line);
+
+/* Half precision as IEEE binary16, round to nearest even (the data types page: half is binary16). */
+uint16_t FloatToHalf (float f);
+float HalfToFloat (uint16_t h);
+
+}  // namespace fwtwin
+
+#endif

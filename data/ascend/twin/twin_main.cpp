@@ -1,0 +1,325 @@
+/* twin_main.cpp: the driver of Fusion Workbench's Ascend C twin. Linked with one generated kernel (through
+ * the shim the runner writes, which defines fw_twin_entry), it reads a job file, places every GM argument
+ * between guard pages, runs the kernel's blocks one after another in order and again in a shuffled order,
+ * and writes the outputs of the ordered run and the diagnostics.
+ *
+ * Job file, one item a line:
+ *   ub BYTES | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 | diag PATH
+ *   arg in|out BYTES PATH NAME      (kernel arguments in order; the tiling is passed last)
+ * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR". */
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kernel_operator.h"
+#include "twin_diag.h"
+
+extern "C" void fw_twin_entry (uint8_t **args);
+
+using namespace fwtwin;
+
+namespace {
+
+struct Arg
+{
+  bool output;
+  uint64_t bytes;
+  std::string path, name;
+  uint8_t *map = nullptr;
+  size_t map_len = 0;
+  uint8_t *data = nullptr;
+};
+
+std::vector<Arg> args;
+char diag_path[8192];
+uint64_t tiling[7];
+const unsigned char kSentinel = 0xA5;
+
+/* Each GM buffer ends at a page boundary rounded to 32 bytes, with an inaccessible page on either side: a raw
+ * access the API checks missed still stops at once. */
+uint8_t *
+GuardedAlloc (uint64_t bytes, uint8_t **map, size_t *map_len)
+{
+  size_t page = static_cast<size_t> (sysconf (_SC_PAGESIZE));
+  uint64_t rounded = (bytes + 31) / 32 * 32;
+  size_t body = (rounded + page - 1) / page * page;
+  size_t len = body + 2 * page;
+  void *m = mmap (nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
+    return nullptr;
+  uint8_t *base = static_cast<uint8_t *> (m);
+  if (body > 0 && mprotect (base + page, body, PROT_READ | PROT_WRITE) != 0)
+    return nullptr;
+  *map = base;
+  *map_len = len;
+  return base + page + body - rounded;
+}
+
+void
+WriteDiags ()
+{
+  FILE *f = std::fopen (diag_path, "w");
+  if (f == nullptr)
+    return;
+  for (int i = 0; i < n_diags; i++)
+    std::fprintf (f, "D\t%s\t%s\t%d\t%ld\t%s\n", diags[i].code, diags[i].file, diags[i].line, diags[i].count,
+                  diags[i].message);
+  std::fprintf (f, "S\t%llu %llu %llu %llu %llu\n", (unsigned long long) g.stats.mte2_bytes,
+                (unsigned long long) g.stats.mte3_bytes, (unsigned long long) g.stats.vector_repeats,
+                (unsigned long long) g.stats.vector_instructions, (unsigned long long) g.stats.scalar_accesses);
+  std::fclose (f);
+}
+
+void
+OnSignal (int sig)
+{
+  /* Only async-signal-safe calls: the diagnostics file is written with write(2). */
+  const char *msg = sig == SIGALRM ? "D\tFW-TWIN-TIMEOUT\t-\t0\t1\tthe kernel ran past the twin's time limit\n"
+                                   : "D\tFW-TWIN-GM-GUARD\t-\t0\t1\ta raw access left the GM buffers (guard page hit)\n";
+  int fd = open (diag_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+  if (fd >= 0)
+    {
+      ssize_t r = write (fd, msg, std::strlen (msg));
+      (void) r;
+      close (fd);
+    }
+  _exit (3);
+}
+
+void
+ResetCore (int block, int blocks)
+{
+  std::memset (g.ub, 0xff, g.ub_alloc);
+  std::memset (g.track, 0, sizeof (BlockTrack) * (g.ub_alloc / 32));
+  for (uint32_t b = 0; b < g.ub_alloc / 32; b++)
+    g.track[b].wpipe = P_NONE;
+  g.ub_used = 0;
+  g.buffers = 0;
+  g.n_slots = 0;
+  g.n_queues = 0;
+  std::memset (g.clock, 0, sizeof g.clock);
+  std::memset (g.known, 0, sizeof g.known);
+  std::memset (g.flag_set, 0, sizeof g.flag_set);
+  g.block_idx = block;
+  g.block_num = blocks;
+}
+
+/* What a block leaves behind: tensors never freed (npu check ErrorLeak), events set and never waited
+ * (ErrorSync3). */
+void
+EndBlock ()
+{
+  for (int i = 0; i < g.n_slots; i++)
+    if (g.slots[i].queue && g.slots[i].state != S_FREE)
+      Diag ("FW-TWIN-LEAK", g.slots[i].alloc_file, g.slots[i].alloc_line,
+            "a tensor AllocTensor gave here is not freed when the kernel ends");
+  for (int e = 0; e < N_EVENTS; e++)
+    for (int id = 0; id < MAX_EVENT_IDS; id++)
+      if (g.flag_set[e][id])
+        Diag ("FW-TWIN-EVENT-UNPAIRED", g.flag_file[e][id], g.flag_line[e][id], "SetFlag id %d is never waited for", id);
+}
+
+void
+RunBlocks (const std::vector<int> &order, uint8_t **argv)
+{
+  int blocks = static_cast<int> (order.size ());
+  for (int b : order)
+    {
+      ResetCore (b, blocks);
+      fw_twin_entry (argv);
+      EndBlock ();
+    }
+}
+
+void
+PrepareOutputs ()
+{
+  for (Arg &a : args)
+    if (a.output)
+      std::memset (a.data, kSentinel, a.bytes);
+  for (int i = 0; i < g.n_gm; i++)
+    if (g.gm[i].owner)
+      std::memset (g.gm[i].owner, 0, sizeof (uint16_t) * g.gm[i].bytes);
+}
+
+bool
+ReadJob (const char *path, int *blocks, unsigned *seed)
+{
+  FILE *f = std::fopen (path, "r");
+  char line[8192];
+  if (f == nullptr)
+    return false;
+  while (std::fgets (line, sizeof line, f))
+    {
+      char kind[16] = "", path_buf[4096] = "", name[256] = "";
+      unsigned long long bytes = 0;
+      line[std::strcspn (line, "\n")] = '\0';
+      if (std::sscanf (line, "ub %u", &g.ub_capacity) == 1 || std::sscanf (line, "reduce %d", &g.reduce_mode) == 1 ||
+          std::sscanf (line, "blocks %d", blocks) == 1 || std::sscanf (line, "seed %u", seed) == 1)
+        continue;
+      if (std::strncmp (line, "diag ", 5) == 0)
+        std::snprintf (diag_path, sizeof diag_path, "%s", line + 5);
+      else if (std::strncmp (line, "tiling ", 7) == 0)
+        {
+          unsigned long long v[7] = { 0 };
+          if (std::sscanf (line + 7, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                           &v[6]) != 7)
+            return false;
+          for (int i = 0; i < 7; i++)
+            tiling[i] = v[i];
+        }
+      else if (std::sscanf (line, "arg %15s %llu %4095s %255s", kind, &bytes, path_buf, name) == 4)
+        {
+          Arg a;
+          a.output = std::strcmp (kind, "out") == 0;
+          a.bytes = bytes;
+          a.path = path_buf;
+          a.name = name;
+          args.push_back (a);
+        }
+    }
+  std::fclose (f);
+  return diag_path[0] != '\0' && *blocks > 0 && g.ub_capacity > 0;
+}
+
+bool
+LoadArg (Arg &a)
+{
+  a.data = GuardedAlloc (a.bytes, &a.map, &a.map_len);
+  if (a.data == nullptr)
+    return false;
+  if (a.output)
+    return true;
+  FILE *f = std::fopen (a.path.c_str (), "rb");
+  if (f == nullptr)
+    return false;
+  size_t got = std::fread (a.data, 1, a.bytes, f);
+  std::fclose (f);
+  return got == a.bytes;
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  int blocks = 0;
+  unsigned seed = 1;
+  g.reduce_mode = 2;
+  if (argc != 2 || !ReadJob (argv[1], &blocks, &seed))
+    {
+      std::fprintf (stderr, "twin: usage: %s JOB (a readable job file)\n", argv[0]);
+      return 2;
+    }
+  std::signal (SIGSEGV, OnSignal);
+  std::signal (SIGBUS, OnSignal);
+  std::signal (SIGALRM, OnSignal);
+  alarm (120);
+  g.ub_alloc = (g.ub_capacity * 4 + 31) / 32 * 32;
+  g.ub = static_cast<uint8_t *> (std::aligned_alloc (64, g.ub_alloc));
+  g.track = static_cast<BlockTrack *> (std::calloc (g.ub_alloc / 32, sizeof (BlockTrack)));
+  std::vector<uint8_t *> argp;
+  for (Arg &a : args)
+    {
+      if (!LoadArg (a) || g.n_gm == MAX_GM - 1)
+        {
+          std::fprintf (stderr, "twin: cannot set up argument %s\n", a.name.c_str ());
+          return 2;
+        }
+      GmBuffer &b = g.gm[g.n_gm++];
+      b.data = a.data;
+      b.bytes = a.bytes;
+      b.output = a.output;
+      b.owner = a.output ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t))) : nullptr;
+      b.name = a.name.c_str ();
+      argp.push_back (a.data);
+    }
+  uint8_t *tmap;
+  size_t tlen;
+  uint8_t *t = GuardedAlloc (sizeof tiling, &tmap, &tlen);
+  std::memcpy (t, tiling, sizeof tiling);
+  GmBuffer &tb = g.gm[g.n_gm++];
+  tb.data = t;
+  tb.bytes = sizeof tiling;
+  tb.name = "tiling";
+  argp.push_back (t);
+
+  std::vector<int> order;
+  for (int b = 0; b < blocks; b++)
+    order.push_back (b);
+  PrepareOutputs ();
+  RunBlocks (order, argp.data ());
+  Stats ordered = g.stats;
+  for (Arg &a : args)
+    if (a.output)
+      {
+        GmBuffer *gb = nullptr;
+        for (int i = 0; i < g.n_gm; i++)
+          if (g.gm[i].data == a.data)
+            gb = &g.gm[i];
+        uint64_t missing = 0, first = 0;
+        for (uint64_t k = 0; gb && k < a.bytes; k++)
+          if (gb->owner[k] == 0 && missing++ == 0)
+            first = k;
+        if (missing > 0)
+          Diag ("FW-TWIN-OUTPUT-UNWRITTEN", "-", 0, "%llu of %llu bytes of %s are never written (first at byte %llu)",
+                (unsigned long long) missing, (unsigned long long) a.bytes, a.name.c_str (), (unsigned long long) first);
+      }
+  /* Blocks run in any order on the chip: the outputs must not depend on it. */
+  if (blocks > 1)
+    {
+      std::vector<std::vector<uint8_t>> saved;
+      for (Arg &a : args)
+        if (a.output)
+          saved.emplace_back (a.data, a.data + a.bytes);
+      std::vector<int> shuffled = order;
+      unsigned s = seed * 2654435761u + 1;
+      for (int i = blocks - 1; i > 0; i--)
+        {
+          s = s * 1103515245u + 12345u;
+          int j = static_cast<int> ((s >> 8) % static_cast<unsigned> (i + 1));
+          std::swap (shuffled[i], shuffled[j]);
+        }
+      if (shuffled == order)
+        std::reverse (shuffled.begin (), shuffled.end ());
+      PrepareOutputs ();
+      RunBlocks (shuffled, argp.data ());
+      size_t k = 0;
+      for (Arg &a : args)
+        if (a.output)
+          {
+            const std::vector<uint8_t> &before = saved[k++];
+            for (uint64_t i = 0; i < a.bytes; i++)
+              if (before[i] != a.data[i])
+                {
+                  Diag ("FW-TWIN-BLOCK-ORDER", "-", 0,
+                        "%s differs at byte %llu when the blocks run in another order", a.name.c_str (),
+                        (unsigned long long) i);
+                  break;
+                }
+            std::memcpy (a.data, before.data (), a.bytes);
+          }
+    }
+  g.stats = ordered;
+  for (Arg &a : args)
+    if (a.output)
+      {
+        FILE *f = std::fopen (a.path.c_str (), "wb");
+        if (f == nullptr || std::fwrite (a.data, 1, a.bytes, f) != a.bytes)
+          {
+            std::fprintf (stderr, "twin: cannot write %s\n", a.path.c_str ());
+            return 2;
+          }
+        std::fclose (f);
+      }
+  WriteDiags ();
+  return 0;
+}

@@ -1,0 +1,724 @@
+/* The Ascend C twin (data/ascend/twin, run by core/codegen/fw-ascend-twin.c): generated kernels of
+ * the test models run on it and match the reference interpreter; each rule it enforces fails a kernel
+ * written to break it (the .cpp files of tests/twin), with the exact diagnostic or the wrong numbers it must produce;
+ * and the ReduceSum page's own example computes the page's result. Skipped without a C++ compiler. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-ascend-twin.h"
+#include "exec/fw-exec.h"
+#include "exec/fw-kernel.h"
+#include "graph/fw-tensor.h"
+#include "fw-error.h"
+#include "fw-test-ascend-models.h"
+#include "fw-test-models.h"
+#include "onnx/fw-onnx.h"
+#include "plan/fw-plan-private.h"
+
+typedef struct
+{
+  char            *dir;
+  FwHostToolchain *toolchain;
+  FwAscendTwin    *twin;
+  FwProfile       *profile;
+} Shared;
+
+static Shared shared;
+
+/* One toolchain and twin for the whole binary, in a temporary kernel cache: the runtime compiles once. */
+static FwAscendTwin *
+get_twin (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cache = NULL;
+
+  if (shared.twin != NULL)
+    return shared.twin;
+  if (shared.dir == NULL)
+    {
+      shared.dir = fw_test_temp_dir ();
+      shared.profile = fw_test_profile_910b ();
+      cache = g_build_filename (shared.dir, "kernels", NULL);
+      shared.toolchain = fw_host_toolchain_new (cache, &error);
+      if (shared.toolchain == NULL)
+        {
+          g_test_message ("no toolchain: %s", error->message);
+          return NULL;
+        }
+      shared.twin = fw_ascend_twin_new (shared.toolchain, &error);
+      if (shared.twin == NULL)
+        g_test_message ("no twin: %s", error->message);
+      g_assert_true (shared.twin != NULL || g_error_matches (error, FW_ERROR, FW_ERROR_UNSUPPORTED));
+    }
+  return shared.twin;
+}
+
+static FwRuleSet *
+rules (void)
+{
+  static FwRuleSet *r;
+
+  if (r == NULL)
+    r = fw_test_builtin_rules ();
+  return r;
+}
+
+static FwPlan *
+plan_for (FwModel *model, FwStrategy strategy, const char *const *binds)
+{
+  g_autoptr(GError) error = NULL;
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  g_assert_true (fw_test_infer (model, binds, NULL, &error));
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  options.strategy = strategy;
+  options.arrange = fw_ascend_arrange;
+  plan = fw_plan_new (model, shared.profile, rules (), &options, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+/* Cosine similarity, largest absolute and relative error of got against want (CANN's precision figures). */
+typedef struct
+{
+  double cosine, max_abs, max_rel;
+  gint64 worst;
+  gboolean within;  /* every element within the float32 tolerance of the host verification tests */
+} Compare;
+
+static Compare
+compare (const FwArray *want, const FwArray *got, gboolean half)
+{
+  Compare c = { 1.0, 0, 0, -1, TRUE };
+  double dot = 0, ww = 0, gg = 0;
+
+  g_assert_true (fw_array_same_shape (want, got));
+  for (gint64 i = 0; i < got->n_elements; i++)
+    {
+      double w = fw_array_get_double (want, i), x = fw_array_get_double (got, i);
+      double d = fabs (w - x), tol = half ? 1e-3 + 1e-2 * fabs (w) : 1e-5 + 1e-4 * fabs (w);
+
+      if (isnan (w) && isnan (x))
+        continue;
+      if (!(d <= tol))
+        c.within = FALSE;
+      if (!(d <= c.max_abs))
+        {
+          c.max_abs = d;
+          c.worst = i;
+        }
+      if (fabs (w) > 1e-6 && d / fabs (w) > c.max_rel)
+        c.max_rel = d / fabs (w);
+      if (isfinite (w) && isfinite (x))
+        {
+          dot += w * x;
+          ww += w * w;
+          gg += x * x;
+        }
+    }
+  if (ww > 0 || gg > 0)
+    c.cosine = dot / (sqrt (ww) * sqrt (gg) + 1e-300);
+  return c;
+}
+
+static FwArray *
+random_array (FwValue *v, GRand *rand)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 dims[FW_MAX_RANK];
+  FwArray *a;
+
+  if (v->constant != NULL)
+    {
+      a = fw_array_new_from_tensor (v->constant, &error);
+      g_assert_no_error (error);
+      return a;
+    }
+  for (gint d = 0; d < v->rank; d++)
+    dims[d] = v->dims[d].value;
+  a = fw_array_new (v->dtype, (guint) v->rank, dims, &error);
+  g_assert_no_error (error);
+  for (gint64 i = 0; i < a->n_elements; i++)
+    fw_array_set_double (a, i, fw_dtype_is_float (v->dtype) ? g_rand_double_range (rand, -1.0, 1.0)
+                                                            : (gdouble) g_rand_int_range (rand, 0, 2));
+  return a;
+}
+
+/* The reference values of the candidate's nodes, the cube root's output given (it is the kernel's in0). */
+static gboolean
+reference (const FwCandidate *cand, GHashTable *values, char **why)
+{
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+
+  for (guint i = 0; i < cand->nodes->len; i++)
+    {
+      FwNode *n = g_ptr_array_index (cand->nodes, i);
+      FwArray *in_arrays[16] = { NULL };
+      FwArray *out_arrays[8] = { NULL };
+      g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
+      g_autoptr(GError) error = NULL;
+
+      if (n == cand->root)
+        continue;
+      g_assert_cmpuint (n->n_inputs, <=, 16);
+      g_assert_cmpuint (n->n_outputs, <=, 8);
+      for (guint s = 0; s < n->n_inputs; s++)
+        {
+          FwValue *v = n->inputs[s];
+          if (v == NULL)
+            continue;
+          in_arrays[s] = g_hash_table_lookup (values, v);
+          if (in_arrays[s] == NULL)
+            {
+              g_assert_nonnull (v->constant);
+              in_arrays[s] = fw_array_new_from_tensor (v->constant, &error);
+              g_assert_no_error (error);
+              g_ptr_array_add (made, in_arrays[s]);
+            }
+        }
+      if (!fw_exec_run_node (ctx, n, in_arrays, out_arrays, &error))
+        {
+          *why = g_strdup_printf ("reference %s failed: %s", n->op_type, error->message);
+          return FALSE;
+        }
+      for (guint s = 0; s < n->n_outputs; s++)
+        if (out_arrays[s] != NULL)
+          {
+            if (n->outputs[s] != NULL)
+              g_hash_table_insert (values, n->outputs[s], out_arrays[s]);
+            else
+              fw_array_unref (out_arrays[s]);
+          }
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  guint passed, refused, no_reference, failed;
+} Tally;
+
+/* Generates the candidate's kernel, runs it on the twin and compares with the reference: no diagnostics,
+ * cosine >= 0.9999, every element within tolerance. A candidate the generator refuses is counted, with its
+ * reason; a failure is counted and said. */
+static void
+check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwAscendKernel) k = fw_ascend_kernel_generate (plan, cand, &error);
+  g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11 + cand->index);
+  g_autoptr(GPtrArray) ins = g_ptr_array_new ();
+  g_autoptr(FwTwinRun) run = NULL;
+  g_autofree char *why = NULL;
+  const FwKernelSource *src;
+  gboolean ok = TRUE;
+
+  if (k == NULL)
+    {
+      g_test_message ("candidate %u (%s) refused: %s", cand->index, cand->pattern, error->message);
+      tally->refused++;
+      return;
+    }
+  for (guint i = 0; i < cand->nodes->len; i++)
+    {
+      FwNode *n = g_ptr_array_index (cand->nodes, i);
+      if (n != cand->root && fw_kernel_lookup (n->domain, n->op_type) == NULL)
+        {
+          tally->no_reference++;
+          return;
+        }
+    }
+  src = fw_ascend_kernel_get_kernel_source (k);
+  for (guint i = 0; i < fw_kernel_source_get_n_inputs (src); i++)
+    {
+      FwValue *v = fw_kernel_source_get_input (src, i);
+      FwArray *a = random_array (v, rand);
+      g_hash_table_insert (values, v, a);
+      g_ptr_array_add (ins, a);
+    }
+  run = fw_ascend_twin_run (shared.twin, k, shared.profile, (FwArray *const *) ins->pdata, &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    {
+      const FwTwinDiagnostic *x = fw_twin_run_get_diagnostic (run, d);
+      g_test_message ("FAIL %s (%s): %s %s:%d (%" G_GINT64_FORMAT "x): %s", fw_kernel_source_get_name (src),
+                      cand->pattern, x->code, x->file, x->line, x->count, x->message);
+      ok = FALSE;
+    }
+  if (!reference (cand, values, &why))
+    {
+      g_test_message ("%s", why);
+      tally->no_reference++;
+      return;
+    }
+  for (guint o = 0; o < fw_kernel_source_get_n_outputs (src); o++)
+    {
+      FwArray *want = g_hash_table_lookup (values, fw_kernel_source_get_output (src, o));
+      /* A kernel with a float16 operand computes in half: the tolerance and cosine bar of verification's */
+      gboolean half = FALSE;
+      Compare c;
+
+      for (guint i = 0; i < ins->len; i++)
+        half |= ((FwArray *) g_ptr_array_index (ins, i))->dtype == FW_DTYPE_FLOAT16;
+      c = compare (want, fw_twin_run_get_output (run, o), half);
+      if (!c.within || c.cosine < (half ? 0.999 : 0.9999))
+        {
+          g_test_message ("FAIL %s (%s) out%u: cosine %.9f, max abs %.3g, max rel %.3g; worst element %" G_GINT64_FORMAT
+                          ": %.9g, reference %.9g", fw_kernel_source_get_name (src), cand->pattern, o, c.cosine,
+                          c.max_abs, c.max_rel, c.worst, fw_array_get_double (fw_twin_run_get_output (run, o), c.worst),
+                          fw_array_get_double (want, c.worst));
+          ok = FALSE;
+        }
+    }
+  if (ok)
+    tally->passed++;
+  else
+    tally->failed++;
+}
+
+static void
+check_plan (FwPlan *plan, Tally *tally)
+{
+  for (guint i = 0; i < plan->candidates->len; i++)
+    check_candidate (plan, g_ptr_array_index (plan->candidates, i), tally);
+  g_test_message ("%u candidates: %u pass on the twin, %u fail, %u refused by the generator, %u without a reference",
+                  plan->candidates->len, tally->passed, tally->failed, tally->refused, tally->no_reference);
+}
+
+static void
+check_model_bound (FwModel *model, FwStrategy strategy, const char *const *binds, guint min_passed)
+{
+  g_autoptr(FwPlan) plan = NULL;
+  Tally tally = { 0 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      g_object_unref (model);
+      return;
+    }
+  plan = plan_for (model, strategy, binds);
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, >=, min_passed);
+}
+
+static void
+check_model (FwModel *model, FwStrategy strategy, guint min_passed)
+{
+  check_model_bound (model, strategy, NULL, min_passed);
+}
+
+static void
+test_transformer_balanced (void)
+{
+  check_model (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED, 3);
+}
+
+static void
+test_transformer_conservative (void)
+{
+  check_model (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_CONSERVATIVE, 3);
+}
+
+static void
+test_transformer_aggressive (void)
+{
+  check_model (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_AGGRESSIVE, 2);
+}
+
+static void
+test_conv_block (void)
+{
+  check_model (fw_test_conv_block (), FW_STRATEGY_BALANCED, 1);
+}
+
+static void
+test_chain (void)
+{
+  check_model (fw_test_elementwise_chain (12, 64, FALSE), FW_STRATEGY_BALANCED, 1);
+}
+
+static void
+add_node (FwGraph *g, const char *op, const char *out, const char *a, const char *b)
+{
+  const char *ins[2] = { a, b };
+  const char *outs[1] = { out };
+  FwNode *n = fw_graph_add_node (g, op, "", out, b ? 2 : 1, ins, 1, outs, NULL);
+
+  g_assert_nonnull (n);
+  if (strcmp (op, "Cast") == 0)
+    fw_node_set_attr_int (n, "to", FW_DTYPE_FLOAT);
+}
+
+/* The small models of the ops the real models need (fw-test-ascend-models.h), under every strategy that
+ * fuses them: hard activations and a reduce epilogue, Compare/Select masks, LayerNormalization and
+ * LogSoftmax nodes, scalar / row-vector / per-row broadcast operands. */
+static void
+test_small_models (void)
+{
+  static const FwStrategy strategies[] = { FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_BALANCED, FW_STRATEGY_AGGRESSIVE };
+
+  for (guint st = 0; st < G_N_ELEMENTS (strategies); st++)
+    {
+      check_model (fw_test_hard_model (), strategies[st], 0);
+      check_model (fw_test_mask_model (), strategies[st], 0);
+      check_model (fw_test_norm_model (), strategies[st], 0);
+      check_model (fw_test_broadcast_model (TRUE, TRUE, TRUE), strategies[st], 1);
+      check_model (fw_test_broadcast_model (TRUE, FALSE, FALSE), strategies[st], 1);
+    }
+  check_model (fw_test_hard_model (), FW_STRATEGY_BALANCED, 1);
+  check_model (fw_test_mask_model (), FW_STRATEGY_BALANCED, 1);
+  check_model (fw_test_norm_model (), FW_STRATEGY_BALANCED, 1);
+}
+
+/* Half precision: x (float16 [8, 128]) + c (a [128] row) -> Sigmoid -> Mul x -> Cast float, every
+ * instruction rounding to binary16 on the twin. */
+static void
+test_float16 (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (8), FW_DIM_STATIC (128) };
+  gint64 cd[1] = { 128 };
+  guint16 half[128];
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  for (guint i = 0; i < 128; i++)
+    half[i] = fw_float_to_half ((float) i / 64.0f - 1.0f);
+  bytes = g_bytes_new (half, sizeof half);
+  t = fw_tensor_new (FW_DTYPE_FLOAT16, 1, cd, bytes);
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "c", t, NULL));
+  add_node (g, "Add", "t0", "x", "c");
+  add_node (g, "Sigmoid", "t1", "t0", NULL);
+  add_node (g, "Mul", "t2", "t1", "x");
+  add_node (g, "Cast", "y", "t2", NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  check_model (model, FW_STRATEGY_BALANCED, 1);
+}
+
+/* The bundled example model (data/examples/encoder-block.onnx). */
+static void
+test_example (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autoptr(GError) error = NULL;
+  static const char *const binds[] = { "batch=2", NULL };
+
+  for (guint st = 0; st < 3; st++)
+    {
+      FwModel *model = fw_onnx_load (path, NULL, NULL, &error);
+      g_assert_no_error (error);
+      check_model_bound (model, st == 0 ? FW_STRATEGY_BALANCED : st == 1 ? FW_STRATEGY_CONSERVATIVE : FW_STRATEGY_AGGRESSIVE,
+                         binds, 1);
+    }
+}
+
+/* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real); every candidate of each, under
+ * the three strategies, runs on the twin (slow). FW_REAL_MODELS_ONLY=NAME keeps one model. */
+static void
+test_real_models (void)
+{
+  static const struct { const char *file; const char *binds[3]; } models[] = {
+    { "resnet18.onnx", { NULL } }, { "resnet50.onnx", { NULL } }, { "mobilenet_v3_small.onnx", { NULL } },
+    { "bert_like.onnx", { NULL } }, { "vit_b_16.onnx", { NULL } }, { "swin_t.onnx", { NULL } },
+    { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
+  };
+  static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };
+  const char *dir = g_getenv ("FW_REAL_MODELS"), *only = g_getenv ("FW_REAL_MODELS_ONLY");
+  guint failed = 0;
+
+  if (dir == NULL || *dir == '\0')
+    {
+      g_test_skip ("set FW_REAL_MODELS to the folder of the real models");
+      return;
+    }
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    for (guint st = 0; st < G_N_ELEMENTS (strategies); st++)
+      {
+        g_autofree char *path = g_build_filename (dir, models[m].file, NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(FwModel) model = NULL;
+        g_autoptr(FwPlan) plan = NULL;
+        Tally tally = { 0 };
+
+        if (only != NULL && strstr (models[m].file, only) == NULL)
+          continue;
+        if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+          {
+            g_test_message ("%s missing", path);
+            continue;
+          }
+        model = fw_onnx_load (path, NULL, NULL, &error);
+        g_assert_no_error (error);
+        plan = plan_for (g_object_ref (model), strategies[st], models[m].binds[0] ? models[m].binds : NULL);
+        g_test_message ("%s, strategy %u:", models[m].file, st);
+        check_plan (plan, &tally);
+        failed += tally.failed;
+      }
+  g_assert_cmpuint (failed, ==, 0);
+}
+
+/* A fixture's text with its local includes (tests/twin) pasted in, #line keeping files and lines. */
+static void
+append_fixture (GString *s, const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "twin", name, NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  lines = g_strsplit (text, "\n", -1);
+  g_string_append_printf (s, "#line 1 \"%s\"\n", name);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char inc[128];
+      if (sscanf (lines[i], "#include \"%127[^\"]\"", inc) == 1 && strcmp (inc, "kernel_operator.h") != 0)
+        {
+          append_fixture (s, inc);
+          g_string_append_printf (s, "#line %u \"%s\"\n", i + 2, name);
+          continue;
+        }
+      g_string_append (s, lines[i]);
+      g_string_append_c (s, '\n');
+    }
+}
+
+/* Runs tests/twin/NAME (after `defines`) on x = 0, 1, 2, ... of n floats over `blocks` blocks of tiles
+ * of `tile` elements; *y receives the output. */
+static FwTwinRun *
+run_fixture (const char *name, const char *defines, gint64 n, gint64 tile, guint blocks, FwDType dtype, FwArray **y)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (defines ? defines : "");
+  g_autoptr(FwArray) x = fw_array_new (dtype, 1, &n, &error);
+  gint64 tiles = (n + tile - 1) / tile;
+  FwTwinKernel k = { "fixture", name, NULL, NULL, NULL,
+                     { (guint64) n, (guint64) tile, (guint64) tiles, 0, 0, blocks, (guint64) ((tiles + blocks - 1) / blocks) },
+                     blocks };
+  FwTwinRun *run;
+
+  append_fixture (text, name);
+  k.kernel_source = text->str;
+  for (gint64 i = 0; i < n; i++)
+    fw_array_set_double (x, i, (double) i);
+  *y = fw_array_new0 (dtype, 1, &n, &error);
+  run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, y, 1, &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    {
+      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
+      g_test_message ("%s: %s %s:%d: %s", name, e->code, e->file, e->line, e->message);
+    }
+  return run;
+}
+
+/* y = 2x everywhere. */
+static gboolean
+doubled (const FwArray *y)
+{
+  for (gint64 i = 0; i < y->n_elements; i++)
+    if (fw_array_get_double (y, i) != 2.0 * (double) i)
+      return FALSE;
+  return TRUE;
+}
+
+typedef struct
+{
+  const char *file;
+  const char *defines;
+  const char *code;     /* the diagnostic it must produce, or NULL: only the numbers are wrong */
+  gint        line;     /* its line in the fixture, or 0 not checked */
+  gint64      n, tile;
+  guint       blocks;
+} Broken;
+
+static const Broken broken[] = {
+  { "unaligned_copy.cpp", NULL, "FW-TWIN-UNALIGNED", 16, 64, 64, 1 },
+  { "ub_capacity.cpp", NULL, "FW-TWIN-UB-CAPACITY", 13, 64, 64, 1 },
+  { "missing_wait.cpp", NULL, "FW-TWIN-UNSYNCED", 24, 64, 64, 1 },
+  { "read_freed.cpp", NULL, "FW-TWIN-FREED", 21, 64, 64, 1 },
+  { "double_free.cpp", NULL, "FW-TWIN-DOUBLE-FREE", 26, 64, 64, 1 },
+  { "leak.cpp", NULL, "FW-TWIN-LEAK", 13, 64, 64, 1 },
+  { "gm_race.cpp", NULL, "FW-TWIN-GM-RACE", 0, 64, 64, 4 },
+  { "wrong_block_offset.cpp", NULL, "FW-TWIN-GM-RACE", 0, 1000, 64, 4 },
+  { "skip_tail.cpp", NULL, "FW-TWIN-OUTPUT-UNWRITTEN", 0, 1000, 64, 4 },
+  { "events.cpp", NULL, "FW-TWIN-EVENT-DUP", 11, 64, 64, 1 },
+  { "events.cpp", NULL, "FW-TWIN-EVENT-UNPAIRED", 13, 64, 64, 1 },
+  { "bounds.cpp", "#define BROKEN 1\n", "FW-TWIN-GM-BOUNDS", 0, 64, 64, 1 },
+  { "bounds.cpp", "#define BROKEN 2\n", "FW-TWIN-UB-BOUNDS", 0, 64, 64, 1 },
+  { "bounds.cpp", "#define BROKEN 3\n", "FW-TWIN-QUEUE-EMPTY", 0, 64, 64, 1 },
+  { "bounds.cpp", "#define BROKEN 4\n", "FW-TWIN-MASK-COUNT", 0, 64, 64, 1 },
+  { "block_order.cpp", NULL, "FW-TWIN-BLOCK-ORDER", 0, 256, 64, 4 },
+  { "rules.cpp", "#define BROKEN 1\n", "FW-TWIN-BUFFER-COUNT", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 2\n", "FW-TWIN-QUE-LIMIT", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 3\n", "FW-TWIN-QUEUE-EXHAUSTED", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 4\n", "FW-TWIN-QUEUE-DEPTH", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 5\n", "FW-TWIN-STATE", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 6\n", "FW-TWIN-PAD-PARAMS", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 7\n", "FW-TWIN-REDUCE-TMP", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 8\n", "FW-TWIN-SELECT-MODE", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 9\n", "FW-TWIN-GM-INPUT-WRITE", 0, 64, 64, 1 },
+  { "rules.cpp", "#define BROKEN 10\n", "FW-TWIN-GM-GUARD", 0, 64, 64, 1 },
+  { "copy_rounds_down.cpp", NULL, NULL, 0, 16, 16, 1 },
+};
+
+/* Each broken kernel gives its diagnostic at its line, and none is wrong silently: with no diagnostic to
+ * give (a DataCopy relying on a length that is not a 32-byte multiple), y is not 2x. */
+static void
+test_broken (gconstpointer data)
+{
+  const Broken *b = data;
+  g_autoptr(FwArray) y = NULL;
+  g_autoptr(FwTwinRun) run = NULL;
+  const FwTwinDiagnostic *d;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  run = run_fixture (b->file, b->defines, b->n, b->tile, b->blocks, FW_DTYPE_FLOAT, &y);
+  if (b->code == NULL)
+    {
+      g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+      g_assert_false (doubled (y));
+      g_assert_cmpfloat (fw_array_get_double (y, 7), ==, 14.0);
+      g_assert_cmpfloat (fw_array_get_double (y, 8), !=, 16.0);
+      return;
+    }
+  d = fw_twin_run_find (run, b->code);
+  g_assert_nonnull (d);
+  if (b->line > 0)
+    {
+      g_assert_cmpstr (d->file, ==, b->file);
+      g_assert_cmpint (d->line, ==, b->line);
+    }
+}
+
+/* The correct kernels run clean and compute y = 2x, over one block and several, a partial last tile
+ * included; the event pair that missing_wait.cpp lacks makes it correct. */
+static void
+test_correct (void)
+{
+  static const struct { const char *file; gint64 n, tile; guint blocks; } ok[] = {
+    { "good.cpp", 64, 64, 1 }, { "good.cpp", 1000, 64, 4 }, { "good.cpp", 1000, 96, 3 }, { "with_wait.cpp", 64, 64, 1 },
+    { "rules.cpp", 64, 64, 1 },
+  };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (ok); i++)
+    {
+      g_autoptr(FwArray) y = NULL;
+      g_autoptr(FwTwinRun) run = run_fixture (ok[i].file, "#define BROKEN 0\n", ok[i].n, ok[i].tile, ok[i].blocks,
+                                              FW_DTYPE_FLOAT, &y);
+
+      g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+      g_assert_true (doubled (y));
+      g_assert_cmpuint (fw_twin_run_get_counts (run)->mte2_bytes, ==, (guint64) ok[i].n * 4);
+      g_assert_cmpuint (fw_twin_run_get_counts (run)->mte3_bytes, ==, (guint64) ok[i].n * 4);
+    }
+}
+
+/* ReduceSum.md's example: [60000, 60000, -30000, 100] in half sums by a binary tree whose partial sums
+ * saturate at 65504: 65504 + (-29900) = 35604 on the page, in exact arithmetic. The twin rounds every partial
+ * sum to binary16 (-29900 is -29904 there, 65504 - 29904 = 35600, a tie that rounds to even: 35584), one
+ * binary16 step (32) from the page's figure; a sum without saturation would be inf. */
+static void
+test_reduce_sum_example (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  gint64 n_in = 128, n_out = 16;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_in, &error);
+  g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+  FwTwinKernel k = { "fixture", "reduce_sum_example.cpp", NULL, NULL, NULL, { 128, 128, 1, 0, 0, 1, 1 }, 1 };
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  append_fixture (text, "reduce_sum_example.cpp");
+  k.kernel_source = text->str;
+  fw_array_set_double (x, 0, 60000);
+  fw_array_set_double (x, 1, 60000);
+  fw_array_set_double (x, 2, -30000);
+  fw_array_set_double (x, 3, 100);
+  run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, &y, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  g_assert_cmpfloat (fabs (fw_array_get_double (y, 0) - 35604.0), <=, 32.0);
+  g_assert_cmpfloat (fw_array_get_double (y, 0), ==, 35584.0);
+}
+
+static void
+shared_free (void)
+{
+  fw_ascend_twin_free (shared.twin);
+  fw_host_toolchain_free (shared.toolchain);
+  g_clear_pointer (&shared.profile, fw_profile_unref);
+  if (shared.dir != NULL)
+    fw_test_remove_dir (shared.dir);
+  g_free (shared.dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/ascend-twin/transformer/balanced", test_transformer_balanced);
+  g_test_add_func ("/core/ascend-twin/transformer/conservative", test_transformer_conservative);
+  g_test_add_func ("/core/ascend-twin/transformer/aggressive", test_transformer_aggressive);
+  g_test_add_func ("/core/ascend-twin/conv-block", test_conv_block);
+  g_test_add_func ("/core/ascend-twin/chain", test_chain);
+  g_test_add_func ("/core/ascend-twin/float16", test_float16);
+  g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
+  g_test_add_func ("/core/ascend-twin/example", test_example);
+  g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
+  g_test_add_func ("/core/ascend-twin/correct", test_correct);
+  g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
+  for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/core/ascend-twin/broken/%.*s%s%s", (int) strcspn (broken[i].file, "."),
+                                               broken[i].file, broken[i].defines ? "-" : "",
+                                               broken[i].defines ? broken[i].defines + strlen ("#define BROKEN ") : "");
+      g_strchomp (path);
+      if (i > 0 && strcmp (broken[i].file, broken[i - 1].file) == 0 && broken[i].defines == NULL)
+        {
+          g_free (path);
+          path = g_strdup_printf ("/core/ascend-twin/broken/%.*s-%s", (int) strcspn (broken[i].file, "."),
+                                  broken[i].file, broken[i].code);
+        }
+      g_test_add_data_func (path, &broken[i], test_broken);
+    }
+  status = g_test_run ();
+  shared_free ();
+  return status;
+}

@@ -44,9 +44,10 @@ LAYERS = {
     'report': 5,    # JSON, Markdown, pictures
     'export': 6,    # the export folder (fused model, whitelist, package, report)
     'session': 7,   # FwProject, the session file, FwCheck: the pipeline on top
+    'gi': 8,        # the scripting face over the pipeline (GObject Introspection, Python)
 }
-VIEWS_LAYER = 8
-APP_LAYER = 9
+VIEWS_LAYER = 9
+APP_LAYER = 10
 
 # Documented exceptions: (including file, included file as written): why it is allowed for now.
 EXCEPTIONS = {

@@ -7,6 +7,7 @@
 #include "fw-window-private.h"
 #include "fw-export-dialog.h"
 #include "fw-error.h"
+#include "fw-settings.h"
 #include "hw/fw-profile.h"
 #include "report/fw-model-report.h"
 
@@ -882,7 +883,7 @@ fw_window_init (FwWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = fw_settings_new ();
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

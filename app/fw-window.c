@@ -414,6 +414,7 @@ on_opened (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProject) project = fw_open_run_finish (FW_OPEN (object), result, &error);
   g_autofree char *path = NULL;
+  FwLayoutOptions layout_options;
 
   /* A newer open replaced this one: it owns the pending fields now. */
   if (self->opening != FW_OPEN (object))
@@ -427,7 +428,10 @@ on_opened (GObject *object, GAsyncResult *result, gpointer user_data)
     }
   self->pending_project = g_steal_pointer (&project);
   fw_window_show_progress (self, 0.0, _("Laying out the graph…"));
-  self->pending_layout = fw_layout_new (fw_model_get_graph (fw_project_get_model (self->pending_project)), NULL);
+  fw_layout_options_init (&layout_options);
+  layout_options.fold_weight_copies = g_settings_get_boolean (self->settings, "fold-weight-copies");
+  self->pending_layout = fw_layout_new (fw_model_get_graph (fw_project_get_model (self->pending_project)),
+                                        &layout_options);
   g_signal_connect (self->pending_layout, "notify::fraction", G_CALLBACK (on_progress_notify), self);
   fw_layout_compute_async (self->pending_layout, self->cancellable, on_layout_computed, g_object_ref (self));
 }

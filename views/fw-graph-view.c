@@ -15,6 +15,8 @@
 #include <glib/gi18n.h>
 
 #include "fw-graph-view.h"
+#include "fw-graph-framing.h"
+#include "fw-scope-label.h"
 #include "layout/fw-hull.h"
 #include "ops/fw-op-registry.h"
 #include "report/fw-render.h"
@@ -60,7 +62,8 @@ struct _FwGraphView
 
   gdouble        zoom;
   gdouble        origin_x, origin_y;   /* the layout point at the widget's top-left corner */
-  gboolean       fit_pending;          /* fit once the widget has a size */
+  gboolean       fit_pending;          /* frame the graph's start once the widget has a size */
+  FwGraphDetail  detail;
 
   /* Index of the layout's last result. */
   guint          n_boxes;
@@ -78,6 +81,7 @@ struct _FwGraphView
   Hull          *hulls;
   guint          n_hulls;
   PangoLayout  **labels;       /* per box, made when first shown */
+  gdouble       *scope_saving; /* per box: seconds the plan saves inside a collapsed scope, or NULL */
   GskRenderNode *minimap;      /* the whole layout at minimap scale, made once per layout */
   gdouble        minimap_scale;
 
@@ -98,6 +102,7 @@ enum {
   PROP_PROJECT,
   PROP_ZOOM,
   PROP_SELECTED_CANDIDATE,
+  PROP_DETAIL,
   N_PROPS
 };
 
@@ -111,6 +116,11 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FwGraphView, fw_graph_view, GTK_TYPE_WIDGET)
+G_DEFINE_ENUM_TYPE (FwGraphDetail, fw_graph_detail,
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_ROWS, "rows"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_BOXES, "boxes"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_OUTLINES, "outlines"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_LABELS, "labels"))
 
 /* The headless renderer's colours, so a picture and the canvas agree; filled in at class init. */
 static GdkRGBA palette[N_COLORS];
@@ -209,12 +219,26 @@ candidate_flagged (FwGraphView *self, guint candidate)
   return g_strcmp0 (result, "fail") == 0 || g_strcmp0 (result, "unverified") == 0;
 }
 
+/* The time saved inside each collapsed scope, which its label shows: made again with the plan. */
+static void
+build_scope_savings (FwGraphView *self)
+{
+  g_clear_pointer (&self->scope_saving, g_free);
+  if (self->layout == NULL || self->n_boxes == 0)
+    return;
+  self->scope_saving = fw_scope_savings (self->layout, current_plan (self));
+  for (guint b = 0; self->labels != NULL && b < self->n_boxes; b++)
+    if (fw_layout_get_box (self->layout, b)->kind == FW_LAYOUT_BOX_SCOPE)
+      g_clear_object (&self->labels[b]);
+}
+
 static void
 build_hulls (FwGraphView *self)
 {
   FwPlan *plan = current_plan (self);
 
   clear_hulls (self);
+  build_scope_savings (self);
   if (plan == NULL || plan->candidates == NULL || self->layout == NULL || self->n_boxes == 0)
     return;
   self->hulls = g_new0 (Hull, plan->candidates->len);
@@ -255,6 +279,7 @@ clear_index (FwGraphView *self)
   g_clear_pointer (&self->segments, g_free);
   g_clear_pointer (&self->long_segments, g_free);
   g_clear_pointer (&self->minimap, gsk_render_node_unref);
+  g_clear_pointer (&self->scope_saving, g_free);
   clear_hulls (self);
   self->n_boxes = self->n_layers = self->n_segments = self->n_long = 0;
   self->bounds_w = self->bounds_h = 0;
@@ -263,6 +288,8 @@ clear_index (FwGraphView *self)
   self->selected_box = self->hover_box = G_MAXUINT;
   self->search_pos = G_MAXUINT;
 }
+
+static void update_detail (FwGraphView *self);
 
 static void
 build_index (FwGraphView *self)
@@ -338,6 +365,7 @@ build_index (FwGraphView *self)
   self->long_segments = (Segment *) (void *) g_array_free (g_steal_pointer (&longs), FALSE);
   self->labels = g_new0 (PangoLayout *, self->n_boxes);
   build_hulls (self);
+  update_detail (self);
 }
 
 /* Geometry */
@@ -432,6 +460,28 @@ clamp_zoom (gdouble zoom)
   return isfinite (zoom) ? CLAMP (zoom, MIN_ZOOM, MAX_ZOOM) : 1.0;
 }
 
+/* What draw_boxes_detailed and the snapshot's rows test draw at the zoom. */
+static FwGraphDetail
+detail_at (FwGraphView *self, gdouble zoom)
+{
+  if (zoom * (self->box_h + 44) < 2.0)
+    return FW_GRAPH_DETAIL_ROWS;
+  if (zoom * self->box_h < FULL_DETAIL_PX)
+    return FW_GRAPH_DETAIL_BOXES;
+  return zoom >= LABEL_ZOOM ? FW_GRAPH_DETAIL_LABELS : FW_GRAPH_DETAIL_OUTLINES;
+}
+
+static void
+update_detail (FwGraphView *self)
+{
+  FwGraphDetail detail = detail_at (self, self->zoom);
+
+  if (detail == self->detail)
+    return;
+  self->detail = detail;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETAIL]);
+}
+
 static void
 set_view (FwGraphView *self, gdouble zoom, gdouble origin_x, gdouble origin_y)
 {
@@ -445,6 +495,13 @@ set_view (FwGraphView *self, gdouble zoom, gdouble origin_x, gdouble origin_y)
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (zoom_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  update_detail (self);
+}
+
+static void
+set_frame (FwGraphView *self, const FwGraphFrame *frame)
+{
+  set_view (self, frame->zoom, frame->origin_x, frame->origin_y);
 }
 
 /* Zooms keeping the layout point under widget point (wx, wy) where it is. */
@@ -497,9 +554,7 @@ box_label (FwGraphView *self, guint b)
   if (self->labels[b] == NULL)
     {
       const FwLayoutBox *box = fw_layout_get_box (self->layout, b);
-      g_autofree char *valid = g_utf8_make_valid (box->label ? box->label : "", -1);
-      g_autofree char *text = box->kind == FW_LAYOUT_BOX_SCOPE
-        ? g_strdup_printf ("%s (%u)", valid, box->n_nodes) : g_steal_pointer (&valid);
+      g_autofree char *text = fw_graph_view_get_box_text (self, b);
       PangoLayout *pl = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
 
       pango_layout_set_width (pl, (int) MAX (box->w - 6, 1) * PANGO_SCALE);
@@ -836,11 +891,14 @@ fw_graph_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     return;
   if (self->fit_pending)
     {
+      FwGraphFrame frame;
+
       self->fit_pending = FALSE;
-      frame_rect (self, 0, 0, self->bounds_w, self->bounds_h, 1.0);
+      fw_graph_frame_start (self->layout, w, h, &frame);
+      set_frame (self, &frame);
     }
   visible_rect (self, &x0, &y0, &x1, &y1);
-  rows = self->zoom * (self->box_h + 44) < 2.0;
+  rows = detail_at (self, self->zoom) == FW_GRAPH_DETAIL_ROWS;
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   for (guint i = 0; i < self->n_hulls && !rows; i++)
@@ -1206,6 +1264,9 @@ fw_graph_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_SELECTED_CANDIDATE:
       g_value_set_uint (value, self->selected_candidate);
       break;
+    case PROP_DETAIL:
+      g_value_set_enum (value, self->detail);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1259,6 +1320,10 @@ fw_graph_view_class_init (FwGraphViewClass *klass)
   properties[PROP_SELECTED_CANDIDATE] =
     g_param_spec_uint ("selected-candidate", NULL, NULL, 0, G_MAXUINT, G_MAXUINT,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* What a frame at the current zoom draws, so a test can tell labels are on screen. */
+  properties[PROP_DETAIL] =
+    g_param_spec_enum ("detail", NULL, NULL, FW_TYPE_GRAPH_DETAIL, FW_GRAPH_DETAIL_LABELS,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[NODE_SELECTED] =
@@ -1287,6 +1352,7 @@ fw_graph_view_init (FwGraphView *self)
   GtkGesture *gesture;
 
   self->zoom = 1.0;
+  self->detail = FW_GRAPH_DETAIL_LABELS;
   self->selected_box = self->hover_box = G_MAXUINT;
   self->selected_candidate = G_MAXUINT;
   self->search_pos = G_MAXUINT;
@@ -1439,7 +1505,33 @@ fw_graph_view_zoom_to_fit (FwGraphView *self)
       return;
     }
   self->fit_pending = FALSE;
-  frame_rect (self, 0, 0, self->bounds_w, self->bounds_h, MAX_ZOOM);
+  {
+    FwGraphFrame frame;
+
+    fw_graph_frame_fit (self->layout, gtk_widget_get_width (GTK_WIDGET (self)),
+                        gtk_widget_get_height (GTK_WIDGET (self)), self->origin_y, MAX_ZOOM, &frame);
+    set_frame (self, &frame);
+  }
+}
+
+FwGraphDetail
+fw_graph_view_get_detail (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), FW_GRAPH_DETAIL_LABELS);
+  return self->detail;
+}
+
+char *
+fw_graph_view_get_box_text (FwGraphView *self, guint b)
+{
+  const FwLayoutBox *box;
+
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  g_return_val_if_fail (b < self->n_boxes, NULL);
+  box = fw_layout_get_box (self->layout, b);
+  if (box->kind == FW_LAYOUT_BOX_SCOPE)
+    return fw_scope_label (box, self->scope_saving != NULL ? self->scope_saving[b] : 0);
+  return g_utf8_make_valid (box->label ? box->label : "", -1);
 }
 
 void

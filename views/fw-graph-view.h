@@ -11,6 +11,18 @@
 
 G_BEGIN_DECLS
 
+/* How much of each box the view draws at its zoom ("detail"): one run of colour per pixel row, plain
+ * rectangles, outlined boxes, outlined boxes with their labels. */
+typedef enum {
+  FW_GRAPH_DETAIL_ROWS,
+  FW_GRAPH_DETAIL_BOXES,
+  FW_GRAPH_DETAIL_OUTLINES,
+  FW_GRAPH_DETAIL_LABELS,
+} FwGraphDetail;
+
+#define FW_TYPE_GRAPH_DETAIL (fw_graph_detail_get_type ())
+GType fw_graph_detail_get_type (void);
+
 #define FW_TYPE_GRAPH_VIEW (fw_graph_view_get_type ())
 G_DECLARE_FINAL_TYPE (FwGraphView, fw_graph_view, FW, GRAPH_VIEW, GtkWidget)
 
@@ -23,7 +35,12 @@ FwProject   *fw_graph_view_get_project        (FwGraphView *self);
 /* "zoom": 1.0 is one layout unit per pixel. */
 void         fw_graph_view_set_zoom           (FwGraphView *self, gdouble zoom);
 gdouble      fw_graph_view_get_zoom           (FwGraphView *self);
+/* The whole graph when it is readable whole, else a readable zoom from where the view is (fw-graph-framing.h).
+ * A new layout opens on its start instead (the first frame after fw_graph_view_set_layout). */
 void         fw_graph_view_zoom_to_fit        (FwGraphView *self);
+FwGraphDetail fw_graph_view_get_detail        (FwGraphView *self);
+/* The text box's label shows (a collapsed scope's with its node count and time saved), for tests. */
+char        *fw_graph_view_get_box_text       (FwGraphView *self, guint box);
 /* Selects and frames a candidate's hull (G_MAXUINT clears); "selected-candidate". */
 void         fw_graph_view_select_candidate   (FwGraphView *self, guint candidate);
 guint        fw_graph_view_get_selected_candidate (FwGraphView *self);

@@ -24,6 +24,9 @@ typedef struct
   guint    collapsed_target;
   guint    crossing_passes;   /* barycenter sweeps down and up (0: 4) */
   guint    coordinate_passes; /* placement sweeps (0: 8) */
+  /* Identity nodes that only copy a weight (an initializer, a Constant's output or another such copy) are
+   * not drawn either, as if part of their consumer's box: exporters emit one per shared parameter. */
+  gboolean fold_weight_copies;
 } FwLayoutOptions;
 
 typedef enum {

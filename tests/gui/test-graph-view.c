@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fw-graph-framing.h"
 #include "fw-graph-view.h"
 #include "fw-test-models.h"
 
@@ -174,40 +175,84 @@ test_project (Fixture *f, gconstpointer data)
   g_assert_finalize_object (project);
 }
 
+/* A short graph, laid out: fitting shows it whole. */
+static FwLayout *
+short_layout (FwModel **model)
+{
+  g_autoptr(GError) error = NULL;
+  FwLayout *layout;
+
+  *model = fw_test_elementwise_chain (3, 16, FALSE);
+  layout = fw_layout_new (fw_model_get_graph (*model), NULL);
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_no_error (error);
+  return layout;
+}
+
 static void
 test_zoom_to_fit (Fixture *f, gconstpointer data)
 {
-  gdouble w, h, x0, y0, x1, y1;
+  gdouble w, h, x0, y0, x1, y1, top, vw, vh, zoom;
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwLayout) layout = NULL;
 
+  /* The transformer layer is too tall to read whole in the window: fitting keeps a readable zoom, spans
+   * the graph's width and keeps the view's top where it was (within the graph). */
+  vw = gtk_widget_get_width (GTK_WIDGET (f->view));
+  vh = gtk_widget_get_height (GTK_WIDGET (f->view));
+  fw_layout_get_bounds (f->layout, &w, &h);
+  g_assert_cmpfloat (MIN (vw / w, vh / h), <, FW_GRAPH_READABLE_ZOOM);
   fw_graph_view_set_zoom (f->view, 4.0);
   fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
-  fw_layout_get_bounds (f->layout, &w, &h);
   g_assert_true (x1 - x0 < w || y1 - y0 < h);
+  g_assert_cmpint (fw_graph_view_get_detail (f->view), ==, FW_GRAPH_DETAIL_LABELS);
+  top = y0;
 
   fw_graph_view_zoom_to_fit (f->view);
+  zoom = fw_graph_view_get_zoom (f->view);
+  g_assert_cmpfloat (zoom, >=, FW_GRAPH_READABLE_ZOOM);
+  g_assert_cmpint (fw_graph_view_get_detail (f->view), ==, FW_GRAPH_DETAIL_LABELS);
+  fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
+  g_assert_cmpfloat_with_epsilon (y0, CLAMP (top, 0, h - vh / zoom), 1e-6);
+  g_assert_cmpfloat (y1, <=, h + 1e-6);
+  if (w * zoom <= vw)
+    {
+      g_assert_cmpfloat (x0, <=, 1e-6);
+      g_assert_cmpfloat (x1, >=, w - 1e-6);
+    }
+
+  /* A short graph fits whole, tight along one axis. */
+  layout = short_layout (&model);
+  fw_graph_view_set_layout (f->view, layout);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  fw_graph_view_set_zoom (f->view, 4.0);
+  fw_graph_view_zoom_to_fit (f->view);
+  fw_layout_get_bounds (layout, &w, &h);
   fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
   g_assert_cmpfloat (x0, <=, 1e-6);
   g_assert_cmpfloat (y0, <=, 1e-6);
   g_assert_cmpfloat (x1, >=, w - 1e-6);
   g_assert_cmpfloat (y1, >=, h - 1e-6);
-  /* Fitting is tight along one axis. */
   g_assert_true (fabs ((x1 - x0) - w) < 1 || fabs ((y1 - y0) - h) < 1);
+  fw_graph_view_set_layout (f->view, f->layout);
 
-  /* The zoom stays within its limits whatever is asked. */
+  /* The zoom stays within its limits whatever is asked; far out, the detail drops to pixel rows. */
   fw_graph_view_set_zoom (f->view, 1e9);
   g_assert_cmpfloat (fw_graph_view_get_zoom (f->view), <=, 8.0);
   fw_graph_view_set_zoom (f->view, 0);
   g_assert_cmpfloat (fw_graph_view_get_zoom (f->view), >, 0);
-
+  g_assert_cmpint (fw_graph_view_get_detail (f->view), ==, FW_GRAPH_DETAIL_ROWS);
 }
 
-/* Fitting asked for before the view has a size (the window does so while its stack still shows the loading
- * page) happens once it has one: the whole graph, not a speck fitted into no pixels. */
+/* A new layout opens on its start once the view has a size (the window sets it while its stack still shows
+ * the loading page): the first layer at the top, at a zoom where labels are drawn, not a speck fitted into
+ * no pixels. */
 static void
 test_zoom_to_fit_unallocated (Fixture *f, gconstpointer data)
 {
   FwGraphView *view = FW_GRAPH_VIEW (fw_graph_view_new ());
-  gdouble w, h, x0, y0, x1, y1, vw, vh;
+  gdouble w, h, x0, y0, x1, y1, vw;
+  guint in_view = 0;
 
   g_object_ref_sink (view);
   fw_graph_view_set_layout (view, f->layout);
@@ -217,15 +262,26 @@ test_zoom_to_fit_unallocated (Fixture *f, gconstpointer data)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
 
   vw = gtk_widget_get_width (GTK_WIDGET (view));
-  vh = gtk_widget_get_height (GTK_WIDGET (view));
   g_assert_cmpfloat (vw, >, 100);
   fw_layout_get_bounds (f->layout, &w, &h);
   fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
-  g_assert_cmpfloat (x0, <=, 1e-6);
+  g_assert_cmpfloat (fw_graph_view_get_zoom (view), >=, FW_GRAPH_READABLE_ZOOM);
+  g_assert_cmpfloat (fw_graph_view_get_zoom (view), <=, 1.0);
+  g_assert_cmpint (fw_graph_view_get_detail (view), ==, FW_GRAPH_DETAIL_LABELS);
   g_assert_cmpfloat (y0, <=, 1e-6);
-  g_assert_cmpfloat (x1, >=, w - 1e-6);
-  g_assert_cmpfloat (y1, >=, h - 1e-6);
-  g_assert_cmpfloat_with_epsilon (fw_graph_view_get_zoom (view), MIN (1.0, MIN (vw / w, vh / h)), 1e-6);
+  /* Every box of the first layer is on screen. */
+  for (guint i = 0; i < fw_layout_get_n_boxes (f->layout); i++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (f->layout, i);
+
+      if (box->layer != 0)
+        continue;
+      g_assert_cmpfloat (box->x, >=, x0);
+      g_assert_cmpfloat (box->x + box->w, <=, x1);
+      g_assert_cmpfloat (box->y + box->h, <=, y1);
+      in_view++;
+    }
+  g_assert_cmpuint (in_view, >, 0);
 
   gtk_window_set_child (GTK_WINDOW (f->window), NULL);
   g_object_unref (view);
@@ -527,7 +583,8 @@ test_double_click_opens_scope (void)
   g_assert_nonnull (inside);
   g_assert_cmpint (fw_layout_get_box (layout, fw_layout_find_node (layout, inside))->kind, ==, FW_LAYOUT_BOX_NODE);
 
-  /* The view shows the new drawing: fitting covers the new bounds. */
+  /* The view shows the new drawing: fitting spans the new bounds, or, too tall to read whole, shows part
+   * of them at a readable zoom. */
   fw_graph_view_zoom_to_fit (view);
   {
     gdouble w, h, x0, y0, x1, y1;
@@ -535,7 +592,8 @@ test_double_click_opens_scope (void)
     fw_layout_get_bounds (layout, &w, &h);
     fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
     g_assert_cmpfloat (x1, >=, w - 1e-6);
-    g_assert_cmpfloat (y1, >=, h - 1e-6);
+    g_assert_true (y1 >= h - 1e-6 || fw_graph_view_get_zoom (view) >= FW_GRAPH_READABLE_ZOOM);
+    g_assert_cmpfloat (y0, >=, -1e-6);
   }
 
   gtk_window_set_child (GTK_WINDOW (window), NULL);

@@ -188,6 +188,7 @@ finish_loading (FwWindow *self)
   g_clear_object (&self->pending_layout);
   g_clear_object (&self->pending_project);
   g_clear_pointer (&self->pending_path, g_free);
+  g_clear_pointer (&self->pending_symbols, g_strfreev);
   g_clear_object (&self->cancellable);
   set_busy (self, self->job_cancellable != NULL);
 }
@@ -233,6 +234,7 @@ install_project (FwWindow *self)
       g_clear_signal_handler (&self->can_undo_handler, self->project);
       g_clear_signal_handler (&self->can_redo_handler, self->project);
       g_clear_signal_handler (&self->busy_handler, self->project);
+      g_clear_signal_handler (&self->plan_changed_handler, self->project);
     }
   g_clear_object (&self->last_check);
   /* An export dialog belongs to the project it was opened for. */
@@ -253,6 +255,8 @@ install_project (FwWindow *self)
   self->project = g_steal_pointer (&self->pending_project);
   self->layout = g_steal_pointer (&self->pending_layout);
   self->model_path = g_steal_pointer (&self->pending_path);
+  g_strfreev (self->symbols);
+  self->symbols = g_steal_pointer (&self->pending_symbols);
   g_signal_handlers_disconnect_by_data (self->layout, self);
 
   fw_graph_view_set_layout (self->graph_view, self->layout);
@@ -269,6 +273,10 @@ install_project (FwWindow *self)
                                                      G_CALLBACK (on_undo_redo_notify), self);
   self->busy_handler = g_signal_connect_swapped (self->project, "notify::busy",
                                                  G_CALLBACK (on_undo_redo_notify), self);
+  /* A veto can leave the plan with nothing fused: the line over the list says why. */
+  self->plan_changed_handler = g_signal_connect_swapped (self->project, "plan-changed",
+                                                         G_CALLBACK (fw_window_dims_update_reason), self);
+  fw_window_dims_update (self);
 
   adw_window_title_set_title (self->window_title, basename);
   adw_window_title_set_subtitle (self->window_title, dirname);
@@ -397,6 +405,9 @@ plan_options_from_settings (FwWindow *self, FwPlanOptions *options, GError **err
   g_autofree char *strategy = g_settings_get_string (self->settings, "strategy");
 
   fw_plan_options_init (options);
+  /* AUTOFUSION_ENABLE and the others, as in batch mode; the preferences below play the flags' part. */
+  if (!fw_plan_options_from_env (options, error))
+    return FALSE;
   if (!fw_strategy_from_string (strategy, &options->strategy))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("Unknown fusion strategy “%s” in the preferences"), strategy);
@@ -427,6 +438,8 @@ on_opened (GObject *object, GAsyncResult *result, gpointer user_data)
       return;
     }
   self->pending_project = g_steal_pointer (&project);
+  g_strfreev (self->pending_symbols);
+  self->pending_symbols = g_strdupv ((char **) fw_open_get_symbols (FW_OPEN (object)));
   fw_window_show_progress (self, 0.0, _("Laying out the graph…"));
   fw_layout_options_init (&layout_options);
   layout_options.fold_weight_copies = g_settings_get_boolean (self->settings, "fold-weight-copies");
@@ -487,6 +500,8 @@ open_job_for (FwWindow *self, const char *path, GError **error)
   if (!plan_options_from_settings (self, &options.plan, error))
     return NULL;
   bindings = bindings_from_settings (self);
+  /* Sizes typed into the banner win over the preferences'. */
+  fw_window_dims_merge_bindings (self, bindings);
   profile = g_settings_get_string (self->settings, "profile");
   rules = paths_from (self, "rules", (const char * const *) self->extra_rules);
   whitelists = paths_from (self, "whitelists", (const char * const *) self->extra_whitelists);
@@ -675,6 +690,12 @@ on_graph_node_selected (FwWindow *self, gpointer node, FwGraphView *view)
 }
 
 static void
+on_dims_apply (FwWindow *self)
+{
+  fw_window_dims_apply (self);
+}
+
+static void
 on_cancel_clicked (FwWindow *self)
 {
   if (self->cancellable != NULL)
@@ -784,6 +805,7 @@ fw_window_dispose (GObject *object)
       g_clear_signal_handler (&self->can_undo_handler, self->project);
       g_clear_signal_handler (&self->can_redo_handler, self->project);
       g_clear_signal_handler (&self->busy_handler, self->project);
+      g_clear_signal_handler (&self->plan_changed_handler, self->project);
     }
   g_clear_object (&self->running_check);
   g_clear_object (&self->last_check);
@@ -794,6 +816,8 @@ fw_window_dispose (GObject *object)
   g_clear_pointer (&self->model_path, g_free);
   g_clear_pointer (&self->extra_rules, g_strfreev);
   g_clear_pointer (&self->extra_whitelists, g_strfreev);
+  g_clear_pointer (&self->symbols, g_strfreev);
+  g_clear_pointer (&self->dim_bindings, g_hash_table_unref);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (fw_window_parent_class)->dispose (object);
 }
@@ -861,6 +885,12 @@ fw_window_class_init (FwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwWindow, roofline_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_label);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_entries);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_apply);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, empty_plan_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_dims_apply);
   gtk_widget_class_bind_template_callback (widget_class, on_list_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_graph_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_roofline_candidate_selected);

@@ -9,6 +9,7 @@
 
 #include "fw-application.h"
 #include "fw-export-dialog.h"
+#include "fw-settings.h"
 #include "fw-test-models.h"
 #include "fw-window-private.h"
 
@@ -620,6 +621,69 @@ test_window_close_while_busy (void)
     }
 }
 
+/* A model whose symbolic dim has no size (the example with the preferences' batch=8 removed): the banner
+ * names it with an entry, the list says why nothing is fused; a size that is not a number is refused; a
+ * good one opens the model again planned, and the banner goes. */
+static void
+test_window_symbolic_dims (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autoptr(GSettings) settings = fw_settings_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *work = g_build_filename (tmp_dir, "dims", NULL);
+  g_autofree char *model_path = g_build_filename (work, "encoder-block.onnx", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *none[] = { NULL };
+  g_auto(GStrv) unbound = NULL;
+  GtkEditable *entry;
+  FwWindow *window;
+  gsize length = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (model_path, contents, length, &error));
+  file = g_file_new_for_path (model_path);
+  g_assert_true (g_settings_set_strv (settings, "bindings", none));
+
+  register_application (app);
+  window = fw_window_new (ADW_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  wait_until_loaded (window);
+  unbound = fw_window_get_unbound_symbols (window);
+  g_assert_cmpuint (g_strv_length (unbound), ==, 1);
+  g_assert_cmpstr (unbound[0], ==, "batch");
+  g_assert_true (gtk_revealer_get_reveal_child (window->dims_revealer));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->dims_label), "batch"));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->empty_plan_label)));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->empty_plan_label), "batch"));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->empty_plan_label), "FW-NF-006"));
+
+  entry = fw_window_dims_get_entry (window, "batch");
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (entry, "eight");
+  g_assert_false (fw_window_dims_apply (window));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  g_assert_false (fw_window_get_busy (window));
+
+  gtk_editable_set_text (entry, "8");
+  g_signal_emit_by_name (window->dims_apply, "clicked");
+  g_assert_true (fw_window_get_busy (window));
+  wait_until_loaded (window);
+  g_assert_cmpuint (fw_project_get_plan (fw_window_get_project (window))->candidates->len, >, 1);
+  g_clear_pointer (&unbound, g_strfreev);
+  unbound = fw_window_get_unbound_symbols (window);
+  g_assert_cmpuint (g_strv_length (unbound), ==, 0);
+  g_assert_false (gtk_revealer_get_reveal_child (window->dims_revealer));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (window->empty_plan_label)));
+  g_assert_true (g_strv_contains (fw_project_get_bindings (fw_window_get_project (window)), "batch=8"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_settings_reset (settings, "bindings");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -641,6 +705,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/rules-and-whitelists", test_window_rules_and_whitelists);
   g_test_add_func ("/window/check-and-export", test_window_check_and_export);
   g_test_add_func ("/window/close-while-busy", test_window_close_while_busy);
+  g_test_add_func ("/window/symbolic-dims", test_window_symbolic_dims);
   ret = g_test_run ();
   fw_test_remove_dir (tmp_dir);
   g_free (tmp_dir);

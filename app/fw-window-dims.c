@@ -25,13 +25,33 @@ is_bound (FwProject *project, const char *symbol)
   return FALSE;
 }
 
+/* Whether a graph input still has symbol as a dim. Exporters also name dims of intermediate values
+ * (torch's "Gemmoutput_dim_0") that inference makes static: those need no size from anyone. */
+static gboolean
+is_input_dim (FwGraph *graph, const char *symbol)
+{
+  for (guint i = 0; i < fw_graph_get_n_inputs (graph); i++)
+    {
+      const FwValue *input = fw_graph_get_input (graph, i);
+      const FwDim *dims = fw_value_get_dims (input);
+
+      if (fw_value_is_initializer (input) || dims == NULL)
+        continue;
+      for (gint d = 0; d < fw_value_get_rank (input); d++)
+        if (dims[d].value < 0 && g_strcmp0 (dims[d].symbol, symbol) == 0)
+          return TRUE;
+    }
+  return FALSE;
+}
+
 GStrv
 fw_window_get_unbound_symbols (FwWindow *self)
 {
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  FwGraph *graph = self->project != NULL ? fw_model_get_graph (fw_project_get_model (self->project)) : NULL;
 
-  for (guint i = 0; self->project != NULL && self->symbols != NULL && self->symbols[i] != NULL; i++)
-    if (!is_bound (self->project, self->symbols[i]))
+  for (guint i = 0; graph != NULL && self->symbols != NULL && self->symbols[i] != NULL; i++)
+    if (!is_bound (self->project, self->symbols[i]) && is_input_dim (graph, self->symbols[i]))
       g_strv_builder_add (builder, self->symbols[i]);
   return g_strv_builder_end (builder);
 }

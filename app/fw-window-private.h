@@ -94,7 +94,7 @@ void fw_window_end_job               (FwWindow *self);
 /* What the whitelists applied while opening did, for a toast; NULL when the plan holds no whitelist entry. */
 char *fw_window_whitelist_summary    (const FwPlan *plan);
 /* fw-window-dims.c */
-/* The shown model's symbolic dims that have no size, sorted; NULL-terminated, owned by the caller. */
+/* The symbolic dims of the shown model's inputs that have no size, sorted; owned by the caller. */
 GStrv fw_window_get_unbound_symbols  (FwWindow *self);
 /* After a project is shown or its plan changed: the banner of unbound dims and the empty plan's reason. */
 void  fw_window_dims_update          (FwWindow *self);

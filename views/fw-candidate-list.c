@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-candidate-list.h"
+#include "fw-value-labels.h"
 
 struct _FwCandidateList
 {
@@ -106,43 +107,16 @@ format_measured (FwCandidateItem *item)
   return g_strdup_printf (_("%.2f µs"), us);
 }
 
-static const char *
-verification_label (const char *result)
-{
-  if (g_strcmp0 (result, "pass") == 0)
-    return _("pass");
-  if (g_strcmp0 (result, "fail") == 0)
-    return _("fail");
-  /* The SuperKernel did not compile: the group runs on the reference kernels. */
-  if (g_strcmp0 (result, "unverified") == 0)
-    return _("unverified");
-  return result != NULL && result[0] != '\0' ? result : "—";
-}
-
 static char *
 format_verification (FwCandidateItem *item)
 {
-  return g_strdup (verification_label (fw_candidate_item_get_verification (item)));
-}
-
-static const char *
-status_label (const char *status)
-{
-  if (g_strcmp0 (status, "proposed") == 0)
-    return _("proposed");
-  if (g_strcmp0 (status, "accepted") == 0)
-    return _("accepted");
-  if (g_strcmp0 (status, "vetoed") == 0)
-    return _("vetoed");
-  if (g_strcmp0 (status, "refused") == 0)
-    return _("refused");
-  return status;
+  return g_strdup (fw_label_verification (fw_candidate_item_get_verification (item)));
 }
 
 static char *
 format_status (FwCandidateItem *item)
 {
-  return g_strdup (status_label (fw_candidate_item_get_status (item)));
+  return g_strdup (fw_label_status (fw_candidate_item_get_status (item)));
 }
 
 /* Decision and verification next to the pattern: the side pane is narrow, and they are what a user scans

@@ -15,6 +15,7 @@
 #endif
 
 #include "fw-inspector.h"
+#include "fw-value-labels.h"
 #include "session/fw-kernel-sources.h"
 
 /* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
@@ -366,6 +367,8 @@ verification_text (FwInspector *self)
     g_string_append (s, _("Result: passed"));
   else if (g_strcmp0 (result, "fail") == 0)
     g_string_append (s, _("Result: failed"));
+  else if (g_strcmp0 (result, "unverified") == 0)
+    g_string_append (s, _("Result: not verified (the SuperKernel did not compile; the group runs on the reference kernels)"));
   if (!isnan (measured))
     {
       if (s->len)
@@ -400,8 +403,8 @@ on_check_changed (FwInspector *self, guint candidate)
 static char *
 about_text (const FwCandidate *c)
 {
-  return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
-                          fw_candidate_status_name (c->status));
+  return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, fw_label_kind (c->kind),
+                          fw_label_candidate_status (c->status));
 }
 
 static void

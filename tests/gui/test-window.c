@@ -12,47 +12,9 @@
 #include "fw-settings.h"
 #include "fw-test-models.h"
 #include "fw-window-private.h"
+#include "fw-window-test-support.h"
 
 static char *tmp_dir;
-
-/* Virtual displays in CI have no session bus; GtkApplication warns while registering and goes on
- * without one. Warnings are fatal again once it has. */
-static void
-register_application (FwApplication *app)
-{
-  g_autoptr(GError) error = NULL;
-  GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
-
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
-  g_assert_no_error (error);
-  g_log_set_always_fatal (fatal);
-}
-
-/* Runs the main loop until the window has a laid-out project and nothing is loading, or fails. */
-static void
-wait_until_loaded (FwWindow *window)
-{
-  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
-
-  while (fw_window_get_busy (window) || fw_window_get_project (window) == NULL || fw_window_get_layout (window) == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
-
-static void
-iterate_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
 
 static FwCandidateStatus
 status_of (FwWindow *window, guint candidate)
@@ -83,24 +45,6 @@ find_proposed (FwWindow *window, guint *first, guint *second)
     }
   g_assert_cmpuint (*first, !=, G_MAXUINT);
   g_assert_cmpuint (*second, !=, G_MAXUINT);
-}
-
-static void
-save_screenshot (GtkWidget *widget, const char *path)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
-
-  g_assert_cmpint (width, >, 0);
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
 /* The first actionable widget under widget bound to action (e.g. "win.accept"). */
@@ -157,7 +101,7 @@ test_window_workflow (void)
   g_assert_no_error (error);
   g_assert_true (g_file_set_contents (model_path, contents, length, &error));
 
-  register_application (app);
+  fw_window_test_register (app);
   window = fw_window_new (ADW_APPLICATION (app));
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
   gtk_window_present (GTK_WINDOW (window));
@@ -168,7 +112,7 @@ test_window_workflow (void)
 
   fw_window_open (window, file);
   g_assert_true (fw_window_get_busy (window));
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   /* batch=8 from the default bindings made the symbolic example plannable. */
   g_assert_cmpuint (fw_project_get_plan (fw_window_get_project (window))->candidates->len, >, 1);
   g_assert_cmpstr (fw_project_get_session_path (fw_window_get_project (window)), ==, session_path);
@@ -207,7 +151,7 @@ test_window_workflow (void)
   g_assert_true (fw_roofline_view_get_project (window->roofline_view) == fw_window_get_project (window));
   g_assert_true (fw_summary_view_get_project (window->summary_view) == fw_window_get_project (window));
   gtk_stack_set_visible_child_name (window->side_stack, "roofline");
-  iterate_for (200);
+  fw_window_test_iterate (200);
   {
     GtkWidget *widget = GTK_WIDGET (window->roofline_view);
     gdouble x = 0, y = 0;
@@ -232,7 +176,7 @@ test_window_workflow (void)
 
   /* Opening the model again offers the saved session; restoring it brings the accepted candidate back. */
   fw_window_open (window, file);
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
   dialog = find_message_dialog ();
   g_assert_nonnull (dialog);
@@ -242,14 +186,14 @@ test_window_workflow (void)
 
   /* The picture the README shows: the restored decision selected, the graph fitted once allocated. */
   fw_candidate_list_select (window->candidate_list, first);
-  iterate_for (300);
+  fw_window_test_iterate (300);
   g_action_group_activate_action (G_ACTION_GROUP (window), "zoom-fit", NULL);
-  iterate_for (500);
-  save_screenshot (GTK_WIDGET (window), screenshot);
+  fw_window_test_iterate (500);
+  fw_window_test_save_png (GTK_WIDGET (window), screenshot);
   g_test_message ("screenshot: %s", screenshot);
 
   g_action_group_activate_action (G_ACTION_GROUP (window), "close", NULL);
-  iterate_for (100);
+  fw_window_test_iterate (100);
   g_assert_null (gtk_application_get_active_window (GTK_APPLICATION (app)));
 }
 
@@ -264,7 +208,7 @@ test_window_bad_model (void)
   FwWindow *window;
 
   g_assert_true (g_file_set_contents (path, "\x0a\xff\xff\xff\xff\x0f not a model", -1, &error));
-  register_application (app);
+  fw_window_test_register (app);
   window = fw_window_new (ADW_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (window));
   fw_window_open (window, file);
@@ -343,9 +287,9 @@ test_window_rules_and_whitelists (void)
   g_assert_true (g_file_set_contents (other, "version: 1\nmodel:\n  file: \"other.onnx\"\n  fingerprint: \""
                                       "0000000000000000000000000000000000000000000000000000000000000000\"\n"
                                       "entries:\n  - nodes: [\"a\", \"b\"]\n    decision: accept\n", -1, &error));
-  register_application (app);
+  fw_window_test_register (app);
   window = open_with_lists (app, file, rule_list, white_lists);
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   plan = fw_project_get_plan (fw_window_get_project (window));
   g_assert_nonnull (fw_rule_set_lookup (plan->rules, "team_rule"));
   for (guint i = 0; i < plan->candidates->len; i++)
@@ -371,7 +315,7 @@ test_window_rules_and_whitelists (void)
 
     /* The same by mouse: the inspector's buttons for the selected candidate. */
     fw_candidate_list_select (window->candidate_list, first);
-    iterate_for (50);
+    fw_window_test_iterate (50);
     {
       GtkWidget *accept = find_actionable (GTK_WIDGET (window->inspector), "win.accept");
 
@@ -388,7 +332,7 @@ test_window_rules_and_whitelists (void)
 
   /* A whitelist written for another model changes nothing, and the window says so. */
   window = open_with_lists (app, file, NULL, other_lists);
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   {
     g_autofree char *summary = fw_window_whitelist_summary (fw_project_get_plan (fw_window_get_project (window)));
 
@@ -477,13 +421,13 @@ test_window_check_and_export (void)
   g_assert_true (g_file_set_contents (model_path, contents, length, &error));
   file = g_file_new_for_path (model_path);
 
-  register_application (app);
+  fw_window_test_register (app);
   window = fw_window_new (ADW_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (window));
   g_assert_false (action_enabled (window, "check"));
   g_assert_false (action_enabled (window, "export"));
   fw_window_open (window, file);
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   project = fw_window_get_project (window);
   plan = fw_project_get_plan (project);
   g_assert_true (action_enabled (window, "check"));
@@ -545,7 +489,7 @@ test_window_check_and_export (void)
   fw_export_dialog_set_contents (dialog, TRUE, TRUE, TRUE, TRUE);
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_assert_cmpint (wait_export (dialog), ==, 1);
-  iterate_for (100);
+  fw_window_test_iterate (100);
   g_assert_null (dialog);
   {
     const char *names[] = { "encoder-block.fused.onnx", "encoder-block.fusion.yaml", "kernels/manifest.json",
@@ -586,7 +530,7 @@ test_window_close_while_busy (void)
   g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
   g_assert_true (g_file_get_contents (source, &contents, &length, &error));
   g_assert_true (g_file_set_contents (model_path, contents, length, &error));
-  register_application (app);
+  fw_window_test_register (app);
 
   for (guint round = 0; round < 2; round++)
     {
@@ -597,7 +541,7 @@ test_window_close_while_busy (void)
 
       gtk_window_present (GTK_WINDOW (window));
       fw_window_open (window, file);
-      wait_until_loaded (window);
+      fw_window_test_wait_loaded (window);
       project = g_object_ref (fw_window_get_project (window));
       if (round == 0)
         g_action_group_activate_action (G_ACTION_GROUP (window), "check", NULL);
@@ -617,7 +561,7 @@ test_window_close_while_busy (void)
           g_main_context_iteration (NULL, FALSE);
           g_usleep (1000);
         }
-      iterate_for (100);
+      fw_window_test_iterate (100);
     }
 }
 
@@ -647,11 +591,11 @@ test_window_symbolic_dims (void)
   file = g_file_new_for_path (model_path);
   g_assert_true (g_settings_set_strv (settings, "bindings", none));
 
-  register_application (app);
+  fw_window_test_register (app);
   window = fw_window_new (ADW_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (window));
   fw_window_open (window, file);
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   unbound = fw_window_get_unbound_symbols (window);
   g_assert_cmpuint (g_strv_length (unbound), ==, 1);
   g_assert_cmpstr (unbound[0], ==, "batch");
@@ -671,7 +615,7 @@ test_window_symbolic_dims (void)
   gtk_editable_set_text (entry, "8");
   g_signal_emit_by_name (window->dims_apply, "clicked");
   g_assert_true (fw_window_get_busy (window));
-  wait_until_loaded (window);
+  fw_window_test_wait_loaded (window);
   g_assert_cmpuint (fw_project_get_plan (fw_window_get_project (window))->candidates->len, >, 1);
   g_clear_pointer (&unbound, g_strfreev);
   unbound = fw_window_get_unbound_symbols (window);

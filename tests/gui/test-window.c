@@ -184,7 +184,8 @@ test_window_workflow (void)
   g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_ACCEPTED);
   g_assert_cmpstr (fw_project_get_session_path (fw_window_get_project (window)), ==, session_path);
 
-  /* The picture the README shows: the restored decision selected, the graph fitted once allocated. */
+  /* A picture of the restored decision selected, the graph fitted once allocated (the README shows a real
+   * model's, from test-window-sees). */
   fw_candidate_list_select (window->candidate_list, first);
   fw_window_test_iterate (300);
   g_action_group_activate_action (G_ACTION_GROUP (window), "zoom-fit", NULL);

@@ -40,18 +40,36 @@ fw_window_test_iterate (guint ms)
     }
 }
 
+/* The widget drawn now; a widget waiting for its allocation (a resize queued by the last change) draws
+ * nothing, so the main loop runs until it is allocated again. */
+static GskRenderNode *
+snapshot_widget (GtkWidget *widget)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+
+  for (;;)
+    {
+      GtkSnapshot *snapshot = gtk_snapshot_new ();
+      GskRenderNode *node;
+
+      gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+      node = gtk_snapshot_free_to_node (snapshot);
+      if (node != NULL)
+        return node;
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      fw_window_test_iterate (10);
+    }
+}
+
 GdkTexture *
 fw_window_test_render (GtkWidget *widget)
 {
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
   int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
 
   g_assert_cmpint (width, >, 0);
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
+  node = snapshot_widget (widget);
   return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
                                       &GRAPHENE_RECT_INIT (0, 0, width, height));
 }

@@ -187,6 +187,21 @@ test_open_model (gconstpointer data)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Runs the main loop until the revealer's transition has ended revealed (or hidden). */
+static void
+wait_revealed (GtkRevealer *revealer, gboolean revealed)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (gtk_revealer_get_child_revealed (revealer) != revealed)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  fw_window_test_iterate (100);
+}
+
 /* The banner for unbound dims is on screen (revealed, mapped, with height) and gone after binding. */
 static void
 test_banner (void)
@@ -202,8 +217,8 @@ test_banner (void)
   g_assert_true (g_settings_set_strv (settings, "bindings", none));
   fw_window_test_register (app);
   window = open_window (app, file);
-  fw_window_test_iterate (500);
-  g_assert_true (gtk_revealer_get_child_revealed (window->dims_revealer));
+  g_assert_true (gtk_revealer_get_reveal_child (window->dims_revealer));
+  wait_revealed (window->dims_revealer, TRUE);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (window->dims_label)));
   g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window->dims_revealer)), >, 10);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (window->empty_plan_label)));
@@ -214,8 +229,8 @@ test_banner (void)
   gtk_editable_set_text (entry, "8");
   g_assert_true (fw_window_dims_apply (window));
   fw_window_test_wait_loaded (window);
-  fw_window_test_iterate (500);
-  g_assert_false (gtk_revealer_get_child_revealed (window->dims_revealer));
+  g_assert_false (gtk_revealer_get_reveal_child (window->dims_revealer));
+  wait_revealed (window->dims_revealer, FALSE);
   g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window->dims_revealer)), ==, 0);
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (window->empty_plan_label)));
   save_shot (GTK_WIDGET (window), "banner-bound");

@@ -18,6 +18,7 @@
 #include "fw-graph-framing.h"
 #include "fw-scope-label.h"
 #include "layout/fw-hull.h"
+#include "plan/fw-node-refusal.h"
 #include "ops/fw-op-registry.h"
 #include "report/fw-render.h"
 
@@ -982,6 +983,30 @@ set_selected_candidate (FwGraphView *self, guint candidate)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_CANDIDATE]);
 }
 
+/* Which fusion holds node, or the refusals that kept it out of one. */
+static void
+append_fusion (FwGraphView *self, GString *s, const FwNode *node)
+{
+  FwPlan *plan = current_plan (self);
+  g_autofree char *why = NULL;
+  guint c;
+
+  if (plan == NULL)
+    return;
+  c = fw_plan_fused_candidate_of (plan, node);
+  if (c != G_MAXUINT)
+    {
+      g_string_append_c (s, '\n');
+      /* Translators: the fusion a node is in: the candidate's number and pattern. */
+      g_string_append_printf (s, _("Fused in candidate #%u (%s)"), c,
+                              ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->pattern);
+      return;
+    }
+  why = fw_plan_describe_unfused (plan, node, 3);
+  if (why != NULL)
+    g_string_append_printf (s, "\n%s\n%s", _("Not fused:"), why);
+}
+
 static char *
 tooltip_text (FwGraphView *self, guint b)
 {
@@ -1010,6 +1035,7 @@ tooltip_text (FwGraphView *self, guint b)
       g_string_append_printf (s, _("%s: %s %s"), fw_value_get_name (output), shape,
                               fw_dtype_name (fw_value_get_dtype (output)));
     }
+  append_fusion (self, s, node);
   return g_utf8_make_valid (s->str, -1);
 }
 
@@ -1622,6 +1648,14 @@ fw_graph_view_search (FwGraphView *self, const char *text, gboolean forward)
         }
     }
   return FALSE;
+}
+
+/* For tests: the pointer moving to widget point (x, y), as the motion controller would report it. */
+void
+fw_graph_view_hover (FwGraphView *self, gdouble x, gdouble y)
+{
+  g_return_if_fail (FW_IS_GRAPH_VIEW (self));
+  hover (self, x, y);
 }
 
 /* For tests: the widget-relative handling of a click, as the click gesture would run it. */

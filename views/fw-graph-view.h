@@ -62,6 +62,9 @@ FwNode      *fw_graph_view_get_selected_node  (FwGraphView *self);
 /* What a click of n_press presses at widget point (x, y) does: select a node or a hull, open a scope
  * (n_press 2), move the view (in the minimap). For tests and for keyboard-driven pointers. */
 void         fw_graph_view_click              (FwGraphView *self, gint n_press, gdouble x, gdouble y);
+/* The pointer moving to widget point (x, y): the box there is hovered and its tooltip set (op, shapes, and
+ * the fusion holding the node or the refusals that kept it out). */
+void         fw_graph_view_hover              (FwGraphView *self, gdouble x, gdouble y);
 
 /* Signals: "node-selected" (gpointer FwNode*, NULL when cleared), "candidate-selected" (guint). */
 

@@ -16,6 +16,7 @@
 
 #include "fw-inspector.h"
 #include "fw-value-labels.h"
+#include "plan/fw-node-refusal.h"
 #include "session/fw-kernel-sources.h"
 
 /* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
@@ -307,6 +308,27 @@ append_stats (GString *s, const FwValue *v)
   g_string_append_c (s, '\n');
 }
 
+/* The fusion holding the node, or every refusal that kept it out of one (code, title, numbers, the candidate
+ * it would have joined). */
+static void
+add_fusion_section (FwInspector *self, const FwNode *node)
+{
+  FwPlan *plan = self->project != NULL ? fw_project_get_plan (self->project) : NULL;
+  g_autofree char *text = NULL;
+  guint c;
+
+  if (plan == NULL)
+    return;
+  c = fw_plan_fused_candidate_of (plan, node);
+  if (c != G_MAXUINT)
+    text = g_strdup_printf (_("In candidate #%u (%s), %s"), c,
+                            ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->pattern,
+                            fw_label_candidate_status (((FwCandidate *) g_ptr_array_index (plan->candidates, c))->status));
+  else
+    text = fw_plan_describe_unfused (plan, node, 20);
+  add_section (self, _("Fusion"), text != NULL ? text : _("Not in any candidate, and no refusal names it"));
+}
+
 void
 fw_inspector_show_node (FwInspector *self, FwNode *node)
 {
@@ -349,6 +371,7 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   add_section (self, _("Outputs"), outputs->len ? outputs->str : _("(none)"));
   if (stats->len)
     add_section (self, _("Initializer statistics"), stats->str);
+  add_fusion_section (self, node);
   set_title (self, title);
 }
 

@@ -11,6 +11,7 @@
 #include "fw-graph-framing.h"
 #include "fw-graph-view.h"
 #include "fw-test-models.h"
+#include "plan/fw-node-refusal.h"
 
 typedef struct
 {
@@ -602,6 +603,52 @@ test_double_click_opens_scope (void)
   g_assert_finalize_object (layout);
 }
 
+/* Hovering a node that no fusion holds shows the refusal that kept it out, code first; a fused node names
+ * its candidate. */
+static void
+test_hover_refused (Fixture *f, gconstpointer data)
+{
+  const FwNode *refused = NULL, *fused = NULL;
+  FwGraph *graph = fw_model_get_graph (f->model);
+  const FwNode *nodes[2];
+  const char *expect[2] = { "FW-NF-", "Fused in candidate #" };
+
+  for (guint i = 0; i < fw_graph_get_n_nodes (graph); i++)
+    {
+      const FwNode *node = fw_graph_get_node (graph, i);
+      g_autoptr(GPtrArray) refusals = fw_plan_refusals_of_node (f->plan, node);
+
+      if (fw_layout_find_node (f->layout, node) == G_MAXUINT)
+        continue;
+      if (fw_plan_fused_candidate_of (f->plan, node) != G_MAXUINT)
+        fused = fused ? fused : node;
+      else if (refusals->len > 0)
+        refused = refused ? refused : node;
+    }
+  g_assert_nonnull (refused);
+  g_assert_nonnull (fused);
+  nodes[0] = refused;
+  nodes[1] = fused;
+  for (guint k = 0; k < 2; k++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (f->layout, fw_layout_find_node (f->layout, nodes[k]));
+      const char *tooltip;
+      gdouble wx, wy;
+
+      g_assert_true (fw_graph_view_search (f->view, fw_node_get_name (nodes[k]), TRUE));
+      to_widget (f->view, box->x + box->w / 2, box->y + box->h / 2, &wx, &wy);
+      fw_graph_view_hover (f->view, wx, wy);
+      tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (f->view));
+      g_assert_nonnull (tooltip);
+      g_test_message ("%s", tooltip);
+      g_assert_nonnull (strstr (tooltip, fw_node_get_op_type (nodes[k])));
+      g_assert_nonnull (strstr (tooltip, expect[k]));
+      /* Away from every box the tooltip goes. */
+      fw_graph_view_hover (f->view, -100, -100);
+      g_assert_null (gtk_widget_get_tooltip_text (GTK_WIDGET (f->view)));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -617,6 +664,7 @@ main (int argc, char **argv)
   ADD ("/views/graph-view/click-hull", test_click_hull);
   ADD ("/views/graph-view/select-candidate", test_select_candidate);
   ADD ("/views/graph-view/screenshot", test_screenshot);
+  ADD ("/views/graph-view/hover-refused", test_hover_refused);
 #undef ADD
   g_test_add_func ("/views/graph-view/double-click-opens-scope", test_double_click_opens_scope);
   return g_test_run ();

@@ -75,6 +75,7 @@ struct _FwWindow
   GtkBox *dims_entries;
   GtkButton *dims_apply;
   GtkLabel *empty_plan_label;
+  GtkDropDown *overlay_dropdown;
 };
 
 /* fw-window-actions.c */

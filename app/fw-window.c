@@ -690,6 +690,12 @@ on_graph_node_selected (FwWindow *self, gpointer node, FwGraphView *view)
 }
 
 static void
+on_overlay_selected (FwWindow *self, GParamSpec *pspec, GtkDropDown *dropdown)
+{
+  fw_graph_view_set_overlay (self->graph_view, (FwGraphOverlay) gtk_drop_down_get_selected (dropdown));
+}
+
+static void
 on_dims_apply (FwWindow *self)
 {
   fw_window_dims_apply (self);
@@ -891,6 +897,8 @@ fw_window_class_init (FwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_apply);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, empty_plan_label);
   gtk_widget_class_bind_template_callback (widget_class, on_dims_apply);
+  gtk_widget_class_bind_template_callback (widget_class, on_overlay_selected);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, overlay_dropdown);
   gtk_widget_class_bind_template_callback (widget_class, on_list_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_graph_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_roofline_candidate_selected);

@@ -16,6 +16,7 @@
 
 #include "fw-graph-view.h"
 #include "fw-graph-framing.h"
+#include "fw-graph-overlay.h"
 #include "fw-scope-label.h"
 #include "layout/fw-hull.h"
 #include "plan/fw-node-refusal.h"
@@ -66,6 +67,14 @@ struct _FwGraphView
   gboolean       fit_pending;          /* frame the graph's start once the widget has a size */
   FwGraphDetail  detail;
 
+  /* What node boxes are coloured by: the op class, or an overlay's categories (per box, 0 for a scope) with
+   * their colours at palette index N_COLORS + category - 1 and the legend drawn in a corner. */
+  FwGraphOverlay overlay;
+  guint8        *overlay_class;
+  FwGraphLegend  legend;
+  GdkRGBA        overlay_palette[FW_GRAPH_OVERLAY_MAX_CATEGORIES];
+  GdkRGBA        overlay_dark[FW_GRAPH_OVERLAY_MAX_CATEGORIES];
+
   /* Index of the layout's last result. */
   guint          n_boxes;
   guint          n_layers;
@@ -104,6 +113,7 @@ enum {
   PROP_ZOOM,
   PROP_SELECTED_CANDIDATE,
   PROP_DETAIL,
+  PROP_OVERLAY,
   N_PROPS
 };
 
@@ -148,6 +158,25 @@ fill_palettes (void)
       palette[i] = (GdkRGBA) { r, g, b, 1 };
       palette_dark[i] = (GdkRGBA) { darken (r), darken (g), darken (b), 1 };
     }
+}
+
+static guint8 box_color (const FwLayoutBox *box);
+
+/* The colour index of box b: its overlay category's when an overlay is on and it is a node. */
+static guint8
+box_color_at (FwGraphView *self, guint b, const FwLayoutBox *box)
+{
+  if (self->overlay_class != NULL && self->overlay_class[b] != 0)
+    return N_COLORS + self->overlay_class[b] - 1;
+  return box_color (box);
+}
+
+static const GdkRGBA *
+color_of (FwGraphView *self, guint8 color, gboolean dark)
+{
+  if (color >= N_COLORS)
+    return dark ? &self->overlay_dark[color - N_COLORS] : &self->overlay_palette[color - N_COLORS];
+  return dark ? &palette_dark[color] : &palette[color];
 }
 
 static guint8
@@ -220,6 +249,26 @@ candidate_flagged (FwGraphView *self, guint candidate)
   return g_strcmp0 (result, "fail") == 0 || g_strcmp0 (result, "unverified") == 0;
 }
 
+/* The overlay's categories and colours: made again with the plan, its check results and the layout. */
+static void
+build_overlay (FwGraphView *self)
+{
+  g_clear_pointer (&self->overlay_class, g_free);
+  g_clear_pointer (&self->minimap, gsk_render_node_unref);
+  fw_graph_legend_clear (&self->legend);
+  if (self->layout == NULL || self->n_boxes == 0)
+    return;
+  self->overlay_class = fw_graph_overlay_classify (self->overlay, self->layout, current_plan (self), self->project,
+                                                   &self->legend);
+  for (guint i = 0; i < self->legend.n_categories; i++)
+    {
+      const GdkRGBA *c = &self->legend.colors[i];
+
+      self->overlay_palette[i] = *c;
+      self->overlay_dark[i] = (GdkRGBA) { darken (c->red), darken (c->green), darken (c->blue), 1 };
+    }
+}
+
 /* The time saved inside each collapsed scope, which its label shows: made again with the plan. */
 static void
 build_scope_savings (FwGraphView *self)
@@ -240,6 +289,7 @@ build_hulls (FwGraphView *self)
 
   clear_hulls (self);
   build_scope_savings (self);
+  build_overlay (self);
   if (plan == NULL || plan->candidates == NULL || self->layout == NULL || self->n_boxes == 0)
     return;
   self->hulls = g_new0 (Hull, plan->candidates->len);
@@ -587,13 +637,13 @@ draw_boxes_detailed (FwGraphView *self, GtkSnapshot *snapshot,
         guint b = self->order[i];
         const FwLayoutBox *box = fw_layout_get_box (self->layout, b);
         graphene_rect_t r = GRAPHENE_RECT_INIT (box->x, box->y, box->w, box->h);
-        guint8 color = box_color (box);
+        guint8 color = box_color_at (self, b, box);
 
         if (box->x > x1)
           break;
         if (!rounded)
           {
-            gtk_snapshot_append_color (snapshot, &palette_dark[color], &r);
+            gtk_snapshot_append_color (snapshot, color_of (self, color, TRUE), &r);
             continue;
           }
         {
@@ -606,7 +656,7 @@ draw_boxes_detailed (FwGraphView *self, GtkSnapshot *snapshot,
 
           gsk_rounded_rect_init_from_rect (&rr, &r, CORNER);
           gtk_snapshot_push_rounded_clip (snapshot, &rr);
-          gtk_snapshot_append_color (snapshot, b == self->hover_box ? &palette_dark[color] : &palette[color], &r);
+          gtk_snapshot_append_color (snapshot, color_of (self, color, b == self->hover_box), &r);
           gtk_snapshot_pop (snapshot);
           gtk_snapshot_append_border (snapshot, &rr, widths, borders);
         }
@@ -657,7 +707,7 @@ draw_boxes_rows (FwGraphView *self, GtkSnapshot *snapshot, gdouble ox, gdouble o
               while (c <= hi && row[c] == row[s])
                 c++;
               if (row[s] != 0)
-                gtk_snapshot_append_color (snapshot, &palette_dark[row[s]],
+                gtk_snapshot_append_color (snapshot, color_of (self, row[s], TRUE),
                                            &GRAPHENE_RECT_INIT (dx + s, dy + current, c - s,
                                                                 MAX (1.0, self->box_h * scale)));
             }
@@ -678,7 +728,7 @@ draw_boxes_rows (FwGraphView *self, GtkSnapshot *snapshot, gdouble ox, gdouble o
           a = MAX (a, 0);
           b = MIN (b, w);
           for (guint c = (guint) a; c < (guint) b; c++)
-            row[c] = box_color (box);
+            row[c] = box_color_at (self, self->order[i], box);
           if (a < b)
             {
               lo = MIN (lo, (guint) a);
@@ -958,6 +1008,7 @@ fw_graph_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     }
   gtk_snapshot_pop (snapshot);
   draw_minimap (self, snapshot, w, h);
+  fw_graph_legend_snapshot (&self->legend, widget, snapshot);
 }
 
 /* Selection and events */
@@ -1266,6 +1317,8 @@ fw_graph_view_dispose (GObject *object)
       g_clear_signal_handler (&self->check_changed_id, self->project);
     }
   clear_index (self);
+  g_clear_pointer (&self->overlay_class, g_free);
+  fw_graph_legend_clear (&self->legend);
   g_clear_object (&self->project);
   g_clear_object (&self->layout);
   G_OBJECT_CLASS (fw_graph_view_parent_class)->dispose (object);
@@ -1293,6 +1346,9 @@ fw_graph_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_DETAIL:
       g_value_set_enum (value, self->detail);
       break;
+    case PROP_OVERLAY:
+      g_value_set_enum (value, self->overlay);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1316,6 +1372,9 @@ fw_graph_view_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_SELECTED_CANDIDATE:
       fw_graph_view_select_candidate (self, g_value_get_uint (value));
+      break;
+    case PROP_OVERLAY:
+      fw_graph_view_set_overlay (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1350,6 +1409,9 @@ fw_graph_view_class_init (FwGraphViewClass *klass)
   properties[PROP_DETAIL] =
     g_param_spec_enum ("detail", NULL, NULL, FW_TYPE_GRAPH_DETAIL, FW_GRAPH_DETAIL_LABELS,
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_OVERLAY] =
+    g_param_spec_enum ("overlay", NULL, NULL, FW_TYPE_GRAPH_OVERLAY, FW_GRAPH_OVERLAY_OP_CLASS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[NODE_SELECTED] =
@@ -1538,6 +1600,39 @@ fw_graph_view_zoom_to_fit (FwGraphView *self)
                         gtk_widget_get_height (GTK_WIDGET (self)), self->origin_y, MAX_ZOOM, &frame);
     set_frame (self, &frame);
   }
+}
+
+void
+fw_graph_view_set_overlay (FwGraphView *self, FwGraphOverlay overlay)
+{
+  g_return_if_fail (FW_IS_GRAPH_VIEW (self));
+  if (self->overlay == overlay)
+    return;
+  self->overlay = overlay;
+  build_overlay (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERLAY]);
+}
+
+FwGraphOverlay
+fw_graph_view_get_overlay (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), FW_GRAPH_OVERLAY_OP_CLASS);
+  return self->overlay;
+}
+
+const FwGraphLegend *
+fw_graph_view_get_legend (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  return &self->legend;
+}
+
+guint
+fw_graph_view_get_box_category (FwGraphView *self, guint box)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), 0);
+  return self->overlay_class != NULL && box < self->n_boxes ? self->overlay_class[box] : 0;
 }
 
 FwGraphDetail

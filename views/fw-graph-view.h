@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "fw-graph-overlay.h"
 #include "layout/fw-layout.h"
 #include "session/fw-project.h"
 
@@ -39,6 +40,12 @@ gdouble      fw_graph_view_get_zoom           (FwGraphView *self);
  * A new layout opens on its start instead (the first frame after fw_graph_view_set_layout). */
 void         fw_graph_view_zoom_to_fit        (FwGraphView *self);
 FwGraphDetail fw_graph_view_get_detail        (FwGraphView *self);
+/* "overlay": what node boxes are coloured by (fw-graph-overlay.h); the legend is drawn in a corner. */
+void         fw_graph_view_set_overlay        (FwGraphView *self, FwGraphOverlay overlay);
+FwGraphOverlay fw_graph_view_get_overlay      (FwGraphView *self);
+const FwGraphLegend *fw_graph_view_get_legend (FwGraphView *self);
+/* Box's overlay category: 1 + its index in the legend, 0 for a scope or without an overlay. */
+guint        fw_graph_view_get_box_category   (FwGraphView *self, guint box);
 /* The text box's label shows (a collapsed scope's with its node count and time saved), for tests. */
 char        *fw_graph_view_get_box_text       (FwGraphView *self, guint box);
 /* Selects and frames a candidate's hull (G_MAXUINT clears); "selected-candidate". */

@@ -649,6 +649,72 @@ test_hover_refused (Fixture *f, gconstpointer data)
     }
 }
 
+/* Overlays: each colours node boxes by categories with a legend; fused and refused nodes fall where they
+ * should; a frame draws with the legend; back to the op class, no legend. */
+static void
+test_overlays (Fixture *f, gconstpointer data)
+{
+  FwGraph *graph = fw_model_get_graph (f->model);
+  guint fused_box = G_MAXUINT, refused_box = G_MAXUINT;
+  const struct { FwGraphOverlay overlay; guint min_categories; } checks[] = {
+    { FW_GRAPH_OVERLAY_FUSION, 5 }, { FW_GRAPH_OVERLAY_REFUSAL, 2 }, { FW_GRAPH_OVERLAY_SAVING, 5 },
+    { FW_GRAPH_OVERLAY_MEASURED, 6 }, { FW_GRAPH_OVERLAY_VERIFICATION, 5 },
+  };
+  guint notes = 0;
+
+  for (guint i = 0; i < fw_graph_get_n_nodes (graph); i++)
+    {
+      const FwNode *node = fw_graph_get_node (graph, i);
+      g_autoptr(GPtrArray) refusals = fw_plan_refusals_of_node (f->plan, node);
+      guint b = fw_layout_find_node (f->layout, node);
+
+      if (b == G_MAXUINT)
+        continue;
+      if (fw_plan_fused_candidate_of (f->plan, node) != G_MAXUINT)
+        fused_box = fused_box != G_MAXUINT ? fused_box : b;
+      else if (refusals->len > 0)
+        refused_box = refused_box != G_MAXUINT ? refused_box : b;
+    }
+  g_assert_cmpuint (fused_box, !=, G_MAXUINT);
+  g_assert_cmpuint (refused_box, !=, G_MAXUINT);
+  g_signal_connect (f->view, "notify::overlay", G_CALLBACK (count_notify), &notes);
+  g_assert_cmpint (fw_graph_view_get_overlay (f->view), ==, FW_GRAPH_OVERLAY_OP_CLASS);
+  g_assert_cmpuint (fw_graph_view_get_legend (f->view)->n_categories, ==, 0);
+
+  for (guint k = 0; k < G_N_ELEMENTS (checks); k++)
+    {
+      const FwGraphLegend *legend;
+
+      g_object_set (f->view, "overlay", checks[k].overlay, NULL);
+      legend = fw_graph_view_get_legend (f->view);
+      g_assert_cmpuint (legend->n_categories, >=, checks[k].min_categories);
+      g_assert_cmpuint (fw_graph_view_get_box_category (f->view, fused_box), >, 0);
+      g_assert_cmpuint (fw_graph_view_get_box_category (f->view, refused_box), >, 0);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+    }
+  g_assert_cmpuint (notes, ==, G_N_ELEMENTS (checks));
+
+  fw_graph_view_set_overlay (f->view, FW_GRAPH_OVERLAY_FUSION);
+  g_assert_cmpstr (fw_graph_view_get_legend (f->view)->labels[fw_graph_view_get_box_category (f->view, fused_box) - 1],
+                   ==, "In a proposed fusion");
+  g_assert_cmpstr (fw_graph_view_get_legend (f->view)->labels[fw_graph_view_get_box_category (f->view, refused_box) - 1],
+                   ==, "Refused");
+  fw_graph_view_set_overlay (f->view, FW_GRAPH_OVERLAY_REFUSAL);
+  {
+    const FwNode *node = fw_layout_get_box (f->layout, refused_box)->node;
+    g_autoptr(GPtrArray) refusals = fw_plan_refusals_of_node (f->plan, node);
+    const char *label = fw_graph_view_get_legend (f->view)->labels[fw_graph_view_get_box_category (f->view, refused_box) - 1];
+    const FwRefusal *first = g_ptr_array_index (refusals, 0);
+
+    /* Its own code, or the bucket of the rarer ones. */
+    g_assert_true (g_str_has_prefix (label, fw_reason_code_string (first->code)) ||
+                   strcmp (label, "Other refusal codes") == 0);
+  }
+  fw_graph_view_set_overlay (f->view, FW_GRAPH_OVERLAY_OP_CLASS);
+  g_assert_cmpuint (fw_graph_view_get_legend (f->view)->n_categories, ==, 0);
+  g_assert_cmpuint (fw_graph_view_get_box_category (f->view, fused_box), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -665,6 +731,7 @@ main (int argc, char **argv)
   ADD ("/views/graph-view/select-candidate", test_select_candidate);
   ADD ("/views/graph-view/screenshot", test_screenshot);
   ADD ("/views/graph-view/hover-refused", test_hover_refused);
+  ADD ("/views/graph-view/overlays", test_overlays);
 #undef ADD
   g_test_add_func ("/views/graph-view/double-click-opens-scope", test_double_click_opens_scope);
   return g_test_run ();

@@ -184,6 +184,16 @@ test_open_model (gconstpointer data)
   g_clear_pointer (&shot, g_free);
   shot = g_strconcat (name, "-selected", NULL);
   save_shot (GTK_WIDGET (window), shot);
+
+  /* The header's overlay switcher colours the canvas by refusal code, with a legend. */
+  gtk_drop_down_set_selected (window->overlay_dropdown, FW_GRAPH_OVERLAY_REFUSAL);
+  g_assert_cmpint (fw_graph_view_get_overlay (window->graph_view), ==, FW_GRAPH_OVERLAY_REFUSAL);
+  g_assert_cmpuint (fw_graph_view_get_legend (window->graph_view)->n_categories, >, 0);
+  fw_graph_view_zoom_to_fit (window->graph_view);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window->graph_view));
+  g_clear_pointer (&shot, g_free);
+  shot = g_strconcat (name, "-refusal-overlay", NULL);
+  save_shot (GTK_WIDGET (window), shot);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -369,6 +379,16 @@ test_chinese (void)
   fw_window_test_iterate (300);
   assert_chinese (GTK_WIDGET (window->candidate_list), allowed, "the candidate list");
   assert_chinese (GTK_WIDGET (window->inspector), allowed, "the inspector");
+  gtk_drop_down_set_selected (window->overlay_dropdown, FW_GRAPH_OVERLAY_REFUSAL);
+  assert_chinese (GTK_WIDGET (window->overlay_dropdown), allowed, "the overlay switcher");
+  for (guint i = 0; i < fw_graph_view_get_legend (window->graph_view)->n_categories; i++)
+    {
+      GtkWidget *label = gtk_label_new (fw_graph_view_get_legend (window->graph_view)->labels[i]);
+
+      g_object_ref_sink (label);
+      assert_chinese (label, allowed, "the overlay's legend");
+      g_object_unref (label);
+    }
   save_shot (GTK_WIDGET (window), "chinese");
   /* A node: its attributes, shapes and the initializer statistics of its weights. */
   {

@@ -629,6 +629,88 @@ test_window_symbolic_dims (void)
   g_settings_reset (settings, "bindings");
 }
 
+/* The list's row menu: Accept and Veto, then the row's whole pattern, each one decision to undo; it opens
+ * from the keyboard too. */
+static void
+test_window_list_menu (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *work = g_build_filename (tmp_dir, "menu", NULL);
+  g_autofree char *model_path = g_build_filename (work, "encoder-block.onnx", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *pattern = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMenuModel) menu = NULL;
+  GVariant *target = NULL;
+  GtkWidget *popover = NULL;
+  FwWindow *window;
+  FwPlan *plan;
+  gsize length = 0;
+  guint first, second, n_vetoed = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (model_path, contents, length, &error));
+  file = g_file_new_for_path (model_path);
+  fw_window_test_register (app);
+  window = fw_window_new (ADW_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  fw_window_test_wait_loaded (window);
+  plan = fw_project_get_plan (fw_window_get_project (window));
+  find_proposed (window, &first, &second);
+  pattern = g_strdup (((FwCandidate *) g_ptr_array_index (plan->candidates, first))->pattern);
+
+  menu = fw_candidate_list_context_menu (window->candidate_list, first);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 2);
+  {
+    GMenuModel *rows = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+    GMenuModel *whole = g_menu_model_get_item_link (menu, 1, G_MENU_LINK_SECTION);
+    g_autofree char *action = NULL;
+
+    g_assert_cmpint (g_menu_model_get_n_items (rows), ==, 2);
+    g_assert_cmpint (g_menu_model_get_n_items (whole), ==, 2);
+    g_assert_true (g_menu_model_get_item_attribute (whole, 1, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_cmpstr (action, ==, "win.veto-pattern");
+    target = g_menu_model_get_item_attribute_value (whole, 1, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING);
+    g_assert_cmpstr (g_variant_get_string (target, NULL), ==, pattern);
+    g_object_unref (rows);
+    g_object_unref (whole);
+  }
+  /* What the menu entry does: every candidate of the pattern vetoed, one undo away. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "veto-pattern", target);
+  g_variant_unref (target);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+
+      if (g_strcmp0 (c->pattern, pattern) == 0)
+        {
+          g_assert_cmpint (c->status, ==, FW_CANDIDATE_VETOED);
+          n_vetoed++;
+        }
+    }
+  g_assert_cmpuint (n_vetoed, >, 0);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+  g_assert_cmpint (status_of (window, first), ==, FW_CANDIDATE_PROPOSED);
+
+  /* Menu (or Shift+F10) on the selected row opens it. */
+  fw_candidate_list_select (window->candidate_list, first);
+  fw_window_test_iterate (100);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window->candidate_list), "candidates.menu", NULL));
+  fw_window_test_iterate (200);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (window->candidate_list)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER_MENU (child))
+      popover = child;
+  g_assert_nonnull (popover);
+  g_assert_true (gtk_widget_get_visible (popover));
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -651,6 +733,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/check-and-export", test_window_check_and_export);
   g_test_add_func ("/window/close-while-busy", test_window_close_while_busy);
   g_test_add_func ("/window/symbolic-dims", test_window_symbolic_dims);
+  g_test_add_func ("/window/list-menu", test_window_list_menu);
   ret = g_test_run ();
   fw_test_remove_dir (tmp_dir);
   g_free (tmp_dir);

@@ -42,6 +42,7 @@ typedef struct
   const char  *render;        /* draw the laid-out graph with the plan's hulls to FILE.svg or FILE.png */
   const char  *roofline;      /* draw the candidates' roofline to FILE.svg or FILE.png */
   const char  *summary;       /* draw the kernels/traffic/time summary to FILE.svg or FILE.png */
+  const char  *model_explorer; /* write Model Explorer's graph and node data JSON into DIR, or NULL */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

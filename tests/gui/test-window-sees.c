@@ -253,7 +253,7 @@ test_banner (void)
 /* Words that are names, not English: formats, units, the chip's parts, the program's own terms. */
 static const char * const technical[] = {
   "ONNX", "UB", "HBM", "FW", "NF", "SuperKernel", "SuperKernels", "Ascend", "CANN", "NPU", "JSON", "YAML",
-  "Markdown", "CMake", "GELU", "AUTOFUSION", "ENABLE", "onnx", "fusion", "yaml", "json", "md", "fwsession",
+  "Markdown", "CMake", "GELU", "Model", "Explorer", "AUTOFUSION", "ENABLE", "onnx", "fusion", "yaml", "json", "md", "fwsession",
   "workbench", "float", "int", "bool", "double", "float16", "bfloat16", "µs", "ms", "MiB", "KiB", "GiB",
   NULL
 };

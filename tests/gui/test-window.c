@@ -494,7 +494,9 @@ test_window_check_and_export (void)
   g_assert_null (dialog);
   {
     const char *names[] = { "encoder-block.fused.onnx", "encoder-block.fusion.yaml", "kernels/manifest.json",
-                            "encoder-block.report.json", "encoder-block.report.md" };
+                            "encoder-block.report.json", "encoder-block.report.md",
+                            "encoder-block.model-explorer.json", "encoder-block.node-data.refusal.json",
+                            "encoder-block.node-data.estimated-us.json" };
 
     for (guint i = 0; i < G_N_ELEMENTS (names); i++)
       {

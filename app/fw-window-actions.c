@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "fw-window-private.h"
+#include "fw-compare-window.h"
 
 static void
 set_enabled (FwWindow *self, const char *name, gboolean enabled)
@@ -28,6 +29,7 @@ fw_window_actions_update (FwWindow *self)
   set_enabled (self, "check", idle);
   set_enabled (self, "measure", idle);
   set_enabled (self, "export", idle);
+  set_enabled (self, "compare", loaded);
   set_enabled (self, "zoom-in", loaded);
   set_enabled (self, "zoom-out", loaded);
   set_enabled (self, "zoom-fit", loaded);
@@ -168,6 +170,18 @@ export_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data
   fw_window_show_export (FW_WINDOW (user_data));
 }
 
+/* win.compare STRATEGY: the plan against the one STRATEGY makes (fw-compare-window.c). */
+static void
+compare_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  FwStrategy strategy;
+
+  if (self->project == NULL || !fw_strategy_from_string (g_variant_get_string (parameter, NULL), &strategy))
+    return;
+  gtk_window_present (GTK_WINDOW (fw_compare_window_new (self, strategy)));
+}
+
 static void
 close_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
@@ -191,6 +205,7 @@ static const GActionEntry window_actions[] = {
   { "check", check_activated },
   { "measure", measure_activated },
   { "export", export_activated },
+  { "compare", compare_activated, "s" },
   { "close", close_activated },
 };
 

@@ -94,7 +94,13 @@ rebuild_recent_section (FwWindow *self)
       /* Any recent model counts, whichever program opened it last. */
       if (!g_str_has_suffix (uri, ".onnx") || !gtk_recent_info_exists (info))
         continue;
-      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      {
+        /* Menu labels take "_" as a mnemonic mark: "swin_t.onnx" would show as "swint.onnx". */
+        g_auto(GStrv) parts = g_strsplit (gtk_recent_info_get_display_name (info), "_", -1);
+        g_autofree char *label = g_strjoinv ("__", parts);
+
+        item = g_menu_item_new (label, NULL);
+      }
       g_menu_item_set_action_and_target (item, "win.open-recent", "s", uri);
       g_menu_append_item (self->recent_section, item);
       n++;

@@ -8,7 +8,9 @@
 #include <glib/gstdio.h>
 
 #include "fw-application.h"
+#include "fw-compare-window.h"
 #include "fw-export-dialog.h"
+#include "plan/fw-plan-diff.h"
 #include "fw-settings.h"
 #include "fw-test-models.h"
 #include "fw-window-private.h"
@@ -713,6 +715,92 @@ test_window_list_menu (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static FwCompareWindow *
+find_compare_window (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (FW_IS_COMPARE_WINDOW (window))
+        return FW_COMPARE_WINDOW (window);
+    }
+  return NULL;
+}
+
+/* Compare with a strategy: after a veto, the plan against the balanced one has the vetoed fusion only
+ * there; activating that row finds its first node on the canvas. */
+static void
+test_window_compare (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *work = g_build_filename (tmp_dir, "compare", NULL);
+  g_autofree char *model_path = g_build_filename (work, "encoder-block.onnx", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  FwCompareWindow *compare;
+  FwWindow *window;
+  GArray *diff;
+  gsize length = 0;
+  guint first, second, counts[4];
+  gint64 deadline;
+
+  g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (model_path, contents, length, &error));
+  file = g_file_new_for_path (model_path);
+  fw_window_test_register (app);
+  window = fw_window_new (ADW_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  fw_window_test_wait_loaded (window);
+  find_proposed (window, &first, &second);
+  fw_candidate_list_select (window->candidate_list, first);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "veto", NULL);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "compare", g_variant_new_string ("balanced"));
+  compare = find_compare_window ();
+  g_assert_nonnull (compare);
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (!fw_compare_window_get_ready (compare))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  diff = fw_compare_window_get_diff (compare);
+  fw_plan_diff_count (diff, counts);
+  g_test_message ("against balanced: %u only there, %u only here, %u changed, %u the same", counts[FW_PLAN_DIFF_ADDED],
+                  counts[FW_PLAN_DIFF_REMOVED], counts[FW_PLAN_DIFF_CHANGED], counts[FW_PLAN_DIFF_SAME]);
+  g_assert_cmpuint (counts[FW_PLAN_DIFF_ADDED] + counts[FW_PLAN_DIFF_CHANGED], >=, 1);
+  g_assert_cmpuint (counts[FW_PLAN_DIFF_SAME], >, 0);
+  /* The first row listed: its fusion here is selected, or for one only the other plan has, its first node. */
+  for (guint i = 0; i < diff->len; i++)
+    {
+      const FwPlanDiffEntry *e = &g_array_index (diff, FwPlanDiffEntry, i);
+
+      if (e->kind == FW_PLAN_DIFF_SAME)
+        continue;
+      fw_compare_window_activate_row (compare, 0);
+      if (e->a != G_MAXUINT)
+        {
+          g_autoptr(GArray) selection = fw_candidate_list_get_selection (window->candidate_list);
+
+          g_assert_cmpuint (selection->len, ==, 1);
+          g_assert_cmpuint (g_array_index (selection, guint, 0), ==, e->a);
+        }
+      else
+        g_assert_nonnull (fw_graph_view_get_selected_node (window->graph_view));
+      break;
+    }
+  gtk_window_destroy (GTK_WINDOW (compare));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -736,6 +824,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/close-while-busy", test_window_close_while_busy);
   g_test_add_func ("/window/symbolic-dims", test_window_symbolic_dims);
   g_test_add_func ("/window/list-menu", test_window_list_menu);
+  g_test_add_func ("/window/compare", test_window_compare);
   ret = g_test_run ();
   fw_test_remove_dir (tmp_dir);
   g_free (tmp_dir);

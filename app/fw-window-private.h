@@ -35,6 +35,10 @@ struct _FwWindow
   GHashTable *dim_bindings;
   gulong plan_changed_handler;
 
+  /* The fused view's layout (each fused group one box) and its compute in progress (fw-window-fused.c). */
+  FwLayout *fused_layout;
+  GCancellable *fused_cancellable;
+
   /* The open (FwOpen) and layout in progress: NULL when idle. */
   GCancellable *cancellable;
   FwOpen *opening;
@@ -76,6 +80,7 @@ struct _FwWindow
   GtkButton *dims_apply;
   GtkLabel *empty_plan_label;
   GtkDropDown *overlay_dropdown;
+  GtkToggleButton *fused_button;
 };
 
 /* fw-window-actions.c */
@@ -94,6 +99,13 @@ void fw_window_begin_job             (FwWindow *self, const char *message);
 void fw_window_end_job               (FwWindow *self);
 /* What the whitelists applied while opening did, for a toast; NULL when the plan holds no whitelist entry. */
 char *fw_window_whitelist_summary    (const FwPlan *plan);
+/* fw-window-fused.c */
+/* Shows the plan after fusion (each fused group one box) or the graph as it is; the header's toggle. */
+void     fw_window_set_fused_view        (FwWindow *self, gboolean fused);
+/* Whether the fused view is on screen (laid out and shown). */
+gboolean fw_window_get_fused_view_ready  (FwWindow *self);
+void     fw_window_fused_plan_changed    (FwWindow *self);
+void     fw_window_fused_dispose         (FwWindow *self);
 /* fw-window-dims.c */
 /* The symbolic dims of the shown model's inputs that have no size, sorted; owned by the caller. */
 GStrv fw_window_get_unbound_symbols  (FwWindow *self);

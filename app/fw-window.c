@@ -227,6 +227,15 @@ on_undo_redo_notify (FwWindow *self)
   fw_window_actions_update (self);
 }
 
+/* A veto can leave the plan with nothing fused (the line over the list says why), and the fused view is laid
+ * out again. */
+static void
+on_plan_changed (FwWindow *self)
+{
+  fw_window_dims_update_reason (self);
+  fw_window_fused_plan_changed (self);
+}
+
 /* Replaces the shown project and layout with the pending ones. */
 static void
 install_project (FwWindow *self)
@@ -246,6 +255,9 @@ install_project (FwWindow *self)
   /* An export dialog belongs to the project it was opened for. */
   if (self->export_dialog != NULL)
     gtk_window_destroy (self->export_dialog);
+  /* The fused view belongs to the project it was laid out for. */
+  fw_window_set_fused_view (self, FALSE);
+  fw_window_fused_dispose (self);
   /* Views first, so none holds the project (and the rules it owns) freed below. */
   fw_inspector_clear (self->inspector);
   fw_inspector_set_project (self->inspector, NULL);
@@ -281,7 +293,7 @@ install_project (FwWindow *self)
                                                  G_CALLBACK (on_undo_redo_notify), self);
   /* A veto can leave the plan with nothing fused: the line over the list says why. */
   self->plan_changed_handler = g_signal_connect_swapped (self->project, "plan-changed",
-                                                         G_CALLBACK (fw_window_dims_update_reason), self);
+                                                         G_CALLBACK (on_plan_changed), self);
   fw_window_dims_update (self);
 
   adw_window_title_set_title (self->window_title, basename);
@@ -702,6 +714,12 @@ on_overlay_selected (FwWindow *self, GParamSpec *pspec, GtkDropDown *dropdown)
 }
 
 static void
+on_fused_toggled (FwWindow *self, GtkToggleButton *button)
+{
+  fw_window_set_fused_view (self, gtk_toggle_button_get_active (button));
+}
+
+static void
 on_dims_apply (FwWindow *self)
 {
   fw_window_dims_apply (self);
@@ -822,6 +840,7 @@ fw_window_dispose (GObject *object)
   g_clear_object (&self->running_check);
   g_clear_object (&self->last_check);
   g_clear_object (&self->job_cancellable);
+  fw_window_fused_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_WINDOW);
   g_clear_object (&self->layout);
   g_clear_object (&self->project);
@@ -904,6 +923,8 @@ fw_window_class_init (FwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwWindow, empty_plan_label);
   gtk_widget_class_bind_template_callback (widget_class, on_dims_apply);
   gtk_widget_class_bind_template_callback (widget_class, on_overlay_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_fused_toggled);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, fused_button);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, overlay_dropdown);
   gtk_widget_class_bind_template_callback (widget_class, on_list_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_graph_candidate_selected);

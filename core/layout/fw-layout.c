@@ -239,6 +239,8 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
   FwNode **order;
   guint n_order;
   g_autofree gboolean *hidden = NULL;
+  g_autoptr(GPtrArray) overridden = NULL;
+  const char *override;
 
   g_return_val_if_fail (graph != NULL, NULL);
 
@@ -272,7 +274,14 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
           hidden[node->index] = TRUE;
           continue;
         }
-      s = scope_ensure (self, node->scope ? node->scope : "");
+      override = self->options.scope_override != NULL ? g_hash_table_lookup (self->options.scope_override, node) : NULL;
+      s = scope_ensure (self, override != NULL ? override : node->scope ? node->scope : "");
+      if (override != NULL && (overridden == NULL || g_ptr_array_find (overridden, s, NULL) == FALSE))
+        {
+          if (overridden == NULL)
+            overridden = g_ptr_array_new ();
+          g_ptr_array_add (overridden, s);
+        }
       self->node_scope[node->index] = s;
       s->n_direct++;
       for (Scope *t = s; t != NULL; t = t->parent)
@@ -281,6 +290,10 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
     }
   if (self->n_drawn > self->options.collapse_threshold)
     collapse_by_default (self);
+  for (guint i = 0; overridden != NULL && i < overridden->len; i++)
+    ((Scope *) g_ptr_array_index (overridden, i))->expanded = FALSE;
+  /* Borrowed for the above only. */
+  self->options.scope_override = NULL;
   return self;
 }
 

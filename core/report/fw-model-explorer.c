@@ -10,6 +10,7 @@
 #include "fw-model-explorer.h"
 #include "graph/fw-graph-private.h"
 #include "io/fw-file-write.h"
+#include "plan/fw-group-namespace.h"
 #include "plan/fw-node-refusal.h"
 
 /* Node ids: "n<file index>" for operators, "in:<name>" and "out:<name>" for the graph's inputs and outputs
@@ -104,50 +105,16 @@ add_edge (JsonBuilder *b, const FwValue *value, guint slot)
   return TRUE;
 }
 
-/* The scope every node of the group lies in: the longest common run of whole path parts. */
-static char *
-group_scope (const FwCandidate *cand)
-{
-  const FwNode *first = g_ptr_array_index (cand->nodes, 0);
-  const char *a = first->scope != NULL ? first->scope : "";
-  gsize len = strlen (a);
-
-  for (guint i = 1; i < cand->nodes->len; i++)
-    {
-      const FwNode *node = g_ptr_array_index (cand->nodes, i);
-      const char *b = node->scope != NULL ? node->scope : "";
-      gsize k = 0;
-
-      while (k < len && b[k] != '\0' && b[k] == a[k])
-        k++;
-      /* Back to the end of a whole part of both ("attn" of "attn/q" and "attn/k", not "at" of "at" and
-       * "attn"). */
-      if (!((k == len || a[k] == '/') && (b[k] == '\0' || b[k] == '/')))
-        {
-          while (k > 0 && a[k - 1] != '/')
-            k--;
-          if (k > 0)
-            k--;
-        }
-      len = k;
-    }
-  return g_strndup (a, len);
-}
-
 /* Its scope, or for a fused node one namespace per group inside the scope the group lies in, so Model
  * Explorer folds a group into one box. */
 static char *
 namespace_of (const FwPlan *plan, const FwNode *node)
 {
   guint c = fw_plan_fused_candidate_of (plan, node);
-  const FwCandidate *cand;
-  g_autofree char *scope = NULL;
 
   if (c == G_MAXUINT)
     return g_strdup (node->scope != NULL ? node->scope : "");
-  cand = g_ptr_array_index (plan->candidates, c);
-  scope = group_scope (cand);
-  return g_strdup_printf ("%s%sfused_%u_%s", scope, scope[0] ? "/" : "", c, cand->pattern);
+  return fw_plan_group_namespace (plan, c);
 }
 
 static void

@@ -801,6 +801,81 @@ test_window_compare (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+wait_fused (FwWindow *window)
+{
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (!fw_window_get_fused_view_ready (window))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+/* The fused view: each fused group one box labelled with its namespace, count and time saved, the selected
+ * fusion still selected; a veto lays it out again without that group; off again, the graph as it is. */
+static void
+test_window_fused_view (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "examples", "encoder-block.onnx", NULL);
+  g_autofree char *work = g_build_filename (tmp_dir, "fused", NULL);
+  g_autofree char *model_path = g_build_filename (work, "encoder-block.onnx", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *prefix = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  FwWindow *window;
+  FwLayout *fused;
+  const FwCandidate *c;
+  const FwLayoutBox *box;
+  gsize length = 0;
+  guint first, second, b;
+
+  g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (source, &contents, &length, &error));
+  g_assert_true (g_file_set_contents (model_path, contents, length, &error));
+  file = g_file_new_for_path (model_path);
+  fw_window_test_register (app);
+  window = fw_window_new (ADW_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  fw_window_open (window, file);
+  fw_window_test_wait_loaded (window);
+  find_proposed (window, &first, &second);
+  fw_candidate_list_select (window->candidate_list, first);
+
+  gtk_toggle_button_set_active (window->fused_button, TRUE);
+  wait_fused (window);
+  fused = fw_graph_view_get_layout (window->graph_view);
+  g_assert_true (fused != fw_window_get_layout (window));
+  g_assert_cmpuint (fw_layout_get_n_boxes (fused), <, fw_layout_get_n_boxes (fw_window_get_layout (window)));
+  c = g_ptr_array_index (fw_project_get_plan (fw_window_get_project (window))->candidates, first);
+  b = fw_layout_find_node (fused, g_ptr_array_index (c->nodes, 0));
+  g_assert_cmpuint (b, !=, G_MAXUINT);
+  box = fw_layout_get_box (fused, b);
+  g_assert_cmpint (box->kind, ==, FW_LAYOUT_BOX_SCOPE);
+  g_assert_cmpuint (box->n_nodes, ==, c->nodes->len);
+  prefix = g_strdup_printf ("fused_%u_", first);
+  g_assert_true (g_str_has_prefix (box->label, prefix));
+  text = fw_graph_view_get_box_text (window->graph_view, b);
+  g_assert_nonnull (strstr (text, "µs"));
+  g_assert_cmpuint (fw_graph_view_get_selected_candidate (window->graph_view), ==, first);
+
+  /* A veto: laid out again, the vetoed group's first node is in a fused box no more (or another one's). */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "veto", NULL);
+  wait_fused (window);
+  fused = fw_graph_view_get_layout (window->graph_view);
+  b = fw_layout_find_node (fused, g_ptr_array_index (c->nodes, 0));
+  g_assert_true (b == G_MAXUINT || !g_str_has_prefix (fw_layout_get_box (fused, b)->label, prefix));
+
+  gtk_toggle_button_set_active (window->fused_button, FALSE);
+  g_assert_true (fw_graph_view_get_layout (window->graph_view) == fw_window_get_layout (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -825,6 +900,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/symbolic-dims", test_window_symbolic_dims);
   g_test_add_func ("/window/list-menu", test_window_list_menu);
   g_test_add_func ("/window/compare", test_window_compare);
+  g_test_add_func ("/window/fused-view", test_window_fused_view);
   ret = g_test_run ();
   fw_test_remove_dir (tmp_dir);
   g_free (tmp_dir);

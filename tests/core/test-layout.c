@@ -628,6 +628,39 @@ test_fold_weight_copies (void)
     }
 }
 
+/* scope_override: the nodes given a scope of their own are drawn as one collapsed box there. */
+static void
+test_scope_override (void)
+{
+  g_autoptr(FwModel) model = skip_model (6, FALSE);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GHashTable) override = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr(FwLayout) layout = NULL;
+  g_autoptr(GError) error = NULL;
+  FwLayoutOptions options;
+  const FwLayoutBox *box;
+  guint b;
+
+  g_hash_table_insert (override, fw_graph_get_node (g, 1), (gpointer) "fused_0_chain");
+  g_hash_table_insert (override, fw_graph_get_node (g, 2), (gpointer) "fused_0_chain");
+  fw_layout_options_init (&options);
+  options.scope_override = override;
+  layout = fw_layout_new (g, &options);
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_layout_get_n_boxes (layout), ==, 5);
+  b = fw_layout_find_node (layout, fw_graph_get_node (g, 1));
+  g_assert_cmpuint (b, ==, fw_layout_find_node (layout, fw_graph_get_node (g, 2)));
+  box = fw_layout_get_box (layout, b);
+  g_assert_cmpint (box->kind, ==, FW_LAYOUT_BOX_SCOPE);
+  g_assert_cmpstr (box->label, ==, "fused_0_chain");
+  g_assert_cmpuint (box->n_nodes, ==, 2);
+  /* It opens like any scope. */
+  g_assert_true (fw_layout_set_expanded (layout, "fused_0_chain", TRUE));
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_cmpuint (fw_layout_get_n_boxes (layout), ==, 6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -644,5 +677,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/layout/render", test_render);
   g_test_add_func ("/core/layout/render-huge-png", test_render_huge_png);
   g_test_add_func ("/core/layout/fold-weight-copies", test_fold_weight_copies);
+  g_test_add_func ("/core/layout/scope-override", test_scope_override);
   return g_test_run ();
 }

@@ -1,5 +1,6 @@
-/* fw-compare-window.c: the plan as it is against the plan another strategy makes of the same model: the
- * other plan is made in a thread, then the fusions that appear, vanish or change are listed (fw_plan_diff);
+/* fw-compare-window.c: the plan as it is against the plan another strategy makes of the same model, or the
+ * plan a session file's decisions make: the other plan is made in a thread, then the fusions that appear,
+ * vanish or change are listed (fw_plan_diff);
  * a row selects its fusion on the canvas, or for one only the other plan has, finds its first node. */
 #include "config.h"
 
@@ -8,6 +9,7 @@
 #include "fw-compare-window.h"
 #include "fw-window-private.h"
 #include "plan/fw-plan-diff.h"
+#include "session/fw-session.h"
 
 struct _FwCompareWindow
 {
@@ -17,6 +19,7 @@ struct _FwCompareWindow
   FwPlan     *other;      /* the other strategy's plan, once made */
   GArray     *diff;
   FwStrategy  strategy;
+  char       *session_path;   /* compare with this session's decisions instead of a strategy */
   GtkLabel   *summary;
   GtkListBox *rows;
   GtkSpinner *spinner;
@@ -100,10 +103,20 @@ show_diff (FwCompareWindow *self)
   g_autofree char *summary = NULL;
 
   fw_plan_diff_count (self->diff, counts);
-  /* Translators: how the plan here differs from the other strategy's plan */
-  summary = g_strdup_printf (_("Against the %s strategy: %u fusions only there, %u only here, %u changed, %u the same"),
-                             strategy_label (self->strategy), counts[FW_PLAN_DIFF_ADDED],
-                             counts[FW_PLAN_DIFF_REMOVED], counts[FW_PLAN_DIFF_CHANGED], counts[FW_PLAN_DIFF_SAME]);
+  if (self->session_path != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (self->session_path);
+
+      /* Translators: how the plan here differs from the plan a session file's decisions make */
+      summary = g_strdup_printf (_("Against the session “%s”: %u fusions only there, %u only here, %u changed, %u the same"),
+                                 base, counts[FW_PLAN_DIFF_ADDED], counts[FW_PLAN_DIFF_REMOVED],
+                                 counts[FW_PLAN_DIFF_CHANGED], counts[FW_PLAN_DIFF_SAME]);
+    }
+  else
+    /* Translators: how the plan here differs from the other strategy's plan */
+    summary = g_strdup_printf (_("Against the %s strategy: %u fusions only there, %u only here, %u changed, %u the same"),
+                               strategy_label (self->strategy), counts[FW_PLAN_DIFF_ADDED],
+                               counts[FW_PLAN_DIFF_REMOVED], counts[FW_PLAN_DIFF_CHANGED], counts[FW_PLAN_DIFF_SAME]);
   gtk_label_set_text (self->summary, summary);
   for (guint i = 0; i < self->diff->len; i++)
     {
@@ -163,9 +176,21 @@ plan_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   GError *error = NULL;
   FwPlan *other;
 
-  options.strategy = self->strategy;
+  g_autoptr(FwSession) session = NULL;
+
+  /* A session's plan: its strategy, then its decisions, as restoring it would. */
+  if (self->session_path != NULL && (session = fw_session_load (self->session_path, &error)) == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  options.strategy = session != NULL ? session->strategy : self->strategy;
   other = fw_plan_new (fw_project_get_model (self->project), fw_project_get_profile (self->project), plan->rules,
                        &options, &error);
+  if (other != NULL && session != NULL && !fw_session_check_model (session, other, &error))
+    g_clear_pointer (&other, fw_plan_free);
+  if (other != NULL && session != NULL)
+    fw_session_apply (session, other);
   if (other == NULL)
     g_task_return_error (task, error);
   else
@@ -233,6 +258,7 @@ fw_compare_window_finalize (GObject *object)
   g_clear_pointer (&self->diff, g_array_unref);
   g_clear_pointer (&self->other, fw_plan_free);
   g_clear_object (&self->project);
+  g_free (self->session_path);
   G_OBJECT_CLASS (fw_compare_window_parent_class)->finalize (object);
 }
 
@@ -276,8 +302,8 @@ fw_compare_window_init (FwCompareWindow *self)
   adw_window_set_content (ADW_WINDOW (self), box);
 }
 
-FwCompareWindow *
-fw_compare_window_new (FwWindow *window, FwStrategy strategy)
+static FwCompareWindow *
+compare_new (FwWindow *window, FwStrategy strategy, const char *session_path)
 {
   FwCompareWindow *self;
   g_autoptr(GTask) task = NULL;
@@ -288,11 +314,33 @@ fw_compare_window_new (FwWindow *window, FwStrategy strategy)
   g_set_weak_pointer (&self->window, window);
   self->project = g_object_ref (fw_window_get_project (window));
   self->strategy = strategy;
-  /* Translators: the title of the comparison window; %s is a strategy */
-  title = g_strdup_printf (_("Compare with the %s Strategy"), strategy_label (strategy));
+  self->session_path = g_strdup (session_path);
+  if (session_path != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (session_path);
+
+      /* Translators: the title of the comparison window; %s is a session file's name */
+      title = g_strdup_printf (_("Compare with “%s”"), base);
+    }
+  else
+    /* Translators: the title of the comparison window; %s is a strategy */
+    title = g_strdup_printf (_("Compare with the %s Strategy"), strategy_label (strategy));
   gtk_window_set_title (GTK_WINDOW (self), title);
   self->cancellable = g_cancellable_new ();
   task = g_task_new (self, self->cancellable, on_planned, NULL);
   g_task_run_in_thread (task, plan_thread);
   return self;
+}
+
+FwCompareWindow *
+fw_compare_window_new (FwWindow *window, FwStrategy strategy)
+{
+  return compare_new (window, strategy, NULL);
+}
+
+FwCompareWindow *
+fw_compare_window_new_for_session (FwWindow *window, const char *session_path)
+{
+  g_return_val_if_fail (session_path != NULL, NULL);
+  return compare_new (window, FW_STRATEGY_BALANCED, session_path);
 }

@@ -1,4 +1,5 @@
-/* fw-compare-window.h: the plan as it is against another strategy's plan of the same model (win.compare). */
+/* fw-compare-window.h: the plan as it is against another strategy's plan of the same model (win.compare), or
+ * against a session file's (win.compare-session). */
 #pragma once
 
 #include <adwaita.h>
@@ -14,6 +15,9 @@ G_DECLARE_FINAL_TYPE (FwCompareWindow, fw_compare_window, FW, COMPARE_WINDOW, Ad
 /* Starts planning with strategy in a thread; the list fills when it is done. */
 FwCompareWindow *fw_compare_window_new          (FwWindow        *window,
                                                  FwStrategy       strategy);
+/* Against the plan a session file's strategy and decisions make (errors show in the window). */
+FwCompareWindow *fw_compare_window_new_for_session (FwWindow   *window,
+                                                    const char *session_path);
 /* Whether the other plan is made and the list filled. */
 gboolean         fw_compare_window_get_ready    (FwCompareWindow *self);
 /* fw_plan_diff (the plan here, the other): NULL until ready. */

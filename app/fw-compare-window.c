@@ -229,6 +229,13 @@ fw_compare_window_get_ready (FwCompareWindow *self)
   return self->diff != NULL;
 }
 
+FwPlan *
+fw_compare_window_get_other_plan (FwCompareWindow *self)
+{
+  g_return_val_if_fail (FW_IS_COMPARE_WINDOW (self), NULL);
+  return self->other;
+}
+
 GArray *
 fw_compare_window_get_diff (FwCompareWindow *self)
 {

@@ -20,6 +20,8 @@ FwCompareWindow *fw_compare_window_new_for_session (FwWindow   *window,
                                                     const char *session_path);
 /* Whether the other plan is made and the list filled. */
 gboolean         fw_compare_window_get_ready    (FwCompareWindow *self);
+/* The other plan (owned by the window): NULL until ready. */
+FwPlan          *fw_compare_window_get_other_plan (FwCompareWindow *self);
 /* fw_plan_diff (the plan here, the other): NULL until ready. */
 GArray          *fw_compare_window_get_diff     (FwCompareWindow *self);
 /* What activating the n-th row does: select its fusion, or find the first node of one only the other has. */

@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "fw-compare-window.h"
 #include "fw-export-dialog.h"
 #include "fw-graph-framing.h"
 #include "fw-settings.h"
@@ -398,6 +399,27 @@ test_chinese (void)
     fw_inspector_show_node (window->inspector, g_ptr_array_index (c->nodes, 0));
     fw_window_test_iterate (100);
     assert_chinese (GTK_WIDGET (window->inspector), allowed, "the inspector on a node");
+  }
+
+  /* The comparison with another strategy, once filled. */
+  {
+    FwCompareWindow *compare = fw_compare_window_new (window, FW_STRATEGY_AGGRESSIVE);
+    gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+    gtk_window_present (GTK_WINDOW (compare));
+    while (!fw_compare_window_get_ready (compare))
+      {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_main_context_iteration (NULL, FALSE);
+        g_usleep (1000);
+      }
+    fw_window_test_iterate (100);
+    /* The other plan's pattern names are names too. */
+    for (guint i = 0; i < fw_compare_window_get_other_plan (compare)->candidates->len; i++)
+      add_words_of (allowed, ((FwCandidate *) g_ptr_array_index (fw_compare_window_get_other_plan (compare)->candidates,
+                                                                  i))->pattern);
+    assert_chinese (GTK_WIDGET (compare), allowed, "the comparison");
+    gtk_window_destroy (GTK_WINDOW (compare));
   }
 
   dialog = fw_window_show_export (window);

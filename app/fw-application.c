@@ -4,6 +4,7 @@
 
 #include "fw-application.h"
 #include "fw-preferences.h"
+#include "fw-settings.h"
 #include "fw-window.h"
 
 struct _FwApplication
@@ -68,6 +69,8 @@ static void
 fw_application_activate (GApplication *app)
 {
   gtk_window_present (active_or_new_window (FW_APPLICATION (app)));
+  /* tests/gui/test-startup.c waits for this line. */
+  g_debug ("Window presented");
 }
 
 static void
@@ -82,6 +85,7 @@ fw_application_open (GApplication *app, GFile **files, gint n_files, const char 
                                 (const char * const *) FW_APPLICATION (app)->whitelists);
       fw_window_open (window, files[i]);
       gtk_window_present (GTK_WINDOW (window));
+      g_debug ("Window presented");
     }
 }
 
@@ -168,7 +172,7 @@ fw_application_startup (GApplication *app)
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (self), accels[i].action, accels[i].accels);
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = fw_settings_new ();
   g_signal_connect_object (self->settings, "changed::theme", G_CALLBACK (apply_theme), self, G_CONNECT_SWAPPED);
   apply_theme (self);
 }

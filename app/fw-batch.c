@@ -17,6 +17,7 @@
 #include "report/fw-model-report.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
+#include "report/fw-model-explorer.h"
 #include "report/fw-render.h"
 #include "report/fw-roofline.h"
 #include "session/fw-check.h"
@@ -375,6 +376,17 @@ draw_pictures (const FwBatchOptions *options, FwModel *model, FwPlan *plan, GErr
   return TRUE;
 }
 
+/* --model-explorer DIR: MODEL.model-explorer.json and its node data files, named after the model. */
+static gboolean
+write_model_explorer (const FwBatchOptions *options, FwPlan *plan, FwMeasureResult *measure, GError **error)
+{
+  g_autofree char *base = g_path_get_basename (options->model_path);
+
+  if (g_str_has_suffix (base, ".onnx"))
+    base[strlen (base) - strlen (".onnx")] = '\0';
+  return fw_model_explorer_write (plan, measure, options->model_explorer, base, NULL, error);
+}
+
 /* The --fail-on conditions that hold, each said on stderr; TRUE when any does. */
 static gboolean
 report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
@@ -481,6 +493,9 @@ fw_batch_run (const FwBatchOptions *options)
   if (options->export_dir != NULL && !export_all (options, project, check, &error))
     goto fail;
   if (!draw_pictures (options, model, plan, &error))
+    goto fail;
+  if (options->model_explorer != NULL &&
+      !write_model_explorer (options, plan, check ? fw_check_get_measure (check) : NULL, &error))
     goto fail;
   /* The project's model report is batch's own to finish: nothing else reads it after this. */
   report = fw_project_get_model_report (project);

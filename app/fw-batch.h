@@ -43,6 +43,7 @@ typedef struct
   const char  *roofline;      /* draw the candidates' roofline to FILE.svg or FILE.png */
   const char  *summary;       /* draw the kernels/traffic/time summary to FILE.svg or FILE.png */
   const char  *dump_graph;    /* graph dumps into DIR (NULL: DUMP_GRAPH and DUMP_GRAPH_PATH decide) */
+  const char  *model_explorer; /* write Model Explorer's graph and node data JSON into DIR, or NULL */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

@@ -1,11 +1,14 @@
 /* fw-export-dialog.c: choose a folder and what to write, then FwExport in a thread with progress. */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "fw-export-dialog.h"
 #include "fw-window-private.h"
 #include "export/fw-export.h"
+#include "report/fw-model-explorer.h"
 
 struct _FwExportDialog
 {
@@ -22,10 +25,12 @@ struct _FwExportDialog
   AdwActionRow *fused_row;
   AdwActionRow *whitelist_row;
   AdwActionRow *report_row;
+  AdwActionRow *model_explorer_row;
   GtkCheckButton *fused_check;
   GtkCheckButton *whitelist_check;
   GtkCheckButton *kernels_check;
   GtkCheckButton *report_check;
+  GtkCheckButton *model_explorer_check;
   GtkButton *export_button;
   GtkButton *cancel_button;
   GtkButton *choose_button;
@@ -57,7 +62,8 @@ static gboolean
 anything_chosen (FwExportDialog *self)
 {
   return gtk_check_button_get_active (self->fused_check) || gtk_check_button_get_active (self->whitelist_check) ||
-         gtk_check_button_get_active (self->kernels_check) || gtk_check_button_get_active (self->report_check);
+         gtk_check_button_get_active (self->kernels_check) || gtk_check_button_get_active (self->report_check) ||
+         gtk_check_button_get_active (self->model_explorer_check);
 }
 
 static void
@@ -110,6 +116,43 @@ fw_export_dialog_set_contents (FwExportDialog *self, gboolean fused_model, gbool
   gtk_check_button_set_active (self->report_check, report);
 }
 
+void
+fw_export_dialog_set_model_explorer (FwExportDialog *self, gboolean model_explorer)
+{
+  g_return_if_fail (FW_IS_EXPORT_DIALOG (self));
+  gtk_check_button_set_active (self->model_explorer_check, model_explorer);
+}
+
+/* MODEL for MODEL.onnx: the name the Model Explorer files take. */
+static char *
+model_base_name (FwProject *project)
+{
+  const char *path = fw_model_get_path (fw_project_get_model (project));
+  char *base = g_path_get_basename (path != NULL ? path : "model");
+
+  if (g_str_has_suffix (base, ".onnx"))
+    base[strlen (base) - strlen (".onnx")] = '\0';
+  return base;
+}
+
+/* After the export proper: Model Explorer's graph and node data, with the check's timings when it measured
+ * this plan. Quick next to the export, so on the main thread. */
+static gboolean
+write_model_explorer (FwExportDialog *self, FwCheck *check, guint *n_written, GError **error)
+{
+  g_autofree char *base = NULL;
+  g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
+
+  if (!gtk_check_button_get_active (self->model_explorer_check))
+    return TRUE;
+  base = model_base_name (self->project);
+  if (!fw_model_explorer_write (fw_project_get_plan (self->project), check ? fw_check_get_measure (check) : NULL,
+                                self->folder, base, written, error))
+    return FALSE;
+  *n_written += written->len;
+  return TRUE;
+}
+
 gboolean
 fw_export_dialog_get_running (FwExportDialog *self)
 {
@@ -147,6 +190,7 @@ on_export_done (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   gboolean ok = fw_export_run_finish (FW_EXPORT (object), result, &error);
   guint n_written = fw_export_get_written (FW_EXPORT (object))->len;
+  g_autoptr(FwCheck) check = g_object_get_data (object, "check") ? g_object_ref (g_object_get_data (object, "check")) : NULL;
 
   g_signal_handlers_disconnect_by_data (object, self);
   g_clear_object (&self->export);
@@ -160,6 +204,9 @@ on_export_done (GObject *object, GAsyncResult *result, gpointer user_data)
   update_sensitivity (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 
+  /* Written with the plan still as exported: the project is not busy any more, but nothing ran since. */
+  if (ok)
+    ok = write_model_explorer (self, check, &n_written, &error);
   if (!ok)
     {
       const char *message = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
@@ -395,6 +442,8 @@ fw_export_dialog_class_init (FwExportDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwExportDialog, fused_row);
   gtk_widget_class_bind_template_child (widget_class, FwExportDialog, whitelist_row);
   gtk_widget_class_bind_template_child (widget_class, FwExportDialog, report_row);
+  gtk_widget_class_bind_template_child (widget_class, FwExportDialog, model_explorer_row);
+  gtk_widget_class_bind_template_child (widget_class, FwExportDialog, model_explorer_check);
   gtk_widget_class_bind_template_child (widget_class, FwExportDialog, fused_check);
   gtk_widget_class_bind_template_child (widget_class, FwExportDialog, whitelist_check);
   gtk_widget_class_bind_template_child (widget_class, FwExportDialog, kernels_check);
@@ -444,6 +493,14 @@ fw_export_dialog_new (FwWindow *window)
   adw_action_row_set_subtitle (self->fused_row, fused);
   adw_action_row_set_subtitle (self->whitelist_row, whitelist);
   adw_action_row_set_subtitle (self->report_row, report);
+  {
+    g_autofree char *base = model_base_name (project);
+    /* Translators: the files the Model Explorer export writes; %s is the model's name */
+    g_autofree char *explorer = g_strdup_printf (_("%s.model-explorer.json and node data (refusal codes, µs saved)"),
+                                                 base);
+
+    adw_action_row_set_subtitle (self->model_explorer_row, explorer);
+  }
   folder = fw_export_default_folder (model);
   fw_export_dialog_set_folder (self, folder);
   return self;

@@ -25,6 +25,9 @@ void            fw_export_dialog_set_contents (FwExportDialog *self,
                                                gboolean        whitelist,
                                                gboolean        kernels,
                                                gboolean        report);
+/* Whether Model Explorer's graph and node data files are written too (on by default). */
+void            fw_export_dialog_set_model_explorer (FwExportDialog *self,
+                                                     gboolean        model_explorer);
 /* Starts the export (the Export button). */
 void            fw_export_dialog_start        (FwExportDialog *self);
 /* Cancels a running export (the Cancel button while it runs). */

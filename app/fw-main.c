@@ -40,6 +40,7 @@ run_command_line (int argc, char **argv)
   g_autofree char *render = NULL;
   g_autofree char *roofline = NULL;
   g_autofree char *summary = NULL;
+  g_autofree char *model_explorer = NULL;
   gint64 seed = 1;
   gint repeats = 0, threads = 0;
   g_autoptr(GError) error = NULL;
@@ -69,6 +70,7 @@ run_command_line (int argc, char **argv)
     { "roofline", 0, 0, G_OPTION_ARG_FILENAME, &roofline, N_("Draw the roofline of the fusion candidates on the profile (unfused and fused) to FILE.svg or FILE.png"), N_("FILE") },
     { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary, N_("Draw kernels, HBM traffic and estimated time of the original graph, the proposed plan and the decisions to FILE.svg or FILE.png"), N_("FILE") },
     { "dump-graph", 0, 0, G_OPTION_ARG_FILENAME, &dump_graph, N_("Write the graph before fusion, as planned and as decided (ONNX and .pbtxt) and one model per fused kernel into DIR, as DUMP_GRAPH=1 DUMP_GRAPH_PATH=DIR does"), N_("DIR") },
+    { "model-explorer", 0, 0, G_OPTION_ARG_FILENAME, &model_explorer, N_("Write the graph with the plan for Google's Model Explorer into DIR: MODEL.model-explorer.json (each fused group one namespace) and node data files of refusal codes and estimated (and, with --measure, measured) µs saved"), N_("DIR") },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable): mismatch (a group or output failed --verify, or a fused group has no verified kernel), regression (--measure found the fused model or a SuperKernel slower than unfused), rejected-whitelist (an accepted whitelist entry for this model matched nothing or a fusion the planner refused)"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
@@ -164,6 +166,7 @@ run_command_line (int argc, char **argv)
       .roofline = roofline,
       .summary = summary,
       .dump_graph = dump_graph,
+      .model_explorer = model_explorer,
     };
     return fw_batch_run (&options);
   }

@@ -15,6 +15,7 @@ struct _FwPreferences
   GtkSpinButton *max_depth_spin;
   GtkSpinButton *max_fusion_size_spin;
   AdwEntryRow *bindings_row;
+  GtkSwitch *fold_weights_switch;
   AdwEntryRow *rules_row;
   AdwEntryRow *whitelists_row;
   AdwComboRow *theme_row;
@@ -136,6 +137,7 @@ fw_preferences_class_init (FwPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, max_depth_spin);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, max_fusion_size_spin);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, bindings_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, fold_weights_switch);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, theme_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, rules_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, whitelists_row);
@@ -166,6 +168,7 @@ fw_preferences_new (GtkWindow *parent, GSettings *settings)
   bind_choice (self, "theme", self->theme_row, theme_names);
   g_settings_bind (settings, "max-depth", self->max_depth_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "max-fusion-size", self->max_fusion_size_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "fold-weight-copies", self->fold_weights_switch, "active", G_SETTINGS_BIND_DEFAULT);
 
   /* Filled before the handler is connected in effect: the text round-trips to the same list. */
   bindings = g_settings_get_strv (settings, "bindings");

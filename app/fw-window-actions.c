@@ -2,7 +2,10 @@
  * actions) so that menus, the application's accelerators and tests reach them alike. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "fw-window-private.h"
+#include "fw-compare-window.h"
 
 static void
 set_enabled (FwWindow *self, const char *name, gboolean enabled)
@@ -28,6 +31,8 @@ fw_window_actions_update (FwWindow *self)
   set_enabled (self, "check", idle);
   set_enabled (self, "measure", idle);
   set_enabled (self, "export", idle);
+  set_enabled (self, "compare", loaded);
+  set_enabled (self, "compare-session", loaded);
   set_enabled (self, "zoom-in", loaded);
   set_enabled (self, "zoom-out", loaded);
   set_enabled (self, "zoom-fit", loaded);
@@ -168,6 +173,62 @@ export_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data
   fw_window_show_export (FW_WINDOW (user_data));
 }
 
+/* win.compare STRATEGY: the plan against the one STRATEGY makes (fw-compare-window.c). */
+static void
+compare_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  FwStrategy strategy;
+
+  if (self->project == NULL || !fw_strategy_from_string (g_variant_get_string (parameter, NULL), &strategy))
+    return;
+  gtk_window_present (GTK_WINDOW (fw_compare_window_new (self, strategy)));
+}
+
+static void
+on_session_chosen (GtkNativeDialog *native, int response, gpointer user_data)
+{
+  g_autoptr(FwWindow) self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT && self->project != NULL)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        gtk_window_present (GTK_WINDOW (fw_compare_window_new_for_session (self, path)));
+    }
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+}
+
+/* win.compare-session: the plan against the one a chosen session file's decisions make. */
+static void
+compare_session_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  GtkFileChooserNative *native;
+  g_autoptr(GtkFileFilter) sessions = gtk_file_filter_new ();
+
+  if (self->project == NULL)
+    return;
+  native = gtk_file_chooser_native_new (_("Compare with a Session"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        _("_Compare"), _("_Cancel"));
+  gtk_file_filter_set_name (sessions, _("Sessions"));
+  gtk_file_filter_add_pattern (sessions, "*.fwsession");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), sessions);
+  if (self->model_path != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self->model_path);
+      g_autoptr(GFile) folder = g_file_new_for_path (dir);
+
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
+    }
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  g_signal_connect (native, "response", G_CALLBACK (on_session_chosen), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
 static void
 close_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
@@ -191,6 +252,8 @@ static const GActionEntry window_actions[] = {
   { "check", check_activated },
   { "measure", measure_activated },
   { "export", export_activated },
+  { "compare", compare_activated, "s" },
+  { "compare-session", compare_session_activated },
   { "close", close_activated },
 };
 

@@ -28,6 +28,17 @@ struct _FwWindow
   GStrv extra_rules;
   GStrv extra_whitelists;
 
+  /* The symbolic dims the shown model declares (the pending open's, until it is shown), and the sizes given
+   * them in the banner: symbol → gint64*, applied over the preferences' bindings at the next open. */
+  GStrv symbols;
+  GStrv pending_symbols;
+  GHashTable *dim_bindings;
+  gulong plan_changed_handler;
+
+  /* The fused view's layout (each fused group one box) and its compute in progress (fw-window-fused.c). */
+  FwLayout *fused_layout;
+  GCancellable *fused_cancellable;
+
   /* The open (FwOpen) and layout in progress: NULL when idle. */
   GCancellable *cancellable;
   FwOpen *opening;
@@ -63,6 +74,13 @@ struct _FwWindow
   FwRooflineView *roofline_view;
   FwSummaryView *summary_view;
   GMenu *recent_section;
+  GtkRevealer *dims_revealer;
+  GtkLabel *dims_label;
+  GtkBox *dims_entries;
+  GtkButton *dims_apply;
+  GtkLabel *empty_plan_label;
+  GtkDropDown *overlay_dropdown;
+  GtkToggleButton *fused_button;
 };
 
 /* fw-window-actions.c */
@@ -81,5 +99,25 @@ void fw_window_begin_job             (FwWindow *self, const char *message);
 void fw_window_end_job               (FwWindow *self);
 /* What the whitelists applied while opening did, for a toast; NULL when the plan holds no whitelist entry. */
 char *fw_window_whitelist_summary    (const FwPlan *plan);
+/* fw-window-fused.c */
+/* Shows the plan after fusion (each fused group one box) or the graph as it is; the header's toggle. */
+void     fw_window_set_fused_view        (FwWindow *self, gboolean fused);
+/* Whether the fused view is on screen (laid out and shown). */
+gboolean fw_window_get_fused_view_ready  (FwWindow *self);
+void     fw_window_fused_plan_changed    (FwWindow *self);
+void     fw_window_fused_dispose         (FwWindow *self);
+/* fw-window-dims.c */
+/* The symbolic dims of the shown model's inputs that have no size, sorted; owned by the caller. */
+GStrv fw_window_get_unbound_symbols  (FwWindow *self);
+/* After a project is shown or its plan changed: the banner of unbound dims and the empty plan's reason. */
+void  fw_window_dims_update          (FwWindow *self);
+void  fw_window_dims_update_reason   (FwWindow *self);
+/* Sizes the banner's entries give (FALSE with a toast when one is not a positive integer), then opens the
+ * model again with them. */
+gboolean fw_window_dims_apply        (FwWindow *self);
+/* The banner's entry for symbol, or NULL (tests type into it). */
+GtkEditable *fw_window_dims_get_entry (FwWindow *self, const char *symbol);
+/* symbol → gint64* of the banner's sizes, laid over bindings (the preferences'). */
+void  fw_window_dims_merge_bindings  (FwWindow *self, GHashTable *bindings);
 
 G_END_DECLS

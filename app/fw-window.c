@@ -7,6 +7,7 @@
 #include "fw-window-private.h"
 #include "fw-export-dialog.h"
 #include "fw-error.h"
+#include "fw-settings.h"
 #include "hw/fw-profile.h"
 #include "report/fw-model-report.h"
 
@@ -93,7 +94,13 @@ rebuild_recent_section (FwWindow *self)
       /* Any recent model counts, whichever program opened it last. */
       if (!g_str_has_suffix (uri, ".onnx") || !gtk_recent_info_exists (info))
         continue;
-      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      {
+        /* Menu labels take "_" as a mnemonic mark: "swin_t.onnx" would show as "swint.onnx". */
+        g_auto(GStrv) parts = g_strsplit (gtk_recent_info_get_display_name (info), "_", -1);
+        g_autofree char *label = g_strjoinv ("__", parts);
+
+        item = g_menu_item_new (label, NULL);
+      }
       g_menu_item_set_action_and_target (item, "win.open-recent", "s", uri);
       g_menu_append_item (self->recent_section, item);
       n++;
@@ -187,6 +194,7 @@ finish_loading (FwWindow *self)
   g_clear_object (&self->pending_layout);
   g_clear_object (&self->pending_project);
   g_clear_pointer (&self->pending_path, g_free);
+  g_clear_pointer (&self->pending_symbols, g_strfreev);
   g_clear_object (&self->cancellable);
   set_busy (self, self->job_cancellable != NULL);
 }
@@ -219,6 +227,15 @@ on_undo_redo_notify (FwWindow *self)
   fw_window_actions_update (self);
 }
 
+/* A veto can leave the plan with nothing fused (the line over the list says why), and the fused view is laid
+ * out again. */
+static void
+on_plan_changed (FwWindow *self)
+{
+  fw_window_dims_update_reason (self);
+  fw_window_fused_plan_changed (self);
+}
+
 /* Replaces the shown project and layout with the pending ones. */
 static void
 install_project (FwWindow *self)
@@ -232,11 +249,15 @@ install_project (FwWindow *self)
       g_clear_signal_handler (&self->can_undo_handler, self->project);
       g_clear_signal_handler (&self->can_redo_handler, self->project);
       g_clear_signal_handler (&self->busy_handler, self->project);
+      g_clear_signal_handler (&self->plan_changed_handler, self->project);
     }
   g_clear_object (&self->last_check);
   /* An export dialog belongs to the project it was opened for. */
   if (self->export_dialog != NULL)
     gtk_window_destroy (self->export_dialog);
+  /* The fused view belongs to the project it was laid out for. */
+  fw_window_set_fused_view (self, FALSE);
+  fw_window_fused_dispose (self);
   /* Views first, so none holds the project (and the rules it owns) freed below. */
   fw_inspector_clear (self->inspector);
   fw_inspector_set_project (self->inspector, NULL);
@@ -252,6 +273,8 @@ install_project (FwWindow *self)
   self->project = g_steal_pointer (&self->pending_project);
   self->layout = g_steal_pointer (&self->pending_layout);
   self->model_path = g_steal_pointer (&self->pending_path);
+  g_strfreev (self->symbols);
+  self->symbols = g_steal_pointer (&self->pending_symbols);
   g_signal_handlers_disconnect_by_data (self->layout, self);
 
   fw_graph_view_set_layout (self->graph_view, self->layout);
@@ -268,6 +291,10 @@ install_project (FwWindow *self)
                                                      G_CALLBACK (on_undo_redo_notify), self);
   self->busy_handler = g_signal_connect_swapped (self->project, "notify::busy",
                                                  G_CALLBACK (on_undo_redo_notify), self);
+  /* A veto can leave the plan with nothing fused: the line over the list says why. */
+  self->plan_changed_handler = g_signal_connect_swapped (self->project, "plan-changed",
+                                                         G_CALLBACK (on_plan_changed), self);
+  fw_window_dims_update (self);
 
   adw_window_title_set_title (self->window_title, basename);
   adw_window_title_set_subtitle (self->window_title, dirname);
@@ -396,6 +423,9 @@ plan_options_from_settings (FwWindow *self, FwPlanOptions *options, GError **err
   g_autofree char *strategy = g_settings_get_string (self->settings, "strategy");
 
   fw_plan_options_init (options);
+  /* AUTOFUSION_ENABLE and the others, as in batch mode; the preferences below play the flags' part. */
+  if (!fw_plan_options_from_env (options, error))
+    return FALSE;
   if (!fw_strategy_from_string (strategy, &options->strategy))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("Unknown fusion strategy “%s” in the preferences"), strategy);
@@ -413,6 +443,7 @@ on_opened (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProject) project = fw_open_run_finish (FW_OPEN (object), result, &error);
   g_autofree char *path = NULL;
+  FwLayoutOptions layout_options;
 
   /* A newer open replaced this one: it owns the pending fields now. */
   if (self->opening != FW_OPEN (object))
@@ -425,8 +456,13 @@ on_opened (GObject *object, GAsyncResult *result, gpointer user_data)
       return;
     }
   self->pending_project = g_steal_pointer (&project);
+  g_strfreev (self->pending_symbols);
+  self->pending_symbols = g_strdupv ((char **) fw_open_get_symbols (FW_OPEN (object)));
   fw_window_show_progress (self, 0.0, _("Laying out the graph…"));
-  self->pending_layout = fw_layout_new (fw_model_get_graph (fw_project_get_model (self->pending_project)), NULL);
+  fw_layout_options_init (&layout_options);
+  layout_options.fold_weight_copies = g_settings_get_boolean (self->settings, "fold-weight-copies");
+  self->pending_layout = fw_layout_new (fw_model_get_graph (fw_project_get_model (self->pending_project)),
+                                        &layout_options);
   g_signal_connect (self->pending_layout, "notify::fraction", G_CALLBACK (on_progress_notify), self);
   fw_layout_compute_async (self->pending_layout, self->cancellable, on_layout_computed, g_object_ref (self));
 }
@@ -482,6 +518,8 @@ open_job_for (FwWindow *self, const char *path, GError **error)
   if (!plan_options_from_settings (self, &options.plan, error))
     return NULL;
   bindings = bindings_from_settings (self);
+  /* Sizes typed into the banner win over the preferences'. */
+  fw_window_dims_merge_bindings (self, bindings);
   profile = g_settings_get_string (self->settings, "profile");
   rules = paths_from (self, "rules", (const char * const *) self->extra_rules);
   whitelists = paths_from (self, "whitelists", (const char * const *) self->extra_whitelists);
@@ -670,6 +708,24 @@ on_graph_node_selected (FwWindow *self, gpointer node, FwGraphView *view)
 }
 
 static void
+on_overlay_selected (FwWindow *self, GParamSpec *pspec, GtkDropDown *dropdown)
+{
+  fw_graph_view_set_overlay (self->graph_view, (FwGraphOverlay) gtk_drop_down_get_selected (dropdown));
+}
+
+static void
+on_fused_toggled (FwWindow *self, GtkToggleButton *button)
+{
+  fw_window_set_fused_view (self, gtk_toggle_button_get_active (button));
+}
+
+static void
+on_dims_apply (FwWindow *self)
+{
+  fw_window_dims_apply (self);
+}
+
+static void
 on_cancel_clicked (FwWindow *self)
 {
   if (self->cancellable != NULL)
@@ -779,16 +835,20 @@ fw_window_dispose (GObject *object)
       g_clear_signal_handler (&self->can_undo_handler, self->project);
       g_clear_signal_handler (&self->can_redo_handler, self->project);
       g_clear_signal_handler (&self->busy_handler, self->project);
+      g_clear_signal_handler (&self->plan_changed_handler, self->project);
     }
   g_clear_object (&self->running_check);
   g_clear_object (&self->last_check);
   g_clear_object (&self->job_cancellable);
+  fw_window_fused_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_WINDOW);
   g_clear_object (&self->layout);
   g_clear_object (&self->project);
   g_clear_pointer (&self->model_path, g_free);
   g_clear_pointer (&self->extra_rules, g_strfreev);
   g_clear_pointer (&self->extra_whitelists, g_strfreev);
+  g_clear_pointer (&self->symbols, g_strfreev);
+  g_clear_pointer (&self->dim_bindings, g_hash_table_unref);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (fw_window_parent_class)->dispose (object);
 }
@@ -856,6 +916,16 @@ fw_window_class_init (FwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwWindow, roofline_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_label);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_entries);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_apply);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, empty_plan_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_dims_apply);
+  gtk_widget_class_bind_template_callback (widget_class, on_overlay_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_fused_toggled);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, fused_button);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, overlay_dropdown);
   gtk_widget_class_bind_template_callback (widget_class, on_list_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_graph_candidate_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_roofline_candidate_selected);
@@ -882,7 +952,7 @@ fw_window_init (FwWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = fw_settings_new ();
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-candidate-list.h"
+#include "fw-value-labels.h"
 
 struct _FwCandidateList
 {
@@ -22,6 +23,7 @@ struct _FwCandidateList
   char               *filter_text;    /* casefolded */
   char               *filter_status;
   guint               selected;       /* candidate of the first selected row, G_MAXUINT none */
+  GtkWidget          *context_menu;   /* the rows' right-click menu, made when first needed */
 };
 
 G_DEFINE_FINAL_TYPE (FwCandidateList, fw_candidate_list, GTK_TYPE_WIDGET)
@@ -106,43 +108,16 @@ format_measured (FwCandidateItem *item)
   return g_strdup_printf (_("%.2f µs"), us);
 }
 
-static const char *
-verification_label (const char *result)
-{
-  if (g_strcmp0 (result, "pass") == 0)
-    return _("pass");
-  if (g_strcmp0 (result, "fail") == 0)
-    return _("fail");
-  /* The SuperKernel did not compile: the group runs on the reference kernels. */
-  if (g_strcmp0 (result, "unverified") == 0)
-    return _("unverified");
-  return result != NULL && result[0] != '\0' ? result : "—";
-}
-
 static char *
 format_verification (FwCandidateItem *item)
 {
-  return g_strdup (verification_label (fw_candidate_item_get_verification (item)));
-}
-
-static const char *
-status_label (const char *status)
-{
-  if (g_strcmp0 (status, "proposed") == 0)
-    return _("proposed");
-  if (g_strcmp0 (status, "accepted") == 0)
-    return _("accepted");
-  if (g_strcmp0 (status, "vetoed") == 0)
-    return _("vetoed");
-  if (g_strcmp0 (status, "refused") == 0)
-    return _("refused");
-  return status;
+  return g_strdup (fw_label_verification (fw_candidate_item_get_verification (item)));
 }
 
 static char *
 format_status (FwCandidateItem *item)
 {
-  return g_strdup (status_label (fw_candidate_item_get_status (item)));
+  return g_strdup (fw_label_status (fw_candidate_item_get_status (item)));
 }
 
 /* Decision and verification next to the pattern: the side pane is narrow, and they are what a user scans
@@ -185,6 +160,26 @@ cell_update (GtkListItem *list_item)
     }
 }
 
+static void popup_context_menu (FwCandidateList *self, guint candidate, GtkWidget *at, gdouble x, gdouble y);
+
+static void
+on_cell_secondary (GtkGestureClick *click, gint n_press, gdouble x, gdouble y, GtkListItem *list_item)
+{
+  GtkWidget *label = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (click));
+  GtkWidget *list = gtk_widget_get_ancestor (label, FW_TYPE_CANDIDATE_LIST);
+  FwCandidateItem *item = gtk_list_item_get_item (list_item);
+  FwCandidateList *self;
+  guint position = gtk_list_item_get_position (list_item);
+
+  if (list == NULL || item == NULL || position == GTK_INVALID_LIST_POSITION)
+    return;
+  self = FW_CANDIDATE_LIST (list);
+  if (!gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), position))
+    gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), position, TRUE);
+  gtk_gesture_set_state (GTK_GESTURE (click), GTK_EVENT_SEQUENCE_CLAIMED);
+  popup_context_menu (self, fw_candidate_item_get_index (item), label, x, y);
+}
+
 static void
 cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer data)
 {
@@ -199,6 +194,14 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
   gtk_inscription_set_min_chars (GTK_INSCRIPTION (label), info->numeric ? 8 : 12);
   g_object_set_data (G_OBJECT (list_item), "fw-column", (gpointer) info);
   gtk_list_item_set_child (list_item, label);
+  /* A right click selects the row (unless it is among the selected ones) and opens its menu. */
+  {
+    GtkGesture *click = gtk_gesture_click_new ();
+
+    gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
+    g_signal_connect (click, "pressed", G_CALLBACK (on_cell_secondary), list_item);
+    gtk_widget_add_controller (label, GTK_EVENT_CONTROLLER (click));
+  }
 }
 
 static void
@@ -379,6 +382,88 @@ veto_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   fw_candidate_list_veto_selected (FW_CANDIDATE_LIST (widget));
 }
 
+/* ---- the context menu ---- */
+
+/* Accept and Veto (of the selected rows, as `a` and `v`), then every candidate of the row's pattern, now and
+ * after re-planning: the window's win.* actions, so each is one decision to undo. */
+GMenuModel *
+fw_candidate_list_context_menu (FwCandidateList *self, guint candidate)
+{
+  g_autoptr(FwCandidateItem) item = NULL;
+  g_autoptr(GMenu) rows = g_menu_new ();
+  g_autoptr(GMenu) pattern = g_menu_new ();
+  GMenu *menu;
+
+  g_return_val_if_fail (FW_IS_CANDIDATE_LIST (self), NULL);
+  if (self->project != NULL)
+    item = g_list_model_get_item (fw_project_get_candidates (self->project), candidate);
+  menu = g_menu_new ();
+  g_menu_append (rows, _("_Accept"), "win.accept");
+  g_menu_append (rows, _("_Veto"), "win.veto");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (rows));
+  if (item != NULL)
+    {
+      const char *name = fw_candidate_item_get_pattern (item);
+      /* Menu labels take "_" as a mnemonic mark: pattern names are full of them. */
+      g_auto(GStrv) parts = g_strsplit (name, "_", -1);
+      g_autofree char *shown = g_strjoinv ("__", parts);
+      /* Translators: %s is a pattern name; every candidate of it is accepted, also those re-planning adds */
+      g_autofree char *accept = g_strdup_printf (_("Accept Every “%s”"), shown);
+      /* Translators: %s is a pattern name; every candidate of it is vetoed, also those re-planning adds */
+      g_autofree char *veto = g_strdup_printf (_("Veto Every “%s”"), shown);
+      const struct { const char *label, *action; } entries[] = {
+        { accept, "win.accept-pattern" },
+        { veto, "win.veto-pattern" },
+      };
+
+      for (guint i = 0; i < G_N_ELEMENTS (entries); i++)
+        {
+          g_autoptr(GMenuItem) entry = g_menu_item_new (entries[i].label, NULL);
+
+          g_menu_item_set_action_and_target_value (entry, entries[i].action, g_variant_new_string (name));
+          g_menu_append_item (pattern, entry);
+        }
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (pattern));
+    }
+  return G_MENU_MODEL (menu);
+}
+
+static void
+popup_context_menu (FwCandidateList *self, guint candidate, GtkWidget *at, gdouble x, gdouble y)
+{
+  g_autoptr(GMenuModel) model = fw_candidate_list_context_menu (self, candidate);
+  gdouble lx = x, ly = y;
+
+  if (self->context_menu == NULL)
+    {
+      self->context_menu = gtk_popover_menu_new_from_model (NULL);
+      gtk_popover_set_has_arrow (GTK_POPOVER (self->context_menu), FALSE);
+      gtk_widget_set_halign (self->context_menu, GTK_ALIGN_START);
+      gtk_widget_set_parent (self->context_menu, GTK_WIDGET (self));
+    }
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->context_menu), model);
+  if (at != NULL)
+    gtk_widget_translate_coordinates (at, GTK_WIDGET (self), x, y, &lx, &ly);
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->context_menu), &(GdkRectangle) { (int) lx, (int) ly, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (self->context_menu));
+}
+
+void
+fw_candidate_list_popup_context_menu (FwCandidateList *self)
+{
+  g_return_if_fail (FW_IS_CANDIDATE_LIST (self));
+  if (self->selected == G_MAXUINT)
+    return;
+  popup_context_menu (self, self->selected, NULL, gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+                      gtk_widget_get_height (GTK_WIDGET (self)) / 3.0);
+}
+
+static void
+menu_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  fw_candidate_list_popup_context_menu (FW_CANDIDATE_LIST (widget));
+}
+
 /* ---- the object ---- */
 
 static void
@@ -387,6 +472,7 @@ fw_candidate_list_dispose (GObject *object)
   FwCandidateList *self = FW_CANDIDATE_LIST (object);
 
   fw_candidate_list_set_project (self, NULL);
+  g_clear_pointer (&self->context_menu, gtk_widget_unparent);
   g_clear_pointer (&self->scrolled, gtk_widget_unparent);
   G_OBJECT_CLASS (fw_candidate_list_parent_class)->dispose (object);
 }
@@ -458,6 +544,10 @@ fw_candidate_list_class_init (FwCandidateListClass *klass)
   gtk_widget_class_install_action (widget_class, "candidates.veto", NULL, veto_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, 0, "candidates.accept", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_v, 0, "candidates.veto", NULL);
+  /* The keyboard's way to the row menu. */
+  gtk_widget_class_install_action (widget_class, "candidates.menu", NULL, menu_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Menu, 0, "candidates.menu", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, "candidates.menu", NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "fwcandidatelist");

@@ -26,6 +26,11 @@ GArray      *fw_candidate_list_get_selection  (FwCandidateList *self);
 /* Accept / veto every selected candidate through the project. */
 void         fw_candidate_list_accept_selected (FwCandidateList *self);
 void         fw_candidate_list_veto_selected   (FwCandidateList *self);
+/* The rows' menu (right click, Menu, Shift+F10): Accept and Veto the selected rows, accept or veto every
+ * candidate of candidate's pattern, through the window's win.* actions. A new model. */
+GMenuModel  *fw_candidate_list_context_menu    (FwCandidateList *self, guint candidate);
+/* Opens that menu for the first selected row. */
+void         fw_candidate_list_popup_context_menu (FwCandidateList *self);
 
 /* Signal: "candidate-selected" (guint), when the selection's first row changes. */
 

@@ -15,7 +15,11 @@
 #include <glib/gi18n.h>
 
 #include "fw-graph-view.h"
+#include "fw-graph-framing.h"
+#include "fw-graph-overlay.h"
+#include "fw-scope-label.h"
 #include "layout/fw-hull.h"
+#include "plan/fw-node-refusal.h"
 #include "ops/fw-op-registry.h"
 #include "report/fw-render.h"
 
@@ -60,7 +64,16 @@ struct _FwGraphView
 
   gdouble        zoom;
   gdouble        origin_x, origin_y;   /* the layout point at the widget's top-left corner */
-  gboolean       fit_pending;          /* fit once the widget has a size */
+  gboolean       fit_pending;          /* frame the graph's start once the widget has a size */
+  FwGraphDetail  detail;
+
+  /* What node boxes are coloured by: the op class, or an overlay's categories (per box, 0 for a scope) with
+   * their colours at palette index N_COLORS + category - 1 and the legend drawn in a corner. */
+  FwGraphOverlay overlay;
+  guint8        *overlay_class;
+  FwGraphLegend  legend;
+  GdkRGBA        overlay_palette[FW_GRAPH_OVERLAY_MAX_CATEGORIES];
+  GdkRGBA        overlay_dark[FW_GRAPH_OVERLAY_MAX_CATEGORIES];
 
   /* Index of the layout's last result. */
   guint          n_boxes;
@@ -78,6 +91,7 @@ struct _FwGraphView
   Hull          *hulls;
   guint          n_hulls;
   PangoLayout  **labels;       /* per box, made when first shown */
+  gdouble       *scope_saving; /* per box: seconds the plan saves inside a collapsed scope, or NULL */
   GskRenderNode *minimap;      /* the whole layout at minimap scale, made once per layout */
   gdouble        minimap_scale;
 
@@ -98,6 +112,8 @@ enum {
   PROP_PROJECT,
   PROP_ZOOM,
   PROP_SELECTED_CANDIDATE,
+  PROP_DETAIL,
+  PROP_OVERLAY,
   N_PROPS
 };
 
@@ -111,6 +127,11 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FwGraphView, fw_graph_view, GTK_TYPE_WIDGET)
+G_DEFINE_ENUM_TYPE (FwGraphDetail, fw_graph_detail,
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_ROWS, "rows"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_BOXES, "boxes"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_OUTLINES, "outlines"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_DETAIL_LABELS, "labels"))
 
 /* The headless renderer's colours, so a picture and the canvas agree; filled in at class init. */
 static GdkRGBA palette[N_COLORS];
@@ -137,6 +158,25 @@ fill_palettes (void)
       palette[i] = (GdkRGBA) { r, g, b, 1 };
       palette_dark[i] = (GdkRGBA) { darken (r), darken (g), darken (b), 1 };
     }
+}
+
+static guint8 box_color (const FwLayoutBox *box);
+
+/* The colour index of box b: its overlay category's when an overlay is on and it is a node. */
+static guint8
+box_color_at (FwGraphView *self, guint b, const FwLayoutBox *box)
+{
+  if (self->overlay_class != NULL && self->overlay_class[b] != 0)
+    return N_COLORS + self->overlay_class[b] - 1;
+  return box_color (box);
+}
+
+static const GdkRGBA *
+color_of (FwGraphView *self, guint8 color, gboolean dark)
+{
+  if (color >= N_COLORS)
+    return dark ? &self->overlay_dark[color - N_COLORS] : &self->overlay_palette[color - N_COLORS];
+  return dark ? &palette_dark[color] : &palette[color];
 }
 
 static guint8
@@ -209,12 +249,47 @@ candidate_flagged (FwGraphView *self, guint candidate)
   return g_strcmp0 (result, "fail") == 0 || g_strcmp0 (result, "unverified") == 0;
 }
 
+/* The overlay's categories and colours: made again with the plan, its check results and the layout. */
+static void
+build_overlay (FwGraphView *self)
+{
+  g_clear_pointer (&self->overlay_class, g_free);
+  g_clear_pointer (&self->minimap, gsk_render_node_unref);
+  fw_graph_legend_clear (&self->legend);
+  if (self->layout == NULL || self->n_boxes == 0)
+    return;
+  self->overlay_class = fw_graph_overlay_classify (self->overlay, self->layout, current_plan (self), self->project,
+                                                   &self->legend);
+  for (guint i = 0; i < self->legend.n_categories; i++)
+    {
+      const GdkRGBA *c = &self->legend.colors[i];
+
+      self->overlay_palette[i] = *c;
+      self->overlay_dark[i] = (GdkRGBA) { darken (c->red), darken (c->green), darken (c->blue), 1 };
+    }
+}
+
+/* The time saved inside each collapsed scope, which its label shows: made again with the plan. */
+static void
+build_scope_savings (FwGraphView *self)
+{
+  g_clear_pointer (&self->scope_saving, g_free);
+  if (self->layout == NULL || self->n_boxes == 0)
+    return;
+  self->scope_saving = fw_scope_savings (self->layout, current_plan (self));
+  for (guint b = 0; self->labels != NULL && b < self->n_boxes; b++)
+    if (fw_layout_get_box (self->layout, b)->kind == FW_LAYOUT_BOX_SCOPE)
+      g_clear_object (&self->labels[b]);
+}
+
 static void
 build_hulls (FwGraphView *self)
 {
   FwPlan *plan = current_plan (self);
 
   clear_hulls (self);
+  build_scope_savings (self);
+  build_overlay (self);
   if (plan == NULL || plan->candidates == NULL || self->layout == NULL || self->n_boxes == 0)
     return;
   self->hulls = g_new0 (Hull, plan->candidates->len);
@@ -255,6 +330,7 @@ clear_index (FwGraphView *self)
   g_clear_pointer (&self->segments, g_free);
   g_clear_pointer (&self->long_segments, g_free);
   g_clear_pointer (&self->minimap, gsk_render_node_unref);
+  g_clear_pointer (&self->scope_saving, g_free);
   clear_hulls (self);
   self->n_boxes = self->n_layers = self->n_segments = self->n_long = 0;
   self->bounds_w = self->bounds_h = 0;
@@ -263,6 +339,8 @@ clear_index (FwGraphView *self)
   self->selected_box = self->hover_box = G_MAXUINT;
   self->search_pos = G_MAXUINT;
 }
+
+static void update_detail (FwGraphView *self);
 
 static void
 build_index (FwGraphView *self)
@@ -338,6 +416,7 @@ build_index (FwGraphView *self)
   self->long_segments = (Segment *) (void *) g_array_free (g_steal_pointer (&longs), FALSE);
   self->labels = g_new0 (PangoLayout *, self->n_boxes);
   build_hulls (self);
+  update_detail (self);
 }
 
 /* Geometry */
@@ -432,6 +511,28 @@ clamp_zoom (gdouble zoom)
   return isfinite (zoom) ? CLAMP (zoom, MIN_ZOOM, MAX_ZOOM) : 1.0;
 }
 
+/* What draw_boxes_detailed and the snapshot's rows test draw at the zoom. */
+static FwGraphDetail
+detail_at (FwGraphView *self, gdouble zoom)
+{
+  if (zoom * (self->box_h + 44) < 2.0)
+    return FW_GRAPH_DETAIL_ROWS;
+  if (zoom * self->box_h < FULL_DETAIL_PX)
+    return FW_GRAPH_DETAIL_BOXES;
+  return zoom >= LABEL_ZOOM ? FW_GRAPH_DETAIL_LABELS : FW_GRAPH_DETAIL_OUTLINES;
+}
+
+static void
+update_detail (FwGraphView *self)
+{
+  FwGraphDetail detail = detail_at (self, self->zoom);
+
+  if (detail == self->detail)
+    return;
+  self->detail = detail;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETAIL]);
+}
+
 static void
 set_view (FwGraphView *self, gdouble zoom, gdouble origin_x, gdouble origin_y)
 {
@@ -445,6 +546,13 @@ set_view (FwGraphView *self, gdouble zoom, gdouble origin_x, gdouble origin_y)
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (zoom_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+  update_detail (self);
+}
+
+static void
+set_frame (FwGraphView *self, const FwGraphFrame *frame)
+{
+  set_view (self, frame->zoom, frame->origin_x, frame->origin_y);
 }
 
 /* Zooms keeping the layout point under widget point (wx, wy) where it is. */
@@ -497,9 +605,7 @@ box_label (FwGraphView *self, guint b)
   if (self->labels[b] == NULL)
     {
       const FwLayoutBox *box = fw_layout_get_box (self->layout, b);
-      g_autofree char *valid = g_utf8_make_valid (box->label ? box->label : "", -1);
-      g_autofree char *text = box->kind == FW_LAYOUT_BOX_SCOPE
-        ? g_strdup_printf ("%s (%u)", valid, box->n_nodes) : g_steal_pointer (&valid);
+      g_autofree char *text = fw_graph_view_get_box_text (self, b);
       PangoLayout *pl = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
 
       pango_layout_set_width (pl, (int) MAX (box->w - 6, 1) * PANGO_SCALE);
@@ -531,13 +637,13 @@ draw_boxes_detailed (FwGraphView *self, GtkSnapshot *snapshot,
         guint b = self->order[i];
         const FwLayoutBox *box = fw_layout_get_box (self->layout, b);
         graphene_rect_t r = GRAPHENE_RECT_INIT (box->x, box->y, box->w, box->h);
-        guint8 color = box_color (box);
+        guint8 color = box_color_at (self, b, box);
 
         if (box->x > x1)
           break;
         if (!rounded)
           {
-            gtk_snapshot_append_color (snapshot, &palette_dark[color], &r);
+            gtk_snapshot_append_color (snapshot, color_of (self, color, TRUE), &r);
             continue;
           }
         {
@@ -550,7 +656,7 @@ draw_boxes_detailed (FwGraphView *self, GtkSnapshot *snapshot,
 
           gsk_rounded_rect_init_from_rect (&rr, &r, CORNER);
           gtk_snapshot_push_rounded_clip (snapshot, &rr);
-          gtk_snapshot_append_color (snapshot, b == self->hover_box ? &palette_dark[color] : &palette[color], &r);
+          gtk_snapshot_append_color (snapshot, color_of (self, color, b == self->hover_box), &r);
           gtk_snapshot_pop (snapshot);
           gtk_snapshot_append_border (snapshot, &rr, widths, borders);
         }
@@ -601,7 +707,7 @@ draw_boxes_rows (FwGraphView *self, GtkSnapshot *snapshot, gdouble ox, gdouble o
               while (c <= hi && row[c] == row[s])
                 c++;
               if (row[s] != 0)
-                gtk_snapshot_append_color (snapshot, &palette_dark[row[s]],
+                gtk_snapshot_append_color (snapshot, color_of (self, row[s], TRUE),
                                            &GRAPHENE_RECT_INIT (dx + s, dy + current, c - s,
                                                                 MAX (1.0, self->box_h * scale)));
             }
@@ -622,7 +728,7 @@ draw_boxes_rows (FwGraphView *self, GtkSnapshot *snapshot, gdouble ox, gdouble o
           a = MAX (a, 0);
           b = MIN (b, w);
           for (guint c = (guint) a; c < (guint) b; c++)
-            row[c] = box_color (box);
+            row[c] = box_color_at (self, self->order[i], box);
           if (a < b)
             {
               lo = MIN (lo, (guint) a);
@@ -836,11 +942,14 @@ fw_graph_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     return;
   if (self->fit_pending)
     {
+      FwGraphFrame frame;
+
       self->fit_pending = FALSE;
-      frame_rect (self, 0, 0, self->bounds_w, self->bounds_h, 1.0);
+      fw_graph_frame_start (self->layout, w, h, &frame);
+      set_frame (self, &frame);
     }
   visible_rect (self, &x0, &y0, &x1, &y1);
-  rows = self->zoom * (self->box_h + 44) < 2.0;
+  rows = detail_at (self, self->zoom) == FW_GRAPH_DETAIL_ROWS;
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   for (guint i = 0; i < self->n_hulls && !rows; i++)
@@ -899,6 +1008,7 @@ fw_graph_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     }
   gtk_snapshot_pop (snapshot);
   draw_minimap (self, snapshot, w, h);
+  fw_graph_legend_snapshot (&self->legend, widget, snapshot);
 }
 
 /* Selection and events */
@@ -922,6 +1032,30 @@ set_selected_candidate (FwGraphView *self, guint candidate)
   self->selected_candidate = candidate;
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_CANDIDATE]);
+}
+
+/* Which fusion holds node, or the refusals that kept it out of one. */
+static void
+append_fusion (FwGraphView *self, GString *s, const FwNode *node)
+{
+  FwPlan *plan = current_plan (self);
+  g_autofree char *why = NULL;
+  guint c;
+
+  if (plan == NULL)
+    return;
+  c = fw_plan_fused_candidate_of (plan, node);
+  if (c != G_MAXUINT)
+    {
+      g_string_append_c (s, '\n');
+      /* Translators: the fusion a node is in: the candidate's number and pattern. */
+      g_string_append_printf (s, _("Fused in candidate #%u (%s)"), c,
+                              ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->pattern);
+      return;
+    }
+  why = fw_plan_describe_unfused (plan, node, 3);
+  if (why != NULL)
+    g_string_append_printf (s, "\n%s\n%s", _("Not fused:"), why);
 }
 
 static char *
@@ -952,6 +1086,7 @@ tooltip_text (FwGraphView *self, guint b)
       g_string_append_printf (s, _("%s: %s %s"), fw_value_get_name (output), shape,
                               fw_dtype_name (fw_value_get_dtype (output)));
     }
+  append_fusion (self, s, node);
   return g_utf8_make_valid (s->str, -1);
 }
 
@@ -1182,6 +1317,8 @@ fw_graph_view_dispose (GObject *object)
       g_clear_signal_handler (&self->check_changed_id, self->project);
     }
   clear_index (self);
+  g_clear_pointer (&self->overlay_class, g_free);
+  fw_graph_legend_clear (&self->legend);
   g_clear_object (&self->project);
   g_clear_object (&self->layout);
   G_OBJECT_CLASS (fw_graph_view_parent_class)->dispose (object);
@@ -1206,6 +1343,12 @@ fw_graph_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_SELECTED_CANDIDATE:
       g_value_set_uint (value, self->selected_candidate);
       break;
+    case PROP_DETAIL:
+      g_value_set_enum (value, self->detail);
+      break;
+    case PROP_OVERLAY:
+      g_value_set_enum (value, self->overlay);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1229,6 +1372,9 @@ fw_graph_view_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_SELECTED_CANDIDATE:
       fw_graph_view_select_candidate (self, g_value_get_uint (value));
+      break;
+    case PROP_OVERLAY:
+      fw_graph_view_set_overlay (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1259,6 +1405,13 @@ fw_graph_view_class_init (FwGraphViewClass *klass)
   properties[PROP_SELECTED_CANDIDATE] =
     g_param_spec_uint ("selected-candidate", NULL, NULL, 0, G_MAXUINT, G_MAXUINT,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* What a frame at the current zoom draws, so a test can tell labels are on screen. */
+  properties[PROP_DETAIL] =
+    g_param_spec_enum ("detail", NULL, NULL, FW_TYPE_GRAPH_DETAIL, FW_GRAPH_DETAIL_LABELS,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_OVERLAY] =
+    g_param_spec_enum ("overlay", NULL, NULL, FW_TYPE_GRAPH_OVERLAY, FW_GRAPH_OVERLAY_OP_CLASS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[NODE_SELECTED] =
@@ -1287,6 +1440,7 @@ fw_graph_view_init (FwGraphView *self)
   GtkGesture *gesture;
 
   self->zoom = 1.0;
+  self->detail = FW_GRAPH_DETAIL_LABELS;
   self->selected_box = self->hover_box = G_MAXUINT;
   self->selected_candidate = G_MAXUINT;
   self->search_pos = G_MAXUINT;
@@ -1439,7 +1593,66 @@ fw_graph_view_zoom_to_fit (FwGraphView *self)
       return;
     }
   self->fit_pending = FALSE;
-  frame_rect (self, 0, 0, self->bounds_w, self->bounds_h, MAX_ZOOM);
+  {
+    FwGraphFrame frame;
+
+    fw_graph_frame_fit (self->layout, gtk_widget_get_width (GTK_WIDGET (self)),
+                        gtk_widget_get_height (GTK_WIDGET (self)), self->origin_y, MAX_ZOOM, &frame);
+    set_frame (self, &frame);
+  }
+}
+
+void
+fw_graph_view_set_overlay (FwGraphView *self, FwGraphOverlay overlay)
+{
+  g_return_if_fail (FW_IS_GRAPH_VIEW (self));
+  if (self->overlay == overlay)
+    return;
+  self->overlay = overlay;
+  build_overlay (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERLAY]);
+}
+
+FwGraphOverlay
+fw_graph_view_get_overlay (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), FW_GRAPH_OVERLAY_OP_CLASS);
+  return self->overlay;
+}
+
+const FwGraphLegend *
+fw_graph_view_get_legend (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  return &self->legend;
+}
+
+guint
+fw_graph_view_get_box_category (FwGraphView *self, guint box)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), 0);
+  return self->overlay_class != NULL && box < self->n_boxes ? self->overlay_class[box] : 0;
+}
+
+FwGraphDetail
+fw_graph_view_get_detail (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), FW_GRAPH_DETAIL_LABELS);
+  return self->detail;
+}
+
+char *
+fw_graph_view_get_box_text (FwGraphView *self, guint b)
+{
+  const FwLayoutBox *box;
+
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  g_return_val_if_fail (b < self->n_boxes, NULL);
+  box = fw_layout_get_box (self->layout, b);
+  if (box->kind == FW_LAYOUT_BOX_SCOPE)
+    return fw_scope_label (box, self->scope_saving != NULL ? self->scope_saving[b] : 0);
+  return g_utf8_make_valid (box->label ? box->label : "", -1);
 }
 
 void
@@ -1530,6 +1743,14 @@ fw_graph_view_search (FwGraphView *self, const char *text, gboolean forward)
         }
     }
   return FALSE;
+}
+
+/* For tests: the pointer moving to widget point (x, y), as the motion controller would report it. */
+void
+fw_graph_view_hover (FwGraphView *self, gdouble x, gdouble y)
+{
+  g_return_if_fail (FW_IS_GRAPH_VIEW (self));
+  hover (self, x, y);
 }
 
 /* For tests: the widget-relative handling of a click, as the click gesture would run it. */

@@ -6,10 +6,23 @@
 
 #include <gtk/gtk.h>
 
+#include "fw-graph-overlay.h"
 #include "layout/fw-layout.h"
 #include "session/fw-project.h"
 
 G_BEGIN_DECLS
+
+/* How much of each box the view draws at its zoom ("detail"): one run of colour per pixel row, plain
+ * rectangles, outlined boxes, outlined boxes with their labels. */
+typedef enum {
+  FW_GRAPH_DETAIL_ROWS,
+  FW_GRAPH_DETAIL_BOXES,
+  FW_GRAPH_DETAIL_OUTLINES,
+  FW_GRAPH_DETAIL_LABELS,
+} FwGraphDetail;
+
+#define FW_TYPE_GRAPH_DETAIL (fw_graph_detail_get_type ())
+GType fw_graph_detail_get_type (void);
 
 #define FW_TYPE_GRAPH_VIEW (fw_graph_view_get_type ())
 G_DECLARE_FINAL_TYPE (FwGraphView, fw_graph_view, FW, GRAPH_VIEW, GtkWidget)
@@ -23,7 +36,18 @@ FwProject   *fw_graph_view_get_project        (FwGraphView *self);
 /* "zoom": 1.0 is one layout unit per pixel. */
 void         fw_graph_view_set_zoom           (FwGraphView *self, gdouble zoom);
 gdouble      fw_graph_view_get_zoom           (FwGraphView *self);
+/* The whole graph when it is readable whole, else a readable zoom from where the view is (fw-graph-framing.h).
+ * A new layout opens on its start instead (the first frame after fw_graph_view_set_layout). */
 void         fw_graph_view_zoom_to_fit        (FwGraphView *self);
+FwGraphDetail fw_graph_view_get_detail        (FwGraphView *self);
+/* "overlay": what node boxes are coloured by (fw-graph-overlay.h); the legend is drawn in a corner. */
+void         fw_graph_view_set_overlay        (FwGraphView *self, FwGraphOverlay overlay);
+FwGraphOverlay fw_graph_view_get_overlay      (FwGraphView *self);
+const FwGraphLegend *fw_graph_view_get_legend (FwGraphView *self);
+/* Box's overlay category: 1 + its index in the legend, 0 for a scope or without an overlay. */
+guint        fw_graph_view_get_box_category   (FwGraphView *self, guint box);
+/* The text box's label shows (a collapsed scope's with its node count and time saved), for tests. */
+char        *fw_graph_view_get_box_text       (FwGraphView *self, guint box);
 /* Selects and frames a candidate's hull (G_MAXUINT clears); "selected-candidate". */
 void         fw_graph_view_select_candidate   (FwGraphView *self, guint candidate);
 guint        fw_graph_view_get_selected_candidate (FwGraphView *self);
@@ -45,6 +69,9 @@ FwNode      *fw_graph_view_get_selected_node  (FwGraphView *self);
 /* What a click of n_press presses at widget point (x, y) does: select a node or a hull, open a scope
  * (n_press 2), move the view (in the minimap). For tests and for keyboard-driven pointers. */
 void         fw_graph_view_click              (FwGraphView *self, gint n_press, gdouble x, gdouble y);
+/* The pointer moving to widget point (x, y): the box there is hovered and its tooltip set (op, shapes, and
+ * the fusion holding the node or the refusals that kept it out). */
+void         fw_graph_view_hover              (FwGraphView *self, gdouble x, gdouble y);
 
 /* Signals: "node-selected" (gpointer FwNode*, NULL when cleared), "candidate-selected" (guint). */
 

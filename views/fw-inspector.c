@@ -15,6 +15,8 @@
 #endif
 
 #include "fw-inspector.h"
+#include "fw-value-labels.h"
+#include "plan/fw-node-refusal.h"
 #include "session/fw-kernel-sources.h"
 
 /* Statistics read at most this many elements: a 1 GiB embedding table must not stall the window. */
@@ -306,6 +308,27 @@ append_stats (GString *s, const FwValue *v)
   g_string_append_c (s, '\n');
 }
 
+/* The fusion holding the node, or every refusal that kept it out of one (code, title, numbers, the candidate
+ * it would have joined). */
+static void
+add_fusion_section (FwInspector *self, const FwNode *node)
+{
+  FwPlan *plan = self->project != NULL ? fw_project_get_plan (self->project) : NULL;
+  g_autofree char *text = NULL;
+  guint c;
+
+  if (plan == NULL)
+    return;
+  c = fw_plan_fused_candidate_of (plan, node);
+  if (c != G_MAXUINT)
+    text = g_strdup_printf (_("In candidate #%u (%s), %s"), c,
+                            ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->pattern,
+                            fw_label_candidate_status (((FwCandidate *) g_ptr_array_index (plan->candidates, c))->status));
+  else
+    text = fw_plan_describe_unfused (plan, node, 20);
+  add_section (self, _("Fusion"), text != NULL ? text : _("Not in any candidate, and no refusal names it"));
+}
+
 void
 fw_inspector_show_node (FwInspector *self, FwNode *node)
 {
@@ -348,6 +371,7 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   add_section (self, _("Outputs"), outputs->len ? outputs->str : _("(none)"));
   if (stats->len)
     add_section (self, _("Initializer statistics"), stats->str);
+  add_fusion_section (self, node);
   set_title (self, title);
 }
 
@@ -366,6 +390,8 @@ verification_text (FwInspector *self)
     g_string_append (s, _("Result: passed"));
   else if (g_strcmp0 (result, "fail") == 0)
     g_string_append (s, _("Result: failed"));
+  else if (g_strcmp0 (result, "unverified") == 0)
+    g_string_append (s, _("Result: not verified (the SuperKernel did not compile; the group runs on the reference kernels)"));
   if (!isnan (measured))
     {
       if (s->len)
@@ -400,8 +426,8 @@ on_check_changed (FwInspector *self, guint candidate)
 static char *
 about_text (const FwCandidate *c)
 {
-  return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, c->kind,
-                          fw_candidate_status_name (c->status));
+  return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, fw_label_kind (c->kind),
+                          fw_label_candidate_status (c->status));
 }
 
 static void

@@ -81,8 +81,9 @@ initial_coordinates (Layered *g)
       if (unit->node != NULL)
         g->width[u] = label_width (strlen (unit->node->op_type));
       else
+        /* " (N)", and room for the time fusion saves inside, which the canvas adds once planned. */
         g->width[u] = label_width (MIN (strlen (unit->scope->label), MAX_LABEL_CHARS) + 3
-                                   + count_digits (unit->n_nodes));
+                                   + count_digits (unit->n_nodes) + SCOPE_SAVING_CHARS);
     }
   for (guint l = 0; l < g->n_layers; l++)
     {

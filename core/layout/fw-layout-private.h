@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 #define LABEL_PAD     10.0
 #define MIN_WIDTH     40.0
 #define MAX_LABEL_CHARS 40
+/* " · −12.3 µs" after a collapsed scope's name and count (views/fw-scope-label.c). */
+#define SCOPE_SAVING_CHARS 12
 /* A dummy pulls harder than a node: long edges stay straight and nodes move out of their way. */
 #define DUMMY_WEIGHT   4.0
 /* Dummies allowed: this many per node and edge drawn, plus a base. */

@@ -95,11 +95,27 @@ fw_layout_options_init (FwLayoutOptions *options)
 
 /* ---- scopes ---- */
 
+/* hidden: node index → not drawn, filled in topological order so producers are known first. */
 static gboolean
-node_is_drawn (const FwNode *node)
+node_is_drawn (const FwLayout *self, const FwNode *node, const gboolean *hidden)
 {
+  if (node->domain[0] != '\0')
+    return TRUE;
   /* Constants are weights in all but name; drawing them would double a model's node count. */
-  return !(node->domain[0] == '\0' && strcmp (node->op_type, "Constant") == 0);
+  if (strcmp (node->op_type, "Constant") == 0)
+    return FALSE;
+  if (!self->options.fold_weight_copies || strcmp (node->op_type, "Identity") != 0 || node->n_inputs == 0)
+    return TRUE;
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      const FwValue *input = node->inputs[i];
+
+      if (input == NULL)
+        continue;
+      if (input->producer != NULL ? !hidden[input->producer->index] : !input->is_initializer)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static Scope *
@@ -222,6 +238,9 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
   FwLayoutOptions defaults;
   FwNode **order;
   guint n_order;
+  g_autofree gboolean *hidden = NULL;
+  g_autoptr(GPtrArray) overridden = NULL;
+  const char *override;
 
   g_return_val_if_fail (graph != NULL, NULL);
 
@@ -242,6 +261,7 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
   self->scope_by_path = g_hash_table_new (g_str_hash, g_str_equal);
   scope_new (self, "", 0, NULL);
   self->node_scope = g_new0 (Scope *, graph->nodes->len);
+  hidden = g_new0 (gboolean, MAX (graph->nodes->len, 1));
 
   order = fw_graph_get_order (graph, &n_order);
   for (guint i = 0; order != NULL && i < n_order; i++)
@@ -249,9 +269,19 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
       FwNode *node = order[i];
       Scope *s;
 
-      if (!node_is_drawn (node))
-        continue;
-      s = scope_ensure (self, node->scope ? node->scope : "");
+      if (!node_is_drawn (self, node, hidden))
+        {
+          hidden[node->index] = TRUE;
+          continue;
+        }
+      override = self->options.scope_override != NULL ? g_hash_table_lookup (self->options.scope_override, node) : NULL;
+      s = scope_ensure (self, override != NULL ? override : node->scope ? node->scope : "");
+      if (override != NULL && (overridden == NULL || g_ptr_array_find (overridden, s, NULL) == FALSE))
+        {
+          if (overridden == NULL)
+            overridden = g_ptr_array_new ();
+          g_ptr_array_add (overridden, s);
+        }
       self->node_scope[node->index] = s;
       s->n_direct++;
       for (Scope *t = s; t != NULL; t = t->parent)
@@ -260,6 +290,10 @@ fw_layout_new (FwGraph *graph, const FwLayoutOptions *options)
     }
   if (self->n_drawn > self->options.collapse_threshold)
     collapse_by_default (self);
+  for (guint i = 0; overridden != NULL && i < overridden->len; i++)
+    ((Scope *) g_ptr_array_index (overridden, i))->expanded = FALSE;
+  /* Borrowed for the above only. */
+  self->options.scope_override = NULL;
   return self;
 }
 

@@ -24,6 +24,12 @@ typedef struct
   guint    collapsed_target;
   guint    crossing_passes;   /* barycenter sweeps down and up (0: 4) */
   guint    coordinate_passes; /* placement sweeps (0: 8) */
+  /* Identity nodes that only copy a weight (an initializer, a Constant's output or another such copy) are
+   * not drawn either, as if part of their consumer's box: exporters emit one per shared parameter. */
+  gboolean fold_weight_copies;
+  /* FwNode* → a scope path to draw the node in instead of its own (read by fw_layout_new only, may be NULL):
+   * the fused view puts each fused group in a scope of its own. Such scopes start collapsed. */
+  GHashTable *scope_override;
 } FwLayoutOptions;
 
 typedef enum {

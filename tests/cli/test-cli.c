@@ -839,6 +839,33 @@ test_cann_log_lines (void)
 
   g_assert_cmpint (run_env (args, env, &out, &err), ==, 0);
   g_assert_true (g_regex_match (pair, err, 0, NULL));
+/* --model-explorer DIR: the graph and node data files, named after the model, parse as JSON. */
+static void
+test_model_explorer (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (8, 16, 2, FALSE);
+  g_autofree char *dir = g_build_filename (workdir, "me", NULL);
+  const char *args[] = { "--batch", "me-block.onnx", "--report", "/dev/null", "--model-explorer", dir, NULL };
+  const char *names[] = { "me-block.model-explorer.json", "me-block.node-data.refusal.json",
+                          "me-block.node-data.estimated-us.json" };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_free (write_model (model, "me-block.onnx"));
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (json_parser_load_from_file (parser, path, &error));
+      g_assert_no_error (error);
+    }
+  /* No measurement, no measured file. */
+  {
+    g_autofree char *path = g_build_filename (dir, "me-block.node-data.measured-us.json", NULL);
+    g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  }
 }
 
 int
@@ -877,6 +904,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/convert-rules", test_convert_rules);
   g_test_add_func ("/app/cli/cann-debug", test_cann_debug);
   g_test_add_func ("/app/cli/cann-log-lines", test_cann_log_lines);
+  g_test_add_func ("/app/cli/model-explorer", test_model_explorer);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

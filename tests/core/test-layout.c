@@ -569,6 +569,98 @@ test_render_huge_png (void)
   fw_test_remove_dir (dir);
 }
 
+/* x → MatMul(x, Identity(w)) → Add(·, Identity(Identity(b))) → Relu(Identity(·)): with fold_weight_copies
+ * the three copies of weights are not drawn, the copy of an activation is. */
+static void
+test_fold_weight_copies (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (2), FW_DIM_STATIC (2) };
+  gint64 shape[2] = { 2, 2 };
+  float values[4] = { 1, 2, 3, 4 };
+  g_autoptr(FwTensor) w = fw_tensor_new_float (2, shape, values);
+  g_autoptr(FwTensor) b = fw_tensor_new_float (2, shape, values);
+  g_autoptr(GError) error = NULL;
+  struct { const char *op, *name, *in0, *in1, *out; } nodes[] = {
+    { "Identity", "/w_copy", "w", NULL, "w1" },
+    { "Identity", "/b_copy", "b", NULL, "b1" },
+    { "Identity", "/b_copy2", "b1", NULL, "b2" },
+    { "MatMul", "/mm", "x", "w1", "m" },
+    { "Add", "/add", "m", "b2", "a" },
+    { "Identity", "/a_copy", "a", NULL, "a1" },
+    { "Relu", "/relu", "a1", NULL, "y" },
+  };
+  FwLayoutOptions options;
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, &error));
+  g_assert_nonnull (fw_graph_add_initializer (g, "w", w, &error));
+  g_assert_nonnull (fw_graph_add_initializer (g, "b", b, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (nodes); i++)
+    {
+      const char *ins[2] = { nodes[i].in0, nodes[i].in1 };
+      const char *outs[1] = { nodes[i].out };
+
+      g_assert_nonnull (fw_graph_add_node (g, nodes[i].op, "", nodes[i].name, nodes[i].in1 ? 2 : 1, ins, 1, outs,
+                                           &error));
+    }
+  g_assert_true (fw_graph_add_output (g, "y", &error));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+
+  for (guint fold = 0; fold < 2; fold++)
+    {
+      g_autoptr(FwLayout) layout = NULL;
+      guint n_identity = 0;
+
+      fw_layout_options_init (&options);
+      options.fold_weight_copies = fold;
+      layout = fw_layout_new (g, &options);
+      g_assert_true (fw_layout_compute (layout, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (fw_layout_get_n_boxes (layout), ==, fold ? 4 : 7);
+      for (guint i = 0; i < fw_layout_get_n_boxes (layout); i++)
+        n_identity += strcmp (fw_layout_get_box (layout, i)->label, "Identity") == 0;
+      g_assert_cmpuint (n_identity, ==, fold ? 1 : 4);
+      /* A folded node has no box; its consumer keeps its own. */
+      g_assert_cmpuint (fw_layout_find_node (layout, fw_graph_get_node (g, 0)), ==, fold ? G_MAXUINT : 0);
+      g_assert_cmpuint (fw_layout_find_node (layout, fw_graph_get_node (g, 3)), !=, G_MAXUINT);
+    }
+}
+
+/* scope_override: the nodes given a scope of their own are drawn as one collapsed box there. */
+static void
+test_scope_override (void)
+{
+  g_autoptr(FwModel) model = skip_model (6, FALSE);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GHashTable) override = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr(FwLayout) layout = NULL;
+  g_autoptr(GError) error = NULL;
+  FwLayoutOptions options;
+  const FwLayoutBox *box;
+  guint b;
+
+  g_hash_table_insert (override, fw_graph_get_node (g, 1), (gpointer) "fused_0_chain");
+  g_hash_table_insert (override, fw_graph_get_node (g, 2), (gpointer) "fused_0_chain");
+  fw_layout_options_init (&options);
+  options.scope_override = override;
+  layout = fw_layout_new (g, &options);
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_layout_get_n_boxes (layout), ==, 5);
+  b = fw_layout_find_node (layout, fw_graph_get_node (g, 1));
+  g_assert_cmpuint (b, ==, fw_layout_find_node (layout, fw_graph_get_node (g, 2)));
+  box = fw_layout_get_box (layout, b);
+  g_assert_cmpint (box->kind, ==, FW_LAYOUT_BOX_SCOPE);
+  g_assert_cmpstr (box->label, ==, "fused_0_chain");
+  g_assert_cmpuint (box->n_nodes, ==, 2);
+  /* It opens like any scope. */
+  g_assert_true (fw_layout_set_expanded (layout, "fused_0_chain", TRUE));
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_cmpuint (fw_layout_get_n_boxes (layout), ==, 6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -584,5 +676,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/layout/async", test_async);
   g_test_add_func ("/core/layout/render", test_render);
   g_test_add_func ("/core/layout/render-huge-png", test_render_huge_png);
+  g_test_add_func ("/core/layout/fold-weight-copies", test_fold_weight_copies);
+  g_test_add_func ("/core/layout/scope-override", test_scope_override);
   return g_test_run ();
 }

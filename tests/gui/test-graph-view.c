@@ -8,8 +8,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "fw-graph-framing.h"
 #include "fw-graph-view.h"
 #include "fw-test-models.h"
+#include "plan/fw-node-refusal.h"
 
 typedef struct
 {
@@ -174,40 +176,84 @@ test_project (Fixture *f, gconstpointer data)
   g_assert_finalize_object (project);
 }
 
+/* A short graph, laid out: fitting shows it whole. */
+static FwLayout *
+short_layout (FwModel **model)
+{
+  g_autoptr(GError) error = NULL;
+  FwLayout *layout;
+
+  *model = fw_test_elementwise_chain (3, 16, FALSE);
+  layout = fw_layout_new (fw_model_get_graph (*model), NULL);
+  g_assert_true (fw_layout_compute (layout, NULL, &error));
+  g_assert_no_error (error);
+  return layout;
+}
+
 static void
 test_zoom_to_fit (Fixture *f, gconstpointer data)
 {
-  gdouble w, h, x0, y0, x1, y1;
+  gdouble w, h, x0, y0, x1, y1, top, vw, vh, zoom;
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwLayout) layout = NULL;
 
+  /* The transformer layer is too tall to read whole in the window: fitting keeps a readable zoom, spans
+   * the graph's width and keeps the view's top where it was (within the graph). */
+  vw = gtk_widget_get_width (GTK_WIDGET (f->view));
+  vh = gtk_widget_get_height (GTK_WIDGET (f->view));
+  fw_layout_get_bounds (f->layout, &w, &h);
+  g_assert_cmpfloat (MIN (vw / w, vh / h), <, FW_GRAPH_READABLE_ZOOM);
   fw_graph_view_set_zoom (f->view, 4.0);
   fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
-  fw_layout_get_bounds (f->layout, &w, &h);
   g_assert_true (x1 - x0 < w || y1 - y0 < h);
+  g_assert_cmpint (fw_graph_view_get_detail (f->view), ==, FW_GRAPH_DETAIL_LABELS);
+  top = y0;
 
   fw_graph_view_zoom_to_fit (f->view);
+  zoom = fw_graph_view_get_zoom (f->view);
+  g_assert_cmpfloat (zoom, >=, FW_GRAPH_READABLE_ZOOM);
+  g_assert_cmpint (fw_graph_view_get_detail (f->view), ==, FW_GRAPH_DETAIL_LABELS);
+  fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
+  g_assert_cmpfloat_with_epsilon (y0, CLAMP (top, 0, h - vh / zoom), 1e-6);
+  g_assert_cmpfloat (y1, <=, h + 1e-6);
+  if (w * zoom <= vw)
+    {
+      g_assert_cmpfloat (x0, <=, 1e-6);
+      g_assert_cmpfloat (x1, >=, w - 1e-6);
+    }
+
+  /* A short graph fits whole, tight along one axis. */
+  layout = short_layout (&model);
+  fw_graph_view_set_layout (f->view, layout);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  fw_graph_view_set_zoom (f->view, 4.0);
+  fw_graph_view_zoom_to_fit (f->view);
+  fw_layout_get_bounds (layout, &w, &h);
   fw_graph_view_get_visible_area (f->view, &x0, &y0, &x1, &y1);
   g_assert_cmpfloat (x0, <=, 1e-6);
   g_assert_cmpfloat (y0, <=, 1e-6);
   g_assert_cmpfloat (x1, >=, w - 1e-6);
   g_assert_cmpfloat (y1, >=, h - 1e-6);
-  /* Fitting is tight along one axis. */
   g_assert_true (fabs ((x1 - x0) - w) < 1 || fabs ((y1 - y0) - h) < 1);
+  fw_graph_view_set_layout (f->view, f->layout);
 
-  /* The zoom stays within its limits whatever is asked. */
+  /* The zoom stays within its limits whatever is asked; far out, the detail drops to pixel rows. */
   fw_graph_view_set_zoom (f->view, 1e9);
   g_assert_cmpfloat (fw_graph_view_get_zoom (f->view), <=, 8.0);
   fw_graph_view_set_zoom (f->view, 0);
   g_assert_cmpfloat (fw_graph_view_get_zoom (f->view), >, 0);
-
+  g_assert_cmpint (fw_graph_view_get_detail (f->view), ==, FW_GRAPH_DETAIL_ROWS);
 }
 
-/* Fitting asked for before the view has a size (the window does so while its stack still shows the loading
- * page) happens once it has one: the whole graph, not a speck fitted into no pixels. */
+/* A new layout opens on its start once the view has a size (the window sets it while its stack still shows
+ * the loading page): the first layer at the top, at a zoom where labels are drawn, not a speck fitted into
+ * no pixels. */
 static void
 test_zoom_to_fit_unallocated (Fixture *f, gconstpointer data)
 {
   FwGraphView *view = FW_GRAPH_VIEW (fw_graph_view_new ());
-  gdouble w, h, x0, y0, x1, y1, vw, vh;
+  gdouble w, h, x0, y0, x1, y1, vw;
+  guint in_view = 0;
 
   g_object_ref_sink (view);
   fw_graph_view_set_layout (view, f->layout);
@@ -217,15 +263,26 @@ test_zoom_to_fit_unallocated (Fixture *f, gconstpointer data)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
 
   vw = gtk_widget_get_width (GTK_WIDGET (view));
-  vh = gtk_widget_get_height (GTK_WIDGET (view));
   g_assert_cmpfloat (vw, >, 100);
   fw_layout_get_bounds (f->layout, &w, &h);
   fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
-  g_assert_cmpfloat (x0, <=, 1e-6);
+  g_assert_cmpfloat (fw_graph_view_get_zoom (view), >=, FW_GRAPH_READABLE_ZOOM);
+  g_assert_cmpfloat (fw_graph_view_get_zoom (view), <=, 1.0);
+  g_assert_cmpint (fw_graph_view_get_detail (view), ==, FW_GRAPH_DETAIL_LABELS);
   g_assert_cmpfloat (y0, <=, 1e-6);
-  g_assert_cmpfloat (x1, >=, w - 1e-6);
-  g_assert_cmpfloat (y1, >=, h - 1e-6);
-  g_assert_cmpfloat_with_epsilon (fw_graph_view_get_zoom (view), MIN (1.0, MIN (vw / w, vh / h)), 1e-6);
+  /* Every box of the first layer is on screen. */
+  for (guint i = 0; i < fw_layout_get_n_boxes (f->layout); i++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (f->layout, i);
+
+      if (box->layer != 0)
+        continue;
+      g_assert_cmpfloat (box->x, >=, x0);
+      g_assert_cmpfloat (box->x + box->w, <=, x1);
+      g_assert_cmpfloat (box->y + box->h, <=, y1);
+      in_view++;
+    }
+  g_assert_cmpuint (in_view, >, 0);
 
   gtk_window_set_child (GTK_WINDOW (f->window), NULL);
   g_object_unref (view);
@@ -527,7 +584,8 @@ test_double_click_opens_scope (void)
   g_assert_nonnull (inside);
   g_assert_cmpint (fw_layout_get_box (layout, fw_layout_find_node (layout, inside))->kind, ==, FW_LAYOUT_BOX_NODE);
 
-  /* The view shows the new drawing: fitting covers the new bounds. */
+  /* The view shows the new drawing: fitting spans the new bounds, or, too tall to read whole, shows part
+   * of them at a readable zoom. */
   fw_graph_view_zoom_to_fit (view);
   {
     gdouble w, h, x0, y0, x1, y1;
@@ -535,13 +593,126 @@ test_double_click_opens_scope (void)
     fw_layout_get_bounds (layout, &w, &h);
     fw_graph_view_get_visible_area (view, &x0, &y0, &x1, &y1);
     g_assert_cmpfloat (x1, >=, w - 1e-6);
-    g_assert_cmpfloat (y1, >=, h - 1e-6);
+    g_assert_true (y1 >= h - 1e-6 || fw_graph_view_get_zoom (view) >= FW_GRAPH_READABLE_ZOOM);
+    g_assert_cmpfloat (y0, >=, -1e-6);
   }
 
   gtk_window_set_child (GTK_WINDOW (window), NULL);
   gtk_window_destroy (GTK_WINDOW (window));
   g_assert_finalize_object (view);
   g_assert_finalize_object (layout);
+}
+
+/* Hovering a node that no fusion holds shows the refusal that kept it out, code first; a fused node names
+ * its candidate. */
+static void
+test_hover_refused (Fixture *f, gconstpointer data)
+{
+  const FwNode *refused = NULL, *fused = NULL;
+  FwGraph *graph = fw_model_get_graph (f->model);
+  const FwNode *nodes[2];
+  const char *expect[2] = { "FW-NF-", "Fused in candidate #" };
+
+  for (guint i = 0; i < fw_graph_get_n_nodes (graph); i++)
+    {
+      const FwNode *node = fw_graph_get_node (graph, i);
+      g_autoptr(GPtrArray) refusals = fw_plan_refusals_of_node (f->plan, node);
+
+      if (fw_layout_find_node (f->layout, node) == G_MAXUINT)
+        continue;
+      if (fw_plan_fused_candidate_of (f->plan, node) != G_MAXUINT)
+        fused = fused ? fused : node;
+      else if (refusals->len > 0)
+        refused = refused ? refused : node;
+    }
+  g_assert_nonnull (refused);
+  g_assert_nonnull (fused);
+  nodes[0] = refused;
+  nodes[1] = fused;
+  for (guint k = 0; k < 2; k++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (f->layout, fw_layout_find_node (f->layout, nodes[k]));
+      const char *tooltip;
+      gdouble wx, wy;
+
+      g_assert_true (fw_graph_view_search (f->view, fw_node_get_name (nodes[k]), TRUE));
+      to_widget (f->view, box->x + box->w / 2, box->y + box->h / 2, &wx, &wy);
+      fw_graph_view_hover (f->view, wx, wy);
+      tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (f->view));
+      g_assert_nonnull (tooltip);
+      g_test_message ("%s", tooltip);
+      g_assert_nonnull (strstr (tooltip, fw_node_get_op_type (nodes[k])));
+      g_assert_nonnull (strstr (tooltip, expect[k]));
+      /* Away from every box the tooltip goes. */
+      fw_graph_view_hover (f->view, -100, -100);
+      g_assert_null (gtk_widget_get_tooltip_text (GTK_WIDGET (f->view)));
+    }
+}
+
+/* Overlays: each colours node boxes by categories with a legend; fused and refused nodes fall where they
+ * should; a frame draws with the legend; back to the op class, no legend. */
+static void
+test_overlays (Fixture *f, gconstpointer data)
+{
+  FwGraph *graph = fw_model_get_graph (f->model);
+  guint fused_box = G_MAXUINT, refused_box = G_MAXUINT;
+  const struct { FwGraphOverlay overlay; guint min_categories; } checks[] = {
+    { FW_GRAPH_OVERLAY_FUSION, 5 }, { FW_GRAPH_OVERLAY_REFUSAL, 2 }, { FW_GRAPH_OVERLAY_SAVING, 5 },
+    { FW_GRAPH_OVERLAY_MEASURED, 6 }, { FW_GRAPH_OVERLAY_VERIFICATION, 5 },
+  };
+  guint notes = 0;
+
+  for (guint i = 0; i < fw_graph_get_n_nodes (graph); i++)
+    {
+      const FwNode *node = fw_graph_get_node (graph, i);
+      g_autoptr(GPtrArray) refusals = fw_plan_refusals_of_node (f->plan, node);
+      guint b = fw_layout_find_node (f->layout, node);
+
+      if (b == G_MAXUINT)
+        continue;
+      if (fw_plan_fused_candidate_of (f->plan, node) != G_MAXUINT)
+        fused_box = fused_box != G_MAXUINT ? fused_box : b;
+      else if (refusals->len > 0)
+        refused_box = refused_box != G_MAXUINT ? refused_box : b;
+    }
+  g_assert_cmpuint (fused_box, !=, G_MAXUINT);
+  g_assert_cmpuint (refused_box, !=, G_MAXUINT);
+  g_signal_connect (f->view, "notify::overlay", G_CALLBACK (count_notify), &notes);
+  g_assert_cmpint (fw_graph_view_get_overlay (f->view), ==, FW_GRAPH_OVERLAY_OP_CLASS);
+  g_assert_cmpuint (fw_graph_view_get_legend (f->view)->n_categories, ==, 0);
+
+  for (guint k = 0; k < G_N_ELEMENTS (checks); k++)
+    {
+      const FwGraphLegend *legend;
+
+      g_object_set (f->view, "overlay", checks[k].overlay, NULL);
+      legend = fw_graph_view_get_legend (f->view);
+      g_assert_cmpuint (legend->n_categories, >=, checks[k].min_categories);
+      g_assert_cmpuint (fw_graph_view_get_box_category (f->view, fused_box), >, 0);
+      g_assert_cmpuint (fw_graph_view_get_box_category (f->view, refused_box), >, 0);
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+    }
+  g_assert_cmpuint (notes, ==, G_N_ELEMENTS (checks));
+
+  fw_graph_view_set_overlay (f->view, FW_GRAPH_OVERLAY_FUSION);
+  g_assert_cmpstr (fw_graph_view_get_legend (f->view)->labels[fw_graph_view_get_box_category (f->view, fused_box) - 1],
+                   ==, "In a proposed fusion");
+  g_assert_cmpstr (fw_graph_view_get_legend (f->view)->labels[fw_graph_view_get_box_category (f->view, refused_box) - 1],
+                   ==, "Refused");
+  fw_graph_view_set_overlay (f->view, FW_GRAPH_OVERLAY_REFUSAL);
+  {
+    const FwNode *node = fw_layout_get_box (f->layout, refused_box)->node;
+    g_autoptr(GPtrArray) refusals = fw_plan_refusals_of_node (f->plan, node);
+    const char *label = fw_graph_view_get_legend (f->view)->labels[fw_graph_view_get_box_category (f->view, refused_box) - 1];
+    const FwRefusal *first = g_ptr_array_index (refusals, 0);
+
+    /* Its own code, or the bucket of the rarer ones. */
+    g_assert_true (g_str_has_prefix (label, fw_reason_code_string (first->code)) ||
+                   strcmp (label, "Other refusal codes") == 0);
+  }
+  fw_graph_view_set_overlay (f->view, FW_GRAPH_OVERLAY_OP_CLASS);
+  g_assert_cmpuint (fw_graph_view_get_legend (f->view)->n_categories, ==, 0);
+  g_assert_cmpuint (fw_graph_view_get_box_category (f->view, fused_box), ==, 0);
 }
 
 int
@@ -559,6 +730,8 @@ main (int argc, char **argv)
   ADD ("/views/graph-view/click-hull", test_click_hull);
   ADD ("/views/graph-view/select-candidate", test_select_candidate);
   ADD ("/views/graph-view/screenshot", test_screenshot);
+  ADD ("/views/graph-view/hover-refused", test_hover_refused);
+  ADD ("/views/graph-view/overlays", test_overlays);
 #undef ADD
   g_test_add_func ("/views/graph-view/double-click-opens-scope", test_double_click_opens_scope);
   return g_test_run ();

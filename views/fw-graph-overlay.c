@@ -82,7 +82,7 @@ saving_class (FwPlan *plan, FwProject *project, const FwNode *node, const guint8
 
   if (c == G_MAXUINT)
     return ids[0];
-  us = ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->cost.saving_s * 1e6;
+  us = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, c))->saving_s * 1e6;
   return us < 0 ? ids[1] : us < 1 ? ids[2] : us < 10 ? ids[3] : us < 100 ? ids[4] : ids[5];
 }
 

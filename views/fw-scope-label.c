@@ -26,7 +26,7 @@ fw_scope_savings (FwLayout *layout, const FwPlan *plan)
           if (b == G_MAXUINT)
             continue;
           if (fw_layout_get_box (layout, b)->kind == FW_LAYOUT_BOX_SCOPE)
-            saving[b] += cand->cost.saving_s;
+            saving[b] += fw_candidate_get_cost (cand)->saving_s;
           break;
         }
     }

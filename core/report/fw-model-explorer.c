@@ -126,7 +126,7 @@ add_fusion_attrs (JsonBuilder *b, const FwPlan *plan, const FwNode *node)
   if (c != G_MAXUINT)
     {
       const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
-      g_autofree char *us = g_strdup_printf ("%.3f", cand->cost.saving_s * 1e6);
+      g_autofree char *us = g_strdup_printf ("%.3f", fw_candidate_get_cost (cand)->saving_s * 1e6);
       g_autofree char *index = g_strdup_printf ("%u", c);
 
       add_key_value (b, "fusion_candidate", index);
@@ -306,7 +306,7 @@ add_result (JsonBuilder *b, FwPlan *plan, const FwNode *node, FwModelExplorerDat
   if (c == G_MAXUINT)
     return FALSE;
   us = which == FW_MODEL_EXPLORER_ESTIMATED_US
-    ? ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->cost.saving_s * 1e6 : measured[c] * 1e6;
+    ? fw_candidate_get_cost (g_ptr_array_index (plan->candidates, c))->saving_s * 1e6 : measured[c] * 1e6;
   if (!isfinite (us))
     return FALSE;
   id = node_id (node);

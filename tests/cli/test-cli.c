@@ -839,6 +839,8 @@ test_cann_log_lines (void)
 
   g_assert_cmpint (run_env (args, env, &out, &err), ==, 0);
   g_assert_true (g_regex_match (pair, err, 0, NULL));
+}
+
 /* --model-explorer DIR: the graph and node data files, named after the model, parse as JSON. */
 static void
 test_model_explorer (void)

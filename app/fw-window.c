@@ -513,10 +513,14 @@ open_job_for (FwWindow *self, const char *path, GError **error)
   g_autofree char *profile = NULL;
   g_auto(GStrv) rules = NULL;
   g_auto(GStrv) whitelists = NULL;
+  /* The plan options may hold a skip list from AUTOFUSE_DFX_FLAGS; FwOpen takes its own reference. */
+  g_auto(FwPlanOptions) plan = { 0 };
+  FwOpen *job;
 
   fw_open_options_init (&options);
-  if (!plan_options_from_settings (self, &options.plan, error))
+  if (!plan_options_from_settings (self, &plan, error))
     return NULL;
+  options.plan = plan;
   bindings = bindings_from_settings (self);
   /* Sizes typed into the banner win over the preferences'. */
   fw_window_dims_merge_bindings (self, bindings);
@@ -527,7 +531,8 @@ open_job_for (FwWindow *self, const char *path, GError **error)
   options.profile = profile;
   options.rules = (const char * const *) rules;
   options.whitelists = (const char * const *) whitelists;
-  return fw_open_new (path, &options);
+  job = fw_open_new (path, &options);
+  return job;
 }
 
 void

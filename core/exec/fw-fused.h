@@ -138,7 +138,9 @@ typedef struct
 {
   GArray    *groups;      /* FwGroupCheck, one per kernel given */
   GArray    *outputs;     /* FwOutputCheck, one per graph output */
-  gboolean   pass;        /* every group and output passed */
+  GArray    *unverified;  /* guint: proposed or accepted candidates that had no kernel to check (not
+                             generated or not compiled): they ran on reference kernels */
+  gboolean   pass;        /* every group and output passed, and every fused group was verified */
   guint64    seed;
 } FwVerifyResult;
 

@@ -146,6 +146,8 @@ fw_verify_result_free (FwVerifyResult *result)
     return;
   if (result->groups)
     g_array_unref (result->groups);
+  if (result->unverified)
+    g_array_unref (result->unverified);
   if (result->outputs)
     {
       for (guint i = 0; i < result->outputs->len; i++)
@@ -216,6 +218,22 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   result->groups = g_array_new (FALSE, TRUE, sizeof (FwGroupCheck));
   result->outputs = g_array_new (FALSE, TRUE, sizeof (FwOutputCheck));
   result->pass = TRUE;
+  /* A fused group with no kernel here ran on reference kernels: nothing of it was checked, and a pass
+     would say it was. */
+  result->unverified = g_array_new (FALSE, FALSE, sizeof (guint));
+  {
+    g_autoptr(GHashTable) given = g_hash_table_new (NULL, NULL);
+    for (guint i = 0; i < kernels->len; i++)
+      g_hash_table_add (given, GUINT_TO_POINTER (((FwGroupKernel *) g_ptr_array_index (kernels, i))->candidate + 1));
+    for (guint i = 0; i < plan->candidates->len; i++)
+      {
+        const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+        if ((c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED) &&
+            !g_hash_table_contains (given, GUINT_TO_POINTER (c->index + 1)))
+          g_array_append_val (result->unverified, c->index);
+      }
+    result->pass = result->unverified->len == 0;
+  }
   for (guint i = 0; options->also_keep && i < options->also_keep->len; i++)
     {
       FwValue *v = g_ptr_array_index (options->also_keep, i);

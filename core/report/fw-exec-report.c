@@ -178,15 +178,11 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  /* Groups without a kernel ran on reference kernels: nothing of theirs was checked. */
+  /* Groups without a kernel ran on reference kernels: nothing of theirs was checked (and pass is false). */
   json_builder_set_member_name (b, "unverified");
   json_builder_begin_array (b);
-  for (guint i = 0; t != NULL && i < t->kernels->len; i++)
-    {
-      FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
-      if (!k->host_compiled)
-        json_builder_add_int_value (b, k->candidate);
-    }
+  for (guint i = 0; i < v->unverified->len; i++)
+    json_builder_add_int_value (b, g_array_index (v->unverified, guint, i));
   json_builder_end_array (b);
   json_builder_set_member_name (b, "outputs");
   json_builder_begin_array (b);

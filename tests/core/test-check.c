@@ -416,6 +416,35 @@ test_progress_threads (void)
   g_assert_finalize_object (owner);
 }
 
+/* A fused group that had no kernel to check ran on reference kernels: the verification lists it as
+ * unverified and does not pass, although every value it compared matched. */
+static void
+test_unverified (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cache = g_build_filename (f->dir, "cache", NULL);
+  g_autoptr(FwCheck) check = NULL;
+  FwCheckOptions options;
+  FwVerifyResult *v;
+
+  fw_check_options_init (&options);
+  options.host = FALSE;
+  options.ascend = FALSE;
+  options.without_kernels = TRUE;
+  options.n_threads = 1;
+  options.cache_dir = cache;
+  check = fw_check_new (f->project, &options);
+  g_assert_true (fw_check_run (check, NULL, &error));
+  g_assert_no_error (error);
+  v = fw_check_get_verify (check);
+  g_assert_nonnull (v);
+  g_assert_cmpuint (n_fused (f->project), >, 0);
+  g_assert_cmpuint (v->unverified->len, ==, n_fused (f->project));
+  for (guint i = 0; i < v->outputs->len; i++)
+    g_assert_true (g_array_index (v->outputs, FwOutputCheck, i).compare.pass);
+  g_assert_false (v->pass);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -425,6 +454,7 @@ main (int argc, char **argv)
   g_test_add ("/core/session/check/async", Fixture, NULL, fixture_set_up, test_async, fixture_tear_down);
   g_test_add ("/core/session/check/cancel", Fixture, NULL, fixture_set_up, test_cancel, fixture_tear_down);
   g_test_add ("/core/session/check/stale", Fixture, NULL, fixture_set_up, test_stale, fixture_tear_down);
+  g_test_add ("/core/session/check/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);
   g_test_add ("/core/session/kernel-sources/async", Fixture, NULL, fixture_set_up, test_sources_async,
               fixture_tear_down);
   return g_test_run ();

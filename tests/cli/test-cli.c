@@ -665,6 +665,7 @@ test_compiler_fails (void)
   g_assert_nonnull (strstr (json_object_get_string_member (kernel, "message"), "refuses everything"));
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
     json_object_get_object_member (root, "verification"), "unverified")), ==, 1);
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (root, "verification"), "pass"));
 }
 
 static void

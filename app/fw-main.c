@@ -14,6 +14,22 @@
 # include "fw-application.h"
 #endif
 
+/* --convert-rules: the fusion_rules file in our format on standard output. */
+static int
+convert_rules_file (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = fw_rule_convert_file (path, &error);
+
+  if (text == NULL)
+    {
+      g_printerr ("fusion-workbench: %s\n", error->message);
+      return FW_EXIT_BAD_INPUT;
+    }
+  fputs (text, stdout);
+  return FW_EXIT_OK;
+}
+
 static int
 run_command_line (int argc, char **argv)
 {
@@ -98,16 +114,7 @@ run_command_line (int argc, char **argv)
       return FW_EXIT_OK;
     }
   if (convert_rules != NULL)
-    {
-      g_autofree char *text = fw_rule_convert_file (convert_rules, &error);
-      if (text == NULL)
-        {
-          g_printerr ("fusion-workbench: %s\n", error->message);
-          return FW_EXIT_BAD_INPUT;
-        }
-      fputs (text, stdout);
-      return FW_EXIT_OK;
-    }
+    return convert_rules_file (convert_rules);
   if (batch == NULL)
     {
 #if FW_HAVE_GUI

@@ -93,10 +93,12 @@ public:
     have_a_ = true;
     Restart ();
   }
+  /* A transposed B (ONNX Gemm's transB, a Linear layer's weight) is [N, Kb] row-major: its row pitch is Kb. */
   void SetTensorB (const AscendC::GlobalTensor<TB> &gm, bool isTransposeB = false, FW_LOC)
   {
-    if (isTransposeB)
-      fwtwin::Diag ("FW-TWIN-UNSUPPORTED", FW_AT, "SetTensorB with a transposed B");
+    (void) fwFile;
+    (void) fwLine;
+    trans_b_ = isTransposeB;
     b_ = gm;
     have_b_ = true;
     Restart ();
@@ -226,8 +228,11 @@ private:
     for (int i = 0; i < rows_; i++)
       if (!a_.Check ((m0 + i) * t_.Ka, K, false, "Matmul reading A", file, line))
         return false;
-    for (int k = 0; k < K; k++)
+    for (int k = 0; !trans_b_ && k < K; k++)
       if (!b_.Check (static_cast<uint64_t> (k) * t_.N + n0, cols_, false, "Matmul reading B", file, line))
+        return false;
+    for (int j = 0; trans_b_ && j < cols_; j++)
+      if (!b_.Check ((n0 + j) * t_.Kb, K, false, "Matmul reading B", file, line))
         return false;
     if (t_.isBias && !bias_.Check (n0, cols_, false, "Matmul reading the bias", file, line))
       return false;
@@ -245,7 +250,8 @@ private:
         {
           float s = 0.0f;
           for (int k = 0; k < K; k++)
-            s += static_cast<float> (A[(m0 + i) * t_.Ka + k]) * static_cast<float> (B[static_cast<uint64_t> (k) * t_.N + n0 + j]);
+            s += static_cast<float> (A[(m0 + i) * t_.Ka + k]) *
+                 static_cast<float> (trans_b_ ? B[(n0 + j) * t_.Kb + k] : B[static_cast<uint64_t> (k) * t_.N + n0 + j]);
           if (t_.isBias)
             s += static_cast<float> (bias_.Address ()[n0 + j]);
           acc_[static_cast<uint64_t> (i) * t_.baseN + j] = s;
@@ -254,7 +260,7 @@ private:
   }
 
   TCubeTiling t_;
-  bool ok_ = false, have_a_ = false, have_b_ = false, have_bias_ = false, pending_ = false, ended_ = false;
+  bool ok_ = false, trans_b_ = false, have_a_ = false, have_b_ = false, have_bias_ = false, pending_ = false, ended_ = false;
   int next_ = 0, rows_ = 0, cols_ = 0, tail_m_ = -1, tail_n_ = -1, cached_a_ = -1, cached_b_ = -1;
   AscendC::GlobalTensor<TA> a_;
   AscendC::GlobalTensor<TB> b_;

@@ -23,6 +23,7 @@
 
 static const char *const twin_files[] = {
   "kernel_operator.h", "twin_core.h", "twin_copy.h", "twin_vector.h", "twin_diag.h", "twin_core.cpp", "twin_main.cpp",
+  "twin_matmul.cpp", "lib/matmul_intf.h",
 };
 
 struct _FwAscendTwin
@@ -90,12 +91,21 @@ install_sources (FwAscendTwin *twin, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (twin_files); i++)
     {
       g_autofree char *path = g_build_filename (twin->include_dir, twin_files[i], NULL);
+      g_autofree char *parent = g_path_get_dirname (path);
       g_autofree char *have = NULL;
       gsize len = 0, have_len = 0;
       const char *data = g_bytes_get_data (g_ptr_array_index (blobs, i), &len);
 
       if (g_file_get_contents (path, &have, &have_len, NULL) && have_len == len && memcmp (have, data, len) == 0)
         continue;
+      /* lib/matmul_intf.h keeps the API's include path. */
+      if (g_mkdir_with_parents (parent, 0700) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, FW_ERROR, FW_ERROR_IO, _("cannot create the twin's folder “%s”: %s"), parent,
+                       g_strerror (saved));
+          return FALSE;
+        }
       if (!fw_file_write (path, data, (gssize) len, error))
         return FALSE;
     }
@@ -113,7 +123,7 @@ fw_ascend_twin_new (FwHostToolchain *toolchain, GError **error)
   if (!install_sources (twin, error))
     return NULL;
   flags[5] = twin->include_dir;
-  if (!fw_host_toolchain_build_cxx (toolchain, "#include \"twin_core.cpp\"\n#include \"twin_main.cpp\"\n", flags, NULL,
+  if (!fw_host_toolchain_build_cxx (toolchain, "#include \"twin_core.cpp\"\n#include \"twin_main.cpp\"\n#include \"twin_matmul.cpp\"\n", flags, NULL,
                                     twin->salt, ".o", &twin->runtime_object, error))
     {
       g_prefix_error (error, _("the Ascend C twin does not build: "));
@@ -224,8 +234,10 @@ execute (const char *exe, const char *dir, const FwTwinKernel *k, const FwProfil
   const char *argv[] = { exe, job_path, NULL };
   gint status = 0;
 
-  g_string_append_printf (job, "ub %" G_GUINT64_FORMAT "\nreduce %d\nblocks %u\nseed 1\ndiag %s\ntiling",
-                          profile->ub_bytes, reduce_mode (profile), MAX (k->blocks, 1u), diag_path);
+  g_string_append_printf (job, "ub %" G_GUINT64_FORMAT "\ncube %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                          " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\nreduce %d\nblocks %u\nseed 1\ndiag %s\ntiling",
+                          profile->ub_bytes, profile->l1_bytes, profile->l0a_bytes, profile->l0b_bytes,
+                          profile->l0c_bytes, reduce_mode (profile), MAX (k->blocks, 1u), diag_path);
   for (guint i = 0; i < 7; i++)
     g_string_append_printf (job, " %" G_GUINT64_FORMAT, k->tiling[i]);
   g_string_append_c (job, '\n');

@@ -8,6 +8,7 @@
 
 #include "fw-exec-report.h"
 #include "fw-report-private.h"
+#include "codegen/ascend/fw-ascend.h"
 #include "graph/fw-graph-private.h"
 
 /* Every per-kernel row starts by naming its candidate. */
@@ -148,6 +149,9 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
 
           begin_candidate (b, plan, k->candidate);
           add_target_kernel (b, target, k);
+          if (target == FW_TARGET_ASCEND)
+            fw_json_member_string (b, "form", fw_ascend_kernel_form (
+                                     ((FwCandidate *) g_ptr_array_index (plan->candidates, k->candidate))->spec));
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

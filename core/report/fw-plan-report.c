@@ -7,6 +7,7 @@
 
 #include "fw-plan-report.h"
 #include "fw-report-private.h"
+#include "codegen/ascend/fw-ascend.h"
 #include "plan/fw-decisions.h"
 #include "graph/fw-graph-private.h"
 
@@ -94,6 +95,7 @@ add_kernel_spec (JsonBuilder *b, const FwKernelSpec *spec)
   fw_json_member_string (b, "rows", space->row_axes == 0 ? "none" : reduce > 0 ? "reduction" : "broadcast");
   fw_json_member_int (b, "row_elements", space->row_axes > 0 ? fw_space_row_elements (space) : 0);
   fw_json_member_int (b, "passes", fw_kernel_spec_get_n_passes (spec));
+  fw_json_member_string (b, "ascend_form", fw_ascend_kernel_form (spec));
   json_builder_set_member_name (b, "carried");
   json_builder_begin_array (b);
   for (guint i = 0; i < fw_kernel_spec_get_n_values (spec); i++)

@@ -594,7 +594,8 @@ test_verify_export (void)
   g_autofree char *manifest = g_build_filename (workdir, "enc-out", "kernels", "manifest.json", NULL);
   g_autoptr(FwModel) back = NULL;
   g_autoptr(GError) error = NULL;
-  guint n_fused = 0;
+  guint n_fused = 0, epilogues = 0;
+  const char *form;
 
   if (!have_cc ())
     return;
@@ -619,7 +620,12 @@ test_verify_export (void)
       g_assert_cmpfloat (json_object_get_double_member (twin, "cosine"), >=, 0.9999);
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (twin, "diagnostics")), ==, 0);
       g_assert_cmpint (json_object_get_int_member (twin, "mte2_bytes"), >, 0);
+      form = json_object_get_string_member (json_array_get_object_element (ascend, i), "form");
+      g_assert_true (g_strcmp0 (form, "vector") == 0 || g_strcmp0 (form, "epilogue") == 0);
+      epilogues += g_strcmp0 (form, "epilogue") == 0;
     }
+  /* The encoder's projections are MatMul roots with epilogues: those kernels say so. */
+  g_assert_cmpuint (epilogues, >, 0);
   verification = json_object_get_object_member (root, "verification");
   g_assert_true (json_object_get_boolean_member (verification, "pass"));
   n_fused = json_array_get_length (json_object_get_array_member (verification, "groups"));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen/ascend/fw-ascend-cube-tiling.h"
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/fw-ascend-twin.h"
 #include "exec/fw-exec.h"
@@ -492,7 +493,8 @@ append_fixture (GString *s, const char *name)
   for (guint i = 0; lines[i] != NULL; i++)
     {
       char inc[128];
-      if (sscanf (lines[i], "#include \"%127[^\"]\"", inc) == 1 && strcmp (inc, "kernel_operator.h") != 0)
+      if (sscanf (lines[i], "#include \"%127[^\"]\"", inc) == 1 && strcmp (inc, "kernel_operator.h") != 0 &&
+          !g_str_has_prefix (inc, "lib/"))
         {
           append_fixture (s, inc);
           g_string_append_printf (s, "#line %u \"%s\"\n", i + 2, name);
@@ -676,6 +678,170 @@ test_reduce_sum_example (void)
   g_assert_cmpfloat (fw_array_get_double (y, 0), ==, 35584.0);
 }
 
+/* tests/twin/matmul.cpp (after `#define BROKEN variant`) on seeded A [48, 40], B [40, 32], bias [32] over two
+ * blocks; *c receives C, *ref 2 (A B + bias) in double. */
+static FwTwinRun *
+run_matmul (int variant, FwArray **c, FwArray **ref)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *defines = g_strdup_printf ("#define BROKEN %d\n", variant);
+  g_autoptr(GString) text = g_string_new (defines);
+  gint64 da[2] = { 48, 40 }, db[2] = { 40, 32 }, dbias = 32, dc[2] = { 48, 32 };
+  g_autoptr(FwArray) a = fw_array_new (FW_DTYPE_FLOAT, 2, da, &error);
+  g_autoptr(FwArray) b = fw_array_new (FW_DTYPE_FLOAT, 2, db, &error);
+  g_autoptr(FwArray) bias = fw_array_new (FW_DTYPE_FLOAT, 1, &dbias, &error);
+  FwArray *in[3] = { a, b, bias };
+  FwTwinKernel k = { "fixture", "matmul.cpp", NULL, NULL, NULL, { 0 }, 2 };
+  FwTwinRun *run;
+
+  append_fixture (text, "matmul.cpp");
+  k.kernel_source = text->str;
+  for (gint64 i = 0; i < a->n_elements; i++)
+    fw_array_set_double (a, i, (double) ((i * 37) % 17) / 8.0 - 1.0);
+  for (gint64 i = 0; i < b->n_elements; i++)
+    fw_array_set_double (b, i, (double) ((i * 11) % 13) / 6.0 - 1.0);
+  for (gint64 i = 0; i < bias->n_elements; i++)
+    fw_array_set_double (bias, i, (double) i / 16.0);
+  *c = fw_array_new0 (FW_DTYPE_FLOAT, 2, dc, &error);
+  *ref = fw_array_new0 (FW_DTYPE_FLOAT, 2, dc, &error);
+  for (gint64 i = 0; i < 48; i++)
+    for (gint64 j = 0; j < 32; j++)
+      {
+        double s = fw_array_get_double (bias, j);
+        for (gint64 q = 0; q < 40; q++)
+          s += fw_array_get_double (a, i * 40 + q) * fw_array_get_double (b, q * 32 + j);
+        fw_array_set_double (*ref, i * 32 + j, 2.0 * s);
+      }
+  run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, in, 3, c, 1, &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    {
+      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
+      g_test_message ("matmul %d: %s %s:%d: %s", variant, e->code, e->file, e->line, e->message);
+    }
+  return run;
+}
+
+/* The Matmul API's contract: the correct mixed kernel runs clean, computes C block by block in GetTensorC's
+ * order (M first) with float accumulation, and moves A, B and the bias from GM once per block that needs
+ * them (L1 keeps B's columns while M advances) and C out once; each broken variant gives its code. */
+static void
+test_matmul (void)
+{
+  static const struct { int variant; const char *code; gint line; } broken_mm[] = {
+    { 1, "FW-TWIN-MATMUL-TILING", 34 }, { 2, "FW-TWIN-L0-CAPACITY", 34 }, { 3, "FW-TWIN-L1-CAPACITY", 34 },
+    { 4, "FW-TWIN-MATMUL-ORDER", 46 }, { 5, "FW-TWIN-MATMUL-C-SIZE", 59 }, { 6, "FW-TWIN-MATMUL-ORDER", 54 },
+    { 7, "FW-TWIN-MATMUL-ORDER", 34 }, { 8, "FW-TWIN-MATMUL-TILING", 34 },
+  };
+  g_autoptr(FwArray) c = NULL;
+  g_autoptr(FwArray) ref = NULL;
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  run = run_matmul (0, &c, &ref);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (gint64 i = 0; i < c->n_elements; i++)
+    g_assert_cmpfloat (fabs (fw_array_get_double (c, i) - fw_array_get_double (ref, i)), <=,
+                       1e-5 + 1e-4 * fabs (fw_array_get_double (ref, i)));
+  /* Per core: A's 24 rows twice (M advances first, so A's block changes at every Iterate), B's columns and
+   * the bias once per column block (they stay in L1 while M advances); C out once. */
+  g_assert_cmpuint (fw_twin_run_get_counts (run)->mte2_bytes, ==, 2 * (2 * 24 * 40 * 4 + 32 * (40 + 1) * 4));
+  g_assert_cmpuint (fw_twin_run_get_counts (run)->mte3_bytes, ==, 48 * 32 * 4);
+  for (guint i = 0; i < G_N_ELEMENTS (broken_mm); i++)
+    {
+      g_autoptr(FwArray) c2 = NULL;
+      g_autoptr(FwArray) ref2 = NULL;
+      g_autoptr(FwTwinRun) r = run_matmul (broken_mm[i].variant, &c2, &ref2);
+      const FwTwinDiagnostic *d = fw_twin_run_find (r, broken_mm[i].code);
+
+      g_assert_nonnull (d);
+      g_assert_cmpstr (d->file, ==, "matmul.cpp");
+      g_assert_cmpint (d->line, ==, broken_mm[i].line);
+    }
+}
+
+/* The host's cube tiling (fw_ascend_cube_tiling) for shapes with M, N and K tails, small M (N split across
+ * cores too), a transposed B (Gemm's transB) and the matrix sizes of the real models: tests/twin/
+ * matmul_tiled.cpp runs each on the twin clean (the tiling passes REGIST_MATMUL_OBJ's checks against the
+ * profile's L1/L0), every element of Relu (A B + bias) within the float32 tolerance of a double reference, C
+ * written to GM once. */
+static void
+test_cube_tiling (void)
+{
+  static const struct { gint64 m, n, k; gboolean trans_b; } shapes[] = {
+    { 50, 40, 24, FALSE }, { 200, 96, 72, TRUE }, { 16, 16, 8, FALSE }, { 128, 768, 768, FALSE },
+    { 64, 1000, 512, TRUE }, { 394, 48, 100, FALSE },
+  };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      FwCubeShape shape = { shapes[i].m, shapes[i].n, shapes[i].k, 4, 4, 4 };
+      FwCubeTiling t;
+      gint64 da[2] = { shape.m, shape.k }, db[2] = { shapes[i].trans_b ? shape.n : shape.k, shapes[i].trans_b ? shape.k : shape.n };
+      gint64 dc[2] = { shape.m, shape.n }, dbias = shape.n;
+      g_autoptr(FwArray) a = fw_array_new (FW_DTYPE_FLOAT, 2, da, &error);
+      g_autoptr(FwArray) b = fw_array_new (FW_DTYPE_FLOAT, 2, db, &error);
+      g_autoptr(FwArray) bias = fw_array_new (FW_DTYPE_FLOAT, 1, &dbias, &error);
+      g_autoptr(FwArray) c = fw_array_new0 (FW_DTYPE_FLOAT, 2, dc, &error);
+      FwArray *in[3] = { a, b, bias };
+      g_autoptr(GString) text = NULL;
+      g_autoptr(FwTwinRun) run = NULL;
+      FwTwinKernel k = { "fixture", "matmul_tiled.cpp", NULL, NULL, NULL, { 0 }, 1 };
+
+      g_assert_true (fw_ascend_cube_tiling (&shape, shared.profile, 4, shared.profile->ub_bytes / 4, &t, &error));
+      g_assert_no_error (error);
+      g_test_message ("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ": cores %d, single %dx%d, base %dx%dx%d, depth %d/%d",
+                      shape.m, shape.n, shape.k, t.used_core_num, t.single_core_m, t.single_core_n, t.base_m, t.base_n,
+                      t.base_k, t.depth_a1, t.depth_b1);
+      g_assert_cmpint (t.used_core_num, <=, (gint) shared.profile->cube_cores);
+      text = g_string_new (NULL);
+      g_string_append_printf (text,
+        "#define FW_TRANS_B %s\n#define FW_TILING t.usedCoreNum = %d; t.M = %d; t.N = %d; t.Ka = t.Kb = t.singleCoreK = %d; "
+        "t.singleCoreM = %d; t.singleCoreN = %d; t.baseM = %d; t.baseN = %d; t.baseK = %d; t.depthA1 = %d; "
+        "t.depthB1 = %d; t.stepM = %d; t.stepN = %d; t.stepKa = %d; t.stepKb = %d; t.isBias = %d; "
+        "t.iterateOrder = %d; t.dbL0A = %d; t.dbL0B = %d; t.dbL0C = %d\n",
+        shapes[i].trans_b ? "true" : "false", t.used_core_num, t.m, t.n, t.ka, t.single_core_m, t.single_core_n,
+        t.base_m, t.base_n, t.base_k, t.depth_a1, t.depth_b1, t.step_m, t.step_n, t.step_ka, t.step_kb, t.is_bias,
+        t.iterate_order, t.db_l0a, t.db_l0b, t.db_l0c);
+      append_fixture (text, "matmul_tiled.cpp");
+      k.kernel_source = text->str;
+      k.blocks = (guint) t.used_core_num;
+      for (gint64 e = 0; e < a->n_elements; e++)
+        fw_array_set_double (a, e, (double) ((e * 37) % 17) / 8.0 - 1.0);
+      for (gint64 e = 0; e < b->n_elements; e++)
+        fw_array_set_double (b, e, (double) ((e * 11) % 13) / 6.0 - 1.0);
+      for (gint64 e = 0; e < bias->n_elements; e++)
+        fw_array_set_double (bias, e, (double) (e % 9) / 4.0 - 1.0);
+      run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, in, 3, &c, 1, &error);
+      g_assert_no_error (error);
+      for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+        g_test_message ("%s:%d: %s %s", fw_twin_run_get_diagnostic (run, d)->file, fw_twin_run_get_diagnostic (run, d)->line,
+                        fw_twin_run_get_diagnostic (run, d)->code, fw_twin_run_get_diagnostic (run, d)->message);
+      g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+      for (gint64 r = 0; r < shape.m; r++)
+        for (gint64 q = 0; q < shape.n; q++)
+          {
+            double want = fw_array_get_double (bias, q);
+            for (gint64 e = 0; e < shape.k; e++)
+              want += fw_array_get_double (a, r * shape.k + e) *
+                      fw_array_get_double (b, shapes[i].trans_b ? q * shape.k + e : e * shape.n + q);
+            want = MAX (want, 0.0);
+            g_assert_cmpfloat (fabs (fw_array_get_double (c, r * shape.n + q) - want), <=, 1e-5 + 1e-4 * fabs (want) + 1e-6 * shape.k);
+          }
+      g_assert_cmpuint (fw_twin_run_get_counts (run)->mte3_bytes, ==, (guint64) (shape.m * shape.n * 4));
+    }
+}
+
 static void
 shared_free (void)
 {
@@ -704,6 +870,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
   g_test_add_func ("/core/ascend-twin/correct", test_correct);
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
+  g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
+  g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);
   for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
     {
       g_autofree char *path = g_strdup_printf ("/core/ascend-twin/broken/%.*s%s%s", (int) strcspn (broken[i].file, "."),

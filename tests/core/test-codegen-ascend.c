@@ -765,6 +765,31 @@ test_priced_buffers (void)
   }
 }
 
+/* The Matmul API's declarations (data/ascend/lib/matmul_intf.h) take the mixed cube + vector kernel the twin
+ * runs (tests/twin/matmul_tiled.cpp, the form the generator's mixed kernels are to take), warning-free. */
+static void
+test_matmul_api (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "twin", "matmul_tiled.cpp", NULL);
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_gxx ())
+    {
+      g_test_skip ("no g++");
+      return;
+    }
+  dir = fw_test_temp_dir ();
+  path = g_build_filename (dir, "mixed.cpp", NULL);
+  text = g_strdup_printf ("#define FW_TRANS_B true\n#define FW_TILING t.M = 16; t.N = 16\n#include \"%s\"\n", fixture);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+  gxx_syntax (dir, "mixed.cpp");
+  fw_test_remove_dir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -788,5 +813,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/codegen/ascend/injection", test_injection);
   g_test_add_func ("/core/codegen/ascend/package", test_package);
   g_test_add_func ("/core/codegen/ascend/priced-buffers", test_priced_buffers);
+  g_test_add_func ("/core/codegen/ascend/matmul-api", test_matmul_api);
   return g_test_run ();
 }

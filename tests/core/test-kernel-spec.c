@@ -349,7 +349,35 @@ test_report (void)
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (k, "ub_plan")), >=, 2);
       g_assert_cmpstr (json_object_get_string_member (k, "rows"), ==, "none");
       g_assert_cmpstr (json_object_get_string_member (k, "priced"), ==, "ub_plan");
+      g_assert_cmpstr (json_object_get_string_member (k, "ascend_form"), ==, "vector");
     }
+}
+
+/* The report says which groups' Ascend kernels are epilogues after CANN's own cube operator (a MatMul,
+ * Gemm or Conv root) and which run on the vector unit alone. */
+static void
+test_report_form (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  g_autofree char *json = fw_test_plan_report (plan->model, plan, FW_REPORT_JSON);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *cands;
+  guint epilogues = 0;
+
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  cands = json_object_get_array_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                                       "plan"), "candidates");
+  g_assert_cmpuint (json_array_get_length (cands), ==, plan->candidates->len);
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    {
+      JsonObject *k = json_object_get_object_member (json_array_get_object_element (cands, i), "kernel");
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      const char *form = json_object_get_string_member (k, "ascend_form");
+
+      g_assert_cmpstr (form, ==, fw_kernel_spec_get_root (c->spec) != NULL ? "epilogue" : "vector");
+      epilogues += strcmp (form, "epilogue") == 0;
+    }
+  g_assert_cmpuint (epilogues, >, 0);
 }
 
 /* A target's arrangement is what the plan prices: one that can make nothing leaves the planner's own buffer
@@ -546,6 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/kernel-spec/row-ops", test_row_ops);
   g_test_add_func ("/core/plan/kernel-spec/custom-group", test_custom_group);
   g_test_add_func ("/core/plan/kernel-spec/report", test_report);
+  g_test_add_func ("/core/plan/kernel-spec/report-form", test_report_form);
   g_test_add_func ("/core/plan/kernel-spec/arranged", test_arranged);
   g_test_add_func ("/core/plan/kernel-spec/passes", test_passes);
   return g_test_run ();

@@ -545,3 +545,9 @@ fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel)
 {
   return kernel->source;
 }
+
+const char *
+fw_ascend_kernel_form (const FwKernelSpec *spec)
+{
+  return fw_kernel_spec_get_root (spec) != NULL ? "epilogue" : "vector";
+}

@@ -53,6 +53,12 @@ const FwKernelSource *fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel
 
 char                 *fw_ascend_escape_comment       (const char        *text);
 
+/* What the Ascend kernel of a group is, for the reports: "vector" (no compute root: the whole group runs on
+ * the vector unit) or "epilogue" (a MatMul, Gemm or Conv root runs as CANN's own cube operator, writing its
+ * result to GM; the kernel is the vector epilogue reading it back). "cube_vector" is kept for the mixed
+ * kernel (Matmul API + epilogue in one kernel) the generator does not emit yet. */
+const char           *fw_ascend_kernel_form          (const FwKernelSpec *spec);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwAscendKernel, fw_ascend_kernel_free)
 
 G_END_DECLS

@@ -85,6 +85,8 @@ struct Core
 {
   uint8_t *ub;
   uint32_t ub_capacity;   /* the profile's Unified Buffer */
+  /* The cube core's L1, L0A, L0B and L0C (the profile's; the Matmul API checks its tiling against them). */
+  uint32_t l1_capacity, l0a_capacity, l0b_capacity, l0c_capacity;
   uint32_t ub_alloc;      /* bytes of UB memory the twin holds (capacity and room to run past it) */
   uint32_t ub_used;
   int buffers;            /* sum of InitBuffer num */

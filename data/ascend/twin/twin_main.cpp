@@ -4,7 +4,7 @@
  * and writes the outputs of the ordered run and the diagnostics.
  *
  * Job file, one item a line:
- *   ub BYTES | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 | diag PATH
+ *   ub BYTES | cube L1 L0A L0B L0C | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 | diag PATH
  *   arg in|out BYTES PATH NAME      (kernel arguments in order; the tiling is passed last)
  * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR". */
 #include <algorithm>
@@ -162,7 +162,9 @@ ReadJob (const char *path, int *blocks, unsigned *seed)
       char kind[16] = "", path_buf[4096] = "", name[256] = "";
       unsigned long long bytes = 0;
       line[std::strcspn (line, "\n")] = '\0';
-      if (std::sscanf (line, "ub %u", &g.ub_capacity) == 1 || std::sscanf (line, "reduce %d", &g.reduce_mode) == 1 ||
+      if (std::sscanf (line, "ub %u", &g.ub_capacity) == 1 ||
+          std::sscanf (line, "cube %u %u %u %u", &g.l1_capacity, &g.l0a_capacity, &g.l0b_capacity,
+                       &g.l0c_capacity) == 4 || std::sscanf (line, "reduce %d", &g.reduce_mode) == 1 ||
           std::sscanf (line, "blocks %d", blocks) == 1 || std::sscanf (line, "seed %u", seed) == 1)
         continue;
       if (std::strncmp (line, "diag ", 5) == 0)

@@ -1,0 +1,52 @@
+/* fw-ascend-cube-tiling.h: the cube tiling (TCubeTiling) of a mixed cube + vector kernel, computed on the host
+ * from the matrix shape and the profile, the way CANN's MultiCoreMatmulTiling fills it for the
+ * MatmulLeakyReluCustom sample, but from our own rules (docs/ascend-twin.md, the Matmul API). */
+#pragma once
+
+#include <glib.h>
+
+#include "hw/fw-profile.h"
+
+G_BEGIN_DECLS
+
+/* C [m, n] = A [m, k] B [k, n] (+ bias [n]); element sizes in bytes, bias_bytes 0 without a bias. */
+typedef struct
+{
+  gint64 m, n, k;
+  guint  a_bytes, b_bytes, bias_bytes;
+} FwCubeShape;
+
+/* The fields of TCubeTiling结构体.md the generated kernel and the twin read, same names. */
+typedef struct
+{
+  gint used_core_num;
+  gint m, n, ka, kb;
+  gint single_core_m, single_core_n, single_core_k;
+  gint base_m, base_n, base_k;
+  gint depth_a1, depth_b1;
+  gint step_m, step_n, step_ka, step_kb;
+  gint is_bias, iterate_order;
+  gint db_l0a, db_l0b, db_l0c;
+} FwCubeTiling;
+
+/* Splits C over the profile's cube cores (M first, then N when M alone leaves cores idle), picks the largest
+ * fractal-aligned baseM x baseN whose float accumulators fit L0C and whose C block of c_block_budget bytes
+ * (the UB the kernel gives one C block, at c_bytes per element) fits, the largest baseK that fits L0A/L0B, and
+ * keeps A's and B's blocks resident in L1 over all of K when they fit. FALSE with error when no tiling fits
+ * (a dimension past the API's int fields, or not even 16 x 16 x C0 fitting). */
+gboolean fw_ascend_cube_tiling (const FwCubeShape *shape,
+                                const FwProfile   *profile,
+                                guint              c_bytes,
+                                guint64            c_block_budget,
+                                FwCubeTiling      *out,
+                                GError           **error);
+
+/* The L1, L0A, L0B and L0C bytes a tiling takes (the twin's FW-TWIN-L1-CAPACITY/L0-CAPACITY sums). */
+void     fw_ascend_cube_tiling_usage (const FwCubeTiling *t,
+                                      const FwCubeShape  *shape,
+                                      guint64            *l1,
+                                      guint64            *l0a,
+                                      guint64            *l0b,
+                                      guint64            *l0c);
+
+G_END_DECLS

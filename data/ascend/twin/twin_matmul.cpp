@@ -1,0 +1,100 @@
+/* twin_matmul.cpp: the checks of the twin's Matmul API (lib/matmul_intf.h) that do not depend on the element
+ * types: a TCubeTiling against its page and the profile's cube buffers. */
+#include "lib/matmul_intf.h"
+
+namespace matmul {
+namespace twin {
+
+namespace {
+
+int
+CeilDiv (int a, int b)
+{
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+bool
+CheckTiling (const TCubeTiling &t, unsigned a_bytes, unsigned b_bytes, unsigned bias_bytes, const char *file, int line)
+{
+  using fwtwin::Diag;
+  using fwtwin::g;
+  bool ok = true;
+  /* TCubeTiling结构体.md: every shape, base, depth and step "取值必须大于0". */
+  const int positive[] = { t.M, t.N, t.Ka, t.Kb, t.singleCoreM, t.singleCoreN, t.singleCoreK, t.baseM, t.baseN,
+                           t.baseK, t.depthA1, t.depthB1, t.stepM, t.stepN, t.stepKa, t.stepKb };
+  for (int v : positive)
+    if (v <= 0)
+      {
+        Diag ("FW-TWIN-MATMUL-TILING", file, line, "TCubeTiling has a shape, base, depth or step of %d (must be > 0)", v);
+        return false;
+      }
+  if (t.Ka != t.Kb)
+    {
+      Diag ("FW-TWIN-MATMUL-TILING", file, line, "TCubeTiling Ka %d differs from Kb %d", t.Ka, t.Kb);
+      ok = false;
+    }
+  /* singleCoreK = K (K is not split across cores); singleCoreM <= M; singleCoreN <= N. */
+  if (t.singleCoreK != t.Ka || t.singleCoreM > t.M || t.singleCoreN > t.N)
+    {
+      Diag ("FW-TWIN-MATMUL-TILING", file, line,
+            "TCubeTiling singleCore %d x %d x %d does not fit M %d, N %d with singleCoreK = K %d", t.singleCoreM,
+            t.singleCoreN, t.singleCoreK, t.M, t.N, t.Ka);
+      ok = false;
+    }
+  /* usedCoreNum = (M / singleCoreM) * (N / singleCoreN), whole cores. */
+  if (t.usedCoreNum != CeilDiv (t.M, t.singleCoreM) * CeilDiv (t.N, t.singleCoreN))
+    {
+      Diag ("FW-TWIN-MATMUL-TILING", file, line, "TCubeTiling usedCoreNum %d is not ceil(M / singleCoreM) x ceil(N / singleCoreN) = %d",
+            t.usedCoreNum, CeilDiv (t.M, t.singleCoreM) * CeilDiv (t.N, t.singleCoreN));
+      ok = false;
+    }
+  /* baseM/N/K "按分形对齐" (Mmad.md: fractals of 16 rows by C0 = 32 bytes of elements). */
+  unsigned c0 = 32 / (a_bytes ? a_bytes : 1);
+  if (t.baseM % 16 != 0 || t.baseN % 16 != 0 || static_cast<unsigned> (t.baseK) % c0 != 0)
+    {
+      Diag ("FW-TWIN-MATMUL-TILING", file, line,
+            "TCubeTiling base %d x %d x %d is not fractal-aligned (baseM, baseN multiples of 16, baseK of %u)", t.baseM,
+            t.baseN, t.baseK, c0);
+      ok = false;
+    }
+  if ((t.iterateOrder != 0 && t.iterateOrder != 1) || (t.isBias != 0 && t.isBias != 1) || t.dbL0A < 1 ||
+      t.dbL0A > 2 || t.dbL0B < 1 || t.dbL0B > 2 || t.dbL0C < 1 || t.dbL0C > 2)
+    {
+      Diag ("FW-TWIN-MATMUL-TILING", file, line,
+            "TCubeTiling iterateOrder %d, isBias %d or dbL0A/B/C %d/%d/%d outside the values the page allows",
+            t.iterateOrder, t.isBias, t.dbL0A, t.dbL0B, t.dbL0C);
+      ok = false;
+    }
+  if (!ok)
+    return false;
+  /* L1 holds depthA1 blocks of baseM x baseK of A, depthB1 of baseN x baseK of B, and the bias row. */
+  uint64_t l1 = static_cast<uint64_t> (t.depthA1) * t.baseM * t.baseK * a_bytes +
+                static_cast<uint64_t> (t.depthB1) * t.baseN * t.baseK * b_bytes +
+                static_cast<uint64_t> (t.baseN) * bias_bytes;
+  if (g.l1_capacity > 0 && l1 > g.l1_capacity)
+    {
+      Diag ("FW-TWIN-L1-CAPACITY", file, line, "the tiling needs %llu bytes of L1, the profile has %u",
+            (unsigned long long) l1, g.l1_capacity);
+      ok = false;
+    }
+  /* L0A/L0B hold dbL0A (dbL0B) base blocks of A (B); L0C dbL0C blocks of C in float (the accumulator). */
+  uint64_t l0a = static_cast<uint64_t> (t.dbL0A) * t.baseM * t.baseK * a_bytes;
+  uint64_t l0b = static_cast<uint64_t> (t.dbL0B) * t.baseK * t.baseN * b_bytes;
+  uint64_t l0c = static_cast<uint64_t> (t.dbL0C) * t.baseM * t.baseN * 4;
+  const struct { const char *name; uint64_t need; uint32_t have; } l0[] = {
+    { "L0A", l0a, g.l0a_capacity }, { "L0B", l0b, g.l0b_capacity }, { "L0C", l0c, g.l0c_capacity },
+  };
+  for (const auto &b : l0)
+    if (b.have > 0 && b.need > b.have)
+      {
+        Diag ("FW-TWIN-L0-CAPACITY", file, line, "the tiling needs %llu bytes of %s, the profile has %u",
+              (unsigned long long) b.need, b.name, b.have);
+        ok = false;
+      }
+  return ok;
+}
+
+}  // namespace twin
+}  // namespace matmul

@@ -150,6 +150,9 @@ cell_update (GtkListItem *list_item)
     return;
   text = info->format (item);
   gtk_inscription_set_text (GTK_INSCRIPTION (label), text);
+  /* Pattern names of rules run long ("MatMul+elementwise_chain"): the whole name on hover. */
+  if (strcmp (info->id, "pattern") == 0)
+    gtk_widget_set_tooltip_text (label, text);
   if (strcmp (info->id, "decision") == 0)
     {
       g_autofree char *css = g_strdup_printf ("fw-status-%s", fw_candidate_item_get_status (item));
@@ -191,7 +194,9 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
       gtk_inscription_set_xalign (GTK_INSCRIPTION (label), 1.0);
       gtk_widget_add_css_class (label, "numeric");
     }
-  gtk_inscription_set_min_chars (GTK_INSCRIPTION (label), info->numeric ? 8 : 12);
+  /* The pattern column holds the longest words, and the others shrink to let it show them. */
+  gtk_inscription_set_min_chars (GTK_INSCRIPTION (label),
+                                 info->numeric ? 8 : strcmp (info->id, "pattern") == 0 ? 22 : 12);
   g_object_set_data (G_OBJECT (list_item), "fw-column", (gpointer) info);
   gtk_list_item_set_child (list_item, label);
   /* A right click selects the row (unless it is among the selected ones) and opens its menu. */

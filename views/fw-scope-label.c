@@ -17,7 +17,7 @@ fw_scope_savings (FwLayout *layout, const FwPlan *plan)
     {
       const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
 
-      if (cand->status != FW_CANDIDATE_PROPOSED && cand->status != FW_CANDIDATE_ACCEPTED)
+      if (!fw_candidate_is_fused (cand))
         continue;
       for (guint i = 0; i < cand->nodes->len; i++)
         {

@@ -53,12 +53,6 @@ fw_target_from_name (const char *name, FwTargetId *out)
   return FALSE;
 }
 
-gboolean
-fw_candidate_is_fused (const FwCandidate *candidate)
-{
-  return candidate->status == FW_CANDIDATE_PROPOSED || candidate->status == FW_CANDIDATE_ACCEPTED;
-}
-
 static gboolean
 run_superkernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
 {

@@ -52,9 +52,6 @@ FwTargetKernel *fw_target_kernel_generate (FwPlan          *plan,
                                            const gboolean   enabled[FW_N_TARGETS]);
 void         fw_target_kernel_free   (FwTargetKernel   *kernel);
 
-/* Whether a candidate is part of the fused plan (proposed or accepted; vetoed and refused ones are not). */
-gboolean     fw_candidate_is_fused   (const FwCandidate *candidate);
-
 /* Generates (and for host compiles, in parallel) the kernels of every fused candidate on every target asked
  * for. cache_dir NULL: the default. NULL only when cancelled. */
 FwTargets   *fw_targets_build        (FwPlan           *plan,

@@ -228,8 +228,7 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
     for (guint i = 0; i < plan->candidates->len; i++)
       {
         const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-        if ((c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED) &&
-            !g_hash_table_contains (given, GUINT_TO_POINTER (c->index + 1)))
+        if (fw_candidate_is_fused (c) && !g_hash_table_contains (given, GUINT_TO_POINTER (c->index + 1)))
           g_array_append_val (result->unverified, c->index);
       }
     result->pass = result->unverified->len == 0;

@@ -111,7 +111,7 @@ build_rewrite (FwPlan *plan, GError **error)
       g_autofree char *pattern = NULL, *scope = NULL, *op_type = NULL, *name = NULL, *doc = NULL;
       GPtrArray *metadata;
 
-      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
+      if (!fw_candidate_is_fused (c))
         continue;
       if (c->nodes == NULL || c->nodes->len == 0)
         continue;

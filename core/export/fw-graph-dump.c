@@ -85,8 +85,7 @@ write_kernels (FwPlan *plan, const char *dir, const char *stem, GError **error)
       g_autoptr(GBytes) bytes = NULL;
 
       /* The rewrite's sets are these candidates, in this order (fw_fused_model_rewrite). */
-      if ((c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED) || c->nodes == NULL ||
-          c->nodes->len == 0)
+      if (!fw_candidate_is_fused (c) || c->nodes == NULL || c->nodes->len == 0)
         continue;
       bytes = fw_onnx_rewrite_serialize_set (rewrite, set++, error);
       folder = fw_kernel_package_folder_name (c);

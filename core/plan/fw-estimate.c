@@ -46,13 +46,13 @@ arrange (FwPlan *plan, FwCandidate *candidate)
   return ok;
 }
 
-/* Makes and prices candidate->spec for the group. The target's own buffers, when it is given and can make
- * the kernel, are what the tile is priced by. Broadcast rows whose one row does not fit by those buffers
- * are given up for a flat tiling. */
-static void
-price_group (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
+void
+fw_candidate_set_spec (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
 {
+  g_clear_pointer (&candidate->spec, fw_kernel_spec_free);
   candidate->spec = fw_group_spec (group, plan->profile, TRUE);
+  /* The target's own buffers, when it is given and can make the kernel, are what the tile is priced by.
+   * Broadcast rows whose one row does not fit by those buffers are given up for a flat tiling. */
   if (plan->options.arrange != NULL && arrange (plan, candidate) &&
       fw_kernel_spec_get_reduce_axes (candidate->spec) == 0 && fw_kernel_spec_get_space (candidate->spec)->row_axes > 0 &&
       fw_kernel_spec_ub_bytes (candidate->spec, 1, (gdouble) fw_space_row_elements (fw_kernel_spec_get_space (candidate->spec)),
@@ -64,13 +64,6 @@ price_group (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
     }
   fw_estimate_resource (candidate->spec, plan->profile, &candidate->spec->resource);
   fw_estimate_cost (candidate->spec, plan->profile, &candidate->spec->cost);
-}
-
-void
-fw_candidate_set_spec (FwPlan *plan, FwCandidate *candidate, const FwGroup *group)
-{
-  g_clear_pointer (&candidate->spec, fw_kernel_spec_free);
-  price_group (plan, candidate, group);
 }
 
 static const FwResourceEstimate no_resource;

@@ -57,7 +57,7 @@ fw_plan_group_namespaces (const FwPlan *plan)
     {
       const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
 
-      if (cand->status != FW_CANDIDATE_PROPOSED && cand->status != FW_CANDIDATE_ACCEPTED)
+      if (!fw_candidate_is_fused (cand))
         continue;
       for (guint k = 0; k < cand->nodes->len; k++)
         g_hash_table_insert (namespaces, g_ptr_array_index (cand->nodes, k), fw_plan_group_namespace (plan, c));

@@ -19,7 +19,7 @@ fw_plan_fused_candidate_of (const FwPlan *plan, const FwNode *node)
   if (group == 0 || group > plan->candidates->len)
     return G_MAXUINT;
   c = g_ptr_array_index (plan->candidates, group - 1);
-  return c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED ? group - 1 : G_MAXUINT;
+  return fw_candidate_is_fused (c) ? group - 1 : G_MAXUINT;
 }
 
 GPtrArray *

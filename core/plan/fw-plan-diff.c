@@ -3,12 +3,6 @@
 #include "fw-plan-diff.h"
 #include "graph/fw-graph-private.h"
 
-static gboolean
-fused (const FwCandidate *c)
-{
-  return c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED;
-}
-
 /* Node name → the fused candidate of plan holding it. */
 static GHashTable *
 fused_by_name (const FwPlan *plan)
@@ -19,7 +13,7 @@ fused_by_name (const FwPlan *plan)
     {
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
 
-      if (!fused (c))
+      if (!fw_candidate_is_fused (c))
         continue;
       for (guint k = 0; k < c->nodes->len; k++)
         g_hash_table_insert (by_name, (gpointer) ((FwNode *) g_ptr_array_index (c->nodes, k))->name,
@@ -41,7 +35,7 @@ fw_plan_diff (const FwPlan *a, const FwPlan *b)
       FwPlanDiffEntry e = { FW_PLAN_DIFF_REMOVED, i, G_MAXUINT };
       gboolean all_same = TRUE;
 
-      if (!fused (c))
+      if (!fw_candidate_is_fused (c))
         continue;
       for (guint k = 0; k < c->nodes->len; k++)
         {
@@ -70,7 +64,7 @@ fw_plan_diff (const FwPlan *a, const FwPlan *b)
     {
       FwPlanDiffEntry e = { FW_PLAN_DIFF_ADDED, G_MAXUINT, j };
 
-      if (fused (g_ptr_array_index (b->candidates, j)) && !b_overlapped[j])
+      if (fw_candidate_is_fused (g_ptr_array_index (b->candidates, j)) && !b_overlapped[j])
         g_array_append_val (diff, e);
     }
   return diff;

@@ -48,7 +48,7 @@ fw_plan_explain_empty (const FwPlan *plan, const char * const *unbound)
     {
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
 
-      if (c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED)
+      if (fw_candidate_is_fused (c))
         return NULL;
       vetoed += c->status == FW_CANDIDATE_VETOED;
     }

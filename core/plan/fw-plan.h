@@ -84,6 +84,9 @@ typedef struct
                                       (accepted or vetoed), 0 when none did */
 } FwCandidate;
 
+/* Whether a candidate is part of the fused plan (proposed or accepted; vetoed and refused ones are not). */
+gboolean      fw_candidate_is_fused     (const FwCandidate *candidate);
+
 /* The candidate's prices: its spec's (fw_kernel_spec_get_resource, _get_cost); zero without a spec. */
 const FwResourceEstimate *fw_candidate_get_resource (const FwCandidate *candidate);
 const FwCostEstimate     *fw_candidate_get_cost     (const FwCandidate *candidate);

@@ -24,6 +24,12 @@ fw_plan_options_init (FwPlanOptions *options)
   options->enabled = TRUE;
 }
 
+gboolean
+fw_candidate_is_fused (const FwCandidate *candidate)
+{
+  return candidate->status == FW_CANDIDATE_PROPOSED || candidate->status == FW_CANDIDATE_ACCEPTED;
+}
+
 void
 fw_plan_options_clear (FwPlanOptions *options)
 {
@@ -275,18 +281,13 @@ apply_rules (FwPlan *plan, FwCandidate *c)
                                        forbid->file ? forbid->file : "?", forbid->line));
       return;
     }
+  /* What a rule's `when` kept from naming the group, whether or not another rule names it. */
   g_clear_pointer (&c->rule_misses, g_ptr_array_unref);
+  c->rule_misses = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_rule_miss_free);
   for (guint skip = 0; skip <= 3 && skip + 2 <= c->nodes->len; skip++)
     {
-      g_autoptr(GPtrArray) misses = fw_rule_set_explain (plan->rules, (FwNode * const *) c->nodes->pdata + skip,
-                                                         c->nodes->len - skip);
-
-      /* What a rule's `when` kept from naming the group, whether or not another rule names it. */
-      if (misses->len > 0 && c->rule_misses == NULL)
-        c->rule_misses = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_rule_miss_free);
-      while (misses->len > 0)
-        g_ptr_array_add (c->rule_misses, g_ptr_array_steal_index (misses, 0));
-      rule = fw_rule_set_match (plan->rules, (FwNode * const *) c->nodes->pdata + skip, c->nodes->len - skip);
+      rule = fw_rule_set_match_explain (plan->rules, (FwNode * const *) c->nodes->pdata + skip, c->nodes->len - skip,
+                                        c->rule_misses);
       if (rule == NULL)
         continue;
       c->rule = rule;
@@ -329,7 +330,7 @@ fw_plan_add_totals (FwPlan *plan)
     {
       FwCandidate *c = g_ptr_array_index (plan->candidates, i);
 
-      if (c->status != FW_CANDIDATE_PROPOSED && c->status != FW_CANDIDATE_ACCEPTED)
+      if (!fw_candidate_is_fused (c))
         continue;
       plan->after.time_s -= fw_candidate_get_cost (c)->time_before_s - fw_candidate_get_cost (c)->time_after_s;
       plan->after.bytes_read -= fw_candidate_get_cost (c)->bytes_read_before - fw_candidate_get_cost (c)->bytes_read_after;
@@ -433,7 +434,7 @@ fw_plan_get_node_counts (const FwPlan *plan, guint *before, guint *after)
   for (guint i = 0; i < plan->candidates->len; i++)
     {
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-      if ((c->status == FW_CANDIDATE_PROPOSED || c->status == FW_CANDIDATE_ACCEPTED) && c->nodes && c->nodes->len)
+      if (fw_candidate_is_fused (c) && c->nodes && c->nodes->len)
         {
           fused += c->nodes->len;
           groups++;

@@ -755,13 +755,11 @@ fw_rule_miss_free (FwRuleMiss *miss)
   g_free (miss);
 }
 
-GPtrArray *
-fw_rule_set_explain (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes)
+const FwRule *
+fw_rule_set_match_explain (const FwRuleSet *set, FwNode * const *nodes, guint n_nodes, GPtrArray *misses)
 {
-  GPtrArray *misses = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_rule_miss_free);
-
-  match_prefer (set, nodes, n_nodes, misses);
-  return misses;
+  g_return_val_if_fail (misses != NULL, NULL);
+  return match_prefer (set, nodes, n_nodes, misses);
 }
 
 const FwRule *

@@ -97,11 +97,13 @@ typedef struct
 } FwRuleMiss;
 
 void           fw_rule_miss_free          (FwRuleMiss       *miss);
-/* The enabled PREFER rules, best first, whose pattern matches all of nodes but whose `when` does not hold,
- * down to the rule fw_rule_set_match chooses (not included): why a better rule did not name them. */
-GPtrArray     *fw_rule_set_explain        (const FwRuleSet  *set,
+/* fw_rule_set_match, also appending to misses (FwRuleMiss*, owned by the array) the enabled PREFER rules,
+ * best first, whose pattern matches all of nodes but whose `when` does not hold, down to the rule chosen:
+ * why a better rule did not name them. */
+const FwRule  *fw_rule_set_match_explain  (const FwRuleSet  *set,
                                            FwNode * const   *nodes,
-                                           guint             n_nodes);
+                                           guint             n_nodes,
+                                           GPtrArray        *misses);
 /* The enabled FORBID rule whose pattern matches a contiguous run of nodes, or NULL. */
 const FwRule  *fw_rule_set_forbids        (const FwRuleSet  *set,
                                            FwNode * const   *nodes,

@@ -14,6 +14,7 @@
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "graph/fw-graph-private.h"
+#include "plan/fw-kernel-spec-private.h"
 
 typedef struct
 {
@@ -462,6 +463,20 @@ test_layernorm_op (Fixture *f, gconstpointer data)
   fw_node_set_attr_float (node (g, "LayerNormalization", "ln", "y", "s", "gamma", "beta"), "epsilon", 1e-5f);
   finish (model, "y");
   check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+  /* A spec whose swept row is not the kernel's row is refused, not given scratch the plan did not count. */
+  {
+    g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+    FwCandidate *c = g_ptr_array_index (plan->candidates, 0);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FwSuperKernel) k = NULL;
+
+    g_assert_cmpuint (fw_kernel_spec_get_n_carried (c->spec), ==, 1);
+    c->spec->sweep_row_elements++;
+    k = fw_superkernel_generate (plan, c, &error);
+    g_assert_null (k);
+    g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+    g_assert_nonnull (strstr (error->message, "rows of 48 elements where the plan swept rows of 49"));
+  }
 }
 
 static void

@@ -165,8 +165,68 @@ on_theme_changed (FwInspector *self)
 }
 #endif
 
+#define DIAGNOSTIC_TAG "fw-diagnostic"
+
+#ifdef FW_HAVE_GTKSOURCEVIEW
+static char *
+on_mark_tooltip (GtkSourceMarkAttributes *attributes, GtkSourceMark *mark, gpointer data)
+{
+  return g_strdup (g_object_get_data (G_OBJECT (mark), "fw-text"));
+}
+#endif
+
+/* The lines a checker found fault with (the twin's diagnostics): a red band over each, a warning in the
+ * gutter whose tooltip says what was wrong, and the view scrolled to the first. */
 static void
-add_source (FwInspector *self, const char *heading, const char *source, const char *language)
+mark_lines (GtkWidget *view, const FwKernelSources *sources, FwTargetId target)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  guint n = fw_kernel_sources_get_n_marks (sources, target);
+  GdkRGBA band = { 0.88, 0.11, 0.14, 0.22 };
+  GtkTextTag *tag;
+
+  if (n == 0)
+    return;
+  tag = gtk_text_buffer_create_tag (buffer, DIAGNOSTIC_TAG, "paragraph-background-rgba", &band, NULL);
+#ifdef FW_HAVE_GTKSOURCEVIEW
+  {
+    g_autoptr(GtkSourceMarkAttributes) attributes = gtk_source_mark_attributes_new ();
+
+    gtk_source_mark_attributes_set_icon_name (attributes, "dialog-warning-symbolic");
+    g_signal_connect (attributes, "query-tooltip-text", G_CALLBACK (on_mark_tooltip), NULL);
+    gtk_source_view_set_mark_attributes (GTK_SOURCE_VIEW (view), DIAGNOSTIC_TAG, attributes, 0);
+    gtk_source_view_set_show_line_marks (GTK_SOURCE_VIEW (view), TRUE);
+  }
+#endif
+  for (guint i = 0; i < n; i++)
+    {
+      const FwSourceMark *m = fw_kernel_sources_get_mark (sources, target, i);
+      GtkTextIter start, end;
+
+      if (m->line > (guint) gtk_text_buffer_get_line_count (buffer))
+        continue;
+      gtk_text_buffer_get_iter_at_line (buffer, &start, (gint) m->line - 1);
+      end = start;
+      gtk_text_iter_forward_to_line_end (&end);
+      gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
+#ifdef FW_HAVE_GTKSOURCEVIEW
+      {
+        GtkSourceMark *mark = gtk_source_buffer_create_source_mark (GTK_SOURCE_BUFFER (buffer), NULL,
+                                                                    DIAGNOSTIC_TAG, &start);
+        g_object_set_data_full (G_OBJECT (mark), "fw-text", g_strdup (m->text), g_free);
+      }
+#endif
+      if (i == 0)
+        {
+          GtkTextMark *first = gtk_text_buffer_create_mark (buffer, NULL, &start, TRUE);
+          gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), first, 0.1, TRUE, 0.0, 0.3);
+        }
+    }
+}
+
+static void
+add_source (FwInspector *self, const char *heading, const char *source, const char *language,
+            const FwKernelSources *sources, FwTargetId target)
 {
   GtkWidget *view, *frame;
   GtkTextBuffer *buffer;
@@ -193,6 +253,7 @@ add_source (FwInspector *self, const char *heading, const char *source, const ch
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
   buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
   gtk_text_buffer_set_text (buffer, source, -1);
+  mark_lines (view, sources, target);
   frame = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (frame), view);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (frame), 240);
@@ -519,7 +580,7 @@ add_sources (FwInspector *self, const FwKernelSources *sources)
       const char *error = fw_kernel_sources_get_error (sources, t);
 
       if (source != NULL)
-        add_source (self, _(shown[t].title), source, shown[t].language);
+        add_source (self, _(shown[t].title), source, shown[t].language, sources, t);
       else
         add_section (self, _(shown[t].title), error ? error : "");
     }
@@ -698,6 +759,37 @@ fw_inspector_get_n_generated (FwInspector *self)
 {
   g_return_val_if_fail (FW_IS_INSPECTOR (self), 0);
   return self->n_requests;
+}
+
+char *
+fw_inspector_get_marked_lines (FwInspector *self)
+{
+  GString *lines = g_string_new (NULL);
+
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), NULL);
+  for (GtkWidget *child = gtk_widget_get_first_child (self->box); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *view = GTK_IS_SCROLLED_WINDOW (child) ? gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (child))
+                                                        : NULL;
+      GtkTextBuffer *buffer;
+      GtkTextTag *tag;
+
+      if (view != NULL && GTK_IS_VIEWPORT (view))
+        view = gtk_viewport_get_child (GTK_VIEWPORT (view));
+      if (view == NULL || !GTK_IS_TEXT_VIEW (view))
+        continue;
+      buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+      tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), DIAGNOSTIC_TAG);
+      for (gint line = 0; tag != NULL && line < gtk_text_buffer_get_line_count (buffer); line++)
+        {
+          GtkTextIter at;
+
+          gtk_text_buffer_get_iter_at_line (buffer, &at, line);
+          if (gtk_text_iter_has_tag (&at, tag))
+            g_string_append_printf (lines, "%s%d", lines->len ? " " : "", line + 1);
+        }
+    }
+  return g_string_free (lines, FALSE);
 }
 
 const char *

@@ -417,7 +417,7 @@ test_window_check_and_export (void)
   FwPlan *plan;
   FwWindow *window;
   gsize length = 0;
-  guint n_fused = 0;
+  guint n_fused = 0, n_twin = 0;
 
   g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
   g_assert_true (g_file_get_contents (source, &contents, &length, &error));
@@ -469,8 +469,17 @@ test_window_check_and_export (void)
       n_fused++;
       g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "pass");
       g_assert_nonnull (strstr (fw_project_get_check_detail (project, i), "max abs error"));
+      /* Verify ran every Ascend kernel on the twin: its verdict is beside the host's. */
+      if (strstr (fw_project_get_check_detail (project, i), "Ascend C kernel: generated") != NULL)
+        {
+          g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "pass");
+          n_twin++;
+        }
+      else
+        g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "");
     }
   g_assert_cmpuint (n_fused, >, 0);
+  g_assert_cmpuint (n_twin, >, 0);
 
   /* A cancelled export: the dialog stays, says so, and no kernel package was left half-written. */
   dialog = FW_EXPORT_DIALOG (fw_window_show_export (window));

@@ -111,10 +111,10 @@ verification_class (FwPlan *plan, FwProject *project, const FwNode *node, const 
     return ids[0];
   item = item_of (project, c);
   result = item != NULL ? fw_candidate_item_get_verification (item) : NULL;
+  if (g_strcmp0 (result, "fail") == 0 || (item != NULL && g_strcmp0 (fw_candidate_item_get_twin (item), "fail") == 0))
+    return ids[2];
   if (g_strcmp0 (result, "pass") == 0)
     return ids[1];
-  if (g_strcmp0 (result, "fail") == 0)
-    return ids[2];
   if (g_strcmp0 (result, "unverified") == 0)
     return ids[3];
   return ids[4];

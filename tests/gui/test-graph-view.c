@@ -171,6 +171,13 @@ test_project (Fixture *f, gconstpointer data)
   fw_project_set_verification (project, 0, "pass");
   fw_project_set_check_detail (project, 0, "Isolated: pass");
   g_assert_false (fw_graph_view_get_candidate_flagged (f->view, 0));
+  /* The host passed but the Ascend kernel failed on the twin: flagged as well. */
+  fw_project_set_twin (project, 0, "fail");
+  fw_project_set_check_detail (project, 0, "On the Ascend C twin: FAIL");
+  g_assert_true (fw_graph_view_get_candidate_flagged (f->view, 0));
+  fw_project_set_twin (project, 0, "pass");
+  fw_project_set_check_detail (project, 0, "On the Ascend C twin: pass");
+  g_assert_false (fw_graph_view_get_candidate_flagged (f->view, 0));
   fw_graph_view_set_project (f->view, NULL);
   g_assert_cmpuint (notes, ==, 2);
   g_assert_finalize_object (project);

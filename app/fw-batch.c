@@ -17,6 +17,7 @@
 #include "report/fw-model-report.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
+#include "report/fw-superkernel-report.h"
 #include "report/fw-model-explorer.h"
 #include "report/fw-render.h"
 #include "report/fw-roofline.h"
@@ -388,6 +389,45 @@ write_model_explorer (const FwBatchOptions *options, FwPlan *plan, FwMeasureResu
 }
 
 /* The --fail-on conditions that hold, each said on stderr; TRUE when any does. */
+/* --superkernel, --superkernel-scope, --no-superkernel and --superkernel-max-kernels; *wanted FALSE when no
+ * scopes were asked for (the report then has no superkernel member). */
+static gboolean
+superkernel_options_for (const FwBatchOptions *options, FwSkOptions *out, gboolean *wanted, GError **error)
+{
+  fw_sk_options_init (out);
+  *wanted = options->superkernel_scopes != NULL;
+  if (options->superkernel != NULL)
+    {
+      if (g_strcmp0 (options->superkernel, "auto") == 0)
+        *wanted = TRUE;
+      else if (g_strcmp0 (options->superkernel, "off") == 0)
+        *wanted = FALSE;
+      else
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("unknown --superkernel “%s” (known: auto, off)"),
+                       options->superkernel);
+          return FALSE;
+        }
+    }
+  if (options->superkernel_max_kernels < 0 || options->superkernel_max_kernels == 1 ||
+      options->superkernel_max_kernels > 100000)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s",
+                   _("--superkernel-max-kernels must be from 2 to 100000"));
+      return FALSE;
+    }
+  for (guint i = 0; options->superkernel_scopes && options->superkernel_scopes[i]; i++)
+    if (options->superkernel_scopes[i][0] == '\0')
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s", _("--superkernel-scope needs a name scope, e.g. /encoder"));
+        return FALSE;
+      }
+  out->scopes = options->superkernel_scopes;
+  out->excluded = options->no_superkernel;
+  out->max_kernels = (guint) options->superkernel_max_kernels;
+  return TRUE;
+}
+
 static gboolean
 report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
 {
@@ -448,11 +488,15 @@ fw_batch_run (const FwBatchOptions *options)
   JsonNode *report;
   g_autofree char *text = NULL;
   FwReportFormat format;
+  FwSkOptions sk_options;
+  gboolean want_sk = FALSE;
+  g_autoptr(FwSkPlan) sk = NULL;
 
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
       !plan_options_for (options, &plan_options, &error) || !fw_cann_debug_from_env (&cann_debug, &error) ||
       !parse_fail_on (options->fail_on, &fail_on, &error) ||
       !parse_targets (options->targets, &want_host, &want_ascend, &error) ||
+      !superkernel_options_for (options, &sk_options, &want_sk, &error) ||
       (options->tolerance != NULL && !fw_tolerance_parse (options->tolerance, &tolerance, &error)))
     goto fail;
   if (fail_on.mismatch && !options->verify)
@@ -485,6 +529,9 @@ fw_batch_run (const FwBatchOptions *options)
       if (!fw_whitelist_save (out, options->export_whitelist, &error))
         goto fail;
     }
+  /* Scopes bind the kernels of the plan as decided. */
+  if (want_sk && !(sk = fw_sk_plan_build (plan, &sk_options, &error)))
+    goto fail;
   if ((want_host || want_ascend) &&
       !(check = check_all (options, project, want_host, want_ascend, &tolerance, &error)))
     goto fail;
@@ -500,6 +547,8 @@ fw_batch_run (const FwBatchOptions *options)
   /* The project's model report is batch's own to finish: nothing else reads it after this. */
   report = fw_project_get_model_report (project);
   fw_plan_report_add (report, plan);
+  if (sk != NULL)
+    fw_superkernel_report_add (report, sk);
   fw_exec_report_add (report, plan, check ? fw_check_get_targets (check) : NULL,
                       check ? fw_check_get_verify (check) : NULL, check ? fw_check_get_measure (check) : NULL);
   text = fw_model_report_format (report, format);

@@ -57,6 +57,10 @@ run_command_line (int argc, char **argv)
   g_autofree char *roofline = NULL;
   g_autofree char *summary = NULL;
   g_autofree char *model_explorer = NULL;
+  g_autofree char *superkernel = NULL;
+  g_auto(GStrv) superkernel_scopes = NULL;
+  g_auto(GStrv) no_superkernel = NULL;
+  gint superkernel_max_kernels = 0;
   gint64 seed = 1;
   gint repeats = 0, threads = 0;
   g_autoptr(GError) error = NULL;
@@ -87,6 +91,10 @@ run_command_line (int argc, char **argv)
     { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary, N_("Draw kernels, HBM traffic and estimated time of the original graph, the proposed plan and the decisions to FILE.svg or FILE.png"), N_("FILE") },
     { "dump-graph", 0, 0, G_OPTION_ARG_FILENAME, &dump_graph, N_("Write the graph before fusion, as planned and as decided (ONNX and .pbtxt) and one model per fused kernel into DIR, as DUMP_GRAPH=1 DUMP_GRAPH_PATH=DIR does"), N_("DIR") },
     { "model-explorer", 0, 0, G_OPTION_ARG_FILENAME, &model_explorer, N_("Write the graph with the plan for Google's Model Explorer into DIR: MODEL.model-explorer.json (each fused group one namespace) and node data files of refusal codes and estimated (and, with --measure, measured) µs saved"), N_("DIR") },
+    { "superkernel", 0, 0, G_OPTION_ARG_STRING, &superkernel, N_("SuperKernel scopes: auto (maximal runs of kernels bound into one launch, with the barriers between them narrowed) or off (default)"), N_("MODE") },
+    { "superkernel-scope", 0, 0, G_OPTION_ARG_STRING_ARRAY, &superkernel_scopes, N_("Make the kernels under a name scope one SuperKernel, e.g. /encoder/layers.3 (repeatable; implies --superkernel auto over those scopes only)"), N_("PREFIX") },
+    { "no-superkernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &no_superkernel, N_("Keep the nodes under a name scope (or of that name) out of every SuperKernel (repeatable)"), N_("PREFIX") },
+    { "superkernel-max-kernels", 0, 0, G_OPTION_ARG_INT, &superkernel_max_kernels, N_("Most kernels in one SuperKernel scope (default 64)"), N_("N") },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable): mismatch (a group or output failed --verify, or a fused group has no verified kernel), regression (--measure found the fused model or a SuperKernel slower than unfused), rejected-whitelist (an accepted whitelist entry for this model matched nothing or a fusion the planner refused)"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
@@ -174,6 +182,10 @@ run_command_line (int argc, char **argv)
       .summary = summary,
       .dump_graph = dump_graph,
       .model_explorer = model_explorer,
+      .superkernel = superkernel,
+      .superkernel_scopes = superkernel_scopes,
+      .no_superkernel = no_superkernel,
+      .superkernel_max_kernels = superkernel_max_kernels,
     };
     return fw_batch_run (&options);
   }

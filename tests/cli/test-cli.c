@@ -877,6 +877,42 @@ test_model_explorer (void)
   }
 }
 
+/* --superkernel auto puts the scopes into the report (JSON and Markdown); a bad mode or limit is a usage
+ * error naming the flag. */
+static void
+test_superkernel (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (8, 16, 2, FALSE);
+  g_autofree char *path = write_model (model, "sk-block.onnx");
+  const char *args[] = { "--batch", path, "--report", "-", "--format", "json", "--superkernel", "auto", NULL };
+  const char *md_args[] = { "--batch", path, "--report", "-", "--format", "markdown", "--superkernel-scope", "/attn",
+                            NULL };
+  const char *bad[] = { "--batch", path, "--report", "/dev/null", "--superkernel", "always", NULL };
+  const char *bad_size[] = { "--batch", path, "--report", "/dev/null", "--superkernel", "auto",
+                             "--superkernel-max-kernels", "1", NULL };
+  g_autofree char *out = NULL, *err = NULL, *md = NULL, *md_err = NULL, *out2 = NULL, *err2 = NULL;
+  g_autofree char *out3 = NULL, *err3 = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *sk;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  sk = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "superkernel");
+  g_assert_nonnull (sk);
+  g_assert_cmpint (json_array_get_length (json_object_get_array_member (sk, "scopes")), >=, 1);
+  g_assert_cmpint (json_object_get_int_member (sk, "launches_after"), <,
+                   json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (
+                     json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "plan"),
+                     "totals"), "after"), "launches"));
+  g_assert_cmpint (run (md_args, &md, &md_err), ==, 0);
+  g_assert_nonnull (strstr (md, "## SuperKernel scopes"));
+  g_assert_nonnull (strstr (md, "| /attn |"));
+  g_assert_cmpint (run (bad, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "unknown --superkernel “always” (known: auto, off)"));
+  g_assert_cmpint (run (bad_size, &out3, &err3), ==, 2);
+  g_assert_nonnull (strstr (err3, "--superkernel-max-kernels must be from 2 to 100000"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -914,6 +950,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/cann-debug", test_cann_debug);
   g_test_add_func ("/app/cli/cann-log-lines", test_cann_log_lines);
   g_test_add_func ("/app/cli/model-explorer", test_model_explorer);
+  g_test_add_func ("/app/cli/superkernel", test_superkernel);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -29,6 +29,12 @@ add (FwGraph *g, const char *op, const char *name, const char *a, const char *b,
   return node;
 }
 
+FwNode *
+fw_test_add_node (FwGraph *g, const char *op, const char *name, const char *a, const char *b, const char *out)
+{
+  return add (g, op, name, a, b, out);
+}
+
 static void
 add_weight (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 *dims, float scale)
 {

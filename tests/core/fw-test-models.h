@@ -13,6 +13,13 @@
 G_BEGIN_DECLS
 
 FwModel  *fw_test_model_new            (gint64      opset);
+/* A node of op reading a (and b when not NULL) and writing out, in the default domain. */
+FwNode   *fw_test_add_node             (FwGraph    *g,
+                                        const char *op,
+                                        const char *name,
+                                        const char *a,
+                                        const char *b,
+                                        const char *out);
 /* n elementwise/broadcast ops (Add, Mul, Relu, Sigmoid, Tanh, Sub, Exp, Neg…) on [batch, n_elems]. */
 FwModel  *fw_test_elementwise_chain    (guint       n_ops,
                                         gint64      n_elems,

@@ -9,16 +9,7 @@
 #include "plan/fw-superkernel-plan.h"
 #include "report/fw-superkernel-report.h"
 
-static FwNode *
-add (FwGraph *g, const char *op, const char *name, const char *a, const char *b, const char *out)
-{
-  const char *ins[2] = { a, b };
-  const char *outs[1] = { out };
-  FwNode *node = fw_graph_add_node (g, op, "", name, b ? 2 : 1, ins, 1, outs, NULL);
-
-  g_assert_nonnull (node);
-  return node;
-}
+#define add fw_test_add_node
 
 static void
 add_weight (FwGraph *g, const char *name, guint rank, const gint64 *dims)

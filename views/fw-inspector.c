@@ -390,6 +390,73 @@ add_fusion_section (FwInspector *self, const FwNode *node)
   add_section (self, _("Fusion"), text != NULL ? text : _("Not in any candidate, and no refusal names it"));
 }
 
+static const char *
+sync_label (FwSkSync sync)
+{
+  switch (sync)
+    {
+    case FW_SK_SYNC_VECTOR: return _("over the vector cores");
+    case FW_SK_SYNC_CUBE: return _("over the cube cores");
+    case FW_SK_SYNC_ALL: return _("over all cores");
+    case FW_SK_SYNC_NONE:
+    default: return _("none");
+    }
+}
+
+/* The SuperKernel scope the node's kernel is bound into (docs/superkernel.md), with the barrier before it,
+ * or why it could not join one. Nothing for a node that is no kernel (folded at load). */
+static void
+add_superkernel_section (FwInspector *self, const FwNode *node)
+{
+  const FwSkPlan *sk = self->project != NULL ? fw_project_get_superkernel_plan (self->project) : NULL;
+  g_autoptr(GString) s = g_string_new (NULL);
+  guint scope_i = 0, kernel_i = 0, refusal_i = 0;
+
+  if (sk == NULL)
+    return;
+  switch (fw_sk_plan_locate (sk, node, &scope_i, &kernel_i, &refusal_i))
+    {
+    case FW_SK_PLACE_SCOPE:
+      {
+        const FwSkScope *scope = g_ptr_array_index (sk->scopes, scope_i);
+        const FwSkKernel *k = &g_array_index (scope->kernels, FwSkKernel, kernel_i);
+        g_autofree char *pos = g_strdup_printf ("%u", kernel_i + 1);
+        g_autofree char *n = g_strdup_printf ("%u", scope->kernels->len);
+        g_autofree char *cores = g_strdup_printf ("%u", k->cores);
+        const char *code = fw_sk_code_name (scope->end);
+
+        /* TRANSLATORS: scope name, position, kernels in the scope, blocks the kernel launches */
+        g_string_append_printf (s, _("In %s: kernel %s of %s, on %s cores"), scope->name, pos, n, cores);
+        g_string_append_c (s, '\n');
+        if (kernel_i > 0)
+          {
+            /* TRANSLATORS: the barrier before this kernel: "none", "over the vector cores"… */
+            g_string_append_printf (s, _("Barrier before it: %s"), sync_label (k->sync));
+            if (k->sync_value != NULL)
+              /* TRANSLATORS: a value the kernel reads that other cores wrote */
+              g_string_append_printf (s, _(" (it reads “%s”, which other cores wrote)"), k->sync_value->name);
+            g_string_append_c (s, '\n');
+          }
+        g_string_append_printf (s, _("The scope ends: %s%s%s"), code ? code : "", code ? " " : "",
+                                scope->end_message ? scope->end_message : "");
+        break;
+      }
+    case FW_SK_PLACE_REFUSED:
+      {
+        const FwSkRefusal *r = g_ptr_array_index (sk->refusals, refusal_i);
+        g_string_append_printf (s, "%s %s", fw_sk_code_name (r->code), r->message);
+        break;
+      }
+    case FW_SK_PLACE_ALONE:
+      g_string_append (s, _("In no SuperKernel scope: its run of kernels is a single one"));
+      break;
+    case FW_SK_PLACE_NONE:
+    default:
+      return;
+    }
+  add_section (self, _("SuperKernel"), s->str);
+}
+
 void
 fw_inspector_show_node (FwInspector *self, FwNode *node)
 {
@@ -433,6 +500,7 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   if (stats->len)
     add_section (self, _("Initializer statistics"), stats->str);
   add_fusion_section (self, node);
+  add_superkernel_section (self, node);
   set_title (self, title);
 }
 

@@ -231,6 +231,16 @@ refusal_message (FwSkCode code, const Step *s, const char *detail, guint max_cor
 
 /* ---- scopes ---- */
 
+/* Where a visited step went; scope is the serial of the scope it was added to (sk->serials maps serials to
+ * the scopes kept), G_MAXUINT when it was not added to one. */
+typedef struct
+{
+  guint scope;
+  guint kernel;
+  guint refusal;   /* index in sk->refusals, or G_MAXUINT */
+} Place;
+
+
 typedef struct
 {
   FwPlan           *plan;
@@ -244,8 +254,20 @@ typedef struct
   GHashTable       *pending;     /* FwValue* → index in open_steps + 1: written since the last barrier */
   guint             pending_types; /* 1 << FwSkCoreType of the kernels since the last barrier */
   guint            *parts;       /* per user scope: parts made so far */
+  guint             serial;      /* of the open scope: scopes opened so far */
+  GArray           *step_places; /* Place, one per visited step */
   GArray           *scope_users; /* gint per scope in sk->scopes: its user scope, or -1 */
 } Build;
+
+static void
+record_place (Build *b, const Step *s, guint scope, guint kernel, guint refusal)
+{
+  Place p = { scope, kernel, refusal };
+
+  g_array_append_val (b->step_places, p);
+  for (guint i = 0; i < step_n_nodes (s); i++)
+    g_hash_table_insert (b->sk->places, step_node (s, i), GUINT_TO_POINTER (b->step_places->len));
+}
 
 static void
 scope_free (gpointer data)
@@ -348,6 +370,7 @@ close_scope (Build *b, FwSkCode code, FwNode *node, char *message)
       scope_free (s);   /* one kernel is its own launch already */
       return;
     }
+  g_array_index (b->sk->serials, guint, b->serial - 1) = b->sk->scopes->len;
   for (guint i = 0; i < s->kernels->len; i++)
     {
       FwSkKernel *k = &g_array_index (s->kernels, FwSkKernel, i);
@@ -379,6 +402,11 @@ open_scope (Build *b, gint user)
     s->name = g_strdup_printf ("%s#%u", b->options->scopes[user], b->parts[user]);
   b->open = s;
   b->open_user = user;
+  b->serial++;
+  {
+    guint dropped = G_MAXUINT;
+    g_array_append_val (b->sk->serials, dropped);
+  }
   g_array_set_size (b->open_steps, 0);
 }
 
@@ -473,7 +501,12 @@ visit (Build *b, const Step *s)
       close_scope (b, code, s->node, refusal_message (code, s, detail, b->max_cores));
       /* The kernels outside the user's scopes are everything else: not worth a line each. */
       if (code != FW_SK_OUTSIDE && code != FW_SK_DEADLOCK)
-        refuse (b, s, code, refusal_message (code, s, detail, b->max_cores));
+        {
+          refuse (b, s, code, refusal_message (code, s, detail, b->max_cores));
+          record_place (b, s, G_MAXUINT, 0, b->sk->refusals->len - 1);
+        }
+      else
+        record_place (b, s, G_MAXUINT, 0, G_MAXUINT);
       return;
     }
   if (b->open != NULL && b->open_user != user)
@@ -486,6 +519,7 @@ visit (Build *b, const Step *s)
     }
   if (b->open == NULL)
     open_scope (b, user);
+  record_place (b, s, b->serial - 1, b->open->kernels->len, G_MAXUINT);
   append_kernel (b, s);
 }
 
@@ -537,6 +571,8 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
   sk->options.excluded = g_strdupv (options->excluded);
   sk->scopes = g_ptr_array_new_with_free_func (scope_free);
   sk->refusals = g_ptr_array_new_with_free_func (refusal_free);
+  sk->places = g_hash_table_new (NULL, NULL);
+  sk->serials = g_array_new (FALSE, FALSE, sizeof (guint));
   sk->launches_after = plan->after.launches;
   if (options->mode == FW_SK_OFF)
     return sk;
@@ -551,6 +587,7 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
   b.pending = g_hash_table_new (NULL, NULL);
   b.parts = g_new0 (guint, options->scopes ? g_strv_length (options->scopes) : 0);
   b.scope_users = g_array_new (FALSE, FALSE, sizeof (gint));
+  b.step_places = g_array_new (FALSE, FALSE, sizeof (Place));
   for (guint i = 0; i < schedule->len; i++)
     {
       Step s;
@@ -561,6 +598,8 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
     }
   close_scope (&b, FW_SK_END, NULL, g_strdup (options->scopes ? _("the name scope ended") : _("the model ended")));
   settle_user_ends (&b);
+  /* Places refer to steps; keep them as the plan's answer per node. */
+  sk->step_places = b.step_places;
   g_array_unref (b.scope_users);
   g_array_unref (b.open_steps);
   g_hash_table_unref (b.pending);
@@ -577,5 +616,35 @@ fw_sk_plan_free (FwSkPlan *sk)
   g_strfreev (sk->options.excluded);
   g_ptr_array_unref (sk->scopes);
   g_ptr_array_unref (sk->refusals);
+  g_hash_table_unref (sk->places);
+  g_array_unref (sk->serials);
+  if (sk->step_places != NULL)
+    g_array_unref (sk->step_places);
   g_free (sk);
+}
+
+FwSkPlace
+fw_sk_plan_locate (const FwSkPlan *sk, const FwNode *node, guint *scope, guint *kernel, guint *refusal)
+{
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (sk->places, node));
+  const Place *p;
+  guint kept;
+
+  if (at == 0)
+    return FW_SK_PLACE_NONE;
+  p = &g_array_index (sk->step_places, Place, at - 1);
+  if (p->refusal != G_MAXUINT)
+    {
+      if (refusal)
+        *refusal = p->refusal;
+      return FW_SK_PLACE_REFUSED;
+    }
+  kept = p->scope != G_MAXUINT ? g_array_index (sk->serials, guint, p->scope) : G_MAXUINT;
+  if (kept == G_MAXUINT)
+    return FW_SK_PLACE_ALONE;
+  if (scope)
+    *scope = kept;
+  if (kernel)
+    *kernel = p->kernel;
+  return FW_SK_PLACE_SCOPE;
 }

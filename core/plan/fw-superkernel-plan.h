@@ -108,7 +108,26 @@ typedef struct
   GPtrArray   *refusals;    /* FwSkRefusal* */
   guint        launches_after;  /* the plan's launches after fusion, less those the scopes save */
   gdouble      saving_s;    /* the scopes' savings, summed */
+  GHashTable  *places;      /* private: FwNode* → where its kernel went (fw_sk_plan_locate) */
+  GArray      *serials;     /* private */
+  GArray      *step_places; /* private */
 } FwSkPlan;
+
+typedef enum {
+  FW_SK_PLACE_NONE,      /* not a kernel: folded at load, or not in the plan's graph */
+  FW_SK_PLACE_SCOPE,     /* in a scope */
+  FW_SK_PLACE_REFUSED,   /* could not join */
+  FW_SK_PLACE_ALONE,     /* could join, but its run of kernels was a single one */
+} FwSkPlace;
+
+/* Where the kernel holding node (a fused group's member, or the node itself) went: *scope and *kernel are
+ * indices into sk->scopes and its kernels for FW_SK_PLACE_SCOPE, *refusal into sk->refusals for
+ * FW_SK_PLACE_REFUSED (any may be NULL). */
+FwSkPlace     fw_sk_plan_locate     (const FwSkPlan    *sk,
+                                     const FwNode      *node,
+                                     guint             *scope,
+                                     guint             *kernel,
+                                     guint             *refusal);
 
 void          fw_sk_options_init    (FwSkOptions       *options);
 /* Scopes over plan (its decisions as they stand); NULL with an FW_ERROR_INTERNAL error only when the plan

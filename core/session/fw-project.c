@@ -221,6 +221,8 @@ struct _FwProject
   GPtrArray  *verification; /* char* by candidate index, NULL unknown */
   GPtrArray  *twin;         /* char* by candidate index: the Ascend kernel on the twin, NULL unknown */
   GPtrArray  *details;      /* char* by candidate index, NULL none */
+  FwSkPlan   *superkernel;  /* automatic SuperKernel scopes of the plan at superkernel_revision, or NULL */
+  guint64     superkernel_revision;
   gboolean    busy;
   guint64     revision;
   JsonNode   *model_report;
@@ -286,6 +288,7 @@ fw_project_finalize (GObject *object)
   g_clear_pointer (&self->verification, g_ptr_array_unref);
   g_clear_pointer (&self->twin, g_ptr_array_unref);
   g_clear_pointer (&self->details, g_ptr_array_unref);
+  g_clear_pointer (&self->superkernel, fw_sk_plan_free);
   g_clear_pointer (&self->model_report, json_node_unref);
   g_clear_pointer (&self->session_path, g_free);
   g_clear_pointer (&self->bindings, g_strfreev);
@@ -758,6 +761,22 @@ fw_project_set_check_detail (FwProject *self, guint candidate, const char *detai
     return;
   set_string_of (self->details, candidate, detail);
   g_signal_emit (self, signals[CHECK_CHANGED], 0, candidate);
+}
+
+const FwSkPlan *
+fw_project_get_superkernel_plan (FwProject *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  if (self->superkernel != NULL && self->superkernel_revision == self->revision)
+    return self->superkernel;
+  g_clear_pointer (&self->superkernel, fw_sk_plan_free);
+  self->superkernel = fw_sk_plan_build (self->plan, NULL, &error);
+  self->superkernel_revision = self->revision;
+  if (self->superkernel == NULL)
+    g_warning ("SuperKernel scopes: %s", error->message);
+  return self->superkernel;
 }
 
 const char *

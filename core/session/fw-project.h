@@ -15,6 +15,7 @@
 #include "hw/fw-profile.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-superkernel-plan.h"
 #include "rules/fw-rules.h"
 
 G_BEGIN_DECLS
@@ -78,6 +79,9 @@ gboolean     fw_project_redo               (FwProject *self);
 void         fw_project_set_measured       (FwProject *self, guint candidate, gdouble saved_us);
 void         fw_project_set_verification   (FwProject *self, guint candidate, const char *result);
 void         fw_project_set_twin           (FwProject *self, guint candidate, const char *result);
+/* The plan's automatic SuperKernel scopes as it stands (fw-superkernel-plan.h): computed when first asked
+ * after a change, owned by the project. NULL only if the plan cannot be scheduled. Main thread. */
+const FwSkPlan *fw_project_get_superkernel_plan (FwProject *self);
 /* What the check found for a candidate, for the inspector: compile errors, measured errors against their
  * tolerance, timings; NULL clears. Emits "check-changed" (guint candidate). */
 void         fw_project_set_check_detail   (FwProject *self, guint candidate, const char *detail);

@@ -666,6 +666,8 @@ test_overlays (Fixture *f, gconstpointer data)
   const struct { FwGraphOverlay overlay; guint min_categories; } checks[] = {
     { FW_GRAPH_OVERLAY_FUSION, 5 }, { FW_GRAPH_OVERLAY_REFUSAL, 2 }, { FW_GRAPH_OVERLAY_SAVING, 5 },
     { FW_GRAPH_OVERLAY_MEASURED, 6 }, { FW_GRAPH_OVERLAY_VERIFICATION, 5 },
+    /* A plan the view borrows has no project, so no scopes: everything "in no scope". */
+    { FW_GRAPH_OVERLAY_SUPERKERNEL, 1 },
   };
   guint notes = 0;
 

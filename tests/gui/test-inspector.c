@@ -281,6 +281,20 @@ test_inspector (void)
     g_assert_nonnull (strstr (text, "float32"));
     g_assert_nonnull (strstr (text, "mean"));
   }
+  /* Its kernel's SuperKernel scope (the encoder layer is one run of kernels) and the barrier before it. */
+  {
+    g_autofree char *text = shown (inspector);
+    const FwSkPlan *sk = fw_project_get_superkernel_plan (project);
+    guint scope = 0, kernel = 0;
+
+    g_assert_nonnull (sk);
+    g_assert_cmpint (fw_sk_plan_locate (sk, matmul, &scope, &kernel, NULL), ==, FW_SK_PLACE_SCOPE);
+    g_assert_nonnull (strstr (text, "SuperKernel"));
+    g_assert_nonnull (strstr (text, "In sk_000: kernel "));
+    g_assert_nonnull (strstr (text, "The scope ends: the model ended"));
+    if (kernel > 0)
+      g_assert_nonnull (strstr (text, "Barrier before it: "));
+  }
 
   /* A vetoed candidate: its heading and FW-NF-012 among the refusals near it. */
   for (guint i = 0; i < plan->candidates->len && vetoed == G_MAXUINT; i++)

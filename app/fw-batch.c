@@ -10,6 +10,7 @@
 #include "fw-batch.h"
 #include "codegen/fw-kernel-package.h"
 #include "export/fw-export.h"
+#include "export/fw-fused-model.h"
 #include "layout/fw-layout.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
@@ -264,7 +265,7 @@ keep_compile_debug (const FwCannDebug *debug, FwPlan *plan, FwCheck *check, GErr
                    g_strerror (errno));
       return FALSE;
     }
-  if (!fw_kernel_package_check_destination (plan, dir, error) || !fw_kernel_package_write (plan, targets, dir, error))
+  if (!fw_kernel_package_check_destination (plan, dir, error) || !fw_fused_model_write_kernel_package (plan, targets, dir, error))
     return FALSE;
   if (targets->toolchain != NULL)
     g_string_append_printf (lines, "compiler: %s\nversion: %s\nflags: %s\n",

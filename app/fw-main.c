@@ -8,6 +8,7 @@
 
 #include "exec/fw-host-tuning.h"
 #include "fw-batch.h"
+#include "fw-twin-command.h"
 #include "graph/fw-tensor.h"
 #include "rules/fw-rules.h"
 #if FW_HAVE_GUI
@@ -40,6 +41,8 @@ run_command_line (int argc, char **argv)
   gboolean version = FALSE;
   g_autofree char *convert_rules = NULL;
   g_autofree char *dump_graph = NULL;
+  g_autofree char *twin = NULL;
+  g_auto(GStrv) twin_kernels = NULL;
   gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0, max_alloc_mb = 0;
   gint64 max_tensor_elements = 0;
   g_autofree char *profile = NULL;
@@ -100,6 +103,8 @@ run_command_line (int argc, char **argv)
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
     { "max-alloc-mb", 0, 0, G_OPTION_ARG_INT, &max_alloc_mb, N_("Refuse models that would make the reader copy more than N MiB (default 2048)"), N_("N") },
     { "max-tensor-elements", 0, 0, G_OPTION_ARG_INT64, &max_tensor_elements, N_("Refuse tensors claiming more than N elements (default 2^39)"), N_("N") },
+    { "twin", 0, 0, G_OPTION_ARG_FILENAME, &twin, N_("Run every Ascend kernel of an exported kernel package (DIR with manifest.json) on the Ascend C twin against the reference run of its group, print a table (--format json for JSON) and exit: 0 all pass, 1 a kernel failed or gave a diagnostic, 2 bad input"), N_("DIR") },
+    { "kernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &twin_kernels, N_("With --twin: run only this kernel (kNNN or its folder; repeatable)"), N_("kNNN") },
     { "convert-rules", 0, 0, G_OPTION_ARG_FILENAME, &convert_rules, N_("Print a fusion_rules file (the graph-autofusion articles' rule dialect) in this tool's rule format and exit"), N_("FILE") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
     { NULL }
@@ -123,6 +128,8 @@ run_command_line (int argc, char **argv)
     }
   if (convert_rules != NULL)
     return convert_rules_file (convert_rules);
+  if (twin != NULL)
+    return fw_twin_command_run (twin, (const char * const *) twin_kernels, format, kernel_cache, (guint64) seed);
   if (batch == NULL)
     {
 #if FW_HAVE_GUI

@@ -2,6 +2,7 @@
  * clear message naming the file for bad input. Runs the real binary. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -620,12 +621,23 @@ test_verify_export (void)
       g_assert_cmpfloat (json_object_get_double_member (twin, "cosine"), >=, 0.9999);
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (twin, "diagnostics")), ==, 0);
       g_assert_cmpint (json_object_get_int_member (twin, "mte2_bytes"), >, 0);
+      /* The twin's time beside the planner's, both past the launch overhead. */
+      g_assert_cmpfloat (json_object_get_double_member (twin, "estimated_us"), >, 5.0);
+      g_assert_cmpfloat (json_object_get_double_member (twin, "planner_estimated_us"), >, 5.0);
       form = json_object_get_string_member (json_array_get_object_element (ascend, i), "form");
       g_assert_true (g_strcmp0 (form, "vector") == 0 || g_strcmp0 (form, "epilogue") == 0);
       epilogues += g_strcmp0 (form, "epilogue") == 0;
     }
   /* The encoder's projections are MatMul roots with epilogues: those kernels say so. */
   g_assert_cmpuint (epilogues, >, 0);
+  /* Their rank correlation over the model's kernels: a number in [-1, 1] (or null when one side is flat). */
+  {
+    JsonObject *a = json_object_get_object_member (json_object_get_object_member (root, "targets"), "ascend");
+    JsonNode *rho = json_object_get_member (a, "twin_rank_correlation");
+    g_assert_nonnull (rho);
+    if (!JSON_NODE_HOLDS_NULL (rho))
+      g_assert_cmpfloat (fabs (json_node_get_double (rho)), <=, 1.0);
+  }
   verification = json_object_get_object_member (root, "verification");
   g_assert_true (json_object_get_boolean_member (verification, "pass"));
   n_fused = json_array_get_length (json_object_get_array_member (verification, "groups"));
@@ -913,6 +925,141 @@ test_superkernel (void)
   g_assert_nonnull (strstr (err3, "--superkernel-max-kernels must be from 2 to 100000"));
 }
 
+/* The first kernel of the package whose source holds needle: its id ("k003"); the source is rewritten with
+ * needle replaced by with. */
+static char *
+break_kernel (const char *pkg, const char *needle, const char *with)
+{
+  g_autofree char *manifest = g_build_filename (pkg, "manifest.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *ks = json_object_get_array_member (parse_report (manifest, parser), "kernels");
+
+  for (guint i = 0; i < json_array_get_length (ks); i++)
+    {
+      JsonObject *k = json_array_get_object_element (ks, i);
+      JsonObject *ak = json_object_get_object_member (k, "ascend_kernel");
+      g_autofree char *path = g_build_filename (pkg, json_object_get_string_member (ak, "source"), NULL);
+      g_autofree char *text = NULL;
+      char *at;
+
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      if ((at = strstr (text, needle)) != NULL)
+        {
+          g_autoptr(GString) s = g_string_new_len (text, at - text);
+          g_string_append (s, with);
+          g_string_append (s, at + strlen (needle));
+          g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+          return g_strdup_printf ("k%03" G_GINT64_FORMAT, json_object_get_int_member (k, "id"));
+        }
+    }
+  g_assert_not_reached ();
+}
+
+static char *
+copy_package (const char *from, const char *name)
+{
+  char *to = g_build_filename (workdir, name, NULL);
+  g_autofree char *cmd = g_strdup_printf ("cp -r '%s' '%s'", from, to);
+  gint status = 0;
+
+  g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL) && status == 0);
+  return to;
+}
+
+/* --twin re-runs an exported package's Ascend kernels: clean as exported (0), a hand-broken kernel named
+ * (1), bad input named (2). */
+static void
+test_twin_package (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 32, 4, TRUE);
+  g_autofree char *path = write_model (model, "tw.onnx");
+  const char *export_args[] = { "--batch", "tw.onnx", "--bind", "batch=2", "--target", "ascend", "--export", "tw-out",
+                                "--report", "tw.json", NULL };
+  g_autofree char *pkg = g_build_filename (workdir, "tw-out", "kernels", NULL);
+  g_autofree char *out = NULL, *err = NULL, *json = NULL, *broken = NULL, *unsynced = NULL, *bad = NULL;
+  g_autofree char *wrong = NULL, *no_wait = NULL, *manifest = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *ks;
+
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (export_args, cache_env (), &out, &err), ==, 0);
+  {
+    const char *args[] = { "--twin", pkg, "--format", "json", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+    g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+    g_assert_no_error (error);
+    ks = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "kernels");
+    g_assert_cmpuint (json_array_get_length (ks), >=, 4);
+    for (guint i = 0; i < json_array_get_length (ks); i++)
+      {
+        JsonObject *t = json_object_get_object_member (json_array_get_object_element (ks, i), "twin");
+        g_assert_true (json_object_get_boolean_member (t, "pass"));
+        g_assert_cmpfloat (json_object_get_double_member (t, "cosine"), >=, 0.9999);
+        g_assert_cmpfloat (json_object_get_double_member (t, "estimated_us"), >, 0);
+      }
+  }
+  /* The export's folder works too (its kernels/), and one kernel alone. */
+  {
+    g_autofree char *top = g_build_filename (workdir, "tw-out", NULL);
+    const char *args[] = { "--twin", top, "--kernel", "k000", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "1 of 1 kernels pass"));
+  }
+  /* A wrong operation in one kernel's arithmetic, a WaitFlag removed in another's. */
+  broken = copy_package (pkg, "tw-broken");
+  wrong = break_kernel (broken, "AscendC::Add(", "AscendC::Sub(");
+  unsynced = copy_package (pkg, "tw-unsynced");
+  no_wait = break_kernel (unsynced, "AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(id);", "");
+  {
+    const char *args[] = { "--twin", broken, NULL };
+    g_autofree char *row = g_strdup_printf ("%s   FAIL", wrong);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 1);
+    g_assert_nonnull (strstr (out, row));
+  }
+  {
+    const char *args[] = { "--twin", unsynced, "--kernel", no_wait, NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 1);
+    g_assert_nonnull (strstr (out, no_wait));
+    g_assert_nonnull (strstr (out, "FW-TWIN-"));
+  }
+  /* Bad input: no such folder, a manifest cut short, a kernel the package does not have. */
+  {
+    const char *args[] = { "--twin", "no-such-package", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "no-such-package"));
+  }
+  bad = copy_package (pkg, "tw-bad");
+  manifest = g_build_filename (bad, "manifest.json", NULL);
+  g_assert_true (g_file_set_contents (manifest, "{\n  \"format_version\": 1,\n  \"kernels\": [ {\n", -1, NULL));
+  {
+    const char *args[] = { "--twin", bad, NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "manifest.json:"));
+    g_assert_nonnull (strstr (err, "manifest.json:3:"));
+  }
+  {
+    const char *args[] = { "--twin", pkg, "--kernel", "k999", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "k999"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -951,6 +1098,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/cann-log-lines", test_cann_log_lines);
   g_test_add_func ("/app/cli/model-explorer", test_model_explorer);
   g_test_add_func ("/app/cli/superkernel", test_superkernel);
+  g_test_add_func ("/app/cli/twin-package", test_twin_package);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -35,6 +35,9 @@ typedef struct
 /* The kernel for an op, or NULL when there is none. */
 FwKernelFunc  fw_kernel_lookup     (const char    *domain,
                                     const char    *op_type);
+/* The operator registry's kernel for a custom op with a host expression (fw-kernels-custom.c), or NULL. */
+FwKernelFunc  fw_kernel_custom     (const char    *domain,
+                                    const char    *op_type);
 /* Every op with a kernel, sorted, for tests and docs. */
 GPtrArray    *fw_kernel_list_ops   (void);
 

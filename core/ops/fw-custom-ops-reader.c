@@ -3,6 +3,7 @@
  * loads rather than a wrong kernel later. Duplicates across files are the registry's (fw-custom-ops.c). */
 #include "config.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -82,8 +83,8 @@ read_input_index (const FwYamlDocument *doc, const FwYamlNode *node, guint n_inp
   if (!fw_yaml_get_int (doc, node, 0, G_MAXINT32, &v, error))
     return FALSE;
   if (v >= n_inputs)
-    return fw_yaml_error (error, doc, node, _("input %" G_GINT64_FORMAT " is out of range: the operator has %u "
-                                              "input(s), 0 to %u"),
+    return fw_yaml_error (error, doc, node, _("input %" PRId64 " is out of range: the operator has %u input(s), "
+                                              "0 to %u"),
                           v, n_inputs, n_inputs - 1);
   *out = (guint) v;
   return TRUE;

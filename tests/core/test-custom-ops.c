@@ -179,6 +179,25 @@ test_load_dir (void)
   fw_test_remove_dir (dir);
 }
 
+/* The documented example and the fuzz seeds load (a folder: its *.yaml only). */
+static void
+test_example (void)
+{
+  g_autofree char *example = g_test_build_filename (G_TEST_DIST, "..", "data", "examples", "custom-ops.yaml", NULL);
+  g_autofree char *seeds = g_test_build_filename (G_TEST_DIST, "fuzz", "corpus", "ops", NULL);
+  g_autoptr(FwCustomOps) set = fw_custom_ops_new ();
+  g_autoptr(FwCustomOps) fuzz = fw_custom_ops_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fw_custom_ops_load_path (set, example, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_custom_ops_get_n_ops (set), ==, 4);
+  g_assert_null (fw_custom_op_get_expr (fw_custom_ops_find (set, "com.example", "Decode")->custom));
+  g_assert_true (fw_custom_ops_load_path (fuzz, seeds, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_custom_ops_get_n_ops (fuzz), ==, 7);
+}
+
 /* ---- the expression ---- */
 
 static void
@@ -455,6 +474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ops/registry/load-good", test_load_good);
   g_test_add_func ("/core/ops/registry/load-bad", test_load_bad);
   g_test_add_func ("/core/ops/registry/load-dir", test_load_dir);
+  g_test_add_func ("/core/ops/registry/example", test_example);
   g_test_add_func ("/core/ops/registry/expression", test_expr);
   g_test_add_func ("/core/ops/registry/fused-verified", test_fused_verified);
   g_test_add_func ("/core/ops/registry/host-refuses", test_host_refuses);

@@ -313,12 +313,15 @@ run (FwOpen *self, GCancellable *cancellable, GError **error)
   profile = fw_profile_lookup (self->options.profile ? self->options.profile : "ascend-910b", error);
   if (profile == NULL)
     return NULL;
+  /* The custom operators before the rules, which resolve op names to registry rows, and the model, whose
+     reader gives each node its row. */
+  if (self->ops != NULL && !fw_custom_ops_install_paths (self->options.ops, error))
+    return NULL;
   rules = load_rules (self, error);
   if (rules == NULL)
     return NULL;
   whitelists = load_whitelists (self, error);
-  /* The reader gives each node its registry row, so the custom operators come before the model. */
-  if (whitelists == NULL || (self->ops != NULL && !fw_custom_ops_install_paths (self->options.ops, error)))
+  if (whitelists == NULL)
     {
       fw_rule_set_free (rules);
       return NULL;

@@ -15,8 +15,10 @@
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "graph/fw-graph-private.h"
+#include "onnx/fw-onnx.h"
 #include "ops/fw-custom-ops.h"
 #include "ops/fw-op-registry.h"
+#include "session/fw-open.h"
 
 #define GELU_EXPR "x0 * 0.5f * (1.0f + tanhf(0.7978845608f * (x0 + 0.044715f * x0 * x0 * x0)))"
 
@@ -446,6 +448,57 @@ test_unknown_opaque (void)
   install (NULL);
 }
 
+/* Through FwOpen, as batch mode and the window open a model: the registry is installed before the rules, so
+ * a rule naming the custom op by DOMAIN:TYPE names the candidate; a bad registry stops the open. */
+static void
+test_open (void)
+{
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *model_path = g_build_filename (dir, "model.onnx", NULL);
+  g_autofree char *ops_path = g_build_filename (dir, "ops.yaml", NULL);
+  g_autofree char *bad_path = g_build_filename (dir, "bad.yaml", NULL);
+  g_autofree char *rules_path = g_build_filename (dir, "rules.yaml", NULL);
+  g_autofree char *want = NULL;
+  const char *ops[] = { ops_path, NULL }, *bad[] = { bad_path, NULL }, *rules[] = { rules_path, NULL };
+  g_autoptr(FwModel) built = NULL;
+  g_autoptr(FwOpen) job = NULL;
+  g_autoptr(FwProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  FwOpenOptions options;
+  FwPlan *plan;
+
+  install (registry);
+  built = custom_model ();
+  g_assert_true (fw_onnx_write (built, model_path, FW_ONNX_WRITE_DEFAULT, NULL));
+  install (NULL);
+  g_assert_true (g_file_set_contents (ops_path, registry, -1, NULL));
+  g_assert_true (g_file_set_contents (bad_path, "ops: [{domain: com.example, type: X, class: fancy, inputs: 1}]\n",
+                                      -1, NULL));
+  g_assert_true (g_file_set_contents (rules_path,
+                                      "version: 1\nrules:\n  - name: bias_fast_gelu\n    pattern: [Add, "
+                                      "\"com.example:FastGelu\", \"com.example:ScaledAdd\"]\n    priority: 50\n",
+                                      -1, NULL));
+  fw_open_options_init (&options);
+  options.ops = ops;
+  options.rules = rules;
+  job = fw_open_new (model_path, &options);
+  project = fw_open_run (job, NULL, &error);
+  g_assert_no_error (error);
+  plan = fw_project_get_plan (project);
+  g_assert_cmpuint (plan->candidates->len, ==, 1);
+  g_assert_cmpstr (((FwCandidate *) g_ptr_array_index (plan->candidates, 0))->pattern, ==, "bias_fast_gelu");
+  g_clear_object (&project);
+  g_clear_object (&job);
+  options.ops = bad;
+  job = fw_open_new (model_path, &options);
+  g_assert_null (fw_open_run (job, NULL, &error));
+  want = g_strdup_printf ("%s:1:45: unknown op class “fancy” (allowed: elementwise, broadcast, opaque)", bad_path);
+  g_assert_error (error, FW_ERROR, FW_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==, want);
+  install (NULL);
+  fw_test_remove_dir (dir);
+}
+
 /* A node whose input count differs from the entry's is an error naming both. */
 static void
 test_wrong_arity (void)
@@ -480,5 +533,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ops/registry/host-refuses", test_host_refuses);
   g_test_add_func ("/core/ops/registry/unknown-opaque", test_unknown_opaque);
   g_test_add_func ("/core/ops/registry/wrong-arity", test_wrong_arity);
+  g_test_add_func ("/core/ops/registry/open", test_open);
   return g_test_run ();
 }

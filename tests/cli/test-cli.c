@@ -806,37 +806,6 @@ test_convert_rules (void)
   g_assert_nonnull (strstr (err2, "articles-bad.yaml:3:23: unknown op “BiasAd” in a fusion_rules pattern (did you mean “BiasAdd”?"));
 }
 
-/* x [4, 64] → Add bias → com.example:FastGelu → Mul by 0.5 → y, written without a registry (the file holds
- * only the node's domain and type). */
-static char *
-write_custom_model (const char *name)
-{
-  g_autoptr(FwModel) model = fw_test_model_new (17);
-  FwGraph *g = fw_model_get_graph (model);
-  FwDim d[2] = { FW_DIM_STATIC (4), FW_DIM_STATIC (64) };
-  gint64 wd[1] = { 64 };
-  float w[64], half = 0.5f;
-  g_autoptr(FwTensor) wt = NULL, ht = NULL;
-  const char *add_in[2] = { "x", "w" }, *add_out[1] = { "t0" };
-  const char *gelu_in[1] = { "t0" }, *gelu_out[1] = { "t1" };
-  const char *mul_in[2] = { "t1", "half" }, *mul_out[1] = { "y" };
-
-  for (guint i = 0; i < 64; i++)
-    w[i] = (float) i / 32.0f - 1.0f;
-  fw_model_set_opset_version (model, "com.example", 1);
-  wt = fw_tensor_new_float (1, wd, w);
-  ht = fw_tensor_new_float (0, NULL, &half);
-  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, d, NULL));
-  g_assert_nonnull (fw_graph_add_initializer (g, "w", wt, NULL));
-  g_assert_nonnull (fw_graph_add_initializer (g, "half", ht, NULL));
-  g_assert_nonnull (fw_graph_add_node (g, "Add", "", "/add", 2, add_in, 1, add_out, NULL));
-  g_assert_nonnull (fw_graph_add_node (g, "FastGelu", "com.example", "/gelu", 1, gelu_in, 1, gelu_out, NULL));
-  g_assert_nonnull (fw_graph_add_node (g, "Mul", "", "/mul", 2, mul_in, 1, mul_out, NULL));
-  g_assert_true (fw_graph_add_output (g, "y", NULL));
-  g_assert_true (fw_graph_link (g, NULL));
-  return write_model (model, name);
-}
-
 static guint
 n_fused_nodes (JsonObject *root)
 {
@@ -853,7 +822,8 @@ n_fused_nodes (JsonObject *root)
 static void
 test_custom_ops (void)
 {
-  g_autofree char *path = write_custom_model ("custom.onnx");
+  g_autoptr(FwModel) model = fw_test_custom_op_model (4, 64);
+  g_autofree char *path = write_model (model, "custom.onnx");
   g_autofree char *ops = g_build_filename (workdir, "ops.yaml", NULL);
   g_autofree char *bad = g_build_filename (workdir, "ops-bad.yaml", NULL);
   g_autofree char *report = g_build_filename (workdir, "custom.json", NULL);
@@ -876,9 +846,7 @@ test_custom_ops (void)
   g_autoptr(JsonParser) parser2 = json_parser_new ();
   JsonObject *root;
 
-  g_assert_true (g_file_set_contents (ops, "ops:\n  - {domain: com.example, type: FastGelu, class: elementwise, "
-                                      "inputs: 1,\n     host_expression: \"x0 * 0.5f * (1.0f + tanhf(0.7978845608f * "
-                                      "(x0 + 0.044715f * x0 * x0 * x0)))\"}\n", -1, NULL));
+  g_assert_true (g_file_set_contents (ops, FW_TEST_CUSTOM_OPS_YAML, -1, NULL));
   g_assert_true (g_file_set_contents (bad, "ops:\n  - {domain: com.example, type: FastGelu, class: elementwise, "
                                       "inputs: 1, host_expression: \"x0 * tanh(x0)\"}\n", -1, NULL));
   g_assert_cmpint (run (args_bad, &out2, &err2), ==, 2);

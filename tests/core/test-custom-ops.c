@@ -20,24 +20,9 @@
 #include "ops/fw-op-registry.h"
 #include "session/fw-open.h"
 
-#define GELU_EXPR "x0 * 0.5f * (1.0f + tanhf(0.7978845608f * (x0 + 0.044715f * x0 * x0 * x0)))"
+#define GELU_EXPR FW_TEST_GELU_EXPR
 
-static const char registry[] =
-  "version: 1\n"
-  "ops:\n"
-  "  - domain: com.example\n"
-  "    type: FastGelu\n"
-  "    class: elementwise\n"
-  "    inputs: 1\n"
-  "    cost: {flops_per_element: 9}\n"
-  "    host_expression: \"" GELU_EXPR "\"\n"
-  "  - domain: com.example\n"
-  "    type: ScaledAdd\n"
-  "    class: broadcast\n"
-  "    inputs: 2\n"
-  "    shape: broadcast\n"
-  "    dtype: {same_as: 0}\n"
-  "    host_expression: x0 + 0.5 * x1\n";
+static const char registry[] = FW_TEST_CUSTOM_OPS_YAML;
 
 static const char registry_no_expr[] =
   "ops:\n"
@@ -277,39 +262,12 @@ test_expr (void)
 
 /* ---- the model ---- */
 
-/* x [4, 256] → Add bias → com.example:FastGelu → com.example:ScaledAdd with a [256] row → y. known: whether
- * the registry is installed when the graph is built. */
 static FwModel *
 custom_model (void)
 {
-  FwModel *model = fw_test_model_new (17);
-  FwGraph *g = fw_model_get_graph (model);
-  FwDim d[2] = { FW_DIM_STATIC (4), FW_DIM_STATIC (256) };
-  gint64 wd[1] = { 256 };
-  float w[256], r[256];
-  g_autoptr(FwTensor) wt = NULL, rt = NULL;
+  FwModel *model = fw_test_custom_op_model (4, 256);
   g_autoptr(GError) error = NULL;
-  const char *add_in[2] = { "x", "w" }, *add_out[1] = { "t0" };
-  const char *gelu_in[1] = { "t0" }, *gelu_out[1] = { "t1" };
-  const char *sa_in[2] = { "t1", "r" }, *sa_out[1] = { "y" };
 
-  for (guint i = 0; i < 256; i++)
-    {
-      w[i] = (float) i / 256.0f - 0.5f;
-      r[i] = 1.0f - (float) i / 128.0f;
-    }
-  fw_model_set_opset_version (model, "com.example", 1);
-  wt = fw_tensor_new_float (1, wd, w);
-  rt = fw_tensor_new_float (1, wd, r);
-  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, d, NULL));
-  g_assert_nonnull (fw_graph_add_initializer (g, "w", wt, NULL));
-  g_assert_nonnull (fw_graph_add_initializer (g, "r", rt, NULL));
-  g_assert_nonnull (fw_graph_add_node (g, "Add", "", "/add", 2, add_in, 1, add_out, NULL));
-  g_assert_nonnull (fw_graph_add_node (g, "FastGelu", "com.example", "/gelu", 1, gelu_in, 1, gelu_out, NULL));
-  g_assert_nonnull (fw_graph_add_node (g, "ScaledAdd", "com.example", "/scaled", 2, sa_in, 1, sa_out, NULL));
-  g_assert_true (fw_graph_add_output (g, "y", NULL));
-  g_assert_true (fw_graph_link (g, &error));
-  g_assert_no_error (error);
   g_assert_true (fw_test_infer (model, NULL, NULL, &error));
   g_assert_no_error (error);
   return model;

@@ -4,6 +4,8 @@
  * two independent evaluations. */
 #include "config.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -48,6 +50,18 @@ output_dims (const FwNode *node, const FwCustomOp *op, FwArray *const *inputs, g
       memcpy (dims, inputs[op->shape_input]->dims, sizeof (gint64) * *rank);
       return TRUE;
     }
+}
+
+/* A float64 or int64 element as the expression's float: out of range is an infinity (the conversion itself
+ * would be undefined there), as a float register would hold it. */
+static float
+to_float (gdouble d)
+{
+  if (d > FLT_MAX)
+    return INFINITY;
+  if (d < -FLT_MAX)
+    return -INFINITY;
+  return (float) d;
 }
 
 /* Whether an input of (rank, in) reads broadcast into (out_rank, out). */
@@ -105,7 +119,7 @@ run_custom (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guin
               at += (rest % dims[d]) * strides[k][d];
               rest /= dims[d];
             }
-          x[k] = (float) fw_array_get_double (inputs[k], at);
+          x[k] = to_float (fw_array_get_double (inputs[k], at));
         }
       fw_array_set_double (out, i, (gdouble) fw_custom_expr_eval (op->expr, x));
     }

@@ -4,6 +4,7 @@
  * capped in depth so hostile files cannot exhaust the stack. */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +172,8 @@ parse_number (Parser *ps)
     ps->p++;
   if (g_ascii_isalnum (*ps->p) || *ps->p == '_' || *ps->p == '.')
     return fail_at (ps, start, _("a malformed number"));
-  if (!isfinite ((float) v))
+  /* Compared before the conversion, which is undefined out of range. */
+  if (!(fabs (v) <= FLT_MAX))
     return fail_at (ps, start, _("the number is out of float's range"));
   {
     FwCustomExpr *e = node_new (EX_NUMBER);

@@ -129,9 +129,7 @@ run_custom (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guin
 }
 
 FwKernelFunc
-fw_kernel_custom (const char *domain, const char *op_type)
+fw_kernel_custom (const FwOpInfo *op)
 {
-  const FwOpInfo *row = fw_custom_ops_lookup (domain, op_type);
-
-  return row != NULL && row->custom != NULL && row->custom->expr != NULL ? run_custom : NULL;
+  return op != NULL && op->custom != NULL && op->custom->expr != NULL ? run_custom : NULL;
 }

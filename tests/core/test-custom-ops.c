@@ -459,6 +459,48 @@ test_open (void)
   fw_test_remove_dir (dir);
 }
 
+static const char bias_gelu_rule[] =
+  "version: 1\nrules:\n  - name: bias_fast_gelu\n    pattern: [Add, \"com.example:FastGelu\", \"com.example:ScaledAdd\"]\n"
+  "    priority: 50\n";
+
+static const char *
+named_pattern (FwRuleSet *rules)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(FwModel) model = custom_model ();
+  g_autoptr(FwPlan) plan = NULL;
+  FwPlanOptions options;
+
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, rules, &options, &error);
+  g_assert_no_error (error);
+  return g_intern_string (only_candidate (plan)->pattern);
+}
+
+/* A rule names a custom op by DOMAIN:TYPE whether it was read before any registry (a literal name) or with
+ * another registry than the model's nodes got (rows of the same name). */
+static void
+test_rules_by_name (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwRuleSet *before = fw_rule_set_new ();
+  FwRuleSet *other = fw_rule_set_new ();
+
+  install (NULL);
+  g_assert_true (fw_rule_set_load_data (before, "rules.yaml", bias_gelu_rule, strlen (bias_gelu_rule), &error));
+  g_assert_no_error (error);
+  install (registry);
+  g_assert_true (fw_rule_set_load_data (other, "rules.yaml", bias_gelu_rule, strlen (bias_gelu_rule), &error));
+  g_assert_no_error (error);
+  install (registry);
+  g_assert_cmpstr (named_pattern (before), ==, "bias_fast_gelu");
+  g_assert_cmpstr (named_pattern (other), ==, "bias_fast_gelu");
+  fw_rule_set_free (before);
+  fw_rule_set_free (other);
+  install (NULL);
+}
+
 /* A node whose input count differs from the entry's is an error naming both. */
 static void
 test_wrong_arity (void)
@@ -494,5 +536,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ops/registry/unknown-opaque", test_unknown_opaque);
   g_test_add_func ("/core/ops/registry/wrong-arity", test_wrong_arity);
   g_test_add_func ("/core/ops/registry/open", test_open);
+  g_test_add_func ("/core/ops/registry/rules-by-name", test_rules_by_name);
   return g_test_run ();
 }

@@ -854,13 +854,25 @@ test_custom_ops (void)
                                   "“tanhf”?)"));
   /* Without the registry the op is opaque: nothing fuses across it. */
   g_assert_cmpint (run (args_plain, &out3, &err3), ==, 0);
-  g_assert_cmpuint (n_fused_nodes (parse_report (plain, parser2)), ==, 0);
+  root = parse_report (plain, parser2);
+  g_assert_cmpuint (n_fused_nodes (root), ==, 0);
+  g_assert_false (json_object_has_member (json_object_get_object_member (root, "plan"), "custom_ops"));
   if (!have_cc ())
     return;
   g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
   root = parse_report (report, parser);
   g_assert_cmpuint (n_fused_nodes (root), ==, 3);
   g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "verification"), "pass"));
+  {
+    JsonArray *used = json_object_get_array_member (json_object_get_object_member (root, "plan"), "custom_ops");
+    JsonObject *gelu = json_array_get_object_element (used, 0);
+    g_assert_cmpuint (json_array_get_length (used), ==, 2);
+    g_assert_cmpstr (json_object_get_string_member (gelu, "op"), ==, "com.example:FastGelu");
+    g_assert_cmpstr (json_object_get_string_member (gelu, "class"), ==, "elementwise");
+    g_assert_cmpstr (json_object_get_string_member (gelu, "declared_at"), ==, "ops.yaml:3:5");
+    g_assert_true (json_object_get_boolean_member (gelu, "host_expression"));
+    g_assert_cmpint (json_object_get_int_member (gelu, "nodes"), ==, 1);
+  }
   /* The same through the preferences, read from a keyfile backend with the build's schema. */
   if (!g_file_test (compiled, G_FILE_TEST_IS_REGULAR))
     return;

@@ -611,6 +611,19 @@ fw_plan_report_markdown (GString *md, JsonObject *plan)
                           json_object_get_int_member (plan, "max_fusion_size"));
   g_string_append_printf (md, "- %s: %u, %s: %.2f%%\n", _("Candidates"), json_array_get_length (candidates),
                           _("estimated time saved"), json_object_get_double_member (totals, "saving_percent"));
+  if (json_object_has_member (plan, "custom_ops"))
+    {
+      JsonArray *used = json_object_get_array_member (plan, "custom_ops");
+      g_string_append_printf (md, "- %s:", _("Custom operators"));
+      for (guint i = 0; i < json_array_get_length (used); i++)
+        {
+          JsonObject *op = json_array_get_object_element (used, i);
+          g_string_append_printf (md, "%s %s (%s, %s)", i ? "," : "", json_object_get_string_member (op, "op"),
+                                  json_object_get_string_member (op, "class"),
+                                  json_object_get_string_member (op, "declared_at"));
+        }
+      g_string_append_c (md, '\n');
+    }
   g_string_append_printf (md, "\n| | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("kernels"),
                           _("HBM read (MB)"), _("HBM written (MB)"), _("time (ms)"));
   append_totals_row (md, _("unfused"), json_object_get_object_member (totals, "before"));

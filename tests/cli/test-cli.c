@@ -852,6 +852,13 @@ test_custom_ops (void)
   g_assert_cmpint (run (args_bad, &out2, &err2), ==, 2);
   g_assert_nonnull (strstr (err2, "ops-bad.yaml:2:97: host_expression: unknown function “tanh” (did you mean "
                                   "“tanhf”?)"));
+  {
+    const char *args_md[] = { "--batch", "custom.onnx", "--ops", "ops.yaml", "--format", "markdown", NULL };
+    g_autofree char *md = NULL, *md_err = NULL;
+    g_assert_cmpint (run (args_md, &md, &md_err), ==, 0);
+    g_assert_nonnull (strstr (md, "- Custom operators: com.example:FastGelu (elementwise, ops.yaml:3:5), "
+                                  "com.example:ScaledAdd (broadcast, ops.yaml:9:5)\n"));
+  }
   /* Without the registry the op is opaque: nothing fuses across it. */
   g_assert_cmpint (run (args_plain, &out3, &err3), ==, 0);
   root = parse_report (plain, parser2);

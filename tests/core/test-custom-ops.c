@@ -501,6 +501,48 @@ test_rules_by_name (void)
   install (NULL);
 }
 
+/* The shape and dtype rules an opaque entry can declare: its output from an attribute, in a fixed dtype;
+ * a node without the attribute is an error naming the entry. */
+static void
+test_shape_rules (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  g_autoptr(FwModel) lacking = fw_test_model_new (17);
+  FwDim d[1] = { FW_DIM_STATIC (8) };
+  const char *in[1] = { "x" }, *out[1] = { "y" };
+  const gint64 shape[3] = { 2, 3, 4 };
+  g_autoptr(GError) error = NULL;
+  FwNode *node;
+
+  install ("ops:\n  - {domain: com.example, type: Decode, class: opaque, inputs: 1, shape: {attribute: out_shape},\n"
+           "     dtype: int64, cost: none}\n");
+  for (guint m = 0; m < 2; m++)
+    {
+      FwGraph *g = fw_model_get_graph (m == 0 ? model : lacking);
+      g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, d, NULL));
+      node = fw_graph_add_node (g, "Decode", "com.example", "/decode", 1, in, 1, out, NULL);
+      if (m == 0)
+        fw_node_set_attr_ints (node, "out_shape", 3, shape);
+      g_assert_true (fw_graph_add_output (g, "y", NULL));
+      g_assert_true (fw_graph_link (g, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *y = fw_test_shape_of (model, "y");
+    node = fw_graph_get_node (fw_model_get_graph (model), 0);
+    g_assert_cmpstr (y, ==, "[2,3,4]");
+    g_assert_cmpint (node->outputs[0]->dtype, ==, FW_DTYPE_INT64);
+    g_assert_cmpint (fw_node_get_op_class (node), ==, FW_OP_CLASS_OPAQUE);
+  }
+  g_assert_false (fw_test_infer (lacking, NULL, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "the operator registry (ops.yaml:2:5) takes the output shape from "
+                                            "attribute “out_shape”, which the node lacks"));
+  install (NULL);
+}
+
 /* A node whose input count differs from the entry's is an error naming both. */
 static void
 test_wrong_arity (void)
@@ -535,6 +577,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ops/registry/host-refuses", test_host_refuses);
   g_test_add_func ("/core/ops/registry/unknown-opaque", test_unknown_opaque);
   g_test_add_func ("/core/ops/registry/wrong-arity", test_wrong_arity);
+  g_test_add_func ("/core/ops/registry/shape-rules", test_shape_rules);
   g_test_add_func ("/core/ops/registry/open", test_open);
   g_test_add_func ("/core/ops/registry/rules-by-name", test_rules_by_name);
   return g_test_run ();

@@ -315,6 +315,34 @@ check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gbo
   return g_steal_pointer (&check);
 }
 
+/* The preferences' operator registries, as the desktop reads them, when the schema is installed (or
+ * GSETTINGS_SCHEMA_DIR names it); without it there are no saved preferences to honour. */
+static GStrv
+saved_ops (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = source ? g_settings_schema_source_lookup (source, APP_ID, TRUE) : NULL;
+  g_autoptr(GSettings) settings = NULL;
+
+  if (schema == NULL || !g_settings_schema_has_key (schema, "ops"))
+    return NULL;
+  settings = g_settings_new_full (schema, NULL, NULL);
+  return g_settings_get_strv (settings, "ops");
+}
+
+static GStrv
+ops_paths (const FwBatchOptions *options)
+{
+  g_auto(GStrv) saved = saved_ops ();
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (saved != NULL)
+    g_strv_builder_addv (builder, (const char **) saved);
+  if (options->ops != NULL)
+    g_strv_builder_addv (builder, (const char **) options->ops);
+  return g_strv_builder_end (builder);
+}
+
 /* Profile, rules, whitelists, model and plan: the window's way of opening a model (core/session/fw-open.c). */
 static FwProject *
 open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOptions *plan_options,
@@ -323,6 +351,7 @@ open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOpt
   FwOpenOptions open_options;
   g_autoptr(FwOpen) job = NULL;
   g_autoptr(FwProject) project = NULL;
+  g_auto(GStrv) ops = ops_paths (options);
 
   fw_open_options_init (&open_options);
   open_options.bindings = bindings;
@@ -332,6 +361,7 @@ open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOpt
   open_options.profile = options->profile;
   open_options.rules = (const char * const *) options->rules;
   open_options.whitelists = (const char * const *) options->whitelists;
+  open_options.ops = (const char * const *) ops;
   open_options.plan = *plan_options;
   open_options.dump_dir = options->dump_graph;
   job = fw_open_new (options->model_path, &open_options);

@@ -28,6 +28,7 @@ typedef struct
   gint         fusion_depth;  /* 0: AUTOFUSION_MAX_DEPTH or 32 */
   gint         max_fusion_size; /* 0: the profile's */
   char       **whitelists;    /* *.fusion.yaml files applied in order after planning */
+  char       **ops;           /* operator registries (--ops), after the preferences' `ops` */
   const char  *export_whitelist; /* write the plan's final state as a whitelist, or NULL */
   char       **fail_on;       /* comma lists: mismatch, regression, rejected-whitelist */
   char       **targets;       /* "host", "ascend" (repeatable, comma lists allowed) */

@@ -49,6 +49,7 @@ run_command_line (int argc, char **argv)
   g_autofree char *strategy = NULL;
   g_auto(GStrv) rules = NULL;
   g_auto(GStrv) whitelists = NULL;
+  g_auto(GStrv) ops = NULL;
   g_auto(GStrv) fail_on = NULL;
   g_autofree char *export_whitelist = NULL;
   g_auto(GStrv) targets = NULL;
@@ -75,6 +76,7 @@ run_command_line (int argc, char **argv)
     { "bind", 0, 0, G_OPTION_ARG_STRING_ARRAY, &binds, N_("Bind a symbolic dimension, e.g. batch=8 (repeatable)"), N_("NAME=VALUE") },
     { "profile", 0, 0, G_OPTION_ARG_FILENAME, &profile, N_("Hardware profile: ascend-910b (default), ascend-310p, host, or a YAML file"), N_("NAME|FILE") },
     { "rules", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rules, N_("Extra fusion rules, a YAML file or a folder of them (repeatable)"), N_("FILE|DIR") },
+    { "ops", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &ops, N_("Operator registry declaring custom operators fusable (docs/custom-ops.md), a YAML file or a folder of them (repeatable)"), N_("FILE|DIR") },
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &strategy, N_("Fusion strategy: conservative, balanced (default) or aggressive"), N_("STRATEGY") },
     { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, N_("Longest chain of operators in one fusion (default 32)"), N_("N") },
     { "max-fusion-size", 0, 0, G_OPTION_ARG_INT, &max_fusion_size, N_("Most operators in one fusion (default: the profile's, 64)"), N_("N") },
@@ -135,7 +137,8 @@ run_command_line (int argc, char **argv)
 #if FW_HAVE_GUI
       /* Options are checked here; what remains are models for the window to open. Rules and whitelists apply
        * to every model it opens. */
-      return fw_application_run (argc, argv, (const char * const *) rules, (const char * const *) whitelists);
+      return fw_application_run (argc, argv, (const char * const *) rules, (const char * const *) whitelists,
+                                 (const char * const *) ops);
 #else
       g_printerr ("fusion-workbench: %s\n", _("this build has no desktop interface; use --batch MODEL"));
       return FW_EXIT_BAD_INPUT;
@@ -173,6 +176,7 @@ run_command_line (int argc, char **argv)
       .fusion_depth = max_depth,
       .max_fusion_size = max_fusion_size,
       .whitelists = whitelists,
+      .ops = ops,
       .export_whitelist = export_whitelist,
       .fail_on = fail_on,
       .targets = targets,

@@ -818,6 +818,94 @@ test_convert_rules (void)
   g_assert_nonnull (strstr (err2, "articles-bad.yaml:3:23: unknown op “BiasAd” in a fusion_rules pattern (did you mean “BiasAdd”?"));
 }
 
+static guint
+n_fused_nodes (JsonObject *root)
+{
+  JsonArray *cands = json_object_get_array_member (json_object_get_object_member (root, "plan"), "candidates");
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    n += json_array_get_length (json_object_get_array_member (json_array_get_object_element (cands, i), "nodes"));
+  return n;
+}
+
+/* --ops: the custom op fuses with its neighbours, the host kernel verifies against the registry's own
+ * evaluation; a bad registry is bad input naming its place; the preferences' `ops` key is read too. */
+static void
+test_custom_ops (void)
+{
+  g_autoptr(FwModel) model = fw_test_custom_op_model (4, 64);
+  g_autofree char *path = write_model (model, "custom.onnx");
+  g_autofree char *ops = g_build_filename (workdir, "ops.yaml", NULL);
+  g_autofree char *bad = g_build_filename (workdir, "ops-bad.yaml", NULL);
+  g_autofree char *report = g_build_filename (workdir, "custom.json", NULL);
+  g_autofree char *plain = g_build_filename (workdir, "custom-plain.json", NULL);
+  g_autofree char *schemas = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "data", NULL);
+  g_autofree char *compiled = g_build_filename (schemas, "gschemas.compiled", NULL);
+  g_autofree char *config = g_build_filename (workdir, "config", NULL);
+  g_autofree char *keyfile_dir = g_build_filename (config, "glib-2.0", "settings", NULL);
+  g_autofree char *keyfile = g_build_filename (keyfile_dir, "keyfile", NULL);
+  g_autofree char *keys = g_strdup_printf ("[org/fusionworkbench/FusionWorkbench]\nops=['%s']\n", ops);
+  const char *args[] = { "--batch", "custom.onnx", "--ops", "ops.yaml", "--verify", "--fail-on", "mismatch",
+                         "--report", "custom.json", NULL };
+  const char *args_bad[] = { "--batch", "custom.onnx", "--ops", "ops-bad.yaml", NULL };
+  const char *args_plain[] = { "--batch", "custom.onnx", "--report", "custom-plain.json", NULL };
+  const char *pref_env[] = { "XDG_CACHE_HOME", NULL, "GSETTINGS_SCHEMA_DIR", schemas, "GSETTINGS_BACKEND", "keyfile",
+                             "XDG_CONFIG_HOME", config, NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+  g_autofree char *out4 = NULL, *err4 = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) parser2 = json_parser_new ();
+  JsonObject *root;
+
+  g_assert_true (g_file_set_contents (ops, FW_TEST_CUSTOM_OPS_YAML, -1, NULL));
+  g_assert_true (g_file_set_contents (bad, "ops:\n  - {domain: com.example, type: FastGelu, class: elementwise, "
+                                      "inputs: 1, host_expression: \"x0 * tanh(x0)\"}\n", -1, NULL));
+  g_assert_cmpint (run (args_bad, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "ops-bad.yaml:2:97: host_expression: unknown function “tanh” (did you mean "
+                                  "“tanhf”?)"));
+  {
+    const char *args_md[] = { "--batch", "custom.onnx", "--ops", "ops.yaml", "--format", "markdown", NULL };
+    g_autofree char *md = NULL, *md_err = NULL;
+    g_assert_cmpint (run (args_md, &md, &md_err), ==, 0);
+    g_assert_nonnull (strstr (md, "- Custom operators: com.example:FastGelu (elementwise, ops.yaml:3:5), "
+                                  "com.example:ScaledAdd (broadcast, ops.yaml:9:5)\n"));
+  }
+  /* Without the registry the op is opaque: nothing fuses across it. */
+  g_assert_cmpint (run (args_plain, &out3, &err3), ==, 0);
+  root = parse_report (plain, parser2);
+  g_assert_cmpuint (n_fused_nodes (root), ==, 0);
+  g_assert_false (json_object_has_member (json_object_get_object_member (root, "plan"), "custom_ops"));
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+  root = parse_report (report, parser);
+  g_assert_cmpuint (n_fused_nodes (root), ==, 3);
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "verification"), "pass"));
+  {
+    JsonArray *used = json_object_get_array_member (json_object_get_object_member (root, "plan"), "custom_ops");
+    JsonObject *gelu = json_array_get_object_element (used, 0);
+    g_assert_cmpuint (json_array_get_length (used), ==, 2);
+    g_assert_cmpstr (json_object_get_string_member (gelu, "op"), ==, "com.example:FastGelu");
+    g_assert_cmpstr (json_object_get_string_member (gelu, "class"), ==, "elementwise");
+    g_assert_cmpstr (json_object_get_string_member (gelu, "declared_at"), ==, "ops.yaml:3:5");
+    g_assert_true (json_object_get_boolean_member (gelu, "host_expression"));
+    g_assert_cmpint (json_object_get_int_member (gelu, "nodes"), ==, 1);
+  }
+  /* The same through the preferences, read from a keyfile backend with the build's schema. */
+  if (!g_file_test (compiled, G_FILE_TEST_IS_REGULAR))
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (keyfile_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (keyfile, keys, -1, NULL));
+  pref_env[1] = cache_env ()[1];
+  args[2] = "--verify";   /* no --ops: only the preferences name the registry */
+  args[3] = "--verify";
+  g_assert_cmpint (run_env (args, pref_env, &out4, &err4), ==, 0);
+  g_clear_object (&parser);
+  parser = json_parser_new ();
+  g_assert_cmpuint (n_fused_nodes (parse_report (report, parser)), ==, 3);
+}
+
 /* AUTOFUSE_DFX_FLAGS --codegen_compile_debug keeps every kernel under DIR/autofuse_compile_debug; a bad
  * AUTOFUSE_FLAGS option is bad usage. */
 static void
@@ -1094,6 +1182,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/render", test_render);
   g_test_add_func ("/app/cli/render-pictures", test_render_pictures);
   g_test_add_func ("/app/cli/convert-rules", test_convert_rules);
+  g_test_add_func ("/app/cli/custom-ops", test_custom_ops);
   g_test_add_func ("/app/cli/cann-debug", test_cann_debug);
   g_test_add_func ("/app/cli/cann-log-lines", test_cann_log_lines);
   g_test_add_func ("/app/cli/model-explorer", test_model_explorer);

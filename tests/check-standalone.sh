@@ -8,7 +8,7 @@
 # folders (those holding meson-private/), node_modules/ and .git/. Binary files are skipped. This script
 # and the fixtures of its own test (tests/data/standalone/) are left out when ROOT is the repository.
 #
-# Fails (exit 1, one line per finding, file:line: what) when a file
+# Fails (exit 1, one line per finding, file:line: what) when a file is a symbolic link out of the tree, or
 #   - refers to the team's shared folder beside the checkout (a path starting ../shared, or meson's
 #     '..' / 'shared') or to the design notes kept there (the upper-case design and reference .md files):
 #     the project's own documents are docs/design.md and docs/hardware.md;
@@ -38,7 +38,7 @@ list_files() {
     git -C "$root" ls-files
   else
     (cd "$root" && find . \( -name .git -o -name node_modules -o -exec test -d '{}/meson-private' \; \) -prune \
-        -o -type f -print | sed 's|^\./||')
+        -o \( -type f -o -type l \) -print | sed 's|^\./||')
   fi
 }
 
@@ -49,7 +49,18 @@ while IFS= read -r f; do
       tests/check-standalone.sh|tests/data/standalone/*) continue ;;
     esac
   fi
-  [[ -f $root/$f && ! -L $root/$f ]] || continue
+  # A link that leaves the tree (a worktree's node_modules pointing at another checkout) is a reference
+  # outside it too.
+  if [[ -L $root/$f ]]; then
+    target=$(readlink "$root/$f")
+    # The bad-model fixtures point outside on purpose (external data that must be refused).
+    [[ $root == "$self_root" && $f == tests/data/bad/* ]] && continue
+    if [[ $target == /* || $target == ../* || $target == */../* ]]; then
+      fail "$f: a symbolic link to $target, outside the repository"
+    fi
+    continue
+  fi
+  [[ -f $root/$f ]] || continue
   files+=("$f")
 done < <(list_files)
 (( ${#files[@]} > 0 )) || { echo "FAIL: no files found under $root"; exit 1; }

@@ -164,6 +164,23 @@ fw_cost_conv (const FwNode *node, FwOpCost *cost)
   return TRUE;
 }
 
+/* QLinearConv: the weight is input 3, the int32 bias input 8. */
+gboolean
+fw_cost_qlinear_conv (const FwNode *node, FwOpCost *cost)
+{
+  gdouble out, volume;
+
+  if (!fill_bytes (node, cost) || node->n_inputs < 8 || node->n_outputs == 0)
+    return FALSE;
+  out = n_elements (node->outputs[0]);
+  if (out < 0 || !kernel_volume (node->inputs[3], &volume))
+    return FALSE;
+  cost->flops = 2.0 * out * volume;
+  if (node->n_inputs > 8 && node->inputs[8] != NULL)
+    cost->flops += out;
+  return TRUE;
+}
+
 gboolean
 fw_cost_conv_transpose (const FwNode *node, FwOpCost *cost)
 {

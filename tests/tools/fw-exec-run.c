@@ -210,7 +210,8 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2 || dump == NULL || int_max < 1)
     {
-      fprintf (stderr, "usage: fw-exec-run MODEL [--bind N=V]... [--seed N] [--int-max N] [--feed DIR] --dump DIR%s%s\n",
+      fprintf (stderr, "usage: fw-exec-run MODEL [--bind N=V]... [--seed N] [--int-max N] [--feed DIR] "
+               "--dump DIR%s%s\n",
                error ? ": " : "", error ? error->message : "");
       return 2;
     }

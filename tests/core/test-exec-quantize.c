@@ -24,6 +24,17 @@ check_exact (const FwArray *a, FwDType dtype, guint rank, const gint64 *dims, co
       g_error ("element %" G_GINT64_FORMAT " is %.9g, expected %.9g", i, fw_array_get_double (a, i), values[i]);
 }
 
+/* What shape inference decided for output slot: the kernels' dtype, a static shape of that rank. */
+static void
+check_inferred (Op *c, guint slot, FwDType dtype, gint rank)
+{
+  const FwValue *v = op_node (c)->outputs[slot];
+
+  g_assert_cmpstr (fw_dtype_name (v->dtype), ==, fw_dtype_name (dtype));
+  g_assert_cmpint (v->rank, ==, rank);
+  g_assert_true (fw_value_is_static (v));
+}
+
 /* ---- QuantizeLinear ---- */
 
 static void
@@ -76,6 +87,7 @@ test_quantize_int16 (void)
   op_const (c, scalar (FW_DTYPE_INT16, -100));
   op_ok (c);
   check_exact (c->out[0], FW_DTYPE_INT16, 1, DIMS (5), VALS (-100, -98, -104, 32767, -32768));
+  check_inferred (c, 0, FW_DTYPE_INT16, 1);
 }
 
 static void
@@ -88,6 +100,7 @@ test_quantize_default_uint8 (void)
   op_const (c, scalar (FW_DTYPE_FLOAT, 0.5));
   op_ok (c);
   check_exact (c->out[0], FW_DTYPE_UINT8, 1, DIMS (3), VALS (0, 2, 255));
+  check_inferred (c, 0, FW_DTYPE_UINT8, 1);
 }
 
 static void
@@ -160,6 +173,7 @@ test_dequantize (void)
   op_const (c, scalar (FW_DTYPE_UINT8, 128));
   op_ok (c);
   check_exact (c->out[0], FW_DTYPE_FLOAT, 1, DIMS (4), VALS (-256, -250, 0, 254));
+  check_inferred (c, 0, FW_DTYPE_FLOAT, 1);
 }
 
 static void
@@ -218,6 +232,9 @@ test_dynamic_quantize (void)
   check_exact (c->out[0], FW_DTYPE_UINT8, 1, DIMS (6), VALS (153, 255, 0, 26, 221, 179));
   check_exact (c->out[1], FW_DTYPE_FLOAT, 0, NULL, VALS ((float) (5.0f / 255.0f)));
   check_exact (c->out[2], FW_DTYPE_UINT8, 0, NULL, VALS (153));
+  check_inferred (c, 0, FW_DTYPE_UINT8, 1);
+  check_inferred (c, 1, FW_DTYPE_FLOAT, 0);
+  check_inferred (c, 2, FW_DTYPE_UINT8, 0);
 }
 
 /* ---- QLinearMatMul, QLinearConv ---- */
@@ -238,6 +255,7 @@ test_qlinear_matmul (void)
   op_const (c, scalar (FW_DTYPE_UINT8, 118));
   op_ok (c);
   check_exact (c->out[0], FW_DTYPE_UINT8, 2, DIMS (2, 3), VALS (168, 115, 255, 1, 66, 151));
+  check_inferred (c, 0, FW_DTYPE_UINT8, 2);
 }
 
 static void
@@ -258,6 +276,7 @@ test_qlinear_conv (void)
   op_const (c, mk (FW_DTYPE_INT32, 1, DIMS (2), VALS (10, -20)));
   op_ok (c);
   check_exact (c->out[0], FW_DTYPE_INT8, 4, DIMS (1, 2, 2, 2), VALS (13, 14, 17, 18, -4, -4, -3, -3));
+  check_inferred (c, 0, FW_DTYPE_INT8, 4);
 }
 
 int

@@ -514,5 +514,19 @@ case $mode in
     for qm in "${qms[@]}"; do
       check_model "$(basename "$qm" .onnx)" "$qm" 0
     done
+    # The node-by-node comparison catches a wrong value: ONNX Runtime's int8 q8 of q_axis (output 0, read by
+    # a DequantizeLinear) one step off in the fed copy must make our d8 differ from ONNX Runtime's.
+    fdir=$work/feed-broken
+    mkdir -p "$fdir"
+    ort_run "$work/models/q_axis.onnx" "$fdir/ort.json" "q_axis (dumped)" --dump "$fdir/ort"
+    cp -r "$fdir/ort" "$fdir/feed"
+    /usr/bin/python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[0] = (b[0] + 1) % 256; open(p, "wb").write(b)' "$fdir/feed/0.bin"
+    "$FW_EXEC_RUN" "$work/models/q_axis.onnx" --seed "$SEED" --feed "$fdir/feed" --dump "$fdir/ours" >"$fdir/ours.json" ||
+      die "fw-exec-run --feed failed on q_axis"
+    if "$NODE" "$(dirname "$0")/compare-outputs.js" "$fdir/ort.json" "$fdir/ort" "$fdir/ours.json" "$fdir/ours" >"$fdir/cmp"; then
+      die "the node-by-node comparison did not notice a value one quantisation step off"
+    fi
+    grep -q "^FAIL: output 1 'd8'" "$fdir/cmp" || { cat "$fdir/cmp" >&2; die "the broken feed failed on the wrong value"; }
+    echo "node-by-node comparison: a fed value one step off is caught ($(grep -c '^FAIL' "$fdir/cmp") value differs)"
     ;;
 esac

@@ -430,7 +430,7 @@ check_model() {
     "$FW_EXEC_RUN" "$m" "${bind_fw[@]}" --seed "$SEED" --dump "$dir/ours" >"$dir/ours.json" 2>"$dir/ours.err" ||
       { cat "$dir/ours.err" >&2; die "$label: fw-exec-run exited non-zero"; }
     "$NODE" "$(dirname "$0")/compare-outputs.js" "$dir/orig-dump.json" "$dir/orig-out" "$dir/ours.json" "$dir/ours" |
-      sed "s/^/$label (outputs end to end, not checked): /" || true
+      sed -e 's/^FAIL: /differs: /' -e "s/^/$label (outputs end to end, not checked): /" || true
   else
     check_interpreter "$label (outputs)" "$m" "$dir/orig-dump.json" "$dir/orig-out" "$dir/ours" "${bind_fw[@]}"
   fi

@@ -13,7 +13,8 @@
 
 typedef const FwKernelEntry *(*TableFunc) (guint *n_entries);
 
-static const TableFunc families[] = { fw_kernels_elementwise, fw_kernels_nn, fw_kernels_tensor };
+static const TableFunc families[] = { fw_kernels_elementwise, fw_kernels_nn, fw_kernels_tensor,
+                                      fw_kernels_quantize };
 
 static GHashTable *
 kernel_table (void)

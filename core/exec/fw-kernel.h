@@ -46,6 +46,7 @@ GPtrArray    *fw_kernel_list_ops   (void);
 const FwKernelEntry *fw_kernels_elementwise (guint *n_entries);  /* fw-kernels-elementwise.c */
 const FwKernelEntry *fw_kernels_nn          (guint *n_entries);  /* fw-kernels-nn.c */
 const FwKernelEntry *fw_kernels_tensor      (guint *n_entries);  /* fw-kernels-tensor.c */
+const FwKernelEntry *fw_kernels_quantize    (guint *n_entries);  /* fw-kernels-quantize.c */
 
 /* Sets error to FW_ERROR_INVALID "node “NAME” (OP): MESSAGE" and returns FALSE. */
 gboolean      fw_kernel_fail       (GError       **error,

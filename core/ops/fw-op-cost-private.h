@@ -13,6 +13,7 @@ gboolean fw_cost_matmul          (const FwNode *node, FwOpCost *cost);
 gboolean fw_cost_gemm            (const FwNode *node, FwOpCost *cost);
 gboolean fw_cost_conv            (const FwNode *node, FwOpCost *cost);
 gboolean fw_cost_conv_transpose  (const FwNode *node, FwOpCost *cost);
+gboolean fw_cost_qlinear_conv    (const FwNode *node, FwOpCost *cost);
 gboolean fw_cost_reduce          (const FwNode *node, FwOpCost *cost);
 gboolean fw_cost_softmax         (const FwNode *node, FwOpCost *cost);
 gboolean fw_cost_norm            (const FwNode *node, FwOpCost *cost);

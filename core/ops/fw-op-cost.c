@@ -147,21 +147,35 @@ kernel_volume (const FwValue *w, gdouble *volume)
   return TRUE;
 }
 
-gboolean
-fw_cost_conv (const FwNode *node, FwOpCost *cost)
+/* The weight W at input w_slot, the optional bias at b_slot. */
+static gboolean
+conv_cost (const FwNode *node, guint w_slot, guint b_slot, FwOpCost *cost)
 {
   gdouble out, volume;
 
-  if (!fill_bytes (node, cost) || node->n_inputs < 2 || node->n_outputs == 0)
+  if (!fill_bytes (node, cost) || node->n_inputs <= w_slot || node->n_outputs == 0)
     return FALSE;
   out = n_elements (node->outputs[0]);
   /* W is [Cout, Cin/group, k…]: each output element is a (Cin/group)·∏k multiply-add. */
-  if (out < 0 || !kernel_volume (node->inputs[1], &volume))
+  if (out < 0 || !kernel_volume (node->inputs[w_slot], &volume))
     return FALSE;
   cost->flops = 2.0 * out * volume;
-  if (node->n_inputs > 2 && node->inputs[2] != NULL)
+  if (node->n_inputs > b_slot && node->inputs[b_slot] != NULL)
     cost->flops += out;
   return TRUE;
+}
+
+gboolean
+fw_cost_conv (const FwNode *node, FwOpCost *cost)
+{
+  return conv_cost (node, 1, 2, cost);
+}
+
+/* QLinearConv: the weight is input 3, the int32 bias input 8. */
+gboolean
+fw_cost_qlinear_conv (const FwNode *node, FwOpCost *cost)
+{
+  return conv_cost (node, 3, 8, cost);
 }
 
 gboolean

@@ -175,6 +175,13 @@ static const FwOpInfo op_table[] = {
   ROW ("Size", X, fw_infer_size, fw_cost_movement, 1),
   ROW ("TopK", X, fw_infer_topk, fw_cost_reduce, 1),
 
+  /* linear quantisation: kernels of their own until the planner folds Q/DQ chains into integer kernels */
+  ROW ("DequantizeLinear", X, fw_infer_dequantize_linear, fw_cost_elementwise, 10),
+  ROW ("DynamicQuantizeLinear", X, fw_infer_dynamic_quantize_linear, fw_cost_elementwise, 11),
+  ROW ("QLinearConv", X, fw_infer_conv, fw_cost_qlinear_conv, 10),
+  ROW ("QLinearMatMul", X, fw_infer_matmul, fw_cost_matmul, 10),
+  ROW ("QuantizeLinear", X, fw_infer_quantize_linear, fw_cost_elementwise, 10),
+
   /* com.microsoft fusions ONNX Runtime's exporters emit */
   MS ("BiasGelu", E, fw_infer_broadcast, fw_cost_elementwise),
   MS ("FastGelu", E, fw_infer_broadcast, fw_cost_elementwise),

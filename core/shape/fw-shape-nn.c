@@ -28,8 +28,9 @@ dims_conflict (FwDim a, FwDim b)
 gboolean
 fw_infer_matmul (FwInferContext *ctx, FwNode *node, GError **error)
 {
+  gboolean qlinear = strcmp (node->op_type, "QLinearMatMul") == 0;
   FwValue *a = fw_infer_input (node, 0);
-  FwValue *b = fw_infer_input (node, 1);
+  FwValue *b = fw_infer_input (node, qlinear ? 3 : 1);
   FwDim out[FW_MAX_RANK];
   FwDim ka, kb;
   gint batch_rank = 0;
@@ -38,6 +39,8 @@ fw_infer_matmul (FwInferContext *ctx, FwNode *node, GError **error)
 
   if (strcmp (node->op_type, "MatMulInteger") == 0)
     dtype = FW_DTYPE_INT32;
+  else if (qlinear)
+    dtype = dtype_of (fw_infer_input (node, 7));
   if (a == NULL || b == NULL || a->rank < 0 || b->rank < 0 || a->rank > FW_MAX_RANK || b->rank > FW_MAX_RANK)
     {
       fw_infer_set (ctx, node, 0, dtype, FW_RANK_UNKNOWN, NULL);

@@ -183,6 +183,11 @@ gboolean fw_infer_arg_reduce     (FwInferContext *ctx, FwNode *node, GError **er
 gboolean fw_infer_topk           (FwInferContext *ctx, FwNode *node, GError **error);
 gboolean fw_infer_einsum         (FwInferContext *ctx, FwNode *node, GError **error);
 
+/* fw-shape-quantize.c */
+gboolean fw_infer_quantize_linear (FwInferContext *ctx, FwNode *node, GError **error);
+gboolean fw_infer_dequantize_linear (FwInferContext *ctx, FwNode *node, GError **error);
+gboolean fw_infer_dynamic_quantize_linear (FwInferContext *ctx, FwNode *node, GError **error);
+
 /* fw-shape-tensor.c */
 gboolean fw_infer_shape          (FwInferContext *ctx, FwNode *node, GError **error);
 gboolean fw_infer_size           (FwInferContext *ctx, FwNode *node, GError **error);

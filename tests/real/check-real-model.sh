@@ -3,8 +3,11 @@
 #
 #   check-real-model.sh real NAME [BIND...]   NAME: resnet18 resnet50 mobilenet_v3_small vit_b_16 bert_like
 #                                             swin_t vit_b_16_dynamic bert_like_dynamic llama_decoder, exported by
-#                                             tests/real/export-models.py; BIND: NAME=VALUE
+#                                             tests/real/export-models.py; resnet18_qdq mobilenet_v3_small_qdq
+#                                             bert_like_qdq: those in QDQ form (tests/real/quantize-qdq.py);
+#                                             BIND: NAME=VALUE
 #   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
+#   check-real-model.sh quantize-ops   small models of the quantisation operators (make-quantize-models.py)
 #
 # For each model:
 #   (a) `fusion-workbench --batch` writes a JSON report, exits 0, every value has a static shape
@@ -52,7 +55,7 @@ need_file() { [[ -n "${!1:-}" && -x "${!1}" ]] || die "\$$1 ('${!1:-}') is not a
 mode=${1:?usage: check-real-model.sh real NAME | test-models}
 case $mode in
   real) name=${2:?usage: check-real-model.sh real NAME} ;;
-  test-models) ;;
+  test-models|quantize-ops) ;;
   *) die "unknown mode '$mode'" ;;
 esac
 
@@ -80,6 +83,7 @@ model_path() {
   : "${FW_MODEL_CACHE:?FW_MODEL_CACHE is not set}"
   local dst=$FW_MODEL_CACHE/$n.onnx
   if [[ -s $dst ]]; then echo "$dst"; return; fi
+  if [[ $n == *_qdq ]]; then quantized_model "$n" "$dst"; return; fi
   local exporter=(/usr/bin/python3 "$(dirname "$0")/export-models.py")
   # A test never installs anything: without torch the model cannot be exported and the test skips.
   /usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null ||
@@ -102,6 +106,30 @@ model_path() {
     mv -f "$tmp/$n.onnx" "$dst"
     rm -rf "$tmp" "$tmp.log"
     echo "exported $n in $((SECONDS - t0)) s" >&2
+  fi
+  flock -u 9
+  exec 9>&-
+  echo "$dst"
+}
+
+# NAME_qdq: the exported float model NAME in QDQ form, by our own quantizer (tests/real/quantize-qdq.py:
+# int8 per-channel weights, uint8 activations calibrated in ONNX Runtime on seeded inputs), once, under the
+# export lock.
+quantized_model() {
+  local n=$1 dst=$2 src tmp
+  src=$(model_path "${n%_qdq}")
+  /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null ||
+    missing "python3-onnx or python3-numpy is not installed (needed to quantize $n)"
+  command -v flock >/dev/null || die "flock (util-linux) not found"
+  mkdir -p "$FW_MODEL_CACHE"
+  exec 9>"$FW_MODEL_CACHE/.export.lock"
+  flock 9
+  if [[ ! -s $dst ]]; then
+    tmp=$FW_MODEL_CACHE/.quantize-$n.$$.onnx
+    echo "quantizing ${n%_qdq} into $FW_MODEL_CACHE (first run only)..." >&2
+    NODE=$NODE FW_ORT_DIR=$FW_ORT_DIR /usr/bin/python3 "$(dirname "$0")/quantize-qdq.py" "$src" "$tmp" >&2 ||
+      { rm -f "$tmp"; die "quantizing $n failed"; }
+    mv -f "$tmp" "$dst"
   fi
   flock -u 9
   exec 9>&-
@@ -314,15 +342,17 @@ check_interpreter() {
 # check_targets LABEL MODEL DIR [--bind NAME=VALUE...]: step (h)
 check_targets() {
   local label=$1 m=$2 dir=$3; shift 3
-  local edir=$dir/export rc=0 stem
+  local edir=$dir/export rc=0 stem fail_on=(--fail-on mismatch) qdq=
   stem=$(basename "$m" .onnx)
-  "$FW_BIN" --batch "$m" "$@" --target host --target ascend --verify --fail-on mismatch --export "$edir" \
+  # QDQ models: check-targets.js checks every group and prints the outputs' drift (see there).
+  [[ $label == *_qdq ]] && fail_on=() && qdq=1
+  "$FW_BIN" --batch "$m" "$@" --target host --target ascend --verify "${fail_on[@]}" --export "$edir" \
       --report "$dir/targets.json" 2>"$dir/targets.err" || rc=$?
   if [[ $rc -ne 0 ]]; then
     cat "$dir/targets.err" >&2
-    die "$label: --target host --target ascend --verify --fail-on mismatch --export exited $rc"
+    die "$label: --target host --target ascend --verify ${fail_on[*]} --export exited $rc"
   fi
-  "$NODE" "$(dirname "$0")/check-targets.js" "$dir/targets.json" "$edir" "$stem" "$label" ||
+  FW_QDQ=$qdq "$NODE" "$(dirname "$0")/check-targets.js" "$dir/targets.json" "$edir" "$stem" "$label" ||
     die "$label: targets, verification or export incomplete"
   ort_run "$edir/$stem.fused.onnx" "$dir/exported.json" "$label (exported fused model)" "$@"
   check_same_outputs "$dir/orig.json" "$dir/exported.json" "$label: exported fused model" ||
@@ -385,13 +415,25 @@ check_model() {
   (( n_values <= 700 )) && dump_args=(--dump "$xdir/ort-out")
   ort_run "$xdir/model.onnx" "$xdir/ort.json" "$label (every value)" "${bind_ort[@]}" "${dump_args[@]}"
   check_every_value "$xdir/shapes.json" "$xdir/ort.json" "$label" || die "$label: inferred shapes disagree with ONNX Runtime"
+  # A QDQ model is compared node by node on ONNX Runtime's inputs (fw-exec-run --feed): run end to end, a
+  # last-bit difference of a float Conv before a QuantizeLinear becomes a whole quantisation step.
+  local qdq=0 feed_args=()
+  [[ $label == *_qdq ]] && qdq=1 && feed_args=(--feed "$xdir/ort-out")
   if (( n_values <= 700 )); then
-    CMP_ARGS="--scale 1e-4" check_interpreter "$label (every value)" "$xdir/model.onnx" "$xdir/ort.json" \
-      "$xdir/ort-out" "$xdir/ours" "${bind_fw[@]}"
+    CMP_ARGS="--scale 1e-4" check_interpreter "$label (every value${feed_args:+, node by node})" "$xdir/model.onnx" \
+      "$xdir/ort.json" "$xdir/ort-out" "$xdir/ours" "${bind_fw[@]}" "${feed_args[@]}"
   fi
   rm -rf "$xdir"
   ort_run "$m" "$dir/orig-dump.json" "$label (outputs dumped)" "${bind_ort[@]}" --dump "$dir/orig-out"
-  check_interpreter "$label (outputs)" "$m" "$dir/orig-dump.json" "$dir/orig-out" "$dir/ours" "${bind_fw[@]}"
+  if (( qdq )); then
+    # End to end, printed: how far those rounding flips carry to the outputs.
+    "$FW_EXEC_RUN" "$m" "${bind_fw[@]}" --seed "$SEED" --dump "$dir/ours" >"$dir/ours.json" 2>"$dir/ours.err" ||
+      { cat "$dir/ours.err" >&2; die "$label: fw-exec-run exited non-zero"; }
+    "$NODE" "$(dirname "$0")/compare-outputs.js" "$dir/orig-dump.json" "$dir/orig-out" "$dir/ours.json" "$dir/ours" |
+      sed -e 's/^FAIL: /differs: /' -e "s/^/$label (outputs end to end, not checked): /" || true
+  else
+    check_interpreter "$label (outputs)" "$m" "$dir/orig-dump.json" "$dir/orig-out" "$dir/ours" "${bind_fw[@]}"
+  fi
   rm -rf "$dir/orig-out" "$dir/ours"
 
   # (c) round trips through our writer, bit-identical under ONNX Runtime
@@ -440,6 +482,7 @@ case $mode in
   real)
     case $name in
       resnet18|resnet50|mobilenet_v3_small|vit_b_16|bert_like|swin_t|vit_b_16_dynamic|bert_like_dynamic|llama_decoder) ;;
+      resnet18_qdq|mobilenet_v3_small_qdq|bert_like_qdq) ;;
       *) die "unknown real model '$name'" ;;
     esac
     m=$(model_path "$name")
@@ -460,5 +503,30 @@ case $mode in
     check_model conv "$work/models/conv.onnx" 0
     check_model chain8 "$work/models/chain8.onnx" 0 batch=2
     check_model transformer-batch3 "$work/models/transformer.onnx" 0 batch=3
+    ;;
+  quantize-ops)
+    /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null ||
+      missing "python3-onnx or python3-numpy is not installed (needed to write the quantisation models)"
+    mkdir -p "$work/models"
+    /usr/bin/python3 "$(dirname "$0")/make-quantize-models.py" "$work/models" >"$work/models.list" ||
+      die "make-quantize-models.py failed"
+    mapfile -t qms <"$work/models.list"
+    for qm in "${qms[@]}"; do
+      check_model "$(basename "$qm" .onnx)" "$qm" 0
+    done
+    # The node-by-node comparison catches a wrong value: ONNX Runtime's int8 q8 of q_axis (output 0, read by
+    # a DequantizeLinear) one step off in the fed copy must make our d8 differ from ONNX Runtime's.
+    fdir=$work/feed-broken
+    mkdir -p "$fdir"
+    ort_run "$work/models/q_axis.onnx" "$fdir/ort.json" "q_axis (dumped)" --dump "$fdir/ort"
+    cp -r "$fdir/ort" "$fdir/feed"
+    /usr/bin/python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[0] = (b[0] + 1) % 256; open(p, "wb").write(b)' "$fdir/feed/0.bin"
+    "$FW_EXEC_RUN" "$work/models/q_axis.onnx" --seed "$SEED" --feed "$fdir/feed" --dump "$fdir/ours" >"$fdir/ours.json" ||
+      die "fw-exec-run --feed failed on q_axis"
+    if "$NODE" "$(dirname "$0")/compare-outputs.js" "$fdir/ort.json" "$fdir/ort" "$fdir/ours.json" "$fdir/ours" >"$fdir/cmp"; then
+      die "the node-by-node comparison did not notice a value one quantisation step off"
+    fi
+    grep -q "^FAIL: output 1 'd8'" "$fdir/cmp" || { cat "$fdir/cmp" >&2; die "the broken feed failed on the wrong value"; }
+    echo "node-by-node comparison: a fed value one step off is caught ($(grep -c '^FAIL' "$fdir/cmp") value differs)"
     ;;
 esac

@@ -34,6 +34,8 @@ const views = {
   bool: (b) => new Uint8Array(b.buffer, b.byteOffset, b.length),
   uint8: (b) => new Uint8Array(b.buffer, b.byteOffset, b.length),
   int8: (b) => new Int8Array(b.buffer, b.byteOffset, b.length),
+  int16: (b) => new Int16Array(b.buffer, b.byteOffset, b.length / 2),
+  uint16: (b) => new Uint16Array(b.buffer, b.byteOffset, b.length / 2),
 };
 let failed = false;
 if (ort.length !== ours.length) { console.log(`FAIL: ${ort.length} outputs from ONNX Runtime, ${ours.length} from ours`); process.exit(1); }

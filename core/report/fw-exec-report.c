@@ -416,7 +416,7 @@ fw_exec_report_markdown (GString *md, JsonObject *root)
                               json_object_get_boolean_member (v, "pass") ? _("Every group and output within tolerance.")
                                                                          : _("**Mismatch**: see the rows marked FAIL."));
       if (golden)
-        g_string_append_printf (md, _("Policy golden: unfused and fused results against the model run in %s.\n\n"),
+        g_string_append_printf (md, _("Policy golden: unfused and fused results against the model run widened to %s.\n\n"),
                                 get_string (v, "golden_dtype"));
       g_string_append_printf (md, "| %s | %s | %s | %s | %s |", _("candidate"), _("pattern"), _("result"),
                               _("max abs error"), _("max rel error"));

@@ -14,6 +14,7 @@ struct _FwApplication
   GSettings *settings;
   GStrv      rules;        /* --rules and --whitelist, for every window */
   GStrv      whitelists;
+  GStrv      ops;          /* --ops, read by each window's open */
 };
 
 G_DEFINE_FINAL_TYPE (FwApplication, fw_application, ADW_TYPE_APPLICATION)
@@ -185,6 +186,7 @@ fw_application_shutdown (GApplication *app)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->rules, g_strfreev);
   g_clear_pointer (&self->whitelists, g_strfreev);
+  g_clear_pointer (&self->ops, g_strfreev);
   G_APPLICATION_CLASS (fw_application_parent_class)->shutdown (app);
 }
 
@@ -233,11 +235,20 @@ absolute_paths (const char * const *paths)
 }
 
 int
-fw_application_run (int argc, char **argv, const char * const *rules, const char * const *whitelists)
+fw_application_run (int argc, char **argv, const char * const *rules, const char * const *whitelists,
+                    const char * const *ops)
 {
   g_autoptr(FwApplication) app = fw_application_new ();
 
   app->rules = absolute_paths (rules);
   app->whitelists = absolute_paths (whitelists);
+  app->ops = absolute_paths (ops);
   return g_application_run (G_APPLICATION (app), argc, argv);
+}
+
+const char * const *
+fw_application_get_ops (FwApplication *self)
+{
+  g_return_val_if_fail (FW_IS_APPLICATION (self), NULL);
+  return (const char * const *) self->ops;
 }

@@ -13,10 +13,13 @@ G_DECLARE_FINAL_TYPE (FwApplication, fw_application, FW, APPLICATION, AdwApplica
 
 FwApplication *fw_application_new (void);
 /* rules and whitelists (--rules, --whitelist; may be NULL) are loaded by every model the windows open, after
- * those of the preferences. */
+ * those of the preferences; so are the operator registries ops (--ops). */
 int            fw_application_run (int                  argc,
                                    char               **argv,
                                    const char * const  *rules,
-                                   const char * const  *whitelists);
+                                   const char * const  *whitelists,
+                                   const char * const  *ops);
+/* The --ops paths, absolute (NULL when none). */
+const char * const *fw_application_get_ops (FwApplication *self);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "fw-batch.h"
 #include "codegen/fw-kernel-package.h"
 #include "export/fw-export.h"
+#include "export/fw-fused-model.h"
 #include "layout/fw-layout.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
@@ -17,6 +18,7 @@
 #include "report/fw-model-report.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
+#include "report/fw-superkernel-report.h"
 #include "report/fw-model-explorer.h"
 #include "report/fw-render.h"
 #include "report/fw-roofline.h"
@@ -263,7 +265,7 @@ keep_compile_debug (const FwCannDebug *debug, FwPlan *plan, FwCheck *check, GErr
                    g_strerror (errno));
       return FALSE;
     }
-  if (!fw_kernel_package_check_destination (plan, dir, error) || !fw_kernel_package_write (plan, targets, dir, error))
+  if (!fw_kernel_package_check_destination (plan, dir, error) || !fw_fused_model_write_kernel_package (plan, targets, dir, error))
     return FALSE;
   if (targets->toolchain != NULL)
     g_string_append_printf (lines, "compiler: %s\nversion: %s\nflags: %s\n",
@@ -314,6 +316,34 @@ check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gbo
   return g_steal_pointer (&check);
 }
 
+/* The preferences' operator registries, as the desktop reads them, when the schema is installed (or
+ * GSETTINGS_SCHEMA_DIR names it); without it there are no saved preferences to honour. */
+static GStrv
+saved_ops (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = source ? g_settings_schema_source_lookup (source, APP_ID, TRUE) : NULL;
+  g_autoptr(GSettings) settings = NULL;
+
+  if (schema == NULL || !g_settings_schema_has_key (schema, "ops"))
+    return NULL;
+  settings = g_settings_new_full (schema, NULL, NULL);
+  return g_settings_get_strv (settings, "ops");
+}
+
+static GStrv
+ops_paths (const FwBatchOptions *options)
+{
+  g_auto(GStrv) saved = saved_ops ();
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (saved != NULL)
+    g_strv_builder_addv (builder, (const char **) saved);
+  if (options->ops != NULL)
+    g_strv_builder_addv (builder, (const char **) options->ops);
+  return g_strv_builder_end (builder);
+}
+
 /* Profile, rules, whitelists, model and plan: the window's way of opening a model (core/session/fw-open.c). */
 static FwProject *
 open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOptions *plan_options,
@@ -322,6 +352,7 @@ open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOpt
   FwOpenOptions open_options;
   g_autoptr(FwOpen) job = NULL;
   g_autoptr(FwProject) project = NULL;
+  g_auto(GStrv) ops = ops_paths (options);
 
   fw_open_options_init (&open_options);
   open_options.bindings = bindings;
@@ -331,6 +362,7 @@ open_model (const FwBatchOptions *options, GHashTable *bindings, const FwPlanOpt
   open_options.profile = options->profile;
   open_options.rules = (const char * const *) options->rules;
   open_options.whitelists = (const char * const *) options->whitelists;
+  open_options.ops = (const char * const *) ops;
   open_options.plan = *plan_options;
   open_options.dump_dir = options->dump_graph;
   job = fw_open_new (options->model_path, &open_options);
@@ -389,6 +421,45 @@ write_model_explorer (const FwBatchOptions *options, FwPlan *plan, FwMeasureResu
 }
 
 /* The --fail-on conditions that hold, each said on stderr; TRUE when any does. */
+/* --superkernel, --superkernel-scope, --no-superkernel and --superkernel-max-kernels; *wanted FALSE when no
+ * scopes were asked for (the report then has no superkernel member). */
+static gboolean
+superkernel_options_for (const FwBatchOptions *options, FwSkOptions *out, gboolean *wanted, GError **error)
+{
+  fw_sk_options_init (out);
+  *wanted = options->superkernel_scopes != NULL;
+  if (options->superkernel != NULL)
+    {
+      if (g_strcmp0 (options->superkernel, "auto") == 0)
+        *wanted = TRUE;
+      else if (g_strcmp0 (options->superkernel, "off") == 0)
+        *wanted = FALSE;
+      else
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("unknown --superkernel “%s” (known: auto, off)"),
+                       options->superkernel);
+          return FALSE;
+        }
+    }
+  if (options->superkernel_max_kernels < 0 || options->superkernel_max_kernels == 1 ||
+      options->superkernel_max_kernels > 100000)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s",
+                   _("--superkernel-max-kernels must be from 2 to 100000"));
+      return FALSE;
+    }
+  for (guint i = 0; options->superkernel_scopes && options->superkernel_scopes[i]; i++)
+    if (options->superkernel_scopes[i][0] == '\0')
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s", _("--superkernel-scope needs a name scope, e.g. /encoder"));
+        return FALSE;
+      }
+  out->scopes = options->superkernel_scopes;
+  out->excluded = options->no_superkernel;
+  out->max_kernels = (guint) options->superkernel_max_kernels;
+  return TRUE;
+}
+
 static gboolean
 report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
 {
@@ -450,11 +521,15 @@ fw_batch_run (const FwBatchOptions *options)
   JsonNode *report;
   g_autofree char *text = NULL;
   FwReportFormat format;
+  FwSkOptions sk_options;
+  gboolean want_sk = FALSE;
+  g_autoptr(FwSkPlan) sk = NULL;
 
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
       !plan_options_for (options, &plan_options, &error) || !fw_cann_debug_from_env (&cann_debug, &error) ||
       !parse_fail_on (options->fail_on, &fail_on, &error) ||
       !parse_targets (options->targets, &want_host, &want_ascend, &error) ||
+      !superkernel_options_for (options, &sk_options, &want_sk, &error) ||
       (options->tolerance != NULL && !fw_tolerance_parse (options->tolerance, &tolerance, &error)) ||
       (options->verify_policy != NULL && !fw_verify_policy_parse (options->verify_policy, &policy, &error)))
     goto fail;
@@ -488,6 +563,9 @@ fw_batch_run (const FwBatchOptions *options)
       if (!fw_whitelist_save (out, options->export_whitelist, &error))
         goto fail;
     }
+  /* Scopes bind the kernels of the plan as decided. */
+  if (want_sk && !(sk = fw_sk_plan_build (plan, &sk_options, &error)))
+    goto fail;
   if ((want_host || want_ascend) &&
       !(check = check_all (options, project, want_host, want_ascend, &tolerance, policy, &error)))
     goto fail;
@@ -503,6 +581,8 @@ fw_batch_run (const FwBatchOptions *options)
   /* The project's model report is batch's own to finish: nothing else reads it after this. */
   report = fw_project_get_model_report (project);
   fw_plan_report_add (report, plan);
+  if (sk != NULL)
+    fw_superkernel_report_add (report, sk);
   fw_exec_report_add (report, plan, check ? fw_check_get_targets (check) : NULL,
                       check ? fw_check_get_verify (check) : NULL, check ? fw_check_get_measure (check) : NULL);
   text = fw_model_report_format (report, format);

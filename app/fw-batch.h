@@ -28,6 +28,7 @@ typedef struct
   gint         fusion_depth;  /* 0: AUTOFUSION_MAX_DEPTH or 32 */
   gint         max_fusion_size; /* 0: the profile's */
   char       **whitelists;    /* *.fusion.yaml files applied in order after planning */
+  char       **ops;           /* operator registries (--ops), after the preferences' `ops` */
   const char  *export_whitelist; /* write the plan's final state as a whitelist, or NULL */
   char       **fail_on;       /* comma lists: mismatch, regression, rejected-whitelist */
   char       **targets;       /* "host", "ascend" (repeatable, comma lists allowed) */
@@ -45,6 +46,10 @@ typedef struct
   const char  *summary;       /* draw the kernels/traffic/time summary to FILE.svg or FILE.png */
   const char  *dump_graph;    /* graph dumps into DIR (NULL: DUMP_GRAPH and DUMP_GRAPH_PATH decide) */
   const char  *model_explorer; /* write Model Explorer's graph and node data JSON into DIR, or NULL */
+  const char  *superkernel;   /* "auto" or "off"; NULL: off unless scopes are given */
+  char       **superkernel_scopes; /* name-scope prefixes, each a SuperKernel scope */
+  char       **no_superkernel; /* name-scope prefixes kept out of every scope */
+  gint         superkernel_max_kernels; /* 0: 64 */
 } FwBatchOptions;
 
 int fw_batch_run (const FwBatchOptions *options);

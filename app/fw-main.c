@@ -8,6 +8,7 @@
 
 #include "exec/fw-host-tuning.h"
 #include "fw-batch.h"
+#include "fw-twin-command.h"
 #include "graph/fw-tensor.h"
 #include "rules/fw-rules.h"
 #if FW_HAVE_GUI
@@ -40,12 +41,15 @@ run_command_line (int argc, char **argv)
   gboolean version = FALSE;
   g_autofree char *convert_rules = NULL;
   g_autofree char *dump_graph = NULL;
+  g_autofree char *twin = NULL;
+  g_auto(GStrv) twin_kernels = NULL;
   gint max_nodes = 0, max_nesting = 0, max_depth = 0, max_fusion_size = 0, max_alloc_mb = 0;
   gint64 max_tensor_elements = 0;
   g_autofree char *profile = NULL;
   g_autofree char *strategy = NULL;
   g_auto(GStrv) rules = NULL;
   g_auto(GStrv) whitelists = NULL;
+  g_auto(GStrv) ops = NULL;
   g_auto(GStrv) fail_on = NULL;
   g_autofree char *export_whitelist = NULL;
   g_auto(GStrv) targets = NULL;
@@ -58,6 +62,10 @@ run_command_line (int argc, char **argv)
   g_autofree char *roofline = NULL;
   g_autofree char *summary = NULL;
   g_autofree char *model_explorer = NULL;
+  g_autofree char *superkernel = NULL;
+  g_auto(GStrv) superkernel_scopes = NULL;
+  g_auto(GStrv) no_superkernel = NULL;
+  gint superkernel_max_kernels = 0;
   gint64 seed = 1;
   gint repeats = 0, threads = 0;
   g_autoptr(GError) error = NULL;
@@ -69,6 +77,7 @@ run_command_line (int argc, char **argv)
     { "bind", 0, 0, G_OPTION_ARG_STRING_ARRAY, &binds, N_("Bind a symbolic dimension, e.g. batch=8 (repeatable)"), N_("NAME=VALUE") },
     { "profile", 0, 0, G_OPTION_ARG_FILENAME, &profile, N_("Hardware profile: ascend-910b (default), ascend-310p, host, or a YAML file"), N_("NAME|FILE") },
     { "rules", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rules, N_("Extra fusion rules, a YAML file or a folder of them (repeatable)"), N_("FILE|DIR") },
+    { "ops", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &ops, N_("Operator registry declaring custom operators fusable (docs/custom-ops.md), a YAML file or a folder of them (repeatable)"), N_("FILE|DIR") },
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &strategy, N_("Fusion strategy: conservative, balanced (default) or aggressive"), N_("STRATEGY") },
     { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, N_("Longest chain of operators in one fusion (default 32)"), N_("N") },
     { "max-fusion-size", 0, 0, G_OPTION_ARG_INT, &max_fusion_size, N_("Most operators in one fusion (default: the profile's, 64)"), N_("N") },
@@ -89,11 +98,17 @@ run_command_line (int argc, char **argv)
     { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary, N_("Draw kernels, HBM traffic and estimated time of the original graph, the proposed plan and the decisions to FILE.svg or FILE.png"), N_("FILE") },
     { "dump-graph", 0, 0, G_OPTION_ARG_FILENAME, &dump_graph, N_("Write the graph before fusion, as planned and as decided (ONNX and .pbtxt) and one model per fused kernel into DIR, as DUMP_GRAPH=1 DUMP_GRAPH_PATH=DIR does"), N_("DIR") },
     { "model-explorer", 0, 0, G_OPTION_ARG_FILENAME, &model_explorer, N_("Write the graph with the plan for Google's Model Explorer into DIR: MODEL.model-explorer.json (each fused group one namespace) and node data files of refusal codes and estimated (and, with --measure, measured) µs saved"), N_("DIR") },
+    { "superkernel", 0, 0, G_OPTION_ARG_STRING, &superkernel, N_("SuperKernel scopes: auto (maximal runs of kernels bound into one launch, with the barriers between them narrowed) or off (default)"), N_("MODE") },
+    { "superkernel-scope", 0, 0, G_OPTION_ARG_STRING_ARRAY, &superkernel_scopes, N_("Make the kernels under a name scope one SuperKernel, e.g. /encoder/layers.3 (repeatable; implies --superkernel auto over those scopes only)"), N_("PREFIX") },
+    { "no-superkernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &no_superkernel, N_("Keep the nodes under a name scope (or of that name) out of every SuperKernel (repeatable)"), N_("PREFIX") },
+    { "superkernel-max-kernels", 0, 0, G_OPTION_ARG_INT, &superkernel_max_kernels, N_("Most kernels in one SuperKernel scope (default 64)"), N_("N") },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_on, N_("Exit with 1 when a condition holds (comma list, repeatable): mismatch (a group or output failed --verify, or a fused group has no verified kernel), regression (--measure found the fused model or a SuperKernel slower than unfused), rejected-whitelist (an accepted whitelist entry for this model matched nothing or a fusion the planner refused)"), N_("LIST") },
     { "max-nodes", 0, 0, G_OPTION_ARG_INT, &max_nodes, N_("Refuse models with more nodes than N (default 5000000)"), N_("N") },
     { "max-nesting", 0, 0, G_OPTION_ARG_INT, &max_nesting, N_("Refuse models nested deeper than N (default 64)"), N_("N") },
     { "max-alloc-mb", 0, 0, G_OPTION_ARG_INT, &max_alloc_mb, N_("Refuse models that would make the reader copy more than N MiB (default 2048)"), N_("N") },
     { "max-tensor-elements", 0, 0, G_OPTION_ARG_INT64, &max_tensor_elements, N_("Refuse tensors claiming more than N elements (default 2^39)"), N_("N") },
+    { "twin", 0, 0, G_OPTION_ARG_FILENAME, &twin, N_("Run every Ascend kernel of an exported kernel package (DIR with manifest.json) on the Ascend C twin against the reference run of its group, print a table (--format json for JSON) and exit: 0 all pass, 1 a kernel failed or gave a diagnostic, 2 bad input"), N_("DIR") },
+    { "kernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &twin_kernels, N_("With --twin: run only this kernel (kNNN or its folder; repeatable)"), N_("kNNN") },
     { "convert-rules", 0, 0, G_OPTION_ARG_FILENAME, &convert_rules, N_("Print a fusion_rules file (the graph-autofusion articles' rule dialect) in this tool's rule format and exit"), N_("FILE") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
     { NULL }
@@ -117,12 +132,15 @@ run_command_line (int argc, char **argv)
     }
   if (convert_rules != NULL)
     return convert_rules_file (convert_rules);
+  if (twin != NULL)
+    return fw_twin_command_run (twin, (const char * const *) twin_kernels, format, kernel_cache, (guint64) seed);
   if (batch == NULL)
     {
 #if FW_HAVE_GUI
       /* Options are checked here; what remains are models for the window to open. Rules and whitelists apply
        * to every model it opens. */
-      return fw_application_run (argc, argv, (const char * const *) rules, (const char * const *) whitelists);
+      return fw_application_run (argc, argv, (const char * const *) rules, (const char * const *) whitelists,
+                                 (const char * const *) ops);
 #else
       g_printerr ("fusion-workbench: %s\n", _("this build has no desktop interface; use --batch MODEL"));
       return FW_EXIT_BAD_INPUT;
@@ -160,6 +178,7 @@ run_command_line (int argc, char **argv)
       .fusion_depth = max_depth,
       .max_fusion_size = max_fusion_size,
       .whitelists = whitelists,
+      .ops = ops,
       .export_whitelist = export_whitelist,
       .fail_on = fail_on,
       .targets = targets,
@@ -177,6 +196,10 @@ run_command_line (int argc, char **argv)
       .summary = summary,
       .dump_graph = dump_graph,
       .model_explorer = model_explorer,
+      .superkernel = superkernel,
+      .superkernel_scopes = superkernel_scopes,
+      .no_superkernel = no_superkernel,
+      .superkernel_max_kernels = superkernel_max_kernels,
     };
     return fw_batch_run (&options);
   }

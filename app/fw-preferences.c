@@ -18,6 +18,7 @@ struct _FwPreferences
   GtkSwitch *fold_weights_switch;
   AdwEntryRow *rules_row;
   AdwEntryRow *whitelists_row;
+  AdwEntryRow *ops_row;
   AdwComboRow *theme_row;
 };
 
@@ -105,6 +106,12 @@ on_whitelists_changed (FwPreferences *self, GtkEditable *editable)
 }
 
 static void
+on_ops_changed (FwPreferences *self, GtkEditable *editable)
+{
+  set_paths (self, "ops", editable);
+}
+
+static void
 show_paths (FwPreferences *self, const char *key, AdwEntryRow *row)
 {
   g_auto(GStrv) paths = g_settings_get_strv (self->settings, key);
@@ -141,9 +148,11 @@ fw_preferences_class_init (FwPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, theme_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, rules_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, whitelists_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, ops_row);
   gtk_widget_class_bind_template_callback (widget_class, on_bindings_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_rules_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_whitelists_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_ops_changed);
 }
 
 static void
@@ -176,5 +185,6 @@ fw_preferences_new (GtkWindow *parent, GSettings *settings)
   gtk_editable_set_text (GTK_EDITABLE (self->bindings_row), text);
   show_paths (self, "rules", self->rules_row);
   show_paths (self, "whitelists", self->whitelists_row);
+  show_paths (self, "ops", self->ops_row);
   return GTK_WIDGET (self);
 }

@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-window-private.h"
+#include "fw-application.h"
 #include "fw-export-dialog.h"
 #include "fw-error.h"
 #include "fw-settings.h"
@@ -513,6 +514,8 @@ open_job_for (FwWindow *self, const char *path, GError **error)
   g_autofree char *profile = NULL;
   g_auto(GStrv) rules = NULL;
   g_auto(GStrv) whitelists = NULL;
+  g_auto(GStrv) ops = NULL;
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   /* The plan options may hold a skip list from AUTOFUSE_DFX_FLAGS; FwOpen takes its own reference. */
   g_auto(FwPlanOptions) plan = { 0 };
   FwOpen *job;
@@ -527,10 +530,13 @@ open_job_for (FwWindow *self, const char *path, GError **error)
   profile = g_settings_get_string (self->settings, "profile");
   rules = paths_from (self, "rules", (const char * const *) self->extra_rules);
   whitelists = paths_from (self, "whitelists", (const char * const *) self->extra_whitelists);
+  /* Always a list, so an entry removed from the preferences leaves the registry at the next open. */
+  ops = paths_from (self, "ops", FW_IS_APPLICATION (app) ? fw_application_get_ops (FW_APPLICATION (app)) : NULL);
   options.bindings = bindings;
   options.profile = profile;
   options.rules = (const char * const *) rules;
   options.whitelists = (const char * const *) whitelists;
+  options.ops = (const char * const *) ops;
   job = fw_open_new (path, &options);
   return job;
 }

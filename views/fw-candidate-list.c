@@ -115,6 +115,12 @@ format_verification (FwCandidateItem *item)
 }
 
 static char *
+format_twin (FwCandidateItem *item)
+{
+  return g_strdup (fw_label_verification (fw_candidate_item_get_twin (item)));
+}
+
+static char *
 format_status (FwCandidateItem *item)
 {
   return g_strdup (fw_label_status (fw_candidate_item_get_status (item)));
@@ -126,6 +132,8 @@ static const ColumnInfo columns[] = {
   { "pattern", N_("Pattern"), "pattern", format_pattern, FALSE },
   { "decision", N_("Decision"), "status", format_status, FALSE },
   { "verification", N_("Verification"), "verification", format_verification, FALSE },
+  /* Translators: the column of each Ascend kernel's result on the Ascend C twin */
+  { "twin", N_("Twin"), "twin", format_twin, FALSE },
   { "nodes", N_("Nodes"), "n-nodes", format_nodes, TRUE },
   { "ub", N_("UB"), "ub-percent", format_ub, TRUE },
   { "bytes", N_("HBM saved"), "bytes-saved", format_bytes, TRUE },

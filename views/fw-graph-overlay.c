@@ -13,7 +13,8 @@ G_DEFINE_ENUM_TYPE (FwGraphOverlay, fw_graph_overlay,
   G_DEFINE_ENUM_VALUE (FW_GRAPH_OVERLAY_REFUSAL, "refusal"),
   G_DEFINE_ENUM_VALUE (FW_GRAPH_OVERLAY_SAVING, "saving"),
   G_DEFINE_ENUM_VALUE (FW_GRAPH_OVERLAY_MEASURED, "measured"),
-  G_DEFINE_ENUM_VALUE (FW_GRAPH_OVERLAY_VERIFICATION, "verification"))
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_OVERLAY_VERIFICATION, "verification"),
+  G_DEFINE_ENUM_VALUE (FW_GRAPH_OVERLAY_SUPERKERNEL, "superkernel"))
 
 #define TOP_CODES 6
 
@@ -111,10 +112,10 @@ verification_class (FwPlan *plan, FwProject *project, const FwNode *node, const 
     return ids[0];
   item = item_of (project, c);
   result = item != NULL ? fw_candidate_item_get_verification (item) : NULL;
+  if (g_strcmp0 (result, "fail") == 0 || (item != NULL && g_strcmp0 (fw_candidate_item_get_twin (item), "fail") == 0))
+    return ids[2];
   if (g_strcmp0 (result, "pass") == 0)
     return ids[1];
-  if (g_strcmp0 (result, "fail") == 0)
-    return ids[2];
   if (g_strcmp0 (result, "unverified") == 0)
     return ids[3];
   return ids[4];
@@ -178,6 +179,79 @@ classify_refusals (FwLayout *layout, FwPlan *plan, FwGraphLegend *legend, guint8
     }
 }
 
+/* SuperKernel scopes: the project's automatic scopes (a borrowed plan has none), each scope's nodes in one
+ * of SCOPE_HUES colours taken in turn so neighbouring scopes differ, the kernels that cannot join in red. */
+#define SCOPE_HUES 4
+
+static void
+classify_superkernel (FwLayout *layout, FwPlan *plan, FwProject *project, FwGraphLegend *legend, guint8 *out)
+{
+  const FwSkPlan *sk = project != NULL && fw_project_get_plan (project) == plan ? fw_project_get_superkernel_plan (project)
+                                                                               : NULL;
+  guint n = fw_layout_get_n_boxes (layout), n_scopes = sk ? sk->scopes->len : 0;
+  g_autoptr(GHashTable) colour_of = g_hash_table_new (NULL, NULL);   /* FwNode* → category */
+  guint8 hue[SCOPE_HUES] = { 0 }, refused = 0, none;
+
+  for (guint h = 0; h < MIN (n_scopes, SCOPE_HUES); h++)
+    {
+      g_autoptr(GString) which = g_string_new (NULL);
+
+      for (guint s = h, k = 0; s < n_scopes && k < 3; s += SCOPE_HUES, k++)
+        g_string_append_printf (which, "%s%s", k ? ", " : "",
+                                ((FwSkScope *) g_ptr_array_index (sk->scopes, s))->name);
+      if (n_scopes > h + 3 * SCOPE_HUES)
+        g_string_append (which, ", …");
+      /* TRANSLATORS: the scopes drawn in this colour, e.g. "sk_000, sk_004, sk_008, …" */
+      hue[h] = add_category (legend, &qualitative[h + 3], g_strdup_printf (_("SuperKernel %s"), which->str));
+    }
+  if (sk != NULL && sk->refusals->len > 0)
+    refused = add_category (legend, &red, g_strdup (_("Cannot join a SuperKernel")));
+  none = add_category (legend, &none_color, g_strdup (_("In no SuperKernel scope")));
+  for (guint s = 0; s < n_scopes; s++)
+    {
+      const FwSkScope *scope = g_ptr_array_index (sk->scopes, s);
+
+      for (guint i = 0; i < scope->kernels->len; i++)
+        {
+          const FwSkKernel *k = &g_array_index (scope->kernels, FwSkKernel, i);
+          gpointer id = GUINT_TO_POINTER (hue[s % SCOPE_HUES]);
+
+          if (k->candidate == G_MAXUINT)
+            g_hash_table_insert (colour_of, k->node, id);
+          else
+            {
+              const FwCandidate *c = g_ptr_array_index (plan->candidates, k->candidate);
+              for (guint m = 0; m < c->nodes->len; m++)
+                g_hash_table_insert (colour_of, g_ptr_array_index (c->nodes, m), id);
+            }
+        }
+    }
+  for (guint r = 0; sk != NULL && r < sk->refusals->len; r++)
+    {
+      const FwSkRefusal *ref = g_ptr_array_index (sk->refusals, r);
+      guint c = fw_plan_fused_candidate_of (plan, ref->node);
+
+      if (c == G_MAXUINT)
+        g_hash_table_insert (colour_of, ref->node, GUINT_TO_POINTER (refused));
+      else
+        for (guint m = 0; m < ((FwCandidate *) g_ptr_array_index (plan->candidates, c))->nodes->len; m++)
+          g_hash_table_insert (colour_of, g_ptr_array_index (((FwCandidate *) g_ptr_array_index (plan->candidates, c))->nodes, m),
+                               GUINT_TO_POINTER (refused));
+    }
+  for (guint b = 0; b < n; b++)
+    {
+      const FwLayoutBox *box = fw_layout_get_box (layout, b);
+      gpointer id;
+
+      if (box->kind != FW_LAYOUT_BOX_NODE || box->node == NULL)
+        out[b] = 0;
+      else if (g_hash_table_lookup_extended (colour_of, box->node, NULL, &id))
+        out[b] = (guint8) GPOINTER_TO_UINT (id);
+      else
+        out[b] = none;
+    }
+}
+
 guint8 *
 fw_graph_overlay_classify (FwGraphOverlay overlay, FwLayout *layout, FwPlan *plan, FwProject *project,
                            FwGraphLegend *legend)
@@ -203,6 +277,9 @@ fw_graph_overlay_classify (FwGraphOverlay overlay, FwLayout *layout, FwPlan *pla
       break;
     case FW_GRAPH_OVERLAY_REFUSAL:
       classify_refusals (layout, plan, legend, out);
+      return out;
+    case FW_GRAPH_OVERLAY_SUPERKERNEL:
+      classify_superkernel (layout, plan, project, legend, out);
       return out;
     case FW_GRAPH_OVERLAY_SAVING:
     case FW_GRAPH_OVERLAY_MEASURED:

@@ -1,7 +1,7 @@
 /* fw-graph-overlay.h: what the canvas colours its node boxes by, besides the op class: fused or not, the
  * refusal code that kept a node out, the time the estimate says its fusion saves, the time Measure found,
- * and the verification of its kernel; each a few categories with a legend (Model Explorer's per-node
- * overlays). Collapsed scopes keep their own colour. */
+ * the verification of its kernel, and the SuperKernel scope its kernel is bound into; each a few categories
+ * with a legend (Model Explorer's per-node overlays). Collapsed scopes keep their own colour. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -18,6 +18,7 @@ typedef enum {
   FW_GRAPH_OVERLAY_SAVING,
   FW_GRAPH_OVERLAY_MEASURED,
   FW_GRAPH_OVERLAY_VERIFICATION,
+  FW_GRAPH_OVERLAY_SUPERKERNEL,
 } FwGraphOverlay;
 
 #define FW_TYPE_GRAPH_OVERLAY (fw_graph_overlay_get_type ())

@@ -65,8 +65,12 @@ candidate_flagged (FwGraphView *self, guint candidate)
   if (self->project == NULL)
     return FALSE;
   item = g_list_model_get_item (fw_project_get_candidates (self->project), candidate);
-  result = item != NULL ? fw_candidate_item_get_verification (item) : NULL;
-  return g_strcmp0 (result, "fail") == 0 || g_strcmp0 (result, "unverified") == 0;
+  if (item == NULL)
+    return FALSE;
+  result = fw_candidate_item_get_verification (item);
+  /* An Ascend kernel that failed on the twin is as wrong as a host kernel that failed. */
+  return g_strcmp0 (result, "fail") == 0 || g_strcmp0 (result, "unverified") == 0 ||
+         g_strcmp0 (fw_candidate_item_get_twin (item), "fail") == 0;
 }
 
 /* The overlay's categories and colours: made again with the plan, its check results and the layout. */

@@ -165,8 +165,68 @@ on_theme_changed (FwInspector *self)
 }
 #endif
 
+#define DIAGNOSTIC_TAG "fw-diagnostic"
+
+#ifdef FW_HAVE_GTKSOURCEVIEW
+static char *
+on_mark_tooltip (GtkSourceMarkAttributes *attributes, GtkSourceMark *mark, gpointer data)
+{
+  return g_strdup (g_object_get_data (G_OBJECT (mark), "fw-text"));
+}
+#endif
+
+/* The lines a checker found fault with (the twin's diagnostics): a red band over each, a warning in the
+ * gutter whose tooltip says what was wrong, and the view scrolled to the first. */
 static void
-add_source (FwInspector *self, const char *heading, const char *source, const char *language)
+mark_lines (GtkWidget *view, const FwKernelSources *sources, FwTargetId target)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  guint n = fw_kernel_sources_get_n_marks (sources, target);
+  GdkRGBA band = { 0.88, 0.11, 0.14, 0.22 };
+  GtkTextTag *tag;
+
+  if (n == 0)
+    return;
+  tag = gtk_text_buffer_create_tag (buffer, DIAGNOSTIC_TAG, "paragraph-background-rgba", &band, NULL);
+#ifdef FW_HAVE_GTKSOURCEVIEW
+  {
+    g_autoptr(GtkSourceMarkAttributes) attributes = gtk_source_mark_attributes_new ();
+
+    gtk_source_mark_attributes_set_icon_name (attributes, "dialog-warning-symbolic");
+    g_signal_connect (attributes, "query-tooltip-text", G_CALLBACK (on_mark_tooltip), NULL);
+    gtk_source_view_set_mark_attributes (GTK_SOURCE_VIEW (view), DIAGNOSTIC_TAG, attributes, 0);
+    gtk_source_view_set_show_line_marks (GTK_SOURCE_VIEW (view), TRUE);
+  }
+#endif
+  for (guint i = 0; i < n; i++)
+    {
+      const FwSourceMark *m = fw_kernel_sources_get_mark (sources, target, i);
+      GtkTextIter start, end;
+
+      if (m->line > (guint) gtk_text_buffer_get_line_count (buffer))
+        continue;
+      gtk_text_buffer_get_iter_at_line (buffer, &start, (gint) m->line - 1);
+      end = start;
+      gtk_text_iter_forward_to_line_end (&end);
+      gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
+#ifdef FW_HAVE_GTKSOURCEVIEW
+      {
+        GtkSourceMark *mark = gtk_source_buffer_create_source_mark (GTK_SOURCE_BUFFER (buffer), NULL,
+                                                                    DIAGNOSTIC_TAG, &start);
+        g_object_set_data_full (G_OBJECT (mark), "fw-text", g_strdup (m->text), g_free);
+      }
+#endif
+      if (i == 0)
+        {
+          GtkTextMark *first = gtk_text_buffer_create_mark (buffer, NULL, &start, TRUE);
+          gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), first, 0.1, TRUE, 0.0, 0.3);
+        }
+    }
+}
+
+static void
+add_source (FwInspector *self, const char *heading, const char *source, const char *language,
+            const FwKernelSources *sources, FwTargetId target)
 {
   GtkWidget *view, *frame;
   GtkTextBuffer *buffer;
@@ -193,6 +253,7 @@ add_source (FwInspector *self, const char *heading, const char *source, const ch
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
   buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
   gtk_text_buffer_set_text (buffer, source, -1);
+  mark_lines (view, sources, target);
   frame = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (frame), view);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (frame), 240);
@@ -329,6 +390,73 @@ add_fusion_section (FwInspector *self, const FwNode *node)
   add_section (self, _("Fusion"), text != NULL ? text : _("Not in any candidate, and no refusal names it"));
 }
 
+static const char *
+sync_label (FwSkSync sync)
+{
+  switch (sync)
+    {
+    case FW_SK_SYNC_VECTOR: return _("over the vector cores");
+    case FW_SK_SYNC_CUBE: return _("over the cube cores");
+    case FW_SK_SYNC_ALL: return _("over all cores");
+    case FW_SK_SYNC_NONE:
+    default: return _("none");
+    }
+}
+
+/* The SuperKernel scope the node's kernel is bound into (docs/superkernel.md), with the barrier before it,
+ * or why it could not join one. Nothing for a node that is no kernel (folded at load). */
+static void
+add_superkernel_section (FwInspector *self, const FwNode *node)
+{
+  const FwSkPlan *sk = self->project != NULL ? fw_project_get_superkernel_plan (self->project) : NULL;
+  g_autoptr(GString) s = g_string_new (NULL);
+  guint scope_i = 0, kernel_i = 0, refusal_i = 0;
+
+  if (sk == NULL)
+    return;
+  switch (fw_sk_plan_locate (sk, node, &scope_i, &kernel_i, &refusal_i))
+    {
+    case FW_SK_PLACE_SCOPE:
+      {
+        const FwSkScope *scope = g_ptr_array_index (sk->scopes, scope_i);
+        const FwSkKernel *k = &g_array_index (scope->kernels, FwSkKernel, kernel_i);
+        g_autofree char *pos = g_strdup_printf ("%u", kernel_i + 1);
+        g_autofree char *n = g_strdup_printf ("%u", scope->kernels->len);
+        g_autofree char *cores = g_strdup_printf ("%u", k->cores);
+        const char *code = fw_sk_code_name (scope->end);
+
+        /* TRANSLATORS: scope name, position, kernels in the scope, blocks the kernel launches */
+        g_string_append_printf (s, _("In %s: kernel %s of %s, on %s cores"), scope->name, pos, n, cores);
+        g_string_append_c (s, '\n');
+        if (kernel_i > 0)
+          {
+            /* TRANSLATORS: the barrier before this kernel: "none", "over the vector cores"… */
+            g_string_append_printf (s, _("Barrier before it: %s"), sync_label (k->sync));
+            if (k->sync_value != NULL)
+              /* TRANSLATORS: a value the kernel reads that other cores wrote */
+              g_string_append_printf (s, _(" (it reads “%s”, which other cores wrote)"), k->sync_value->name);
+            g_string_append_c (s, '\n');
+          }
+        g_string_append_printf (s, _("The scope ends: %s%s%s"), code ? code : "", code ? " " : "",
+                                scope->end_message ? scope->end_message : "");
+        break;
+      }
+    case FW_SK_PLACE_REFUSED:
+      {
+        const FwSkRefusal *r = g_ptr_array_index (sk->refusals, refusal_i);
+        g_string_append_printf (s, "%s %s", fw_sk_code_name (r->code), r->message);
+        break;
+      }
+    case FW_SK_PLACE_ALONE:
+      g_string_append (s, _("In no SuperKernel scope: its run of kernels is a single one"));
+      break;
+    case FW_SK_PLACE_NONE:
+    default:
+      return;
+    }
+  add_section (self, _("SuperKernel"), s->str);
+}
+
 void
 fw_inspector_show_node (FwInspector *self, FwNode *node)
 {
@@ -372,6 +500,7 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   if (stats->len)
     add_section (self, _("Initializer statistics"), stats->str);
   add_fusion_section (self, node);
+  add_superkernel_section (self, node);
   set_title (self, title);
 }
 
@@ -519,7 +648,7 @@ add_sources (FwInspector *self, const FwKernelSources *sources)
       const char *error = fw_kernel_sources_get_error (sources, t);
 
       if (source != NULL)
-        add_source (self, _(shown[t].title), source, shown[t].language);
+        add_source (self, _(shown[t].title), source, shown[t].language, sources, t);
       else
         add_section (self, _(shown[t].title), error ? error : "");
     }
@@ -698,6 +827,37 @@ fw_inspector_get_n_generated (FwInspector *self)
 {
   g_return_val_if_fail (FW_IS_INSPECTOR (self), 0);
   return self->n_requests;
+}
+
+char *
+fw_inspector_get_marked_lines (FwInspector *self)
+{
+  GString *lines = g_string_new (NULL);
+
+  g_return_val_if_fail (FW_IS_INSPECTOR (self), NULL);
+  for (GtkWidget *child = gtk_widget_get_first_child (self->box); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *view = GTK_IS_SCROLLED_WINDOW (child) ? gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (child))
+                                                        : NULL;
+      GtkTextBuffer *buffer;
+      GtkTextTag *tag;
+
+      if (view != NULL && GTK_IS_VIEWPORT (view))
+        view = gtk_viewport_get_child (GTK_VIEWPORT (view));
+      if (view == NULL || !GTK_IS_TEXT_VIEW (view))
+        continue;
+      buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+      tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), DIAGNOSTIC_TAG);
+      for (gint line = 0; tag != NULL && line < gtk_text_buffer_get_line_count (buffer); line++)
+        {
+          GtkTextIter at;
+
+          gtk_text_buffer_get_iter_at_line (buffer, &at, line);
+          if (gtk_text_iter_has_tag (&at, tag))
+            g_string_append_printf (lines, "%s%d", lines->len ? " " : "", line + 1);
+        }
+    }
+  return g_string_free (lines, FALSE);
 }
 
 const char *

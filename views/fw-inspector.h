@@ -24,6 +24,8 @@ void         fw_inspector_clear               (FwInspector *self);
 const char  *fw_inspector_get_title           (FwInspector *self);
 /* The shown candidate's Verification section ("" when no candidate is shown), for tests. */
 const char  *fw_inspector_get_verification_text (FwInspector *self);
+/* For tests: the 1-based lines of the shown sources highlighted as a checker's findings, space-separated. */
+char        *fw_inspector_get_marked_lines    (FwInspector *self);
 /* For tests: whether the shown candidate's sources are being generated (a placeholder stands in for
  * them), and how many generations this inspector has asked for (a cached or checked candidate asks none). */
 gboolean     fw_inspector_get_generating      (FwInspector *self);

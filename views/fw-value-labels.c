@@ -61,5 +61,8 @@ fw_label_verification (const char *result)
   /* The SuperKernel did not compile: the group runs on the reference kernels. */
   if (g_strcmp0 (result, "unverified") == 0)
     return _("unverified");
+  /* The Ascend kernel could not be run on the twin (no C++ compiler, or it did not build). */
+  if (g_strcmp0 (result, "not-run") == 0)
+    return _("not run");
   return result != NULL && result[0] != '\0' ? result : "—";
 }

@@ -12,7 +12,7 @@ const char *fw_label_status       (const char        *status);
 const char *fw_label_candidate_status (FwCandidateStatus status);
 /* "epilogue", "elementwise_chain", … (FwCandidate.kind) */
 const char *fw_label_kind         (const char        *kind);
-/* "pass", "fail", "unverified"; "" or NULL: "—" */
+/* "pass", "fail", "unverified", "not-run" (the twin's); "" or NULL: "—" */
 const char *fw_label_verification (const char        *result);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 
 #include "fw-ascend-twin.h"
 #include "fw-error.h"
+#include "fw-twin-time.h"
 
 void
 fw_twin_check_free (FwTwinCheck *check)
@@ -81,25 +82,73 @@ compute_dtype (const FwKernelSource *src)
 }
 
 FwTwinCheck *
-fw_ascend_twin_check (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfile *profile, GHashTable *values,
-                      const FwTolerance *tolerance, const char *unavailable)
+fw_twin_check_new_error (const char *message)
 {
-  const FwKernelSource *src = fw_ascend_kernel_get_kernel_source (kernel);
-  guint n_in = fw_kernel_source_get_n_inputs (src);
-  g_autoptr(GPtrArray) ins = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
-  g_autoptr(FwTwinRun) run = NULL;
-  g_autoptr(GError) error = NULL;
   FwTwinCheck *check = g_new0 (FwTwinCheck, 1);
 
   check->diagnostics = g_array_new (FALSE, TRUE, sizeof (FwTwinDiagnostic));
   g_array_set_clear_func (check->diagnostics, diagnostic_clear);
   check->max_abs = check->max_rel = NAN;
   check->cosine = NAN;
-  if (twin == NULL)
+  check->estimated_s = NAN;
+  check->error = message != NULL ? g_strdup (message) : NULL;
+  return check;
+}
+
+FwTwinCheck *
+fw_twin_check_new_from_run (FwTwinRun *run, FwArray *const *want, gboolean half, const FwTolerance *tolerance,
+                            const FwProfile *profile)
+{
+  FwTwinCheck *check = fw_twin_check_new_error (NULL);
+  FwTwinTime time;
+
+  check->ran = TRUE;
+  check->counts = *fw_twin_run_get_counts (run);
+  fw_twin_estimate_time (fw_twin_run_get_blocks (run), profile, &time);
+  check->estimated_s = time.seconds;
+  if (time.clock_hz > 0)
     {
-      check->error = g_strdup (unavailable ? unavailable : _("the Ascend C twin is not available"));
-      return check;
+      check->pipe_s[0] = time.mte2_cycles / time.clock_hz;
+      check->pipe_s[1] = time.vector_cycles / time.clock_hz;
+      check->pipe_s[2] = time.mte3_cycles / time.clock_hz;
+      check->pipe_s[3] = time.cube_cycles / time.clock_hz;
     }
+  copy_diagnostics (check, run);
+  check->pass = check->diagnostics->len == 0;
+  check->max_abs = check->max_rel = 0;
+  check->cosine = 1.0;
+  for (guint o = 0; o < fw_twin_run_get_n_outputs (run); o++)
+    {
+      FwArray *got = fw_twin_run_get_output (run, o);
+      FwDType dt = half ? FW_DTYPE_FLOAT16 : got->dtype;
+      FwTolerance tol = tolerance ? *tolerance : fw_tolerance_for_dtype (dt);
+      gdouble min_cos = dt == FW_DTYPE_FLOAT ? FW_TWIN_MIN_COSINE : 0.999;
+      FwCompare c;
+      gdouble cs;
+
+      fw_compare_arrays (want[o], got, &tol, &c);
+      cs = cosine (want[o], got);
+      check->max_abs = MAX (check->max_abs, c.max_abs);
+      check->max_rel = MAX (check->max_rel, c.max_rel);
+      check->cosine = MIN (check->cosine, cs);
+      check->pass = check->pass && c.pass && cs >= min_cos;
+    }
+  return check;
+}
+
+FwTwinCheck *
+fw_ascend_twin_check (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfile *profile, GHashTable *values,
+                      const FwTolerance *tolerance, const char *unavailable)
+{
+  const FwKernelSource *src = fw_ascend_kernel_get_kernel_source (kernel);
+  guint n_in = fw_kernel_source_get_n_inputs (src), n_out = fw_kernel_source_get_n_outputs (src);
+  g_autoptr(GPtrArray) ins = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
+  g_autoptr(GPtrArray) want = g_ptr_array_new ();
+  g_autoptr(FwTwinRun) run = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (twin == NULL)
+    return fw_twin_check_new_error (unavailable ? unavailable : _("the Ascend C twin is not available"));
   for (guint i = 0; i < n_in; i++)
     {
       FwValue *v = fw_kernel_source_get_input (src, i);
@@ -108,47 +157,27 @@ fw_ascend_twin_check (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfil
       a = a != NULL ? fw_array_ref (a) : v->constant != NULL ? fw_array_new_from_tensor (v->constant, &error) : NULL;
       if (a == NULL)
         {
-          check->error = error ? g_strdup (error->message)
-                               : g_strdup_printf (_("the reference run did not keep “%s”"), v->name);
-          return check;
+          g_autofree char *msg = error ? g_strdup (error->message)
+                                       : g_strdup_printf (_("the reference run did not keep “%s”"), v->name);
+          return fw_twin_check_new_error (msg);
         }
       g_ptr_array_add (ins, a);
     }
-  run = fw_ascend_twin_run (twin, kernel, profile, (FwArray *const *) ins->pdata, &error);
-  if (run == NULL)
-    {
-      check->error = g_strdup (error->message);
-      return check;
-    }
-  check->ran = TRUE;
-  check->counts = *fw_twin_run_get_counts (run);
-  copy_diagnostics (check, run);
-  check->pass = check->diagnostics->len == 0;
-  check->max_abs = check->max_rel = 0;
-  check->cosine = 1.0;
-  for (guint o = 0; o < fw_kernel_source_get_n_outputs (src); o++)
+  for (guint o = 0; o < n_out; o++)
     {
       FwValue *v = fw_kernel_source_get_output (src, o);
-      FwArray *want = g_hash_table_lookup (values, v), *got = fw_twin_run_get_output (run, o);
-      FwDType dt = compute_dtype (src) == FW_DTYPE_FLOAT16 ? FW_DTYPE_FLOAT16 : v->dtype;
-      FwTolerance tol = tolerance ? *tolerance : fw_tolerance_for_dtype (dt);
-      gdouble min_cos = dt == FW_DTYPE_FLOAT ? FW_TWIN_MIN_COSINE : 0.999;
-      FwCompare c;
-      gdouble cs;
+      FwArray *a = g_hash_table_lookup (values, v);
 
-      if (want == NULL)
+      if (a == NULL)
         {
-          g_free (check->error);
-          check->error = g_strdup_printf (_("the reference run did not keep “%s”"), v->name);
-          check->pass = FALSE;
-          continue;
+          g_autofree char *msg = g_strdup_printf (_("the reference run did not keep “%s”"), v->name);
+          return fw_twin_check_new_error (msg);
         }
-      fw_compare_arrays (want, got, &tol, &c);
-      cs = cosine (want, got);
-      check->max_abs = MAX (check->max_abs, c.max_abs);
-      check->max_rel = MAX (check->max_rel, c.max_rel);
-      check->cosine = MIN (check->cosine, cs);
-      check->pass = check->pass && c.pass && cs >= min_cos;
+      g_ptr_array_add (want, a);
     }
-  return check;
+  run = fw_ascend_twin_run (twin, kernel, profile, (FwArray *const *) ins->pdata, &error);
+  if (run == NULL)
+    return fw_twin_check_new_error (error->message);
+  return fw_twin_check_new_from_run (run, (FwArray *const *) want->pdata, compute_dtype (src) == FW_DTYPE_FLOAT16,
+                                     tolerance, profile);
 }

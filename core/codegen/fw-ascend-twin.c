@@ -39,6 +39,7 @@ struct _FwTwinRun
   GPtrArray    *outputs;      /* FwArray* */
   GArray       *diagnostics;  /* FwTwinDiagnostic */
   FwTwinCounts  counts;
+  GArray       *blocks;       /* FwTwinBlockCounts */
 };
 
 /* -O1: each kernel is compiled once per change and most run for milliseconds; -O2 costs more to compile
@@ -54,6 +55,59 @@ diagnostic_clear (gpointer data)
   g_free (d->code);
   g_free (d->file);
   g_free (d->message);
+}
+
+static void
+block_counts_clear (gpointer data)
+{
+  FwTwinBlockCounts *b = data;
+
+  g_clear_pointer (&b->kinds, g_array_unref);
+}
+
+static void
+vector_kind_clear (gpointer data)
+{
+  g_free (((FwTwinVectorKind *) data)->name);
+}
+
+/* Block i's record, created (zero) when the file names it first. */
+static FwTwinBlockCounts *
+block_at (FwTwinRun *run, guint64 i)
+{
+  /* Blocks are numbered below the launch's count; a line past any sane count is ignored. */
+  if (i > 65535)
+    return NULL;
+  while (run->blocks->len <= i)
+    {
+      FwTwinBlockCounts b = { 0 };
+      b.kinds = g_array_new (FALSE, TRUE, sizeof (FwTwinVectorKind));
+      g_array_set_clear_func (b.kinds, vector_kind_clear);
+      g_array_append_val (run->blocks, b);
+    }
+  return &g_array_index (run->blocks, FwTwinBlockCounts, i);
+}
+
+/* "B" and "V" lines of the diagnostics file (twin_main.cpp). */
+static void
+parse_block_line (FwTwinRun *run, char **f, guint n)
+{
+  FwTwinBlockCounts *b;
+
+  if (n < 3 || (b = block_at (run, g_ascii_strtoull (f[1], NULL, 10))) == NULL)
+    return;
+  if (strcmp (f[0], "B") == 0)
+    sscanf (f[2], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+            " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u %" G_GUINT64_FORMAT,
+            &b->mte2_bytes, &b->mte2_copies, &b->mte2_max_copy, &b->mte3_bytes, &b->mte3_copies, &b->cube_macs,
+            &b->cube_bytes, &b->cube_size, &b->scalar);
+  else if (n == 8)
+    {
+      FwTwinVectorKind k = { g_strdup (f[2]), (guint) g_ascii_strtoull (f[3], NULL, 10),
+                             (guint) g_ascii_strtoull (f[4], NULL, 10), g_ascii_strtoull (f[5], NULL, 10),
+                             g_ascii_strtoull (f[6], NULL, 10), g_ascii_strtoull (f[7], NULL, 10) };
+      g_array_append_val (b->kinds, k);
+    }
 }
 
 /* Writes the twin's sources into cache/twin-HASH (once) and returns the hash of all of them. */
@@ -215,6 +269,11 @@ parse_diagnostics (FwTwinRun *run, const char *text)
                                  g_ascii_strtoll (f[4], NULL, 10), g_utf8_make_valid (f[5], -1) };
           g_array_append_val (run->diagnostics, d);
         }
+      else if (n > 0 && (strcmp (f[0], "B") == 0 || strcmp (f[0], "V") == 0))
+        {
+          g_auto(GStrv) v = g_strsplit (lines[i], "\t", 8);
+          parse_block_line (run, v, g_strv_length (v));
+        }
       else if (n == 2 && strcmp (f[0], "S") == 0)
         sscanf (f[1], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
                 " %" G_GUINT64_FORMAT, &run->counts.mte2_bytes, &run->counts.mte3_bytes,
@@ -310,6 +369,8 @@ fw_ascend_twin_run_kernel (FwAscendTwin *twin, const FwTwinKernel *k, const FwPr
   run->outputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
   run->diagnostics = g_array_new (FALSE, TRUE, sizeof (FwTwinDiagnostic));
   g_array_set_clear_func (run->diagnostics, diagnostic_clear);
+  run->blocks = g_array_new (FALSE, TRUE, sizeof (FwTwinBlockCounts));
+  g_array_set_clear_func (run->blocks, block_counts_clear);
   for (guint i = 0; i < n_outputs; i++)
     g_ptr_array_add (run->outputs, fw_array_ref (outputs[i]));
   ok = execute (exe, dir, k, profile, inputs, n_inputs, outputs, n_outputs, run, error);
@@ -373,6 +434,7 @@ fw_twin_run_free (FwTwinRun *run)
     return;
   g_ptr_array_unref (run->outputs);
   g_array_unref (run->diagnostics);
+  g_array_unref (run->blocks);
   g_free (run);
 }
 
@@ -415,4 +477,10 @@ const FwTwinCounts *
 fw_twin_run_get_counts (FwTwinRun *run)
 {
   return &run->counts;
+}
+
+const GArray *
+fw_twin_run_get_blocks (FwTwinRun *run)
+{
+  return run->blocks;
 }

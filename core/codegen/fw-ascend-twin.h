@@ -41,6 +41,35 @@ typedef struct
   guint64 scalar_accesses;
 } FwTwinCounts;
 
+/* The vector instructions of one kind a block issued (name as the API spells it, "Cast" with both sizes). */
+typedef struct
+{
+  char    *name;
+  guint    dst_size;
+  guint    src_size;
+  guint64  calls;
+  guint64  elements;
+  guint64  repeats;
+} FwTwinVectorKind;
+
+/* What one block of the ordered run moved and issued: GM -> UB copies (MTE2: bytes, copies, the largest),
+ * UB -> GM copies (MTE3), the Matmul API's cube work (multiply-adds, the A/B/bias bytes read from GM, which
+ * mte2_bytes includes, and A's element size), scalar accesses, and the vector kinds. The time estimate's
+ * input (fw-twin-time.h). */
+typedef struct
+{
+  guint64  mte2_bytes;
+  guint64  mte2_copies;
+  guint64  mte2_max_copy;
+  guint64  mte3_bytes;
+  guint64  mte3_copies;
+  guint64  cube_macs;
+  guint64  cube_bytes;
+  guint    cube_size;
+  guint64  scalar;
+  GArray  *kinds;  /* FwTwinVectorKind */
+} FwTwinBlockCounts;
+
 /* A kernel given as text, for hand-written kernels: entry is the extern "C" function, kernel_name the file
  * name diagnostics show, tiling_name/tiling_source a header the kernel includes (or NULL). The tiling struct
  * is the seven uint64 fields of the generated FwKNNNTiling, passed as the last argument. */
@@ -90,6 +119,8 @@ const FwTwinDiagnostic *fw_twin_run_get_diagnostic (FwTwinRun        *run,
 const FwTwinDiagnostic *fw_twin_run_find        (FwTwinRun           *run,
                                                  const char          *code);
 const FwTwinCounts *fw_twin_run_get_counts      (FwTwinRun           *run);
+/* FwTwinBlockCounts per block of the ordered run, by block index. */
+const GArray      *fw_twin_run_get_blocks       (FwTwinRun           *run);
 
 /* A kernel checked on the twin against reference values (verification, report's targets.ascend twin): it
  * passes when it ran with no diagnostic, every output within tolerance and cosine similarity at least
@@ -105,6 +136,8 @@ typedef struct
   gdouble       cosine;       /* lowest over the outputs */
   GArray       *diagnostics;  /* FwTwinDiagnostic */
   FwTwinCounts  counts;
+  gdouble       estimated_s;  /* the twin's time estimate (fw-twin-time.h); NAN when it did not run */
+  gdouble       pipe_s[4];    /* of it, MTE2, vector, MTE3 and cube on the slowest core (start-ups included) */
   char         *error;        /* why it did not run, or NULL */
 } FwTwinCheck;
 
@@ -117,6 +150,15 @@ FwTwinCheck       *fw_ascend_twin_check         (FwAscendTwin        *twin,
                                                  GHashTable          *values,
                                                  const FwTolerance   *tolerance,
                                                  const char          *unavailable);
+/* A check that did not run, with message (may be NULL) as the reason. */
+FwTwinCheck       *fw_twin_check_new_error      (const char          *message);
+/* The verdict of a run against want (one reference array per output, in order), with its counts and time
+ * estimate on profile. half: the kernel computes in float16 (its tolerance and cosine bar apply). */
+FwTwinCheck       *fw_twin_check_new_from_run   (FwTwinRun           *run,
+                                                 FwArray *const      *want,
+                                                 gboolean             half,
+                                                 const FwTolerance   *tolerance,
+                                                 const FwProfile     *profile);
 void               fw_twin_check_free           (FwTwinCheck         *check);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTwinCheck, fw_twin_check_free)

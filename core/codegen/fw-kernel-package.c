@@ -59,12 +59,18 @@ utf8 (const char *text)
   return g_utf8_make_valid (text ? text : "", -1);
 }
 
+/* role: "input" or "output" for a kernel argument, NULL for a boundary value. */
 static void
-add_value (JsonBuilder *b, const FwValue *v)
+add_value (JsonBuilder *b, const FwValue *v, const char *role)
 {
   g_autofree char *name = utf8 (fw_value_get_name (v));
 
   json_builder_begin_object (b);
+  if (role != NULL)
+    {
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, role);
+    }
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, name);
   json_builder_set_member_name (b, "dtype");
@@ -136,9 +142,63 @@ make_dirs (const char *path, GError **error)
   return TRUE;
 }
 
+/* What running the Ascend kernel needs besides its files (fusion-workbench --twin, docs/ascend-twin.md): the
+ * entry, the launch's block count, the tiling values the kernel reads, and its own arguments in order. */
+static void
+add_ascend_kernel (JsonBuilder *b, const char *folder, FwAscendKernel *kernel)
+{
+  static const char *const fields[] = { "total_length", "tile_length", "tile_num", "rows", "row_length",
+                                        "block_num", "tiles_per_block" };
+  const FwKernelSource *src = fw_ascend_kernel_get_kernel_source (kernel);
+  const FwAscendTiling *t = fw_ascend_kernel_get_tiling (kernel);
+  const gint64 values[] = { t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length, t->block_num,
+                            t->tiles_per_block };
+  const char *name = fw_kernel_source_get_name (src);
+  g_autofree char *cpp = g_strdup_printf ("%s.cpp", name);
+  g_autofree char *tiling = g_strdup_printf ("%s_tiling.h", name);
+  g_autofree char *cpp_rel = g_build_filename (folder, "ascend", cpp, NULL);
+  g_autofree char *tiling_rel = g_build_filename (folder, "ascend", tiling, NULL);
+
+  json_builder_set_member_name (b, "ascend_kernel");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "entry");
+  json_builder_add_string_value (b, name);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, cpp_rel);
+  json_builder_set_member_name (b, "tiling_header");
+  json_builder_add_string_value (b, tiling_rel);
+  json_builder_set_member_name (b, "block_dim");
+  json_builder_add_int_value (b, MAX (t->block_num, 1));
+  json_builder_set_member_name (b, "tiling");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      json_builder_set_member_name (b, fields[i]);
+      json_builder_add_int_value (b, values[i]);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "arguments");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < fw_kernel_source_get_n_inputs (src) + fw_kernel_source_get_n_outputs (src); i++)
+    {
+      gboolean out = i >= fw_kernel_source_get_n_inputs (src);
+      FwValue *v = out ? fw_kernel_source_get_output (src, i - fw_kernel_source_get_n_inputs (src))
+                       : fw_kernel_source_get_input (src, i);
+      add_value (b, v, out ? "output" : "input");
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+typedef struct
+{
+  FwKernelPackageGroupFunc func;
+  gpointer                 data;
+} GroupSource;
+
 static gboolean
-package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel *k, JsonBuilder *b,
-                   GPtrArray *pending, GError **error)
+package_candidate (FwPlan *plan, const FwTargets *targets, const GroupSource *groups, const FwTargetKernel *k,
+                   JsonBuilder *b, GPtrArray *pending, GError **error)
 {
   /* The manifest lists a candidate's Ascend files before its host files (format version 1). */
   static const FwTargetId order[] = { FW_TARGET_ASCEND, FW_TARGET_HOST };
@@ -151,6 +211,7 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel 
   g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
   FwSuperKernel *host = targets->enabled[FW_TARGET_HOST] ? k->host : NULL;
   g_autofree char *skip = NULL;
+  g_autofree char *group = NULL;
 
   boundary (c, inputs, outputs);
 
@@ -176,12 +237,12 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel 
   json_builder_set_member_name (b, "inputs");
   json_builder_begin_array (b);
   for (guint i = 0; i < inputs->len; i++)
-    add_value (b, g_ptr_array_index (inputs, i));
+    add_value (b, g_ptr_array_index (inputs, i), NULL);
   json_builder_end_array (b);
   json_builder_set_member_name (b, "outputs");
   json_builder_begin_array (b);
   for (guint i = 0; i < outputs->len; i++)
-    add_value (b, g_ptr_array_index (outputs, i));
+    add_value (b, g_ptr_array_index (outputs, i), NULL);
   json_builder_end_array (b);
 
   json_builder_set_member_name (b, "estimates");
@@ -229,7 +290,26 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const FwTargetKernel 
           add_pending (pending, rel, bytes);
         }
     }
+  /* The group alone as a small model, for the reference a re-run of the kernel is checked against. */
+  if (groups->func != NULL && targets->enabled[FW_TARGET_ASCEND] && k->ascend != NULL)
+    {
+      g_autofree char *rel = g_build_filename (folder, "group.onnx", NULL);
+      GBytes *bytes = groups->func (k->candidate, groups->data, error);
+
+      if (bytes == NULL)
+        return FALSE;
+      add_file_entry (b, rel, bytes);
+      add_pending (pending, rel, bytes);
+      group = g_steal_pointer (&rel);
+    }
   json_builder_end_array (b);
+  if (group != NULL)
+    {
+      json_builder_set_member_name (b, "group");
+      json_builder_add_string_value (b, group);
+    }
+  if (targets->enabled[FW_TARGET_ASCEND] && k->ascend != NULL)
+    add_ascend_kernel (b, folder, k->ascend);
   if (skip != NULL)
     {
       json_builder_set_member_name (b, "ascend_skipped");
@@ -293,12 +373,20 @@ fw_kernel_package_check_destination (FwPlan *plan, const char *dir, GError **err
 gboolean
 fw_kernel_package_write (FwPlan *plan, const FwTargets *targets, const char *dir, GError **error)
 {
+  return fw_kernel_package_write_with_groups (plan, targets, dir, NULL, NULL, error);
+}
+
+gboolean
+fw_kernel_package_write_with_groups (FwPlan *plan, const FwTargets *targets, const char *dir,
+                                     FwKernelPackageGroupFunc group_func, gpointer group_data, GError **error)
+{
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (pending_file_free);
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *manifest = NULL;
   g_autofree char *staging = NULL;
+  GroupSource groups = { group_func, group_data };
 
   g_return_val_if_fail (plan != NULL && targets != NULL && targets->plan == plan && dir != NULL, FALSE);
   if (plan->fingerprint == NULL)
@@ -314,7 +402,7 @@ fw_kernel_package_write (FwPlan *plan, const FwTargets *targets, const char *dir
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
   for (guint i = 0; i < targets->kernels->len; i++)
-    if (!package_candidate (plan, targets, g_ptr_array_index (targets->kernels, i), b, pending, error))
+    if (!package_candidate (plan, targets, &groups, g_ptr_array_index (targets->kernels, i), b, pending, error))
       return FALSE;
   json_builder_end_array (b);
   json_builder_end_object (b);

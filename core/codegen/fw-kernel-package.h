@@ -27,6 +27,22 @@ gboolean fw_kernel_package_write        (FwPlan                       *plan,
                                          const char                   *dir,
                                          GError                      **error);
 
+/* A fused candidate's group alone as a small ONNX model (the export layer makes it:
+ * fw_fused_model_write_kernel_package); NULL with error stops the write. */
+typedef GBytes *(*FwKernelPackageGroupFunc) (guint      candidate,
+                                             gpointer   user_data,
+                                             GError   **error);
+
+/* The same, and with the Ascend target each generated kernel's group as kNNN_…/group.onnx from group_func
+ * (NULL: none), named by the kernel's manifest entry ("group") beside what re-running it needs
+ * ("ascend_kernel": entry, files, block count, tiling values, arguments), for fusion-workbench --twin. */
+gboolean fw_kernel_package_write_with_groups (FwPlan                  *plan,
+                                              const FwTargets         *targets,
+                                              const char              *dir,
+                                              FwKernelPackageGroupFunc group_func,
+                                              gpointer                 group_data,
+                                              GError                 **error);
+
 /* FALSE with FW_ERROR_USAGE when dir holds the input model or one of its data files (the write would
  * replace them with the folder): callers that write other files first check this before any of them. */
 gboolean fw_kernel_package_check_destination (FwPlan                  *plan,

@@ -8,6 +8,7 @@
 #include "fw-exec-private.h"
 #include "fw-fused.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-schedule.h"
 
 typedef struct
 {
@@ -76,176 +77,45 @@ check_boundary (FwPlan *plan, const FwGroupKernel *kernel, const guint8 *member,
   return TRUE;
 }
 
-/* A min-heap of vertex ids keyed by their first node's topological position, so the schedule stays close
- * to the file's order. */
-typedef struct
-{
-  guint *items;
-  guint  len;
-  const guint *key;
-} Heap;
-
-static void
-heap_push (Heap *h, guint v)
-{
-  guint i = h->len++;
-
-  h->items[i] = v;
-  while (i > 0 && h->key[h->items[(i - 1) / 2]] > h->key[h->items[i]])
-    {
-      guint p = (i - 1) / 2, t = h->items[p];
-
-      h->items[p] = h->items[i];
-      h->items[i] = t;
-      i = p;
-    }
-}
-
-static guint
-heap_pop (Heap *h)
-{
-  guint top = h->items[0], i = 0;
-
-  h->items[0] = h->items[--h->len];
-  for (;;)
-    {
-      guint l = 2 * i + 1, r = l + 1, m = i, t;
-
-      if (l < h->len && h->key[h->items[l]] < h->key[h->items[m]])
-        m = l;
-      if (r < h->len && h->key[h->items[r]] < h->key[h->items[m]])
-        m = r;
-      if (m == i)
-        break;
-      t = h->items[m];
-      h->items[m] = h->items[i];
-      h->items[i] = t;
-      i = m;
-    }
-  return top;
-}
-
 FwFusedProgram *
 fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
 {
   g_autoptr(FwFusedProgram) program = g_new0 (FwFusedProgram, 1);
   FwGraph *graph = fw_model_get_graph (plan->model);
-  guint n_nodes = graph->nodes->len, n_kernels = kernels ? kernels->len : 0, n_vertices, n_order = 0;
-  g_autofree guint *vertex_of = g_new (guint, n_nodes);      /* node index → vertex */
-  g_autofree guint *key = NULL, *indegree = NULL;
-  g_autofree guint8 *member = g_new0 (guint8, n_nodes);
-  g_autoptr(GPtrArray) out_edges = NULL;
-  FwNode **order = fw_graph_get_order (graph, &n_order);
-  Heap heap = { 0 };
-  guint scheduled = 0;
+  guint n_kernels = kernels ? kernels->len : 0;
+  g_autofree guint *groups = g_new (guint, MAX (n_kernels, 1));
+  g_autofree guint8 *member = g_new0 (guint8, MAX (graph->nodes->len, 1));
+  g_autoptr(GArray) schedule = NULL;
 
   program->plan = plan;
   program->graph = graph;
   program->steps = g_array_new (FALSE, FALSE, sizeof (Step));
-  /* Vertices: kernels first (0 … n_kernels−1), then every node outside them. */
-  for (guint i = 0; i < n_nodes; i++)
-    vertex_of[i] = G_MAXUINT;
+  for (guint k = 0; k < n_kernels; k++)
+    groups[k] = ((const FwGroupKernel *) g_ptr_array_index (kernels, k))->candidate;
+  /* The schedule checks the candidates (in range, no node in two) before the boundaries are looked at. */
+  schedule = fw_schedule_build (plan, groups, n_kernels, error);
+  if (schedule == NULL)
+    return NULL;
   for (guint k = 0; k < n_kernels; k++)
     {
       const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
-      FwCandidate *c;
+      FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      gboolean ok;
 
-      if (kernel->candidate >= plan->candidates->len)
-        {
-          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("no candidate %u in the plan"), kernel->candidate);
-          return NULL;
-        }
-      c = g_ptr_array_index (plan->candidates, kernel->candidate);
       for (guint n = 0; n < c->nodes->len; n++)
-        {
-          FwNode *node = g_ptr_array_index (c->nodes, n);
-
-          if (vertex_of[node->index] != G_MAXUINT)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node “%s” is in two fused groups"), node->name);
-              return NULL;
-            }
-          vertex_of[node->index] = k;
-          member[node->index] = 1;
-        }
-      if (!check_boundary (plan, kernel, member, error))
-        return NULL;
+        member[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = 1;
+      ok = check_boundary (plan, kernel, member, error);
       for (guint n = 0; n < c->nodes->len; n++)
         member[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = 0;
+      if (!ok)
+        return NULL;
     }
-  n_vertices = n_kernels;
-  for (guint i = 0; i < n_nodes; i++)
-    if (vertex_of[i] == G_MAXUINT)
-      vertex_of[i] = n_vertices++;
-
-  key = g_new (guint, n_vertices);
-  indegree = g_new0 (guint, n_vertices);
-  for (guint v = 0; v < n_vertices; v++)
-    key[v] = G_MAXUINT;
-  for (guint t = 0; t < n_order; t++)
-    key[vertex_of[order[t]->index]] = MIN (key[vertex_of[order[t]->index]], t);
-  out_edges = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  for (guint v = 0; v < n_vertices; v++)
-    g_ptr_array_add (out_edges, g_array_new (FALSE, FALSE, sizeof (guint)));
-  for (guint i = 0; i < n_nodes; i++)
+  for (guint i = 0; i < schedule->len; i++)
     {
-      FwNode *node = g_ptr_array_index (graph->nodes, i);
-      guint to = vertex_of[i];
+      const FwScheduleStep *from = &g_array_index (schedule, FwScheduleStep, i);
+      Step step = { from->node, from->node == NULL ? g_ptr_array_index (kernels, from->group) : NULL };
 
-      for (guint k = 0; k < node->n_inputs + (node->implicit_inputs ? node->implicit_inputs->len : 0); k++)
-        {
-          FwValue *v = k < node->n_inputs ? node->inputs[k]
-                                          : g_ptr_array_index (node->implicit_inputs, k - node->n_inputs);
-          guint from;
-
-          if (v == NULL || v->producer == NULL || v->producer->graph != graph)
-            continue;
-          from = vertex_of[v->producer->index];
-          if (from == to)
-            continue;
-          g_array_append_val (g_ptr_array_index (out_edges, from), to);
-          indegree[to]++;
-        }
-    }
-  heap.items = g_new (guint, n_vertices + 1);
-  heap.key = key;
-  for (guint v = 0; v < n_vertices; v++)
-    if (indegree[v] == 0)
-      heap_push (&heap, v);
-  {
-    g_autofree FwNode **node_of_vertex = g_new0 (FwNode *, n_vertices);
-
-    for (guint i = 0; i < n_nodes; i++)
-      if (vertex_of[i] >= n_kernels)
-        node_of_vertex[vertex_of[i]] = g_ptr_array_index (graph->nodes, i);
-    while (heap.len > 0)
-      {
-        guint v = heap_pop (&heap);
-        GArray *edges = g_ptr_array_index (out_edges, v);
-        Step step = { NULL, NULL };
-
-        if (v < n_kernels)
-          step.kernel = g_ptr_array_index (kernels, v);
-        else
-          step.node = node_of_vertex[v];
-        g_array_append_val (program->steps, step);
-        scheduled++;
-        for (guint e = 0; e < edges->len; e++)
-          {
-            guint to = g_array_index (edges, guint, e);
-
-            if (--indegree[to] == 0)
-              heap_push (&heap, to);
-          }
-      }
-  }
-  g_free (heap.items);
-  if (scheduled != n_vertices)
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
-                   _("the fused groups form a cycle with the rest of the graph (%u of %u steps scheduled)"),
-                   scheduled, n_vertices);
-      return NULL;
+      g_array_append_val (program->steps, step);
     }
   return g_steal_pointer (&program);
 }

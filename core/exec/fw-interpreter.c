@@ -172,7 +172,8 @@ gboolean
 fw_exec_run_node (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, FwArray **outputs,
                   GError **error)
 {
-  FwKernelFunc run = fw_kernel_lookup (node->domain, node->op_type);
+  FwKernelFunc run = node->op != NULL && node->op->custom != NULL ? fw_kernel_custom (node->op)
+                                                                   : fw_kernel_lookup (node->domain, node->op_type);
 
   if (run == NULL)
     {

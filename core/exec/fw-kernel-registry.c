@@ -9,6 +9,7 @@
 
 #include "fw-error.h"
 #include "fw-kernel.h"
+#include "ops/fw-custom-ops.h"
 
 typedef const FwKernelEntry *(*TableFunc) (guint *n_entries);
 
@@ -42,7 +43,7 @@ fw_kernel_lookup (const char *domain, const char *op_type)
   const FwKernelEntry *entry;
 
   if (domain != NULL && domain[0] != '\0' && strcmp (domain, "ai.onnx") != 0)
-    return NULL;
+    return fw_kernel_custom (fw_custom_ops_lookup (domain, op_type));
   entry = g_hash_table_lookup (kernel_table (), op_type);
   return entry ? entry->run : NULL;
 }

@@ -35,6 +35,10 @@ typedef struct
 /* The kernel for an op, or NULL when there is none. */
 FwKernelFunc  fw_kernel_lookup     (const char    *domain,
                                     const char    *op_type);
+/* The kernel of a custom op's registry row (fw-kernels-custom.c): the one that evaluates its host
+ * expression, or NULL when op is NULL or has none. The interpreter asks with the node's own row, which
+ * stays valid when another registry is installed since. */
+FwKernelFunc  fw_kernel_custom     (const FwOpInfo *op);
 /* Every op with a kernel, sorted, for tests and docs. */
 GPtrArray    *fw_kernel_list_ops   (void);
 

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "codegen/fw-kernel-package.h"
 #include "fw-error.h"
 #include "fw-fused-model.h"
 #include "graph/fw-graph.h"
@@ -172,4 +173,53 @@ fw_fused_model_rewrite (FwPlan *plan, GError **error)
   if (!check_plan (plan, error))
     return NULL;
   return build_rewrite (plan, error);
+}
+
+GBytes *
+fw_fused_model_serialize_group (FwOnnxRewrite *rewrite, FwPlan *plan, guint candidate, GError **error)
+{
+  guint set = 0;
+
+  /* The rewrite's sets are the fused candidates with nodes, in plan order (build_rewrite). */
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+
+      if (!fw_candidate_is_fused (c) || c->nodes == NULL || c->nodes->len == 0)
+        continue;
+      if (i == candidate)
+        return fw_onnx_rewrite_serialize_set (rewrite, set, error);
+      set++;
+    }
+  g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("candidate %u is not a fused group"), candidate);
+  return NULL;
+}
+
+typedef struct
+{
+  FwOnnxRewrite *rewrite;
+  FwPlan        *plan;
+} Groups;
+
+static GBytes *
+group_model (guint candidate, gpointer user_data, GError **error)
+{
+  Groups *g = user_data;
+
+  return fw_fused_model_serialize_group (g->rewrite, g->plan, candidate, error);
+}
+
+gboolean
+fw_fused_model_write_kernel_package (FwPlan *plan, const FwTargets *targets, const char *dir, GError **error)
+{
+  g_autoptr(FwOnnxRewrite) rewrite = NULL;
+  Groups groups = { NULL, plan };
+
+  /* The groups are only for re-running Ascend kernels. */
+  if (!targets->enabled[FW_TARGET_ASCEND])
+    return fw_kernel_package_write (plan, targets, dir, error);
+  if ((rewrite = fw_fused_model_rewrite (plan, error)) == NULL)
+    return FALSE;
+  groups.rewrite = rewrite;
+  return fw_kernel_package_write_with_groups (plan, targets, dir, group_model, &groups, error);
 }

@@ -15,6 +15,7 @@
 
 #include <gio/gio.h>
 
+#include "codegen/fw-targets.h"
 #include "onnx/fw-onnx.h"
 #include "onnx/fw-onnx-rewrite.h"
 #include "plan/fw-plan.h"
@@ -32,5 +33,19 @@ gboolean  fw_fused_model_write     (FwPlan           *plan,
 /* The rewrite the export writes: one set per proposed or accepted candidate, in plan order. */
 FwOnnxRewrite *fw_fused_model_rewrite (FwPlan           *plan,
                                        GError          **error);
+/* One fused candidate of that rewrite alone as a small model (fw_onnx_rewrite_serialize_set): its nodes,
+ * its boundary as graph inputs and outputs, constants as initializers. NULL with FW_ERROR_INVALID when the
+ * candidate is not one of the rewrite's sets. The graph dump's per-kernel models and the kernel package's
+ * group.onnx. */
+GBytes        *fw_fused_model_serialize_group (FwOnnxRewrite *rewrite,
+                                               FwPlan        *plan,
+                                               guint          candidate,
+                                               GError       **error);
+/* The kernel package (fw_kernel_package_write) with each generated Ascend kernel's group as group.onnx
+ * (fw_kernel_package_write_with_groups): what the export and batch mode write. */
+gboolean       fw_fused_model_write_kernel_package (FwPlan          *plan,
+                                                    const FwTargets *targets,
+                                                    const char      *dir,
+                                                    GError         **error);
 
 G_END_DECLS

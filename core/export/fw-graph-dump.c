@@ -74,7 +74,6 @@ write_kernels (FwPlan *plan, const char *dir, const char *stem, GError **error)
   g_autoptr(FwOnnxRewrite) rewrite = fw_fused_model_rewrite (plan, error);
   g_autofree char *name = g_strconcat (stem, ".kernels", NULL);
   g_autofree char *kdir = g_build_filename (dir, name, NULL);
-  guint set = 0;
 
   if (rewrite == NULL || !make_dir (kdir, error))
     return FALSE;
@@ -84,10 +83,9 @@ write_kernels (FwPlan *plan, const char *dir, const char *stem, GError **error)
       g_autofree char *folder = NULL;
       g_autoptr(GBytes) bytes = NULL;
 
-      /* The rewrite's sets are these candidates, in this order (fw_fused_model_rewrite). */
       if (!fw_candidate_is_fused (c) || c->nodes == NULL || c->nodes->len == 0)
         continue;
-      bytes = fw_onnx_rewrite_serialize_set (rewrite, set++, error);
+      bytes = fw_fused_model_serialize_group (rewrite, plan, i, error);
       folder = fw_kernel_package_folder_name (c);
       if (bytes == NULL || !write_pair (bytes, kdir, folder, error))
         return FALSE;

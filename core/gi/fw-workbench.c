@@ -70,6 +70,7 @@ struct _FwWorkbench
   gboolean     enabled;
   GPtrArray   *rules;        /* char* */
   GPtrArray   *whitelists;   /* char* */
+  GPtrArray   *ops;          /* char*, operator registries */
   GHashTable  *bindings;     /* name → gint64* */
   FwProject   *project;
   FwCheck     *check;        /* the last verify of the plan's current revision, or NULL */
@@ -85,6 +86,7 @@ fw_workbench_finalize (GObject *object)
   g_free (self->profile);
   g_ptr_array_unref (self->rules);
   g_ptr_array_unref (self->whitelists);
+  g_ptr_array_unref (self->ops);
   g_hash_table_unref (self->bindings);
   g_clear_object (&self->check);
   g_clear_object (&self->project);
@@ -104,6 +106,7 @@ fw_workbench_init (FwWorkbench *self)
   self->enabled = TRUE;
   self->rules = g_ptr_array_new_with_free_func (g_free);
   self->whitelists = g_ptr_array_new_with_free_func (g_free);
+  self->ops = g_ptr_array_new_with_free_func (g_free);
   self->bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
@@ -156,6 +159,13 @@ fw_workbench_add_whitelist (FwWorkbench *self, const char *path)
 }
 
 void
+fw_workbench_add_ops (FwWorkbench *self, const char *path)
+{
+  g_return_if_fail (FW_IS_WORKBENCH (self) && path != NULL);
+  g_ptr_array_add (self->ops, g_strdup (path));
+}
+
+void
 fw_workbench_bind (FwWorkbench *self, const char *name, gint64 value)
 {
   g_return_if_fail (FW_IS_WORKBENCH (self) && name != NULL);
@@ -178,12 +188,14 @@ fw_workbench_open (FwWorkbench *self, const char *path, GCancellable *cancellabl
   g_autoptr(FwOpen) job = NULL;
   g_autoptr(GPtrArray) rules = g_ptr_array_copy (self->rules, (GCopyFunc) (void (*) (void)) g_strdup, NULL);
   g_autoptr(GPtrArray) whitelists = g_ptr_array_copy (self->whitelists, (GCopyFunc) (void (*) (void)) g_strdup, NULL);
+  g_autoptr(GPtrArray) ops = g_ptr_array_copy (self->ops, (GCopyFunc) (void (*) (void)) g_strdup, NULL);
   FwProject *project;
   gboolean ok;
 
   g_return_val_if_fail (FW_IS_WORKBENCH (self) && path != NULL, FALSE);
   g_ptr_array_add (rules, NULL);
   g_ptr_array_add (whitelists, NULL);
+  g_ptr_array_add (ops, NULL);
   fw_open_options_init (&options);
   /* The environment first, as batch mode and the window read it; what the script set wins. */
   if (!fw_plan_options_from_env (&options.plan, error))
@@ -194,6 +206,8 @@ fw_workbench_open (FwWorkbench *self, const char *path, GCancellable *cancellabl
   options.profile = self->profile;
   options.rules = (const char * const *) rules->pdata;
   options.whitelists = (const char * const *) whitelists->pdata;
+  /* None added: the registry installed before (by another workbench, say) stays. */
+  options.ops = ops->len > 1 ? (const char * const *) ops->pdata : NULL;
   job = fw_open_new (path, &options);
   fw_plan_options_clear (&options.plan);
   project = fw_open_run (job, cancellable, error);

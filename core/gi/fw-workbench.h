@@ -54,6 +54,10 @@ void                fw_workbench_add_rules       (FwWorkbench  *self,
                                                   const char   *path);
 void                fw_workbench_add_whitelist   (FwWorkbench  *self,
                                                   const char   *path);
+/* An operator registry file or folder (docs/custom-ops.md); the ones added are installed for the process
+ * when a model is opened. */
+void                fw_workbench_add_ops         (FwWorkbench  *self,
+                                                  const char   *path);
 void                fw_workbench_bind            (FwWorkbench  *self,
                                                   const char   *name,
                                                   gint64        value);

@@ -10,6 +10,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "ops/fw-custom-ops.h"
 #include "ops/fw-op-cost-private.h"
 #include "ops/fw-op-registry.h"
 #include "shape/fw-shape-private.h"
@@ -206,6 +207,7 @@ const FwOpInfo *
 fw_op_lookup (const char *domain, const char *op_type)
 {
   static GOnce once = G_ONCE_INIT;
+  const FwOpInfo *row;
 
   if (op_type == NULL)
     return NULL;
@@ -214,6 +216,9 @@ fw_op_lookup (const char *domain, const char *op_type)
       g_once (&once, build_index, NULL);
       return g_hash_table_lookup (default_domain, op_type);
     }
+  /* An operator registry file may declare (or redeclare) ops of other domains. */
+  if ((row = fw_custom_ops_lookup (domain, op_type)) != NULL)
+    return row;
   /* Other domains have a handful of rows: a scan is cheaper than a second index. */
   for (guint k = 0; k < G_N_ELEMENTS (op_table); k++)
     if (op_table[k].domain[0] != '\0' && strcmp (op_table[k].domain, domain) == 0

@@ -21,6 +21,7 @@ typedef enum {
 } FwOpClass;
 
 typedef struct _FwInferContext FwInferContext;
+typedef struct _FwCustomOp FwCustomOp;
 
 /* Sets the node's output dtypes and shapes (fw_value_set_type) from its inputs. Returns FALSE with error
  * when the inputs contradict the op (a MatMul whose inner dims differ); leaving an output unknown is not an
@@ -48,8 +49,11 @@ struct _FwOpInfo
   FwShapeFunc  infer;      /* NULL: outputs stay unknown and the op is listed as without inference */
   FwCostFunc   cost;
   gint         since_opset; /* earliest ai.onnx opset we handle, for reports */
+  const FwCustomOp *custom; /* the operator registry file's entry (fw-custom-ops.h), NULL for the table's rows */
 };
 
+/* The table's row, or the installed operator registry's (fw_custom_ops_install), which comes first for
+ * domains other than ai.onnx. */
 const FwOpInfo *fw_op_lookup        (const char *domain,
                                      const char *op_type);
 const char     *fw_op_class_name    (FwOpClass   op_class);

@@ -9,6 +9,7 @@
 #include "fw-exec-report.h"
 #include "fw-report-private.h"
 #include "codegen/ascend/fw-ascend.h"
+#include "codegen/fw-twin-time.h"
 #include "graph/fw-graph-private.h"
 
 /* Every per-kernel row starts by naming its candidate. */
@@ -84,8 +85,8 @@ add_host_toolchain (JsonBuilder *b, const FwTargets *t)
 }
 
 /* The Ascend kernel run on the twin against the reference values (docs/ascend-twin.md). */
-static void
-add_twin (JsonBuilder *b, const FwTwinCheck *t)
+void
+fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s)
 {
   json_builder_set_member_name (b, "twin");
   json_builder_begin_object (b);
@@ -114,6 +115,17 @@ add_twin (JsonBuilder *b, const FwTwinCheck *t)
       fw_json_member_int (b, "mte2_bytes", (gint64) t->counts.mte2_bytes);
       fw_json_member_int (b, "mte3_bytes", (gint64) t->counts.mte3_bytes);
       fw_json_member_int (b, "vector_repeats", (gint64) t->counts.vector_repeats);
+      fw_json_member_int (b, "vector_instructions", (gint64) t->counts.vector_instructions);
+      /* The twin's time estimate beside the planner's for the same kernel (docs/ascend-twin.md). */
+      fw_json_member_double (b, "estimated_us", t->estimated_s * 1e6);
+      fw_json_member_double (b, "planner_estimated_us", planner_s * 1e6);
+      json_builder_set_member_name (b, "estimated_pipes_us");
+      json_builder_begin_object (b);
+      fw_json_member_double (b, "mte2", t->pipe_s[0] * 1e6);
+      fw_json_member_double (b, "vector", t->pipe_s[1] * 1e6);
+      fw_json_member_double (b, "mte3", t->pipe_s[2] * 1e6);
+      fw_json_member_double (b, "cube", t->pipe_s[3] * 1e6);
+      json_builder_end_object (b);
     }
   if (t->error != NULL)
     fw_json_member_string (b, "error", t->error);
@@ -121,7 +133,7 @@ add_twin (JsonBuilder *b, const FwTwinCheck *t)
 }
 
 static void
-add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
+add_target_kernel (JsonBuilder *b, const FwPlan *plan, FwTargetId target, const FwTargetKernel *k)
 {
   const FwKernelSource *src = k->sources[target];
 
@@ -150,9 +162,35 @@ add_target_kernel (JsonBuilder *b, FwTargetId target, const FwTargetKernel *k)
       fw_json_member_int (b, "ub_bytes", (gint64) t->kernel_ub_bytes);
     }
   if (target == FW_TARGET_ASCEND && k->twin != NULL)
-    add_twin (b, k->twin);
+    fw_exec_report_add_twin (b, k->twin,
+                             fw_candidate_get_cost (g_ptr_array_index (plan->candidates, k->candidate))->time_after_s);
   if (k->errors[target] != NULL)
     fw_json_member_string (b, "message", k->errors[target]);
+}
+
+/* Spearman's rank correlation of the twin's and the planner's time estimates over the kernels that ran on the
+ * twin: where they disagree, a kernel does what the planner did not price. null below two kernels. */
+static void
+add_twin_rank_correlation (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
+{
+  g_autoptr(GArray) twin = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_autoptr(GArray) planner = g_array_new (FALSE, FALSE, sizeof (gdouble));
+
+  for (guint i = 0; i < t->kernels->len; i++)
+    {
+      const FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
+      gdouble p;
+
+      if (k->twin == NULL || !k->twin->ran)
+        continue;
+      p = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, k->candidate))->time_after_s;
+      g_array_append_val (twin, k->twin->estimated_s);
+      g_array_append_val (planner, p);
+    }
+  if (twin->len == 0)
+    return;
+  fw_json_member_double (b, "twin_rank_correlation",
+                         fw_twin_rank_correlation ((gdouble *) twin->data, (gdouble *) planner->data, twin->len));
 }
 
 static void
@@ -175,13 +213,15 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
           FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
 
           begin_candidate (b, plan, k->candidate);
-          add_target_kernel (b, target, k);
+          add_target_kernel (b, plan, target, k);
           if (target == FW_TARGET_ASCEND)
             fw_json_member_string (b, "form", fw_ascend_kernel_form (
                                      ((FwCandidate *) g_ptr_array_index (plan->candidates, k->candidate))->spec));
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
+      if (target == FW_TARGET_ASCEND)
+        add_twin_rank_correlation (b, plan, t);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -317,7 +357,7 @@ get_string (JsonObject *o, const char *name)
 
 /* How the Ascend kernels did on the twin, and what each one that did not pass gave first. */
 static void
-append_twin_markdown (GString *md, JsonArray *ks)
+append_twin_markdown (GString *md, JsonObject *ascend, JsonArray *ks)
 {
   guint ran = 0, passed = 0;
 
@@ -332,6 +372,9 @@ append_twin_markdown (GString *md, JsonArray *ks)
   if (ran == 0)
     return;
   g_string_append_printf (md, _("On the Ascend C twin: %u of %u kernels pass.\n"), passed, ran);
+  if (json_object_has_member (ascend, "twin_rank_correlation"))
+    g_string_append_printf (md, _("Rank correlation of the twin's and the planner's time estimates: %.3f.\n"),
+                            get_double (ascend, "twin_rank_correlation"));
   for (guint i = 0; i < json_array_get_length (ks); i++)
     {
       JsonObject *k = json_array_get_object_element (ks, i);
@@ -402,7 +445,7 @@ fw_exec_report_markdown (GString *md, JsonObject *root)
             generated += g_strcmp0 (get_string (json_array_get_object_element (ks, i), "status"), "generated") == 0;
           g_string_append_printf (md, _("Ascend C: %u of %u kernels generated.\n"), generated,
                                   json_array_get_length (ks));
-          append_twin_markdown (md, ks);
+          append_twin_markdown (md, json_object_get_object_member (t, "ascend"), ks);
         }
     }
   if (json_object_has_member (root, "verification"))

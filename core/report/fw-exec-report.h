@@ -15,6 +15,11 @@ void  fw_exec_report_add       (JsonNode              *report,
                                 const FwTargets       *targets,
                                 const FwVerifyResult  *verify,
                                 const FwMeasureResult *measure);
+/* The "twin" member of a targets.ascend.kernels[] entry: check, and the planner's estimate for the kernel
+ * (seconds) beside the twin's. Also the --twin command's JSON. */
+void  fw_exec_report_add_twin  (JsonBuilder           *b,
+                                const FwTwinCheck     *check,
+                                gdouble                planner_s);
 /* Appends the Markdown sections for the members present in root. */
 void  fw_exec_report_markdown  (GString               *md,
                                 JsonObject            *root);

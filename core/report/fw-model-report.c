@@ -13,6 +13,7 @@
 #include "ops/fw-op-registry.h"
 #include "report/fw-exec-report.h"
 #include "report/fw-plan-report.h"
+#include "report/fw-superkernel-report.h"
 
 #define N_LARGEST 10
 
@@ -556,6 +557,7 @@ format_markdown (JsonObject *root)
   if (json_object_has_member (root, "plan"))
     fw_plan_report_markdown (md, json_object_get_object_member (root, "plan"));
   fw_exec_report_markdown (md, root);
+  fw_superkernel_report_markdown (md, root);
   return g_string_free (md, FALSE);
 }
 

@@ -8,6 +8,7 @@
 #include "fw-plan-report.h"
 #include "fw-report-private.h"
 #include "codegen/ascend/fw-ascend.h"
+#include "ops/fw-custom-ops.h"
 #include "plan/fw-decisions.h"
 #include "graph/fw-graph-private.h"
 
@@ -230,6 +231,52 @@ fw_plan_whitelist_rejected (const FwPlan *plan)
   return FALSE;
 }
 
+/* The operator registry entries the model's nodes use (docs/custom-ops.md), in first-use order; the member
+ * is left out when there are none, so reports of models without custom ops do not change. */
+static void
+add_custom_ops (JsonBuilder *b, const FwPlan *plan)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+  g_autoptr(GPtrArray) used = g_ptr_array_new ();
+  g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
+
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const FwNode *node = g_ptr_array_index (graph->nodes, i);
+      guint at;
+
+      if (node->op == NULL || node->op->custom == NULL)
+        continue;
+      if (!g_ptr_array_find (used, node->op, &at))
+        {
+          g_ptr_array_add (used, (gpointer) node->op);
+          g_array_set_size (counts, used->len);
+          at = used->len - 1;
+        }
+      g_array_index (counts, guint, at)++;
+    }
+  if (used->len == 0)
+    return;
+  json_builder_set_member_name (b, "custom_ops");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < used->len; i++)
+    {
+      const FwOpInfo *op = g_ptr_array_index (used, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "op");
+      json_builder_add_string_value (b, fw_custom_op_get_name (op->custom));
+      json_builder_set_member_name (b, "class");
+      json_builder_add_string_value (b, fw_op_class_name (op->op_class));
+      json_builder_set_member_name (b, "declared_at");
+      json_builder_add_string_value (b, fw_custom_op_get_origin (op->custom));
+      json_builder_set_member_name (b, "host_expression");
+      json_builder_add_boolean_value (b, fw_custom_op_get_expr (op->custom) != NULL);
+      fw_json_member_int (b, "nodes", g_array_index (counts, guint, i));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static void
 add_decisions (JsonBuilder *b, const FwPlan *plan)
 {
@@ -293,6 +340,8 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
     fw_json_member_int (b, "after", after);
     json_builder_end_object (b);
   }
+
+  add_custom_ops (b, plan);
 
   json_builder_set_member_name (b, "candidates");
   json_builder_begin_array (b);
@@ -562,6 +611,19 @@ fw_plan_report_markdown (GString *md, JsonObject *plan)
                           json_object_get_int_member (plan, "max_fusion_size"));
   g_string_append_printf (md, "- %s: %u, %s: %.2f%%\n", _("Candidates"), json_array_get_length (candidates),
                           _("estimated time saved"), json_object_get_double_member (totals, "saving_percent"));
+  if (json_object_has_member (plan, "custom_ops"))
+    {
+      JsonArray *used = json_object_get_array_member (plan, "custom_ops");
+      g_string_append_printf (md, "- %s:", _("Custom operators"));
+      for (guint i = 0; i < json_array_get_length (used); i++)
+        {
+          JsonObject *op = json_array_get_object_element (used, i);
+          g_string_append_printf (md, "%s %s (%s, %s)", i ? "," : "", json_object_get_string_member (op, "op"),
+                                  json_object_get_string_member (op, "class"),
+                                  json_object_get_string_member (op, "declared_at"));
+        }
+      g_string_append_c (md, '\n');
+    }
   g_string_append_printf (md, "\n| | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("kernels"),
                           _("HBM read (MB)"), _("HBM written (MB)"), _("time (ms)"));
   append_totals_row (md, _("unfused"), json_object_get_object_member (totals, "before"));

@@ -78,11 +78,12 @@ atom_matches (const FwRuleAtom *atom, const FwNode *node)
   switch (atom->kind)
     {
     case FW_RULE_ATOM_OP:
-      if (node->op != NULL)
+      /* A custom op's row may come from a registry installed after the rules were read: same name. */
+      if (node->op != NULL && node->op->custom == NULL)
         return node->op == atom->info;
       return strcmp (node->op_type, atom->op_type) == 0 && domain_equal (node->domain, atom->domain);
     case FW_RULE_ATOM_LITERAL:
-      return node->op == NULL && strcmp (node->op_type, atom->op_type) == 0
+      return (node->op == NULL || node->op->custom != NULL) && strcmp (node->op_type, atom->op_type) == 0
              && domain_equal (node->domain, atom->domain);
     case FW_RULE_ATOM_CLASS:
       return fw_rule_node_class (node) == atom->op_class;

@@ -572,27 +572,11 @@ gboolean
 fw_rule_set_load_path (FwRuleSet *set, const char *file_or_dir, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) paths = NULL;
 
   g_return_val_if_fail (set != NULL && file_or_dir != NULL, FALSE);
-  if (g_file_test (file_or_dir, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr(GError) local = NULL;
-      g_autoptr(GDir) dir = g_dir_open (file_or_dir, 0, &local);
-      const char *name;
-
-      if (dir == NULL)
-        {
-          g_set_error (error, FW_ERROR, FW_ERROR_IO, "%s", local->message);
-          return FALSE;
-        }
-      while ((name = g_dir_read_name (dir)) != NULL)
-        if (is_rule_file (name))
-          g_ptr_array_add (paths, g_build_filename (file_or_dir, name, NULL));
-      g_ptr_array_sort (paths, compare_names);
-    }
-  else
-    g_ptr_array_add (paths, g_strdup (file_or_dir));
+  if ((paths = fw_yaml_list_files (file_or_dir, error)) == NULL)
+    return FALSE;
   for (guint k = 0; k < paths->len; k++)
     {
       g_autoptr(FwYamlDocument) doc = fw_yaml_load_file (g_ptr_array_index (paths, k), error);

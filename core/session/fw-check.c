@@ -431,9 +431,20 @@ fw_check_get_n_failed (FwCheck *self)
       const FwTargetKernel *k = g_ptr_array_index (self->targets->kernels, i);
       const FwGroupCheck *g = group_check_for (self, k->candidate);
 
-      n += g == NULL || !g->pass;
+      n += g == NULL || !g->pass || (k->twin != NULL && !k->twin->pass);
     }
   return n;
+}
+
+/* The list's word for the Ascend kernel on the twin; NULL: the check did not run it there. */
+static const char *
+twin_result (const FwTargetKernel *k)
+{
+  if (k->twin == NULL)
+    return NULL;
+  if (!k->twin->ran)
+    return "not-run";
+  return k->twin->pass ? "pass" : "fail";
 }
 
 /* What the check generated for a candidate, kept in the project for the inspector. */
@@ -460,6 +471,7 @@ fw_check_apply (FwCheck *self)
       g_autoptr(FwKernelSources) sources = sources_of (self, k);
 
       fw_project_set_verification (self->project, k->candidate, result);
+      fw_project_set_twin (self->project, k->candidate, twin_result (k));
       if (t != NULL)
         fw_project_set_measured (self->project, k->candidate, (t->reference_s - t->kernel_s) * 1e6);
       fw_project_set_kernel_sources (self->project, k->candidate, sources);

@@ -20,8 +20,8 @@ typedef struct
   gboolean     host;           /* generate and compile host SuperKernels (default TRUE) */
   gboolean     ascend;         /* generate Ascend C kernels (default TRUE) */
   gboolean     verify;         /* run fused against unfused (default TRUE; needs host) */
-  gboolean     twin;           /* with verify and ascend: run each Ascend kernel on the twin (default FALSE:
-                                  the window does not show twin results yet; batch mode sets it) */
+  gboolean     twin;           /* with verify and ascend: run each Ascend kernel on the twin (default FALSE;
+                                  batch mode and the window set it) */
   gboolean     measure;        /* time each SuperKernel and the whole model, after verifying */
   gboolean     without_kernels; /* verify and measure the whole model even when no group has a kernel (batch
                                    reports always have those sections); default FALSE: nothing to check */
@@ -65,7 +65,7 @@ gboolean          fw_check_run_finish      (FwCheck               *self,
 FwTargets        *fw_check_get_targets     (FwCheck               *self);
 FwVerifyResult   *fw_check_get_verify      (FwCheck               *self);
 FwMeasureResult  *fw_check_get_measure     (FwCheck               *self);
-/* Candidates whose kernel failed verification or did not compile. */
+/* Candidates whose kernel failed verification or did not compile, or whose Ascend kernel failed on the twin. */
 guint             fw_check_get_n_failed    (FwCheck               *self);
 
 G_END_DECLS

@@ -11,6 +11,7 @@ struct _FwKernelSources
   guint64         revision;
   char           *sources[FW_N_TARGETS];  /* the kernel's own file, per target */
   char           *errors[FW_N_TARGETS];
+  GArray         *marks[FW_N_TARGETS];    /* FwSourceMark, or NULL: none */
 };
 
 FwKernelSources *
@@ -33,6 +34,64 @@ fw_kernel_sources_set (FwKernelSources *sources, FwTargetId target, const char *
   sources->errors[target] = g_strdup (error);
 }
 
+static void
+clear_mark (gpointer data)
+{
+  g_free (((FwSourceMark *) data)->text);
+}
+
+void
+fw_kernel_sources_add_mark (FwKernelSources *sources, FwTargetId target, guint line, const char *text)
+{
+  FwSourceMark mark = { line, g_strdup (text) };
+
+  g_return_if_fail (target < FW_N_TARGETS && line > 0);
+  if (sources->marks[target] == NULL)
+    {
+      sources->marks[target] = g_array_new (FALSE, FALSE, sizeof (FwSourceMark));
+      g_array_set_clear_func (sources->marks[target], clear_mark);
+    }
+  g_array_append_val (sources->marks[target], mark);
+}
+
+guint
+fw_kernel_sources_get_n_marks (const FwKernelSources *sources, FwTargetId target)
+{
+  g_return_val_if_fail (target < FW_N_TARGETS, 0);
+  return sources->marks[target] ? sources->marks[target]->len : 0;
+}
+
+const FwSourceMark *
+fw_kernel_sources_get_mark (const FwKernelSources *sources, FwTargetId target, guint index)
+{
+  g_return_val_if_fail (index < fw_kernel_sources_get_n_marks (sources, target), NULL);
+  return &g_array_index (sources->marks[target], FwSourceMark, index);
+}
+
+/* The twin's diagnostics that name a line of the kernel's own file (the one shown); those about the run as
+ * a whole (line 0) or about a header stay in the verification text only. */
+static void
+add_twin_marks (FwKernelSources *self, const FwTargetKernel *kernel)
+{
+  const FwKernelSource *src = kernel->sources[FW_TARGET_ASCEND];
+  g_autofree char *name = NULL;
+
+  if (kernel->twin == NULL || src == NULL)
+    return;
+  /* The name the twin compiles the kernel under (fw-ascend-twin.c), so its #line names it. */
+  name = g_strdup_printf ("%s.cpp", fw_kernel_source_get_name (src));
+  for (guint i = 0; i < kernel->twin->diagnostics->len; i++)
+    {
+      const FwTwinDiagnostic *d = &g_array_index (kernel->twin->diagnostics, FwTwinDiagnostic, i);
+      g_autofree char *text = NULL;
+
+      if (d->line <= 0 || d->file == NULL || g_strcmp0 (name, d->file) != 0)
+        continue;
+      text = g_strdup_printf ("%s: %s", d->code, d->message);
+      fw_kernel_sources_add_mark (self, FW_TARGET_ASCEND, (guint) d->line, text);
+    }
+}
+
 FwKernelSources *
 fw_kernel_sources_new_from_kernel (guint64 revision, const FwTargetKernel *kernel)
 {
@@ -41,6 +100,7 @@ fw_kernel_sources_new_from_kernel (guint64 revision, const FwTargetKernel *kerne
   for (guint t = 0; t < FW_N_TARGETS; t++)
     fw_kernel_sources_set (self, t, kernel->sources[t] ? fw_kernel_source_get_main (kernel->sources[t]) : NULL,
                            kernel->errors[t]);
+  add_twin_marks (self, kernel);
   return self;
 }
 
@@ -72,6 +132,8 @@ fw_kernel_sources_unref (FwKernelSources *sources)
     {
       g_free (sources->sources[t]);
       g_free (sources->errors[t]);
+      if (sources->marks[t] != NULL)
+        g_array_unref (sources->marks[t]);
     }
   g_free (sources);
 }

@@ -34,6 +34,24 @@ const char      *fw_kernel_sources_get_source       (const FwKernelSources *sour
 const char      *fw_kernel_sources_get_error        (const FwKernelSources *sources,
                                                      FwTargetId       target);
 
+/* A line of a target's source that a checker found fault with (the twin's diagnostics on the Ascend kernel):
+ * the 1-based line and what it said, for the inspector to highlight. */
+typedef struct
+{
+  guint  line;
+  char  *text;
+} FwSourceMark;
+
+void             fw_kernel_sources_add_mark         (FwKernelSources *sources,
+                                                     FwTargetId       target,
+                                                     guint            line,
+                                                     const char      *text);
+guint            fw_kernel_sources_get_n_marks      (const FwKernelSources *sources,
+                                                     FwTargetId       target);
+const FwSourceMark *fw_kernel_sources_get_mark      (const FwKernelSources *sources,
+                                                     FwTargetId       target,
+                                                     guint            index);
+
 /* Generates candidate's sources in a worker thread while the project holds the plan for it
  * (fw_project_hold_plan: a decision meanwhile waits for the worker instead of failing). */
 void             fw_kernel_sources_generate_async   (FwProject          *project,

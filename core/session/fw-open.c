@@ -15,6 +15,7 @@
 #include "onnx/fw-onnx.h"
 #include "plan/fw-decisions.h"
 #include "report/fw-model-report.h"
+#include "ops/fw-custom-ops.h"
 #include "rules/fw-rules.h"
 #include "shape/fw-shape-infer.h"
 
@@ -31,6 +32,7 @@ struct _FwOpen
   char          *dump_dir;
   GStrv          rules;
   GStrv          whitelists;
+  GStrv          ops;
   FwProgress     progress;
   GStrv          symbols;
   GMainContext  *notify_context;  /* set while an async run is on */
@@ -67,6 +69,7 @@ fw_open_finalize (GObject *object)
   g_clear_pointer (&self->dump_dir, g_free);
   g_clear_pointer (&self->rules, g_strfreev);
   g_clear_pointer (&self->whitelists, g_strfreev);
+  g_clear_pointer (&self->ops, g_strfreev);
   g_clear_pointer (&self->symbols, g_strfreev);
   fw_progress_clear (&self->progress);
   G_OBJECT_CLASS (fw_open_parent_class)->finalize (object);
@@ -146,9 +149,11 @@ fw_open_new (const char *path, const FwOpenOptions *options)
   self->options.dump_dir = self->dump_dir;
   self->rules = g_strdupv ((char **) options->rules);
   self->whitelists = g_strdupv ((char **) options->whitelists);
+  self->ops = options->ops ? g_strdupv ((char **) options->ops) : NULL;
   self->options.profile = self->profile;
   self->options.rules = (const char * const *) self->rules;
   self->options.whitelists = (const char * const *) self->whitelists;
+  self->options.ops = (const char * const *) self->ops;
   return self;
 }
 
@@ -307,6 +312,10 @@ run (FwOpen *self, GCancellable *cancellable, GError **error)
   /* Profile and rules before the model: a typo there should not wait for a large model to load. */
   profile = fw_profile_lookup (self->options.profile ? self->options.profile : "ascend-910b", error);
   if (profile == NULL)
+    return NULL;
+  /* The custom operators before the rules, which resolve op names to registry rows, and the model, whose
+     reader gives each node its row. */
+  if (self->ops != NULL && !fw_custom_ops_install_paths (self->options.ops, error))
     return NULL;
   rules = load_rules (self, error);
   if (rules == NULL)

@@ -24,6 +24,8 @@ typedef struct
   const char          *profile;        /* builtin name or file; NULL: ascend-910b */
   const char * const  *rules;          /* rule files or folders loaded after the shipped set, in order */
   const char * const  *whitelists;     /* *.fusion.yaml files applied in order after planning */
+  const char * const  *ops;            /* operator registry files or folders (docs/custom-ops.md), installed
+                                        * for the process before the model is read; NULL: keep the installed */
   FwPlanOptions        plan;           /* strategy and limits */
   const char          *dump_dir;       /* graph dumps (fw-graph-dump.h) into it; NULL: DUMP_GRAPH's, if set */
 } FwOpenOptions;

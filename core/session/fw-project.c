@@ -30,6 +30,7 @@ struct _FwCandidateItem
   gdouble  time_saved_us;
   gdouble  measured_saved_us;
   char    *verification;
+  char    *twin;
   char    *status;
   char    *search_text;
 };
@@ -47,6 +48,7 @@ enum {
   ITEM_PROP_TIME_SAVED_US,
   ITEM_PROP_MEASURED_SAVED_US,
   ITEM_PROP_VERIFICATION,
+  ITEM_PROP_TWIN,
   ITEM_PROP_STATUS,
   ITEM_PROP_SEARCH_TEXT,
   ITEM_N_PROPS
@@ -61,6 +63,7 @@ fw_candidate_item_finalize (GObject *object)
 
   g_free (self->pattern);
   g_free (self->verification);
+  g_free (self->twin);
   g_free (self->status);
   g_free (self->search_text);
   G_OBJECT_CLASS (fw_candidate_item_parent_class)->finalize (object);
@@ -82,6 +85,7 @@ fw_candidate_item_get_property (GObject *object, guint prop_id, GValue *value, G
     case ITEM_PROP_TIME_SAVED_US: g_value_set_double (value, self->time_saved_us); break;
     case ITEM_PROP_MEASURED_SAVED_US: g_value_set_double (value, self->measured_saved_us); break;
     case ITEM_PROP_VERIFICATION: g_value_set_string (value, self->verification); break;
+    case ITEM_PROP_TWIN: g_value_set_string (value, self->twin); break;
     case ITEM_PROP_STATUS: g_value_set_string (value, self->status); break;
     case ITEM_PROP_SEARCH_TEXT: g_value_set_string (value, self->search_text); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -112,6 +116,7 @@ fw_candidate_item_class_init (FwCandidateItemClass *klass)
   item_properties[ITEM_PROP_MEASURED_SAVED_US] = g_param_spec_double ("measured-saved-us", NULL, NULL,
                                                                       -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags);
   item_properties[ITEM_PROP_VERIFICATION] = g_param_spec_string ("verification", NULL, NULL, "", flags);
+  item_properties[ITEM_PROP_TWIN] = g_param_spec_string ("twin", NULL, NULL, "", flags);
   item_properties[ITEM_PROP_STATUS] = g_param_spec_string ("status", NULL, NULL, NULL, flags);
   item_properties[ITEM_PROP_SEARCH_TEXT] = g_param_spec_string ("search-text", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, ITEM_N_PROPS, item_properties);
@@ -122,6 +127,7 @@ fw_candidate_item_init (FwCandidateItem *self)
 {
   self->measured_saved_us = NAN;
   self->verification = g_strdup ("");
+  self->twin = g_strdup ("");
 }
 
 guint fw_candidate_item_get_index (FwCandidateItem *self) { return self->index; }
@@ -133,6 +139,7 @@ guint fw_candidate_item_get_launches_saved (FwCandidateItem *self) { return self
 gdouble fw_candidate_item_get_time_saved_us (FwCandidateItem *self) { return self->time_saved_us; }
 gdouble fw_candidate_item_get_measured_saved_us (FwCandidateItem *self) { return self->measured_saved_us; }
 const char *fw_candidate_item_get_verification (FwCandidateItem *self) { return self->verification; }
+const char *fw_candidate_item_get_twin (FwCandidateItem *self) { return self->twin; }
 const char *fw_candidate_item_get_status (FwCandidateItem *self) { return self->status; }
 const char *fw_candidate_item_get_search_text (FwCandidateItem *self) { return self->search_text; }
 
@@ -166,7 +173,8 @@ item_set_uint (FwCandidateItem *self, guint *field, guint value, guint prop)
 }
 
 static void
-item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, const char *verification)
+item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, const char *verification,
+             const char *twin)
 {
   const FwCostEstimate *cost = fw_candidate_get_cost (c);
   const char *status = fw_candidate_status_name (c->status);
@@ -187,6 +195,7 @@ item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, cons
   item_set_double (self, &self->time_saved_us, cost->saving_s * 1e6, ITEM_PROP_TIME_SAVED_US);
   item_set_double (self, &self->measured_saved_us, measured, ITEM_PROP_MEASURED_SAVED_US);
   item_set_string (self, &self->verification, verification ? verification : "", ITEM_PROP_VERIFICATION);
+  item_set_string (self, &self->twin, twin ? twin : "", ITEM_PROP_TWIN);
   item_set_string (self, &self->status, status, ITEM_PROP_STATUS);
 
   g_string_append_printf (search, "%s %s %s", c->pattern, c->kind, status);
@@ -210,7 +219,10 @@ struct _FwProject
   GListStore *items;        /* FwCandidateItem, one per plan candidate, by index */
   GArray     *measured;     /* gdouble by candidate index, NaN unknown */
   GPtrArray  *verification; /* char* by candidate index, NULL unknown */
+  GPtrArray  *twin;         /* char* by candidate index: the Ascend kernel on the twin, NULL unknown */
   GPtrArray  *details;      /* char* by candidate index, NULL none */
+  FwSkPlan   *superkernel;  /* automatic SuperKernel scopes of the plan at superkernel_revision, or NULL */
+  guint64     superkernel_revision;
   gboolean    busy;
   guint64     revision;
   JsonNode   *model_report;
@@ -274,7 +286,9 @@ fw_project_finalize (GObject *object)
   g_clear_object (&self->model);
   g_clear_pointer (&self->measured, g_array_unref);
   g_clear_pointer (&self->verification, g_ptr_array_unref);
+  g_clear_pointer (&self->twin, g_ptr_array_unref);
   g_clear_pointer (&self->details, g_ptr_array_unref);
+  g_clear_pointer (&self->superkernel, fw_sk_plan_free);
   g_clear_pointer (&self->model_report, json_node_unref);
   g_clear_pointer (&self->session_path, g_free);
   g_clear_pointer (&self->bindings, g_strfreev);
@@ -353,6 +367,7 @@ fw_project_init (FwProject *self)
   self->items = g_list_store_new (FW_TYPE_CANDIDATE_ITEM);
   self->measured = g_array_new (FALSE, FALSE, sizeof (gdouble));
   self->verification = g_ptr_array_new_with_free_func (g_free);
+  self->twin = g_ptr_array_new_with_free_func (g_free);
   self->details = g_ptr_array_new_with_free_func (g_free);
   self->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_kernel_sources_unref);
   g_mutex_init (&self->readers_lock);
@@ -366,9 +381,18 @@ measured_of (FwProject *self, guint index)
 }
 
 static const char *
-verification_of (FwProject *self, guint index)
+string_of (GPtrArray *by_candidate, guint index)
 {
-  return index < self->verification->len ? g_ptr_array_index (self->verification, index) : NULL;
+  return index < by_candidate->len ? g_ptr_array_index (by_candidate, index) : NULL;
+}
+
+static void
+set_string_of (GPtrArray *by_candidate, guint index, const char *value)
+{
+  if (by_candidate->len <= index)
+    g_ptr_array_set_size (by_candidate, index + 1);
+  g_free (g_ptr_array_index (by_candidate, index));
+  g_ptr_array_index (by_candidate, index) = g_strdup (value);
 }
 
 /* Brings the items in line with the plan: existing rows change in place (property notifications), rows
@@ -383,7 +407,8 @@ refresh_items (FwProject *self)
   for (guint i = 0; i < common; i++)
     {
       g_autoptr(FwCandidateItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
-      item_update (item, g_ptr_array_index (candidates, i), measured_of (self, i), verification_of (self, i));
+      item_update (item, g_ptr_array_index (candidates, i), measured_of (self, i),
+                   string_of (self->verification, i), string_of (self->twin, i));
     }
   if (candidates->len > n_items)
     {
@@ -396,7 +421,7 @@ refresh_items (FwProject *self)
           FwCandidateItem *item = g_object_new (FW_TYPE_CANDIDATE_ITEM, NULL);
 
           item_update (item, g_ptr_array_index (candidates, index), measured_of (self, index),
-                       verification_of (self, index));
+                       string_of (self->verification, index), string_of (self->twin, index));
           added[i] = item;
         }
       g_list_store_splice (self->items, n_items, 0, added, n_new);
@@ -712,10 +737,18 @@ fw_project_set_verification (FwProject *self, guint candidate, const char *resul
 
   if (candidate >= self->plan->candidates->len)
     return;
-  if (self->verification->len <= candidate)
-    g_ptr_array_set_size (self->verification, candidate + 1);
-  g_free (g_ptr_array_index (self->verification, candidate));
-  g_ptr_array_index (self->verification, candidate) = g_strdup (result);
+  set_string_of (self->verification, candidate, result);
+  refresh_items (self);
+}
+
+void
+fw_project_set_twin (FwProject *self, guint candidate, const char *result)
+{
+  g_return_if_fail (FW_IS_PROJECT (self));
+
+  if (candidate >= self->plan->candidates->len)
+    return;
+  set_string_of (self->twin, candidate, result);
   refresh_items (self);
 }
 
@@ -726,11 +759,24 @@ fw_project_set_check_detail (FwProject *self, guint candidate, const char *detai
 
   if (candidate >= self->plan->candidates->len)
     return;
-  if (self->details->len <= candidate)
-    g_ptr_array_set_size (self->details, candidate + 1);
-  g_free (g_ptr_array_index (self->details, candidate));
-  g_ptr_array_index (self->details, candidate) = g_strdup (detail);
+  set_string_of (self->details, candidate, detail);
   g_signal_emit (self, signals[CHECK_CHANGED], 0, candidate);
+}
+
+const FwSkPlan *
+fw_project_get_superkernel_plan (FwProject *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (FW_IS_PROJECT (self), NULL);
+  if (self->superkernel != NULL && self->superkernel_revision == self->revision)
+    return self->superkernel;
+  g_clear_pointer (&self->superkernel, fw_sk_plan_free);
+  self->superkernel = fw_sk_plan_build (self->plan, NULL, &error);
+  self->superkernel_revision = self->revision;
+  if (self->superkernel == NULL)
+    g_warning ("SuperKernel scopes: %s", error->message);
+  return self->superkernel;
 }
 
 const char *

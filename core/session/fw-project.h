@@ -15,6 +15,7 @@
 #include "hw/fw-profile.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-superkernel-plan.h"
 #include "rules/fw-rules.h"
 
 G_BEGIN_DECLS
@@ -32,6 +33,8 @@ guint        fw_candidate_item_get_launches_saved (FwCandidateItem *self);   /* 
 gdouble      fw_candidate_item_get_time_saved_us  (FwCandidateItem *self);   /* "time-saved-us" (estimate) */
 gdouble      fw_candidate_item_get_measured_saved_us (FwCandidateItem *self); /* "measured-saved-us", NaN unknown */
 const char  *fw_candidate_item_get_verification   (FwCandidateItem *self);   /* "verification": "", "pass", "fail", "unverified" */
+/* "twin": the Ascend kernel on the Ascend C twin: "", "pass", "fail" (wrong numbers or a diagnostic), "not-run" */
+const char  *fw_candidate_item_get_twin           (FwCandidateItem *self);
 const char  *fw_candidate_item_get_status         (FwCandidateItem *self);   /* "status": proposed, accepted… */
 /* The text the list's filter matches: pattern, kind, status and node names. */
 const char  *fw_candidate_item_get_search_text    (FwCandidateItem *self);
@@ -75,6 +78,10 @@ gboolean     fw_project_redo               (FwProject *self);
 /* Verification and timing results to show in the list (from core/exec); NaN / NULL clear them. */
 void         fw_project_set_measured       (FwProject *self, guint candidate, gdouble saved_us);
 void         fw_project_set_verification   (FwProject *self, guint candidate, const char *result);
+void         fw_project_set_twin           (FwProject *self, guint candidate, const char *result);
+/* The plan's automatic SuperKernel scopes as it stands (fw-superkernel-plan.h): computed when first asked
+ * after a change, owned by the project. NULL only if the plan cannot be scheduled. Main thread. */
+const FwSkPlan *fw_project_get_superkernel_plan (FwProject *self);
 /* What the check found for a candidate, for the inspector: compile errors, measured errors against their
  * tolerance, timings; NULL clears. Emits "check-changed" (guint candidate). */
 void         fw_project_set_check_detail   (FwProject *self, guint candidate, const char *detail);

@@ -511,3 +511,35 @@ fw_yaml_get_quantity (const FwYamlDocument *doc, const FwYamlNode *node, const c
     return FALSE;
   }
 }
+
+static gint
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GPtrArray *
+fw_yaml_list_files (const char *file_or_dir, GError **error)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_file_test (file_or_dir, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr(GError) local = NULL;
+      g_autoptr(GDir) dir = g_dir_open (file_or_dir, 0, &local);
+      const char *name;
+
+      if (dir == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_IO, "%s", local->message);
+          return NULL;
+        }
+      while ((name = g_dir_read_name (dir)) != NULL)
+        if (name[0] != '.' && (g_str_has_suffix (name, ".yaml") || g_str_has_suffix (name, ".yml")))
+          g_ptr_array_add (paths, g_build_filename (file_or_dir, name, NULL));
+      g_ptr_array_sort (paths, compare_paths);
+    }
+  else
+    g_ptr_array_add (paths, g_strdup (file_or_dir));
+  return g_steal_pointer (&paths);
+}

@@ -45,6 +45,10 @@ FwYamlDocument   *fw_yaml_load_data       (const char            *display_name,
                                            gsize                  len,
                                            GError               **error);
 void              fw_yaml_document_free   (FwYamlDocument        *doc);
+/* The files a FILE|DIR option names: the file itself, or a folder's *.yaml and *.yml files (not hidden
+ * ones) in name order. Paths owned by the array; NULL with an FW_ERROR_IO error for an unreadable folder. */
+GPtrArray        *fw_yaml_list_files      (const char            *file_or_dir,
+                                           GError               **error);
 
 /* Sets an FW_ERROR_PARSE error "FILE:LINE:COL: message" at node (or at the document start if NULL). */
 gboolean          fw_yaml_error           (GError               **error,

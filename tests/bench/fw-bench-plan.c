@@ -4,7 +4,8 @@
  *
  * Always plans a generated transformer stack of about 100,000 nodes (bar: under 1 s); each model given is
  * loaded, inferred and planned too (bar for swin_t-sized graphs, about 6,000 nodes: under 50 ms), and on each
- * the veto of one LayerNorm candidate is timed, re-planning only its region (bar: under 5 ms). Prints a
+ * the veto of one LayerNorm candidate is timed, re-planning only its region (bar: under 5 ms). SuperKernel
+ * scopes over the stack's plan are timed too (bar: under 0.5 s), printed against planning it. Prints a
  * table; medians of several runs; exit 1 when a bar fails. Never run as a unit test: times are noisy. */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include "fw-test-models.h"
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-superkernel-plan.h"
 
 #define REPEAT 5
 
@@ -86,6 +88,37 @@ time_veto (FwModel *model, FwProfile *profile, FwRuleSet *rules)
   return median (t, REPEAT);
 }
 
+/* Median time of cutting the plan of model into automatic SuperKernel scopes. */
+static gboolean
+superkernel_row (const char *what, FwModel *model, FwProfile *profile, FwRuleSet *rules, double plan_s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwPlan) plan = fw_plan_new (model, profile, rules, NULL, &error);
+  double t[REPEAT];
+  guint n_scopes = 0;
+  gboolean pass;
+
+  for (int r = 0; plan != NULL && r < REPEAT; r++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      g_autoptr(FwSkPlan) sk = fw_sk_plan_build (plan, NULL, &error);
+
+      t[r] = (g_get_monotonic_time () - t0) / 1e6;
+      if (sk == NULL)
+        break;
+      n_scopes = sk->scopes->len;
+    }
+  if (error != NULL)
+    {
+      g_printerr ("SuperKernel scopes failed: %s\n", error->message);
+      exit (2);
+    }
+  pass = median (t, REPEAT) < 0.5;
+  printf ("%-34s SuperKernel scopes: %u in %.1f ms, %.2fx its planning   %s (bar 500 ms)\n", what, n_scopes,
+          median (t, REPEAT) * 1e3, median (t, REPEAT) / plan_s, pass ? "PASS" : "FAIL");
+  return pass;
+}
+
 static gboolean
 veto_row (const char *what, double veto_s)
 {
@@ -139,6 +172,7 @@ main (int argc, char **argv)
     plan_s = time_plan (stack, profile, rules, &n);
     ok &= row ("transformer stack (built, default rules)", fw_graph_get_n_nodes (fw_model_get_graph (stack)), build_s,
                plan_s, n, 1.0);
+    ok &= superkernel_row ("transformer stack", stack, profile, rules, plan_s);
   }
   for (int i = 1; i < argc; i++)
     {

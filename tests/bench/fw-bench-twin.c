@@ -4,17 +4,20 @@
  *
  * Plans the model (balanced, 910B, the kernels' own buffers priced), generates every Ascend kernel, and runs
  * each on the twin on seeded inputs twice: cold (a fresh kernel cache: the C++ compile included) on N worker
- * threads (default 2), then warm (compiled objects from the cache). Prints per kernel the warm time and the
- * diagnostics count, then the totals. Bar (issue 12): the whole swin_t package cold in under a minute on two
+ * threads (default 2), then warm (compiled objects from the cache). Prints per kernel the warm time, the
+ * diagnostics count and the twin's time estimate beside the planner's (µs, docs/ascend-twin.md), then the
+ * totals and their rank correlation. Bar (issue 12): the whole swin_t package cold in under a minute on two
  * cores. Exit 1 when a kernel has a diagnostic or fails to run. Never run as a unit test: times are noisy. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/fw-ascend-twin.h"
+#include "codegen/fw-twin-time.h"
 #include "fw-test-models.h"
 #include "onnx/fw-onnx.h"
 #include "plan/fw-plan-private.h"
@@ -24,6 +27,7 @@ typedef struct
   FwAscendKernel *kernel;
   GPtrArray      *inputs;   /* FwArray* */
   double          cold_s, warm_s;
+  double          twin_us, planner_us;
   guint           diagnostics;
   char           *error;
 } Item;
@@ -77,7 +81,12 @@ run_item (Bench *b, Item *item)
       item->error = g_strdup (error->message);
     }
   else
-    item->diagnostics = fw_twin_run_get_n_diagnostics (run);
+    {
+      FwTwinTime time;
+      item->diagnostics = fw_twin_run_get_n_diagnostics (run);
+      fw_twin_estimate_time (fw_twin_run_get_blocks (run), b->profile, &time);
+      item->twin_us = time.seconds * 1e6;
+    }
   return s;
 }
 
@@ -146,6 +155,7 @@ main (int argc, char **argv)
       item = g_new0 (Item, 1);
       item->kernel = k;
       item->inputs = seeded_inputs (k, 1 + i);
+      item->planner_us = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, i))->time_after_s * 1e6;
       g_ptr_array_add (items, item);
     }
   t0 = g_get_monotonic_time ();
@@ -156,20 +166,32 @@ main (int argc, char **argv)
     g_thread_pool_free (pool, FALSE, TRUE);
   }
   cold_total = (g_get_monotonic_time () - t0) / 1e6;
-  g_print ("%-10s %10s %10s %6s\n", "kernel", "cold_s", "warm_s", "diags");
+  g_print ("%-10s %10s %10s %6s %9s %9s\n", "kernel", "cold_s", "warm_s", "diags", "twin_us", "plan_us");
   for (guint i = 0; i < items->len; i++)
     {
       Item *item = g_ptr_array_index (items, i);
       item->warm_s = run_item (&bench, item);
       warm_total += item->warm_s;
       failed += item->error != NULL || item->diagnostics > 0;
-      g_print ("%-10s %10.3f %10.3f %6u%s%s\n",
+      g_print ("%-10s %10.3f %10.3f %6u %9.2f %9.2f%s%s\n",
                fw_kernel_source_get_name (fw_ascend_kernel_get_kernel_source (item->kernel)), item->cold_s,
-               item->warm_s, item->diagnostics, item->error ? "  " : "", item->error ? item->error : "");
+               item->warm_s, item->diagnostics, item->twin_us, item->planner_us, item->error ? "  " : "",
+               item->error ? item->error : "");
     }
   g_print ("\n%u kernels: cold %.1f s wall on %u threads (bar for swin_t: under 60 s on 2), warm %.1f s in all "
            "(%.3f s a kernel); %u with a diagnostic or an error\n",
            items->len, cold_total, threads, warm_total, items->len ? warm_total / items->len : 0.0, failed);
+  {
+    g_autofree double *tw = g_new0 (double, items->len + 1), *pl = g_new0 (double, items->len + 1);
+    for (guint i = 0; i < items->len; i++)
+      {
+        Item *item = g_ptr_array_index (items, i);
+        tw[i] = item->error ? NAN : item->twin_us;
+        pl[i] = item->planner_us;
+      }
+    g_print ("rank correlation of the twin's and the planner's estimates: %.3f\n",
+             fw_twin_rank_correlation (tw, pl, items->len));
+  }
   for (guint i = 0; i < items->len; i++)
     {
       Item *item = g_ptr_array_index (items, i);

@@ -2,6 +2,7 @@
  * clear message naming the file for bad input. Runs the real binary. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -620,12 +621,23 @@ test_verify_export (void)
       g_assert_cmpfloat (json_object_get_double_member (twin, "cosine"), >=, 0.9999);
       g_assert_cmpuint (json_array_get_length (json_object_get_array_member (twin, "diagnostics")), ==, 0);
       g_assert_cmpint (json_object_get_int_member (twin, "mte2_bytes"), >, 0);
+      /* The twin's time beside the planner's, both past the launch overhead. */
+      g_assert_cmpfloat (json_object_get_double_member (twin, "estimated_us"), >, 5.0);
+      g_assert_cmpfloat (json_object_get_double_member (twin, "planner_estimated_us"), >, 5.0);
       form = json_object_get_string_member (json_array_get_object_element (ascend, i), "form");
       g_assert_true (g_strcmp0 (form, "vector") == 0 || g_strcmp0 (form, "epilogue") == 0);
       epilogues += g_strcmp0 (form, "epilogue") == 0;
     }
   /* The encoder's projections are MatMul roots with epilogues: those kernels say so. */
   g_assert_cmpuint (epilogues, >, 0);
+  /* Their rank correlation over the model's kernels: a number in [-1, 1] (or null when one side is flat). */
+  {
+    JsonObject *a = json_object_get_object_member (json_object_get_object_member (root, "targets"), "ascend");
+    JsonNode *rho = json_object_get_member (a, "twin_rank_correlation");
+    g_assert_nonnull (rho);
+    if (!JSON_NODE_HOLDS_NULL (rho))
+      g_assert_cmpfloat (fabs (json_node_get_double (rho)), <=, 1.0);
+  }
   verification = json_object_get_object_member (root, "verification");
   g_assert_true (json_object_get_boolean_member (verification, "pass"));
   n_fused = json_array_get_length (json_object_get_array_member (verification, "groups"));
@@ -808,6 +820,94 @@ test_convert_rules (void)
   g_assert_nonnull (strstr (err2, "articles-bad.yaml:3:23: unknown op “BiasAd” in a fusion_rules pattern (did you mean “BiasAdd”?"));
 }
 
+static guint
+n_fused_nodes (JsonObject *root)
+{
+  JsonArray *cands = json_object_get_array_member (json_object_get_object_member (root, "plan"), "candidates");
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    n += json_array_get_length (json_object_get_array_member (json_array_get_object_element (cands, i), "nodes"));
+  return n;
+}
+
+/* --ops: the custom op fuses with its neighbours, the host kernel verifies against the registry's own
+ * evaluation; a bad registry is bad input naming its place; the preferences' `ops` key is read too. */
+static void
+test_custom_ops (void)
+{
+  g_autoptr(FwModel) model = fw_test_custom_op_model (4, 64);
+  g_autofree char *path = write_model (model, "custom.onnx");
+  g_autofree char *ops = g_build_filename (workdir, "ops.yaml", NULL);
+  g_autofree char *bad = g_build_filename (workdir, "ops-bad.yaml", NULL);
+  g_autofree char *report = g_build_filename (workdir, "custom.json", NULL);
+  g_autofree char *plain = g_build_filename (workdir, "custom-plain.json", NULL);
+  g_autofree char *schemas = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "data", NULL);
+  g_autofree char *compiled = g_build_filename (schemas, "gschemas.compiled", NULL);
+  g_autofree char *config = g_build_filename (workdir, "config", NULL);
+  g_autofree char *keyfile_dir = g_build_filename (config, "glib-2.0", "settings", NULL);
+  g_autofree char *keyfile = g_build_filename (keyfile_dir, "keyfile", NULL);
+  g_autofree char *keys = g_strdup_printf ("[org/fusionworkbench/FusionWorkbench]\nops=['%s']\n", ops);
+  const char *args[] = { "--batch", "custom.onnx", "--ops", "ops.yaml", "--verify", "--fail-on", "mismatch",
+                         "--report", "custom.json", NULL };
+  const char *args_bad[] = { "--batch", "custom.onnx", "--ops", "ops-bad.yaml", NULL };
+  const char *args_plain[] = { "--batch", "custom.onnx", "--report", "custom-plain.json", NULL };
+  const char *pref_env[] = { "XDG_CACHE_HOME", NULL, "GSETTINGS_SCHEMA_DIR", schemas, "GSETTINGS_BACKEND", "keyfile",
+                             "XDG_CONFIG_HOME", config, NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+  g_autofree char *out4 = NULL, *err4 = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) parser2 = json_parser_new ();
+  JsonObject *root;
+
+  g_assert_true (g_file_set_contents (ops, FW_TEST_CUSTOM_OPS_YAML, -1, NULL));
+  g_assert_true (g_file_set_contents (bad, "ops:\n  - {domain: com.example, type: FastGelu, class: elementwise, "
+                                      "inputs: 1, host_expression: \"x0 * tanh(x0)\"}\n", -1, NULL));
+  g_assert_cmpint (run (args_bad, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "ops-bad.yaml:2:97: host_expression: unknown function “tanh” (did you mean "
+                                  "“tanhf”?)"));
+  {
+    const char *args_md[] = { "--batch", "custom.onnx", "--ops", "ops.yaml", "--format", "markdown", NULL };
+    g_autofree char *md = NULL, *md_err = NULL;
+    g_assert_cmpint (run (args_md, &md, &md_err), ==, 0);
+    g_assert_nonnull (strstr (md, "- Custom operators: com.example:FastGelu (elementwise, ops.yaml:3:5), "
+                                  "com.example:ScaledAdd (broadcast, ops.yaml:9:5)\n"));
+  }
+  /* Without the registry the op is opaque: nothing fuses across it. */
+  g_assert_cmpint (run (args_plain, &out3, &err3), ==, 0);
+  root = parse_report (plain, parser2);
+  g_assert_cmpuint (n_fused_nodes (root), ==, 0);
+  g_assert_false (json_object_has_member (json_object_get_object_member (root, "plan"), "custom_ops"));
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+  root = parse_report (report, parser);
+  g_assert_cmpuint (n_fused_nodes (root), ==, 3);
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "verification"), "pass"));
+  {
+    JsonArray *used = json_object_get_array_member (json_object_get_object_member (root, "plan"), "custom_ops");
+    JsonObject *gelu = json_array_get_object_element (used, 0);
+    g_assert_cmpuint (json_array_get_length (used), ==, 2);
+    g_assert_cmpstr (json_object_get_string_member (gelu, "op"), ==, "com.example:FastGelu");
+    g_assert_cmpstr (json_object_get_string_member (gelu, "class"), ==, "elementwise");
+    g_assert_cmpstr (json_object_get_string_member (gelu, "declared_at"), ==, "ops.yaml:3:5");
+    g_assert_true (json_object_get_boolean_member (gelu, "host_expression"));
+    g_assert_cmpint (json_object_get_int_member (gelu, "nodes"), ==, 1);
+  }
+  /* The same through the preferences, read from a keyfile backend with the build's schema. */
+  if (!g_file_test (compiled, G_FILE_TEST_IS_REGULAR))
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (keyfile_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (keyfile, keys, -1, NULL));
+  pref_env[1] = cache_env ()[1];
+  args[2] = "--verify";   /* no --ops: only the preferences name the registry */
+  args[3] = "--verify";
+  g_assert_cmpint (run_env (args, pref_env, &out4, &err4), ==, 0);
+  g_clear_object (&parser);
+  parser = json_parser_new ();
+  g_assert_cmpuint (n_fused_nodes (parse_report (report, parser)), ==, 3);
+}
+
 /* AUTOFUSE_DFX_FLAGS --codegen_compile_debug keeps every kernel under DIR/autofuse_compile_debug; a bad
  * AUTOFUSE_FLAGS option is bad usage. */
 static void
@@ -879,6 +979,177 @@ test_model_explorer (void)
   }
 }
 
+/* --superkernel auto puts the scopes into the report (JSON and Markdown); a bad mode or limit is a usage
+ * error naming the flag. */
+static void
+test_superkernel (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (8, 16, 2, FALSE);
+  g_autofree char *path = write_model (model, "sk-block.onnx");
+  const char *args[] = { "--batch", path, "--report", "-", "--format", "json", "--superkernel", "auto", NULL };
+  const char *md_args[] = { "--batch", path, "--report", "-", "--format", "markdown", "--superkernel-scope", "/attn",
+                            NULL };
+  const char *bad[] = { "--batch", path, "--report", "/dev/null", "--superkernel", "always", NULL };
+  const char *bad_size[] = { "--batch", path, "--report", "/dev/null", "--superkernel", "auto",
+                             "--superkernel-max-kernels", "1", NULL };
+  g_autofree char *out = NULL, *err = NULL, *md = NULL, *md_err = NULL, *out2 = NULL, *err2 = NULL;
+  g_autofree char *out3 = NULL, *err3 = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *sk;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  sk = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "superkernel");
+  g_assert_nonnull (sk);
+  g_assert_cmpint (json_array_get_length (json_object_get_array_member (sk, "scopes")), >=, 1);
+  g_assert_cmpint (json_object_get_int_member (sk, "launches_after"), <,
+                   json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (
+                     json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "plan"),
+                     "totals"), "after"), "launches"));
+  g_assert_cmpint (run (md_args, &md, &md_err), ==, 0);
+  g_assert_nonnull (strstr (md, "## SuperKernel scopes"));
+  g_assert_nonnull (strstr (md, "| /attn |"));
+  g_assert_cmpint (run (bad, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "unknown --superkernel “always” (known: auto, off)"));
+  g_assert_cmpint (run (bad_size, &out3, &err3), ==, 2);
+  g_assert_nonnull (strstr (err3, "--superkernel-max-kernels must be from 2 to 100000"));
+}
+
+/* The first kernel of the package whose source holds needle: its id ("k003"); the source is rewritten with
+ * needle replaced by with. */
+static char *
+break_kernel (const char *pkg, const char *needle, const char *with)
+{
+  g_autofree char *manifest = g_build_filename (pkg, "manifest.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *ks = json_object_get_array_member (parse_report (manifest, parser), "kernels");
+
+  for (guint i = 0; i < json_array_get_length (ks); i++)
+    {
+      JsonObject *k = json_array_get_object_element (ks, i);
+      JsonObject *ak = json_object_get_object_member (k, "ascend_kernel");
+      g_autofree char *path = g_build_filename (pkg, json_object_get_string_member (ak, "source"), NULL);
+      g_autofree char *text = NULL;
+      char *at;
+
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      if ((at = strstr (text, needle)) != NULL)
+        {
+          g_autoptr(GString) s = g_string_new_len (text, at - text);
+          g_string_append (s, with);
+          g_string_append (s, at + strlen (needle));
+          g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+          return g_strdup_printf ("k%03" G_GINT64_FORMAT, json_object_get_int_member (k, "id"));
+        }
+    }
+  g_assert_not_reached ();
+}
+
+static char *
+copy_package (const char *from, const char *name)
+{
+  char *to = g_build_filename (workdir, name, NULL);
+  g_autofree char *cmd = g_strdup_printf ("cp -r '%s' '%s'", from, to);
+  gint status = 0;
+
+  g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL) && status == 0);
+  return to;
+}
+
+/* --twin re-runs an exported package's Ascend kernels: clean as exported (0), a hand-broken kernel named
+ * (1), bad input named (2). */
+static void
+test_twin_package (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 32, 4, TRUE);
+  g_autofree char *path = write_model (model, "tw.onnx");
+  const char *export_args[] = { "--batch", "tw.onnx", "--bind", "batch=2", "--target", "ascend", "--export", "tw-out",
+                                "--report", "tw.json", NULL };
+  g_autofree char *pkg = g_build_filename (workdir, "tw-out", "kernels", NULL);
+  g_autofree char *out = NULL, *err = NULL, *json = NULL, *broken = NULL, *unsynced = NULL, *bad = NULL;
+  g_autofree char *wrong = NULL, *no_wait = NULL, *manifest = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *ks;
+
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (export_args, cache_env (), &out, &err), ==, 0);
+  {
+    const char *args[] = { "--twin", pkg, "--format", "json", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+    g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+    g_assert_no_error (error);
+    ks = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "kernels");
+    g_assert_cmpuint (json_array_get_length (ks), >=, 4);
+    for (guint i = 0; i < json_array_get_length (ks); i++)
+      {
+        JsonObject *t = json_object_get_object_member (json_array_get_object_element (ks, i), "twin");
+        g_assert_true (json_object_get_boolean_member (t, "pass"));
+        g_assert_cmpfloat (json_object_get_double_member (t, "cosine"), >=, 0.9999);
+        g_assert_cmpfloat (json_object_get_double_member (t, "estimated_us"), >, 0);
+      }
+  }
+  /* The export's folder works too (its kernels/), and one kernel alone. */
+  {
+    g_autofree char *top = g_build_filename (workdir, "tw-out", NULL);
+    const char *args[] = { "--twin", top, "--kernel", "k000", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "1 of 1 kernels pass"));
+  }
+  /* A wrong operation in one kernel's arithmetic, a WaitFlag removed in another's. */
+  broken = copy_package (pkg, "tw-broken");
+  wrong = break_kernel (broken, "AscendC::Add(", "AscendC::Sub(");
+  unsynced = copy_package (pkg, "tw-unsynced");
+  no_wait = break_kernel (unsynced, "AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(id);", "");
+  {
+    const char *args[] = { "--twin", broken, NULL };
+    g_autofree char *row = g_strdup_printf ("%s   FAIL", wrong);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 1);
+    g_assert_nonnull (strstr (out, row));
+  }
+  {
+    const char *args[] = { "--twin", unsynced, "--kernel", no_wait, NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 1);
+    g_assert_nonnull (strstr (out, no_wait));
+    g_assert_nonnull (strstr (out, "FW-TWIN-"));
+  }
+  /* Bad input: no such folder, a manifest cut short, a kernel the package does not have. */
+  {
+    const char *args[] = { "--twin", "no-such-package", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "no-such-package"));
+  }
+  bad = copy_package (pkg, "tw-bad");
+  manifest = g_build_filename (bad, "manifest.json", NULL);
+  g_assert_true (g_file_set_contents (manifest, "{\n  \"format_version\": 1,\n  \"kernels\": [ {\n", -1, NULL));
+  {
+    const char *args[] = { "--twin", bad, NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "manifest.json:"));
+    g_assert_nonnull (strstr (err, "manifest.json:3:"));
+  }
+  {
+    const char *args[] = { "--twin", pkg, "--kernel", "k999", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "k999"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -913,9 +1184,12 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/render", test_render);
   g_test_add_func ("/app/cli/render-pictures", test_render_pictures);
   g_test_add_func ("/app/cli/convert-rules", test_convert_rules);
+  g_test_add_func ("/app/cli/custom-ops", test_custom_ops);
   g_test_add_func ("/app/cli/cann-debug", test_cann_debug);
   g_test_add_func ("/app/cli/cann-log-lines", test_cann_log_lines);
   g_test_add_func ("/app/cli/model-explorer", test_model_explorer);
+  g_test_add_func ("/app/cli/superkernel", test_superkernel);
+  g_test_add_func ("/app/cli/twin-package", test_twin_package);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

@@ -29,6 +29,12 @@ add (FwGraph *g, const char *op, const char *name, const char *a, const char *b,
   return node;
 }
 
+FwNode *
+fw_test_add_node (FwGraph *g, const char *op, const char *name, const char *a, const char *b, const char *out)
+{
+  return add (g, op, name, a, b, out);
+}
+
 static void
 add_weight (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 *dims, float scale)
 {
@@ -477,4 +483,36 @@ fw_test_plan_report (FwModel *model, FwPlan *plan, FwReportFormat format)
   text = fw_model_report_format (report, format);
   fw_infer_report_clear (&infer);
   return text;
+}
+
+FwModel *
+fw_test_custom_op_model (gint64 rows, gint64 cols)
+{
+  FwModel *model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (rows), FW_DIM_STATIC (cols) };
+  g_autofree float *w = g_new (float, cols);
+  g_autofree float *r = g_new (float, cols);
+  g_autoptr(FwTensor) wt = NULL, rt = NULL;
+  const char *add_in[2] = { "x", "w" }, *add_out[1] = { "t0" };
+  const char *gelu_in[1] = { "t0" }, *gelu_out[1] = { "t1" };
+  const char *sa_in[2] = { "t1", "r" }, *sa_out[1] = { "y" };
+
+  for (gint64 i = 0; i < cols; i++)
+    {
+      w[i] = (float) i / (float) cols - 0.5f;
+      r[i] = 1.0f - 2.0f * (float) i / (float) cols;
+    }
+  fw_model_set_opset_version (model, "com.example", 1);
+  wt = fw_tensor_new_float (1, &cols, w);
+  rt = fw_tensor_new_float (1, &cols, r);
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, d, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "w", wt, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "r", rt, NULL));
+  g_assert_nonnull (fw_graph_add_node (g, "Add", "", "/add", 2, add_in, 1, add_out, NULL));
+  g_assert_nonnull (fw_graph_add_node (g, "FastGelu", "com.example", "/gelu", 1, gelu_in, 1, gelu_out, NULL));
+  g_assert_nonnull (fw_graph_add_node (g, "ScaledAdd", "com.example", "/scaled", 2, sa_in, 1, sa_out, NULL));
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, NULL));
+  return model;
 }

@@ -13,6 +13,13 @@
 G_BEGIN_DECLS
 
 FwModel  *fw_test_model_new            (gint64      opset);
+/* A node of op reading a (and b when not NULL) and writing out, in the default domain. */
+FwNode   *fw_test_add_node             (FwGraph    *g,
+                                        const char *op,
+                                        const char *name,
+                                        const char *a,
+                                        const char *b,
+                                        const char *out);
 /* n elementwise/broadcast ops (Add, Mul, Relu, Sigmoid, Tanh, Sub, Exp, Neg…) on [batch, n_elems]. */
 FwModel  *fw_test_elementwise_chain    (guint       n_ops,
                                         gint64      n_elems,
@@ -34,6 +41,30 @@ FwModel  *fw_test_transformer_stack    (guint       n_layers,
 FwModel  *fw_test_conv_block           (void);
 /* A chain of n_nodes Add/Relu nodes on [64] float, for scale tests. */
 FwModel  *fw_test_long_chain           (guint       n_nodes);
+
+/* Custom operators (docs/custom-ops.md): x [rows, cols] → Add bias w → com.example:FastGelu →
+ * com.example:ScaledAdd with a [cols] row r → y. Linked only: without a registry that declares the two ops
+ * (FW_TEST_CUSTOM_OPS_YAML) they are opaque and infer nothing. */
+FwModel  *fw_test_custom_op_model      (gint64      rows,
+                                        gint64      cols);
+#define FW_TEST_GELU_EXPR "x0 * 0.5f * (1.0f + tanhf(0.7978845608f * (x0 + 0.044715f * x0 * x0 * x0)))"
+/* The registry of both, with host expressions; the entries start at 3:5 and 9:5. */
+#define FW_TEST_CUSTOM_OPS_YAML                                                                            \
+  "version: 1\n"                                                                                           \
+  "ops:\n"                                                                                                 \
+  "  - domain: com.example\n"                                                                              \
+  "    type: FastGelu\n"                                                                                   \
+  "    class: elementwise\n"                                                                               \
+  "    inputs: 1\n"                                                                                        \
+  "    cost: {flops_per_element: 9}\n"                                                                     \
+  "    host_expression: \"" FW_TEST_GELU_EXPR "\"\n"                                                       \
+  "  - domain: com.example\n"                                                                              \
+  "    type: ScaledAdd\n"                                                                                  \
+  "    class: broadcast\n"                                                                                 \
+  "    inputs: 2\n"                                                                                        \
+  "    shape: broadcast\n"                                                                                 \
+  "    dtype: {same_as: 0}\n"                                                                              \
+  "    host_expression: x0 + 0.5 * x1\n"
 
 /* Writes model to ONNX bytes and reads it back, as a fresh model. */
 FwModel  *fw_test_roundtrip            (FwModel    *model,

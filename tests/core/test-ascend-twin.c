@@ -645,6 +645,48 @@ test_correct (void)
     }
 }
 
+/* What each block moved and issued, exactly: good.cpp over 1000 floats in tiles of 64 on 4 blocks gives
+ * blocks 0-2 256 elements (4 tiles) and block 3 232 (3 tiles and one of 40); each tile is one DataCopy in,
+ * one Muls, one DataCopy out. */
+static void
+test_counters (void)
+{
+  g_autoptr(FwArray) y = NULL;
+  g_autoptr(FwTwinRun) run = NULL;
+  const GArray *blocks;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  run = run_fixture ("good.cpp", "#define BROKEN 0\n", 1000, 64, 4, FW_DTYPE_FLOAT, &y);
+  blocks = fw_twin_run_get_blocks (run);
+  g_assert_cmpuint (blocks->len, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      const FwTwinBlockCounts *b = &g_array_index (blocks, FwTwinBlockCounts, i);
+      guint64 elements = i < 3 ? 256 : 232;
+      const FwTwinVectorKind *k;
+
+      g_assert_cmpuint (b->mte2_bytes, ==, elements * 4);
+      g_assert_cmpuint (b->mte3_bytes, ==, elements * 4);
+      g_assert_cmpuint (b->mte2_copies, ==, 4);
+      g_assert_cmpuint (b->mte3_copies, ==, 4);
+      g_assert_cmpuint (b->mte2_max_copy, ==, 256);
+      g_assert_cmpuint (b->cube_macs, ==, 0);
+      g_assert_cmpuint (b->kinds->len, ==, 1);
+      k = &g_array_index (b->kinds, FwTwinVectorKind, 0);
+      g_assert_cmpstr (k->name, ==, "Muls");
+      g_assert_cmpuint (k->dst_size, ==, 4);
+      g_assert_cmpuint (k->src_size, ==, 4);
+      g_assert_cmpuint (k->calls, ==, 4);
+      g_assert_cmpuint (k->elements, ==, elements);
+      /* One 256-byte repeat per tile of 64 floats, and one for the tail's 40. */
+      g_assert_cmpuint (k->repeats, ==, 4);
+    }
+}
+
 /* ReduceSum.md's example: [60000, 60000, -30000, 100] in half sums by a binary tree whose partial sums
  * saturate at 65504: 65504 + (-29900) = 35604 on the page, in exact arithmetic. The twin rounds every partial
  * sum to binary16 (-29900 is -29904 there, 65504 - 29904 = 35600, a tie that rounds to even: 35584), one
@@ -751,6 +793,15 @@ test_matmul (void)
    * the bias once per column block (they stay in L1 while M advances); C out once. */
   g_assert_cmpuint (fw_twin_run_get_counts (run)->mte2_bytes, ==, 2 * (2 * 24 * 40 * 4 + 32 * (40 + 1) * 4));
   g_assert_cmpuint (fw_twin_run_get_counts (run)->mte3_bytes, ==, 48 * 32 * 4);
+  /* Per core, the cube's share: 24 x 32 x 40 multiply-adds, and the GM bytes above as the cube's own. */
+  for (guint i = 0; i < 2; i++)
+    {
+      const FwTwinBlockCounts *b = &g_array_index (fw_twin_run_get_blocks (run), FwTwinBlockCounts, i);
+      g_assert_cmpuint (b->cube_macs, ==, 24 * 32 * 40);
+      g_assert_cmpuint (b->cube_bytes, ==, 2 * 24 * 40 * 4 + 32 * (40 + 1) * 4);
+      g_assert_cmpuint (b->cube_bytes, ==, b->mte2_bytes);
+      g_assert_cmpuint (b->cube_size, ==, 4);
+    }
   for (guint i = 0; i < G_N_ELEMENTS (broken_mm); i++)
     {
       g_autoptr(FwArray) c2 = NULL;
@@ -869,6 +920,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/example", test_example);
   g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
   g_test_add_func ("/core/ascend-twin/correct", test_correct);
+  g_test_add_func ("/core/ascend-twin/counters", test_counters);
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
   g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
   g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);

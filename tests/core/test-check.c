@@ -445,6 +445,79 @@ test_unverified (Fixture *f, gconstpointer data)
   g_assert_false (v->pass);
 }
 
+/* With the twin on, every Ascend kernel's verdict there lands in the list beside the host's, and the
+ * twin's diagnostics on the kernel's own lines become marks on its source (those about the run as a whole
+ * or about another file do not). */
+static void
+test_twin (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cache = g_build_filename (f->dir, "cache", NULL);
+  g_autoptr(FwCheck) check = NULL;
+  GListModel *items = fw_project_get_candidates (f->project);
+  FwCheckOptions options;
+  FwTargetKernel *k = NULL;
+  guint on_twin = 0;
+
+  fw_check_options_init (&options);
+  options.twin = TRUE;
+  options.n_threads = 1;
+  options.cache_dir = cache;
+  check = fw_check_new (f->project, &options);
+  g_assert_true (fw_check_run (check, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fw_check_get_n_failed (check), ==, 0);
+  fw_check_apply (check);
+  for (guint i = 0; i < fw_check_get_targets (check)->kernels->len; i++)
+    {
+      FwTargetKernel *ki = g_ptr_array_index (fw_check_get_targets (check)->kernels, i);
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (items, ki->candidate);
+
+      if (ki->ascend == NULL)
+        {
+          g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "");
+          continue;
+        }
+      g_assert_nonnull (ki->twin);
+      g_assert_true (ki->twin->ran);
+      g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "pass");
+      g_assert_nonnull (strstr (fw_project_get_check_detail (f->project, ki->candidate), "On the Ascend C twin: pass"));
+      g_assert_cmpuint (fw_kernel_sources_get_n_marks (fw_project_get_kernel_sources (f->project, ki->candidate),
+                                                       FW_TARGET_ASCEND), ==, 0);
+      on_twin++;
+      k = ki;
+    }
+  g_assert_cmpuint (on_twin, >, 0);
+
+  /* A kernel the twin found fault with: it counts as failed, and its lines are marked. */
+  {
+    const char *name = fw_kernel_source_get_name (k->sources[FW_TARGET_ASCEND]);
+    FwTwinDiagnostic d[] = {
+      { g_strdup ("FW-TWIN-UNALIGNED"), g_strdup_printf ("%s.cpp", name), 7, 1,
+        g_strdup ("DataCopy to UB offset 40 is not 32-byte aligned") },
+      { g_strdup ("FW-TWIN-LEAK"), g_strdup_printf ("%s.cpp", name), 0, 1, g_strdup ("a tensor was not freed") },
+      { g_strdup ("FW-TWIN-BOUNDS"), g_strdup ("kernel_operator.h"), 12, 1, g_strdup ("in the header") },
+    };
+    g_autoptr(FwKernelSources) sources = NULL;
+    const FwSourceMark *m;
+
+    g_array_append_vals (k->twin->diagnostics, d, G_N_ELEMENTS (d));
+    k->twin->pass = FALSE;
+    g_assert_cmpuint (fw_check_get_n_failed (check), ==, 1);
+    sources = fw_kernel_sources_new_from_kernel (1, k);
+    g_assert_cmpuint (fw_kernel_sources_get_n_marks (sources, FW_TARGET_ASCEND), ==, 1);
+    g_assert_cmpuint (fw_kernel_sources_get_n_marks (sources, FW_TARGET_HOST), ==, 0);
+    m = fw_kernel_sources_get_mark (sources, FW_TARGET_ASCEND, 0);
+    g_assert_cmpuint (m->line, ==, 7);
+    g_assert_cmpstr (m->text, ==, "FW-TWIN-UNALIGNED: DataCopy to UB offset 40 is not 32-byte aligned");
+    fw_check_apply (check);
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (items, k->candidate);
+      g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "fail");
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -455,6 +528,7 @@ main (int argc, char **argv)
   g_test_add ("/core/session/check/cancel", Fixture, NULL, fixture_set_up, test_cancel, fixture_tear_down);
   g_test_add ("/core/session/check/stale", Fixture, NULL, fixture_set_up, test_stale, fixture_tear_down);
   g_test_add ("/core/session/check/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);
+  g_test_add ("/core/session/check/twin", Fixture, NULL, fixture_set_up, test_twin, fixture_tear_down);
   g_test_add ("/core/session/kernel-sources/async", Fixture, NULL, fixture_set_up, test_sources_async,
               fixture_tear_down);
   return g_test_run ();

@@ -12,6 +12,7 @@
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/fw-kernel-package.h"
 #include "codegen/fw-targets.h"
+#include "export/fw-fused-model.h"
 #include "fw-error.h"
 #include "fw-test-ascend-models.h"
 #include "fw-test-models.h"
@@ -630,7 +631,7 @@ test_package (void)
   guint fused = 0;
 
   g_assert_no_error (error);
-  g_assert_true (fw_kernel_package_write (plan, targets, dir, &error));
+  g_assert_true (fw_fused_model_write_kernel_package (plan, targets, dir, &error));
   g_assert_no_error (error);
   g_assert_true (json_parser_load_from_file (parser, manifest, &error));
   g_assert_no_error (error);
@@ -671,7 +672,20 @@ test_package (void)
       path = g_build_filename (dir, folder, "ascend", "CMakeLists.txt", NULL);
       g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
       files = json_object_get_array_member (k, "files");
-      g_assert_cmpuint (json_array_get_length (files), ==, 5);
+      /* Five Ascend files and the group as a small model (group.onnx), for --twin. */
+      g_assert_cmpuint (json_array_get_length (files), ==, 6);
+      g_assert_cmpstr (json_object_get_string_member (k, "group"), ==,
+                       json_object_get_string_member (json_array_get_object_element (files, 5), "path"));
+      {
+        JsonObject *ak = json_object_get_object_member (k, "ascend_kernel");
+        JsonArray *args = json_object_get_array_member (ak, "arguments");
+        JsonObject *last = json_array_get_object_element (args, json_array_get_length (args) - 1);
+
+        g_assert_cmpint (json_object_get_int_member (ak, "block_dim"), >=, 1);
+        g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (ak, "tiling"), "total_length"), >, 0);
+        g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (args, 0), "role"), ==, "input");
+        g_assert_cmpstr (json_object_get_string_member (last, "role"), ==, "output");
+      }
       for (guint f = 0; f < json_array_get_length (files); f++)
         {
           JsonObject *fo = json_array_get_object_element (files, f);
@@ -693,7 +707,7 @@ test_package (void)
   {
     g_autofree char *first = NULL, *second = NULL;
     g_assert_true (g_file_get_contents (manifest, &first, NULL, NULL));
-    g_assert_true (fw_kernel_package_write (plan, targets, dir, &error));
+    g_assert_true (fw_fused_model_write_kernel_package (plan, targets, dir, &error));
     g_assert_true (g_file_get_contents (manifest, &second, NULL, NULL));
     g_assert_cmpstr (first, ==, second);
   }

@@ -12,14 +12,14 @@ seconds=${2:-60}
 shift $(( $# < 2 ? $# : 2 ))
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz-onnx fuzz-rules fuzz-profile fuzz-tensor fuzz-whitelist fuzz-planner fuzz-session fuzz-exec)
+  targets=(fuzz-onnx fuzz-rules fuzz-ops fuzz-profile fuzz-tensor fuzz-whitelist fuzz-planner fuzz-session fuzz-exec)
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Committed seeds first.
-for name in onnx rules profile tensor whitelist planner session exec; do
+for name in onnx rules ops profile tensor whitelist planner session exec; do
   mkdir -p "$work/$name"
   cp -r "$here/corpus/$name/." "$work/$name/" 2>/dev/null || true
 done

@@ -171,6 +171,13 @@ test_project (Fixture *f, gconstpointer data)
   fw_project_set_verification (project, 0, "pass");
   fw_project_set_check_detail (project, 0, "Isolated: pass");
   g_assert_false (fw_graph_view_get_candidate_flagged (f->view, 0));
+  /* The host passed but the Ascend kernel failed on the twin: flagged as well. */
+  fw_project_set_twin (project, 0, "fail");
+  fw_project_set_check_detail (project, 0, "On the Ascend C twin: FAIL");
+  g_assert_true (fw_graph_view_get_candidate_flagged (f->view, 0));
+  fw_project_set_twin (project, 0, "pass");
+  fw_project_set_check_detail (project, 0, "On the Ascend C twin: pass");
+  g_assert_false (fw_graph_view_get_candidate_flagged (f->view, 0));
   fw_graph_view_set_project (f->view, NULL);
   g_assert_cmpuint (notes, ==, 2);
   g_assert_finalize_object (project);
@@ -659,6 +666,8 @@ test_overlays (Fixture *f, gconstpointer data)
   const struct { FwGraphOverlay overlay; guint min_categories; } checks[] = {
     { FW_GRAPH_OVERLAY_FUSION, 5 }, { FW_GRAPH_OVERLAY_REFUSAL, 2 }, { FW_GRAPH_OVERLAY_SAVING, 5 },
     { FW_GRAPH_OVERLAY_MEASURED, 6 }, { FW_GRAPH_OVERLAY_VERIFICATION, 5 },
+    /* A plan the view borrows has no project, so no scopes: everything "in no scope". */
+    { FW_GRAPH_OVERLAY_SUPERKERNEL, 1 },
   };
   guint notes = 0;
 

@@ -281,6 +281,20 @@ test_inspector (void)
     g_assert_nonnull (strstr (text, "float32"));
     g_assert_nonnull (strstr (text, "mean"));
   }
+  /* Its kernel's SuperKernel scope (the encoder layer is one run of kernels) and the barrier before it. */
+  {
+    g_autofree char *text = shown (inspector);
+    const FwSkPlan *sk = fw_project_get_superkernel_plan (project);
+    guint scope = 0, kernel = 0;
+
+    g_assert_nonnull (sk);
+    g_assert_cmpint (fw_sk_plan_locate (sk, matmul, &scope, &kernel, NULL), ==, FW_SK_PLACE_SCOPE);
+    g_assert_nonnull (strstr (text, "SuperKernel"));
+    g_assert_nonnull (strstr (text, "In sk_000: kernel "));
+    g_assert_nonnull (strstr (text, "The scope ends: the model ended"));
+    if (kernel > 0)
+      g_assert_nonnull (strstr (text, "Barrier before it: "));
+  }
 
   /* A vetoed candidate: its heading and FW-NF-012 among the refusals near it. */
   for (guint i = 0; i < plan->candidates->len && vetoed == G_MAXUINT; i++)
@@ -517,6 +531,26 @@ test_sources (void)
       g_assert_nonnull (strstr (text, "the check's Ascend error"));
     }
     g_assert_cmpuint (fw_inspector_get_n_generated (FW_INSPECTOR (inspector)), ==, 5);
+  }
+
+  /* The twin's findings on the Ascend kernel: its lines are highlighted (a mark past the end is dropped). */
+  {
+    g_autoptr(FwKernelSources) checked = fw_kernel_sources_new (fw_project_get_revision (project));
+    g_autofree char *marked = NULL;
+
+    fw_kernel_sources_set (checked, FW_TARGET_HOST, "int host;\n", NULL);
+    fw_kernel_sources_set (checked, FW_TARGET_ASCEND, "// one\n// two\n// three\n// four\n", NULL);
+    fw_kernel_sources_add_mark (checked, FW_TARGET_ASCEND, 2, "FW-TWIN-UNALIGNED: DataCopy to UB offset 40");
+    fw_kernel_sources_add_mark (checked, FW_TARGET_ASCEND, 4, "FW-TWIN-MISSING-WAIT: V reads what MTE2 wrote");
+    fw_kernel_sources_add_mark (checked, FW_TARGET_ASCEND, 99, "past the end");
+    fw_project_set_kernel_sources (project, c, checked);
+    fw_inspector_show_candidate (FW_INSPECTOR (inspector), c);
+    marked = fw_inspector_get_marked_lines (FW_INSPECTOR (inspector));
+    g_assert_cmpstr (marked, ==, "2 4");
+    fw_inspector_show_candidate (FW_INSPECTOR (inspector), b);
+    g_free (marked);
+    marked = fw_inspector_get_marked_lines (FW_INSPECTOR (inspector));
+    g_assert_cmpstr (marked, ==, "");
   }
 
   /* Cleared while generating: nothing arrives afterwards. */

@@ -195,6 +195,14 @@ test_open_model (gconstpointer data)
   g_clear_pointer (&shot, g_free);
   shot = g_strconcat (name, "-refusal-overlay", NULL);
   save_shot (GTK_WIDGET (window), shot);
+  /* SuperKernel scopes: the scopes in turn in their colours, named in the legend. */
+  gtk_drop_down_set_selected (window->overlay_dropdown, FW_GRAPH_OVERLAY_SUPERKERNEL);
+  g_assert_cmpint (fw_graph_view_get_overlay (window->graph_view), ==, FW_GRAPH_OVERLAY_SUPERKERNEL);
+  g_assert_true (g_str_has_prefix (fw_graph_view_get_legend (window->graph_view)->labels[0], "SuperKernel sk_000"));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window->graph_view));
+  g_clear_pointer (&shot, g_free);
+  shot = g_strconcat (name, "-superkernel-overlay", NULL);
+  save_shot (GTK_WIDGET (window), shot);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -296,6 +304,13 @@ allowed_words (FwWindow *window)
     }
   for (guint i = 0; i < plan->candidates->len; i++)
     add_words_of (allowed, ((FwCandidate *) g_ptr_array_index (plan->candidates, i))->pattern);
+  /* SuperKernel scope names ("sk_000") are identifiers, as pattern names are. */
+  {
+    const FwSkPlan *sk = fw_project_get_superkernel_plan (project);
+
+    for (guint i = 0; sk != NULL && i < sk->scopes->len; i++)
+      add_words_of (allowed, ((FwSkScope *) g_ptr_array_index (sk->scopes, i))->name);
+  }
   for (guint i = 0; window->symbols != NULL && window->symbols[i] != NULL; i++)
     add_words_of (allowed, window->symbols[i]);
   return allowed;

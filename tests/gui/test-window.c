@@ -417,7 +417,7 @@ test_window_check_and_export (void)
   FwPlan *plan;
   FwWindow *window;
   gsize length = 0;
-  guint n_fused = 0;
+  guint n_fused = 0, n_twin = 0;
 
   g_assert_cmpint (g_mkdir_with_parents (work, 0700), ==, 0);
   g_assert_true (g_file_get_contents (source, &contents, &length, &error));
@@ -469,8 +469,17 @@ test_window_check_and_export (void)
       n_fused++;
       g_assert_cmpstr (fw_candidate_item_get_verification (item), ==, "pass");
       g_assert_nonnull (strstr (fw_project_get_check_detail (project, i), "max abs error"));
+      /* Verify ran every Ascend kernel on the twin: its verdict is beside the host's. */
+      if (strstr (fw_project_get_check_detail (project, i), "Ascend C kernel: generated") != NULL)
+        {
+          g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "pass");
+          n_twin++;
+        }
+      else
+        g_assert_cmpstr (fw_candidate_item_get_twin (item), ==, "");
     }
   g_assert_cmpuint (n_fused, >, 0);
+  g_assert_cmpuint (n_twin, >, 0);
 
   /* A cancelled export: the dialog stays, says so, and no kernel package was left half-written. */
   dialog = FW_EXPORT_DIALOG (fw_window_show_export (window));
@@ -567,6 +576,47 @@ test_window_close_while_busy (void)
           g_usleep (1000);
         }
       fw_window_test_iterate (100);
+    }
+}
+
+/* The preferences' operator registries: a model with custom ops opens with them fused; without the key they
+ * are opaque again at the next open. */
+static void
+test_window_custom_ops (void)
+{
+  g_autoptr(FwApplication) app = fw_application_new ();
+  g_autoptr(GSettings) settings = fw_settings_new ();
+  g_autoptr(FwModel) model = fw_test_custom_op_model (4, 64);
+  g_autofree char *dir = g_build_filename (tmp_dir, "custom-ops", NULL);
+  g_autofree char *path = g_build_filename (dir, "custom.onnx", NULL);
+  g_autofree char *ops = g_build_filename (dir, "ops.yaml", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const char *ops_list[] = { ops, NULL };
+  FwWindow *window;
+  FwPlan *plan;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (fw_onnx_write (model, path, FW_ONNX_WRITE_DEFAULT, &error));
+  g_assert_true (g_file_set_contents (ops, FW_TEST_CUSTOM_OPS_YAML, -1, &error));
+  g_assert_true (g_settings_set_strv (settings, "ops", ops_list));
+  fw_window_test_register (app);
+  for (guint round = 0; round < 2; round++)
+    {
+      window = fw_window_new (ADW_APPLICATION (app));
+      gtk_window_present (GTK_WINDOW (window));
+      fw_window_open (window, file);
+      fw_window_test_wait_loaded (window);
+      plan = fw_project_get_plan (fw_window_get_project (window));
+      if (round == 0)
+        {
+          g_assert_cmpuint (plan->candidates->len, ==, 1);
+          g_assert_cmpuint (((FwCandidate *) g_ptr_array_index (plan->candidates, 0))->nodes->len, ==, 3);
+        }
+      else
+        g_assert_cmpuint (plan->candidates->len, ==, 0);
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_settings_reset (settings, "ops");
     }
 }
 
@@ -914,6 +964,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/check-and-export", test_window_check_and_export);
   g_test_add_func ("/window/close-while-busy", test_window_close_while_busy);
   g_test_add_func ("/window/symbolic-dims", test_window_symbolic_dims);
+  g_test_add_func ("/window/custom-ops", test_window_custom_ops);
   g_test_add_func ("/window/list-menu", test_window_list_menu);
   g_test_add_func ("/window/compare", test_window_compare);
   g_test_add_func ("/window/fused-view", test_window_fused_view);

@@ -87,6 +87,26 @@ class WorkbenchTest(unittest.TestCase):
         self.assertEqual(wb.get_n_fusions(), 0)
 
 
+    def test_ops(self):
+        good = os.path.join(self.tmp, "ops.yaml")
+        bad = os.path.join(self.tmp, "bad.yaml")
+        with open(good, "w") as f:
+            f.write("ops:\n  - {domain: com.example, type: FastGelu, class: elementwise, inputs: 1,\n"
+                    "     host_expression: x0 * 0.5f}\n")
+        with open(bad, "w") as f:
+            f.write("ops:\n  - {domain: com.example, type: FastGelu, class: elemwise, inputs: 1}\n")
+        wb = FusionWorkbench.Workbench.new()
+        wb.add_ops(bad)
+        with self.assertRaises(GLib.Error) as e:
+            wb.open(MODEL, None)
+        self.assertIn("bad.yaml:2:50: unknown op class", e.exception.message)
+        wb = FusionWorkbench.Workbench.new()
+        wb.bind("batch", 8)
+        wb.add_ops(good)
+        wb.open(MODEL, None)
+        self.assertGreater(wb.get_n_fusions(), 0)
+
+
 class OptimizeModelTest(unittest.TestCase):
     def test_levels(self):
         off = optimize_model(MODEL, optimization_level=0, bindings=BIND)

@@ -2,7 +2,7 @@
 # Real-model checks against ONNX Runtime (meson suite 'real'; see docs/testing.md).
 #
 #   check-real-model.sh real NAME [BIND...]   NAME: resnet18 resnet50 mobilenet_v3_small vit_b_16 bert_like
-#                                             swin_t vit_b_16_dynamic bert_like_dynamic, exported by
+#                                             swin_t vit_b_16_dynamic bert_like_dynamic llama_decoder, exported by
 #                                             tests/real/export-models.py; BIND: NAME=VALUE
 #   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
 #   check-real-model.sh half NAME DTYPE       NAME converted to DTYPE (float16 or bfloat16) throughout by
@@ -498,7 +498,7 @@ check_model() {
 case $mode in
   real)
     case $name in
-      resnet18|resnet50|mobilenet_v3_small|vit_b_16|bert_like|swin_t|vit_b_16_dynamic|bert_like_dynamic) ;;
+      resnet18|resnet50|mobilenet_v3_small|vit_b_16|bert_like|swin_t|vit_b_16_dynamic|bert_like_dynamic|llama_decoder) ;;
       *) die "unknown real model '$name'" ;;
     esac
     m=$(model_path "$name")

@@ -8,6 +8,10 @@ Usage: export-models.py OUTDIR [NAME...]   (default: every model)
   swin_t                                          window attention with shape arithmetic, rolls and pads, opset 14
   vit_b_16_dynamic bert_like_dynamic              dynamic-axes variants whose shape subgraphs stay symbolic
                                                   until --bind, opset 14
+  llama_decoder                                   Llama-style decoder (tests/real/llama_like.py: 2 blocks of
+                                                  RMSNorm, rotary GQA attention 8/2 heads with a causal mask,
+                                                  SwiGLU; d_model 256, vocab 1000), int64 token ids
+                                                  [batch, seq], dynamic batch and seq, opset 17
 
 One run seeds torch once (torch.manual_seed(0)) and builds the models in the order named, so a model's
 random weights depend on the models before it in the same run: the suite (tests/real/check-real-model.sh)
@@ -23,6 +27,9 @@ import warnings
 warnings.filterwarnings("ignore")
 import torch  # noqa: E402
 import torchvision  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llama_like  # noqa: E402
 
 IMAGE = (1, 3, 224, 224)
 
@@ -48,6 +55,8 @@ MODELS = {
                                {"input": {0: "batch"}, "output": {0: "batch"}}),
     "bert_like_dynamic": lambda: (bert_like(), torch.randn(2, 128, 256), 14,
                                   {"input": {0: "batch", 1: "seq"}, "output": {0: "batch", 1: "seq"}}),
+    "llama_decoder": lambda: (llama_like.LlamaLike(), torch.randint(0, 10, (2, 32)), 17,
+                              {"input": {0: "batch", 1: "seq"}, "output": {0: "batch", 1: "seq"}}),
 }
 
 

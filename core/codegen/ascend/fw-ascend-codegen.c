@@ -29,6 +29,7 @@
 
 #include "fw-error.h"
 #include "fw-ascend-codegen-private.h"
+#include "ops/fw-custom-ops.h"
 
 struct _FwAscendKernel
 {
@@ -521,6 +522,18 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
       g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no kernel spec"),
                    candidate->index);
       return NULL;
+    }
+  for (guint i = 0; i < candidate->nodes->len; i++)
+    {
+      const FwNode *node = g_ptr_array_index (candidate->nodes, i);
+      /* A registry entry says how the op fuses, not how a vector core computes it. */
+      if (node->op != NULL && node->op->custom != NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: [FW-TG-002] custom operator %s (%s) has no Ascend C implementation"),
+                       fw_custom_op_get_name (node->op->custom), fw_custom_op_get_origin (node->op->custom));
+          return NULL;
+        }
     }
   return generate (plan, candidate, error);
 }

@@ -160,6 +160,13 @@ char        *fw_hc_elementwise_expr    (Gen           *g,
                                         gint           pass,
                                         SkVal         *out,
                                         GError       **error);
+/* fw-host-custom.c: a custom operator's expression, or NULL with the refusal. */
+char        *fw_hc_custom_expr         (Gen           *g,
+                                        GString       *s,
+                                        const FwNode  *node,
+                                        gint           pass,
+                                        SkVal         *out,
+                                        GError       **error);
 void         fw_hc_append_store        (Gen           *g,
                                         GString       *s,
                                         SkVal         *v,

@@ -585,6 +585,8 @@ fw_hc_elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal
   g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
   ExprArgs x = { g, s, node, node->op_type, pass, out, NULL, keep, NULL, NULL, FALSE, FALSE, FALSE, FALSE, NULL };
 
+  if (node->op != NULL && node->op->custom != NULL)
+    return fw_hc_custom_expr (g, s, node, pass, out, error);
   x.a = arg (g, s, node, 0, pass, keep);
   x.b = node->n_inputs > 1 ? arg (g, s, node, 1, pass, keep) : NULL;
   x.va = fw_hc_input_val (g, node, 0);

@@ -131,7 +131,8 @@ collect (Gen *g, GError **error)
       SkNode sn = { node, i, NK_ELEM, 0, 0, NULL };
       FwValue *out0 = node->n_outputs > 0 ? node->outputs[0] : NULL;
 
-      if (node->domain[0] != '\0')
+      /* Custom operators of the registry carry their own expression (fw-host-custom.c). */
+      if (node->domain[0] != '\0' && (node->op == NULL || node->op->custom == NULL))
         return fw_hc_unsupported (error, _("operator %s of another domain"), node->op_type);
       if (is_root_op (node) && node != g->root)
         return fw_hc_unsupported (error, _("%s inside an epilogue"), node->op_type);

@@ -84,6 +84,7 @@ public:
     if (Check (offset, 1, false, "GlobalTensor::GetValue", FW_AT))
       std::memcpy (&v, base_ + offset, sizeof (T));
     fwtwin::g.stats.scalar_accesses++;
+    fwtwin::g.block.scalar++;
     return v;
   }
   GlobalTensor operator[] (const uint64_t offset) const
@@ -135,6 +136,7 @@ public:
     T v = T ();
     fwtwin::Issue (fwtwin::P_S);
     fwtwin::g.stats.scalar_accesses++;
+    fwtwin::g.block.scalar++;
     if (index >= size_)
       {
         fwtwin::Diag ("FW-TWIN-UB-BOUNDS", FW_AT, "GetValue(%u) past the tensor's %u elements", index, size_);
@@ -150,6 +152,7 @@ public:
     uint64_t bytes = sizeof (T);
     fwtwin::Issue (fwtwin::P_S);
     fwtwin::g.stats.scalar_accesses++;
+    fwtwin::g.block.scalar++;
     if (index >= size_)
       {
         fwtwin::Diag ("FW-TWIN-UB-BOUNDS", FW_AT, "SetValue(%u) past the tensor's %u elements", index, size_);

@@ -18,7 +18,7 @@ void DataCopy (const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint
   if (d == nullptr || !src.Check (0, n, false, "DataCopy from GM", FW_AT))
     return;
   std::memcpy (d, src.Address (), bytes);
-  fwtwin::g.stats.mte2_bytes += bytes;
+  fwtwin::CountCopy (fwtwin::P_MTE2, bytes);
 }
 
 template <typename T>
@@ -31,7 +31,7 @@ void DataCopy (const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint
   if (s == nullptr || !dst.Check (0, n, true, "DataCopy to GM", FW_AT))
     return;
   std::memcpy (dst.Address (), s, bytes);
-  fwtwin::g.stats.mte3_bytes += bytes;
+  fwtwin::CountCopy (fwtwin::P_MTE3, bytes);
 }
 
 /* DataCopyPad.md (DataCopyExtParams / DataCopyPadExtParams<T> prototypes). */
@@ -104,7 +104,7 @@ void DataCopyPad (const LocalTensor<T> &dst, const GlobalTensor<T> &src, const D
       for (uint64_t k = lb + p.blockLen; k + sizeof (T) <= row; k += sizeof (T))
         std::memcpy (o + k, &fill, sizeof (T));
     }
-  fwtwin::g.stats.mte2_bytes += static_cast<uint64_t> (p.blockLen) * p.blockCount;
+  fwtwin::CountCopy (fwtwin::P_MTE2, static_cast<uint64_t> (p.blockLen) * p.blockCount);
 }
 
 /* UB -> GM: blockCount blocks of blockLen bytes, each starting 32-byte aligned in UB (srcStride blocks of 32
@@ -130,7 +130,7 @@ void DataCopyPad (const GlobalTensor<T> &dst, const LocalTensor<T> &src, const D
         return;
       std::memcpy (d + b * gstep, s + b * pitch, p.blockLen);
     }
-  fwtwin::g.stats.mte3_bytes += static_cast<uint64_t> (p.blockLen) * p.blockCount;
+  fwtwin::CountCopy (fwtwin::P_MTE3, static_cast<uint64_t> (p.blockLen) * p.blockCount);
 }
 
 }  // namespace AscendC

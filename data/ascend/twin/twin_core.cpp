@@ -75,6 +75,49 @@ Issue (int p)
   return ++g.clock[p];
 }
 
+void
+CountCopy (int pipe, uint64_t bytes)
+{
+  if (pipe == P_MTE2)
+    {
+      g.stats.mte2_bytes += bytes;
+      g.block.mte2_bytes += bytes;
+      g.block.mte2_copies++;
+      if (bytes > g.block.mte2_max_copy)
+        g.block.mte2_max_copy = bytes;
+    }
+  else
+    {
+      g.stats.mte3_bytes += bytes;
+      g.block.mte3_bytes += bytes;
+      g.block.mte3_copies++;
+    }
+}
+
+void
+CountVector (const char *what, unsigned dst_size, unsigned src_size, uint64_t count, uint64_t repeats)
+{
+  BlockStats &b = g.block;
+  int i = 0;
+  while (i < b.n_kinds && !(std::strcmp (b.kinds[i].name, what) == 0 && b.kinds[i].dst_size == dst_size &&
+                            b.kinds[i].src_size == src_size))
+    i++;
+  if (i == b.n_kinds)
+    {
+      /* More kinds than the table holds: the rest count as the last one (no generated kernel comes near). */
+      if (i == MAX_VECTOR_KINDS)
+        i--;
+      else
+        {
+          b.kinds[i] = VectorKind{ what, static_cast<uint8_t> (dst_size), static_cast<uint8_t> (src_size), 0, 0, 0 };
+          b.n_kinds++;
+        }
+    }
+  b.kinds[i].calls++;
+  b.kinds[i].elements += count;
+  b.kinds[i].repeats += repeats;
+}
+
 /* "非对齐场景" (non-alignment page) and each vector instruction's parameter table: UB operands start
  * 32-byte aligned. */
 bool

@@ -79,7 +79,28 @@ struct Stats
   uint64_t mte2_bytes, mte3_bytes, vector_repeats, vector_instructions, scalar_accesses;
 };
 
-enum { MAX_SLOTS = 128, MAX_QUEUES = 64, MAX_EVENT_IDS = 8, N_EVENTS = 32, MAX_GM = 64 };
+enum { MAX_SLOTS = 128, MAX_QUEUES = 64, MAX_EVENT_IDS = 8, N_EVENTS = 32, MAX_GM = 64, MAX_VECTOR_KINDS = 48 };
+
+/* The vector instructions of one kind (name and element sizes) a block issued: the unit CANN's per-API
+ * linear costs are stated in (calls and elements; docs/ascend-twin.md, time on the twin). */
+struct VectorKind
+{
+  const char *name;
+  uint8_t dst_size, src_size;
+  uint64_t calls, elements, repeats;
+};
+
+/* What one block moved and issued, for the time estimate: copies per pipe with their bytes (the largest
+ * single GM -> UB copy picks CANN's MTE2 start-up cost), the cube work of the Matmul API (multiply-adds and
+ * the A/B/bias bytes it reads from GM, a part of mte2_bytes), scalar accesses, the vector kinds. */
+struct BlockStats
+{
+  uint64_t mte2_bytes, mte2_copies, mte2_max_copy, mte3_bytes, mte3_copies;
+  uint64_t cube_macs, cube_bytes, scalar;
+  uint8_t cube_size;
+  int n_kinds;
+  VectorKind kinds[MAX_VECTOR_KINDS];
+};
 
 struct Core
 {
@@ -107,6 +128,7 @@ struct Core
   GmBuffer gm[MAX_GM];
   int n_gm;
   Stats stats;
+  BlockStats block;       /* the running block's, reset with the core */
 };
 
 extern Core g;
@@ -127,6 +149,10 @@ bool UbAccess (int slot, uint32_t gen, uint32_t addr, uint64_t *bytes, uint32_t 
                const char *what, const char *file, int line);
 /* A new instruction on pipe p. */
 uint64_t Issue (int p);
+/* A copy of bytes on MTE2 (GM -> UB) or MTE3 (UB -> GM), and a vector instruction of count elements: the
+ * totals and the running block's figures. */
+void CountCopy (int pipe, uint64_t bytes);
+void CountVector (const char *what, unsigned dst_size, unsigned src_size, uint64_t count, uint64_t repeats);
 bool CheckAligned (uint32_t addr, const char *what, const char *file, int line);
 
 /* GM: the registered buffer holding [p, p + bytes), or -1 (with a diagnostic). */

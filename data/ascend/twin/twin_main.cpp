@@ -6,7 +6,9 @@
  * Job file, one item a line:
  *   ub BYTES | cube L1 L0A L0B L0C | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 | diag PATH
  *   arg in|out BYTES PATH NAME      (kernel arguments in order; the tiling is passed last)
- * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR". */
+ * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR",
+ * then per block of the ordered run "B\tBLOCK\tMTE2 COPIES MAXCOPY MTE3 COPIES MACS CUBEBYTES CUBESIZE SCALAR" and
+ * one "V\tBLOCK\tNAME\tDSTSIZE\tSRCSIZE\tCALLS\tELEMENTS\tREPEATS" per vector kind it issued. */
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -39,6 +41,7 @@ struct Arg
 };
 
 std::vector<Arg> args;
+std::vector<BlockStats> block_stats;  /* the ordered run's, by block index */
 char diag_path[8192];
 uint64_t tiling[7];
 const unsigned char kSentinel = 0xA5;
@@ -75,6 +78,19 @@ WriteDiags ()
   std::fprintf (f, "S\t%llu %llu %llu %llu %llu\n", (unsigned long long) g.stats.mte2_bytes,
                 (unsigned long long) g.stats.mte3_bytes, (unsigned long long) g.stats.vector_repeats,
                 (unsigned long long) g.stats.vector_instructions, (unsigned long long) g.stats.scalar_accesses);
+  for (size_t i = 0; i < block_stats.size (); i++)
+    {
+      const BlockStats &b = block_stats[i];
+      std::fprintf (f, "B\t%zu\t%llu %llu %llu %llu %llu %llu %llu %u %llu\n", i, (unsigned long long) b.mte2_bytes,
+                    (unsigned long long) b.mte2_copies, (unsigned long long) b.mte2_max_copy,
+                    (unsigned long long) b.mte3_bytes, (unsigned long long) b.mte3_copies,
+                    (unsigned long long) b.cube_macs, (unsigned long long) b.cube_bytes, (unsigned) b.cube_size,
+                    (unsigned long long) b.scalar);
+      for (int k = 0; k < b.n_kinds; k++)
+        std::fprintf (f, "V\t%zu\t%s\t%u\t%u\t%llu\t%llu\t%llu\n", i, b.kinds[k].name, (unsigned) b.kinds[k].dst_size,
+                      (unsigned) b.kinds[k].src_size, (unsigned long long) b.kinds[k].calls,
+                      (unsigned long long) b.kinds[k].elements, (unsigned long long) b.kinds[k].repeats);
+    }
   std::fclose (f);
 }
 
@@ -110,6 +126,7 @@ ResetCore (int block, int blocks)
   std::memset (g.flag_set, 0, sizeof g.flag_set);
   g.block_idx = block;
   g.block_num = blocks;
+  std::memset (&g.block, 0, sizeof g.block);
 }
 
 /* What a block leaves behind: tensors never freed (npu check ErrorLeak), events set and never waited
@@ -128,14 +145,18 @@ EndBlock ()
 }
 
 void
-RunBlocks (const std::vector<int> &order, uint8_t **argv)
+RunBlocks (const std::vector<int> &order, uint8_t **argv, bool record)
 {
   int blocks = static_cast<int> (order.size ());
+  if (record)
+    block_stats.assign (order.size (), BlockStats ());
   for (int b : order)
     {
       ResetCore (b, blocks);
       fw_twin_entry (argv);
       EndBlock ();
+      if (record)
+        block_stats[static_cast<size_t> (b)] = g.block;
     }
 }
 
@@ -258,7 +279,7 @@ main (int argc, char **argv)
   for (int b = 0; b < blocks; b++)
     order.push_back (b);
   PrepareOutputs ();
-  RunBlocks (order, argp.data ());
+  RunBlocks (order, argp.data (), true);
   Stats ordered = g.stats;
   for (Arg &a : args)
     if (a.output)
@@ -293,7 +314,7 @@ main (int argc, char **argv)
       if (shuffled == order)
         std::reverse (shuffled.begin (), shuffled.end ());
       PrepareOutputs ();
-      RunBlocks (shuffled, argp.data ());
+      RunBlocks (shuffled, argp.data (), false);
       size_t k = 0;
       for (Arg &a : args)
         if (a.output)

@@ -37,10 +37,14 @@ inline bool CheckCount (int64_t count, const char *what, const char *file, int l
   return true;
 }
 
-inline void VectorStats (uint64_t bytes)
+/* One vector instruction of count elements: its repeats (256 bytes of the wider operand each) and, for the
+ * time estimate, its kind and element sizes (twin_core.h CountVector). */
+inline void VectorStats (const char *what, uint64_t count, unsigned dst_size, unsigned src_size)
 {
+  uint64_t bytes = count * (dst_size > src_size ? dst_size : src_size);
   fwtwin::g.stats.vector_instructions++;
   fwtwin::g.stats.vector_repeats += (bytes + 255) / 256;
+  fwtwin::CountVector (what, dst_size, src_size, count, (bytes + 255) / 256);
 }
 
 template <typename T, typename F>
@@ -55,7 +59,7 @@ void Unary (const LocalTensor<T> &dst, const LocalTensor<T> &src, int32_t count,
   T *d = dst.Use (count, fwtwin::P_V, true, true, what, file, line);
   if (s == nullptr || d == nullptr)
     return;
-  VectorStats (static_cast<uint64_t> (count) * sizeof (T));
+  VectorStats (what, count, sizeof (T), sizeof (T));
   for (int32_t i = 0; i < count; i++)
     d[i] = static_cast<T> (f (static_cast<C> (s[i])));
 }
@@ -73,7 +77,7 @@ void Binary (const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTens
   T *d = dst.Use (count, fwtwin::P_V, true, true, what, file, line);
   if (x == nullptr || y == nullptr || d == nullptr)
     return;
-  VectorStats (static_cast<uint64_t> (count) * sizeof (T));
+  VectorStats (what, count, sizeof (T), sizeof (T));
   for (int32_t i = 0; i < count; i++)
     d[i] = static_cast<T> (f (static_cast<C> (x[i]), static_cast<C> (y[i])));
 }
@@ -140,7 +144,7 @@ template <typename T> void Duplicate (const LocalTensor<T> &dst, const T &scalar
   T *d = dst.Use (count, fwtwin::P_V, true, true, "Duplicate", FW_AT);
   if (d == nullptr)
     return;
-  twin::VectorStats (static_cast<uint64_t> (count) * sizeof (T));
+  twin::VectorStats ("Duplicate", count, sizeof (T), sizeof (T));
   for (int32_t i = 0; i < count; i++)
     d[i] = scalarValue;
 }
@@ -170,7 +174,7 @@ bool ReduceOperands (const LocalTensor<T> &dst, const LocalTensor<T> &src, const
     tmp.Use (need, fwtwin::P_V, true, true, what, file, line);
   if (*s == nullptr || *d == nullptr)
     return false;
-  VectorStats (static_cast<uint64_t> (count) * sizeof (T));
+  VectorStats (what, count, sizeof (T), sizeof (T));
   return true;
 }
 
@@ -308,7 +312,7 @@ void CompareInto (const LocalTensor<U> &dst, const LocalTensor<T> &src0, uint32_
                                                          true, what, file, line));
   if (a == nullptr || bits == nullptr)
     return;
-  VectorStats (static_cast<uint64_t> (count) * sizeof (T));
+  VectorStats (what, count, sizeof (T), sizeof (T));
   /* One bit per element, element i in bit i % 8 of byte i / 8; 1 where src0 mode src1 holds. */
   for (uint32_t i = 0; i < count; i += 8)
     {
@@ -358,7 +362,7 @@ void SelectInto (const LocalTensor<T> &dst, const LocalTensor<U> &mask, const Lo
   T *d = dst.Use (count, fwtwin::P_V, true, true, "Select", file, line);
   if (bits == nullptr || a == nullptr || d == nullptr)
     return;
-  VectorStats (static_cast<uint64_t> (count) * sizeof (T));
+  VectorStats ("Select", count, sizeof (T), sizeof (T));
   for (uint32_t i = 0; i < count; i++)
     d[i] = ((bits[i / 8] >> (i % 8)) & 1u) ? a[i] : rhs (i);
 }
@@ -416,7 +420,7 @@ void Cast (const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode
   T *d = dst.Use (count, fwtwin::P_V, true, true, "Cast", FW_AT);
   if (s == nullptr || d == nullptr)
     return;
-  twin::VectorStats (static_cast<uint64_t> (count) * (sizeof (T) > sizeof (U) ? sizeof (T) : sizeof (U)));
+  twin::VectorStats ("Cast", count, sizeof (T), sizeof (U));
   if constexpr (std::is_integral<T>::value)
     {
       const double lo = static_cast<double> (std::numeric_limits<T>::min ());

@@ -236,10 +236,16 @@ private:
         return false;
     if (t_.isBias && !bias_.Check (n0, cols_, false, "Matmul reading the bias", file, line))
       return false;
+    uint64_t before = fwtwin::g.stats.mte2_bytes;
     if (!(a_resident && cached_a_ == bi))
       fwtwin::g.stats.mte2_bytes += static_cast<uint64_t> (rows_) * K * sizeof (TA);
     if (!(b_resident && cached_b_ == bj))
       fwtwin::g.stats.mte2_bytes += static_cast<uint64_t> (cols_) * (K * sizeof (TB) + (t_.isBias ? sizeof (TBias) : 0));
+    /* The cube core's work for the time estimate: its GM reads (part of MTE2's total) and multiply-adds. */
+    fwtwin::g.block.mte2_bytes += fwtwin::g.stats.mte2_bytes - before;
+    fwtwin::g.block.cube_bytes += fwtwin::g.stats.mte2_bytes - before;
+    fwtwin::g.block.cube_macs += static_cast<uint64_t> (rows_) * cols_ * K;
+    fwtwin::g.block.cube_size = sizeof (TA);
     cached_a_ = bi;
     cached_b_ = bj;
     acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, 0.0f);

@@ -1,0 +1,650 @@
+/* fw-superkernel-plan.c: SuperKernel scopes over the fused plan and the barriers between their kernels
+ * (fw-superkernel-plan.h, docs/superkernel.md). */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "fw-superkernel-plan.h"
+#include "fw-kernel-spec.h"
+#include "fw-plan-private.h"
+#include "fw-schedule.h"
+
+static const struct { const char *name; const char *cann; } codes[FW_SK_N_CODES] = {
+  [FW_SK_END] = { NULL, NULL },
+  [FW_SK_OPAQUE] = { "FW-SK-001", "DEFAULT_NODE" },
+  [FW_SK_DYNAMIC] = { "FW-SK-002", "TASK_GROUP_NOT_EMPTY" },
+  [FW_SK_CORES] = { "FW-SK-003", "EXCEED_DEVICE_MAX" },
+  [FW_SK_DEADLOCK] = { "FW-SK-004", "EXIST_DEADLOCK" },
+  [FW_SK_EXCLUDED] = { "FW-SK-005", "NOT_IN_SCOPE" },
+  [FW_SK_SIZE] = { "FW-SK-006", "EXCEED_SCOPE_MAX" },
+  [FW_SK_OUTSIDE] = { "FW-SK-007", "IN_UNFUSIBLE_SCOPE" },
+};
+
+const char *
+fw_sk_code_name (FwSkCode code)
+{
+  return code < FW_SK_N_CODES ? codes[code].name : NULL;
+}
+
+const char *
+fw_sk_code_cann_name (FwSkCode code)
+{
+  return code < FW_SK_N_CODES ? codes[code].cann : NULL;
+}
+
+const char *
+fw_sk_sync_name (FwSkSync sync)
+{
+  static const char *const names[] = { "none", "vector", "cube", "all" };
+  return sync <= FW_SK_SYNC_ALL ? names[sync] : "?";
+}
+
+const char *
+fw_sk_core_type_name (FwSkCoreType type)
+{
+  static const char *const names[] = { "aiv", "aic", "mix" };
+  return type <= FW_SK_MIX ? names[type] : "?";
+}
+
+void
+fw_sk_options_init (FwSkOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->mode = FW_SK_AUTO;
+}
+
+/* A name is under a name scope when it is the scope or continues it past a '/': "/encoder/layers.3" holds
+ * "/encoder/layers.3/attn/MatMul", not "/encoder/layers.30/…". */
+static gboolean
+under_scope (const char *name, const char *scope)
+{
+  gsize n = strlen (scope);
+
+  if (name == NULL || n == 0 || strncmp (name, scope, n) != 0)
+    return FALSE;
+  return name[n] == '\0' || name[n] == '/' || scope[n - 1] == '/';
+}
+
+/* ---- what one step of the schedule is ---- */
+
+typedef struct
+{
+  guint          step;
+  FwCandidate   *group;      /* or NULL */
+  FwNode        *node;       /* the single op, or the group's first node */
+  FwSkCoreType   type;
+  guint          cores;
+  /* How its blocks cover its iteration space, for the barrier decision: known only for the vector kernels
+   * we generate (flat or row tiles over one space, tiles dealt to blocks in order). */
+  gboolean       mapped;
+  gint64         total;
+  gint64         tile;
+} Step;
+
+static guint
+step_n_nodes (const Step *s)
+{
+  return s->group ? s->group->nodes->len : 1;
+}
+
+static FwNode *
+step_node (const Step *s, guint i)
+{
+  return s->group ? g_ptr_array_index (s->group->nodes, i) : s->node;
+}
+
+static void
+describe_step (FwPlan *plan, const FwScheduleStep *from, guint position, const GArray *groups, Step *out)
+{
+  const FwProfile *profile = plan->profile;
+  guint vector = MAX (profile->vector_cores, 1u), cube = MAX (profile->cube_cores, 1u);
+
+  memset (out, 0, sizeof *out);
+  out->step = position;
+  if (from->node != NULL)
+    {
+      out->node = from->node;
+      out->type = fw_node_class (from->node) == FW_OP_CLASS_OUT_FUSABLE ? FW_SK_AIC : FW_SK_AIV;
+      /* CANN's own kernel: assume it takes every core of its kind. */
+      out->cores = out->type == FW_SK_AIC ? cube : vector;
+      return;
+    }
+  out->group = g_ptr_array_index (plan->candidates, g_array_index (groups, guint, from->group));
+  out->node = g_ptr_array_index (out->group->nodes, 0);
+  if (out->group->spec != NULL && fw_kernel_spec_get_root (out->group->spec) == NULL)
+    {
+      const FwResourceEstimate *res = fw_kernel_spec_get_resource (out->group->spec);
+      gint64 tiles;
+
+      out->type = FW_SK_AIV;
+      out->total = fw_space_elements (fw_kernel_spec_get_space (out->group->spec));
+      out->tile = MAX (res->tile_elements, 1);
+      tiles = (out->total + out->tile - 1) / out->tile;
+      out->cores = (guint) MIN ((gint64) vector, MAX (tiles, 1));
+      out->mapped = out->total > 0;
+    }
+  else
+    {
+      out->type = FW_SK_MIX;
+      out->cores = cube;
+    }
+}
+
+static gboolean
+in_group (const Step *s, const FwNode *node)
+{
+  return s->group != NULL && node != NULL && g_ptr_array_find (s->group->nodes, node, NULL);
+}
+
+static gboolean
+step_runs (const Step *s)
+{
+  return s->group != NULL || fw_node_runs (s->node);
+}
+
+/* Why the step cannot join a scope (FW_SK_END when it can), with the detail the message names. */
+static FwSkCode
+join_code (const FwSkOptions *o, guint max_cores, const Step *s, const char **detail)
+{
+  for (guint i = 0; i < step_n_nodes (s); i++)
+    {
+      FwNode *node = step_node (s, i);
+
+      if (fw_node_class (node) == FW_OP_CLASS_OPAQUE)
+        return FW_SK_OPAQUE;
+      for (guint k = 0; k < node->n_inputs + node->n_outputs; k++)
+        {
+          FwValue *v = k < node->n_inputs ? node->inputs[k] : node->outputs[k - node->n_inputs];
+
+          if (v != NULL && !fw_value_is_static (v))
+            {
+              *detail = v->name;
+              return FW_SK_DYNAMIC;
+            }
+        }
+      for (guint e = 0; o->excluded && o->excluded[e]; e++)
+        if (under_scope (node->name, o->excluded[e]))
+          {
+            *detail = o->excluded[e];
+            return FW_SK_EXCLUDED;
+          }
+    }
+  if (s->cores > max_cores)
+    return FW_SK_CORES;
+  return FW_SK_END;
+}
+
+/* The user's name scope holding every node of the step, or -1. */
+static gint
+user_scope_of (const FwSkOptions *o, const Step *s)
+{
+  for (guint p = 0; o->scopes && o->scopes[p]; p++)
+    {
+      gboolean all = TRUE;
+
+      for (guint i = 0; i < step_n_nodes (s) && all; i++)
+        all = under_scope (step_node (s, i)->name, o->scopes[p]);
+      if (all)
+        return (gint) p;
+    }
+  return -1;
+}
+
+static char *
+refusal_message (FwSkCode code, const Step *s, const char *detail, guint max_cores)
+{
+  const char *name = s->node->name, *op = s->node->op_type;
+
+  switch (code)
+    {
+    case FW_SK_OPAQUE:
+      /* TRANSLATORS: node name, op type */
+      return g_strdup_printf (_("%s (%s) cannot join a SuperKernel: control flow, an unknown op or one with no "
+                                "vector or cube kernel"), name, op);
+    case FW_SK_DYNAMIC:
+      /* TRANSLATORS: node name, op type, value name */
+      return g_strdup_printf (_("%s (%s) has a shape known only at run time (%s)"), name, op, detail);
+    case FW_SK_CORES:
+      {
+        g_autofree char *cores = g_strdup_printf ("%u", s->cores), *limit = g_strdup_printf ("%u", max_cores);
+        /* TRANSLATORS: node name, op type, its blocks, the scope's cores */
+        return g_strdup_printf (_("%s (%s) launches %s blocks, more than the %s cores a scope may use"), name, op,
+                                cores, limit);
+      }
+    case FW_SK_EXCLUDED:
+      /* TRANSLATORS: node name, op type, the user's name scope */
+      return g_strdup_printf (_("%s (%s) is marked “no SuperKernel” (%s)"), name, op, detail);
+    case FW_SK_OUTSIDE:
+      return g_strdup_printf (_("%s (%s) is outside the SuperKernel scopes given"), name, op);
+    case FW_SK_DEADLOCK:
+      return g_strdup_printf (_("%s (%s) runs between the scope's kernels and reads what they wrote: it would have "
+                                "to run inside the scope"), name, op);
+    case FW_SK_SIZE:
+    case FW_SK_END:
+    case FW_SK_N_CODES:
+    default:
+      break;
+    }
+  return NULL;
+}
+
+/* ---- scopes ---- */
+
+/* Where a visited step went; scope is the serial of the scope it was added to (sk->serials maps serials to
+ * the scopes kept), G_MAXUINT when it was not added to one. */
+typedef struct
+{
+  guint scope;
+  guint kernel;
+  guint refusal;   /* index in sk->refusals, or G_MAXUINT */
+} Place;
+
+
+typedef struct
+{
+  FwPlan           *plan;
+  const FwSkOptions *options;
+  guint             max_kernels;
+  guint             max_cores;
+  FwSkPlan         *sk;
+  FwSkScope        *open;        /* the scope being filled, or NULL */
+  gint              open_user;   /* its user scope, or -1 */
+  GArray           *open_steps;  /* Step, the open scope's kernels */
+  GHashTable       *pending;     /* FwValue* → index in open_steps + 1: written since the last barrier */
+  guint             pending_types; /* 1 << FwSkCoreType of the kernels since the last barrier */
+  guint            *parts;       /* per user scope: parts made so far */
+  guint             serial;      /* of the open scope: scopes opened so far */
+  GArray           *step_places; /* Place, one per visited step */
+  GArray           *scope_users; /* gint per scope in sk->scopes: its user scope, or -1 */
+} Build;
+
+static void
+record_place (Build *b, const Step *s, guint scope, guint kernel, guint refusal)
+{
+  Place p = { scope, kernel, refusal };
+
+  g_array_append_val (b->step_places, p);
+  for (guint i = 0; i < step_n_nodes (s); i++)
+    g_hash_table_insert (b->sk->places, step_node (s, i), GUINT_TO_POINTER (b->step_places->len));
+}
+
+static void
+scope_free (gpointer data)
+{
+  FwSkScope *s = data;
+
+  g_array_unref (s->kernels);
+  g_free (s->name);
+  g_free (s->end_message);
+  g_free (s);
+}
+
+static void
+refusal_free (gpointer data)
+{
+  FwSkRefusal *r = data;
+
+  g_free (r->message);
+  g_free (r);
+}
+
+/* Whether the kernel at `reader` reads value exactly where the kernel at `writer` wrote it, block for block:
+ * both tile one space of the same size into the same tiles dealt to the same blocks, and the value is that
+ * whole space in both. */
+static gboolean
+same_blocks (const Step *writer, const Step *reader, const FwValue *value)
+{
+  const FwSpecValue *w, *r;
+
+  if (!writer->mapped || !reader->mapped || writer->total != reader->total || writer->tile != reader->tile ||
+      writer->cores != reader->cores)
+    return FALSE;
+  w = fw_kernel_spec_lookup (writer->group->spec, value);
+  r = fw_kernel_spec_lookup (reader->group->spec, value);
+  return w != NULL && r != NULL && w->role == FW_SHAPE_FULL && r->role == FW_SHAPE_FULL &&
+         fw_value_get_n_elements (value) == writer->total;
+}
+
+static FwSkSync
+sync_for (guint types)
+{
+  if (types == 1u << FW_SK_AIV)
+    return FW_SK_SYNC_VECTOR;
+  if (types == 1u << FW_SK_AIC)
+    return FW_SK_SYNC_CUBE;
+  return FW_SK_SYNC_ALL;
+}
+
+static void
+for_each_input (const Step *s, void (*fn) (FwValue *, gpointer), gpointer data)
+{
+  for (guint i = 0; i < step_n_nodes (s); i++)
+    {
+      FwNode *node = step_node (s, i);
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        if (node->inputs[k] != NULL && node->inputs[k]->constant == NULL && !in_group (s, node->inputs[k]->producer))
+          fn (node->inputs[k], data);
+    }
+}
+
+typedef struct
+{
+  Build       *b;
+  const Step  *reader;
+  const FwValue *needs;
+} SyncCheck;
+
+static void
+check_input (FwValue *v, gpointer data)
+{
+  SyncCheck *c = data;
+  guint w;
+
+  if (c->needs != NULL)
+    return;
+  w = GPOINTER_TO_UINT (g_hash_table_lookup (c->b->pending, v));
+  if (w != 0 && !same_blocks (&g_array_index (c->b->open_steps, Step, w - 1), c->reader, v))
+    c->needs = v;
+}
+
+static void
+close_scope (Build *b, FwSkCode code, FwNode *node, char *message)
+{
+  FwSkScope *s = b->open;
+
+  b->open = NULL;
+  g_hash_table_remove_all (b->pending);
+  b->pending_types = 0;
+  if (s == NULL)
+    {
+      g_free (message);
+      return;
+    }
+  s->end = code;
+  s->end_node = node;
+  s->end_message = message;
+  if (s->kernels->len < 2)
+    {
+      scope_free (s);   /* one kernel is its own launch already */
+      return;
+    }
+  g_array_index (b->sk->serials, guint, b->serial - 1) = b->sk->scopes->len;
+  for (guint i = 0; i < s->kernels->len; i++)
+    {
+      FwSkKernel *k = &g_array_index (s->kernels, FwSkKernel, i);
+      s->cores = MAX (s->cores, k->cores);
+    }
+  for (guint i = 0; i < s->kernels->len; i++)
+    s->feed_sync += g_array_index (s->kernels, FwSkKernel, i).cores < s->cores;
+  /* Apart, N kernels pay N launches and N pipeline drains; together one launch, one drain and a drain per
+   * barrier kept. */
+  s->saving_s = (s->kernels->len - 1) * b->plan->profile->launch_overhead_s +
+                s->syncs_removed * b->plan->profile->sync_overhead_s;
+  b->sk->saving_s += s->saving_s;
+  b->sk->launches_after -= s->kernels->len - 1;
+  g_ptr_array_add (b->sk->scopes, s);
+  g_array_append_val (b->scope_users, b->open_user);
+}
+
+static void
+open_scope (Build *b, gint user)
+{
+  FwSkScope *s = g_new0 (FwSkScope, 1);
+
+  s->kernels = g_array_new (FALSE, FALSE, sizeof (FwSkKernel));
+  if (user < 0)
+    s->name = g_strdup_printf ("sk_%03u", b->sk->scopes->len);
+  else if (b->parts[user]++ == 0)
+    s->name = g_strdup (b->options->scopes[user]);
+  else
+    s->name = g_strdup_printf ("%s#%u", b->options->scopes[user], b->parts[user]);
+  b->open = s;
+  b->open_user = user;
+  b->serial++;
+  {
+    guint dropped = G_MAXUINT;
+    g_array_append_val (b->sk->serials, dropped);
+  }
+  g_array_set_size (b->open_steps, 0);
+}
+
+static void
+add_output (FwValue *v, Build *b)
+{
+  g_hash_table_insert (b->pending, v, GUINT_TO_POINTER (b->open_steps->len));
+}
+
+static void
+append_kernel (Build *b, const Step *s)
+{
+  FwSkScope *scope = b->open;
+  FwSkKernel k = { s->step, s->group ? s->group->index : G_MAXUINT, s->node, s->type, s->cores,
+                   FW_SK_SYNC_NONE, NULL };
+
+  if (scope->kernels->len > 0)
+    {
+      SyncCheck check = { b, s, NULL };
+
+      for_each_input (s, check_input, &check);
+      if (check.needs != NULL)
+        {
+          k.sync = sync_for (b->pending_types | 1u << s->type);
+          k.sync_value = check.needs;
+          scope->syncs_kept++;
+          g_hash_table_remove_all (b->pending);
+          b->pending_types = 0;
+        }
+      else
+        scope->syncs_removed++;
+    }
+  g_array_append_val (scope->kernels, k);
+  g_array_append_val (b->open_steps, *s);
+  b->pending_types |= 1u << s->type;
+  for (guint i = 0; i < step_n_nodes (s); i++)
+    {
+      FwNode *node = step_node (s, i);
+
+      for (guint o = 0; o < node->n_outputs; o++)
+        if (node->outputs[o] != NULL &&
+            (s->group == NULL || s->group->spec == NULL || fw_kernel_spec_is_output (s->group->spec, node->outputs[o])))
+          add_output (node->outputs[o], b);
+    }
+}
+
+static gboolean
+reads_open_scope (Build *b, const Step *s)
+{
+  for (guint i = 0; i < step_n_nodes (s); i++)
+    {
+      FwNode *node = step_node (s, i);
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        for (guint j = 0; node->inputs[k] != NULL && j < b->open_steps->len; j++)
+          {
+            const Step *w = &g_array_index (b->open_steps, Step, j);
+            FwNode *producer = node->inputs[k]->producer;
+
+            if (producer != NULL && (w->group ? in_group (w, producer) : w->node == producer))
+              return TRUE;
+          }
+    }
+  return FALSE;
+}
+
+static void
+refuse (Build *b, const Step *s, FwSkCode code, char *message)
+{
+  FwSkRefusal *r = g_new0 (FwSkRefusal, 1);
+
+  r->step = s->step;
+  r->node = s->node;
+  r->code = code;
+  r->message = message;
+  g_ptr_array_add (b->sk->refusals, r);
+}
+
+static void
+visit (Build *b, const Step *s)
+{
+  const char *detail = NULL;
+  FwSkCode code = join_code (b->options, b->max_cores, s, &detail);
+  gint user = b->options->scopes ? user_scope_of (b->options, s) : -1;
+
+  b->sk->n_kernels++;
+  if (code == FW_SK_END && b->options->scopes && user < 0)
+    /* A kernel outside the user's scopes that reads what the open one wrote would have to run inside it. */
+    code = b->open != NULL && reads_open_scope (b, s) ? FW_SK_DEADLOCK : FW_SK_OUTSIDE;
+  if (code != FW_SK_END)
+    {
+      close_scope (b, code, s->node, refusal_message (code, s, detail, b->max_cores));
+      /* The kernels outside the user's scopes are everything else: not worth a line each. */
+      if (code != FW_SK_OUTSIDE && code != FW_SK_DEADLOCK)
+        {
+          refuse (b, s, code, refusal_message (code, s, detail, b->max_cores));
+          record_place (b, s, G_MAXUINT, 0, b->sk->refusals->len - 1);
+        }
+      else
+        record_place (b, s, G_MAXUINT, 0, G_MAXUINT);
+      return;
+    }
+  if (b->open != NULL && b->open_user != user)
+    close_scope (b, FW_SK_END, s->node, g_strdup (_("the name scope ended")));
+  if (b->open != NULL && b->open->kernels->len >= b->max_kernels)
+    {
+      g_autofree char *limit = g_strdup_printf ("%u", b->max_kernels);
+      /* TRANSLATORS: the most kernels one scope may hold */
+      close_scope (b, FW_SK_SIZE, s->node, g_strdup_printf (_("the scope reached its limit of %s kernels"), limit));
+    }
+  if (b->open == NULL)
+    open_scope (b, user);
+  record_place (b, s, b->serial - 1, b->open->kernels->len, G_MAXUINT);
+  append_kernel (b, s);
+}
+
+/* A user's scope broken off by a kernel outside it only deadlocks, or is only cut short, when more of it
+ * follows; where none does, it simply ended there. */
+static void
+settle_user_ends (Build *b)
+{
+  for (guint i = 0; i < b->sk->scopes->len; i++)
+    {
+      FwSkScope *s = g_ptr_array_index (b->sk->scopes, i);
+      gint user = g_array_index (b->scope_users, gint, i);
+      gboolean more = FALSE;
+
+      if (user < 0 || (s->end != FW_SK_DEADLOCK && s->end != FW_SK_OUTSIDE))
+        continue;
+      for (guint j = i + 1; j < b->sk->scopes->len && !more; j++)
+        more = g_array_index (b->scope_users, gint, j) == user;
+      if (more)
+        continue;
+      s->end = FW_SK_END;
+      g_free (s->end_message);
+      s->end_message = g_strdup (_("the name scope ended"));
+    }
+}
+
+FwSkPlan *
+fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
+{
+  FwSkOptions automatic;
+  g_autoptr(GArray) groups = NULL;
+  g_autoptr(GArray) schedule = NULL;
+  FwSkPlan *sk;
+  Build b = { 0 };
+
+  g_return_val_if_fail (plan != NULL, NULL);
+  if (options == NULL)
+    {
+      fw_sk_options_init (&automatic);
+      options = &automatic;
+    }
+  groups = fw_schedule_fused_candidates (plan);
+  schedule = fw_schedule_build (plan, (const guint *) groups->data, groups->len, error);
+  if (schedule == NULL)
+    return NULL;
+  sk = g_new0 (FwSkPlan, 1);
+  sk->options = *options;
+  sk->options.scopes = g_strdupv (options->scopes);
+  sk->options.excluded = g_strdupv (options->excluded);
+  sk->scopes = g_ptr_array_new_with_free_func (scope_free);
+  sk->refusals = g_ptr_array_new_with_free_func (refusal_free);
+  sk->places = g_hash_table_new (NULL, NULL);
+  sk->serials = g_array_new (FALSE, FALSE, sizeof (guint));
+  sk->launches_after = plan->after.launches;
+  if (options->mode == FW_SK_OFF)
+    return sk;
+  b.plan = plan;
+  b.options = &sk->options;
+  b.max_kernels = options->max_kernels ? options->max_kernels : FW_SK_DEFAULT_MAX_KERNELS;
+  b.max_cores = options->max_cores ? options->max_cores
+                                   : MAX (MAX (plan->profile->vector_cores, plan->profile->cube_cores), 1u);
+  b.sk = sk;
+  b.open_user = -1;
+  b.open_steps = g_array_new (FALSE, FALSE, sizeof (Step));
+  b.pending = g_hash_table_new (NULL, NULL);
+  b.parts = g_new0 (guint, options->scopes ? g_strv_length (options->scopes) : 0);
+  b.scope_users = g_array_new (FALSE, FALSE, sizeof (gint));
+  b.step_places = g_array_new (FALSE, FALSE, sizeof (Place));
+  for (guint i = 0; i < schedule->len; i++)
+    {
+      Step s;
+
+      describe_step (plan, &g_array_index (schedule, FwScheduleStep, i), i, groups, &s);
+      if (step_runs (&s))
+        visit (&b, &s);
+    }
+  close_scope (&b, FW_SK_END, NULL, g_strdup (options->scopes ? _("the name scope ended") : _("the model ended")));
+  settle_user_ends (&b);
+  /* Places refer to steps; keep them as the plan's answer per node. */
+  sk->step_places = b.step_places;
+  g_array_unref (b.scope_users);
+  g_array_unref (b.open_steps);
+  g_hash_table_unref (b.pending);
+  g_free (b.parts);
+  return sk;
+}
+
+void
+fw_sk_plan_free (FwSkPlan *sk)
+{
+  if (sk == NULL)
+    return;
+  g_strfreev (sk->options.scopes);
+  g_strfreev (sk->options.excluded);
+  g_ptr_array_unref (sk->scopes);
+  g_ptr_array_unref (sk->refusals);
+  g_hash_table_unref (sk->places);
+  g_array_unref (sk->serials);
+  if (sk->step_places != NULL)
+    g_array_unref (sk->step_places);
+  g_free (sk);
+}
+
+FwSkPlace
+fw_sk_plan_locate (const FwSkPlan *sk, const FwNode *node, guint *scope, guint *kernel, guint *refusal)
+{
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (sk->places, node));
+  const Place *p;
+  guint kept;
+
+  if (at == 0)
+    return FW_SK_PLACE_NONE;
+  p = &g_array_index (sk->step_places, Place, at - 1);
+  if (p->refusal != G_MAXUINT)
+    {
+      if (refusal)
+        *refusal = p->refusal;
+      return FW_SK_PLACE_REFUSED;
+    }
+  kept = p->scope != G_MAXUINT ? g_array_index (sk->serials, guint, p->scope) : G_MAXUINT;
+  if (kept == G_MAXUINT)
+    return FW_SK_PLACE_ALONE;
+  if (scope)
+    *scope = kept;
+  if (kernel)
+    *kernel = p->kernel;
+  return FW_SK_PLACE_SCOPE;
+}

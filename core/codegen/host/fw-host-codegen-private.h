@@ -58,6 +58,7 @@ typedef struct
   gint64    strides[FW_MAX_RANK];  /* element strides over the space's axes */
   gint64    cstr[FW_MAX_RANK];     /* over the merged axes: lead ones first, then inner ones */
   gint      loaded_pass; /* the pass whose body loaded it, -1 */
+  gint      panel;       /* a half input widened once into hp[panel] (its dtype then float32), -1 */
   gboolean  row_loaded;
   gboolean  need_ptr;
   gboolean  need_scr;
@@ -183,6 +184,8 @@ const char  *fw_hc_root_operand        (Gen           *g,
                                         SkVal         *v,
                                         char          *buf,
                                         gsize          len);
+/* Half inputs every row reads alike (weights, biases, norm scales) widened once before the region. */
+void         fw_hc_widen_row_invariant (Gen           *g);
 
 /* fw-host-region.c */
 gboolean     fw_hc_emit_region         (Gen           *g,

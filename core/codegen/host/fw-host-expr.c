@@ -133,6 +133,8 @@ fw_hc_ptr_base (SkVal *v, char *buf, gsize len)
     g_snprintf (buf, len, "c%d", v->imm_index);
   else if (v->out_index >= 0)
     g_snprintf (buf, len, "out%d", v->out_index);
+  else if (v->panel >= 0)
+    g_snprintf (buf, len, "hp[%d]", v->panel);
   else
     g_snprintf (buf, len, "in%d", v->in_index);
   return buf;

@@ -115,6 +115,26 @@ fw_hc_append_half_helpers (GString *src)
   g_string_append (src, half_rows);
 }
 
+void
+fw_hc_widen_row_invariant (Gen *g)
+{
+  for (guint i = 0; i < g->vals->len; i++)
+    {
+      SkVal *v = g_ptr_array_index (g->vals, i);
+      char buf[32];
+      gboolean invariant = v->kind == SV_EXTERNAL && fw_hc_is_half (v->dtype) && fw_hc_val_in_space (v) && v->panel < 0;
+
+      for (gint k = 0; invariant && k < g->n_lead; k++)
+        invariant = LEAD_STRIDE (v, k) == 0;
+      if (!invariant)
+        continue;
+      /* Converted per row it would cost as much as the row itself (a LayerNorm's scale and bias). */
+      v->panel = g->n_panels;
+      fw_hc_root_operand (g, v, buf, sizeof buf);
+      v->dtype = FW_DTYPE_FLOAT;
+    }
+}
+
 /* A compute root's operand as the float32 the sgemm or the direct loop reads: the input itself, or for a
  * half input a panel converted from it before the product (freed at the entry's end). */
 const char *

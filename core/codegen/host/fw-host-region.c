@@ -397,6 +397,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
   GString *s = g->body;
   gint64 elements = g->n_rows * g->row_len, ops = 0;
 
+  fw_hc_widen_row_invariant (g);
   /* Right after sgemm, OpenBLAS's threads still spin on the cores waiting for more work, and an OpenMP
      team started then shares a core with them: ViT's MLP GELU epilogue took 10 ms on two threads against
      well under 1 ms on one. So an epilogue that is cheap beside its product (a few operations per element

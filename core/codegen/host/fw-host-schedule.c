@@ -26,6 +26,7 @@ val_new (Gen *g, FwValue *value, SvKind kind)
   v->imm_index = -1;
   v->loaded_pass = -1;
   v->scratch_slot = -1;
+  v->panel = -1;
   g_ptr_array_add (g->vals, v);
   if (value)
     g_hash_table_insert (g->by_value, value, v);

@@ -288,7 +288,7 @@ keep_compile_debug (const FwCannDebug *debug, FwPlan *plan, FwCheck *check, GErr
 /* Kernels for the asked targets, then verification and measurement: the window's Compile and Verify. */
 static FwCheck *
 check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gboolean ascend,
-           const FwTolerance *tolerance, GError **error)
+           const FwTolerance *tolerance, FwVerifyPolicy policy, GError **error)
 {
   FwCheckOptions check_options;
   g_autoptr(FwCheck) check = NULL;
@@ -304,6 +304,7 @@ check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gbo
   check_options.seed = (guint64) options->seed;
   check_options.has_tolerance = options->tolerance != NULL;
   check_options.tolerance = *tolerance;
+  check_options.verify_policy = policy;
   check_options.n_threads = (guint) options->threads;
   check_options.repeats = (guint) options->repeats;
   check_options.cache_dir = options->kernel_cache;
@@ -508,6 +509,7 @@ fw_batch_run (const FwBatchOptions *options)
   FailOn fail_on;
   gboolean want_host = FALSE, want_ascend = FALSE;
   FwTolerance tolerance = { 0 };
+  FwVerifyPolicy policy = FW_VERIFY_POLICY_AUTO;
   g_autoptr(GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProject) project = NULL;
@@ -528,7 +530,8 @@ fw_batch_run (const FwBatchOptions *options)
       !parse_fail_on (options->fail_on, &fail_on, &error) ||
       !parse_targets (options->targets, &want_host, &want_ascend, &error) ||
       !superkernel_options_for (options, &sk_options, &want_sk, &error) ||
-      (options->tolerance != NULL && !fw_tolerance_parse (options->tolerance, &tolerance, &error)))
+      (options->tolerance != NULL && !fw_tolerance_parse (options->tolerance, &tolerance, &error)) ||
+      (options->verify_policy != NULL && !fw_verify_policy_parse (options->verify_policy, &policy, &error)))
     goto fail;
   if (fail_on.mismatch && !options->verify)
     {
@@ -564,7 +567,7 @@ fw_batch_run (const FwBatchOptions *options)
   if (want_sk && !(sk = fw_sk_plan_build (plan, &sk_options, &error)))
     goto fail;
   if ((want_host || want_ascend) &&
-      !(check = check_all (options, project, want_host, want_ascend, &tolerance, &error)))
+      !(check = check_all (options, project, want_host, want_ascend, &tolerance, policy, &error)))
     goto fail;
   if (cann_debug.compile_debug && !keep_compile_debug (&cann_debug, plan, check, &error))
     goto fail;

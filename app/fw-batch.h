@@ -36,6 +36,7 @@ typedef struct
   gboolean     measure;       /* time kernels and the whole model (implies the host target) */
   const char  *export_dir;    /* fused model, whitelist and kernel package go here, or NULL */
   const char  *tolerance;     /* "rel=…,abs=…" overriding the dtype defaults, or NULL */
+  const char  *verify_policy; /* "strict" or "golden", or NULL: golden for half-precision models */
   gint64       seed;          /* inputs for --verify and --measure */
   gint         repeats;       /* --measure samples, 0: 5 */
   gint         threads;       /* 0: all cores */

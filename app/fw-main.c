@@ -56,6 +56,7 @@ run_command_line (int argc, char **argv)
   gboolean verify = FALSE, measure = FALSE;
   g_autofree char *export_dir = NULL;
   g_autofree char *tolerance = NULL;
+  g_autofree char *verify_policy = NULL;
   g_autofree char *kernel_cache = NULL;
   g_autofree char *render = NULL;
   g_autofree char *roofline = NULL;
@@ -87,6 +88,7 @@ run_command_line (int argc, char **argv)
     { "measure", 0, 0, G_OPTION_ARG_NONE, &measure, N_("Time each SuperKernel against the operators it replaces and the whole model fused against unfused (uses the host target)"), NULL },
     { "export", 0, 0, G_OPTION_ARG_FILENAME, &export_dir, N_("Write the fused ONNX model, the whitelist and the kernel package (manifest.json) into DIR"), N_("DIR") },
     { "tolerance", 0, 0, G_OPTION_ARG_STRING, &tolerance, N_("Verification tolerance for every float output, e.g. rel=1e-4,abs=1e-5 (default: by dtype)"), N_("SPEC") },
+    { "verify-policy", 0, 0, G_OPTION_ARG_STRING, &verify_policy, N_("Which side verification holds right: strict (fused within tolerance of the reference) or golden (fused no farther than the reference from a widened golden run; the default for float16 and bfloat16 models)"), N_("POLICY") },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of the inputs --verify and --measure run on (default 1)"), N_("N") },
     { "repeats", 0, 0, G_OPTION_ARG_INT, &repeats, N_("Timed samples per figure for --measure, medians reported (default 5)"), N_("N") },
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Threads for running kernels (default: all cores)"), N_("N") },
@@ -184,6 +186,7 @@ run_command_line (int argc, char **argv)
       .measure = measure,
       .export_dir = export_dir,
       .tolerance = tolerance,
+      .verify_policy = verify_policy,
       .seed = seed,
       .repeats = repeats,
       .threads = threads,

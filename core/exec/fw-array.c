@@ -350,6 +350,7 @@ fw_array_set_double (FwArray *array, gint64 index, gdouble value)
     case FW_DTYPE_FLOAT: ((float *) p)[index] = (float) value; return;
     case FW_DTYPE_DOUBLE: ((double *) p)[index] = value; return;
     case FW_DTYPE_FLOAT16: ((guint16 *) p)[index] = fw_float_to_half ((float) value); return;
+    case FW_DTYPE_BFLOAT16: ((guint16 *) p)[index] = fw_float_to_bfloat16 ((float) value); return;
     case FW_DTYPE_BOOL: p[index] = value != 0.0; return;
     default:
       break;

@@ -21,6 +21,7 @@ struct _FwExecContext
   guint          n_threads;
   GCancellable  *cancellable;
   FwExecFrame   *frame;     /* innermost frame being run */
+  FwDType        golden;    /* FW_DTYPE_UNDEFINED, or the golden mode's widest type (fw-golden.c) */
 };
 
 /* The array for value in frame: computed, constant (borrowed) or captured from an enclosing frame. A new
@@ -32,7 +33,15 @@ FwArray  *fw_exec_frame_lookup (FwExecFrame   *frame,
  * a kernel or in inference, reported as FW_ERROR_INTERNAL naming the node. */
 gboolean  fw_exec_check_outputs (const FwNode  *node,
                                  FwArray      **outputs,
+                                 FwDType        golden,
                                  GError       **error);
+/* fw-golden.c: node's kernel run on its inputs widened to the golden types, outputs widened after. */
+gboolean  fw_exec_run_node_golden (FwExecContext *ctx,
+                                   const FwNode  *node,
+                                   FwKernelFunc   run,
+                                   FwArray *const *inputs,
+                                   FwArray      **outputs,
+                                   GError       **error);
 /* A kernel's boundary inputs from values (FwValue* → FwArray*, as a run with keep filled it); constants
  * are borrowed from the model. */
 gboolean  fw_verify_gather_inputs (const FwGroupKernel *kernel,

@@ -17,6 +17,14 @@ G_BEGIN_DECLS
 FwExecContext *fw_exec_context_new      (guint            n_threads,
                                          GCancellable    *cancellable);
 void           fw_exec_context_free     (FwExecContext   *ctx);
+/* Golden mode (FW_DTYPE_FLOAT: float16 and bfloat16 computed as float32; FW_DTYPE_DOUBLE: every float type
+ * as float64; FW_DTYPE_UNDEFINED: off, the default): every run in ctx computes the graph with its floating
+ * values widened, and its arrays of those values come out widened. */
+void           fw_exec_context_set_golden (FwExecContext *ctx,
+                                         FwDType          golden);
+/* The type a value of dtype has in golden mode golden. */
+FwDType        fw_exec_golden_dtype     (FwDType          golden,
+                                         FwDType          dtype);
 
 /* One array per graph input that is not an initializer, in order, filled from seed: floats uniform in
  * [-1, 1), integers in [0, 8) (so they index small dims safely), bool 0/1. Every dim must be static. */

@@ -100,6 +100,37 @@ void            fw_compare_arrays      (const FwArray   *reference,
                                         const FwTolerance *tol,
                                         FwCompare       *out);
 
+/* Which side verification holds right (docs/design.md §6.3). STRICT: the fused result within the dtype's
+ * tolerance of the reference interpreter. GOLDEN: both the reference (unfused) and the fused result are
+ * compared with a golden run, the same graph with every float tensor widened (float16 and bfloat16 to
+ * float32; a model without half values to float64); the fused one passes when it is within the dtype's
+ * tolerance of the golden or no farther from it than the unfused one, with FW_GOLDEN_SLACK. AUTO: golden
+ * for a model with float16 or bfloat16 values, strict otherwise. */
+typedef enum {
+  FW_VERIFY_POLICY_AUTO,
+  FW_VERIFY_POLICY_STRICT,
+  FW_VERIFY_POLICY_GOLDEN,
+} FwVerifyPolicy;
+
+/* Under golden, the fused max abs error against the golden may exceed the unfused one by this fraction. */
+#define FW_GOLDEN_SLACK 0.25
+
+/* "strict" or "golden" (FW_ERROR_USAGE otherwise). */
+gboolean        fw_verify_policy_parse (const char      *text,
+                                        FwVerifyPolicy  *out,
+                                        GError         **error);
+const char     *fw_verify_policy_name  (FwVerifyPolicy   policy);
+
+/* One result against the golden run (worst over a group's outputs). */
+typedef struct
+{
+  gdouble   max_abs;
+  gdouble   max_rel;       /* |d| / max(|golden|, tolerance abs) */
+  gdouble   cosine;        /* of the result and the golden as vectors; 1 when both are zero */
+  gint64    n_failed;      /* elements outside the dtype's tolerance of the golden */
+  gboolean  nan_mismatch;
+} FwGoldenError;
+
 typedef struct
 {
   guint64       seed;          /* inputs from fw_exec_make_inputs */
@@ -113,6 +144,7 @@ typedef struct
   GPtrArray    *also_keep;
   void        (*on_reference) (GHashTable *values, gpointer data);
   gpointer      on_reference_data;
+  FwVerifyPolicy policy;
 } FwVerifyOptions;
 
 typedef struct
@@ -124,14 +156,21 @@ typedef struct
   FwCompare  in_model;       /* the fused run's boundary outputs against the reference's: errors carried
                                 in from upstream groups included */
   FwTolerance tolerance;
-  gboolean   pass;           /* isolated.pass */
+  /* Golden policy: the group's nodes widened (fw-golden.c) on the same boundary inputs; the reference's
+     boundary outputs (unfused) and the kernel's (fused) against them. */
+  FwGoldenError unfused_golden;
+  FwGoldenError fused_golden;
+  gboolean   pass;           /* strict: isolated.pass; golden: the golden rule on each output */
 } FwGroupCheck;
 
 typedef struct
 {
   char      *name;
-  FwCompare  compare;
+  FwCompare  compare;        /* fused against the reference */
   FwTolerance tolerance;
+  FwGoldenError unfused_golden;  /* golden policy: the whole model widened */
+  FwGoldenError fused_golden;
+  gboolean   pass;           /* strict: compare.pass; golden: the golden rule */
 } FwOutputCheck;
 
 typedef struct
@@ -142,6 +181,8 @@ typedef struct
                              generated or not compiled): they ran on reference kernels */
   gboolean   pass;        /* every group and output passed, and every fused group was verified */
   guint64    seed;
+  FwVerifyPolicy policy;  /* as applied: strict or golden */
+  FwDType    golden;      /* golden: the widest type of the golden run (float32 or float64) */
 } FwVerifyResult;
 
 FwVerifyResult *fw_verify_run          (FwPlan          *plan,

@@ -126,7 +126,7 @@ fw_exec_frame_lookup (FwExecFrame *frame, const FwValue *value, GError **error)
 }
 
 gboolean
-fw_exec_check_outputs (const FwNode *node, FwArray **outputs, GError **error)
+fw_exec_check_outputs (const FwNode *node, FwArray **outputs, FwDType golden, GError **error)
 {
   for (guint i = 0; i < node->n_outputs; i++)
     {
@@ -142,7 +142,7 @@ fw_exec_check_outputs (const FwNode *node, FwArray **outputs, GError **error)
                        node->name, node->op_type, i);
           return FALSE;
         }
-      if (v->dtype != FW_DTYPE_UNDEFINED && v->dtype != a->dtype)
+      if (v->dtype != FW_DTYPE_UNDEFINED && fw_exec_golden_dtype (golden, v->dtype) != a->dtype)
         same = FALSE;
       if (v->rank != FW_RANK_UNKNOWN && fw_value_is_static (v))
         {
@@ -182,13 +182,14 @@ fw_exec_run_node (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs
       return FALSE;
     }
   memset (outputs, 0, node->n_outputs * sizeof (FwArray *));
-  if (!run (ctx, node, inputs, node->n_inputs, outputs, node->n_outputs, error))
+  if (ctx->golden != FW_DTYPE_UNDEFINED ? !fw_exec_run_node_golden (ctx, node, run, inputs, outputs, error)
+                                        : !run (ctx, node, inputs, node->n_inputs, outputs, node->n_outputs, error))
     {
       for (guint i = 0; i < node->n_outputs; i++)
         g_clear_pointer (&outputs[i], fw_array_unref);
       return FALSE;
     }
-  if (!fw_exec_check_outputs (node, outputs, error))
+  if (!fw_exec_check_outputs (node, outputs, ctx->golden, error))
     {
       for (guint i = 0; i < node->n_outputs; i++)
         g_clear_pointer (&outputs[i], fw_array_unref);

@@ -15,18 +15,6 @@
 
 /* ---- 16-bit floats ---- */
 
-static inline guint16
-float_to_bfloat16 (float f)
-{
-  guint32 u;
-
-  memcpy (&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (guint16) ((u >> 16) | 0x40);   /* keep NaN a quiet NaN after truncation */
-  u += 0x7fffu + ((u >> 16) & 1u);         /* round to nearest even */
-  return (guint16) (u >> 16);
-}
-
 void
 fw_ew_half_load (float *dst, const guint16 *src, gint64 n, FwDType kind)
 {
@@ -46,7 +34,7 @@ fw_ew_half_store (guint16 *dst, const float *src, gint64 n, FwDType kind)
       dst[i] = fw_float_to_half (src[i]);
   else
     for (gint64 i = 0; i < n; i++)
-      dst[i] = float_to_bfloat16 (src[i]);
+      dst[i] = fw_float_to_bfloat16 (src[i]);
 }
 
 static void

@@ -121,6 +121,116 @@ fw_compare_arrays (const FwArray *reference, const FwArray *fused, const FwToler
   out->pass = out->n_failed == 0;
 }
 
+gboolean
+fw_verify_policy_parse (const char *text, FwVerifyPolicy *out, GError **error)
+{
+  if (g_strcmp0 (text, "strict") == 0)
+    *out = FW_VERIFY_POLICY_STRICT;
+  else if (g_strcmp0 (text, "golden") == 0)
+    *out = FW_VERIFY_POLICY_GOLDEN;
+  else
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("--verify-policy “%s”: expected strict or golden"), text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+const char *
+fw_verify_policy_name (FwVerifyPolicy policy)
+{
+  return policy == FW_VERIFY_POLICY_GOLDEN ? "golden" : policy == FW_VERIFY_POLICY_STRICT ? "strict" : "auto";
+}
+
+/* x against the golden g (any float types, the same shape), tol deciding n_failed. */
+static void
+golden_error (const FwArray *g, const FwArray *x, const FwTolerance *tol, FwGoldenError *out)
+{
+  gdouble dot = 0, gg = 0, xx = 0;
+
+  memset (out, 0, sizeof *out);
+  out->cosine = 1.0;
+  if (!fw_array_same_shape (g, x))
+    {
+      out->max_abs = out->max_rel = INFINITY;
+      out->n_failed = g->n_elements;
+      out->cosine = 0.0;
+      return;
+    }
+  for (gint64 i = 0; i < g->n_elements; i++)
+    {
+      gdouble r = fw_array_get_double (g, i), f = fw_array_get_double (x, i), d;
+
+      if (isnan (r) || isnan (f))
+        {
+          if (isnan (r) != isnan (f))
+            {
+              out->nan_mismatch = TRUE;
+              out->n_failed++;
+            }
+          continue;
+        }
+      if (isinf (r) || isinf (f))
+        {
+          if (r != f)
+            {
+              out->n_failed++;
+              out->max_abs = out->max_rel = INFINITY;
+            }
+          continue;
+        }
+      d = fabs (f - r);
+      out->max_abs = MAX (out->max_abs, d);
+      out->max_rel = MAX (out->max_rel, d / MAX (fabs (r), MAX (tol->abs, 1e-30)));
+      if (d > tol->abs + tol->rel * fabs (r))
+        out->n_failed++;
+      dot += r * f;
+      gg += r * r;
+      xx += f * f;
+    }
+  if (gg > 0 || xx > 0)
+    out->cosine = gg > 0 && xx > 0 ? dot / (sqrt (gg) * sqrt (xx)) : 0.0;
+}
+
+static void
+merge_golden (FwGoldenError *into, const FwGoldenError *e, gboolean first)
+{
+  if (first)
+    {
+      *into = *e;
+      return;
+    }
+  into->max_abs = MAX (into->max_abs, e->max_abs);
+  into->max_rel = MAX (into->max_rel, e->max_rel);
+  into->cosine = MIN (into->cosine, e->cosine);
+  into->n_failed += e->n_failed;
+  into->nan_mismatch |= e->nan_mismatch;
+}
+
+/* The golden rule: the fused result within tolerance of the golden, or no farther from it than the unfused
+ * one (max abs error, with FW_GOLDEN_SLACK) and NaN only where the unfused result has it too. */
+static gboolean
+golden_pass (const FwGoldenError *unfused, const FwGoldenError *fused)
+{
+  if (fused->n_failed == 0)
+    return TRUE;
+  if (fused->nan_mismatch && !unfused->nan_mismatch)
+    return FALSE;
+  return fused->max_abs <= unfused->max_abs * (1.0 + FW_GOLDEN_SLACK);
+}
+
+static gboolean
+model_has_half (FwGraph *graph)
+{
+  for (guint i = 0; i < graph->values->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (graph->values, i);
+      if (v->dtype == FW_DTYPE_FLOAT16 || v->dtype == FW_DTYPE_BFLOAT16)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 merge_compare (FwCompare *into, const FwCompare *c, gboolean first)
 {
@@ -204,6 +314,7 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
 {
   FwGraph *graph = fw_model_get_graph (plan->model);
   g_autoptr(FwExecContext) ctx = fw_exec_context_new (options->n_threads, options->cancellable);
+  g_autoptr(FwExecContext) golden_ctx = fw_exec_context_new (options->n_threads, options->cancellable);
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(GHashTable) ref_keep = boundary_table (kernels, TRUE);
   g_autoptr(GHashTable) fused_keep = boundary_table (kernels, FALSE);
@@ -212,9 +323,17 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   guint n_out = graph->outputs->len;
   g_autofree FwArray **ref_out = g_new0 (FwArray *, n_out + 1);
   g_autofree FwArray **fused_out = g_new0 (FwArray *, n_out + 1);
+  g_autofree FwArray **golden_out = g_new0 (FwArray *, n_out + 1);
   gboolean ok = FALSE;
 
   result->seed = options->seed;
+  result->policy = options->policy;
+  if (result->policy == FW_VERIFY_POLICY_AUTO)
+    result->policy = model_has_half (graph) ? FW_VERIFY_POLICY_GOLDEN : FW_VERIFY_POLICY_STRICT;
+  /* A float32 model asked for golden gets a float64 golden run. */
+  result->golden = result->policy != FW_VERIFY_POLICY_GOLDEN ? FW_DTYPE_UNDEFINED
+                   : model_has_half (graph) ? FW_DTYPE_FLOAT : FW_DTYPE_DOUBLE;
+  fw_exec_context_set_golden (golden_ctx, result->golden);
   result->groups = g_array_new (FALSE, TRUE, sizeof (FwGroupCheck));
   result->outputs = g_array_new (FALSE, TRUE, sizeof (FwOutputCheck));
   result->pass = TRUE;
@@ -258,12 +377,21 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       g_prefix_error (error, _("fused run: "));
       goto out;
     }
+  if (result->golden != FW_DTYPE_UNDEFINED &&
+      !fw_exec_run_reference (golden_ctx, graph, (FwArray *const *) inputs->pdata, inputs->len, golden_out, NULL,
+                              error))
+    {
+      g_prefix_error (error, _("golden run: "));
+      goto out;
+    }
   for (guint k = 0; kernels && k < kernels->len; k++)
     {
       const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
       FwGroupCheck check = { 0 };
       g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
       g_autofree FwArray **out = g_new0 (FwArray *, kernel->n_outputs + 1);
+      g_autofree FwArray **gold = g_new0 (FwArray *, kernel->n_outputs + 1);
+      gboolean golden_ok = TRUE;
 
       check.candidate = kernel->candidate;
       check.has_kernel = TRUE;
@@ -275,6 +403,19 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
             g_clear_pointer (&in[i], fw_array_unref);
           g_prefix_error (error, _("candidate %u: "), kernel->candidate);
           goto out;
+        }
+      if (result->golden != FW_DTYPE_UNDEFINED)
+        {
+          FwCandidate *cand = g_ptr_array_index (plan->candidates, kernel->candidate);
+          if (!fw_group_run_reference (golden_ctx, kernel, cand->nodes, in, gold, error))
+            {
+              for (guint i = 0; i < kernel->n_inputs; i++)
+                g_clear_pointer (&in[i], fw_array_unref);
+              for (guint i = 0; i < kernel->n_outputs; i++)
+                g_clear_pointer (&out[i], fw_array_unref);
+              g_prefix_error (error, _("candidate %u, golden run: "), kernel->candidate);
+              goto out;
+            }
         }
       for (guint o = 0; o < kernel->n_outputs; o++)
         {
@@ -290,19 +431,34 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
               for (guint i = 0; i < kernel->n_inputs; i++)
                 g_clear_pointer (&in[i], fw_array_unref);
               for (guint i = 0; i < kernel->n_outputs; i++)
-                g_clear_pointer (&out[i], fw_array_unref);
+                {
+                  g_clear_pointer (&out[i], fw_array_unref);
+                  g_clear_pointer (&gold[i], fw_array_unref);
+                }
               goto out;
             }
           fw_compare_arrays (ref, out[o], &tol, &c);
           merge_compare (&check.isolated, &c, o == 0);
           fw_compare_arrays (ref, fused, &tol, &c);
           merge_compare (&check.in_model, &c, o == 0);
+          if (gold[o] != NULL)
+            {
+              FwGoldenError ue, fe;
+              golden_error (gold[o], ref, &tol, &ue);
+              golden_error (gold[o], out[o], &tol, &fe);
+              merge_golden (&check.unfused_golden, &ue, o == 0);
+              merge_golden (&check.fused_golden, &fe, o == 0);
+              golden_ok = golden_ok && golden_pass (&ue, &fe);
+            }
         }
       for (guint i = 0; i < kernel->n_inputs; i++)
         g_clear_pointer (&in[i], fw_array_unref);
       for (guint i = 0; i < kernel->n_outputs; i++)
-        g_clear_pointer (&out[i], fw_array_unref);
-      check.pass = check.isolated.pass;
+        {
+          g_clear_pointer (&out[i], fw_array_unref);
+          g_clear_pointer (&gold[i], fw_array_unref);
+        }
+      check.pass = result->golden != FW_DTYPE_UNDEFINED ? golden_ok : check.isolated.pass;
       result->pass = result->pass && check.pass;
       g_array_append_val (result->groups, check);
     }
@@ -314,7 +470,14 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       check.name = g_strdup (v->name);
       check.tolerance = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (ref_out[o]->dtype);
       fw_compare_arrays (ref_out[o], fused_out[o], &check.tolerance, &check.compare);
-      result->pass = result->pass && check.compare.pass;
+      check.pass = check.compare.pass;
+      if (golden_out[o] != NULL)
+        {
+          golden_error (golden_out[o], ref_out[o], &check.tolerance, &check.unfused_golden);
+          golden_error (golden_out[o], fused_out[o], &check.tolerance, &check.fused_golden);
+          check.pass = golden_pass (&check.unfused_golden, &check.fused_golden);
+        }
+      result->pass = result->pass && check.pass;
       g_array_append_val (result->outputs, check);
     }
   ok = TRUE;
@@ -324,6 +487,7 @@ out:
     {
       g_clear_pointer (&ref_out[o], fw_array_unref);
       g_clear_pointer (&fused_out[o], fw_array_unref);
+      g_clear_pointer (&golden_out[o], fw_array_unref);
     }
   return ok ? g_steal_pointer (&result) : NULL;
 }

@@ -239,6 +239,18 @@ fw_bfloat16_to_float (guint16 b)
   return f;
 }
 
+guint16
+fw_float_to_bfloat16 (float f)
+{
+  guint32 u;
+
+  memcpy (&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (guint16) ((u >> 16) | 0x40);   /* NaN stays a quiet NaN after truncation */
+  u += 0x7fffu + ((u >> 16) & 1u);         /* round to nearest even */
+  return (guint16) (u >> 16);
+}
+
 gboolean
 fw_tensor_get_double (const FwTensor *tensor, gint64 index, double *out)
 {

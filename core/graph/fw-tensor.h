@@ -72,6 +72,8 @@ gboolean      fw_dims_product           (guint          rank,
 float         fw_half_to_float          (guint16        h);
 guint16       fw_float_to_half          (float          f);
 float         fw_bfloat16_to_float      (guint16        b);
+/* Round to nearest even; NaN stays NaN. */
+guint16       fw_float_to_bfloat16      (float          f);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwTensor, fw_tensor_unref)
 

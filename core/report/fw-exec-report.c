@@ -22,9 +22,9 @@ begin_candidate (JsonBuilder *b, const FwPlan *plan, guint candidate)
 }
 
 static void
-add_compare (JsonBuilder *b, const FwCompare *c, const FwTolerance *tol)
+add_compare (JsonBuilder *b, const FwCompare *c, const FwTolerance *tol, gboolean pass)
 {
-  fw_json_member_bool (b, "pass", c->pass);
+  fw_json_member_bool (b, "pass", pass);
   fw_json_member_double (b, "max_abs_error", c->max_abs);
   fw_json_member_double (b, "max_rel_error", c->max_rel);
   fw_json_member_int (b, "failed_elements", c->n_failed);
@@ -41,6 +41,33 @@ add_compare (JsonBuilder *b, const FwCompare *c, const FwTolerance *tol)
       fw_json_member_double (b, "abs", tol->abs);
       json_builder_end_object (b);
     }
+}
+
+static void
+add_golden_error (JsonBuilder *b, const char *name, const FwGoldenError *e)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  fw_json_member_double (b, "max_abs_error", e->max_abs);
+  fw_json_member_double (b, "max_rel_error", e->max_rel);
+  fw_json_member_double (b, "cosine", e->cosine);
+  fw_json_member_int (b, "failed_elements", e->n_failed);
+  if (e->nan_mismatch)
+    fw_json_member_bool (b, "nan_mismatch", TRUE);
+  json_builder_end_object (b);
+}
+
+/* Golden policy: the unfused and the fused results against the golden run, beside fused-vs-unfused. */
+static void
+add_golden (JsonBuilder *b, const FwVerifyResult *v, const FwGoldenError *unfused, const FwGoldenError *fused)
+{
+  if (v->policy != FW_VERIFY_POLICY_GOLDEN)
+    return;
+  json_builder_set_member_name (b, "golden");
+  json_builder_begin_object (b);
+  add_golden_error (b, "unfused", unfused);
+  add_golden_error (b, "fused", fused);
+  json_builder_end_object (b);
 }
 
 /* The host toolchain, before the host kernels. */
@@ -207,6 +234,12 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
   json_builder_begin_object (b);
   fw_json_member_bool (b, "pass", v->pass);
   fw_json_member_int (b, "seed", (gint64) v->seed);
+  fw_json_member_string (b, "policy", fw_verify_policy_name (v->policy));
+  if (v->policy == FW_VERIFY_POLICY_GOLDEN)
+    {
+      fw_json_member_string (b, "golden_dtype", fw_dtype_name (v->golden));
+      fw_json_member_double (b, "golden_slack", FW_GOLDEN_SLACK);
+    }
   json_builder_set_member_name (b, "groups");
   json_builder_begin_array (b);
   for (guint i = 0; i < v->groups->len; i++)
@@ -214,11 +247,12 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       const FwGroupCheck *g = &g_array_index (v->groups, FwGroupCheck, i);
 
       begin_candidate (b, plan, g->candidate);
-      add_compare (b, &g->isolated, &g->tolerance);
+      add_compare (b, &g->isolated, &g->tolerance, g->pass);
       json_builder_set_member_name (b, "in_model");
       json_builder_begin_object (b);
-      add_compare (b, &g->in_model, NULL);
+      add_compare (b, &g->in_model, NULL, g->in_model.pass);
       json_builder_end_object (b);
+      add_golden (b, v, &g->unfused_golden, &g->fused_golden);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -236,7 +270,8 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
 
       json_builder_begin_object (b);
       fw_json_member_string (b, "name", o->name);
-      add_compare (b, &o->compare, &o->tolerance);
+      add_compare (b, &o->compare, &o->tolerance, o->pass);
+      add_golden (b, v, &o->unfused_golden, &o->fused_golden);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -418,27 +453,45 @@ fw_exec_report_markdown (GString *md, JsonObject *root)
       JsonObject *v = json_object_get_object_member (root, "verification");
       JsonArray *groups = json_object_get_array_member (v, "groups");
       JsonArray *outputs = json_object_get_array_member (v, "outputs");
+      gboolean golden = g_strcmp0 (get_string (v, "policy"), "golden") == 0;
 
       g_string_append_printf (md, "\n## %s\n\n%s\n\n", _("Verification"),
                               json_object_get_boolean_member (v, "pass") ? _("Every group and output within tolerance.")
                                                                          : _("**Mismatch**: see the rows marked FAIL."));
-      g_string_append_printf (md, "| %s | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("candidate"), _("pattern"),
-                              _("result"), _("max abs error"), _("max rel error"));
-      for (guint i = 0; i < json_array_get_length (groups); i++)
+      if (golden)
+        g_string_append_printf (md, _("Policy golden: unfused and fused results against the model run widened to %s.\n\n"),
+                                get_string (v, "golden_dtype"));
+      g_string_append_printf (md, "| %s | %s | %s | %s | %s |", _("candidate"), _("pattern"), _("result"),
+                              _("max abs error"), _("max rel error"));
+      if (golden)
+        g_string_append_printf (md, " %s | %s | %s | %s |", _("unfused vs golden, max abs"), _("fused vs golden, max abs"),
+                                _("unfused vs golden, cosine"), _("fused vs golden, cosine"));
+      g_string_append_printf (md, "\n|---|---|---|---|---|%s\n", golden ? "---|---|---|---|" : "");
+      for (guint i = 0; i < json_array_get_length (groups) + json_array_get_length (outputs); i++)
         {
-          JsonObject *g = json_array_get_object_element (groups, i);
-          g_string_append_printf (md, "| #%" PRId64 " | ", json_object_get_int_member (g, "candidate"));
-          fw_markdown_append_cell (md, get_string (g, "pattern"));
-          g_string_append_printf (md, " | %s | %.3g | %.3g |\n", json_object_get_boolean_member (g, "pass") ? "ok" : "FAIL",
+          gboolean is_group = i < json_array_get_length (groups);
+          JsonObject *g = is_group ? json_array_get_object_element (groups, i)
+                                   : json_array_get_object_element (outputs, i - json_array_get_length (groups));
+          if (is_group)
+            {
+              g_string_append_printf (md, "| #%" PRId64 " | ", json_object_get_int_member (g, "candidate"));
+              fw_markdown_append_cell (md, get_string (g, "pattern"));
+            }
+          else
+            {
+              g_string_append_printf (md, "| %s | ", _("output"));
+              fw_markdown_append_cell (md, get_string (g, "name"));
+            }
+          g_string_append_printf (md, " | %s | %.3g | %.3g |", json_object_get_boolean_member (g, "pass") ? "ok" : "FAIL",
                                   get_double (g, "max_abs_error"), get_double (g, "max_rel_error"));
-        }
-      for (guint i = 0; i < json_array_get_length (outputs); i++)
-        {
-          JsonObject *o = json_array_get_object_element (outputs, i);
-          g_string_append_printf (md, "| %s | ", _("output"));
-          fw_markdown_append_cell (md, get_string (o, "name"));
-          g_string_append_printf (md, " | %s | %.3g | %.3g |\n", json_object_get_boolean_member (o, "pass") ? "ok" : "FAIL",
-                                  get_double (o, "max_abs_error"), get_double (o, "max_rel_error"));
+          if (golden && json_object_has_member (g, "golden"))
+            {
+              JsonObject *gd = json_object_get_object_member (g, "golden");
+              JsonObject *u = json_object_get_object_member (gd, "unfused"), *f = json_object_get_object_member (gd, "fused");
+              g_string_append_printf (md, " %.3g | %.3g | %.6f | %.6f |", get_double (u, "max_abs_error"),
+                                      get_double (f, "max_abs_error"), get_double (u, "cosine"), get_double (f, "cosine"));
+            }
+          g_string_append_c (md, '\n');
         }
     }
   if (json_object_has_member (root, "measurement"))

@@ -295,6 +295,7 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
       vopts.seed = self->options.seed;
       vopts.has_tolerance = self->options.has_tolerance;
       vopts.tolerance = self->options.tolerance;
+      vopts.policy = self->options.verify_policy;
       vopts.n_threads = self->options.n_threads;
       vopts.cancellable = cancellable;
       self->verify = fw_verify_run (plan, kernels, &vopts, error);
@@ -399,6 +400,12 @@ detail_for (FwCheck *self, const FwTargetKernel *k, const char **result)
       *result = g->pass ? "pass" : "fail";
       append_compare (text, _("Isolated"), &g->isolated, &g->tolerance);
       append_compare (text, _("In the model"), &g->in_model, &g->tolerance);
+      if (self->verify != NULL && self->verify->policy == FW_VERIFY_POLICY_GOLDEN)
+        /* TRANSLATORS: the golden run is the group computed in a wider type; "%s" is that type */
+        g_string_append_printf (text, _("Against the golden run (%s): unfused max abs error %.3g, cosine %.6f; "
+                                        "fused max abs error %.3g, cosine %.6f\n"),
+                                fw_dtype_name (self->verify->golden), g->unfused_golden.max_abs,
+                                g->unfused_golden.cosine, g->fused_golden.max_abs, g->fused_golden.cosine);
       if (self->verify != NULL)
         g_string_append_printf (text, _("Inputs drawn with seed %" PRIu64 "\n"), self->verify->seed);
     }

@@ -28,6 +28,7 @@ typedef struct
   guint64      seed;           /* inputs */
   gboolean     has_tolerance;  /* override the dtype defaults */
   FwTolerance  tolerance;
+  FwVerifyPolicy verify_policy; /* default AUTO: golden for half-precision models (fw-fused.h) */
   guint        n_threads;      /* 0: all cores */
   guint        repeats;        /* 0: the default */
   const char  *cache_dir;      /* NULL: the default kernel cache */

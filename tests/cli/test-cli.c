@@ -697,6 +697,7 @@ test_bad_exec_flags (void)
   const char *regression[] = { "--batch", "sym.onnx", "--fail-on", "regression", NULL };
   const char *unbound[] = { "--batch", "sym.onnx", "--verify", NULL };
   const char *repeats[] = { "--batch", "sym.onnx", "--repeats", "-3", NULL };
+  const char *policy[] = { "--batch", "sym.onnx", "--bind", "batch=1", "--verify", "--verify-policy", "lenient", NULL };
   struct { const char *const *args; const char *message; } cases[] = {
     { target, "--target “gpu”" },
     { tolerance, "--tolerance “rel=tight”" },
@@ -704,6 +705,7 @@ test_bad_exec_flags (void)
     { regression, "--fail-on regression needs --measure" },
     { unbound, "--bind" },
     { repeats, "--repeats" },
+    { policy, "--verify-policy “lenient”" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -8,6 +8,8 @@
 #                                             BIND: NAME=VALUE
 #   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
 #   check-real-model.sh quantize-ops   small models of the quantisation operators (make-quantize-models.py)
+#   check-real-model.sh half NAME DTYPE       NAME converted to DTYPE (float16 or bfloat16) throughout by
+#                                             tests/real/convert-half.py: the half-precision checks below
 #
 # For each model:
 #   (a) `fusion-workbench --batch` writes a JSON report, exits 0, every value has a static shape
@@ -26,6 +28,12 @@
 #       seeded inputs equal the original's, bit for bit or within rel 1e-4 abs 1e-5 (tests/real/compare-fused.js);
 #       real models must have fused at least one group; when /usr/bin/python3 has the onnx package and the
 #       original passes onnx.checker (full_check), the fused model must pass it too.
+#
+# A half-precision model (mode half) runs (a), (b) and (f) for float16 (ONNX Runtime's CPU provider runs
+# float16 models, not bfloat16 ones) with the fused export equal within the float16 tolerance (rel 1e-2,
+# abs 1e-3), and (h) under the golden verification policy: every group generated for both targets,
+# compiled and verified with none unverified, the whole model passing, and each output's fused-vs-golden
+# error printed beside the unfused-vs-golden one (check-targets.js).
 #
 # Environment (set by tests/real/meson.build; all can be given by hand):
 #   FW_BIN             build/app/fusion-workbench
@@ -52,9 +60,10 @@ missing() {
 }
 need_file() { [[ -n "${!1:-}" && -x "${!1}" ]] || die "\$$1 ('${!1:-}') is not an executable"; }
 
-mode=${1:?usage: check-real-model.sh real NAME | test-models}
+mode=${1:?usage: check-real-model.sh real NAME | half NAME DTYPE | test-models}
 case $mode in
   real) name=${2:?usage: check-real-model.sh real NAME} ;;
+  half) name=${2:?usage: check-real-model.sh half NAME DTYPE}; half_dtype=${3:?usage: check-real-model.sh half NAME DTYPE} ;;
   test-models|quantize-ops) ;;
   *) die "unknown mode '$mode'" ;;
 esac
@@ -130,6 +139,29 @@ quantized_model() {
     NODE=$NODE FW_ORT_DIR=$FW_ORT_DIR /usr/bin/python3 "$(dirname "$0")/quantize-qdq.py" "$src" "$tmp" >&2 ||
       { rm -f "$tmp"; die "quantizing $n failed"; }
     mv -f "$tmp" "$dst"
+  fi
+  flock -u 9
+  exec 9>&-
+  echo "$dst"
+}
+
+# half_model_path NAME DTYPE: NAME's model converted to DTYPE, made once into the cache (under the lock).
+half_model_path() {
+  local n=$1 dt=$2 src dst
+  src=$(model_path "$n")
+  : "${FW_MODEL_CACHE:?FW_MODEL_CACHE is not set}"
+  dst=$FW_MODEL_CACHE/${n}_$dt.onnx
+  if [[ -s $dst && $dst -nt $(dirname "$0")/convert-half.py ]]; then echo "$dst"; return; fi
+  /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null ||
+    missing "python3-onnx (with numpy) is not installed (needed to convert $n to $dt)"
+  mkdir -p "$FW_MODEL_CACHE"
+  exec 9>"$FW_MODEL_CACHE/.export.lock"
+  flock 9
+  if [[ ! -s $dst || ! $dst -nt $(dirname "$0")/convert-half.py ]]; then
+    local t0=$SECONDS
+    /usr/bin/python3 "$(dirname "$0")/convert-half.py" "$src" "$dst" "$dt" >"$work/convert.log" 2>&1 ||
+      { cat "$work/convert.log" >&2; die "conversion of $n to $dt failed"; }
+    echo "converted $n to $dt in $((SECONDS - t0)) s" >&2
   fi
   flock -u 9
   exec 9>&-
@@ -354,10 +386,37 @@ check_targets() {
   fi
   FW_QDQ=$qdq "$NODE" "$(dirname "$0")/check-targets.js" "$dir/targets.json" "$edir" "$stem" "$label" ||
     die "$label: targets, verification or export incomplete"
-  ort_run "$edir/$stem.fused.onnx" "$dir/exported.json" "$label (exported fused model)" "$@"
-  check_same_outputs "$dir/orig.json" "$dir/exported.json" "$label: exported fused model" ||
-    die "$label: the exported fused model's outputs under ONNX Runtime differ from the original's"
+  if [[ ${NO_ORT:-0} == 1 ]]; then
+    echo "$label: ONNX Runtime does not run $half_dtype models: the exported fused model is not run"
+  else
+    ort_run "$edir/$stem.fused.onnx" "$dir/exported.json" "$label (exported fused model)" "$@"
+    check_same_outputs "$dir/orig.json" "$dir/exported.json" "$label: exported fused model" ||
+      die "$label: the exported fused model's outputs under ONNX Runtime differ from the original's"
+  fi
   rm -rf "$edir"
+}
+
+# check_half LABEL MODEL DTYPE: a half-precision model: (a), (b), (f) and (h) (see the top of this file)
+check_half() {
+  local label=$1 m=$2 dt=$3
+  local dir=$work/$label rc=0 t0=$SECONDS
+  mkdir -p "$dir"
+  "$FW_BIN" --batch "$m" --report "$dir/report.json" --format json >"$dir/batch.out" 2>"$dir/batch.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$dir/batch.err" >&2
+    die "$label: fusion-workbench --batch exited $rc (want 0)"
+  fi
+  check_report "$dir/report.json" "$label" || die "$label: report check failed"
+  if [[ $dt == float16 ]]; then
+    ort_run "$m" "$dir/orig.json" "$label"
+    check_ort_vs_report "$dir/report.json" "$dir/orig.json" "$label" || die "$label: report and ONNX Runtime disagree"
+    FW_COMPARE_REL=1e-2 FW_COMPARE_ABS=1e-3 check_fused "$label" "$m" 1 "$dir"
+    check_targets "$label" "$m" "$dir"
+  else
+    # The Ascend target does not generate bfloat16 kernels yet: only the host side is held to every group.
+    NO_ORT=1 FW_ALLOW_ASCEND_GAPS=1 check_targets "$label" "$m" "$dir"
+  fi
+  echo "PASS: $label ($((SECONDS - t0)) s)"
 }
 
 # check_model LABEL MODEL REAL(0|1) [BIND...]   BIND: NAME=VALUE
@@ -487,6 +546,18 @@ case $mode in
     esac
     m=$(model_path "$name")
     check_model "$name" "$m" 1 "${@:3}"
+    ;;
+  half)
+    case $name in
+      resnet18|mobilenet_v3_small|vit_b_16|bert_like) ;;
+      *) die "unknown real model '$name' for half precision" ;;
+    esac
+    case $half_dtype in
+      float16|bfloat16) ;;
+      *) die "unknown half type '$half_dtype'" ;;
+    esac
+    m=$(half_model_path "$name" "$half_dtype")
+    check_half "${name}_$half_dtype" "$m" "$half_dtype"
     ;;
   test-models)
     gen() {  # gen KIND FILE [N]

@@ -54,5 +54,16 @@ const man = JSON.parse(fs.readFileSync(path.join(edir, 'kernels', 'manifest.json
 if (!Array.isArray(man.kernels) || man.kernels.length !== fused) fail(`the manifest lists ${man.kernels && man.kernels.length} kernels of ${fused}`);
 let worst = 0;
 for (const g of v.groups) worst = Math.max(worst, g.max_abs_error);
+// Under the golden policy (half-precision models), each output's error against the golden run, the fused
+// beside the unfused.
+if (v.policy === 'golden') {
+  const e = (x) => `max abs ${x.max_abs_error.toExponential(3)}, max rel ${x.max_rel_error.toExponential(3)}, ` +
+                   `cosine ${x.cosine.toFixed(7)}`;
+  for (const o of v.outputs)
+    console.log(`${label}: output ${o.name} against the golden (${v.golden_dtype}): unfused ${e(o.golden.unfused)}; ` +
+                `fused ${e(o.golden.fused)}; fused vs unfused max abs ${o.max_abs_error.toExponential(3)}`);
+  const farther = v.groups.filter((g) => g.golden.fused.max_abs_error > g.golden.unfused.max_abs_error).length;
+  console.log(`${label}: ${v.groups.length} groups verified under golden, ${farther} fused farther from the golden than unfused`);
+}
 console.log(`${label}: ${fused} groups: host SuperKernels compiled and verified (worst abs error ${worst.toExponential(2)}), ` +
             `${fused - notAscend.length} Ascend C kernels generated, export complete`);

@@ -13,7 +13,8 @@
 const fs = require('fs');
 const path = require('path');
 
-const ABS = 1e-5, REL = 1e-4;
+// FW_COMPARE_ABS, FW_COMPARE_REL: other tolerances (half-precision models: abs 1e-3, rel 1e-2).
+const ABS = Number(process.env.FW_COMPARE_ABS || 1e-5), REL = Number(process.env.FW_COMPARE_REL || 1e-4);
 const [afile, bfile, label, adump, bdump] = process.argv.slice(2);
 if (!afile || !bfile || !label) {
   process.stderr.write('usage: node compare-fused.js ORIG.json FUSED.json LABEL [ORIG_DUMP FUSED_DUMP]\n');

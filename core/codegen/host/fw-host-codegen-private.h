@@ -5,7 +5,8 @@
  *   fw-host-schedule.c   what loops exist: values, row axes, the space, strides, merged axes, passes
  *   fw-host-expr.c       literals, operand loads and stores, each node's C expression
  *   fw-host-region.c     the parallel region over rows: row prologue, passes, reductions
- *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by sgemm (or a direct grouped Conv) */
+ *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by sgemm (or a direct grouped Conv)
+ *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands */
 #pragma once
 
 #include "fw-superkernel-private.h"
@@ -57,9 +58,12 @@ typedef struct
   gint64    strides[FW_MAX_RANK];  /* element strides over the space's axes */
   gint64    cstr[FW_MAX_RANK];     /* over the merged axes: lead ones first, then inner ones */
   gint      loaded_pass; /* the pass whose body loaded it, -1 */
+  gint      panel;       /* a half input widened once into hp[panel] (its dtype then float32), -1 */
   gboolean  row_loaded;
   gboolean  need_ptr;
   gboolean  need_scr;
+  gboolean  half_in;     /* half, read unit-stride in this pass: through a block converted to float32 */
+  gboolean  half_out;    /* half output written unit-stride in this pass: through a float32 block */
 } SkVal;
 
 typedef enum {
@@ -106,6 +110,8 @@ typedef struct
   gboolean           in_place;  /* the root computes into the output the epilogue overwrites */
   gint64             gemm_k;    /* the inner dimension of the sgemm the region follows, 0 when none */
   guint              n_imm;
+  gint               n_panels;  /* float32 copies of half root operands (hp[k]) */
+  gboolean           half;      /* some value is float16 or bfloat16: the conversions are emitted */
   GString           *decls;     /* file-scope constants */
   GString           *body;      /* the entry's body */
 } Gen;
@@ -167,6 +173,19 @@ void         fw_hc_append_store        (Gen           *g,
                                         SkVal         *v,
                                         const char    *indent,
                                         gboolean       row_scope);
+
+/* fw-host-half.c: float16 and bfloat16 (register type float, memory type uint16_t). */
+gboolean     fw_hc_is_half             (FwDType        dtype);
+/* "h" (float16) or "b" (bfloat16): the letter of the generated conversions fw_<l>2f, fw_f2<l>, fw_<l>2f_row
+ * and fw_f2<l>_row; NULL for other dtypes. */
+const char  *fw_hc_half_letter         (FwDType        dtype);
+void         fw_hc_append_half_helpers (GString       *src);
+const char  *fw_hc_root_operand        (Gen           *g,
+                                        SkVal         *v,
+                                        char          *buf,
+                                        gsize          len);
+/* Half inputs every row reads alike (weights, biases, norm scales) widened once before the region. */
+void         fw_hc_widen_row_invariant (Gen           *g);
 
 /* fw-host-region.c */
 gboolean     fw_hc_emit_region         (Gen           *g,

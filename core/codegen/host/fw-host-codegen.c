@@ -104,7 +104,7 @@ emit_header (Gen *g, GString *src)
     "#include <string.h>\n\n"
     "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
     "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
-    "typedef struct { int abi; int reserved; fw_sk_sgemm sgemm; } fw_sk_runtime;\n\n");
+    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; } fw_sk_runtime;\n\n");
   g_string_append_printf (src, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
   /* erff is a library call, and one call in a loop keeps GCC from vectorising the whole loop: an erf-GELU
      epilogue ran at erff's speed whatever else it fused. This is the rational approximation XLA and Eigen
@@ -126,30 +126,8 @@ emit_header (Gen *g, GString *src)
     "  if (y == 0)\n    return 0;\n"
     "  if (y == -1)\n    return (int64_t) (0 - (uint64_t) x);\n"
     "  return x / y;\n}\n\n");
-  g_string_append (src,
-    "static inline float\nfw_h2f (uint16_t h)\n{\n"
-    "  uint32_t s = (uint32_t) (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, f;\n"
-    "  float out;\n"
-    "  if (e == 0 && m == 0)\n    f = s;\n"
-    "  else if (e == 0)\n  {\n    e = 113;\n    while (!(m & 0x400u))\n    {\n      m <<= 1;\n      e--;\n    }\n"
-    "    f = s | (e << 23) | ((m & 0x3ffu) << 13);\n  }\n"
-    "  else if (e == 31)\n    f = s | 0x7f800000u | (m << 13);\n"
-    "  else\n    f = s | ((e + 112) << 23) | (m << 13);\n"
-    "  memcpy (&out, &f, 4);\n  return out;\n}\n\n"
-    "static inline uint16_t\nfw_f2h (float v)\n{\n"
-    "  uint32_t x, s, a, r, rem;\n"
-    "  memcpy (&x, &v, 4);\n  s = (x >> 16) & 0x8000u;\n  a = x & 0x7fffffffu;\n"
-    "  if (a > 0x7f800000u)\n    return (uint16_t) (s | 0x7e00u);\n"
-    "  if (a >= 0x477ff000u)\n    return (uint16_t) (s | 0x7c00u);\n"
-    "  if (a < 0x38800000u)\n  {\n"
-    "    uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, sh = 126 - e, half;\n"
-    "    if (a < 0x33000000u)\n      return (uint16_t) s;\n"
-    "    r = m >> sh;\n    rem = m & ((1u << sh) - 1);\n    half = 1u << (sh - 1);\n"
-    "    if (rem > half || (rem == half && (r & 1u)))\n      r++;\n"
-    "    return (uint16_t) (s | r);\n  }\n"
-    "  r = (a - 0x38000000u) >> 13;\n  rem = a & 0x1fffu;\n"
-    "  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u)))\n    r++;\n"
-    "  return (uint16_t) (s | r);\n}\n\n");
+  if (g->half)
+    fw_hc_append_half_helpers (src);
 }
 
 static void
@@ -185,6 +163,8 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.body = g_string_new (NULL);
 
   ok = fw_hc_schedule (&g, error);
+  for (guint i = 0; ok && i < g.vals->len; i++)
+    g.half |= fw_hc_is_half (((SkVal *) g_ptr_array_index (g.vals, i))->dtype);
   if (ok && g.root == NULL)
     {
       g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g.n_rows * g.n_chunks);
@@ -223,8 +203,15 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g_string_append (src, "  float *tile = NULL, *col = NULL, *dst = NULL;\n  int status = 1;\n  (void) rt;\n  (void) ins;\n"
                        "  (void) dst;\n");
   g_string_append (src, "  if (nt < 1)\n    nt = 1;\n");
+  if (g.half)
+    g_string_append (src, "  const int cpu = rt->features;\n  (void) cpu;\n");
+  if (g.n_panels > 0)
+    g_string_append_printf (src, "  float *hp[%d] = { NULL };\n", g.n_panels);
   g_string_append (src, g.body->str);
-  g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n  return status;\n}\n");
+  g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n");
+  for (gint k = 0; k < g.n_panels; k++)
+    g_string_append_printf (src, "  free (hp[%d]);\n", k);
+  g_string_append (src, "  return status;\n}\n");
   kernel->source = g_string_free (src, FALSE);
   kernel->scratch_elements = g.n_scratch > 0 ? (gint64) g.n_scratch * g.row_len : 0;
   gen_clear (&g);

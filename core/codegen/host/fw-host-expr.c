@@ -60,6 +60,7 @@ fw_hc_reg_type (FwDType dtype)
     {
     case FW_DTYPE_FLOAT:
     case FW_DTYPE_FLOAT16:
+    case FW_DTYPE_BFLOAT16:
       return "float";
     case FW_DTYPE_DOUBLE:
       return "double";
@@ -80,13 +81,13 @@ fw_hc_reg_type (FwDType dtype)
 const char *
 fw_hc_mem_type (FwDType dtype)
 {
-  return dtype == FW_DTYPE_FLOAT16 ? "uint16_t" : fw_hc_reg_type (dtype);
+  return fw_hc_is_half (dtype) ? "uint16_t" : fw_hc_reg_type (dtype);
 }
 
 gboolean
 fw_hc_is_floatish (FwDType dtype)
 {
-  return dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_FLOAT16;
+  return dtype == FW_DTYPE_FLOAT || fw_hc_is_half (dtype);
 }
 
 static void
@@ -132,20 +133,26 @@ fw_hc_ptr_base (SkVal *v, char *buf, gsize len)
     g_snprintf (buf, len, "c%d", v->imm_index);
   else if (v->out_index >= 0)
     g_snprintf (buf, len, "out%d", v->out_index);
+  else if (v->panel >= 0)
+    g_snprintf (buf, len, "hp[%d]", v->panel);
   else
     g_snprintf (buf, len, "in%d", v->in_index);
   return buf;
 }
 
+/* A half operand read with unit stride comes from the float32 block the pass converted it into (H<id>,
+ * indexed from the block's start jb: fw-host-region.c); other half reads convert one element. */
 static void
 append_load (GString *s, SkVal *v, const char *index)
 {
-  char base[32];
-
-  (void) base;
   g_string_append_printf (s, "const %s v%u = ", fw_hc_reg_type (v->dtype), v->id);
-  if (v->dtype == FW_DTYPE_FLOAT16 && v->kind != SV_IMM_ARRAY)
-    g_string_append_printf (s, "fw_h2f (P%u[%s]);\n", v->id, index);
+  if (fw_hc_is_half (v->dtype) && v->kind != SV_IMM_ARRAY && strcmp (index, "j") == 0)
+    {
+      v->half_in = TRUE;
+      g_string_append_printf (s, "H%u[j - jb];\n", v->id);
+    }
+  else if (fw_hc_is_half (v->dtype) && v->kind != SV_IMM_ARRAY)
+    g_string_append_printf (s, "fw_%s2f (P%u[%s]);\n", fw_hc_half_letter (v->dtype), v->id, index);
   else
     g_string_append_printf (s, "P%u[%s];\n", v->id, index);
 }
@@ -410,8 +417,10 @@ expr_logic (const ExprArgs *x, gboolean *done, GError **error)
     }
   if (strcmp (op, "Cast") == 0)
     {
-      if (out->dtype == FW_DTYPE_FLOAT16 && x->va->dtype != FW_DTYPE_FLOAT16)
-        return g_strdup_printf ("fw_h2f (fw_f2h ((float) %s))", a);
+      /* The model's own rounding: a Cast to a half type rounds there, inside the group too. */
+      if (fw_hc_is_half (out->dtype) && x->va->dtype != out->dtype)
+        return g_strdup_printf ("fw_%s2f (fw_f2%s ((float) %s))", fw_hc_half_letter (out->dtype),
+                                fw_hc_half_letter (out->dtype), a);
       if (out->dtype == FW_DTYPE_BOOL)
         return g_strdup_printf ("((uint8_t) (%s != 0))", a);
       return g_strdup_printf ("((%s) %s)", fw_hc_reg_type (out->dtype), a);
@@ -620,17 +629,28 @@ fw_hc_append_store (Gen *g, GString *s, SkVal *v, const char *indent, gboolean r
         g_snprintf (idx, sizeof idx, "0");
       else
         inner_index (g, v, idx, sizeof idx);
-      if (row_scope)
-        g_string_append_printf (s, "%sout%d[b%u] = ", indent, v->out_index, v->id);
-      else
+      /* A half output is rounded here, once: inside the group it stayed float32. Unit-stride stores go
+         through a float32 block the pass converts after its loop (O<id>). */
+      if (!row_scope && fw_hc_is_half (v->dtype) && strcmp (idx, "j") == 0)
         {
           v->need_ptr = TRUE;
-          g_string_append_printf (s, "%sP%u[%s] = ", indent, v->id, idx);
+          v->half_out = TRUE;
+          g_string_append_printf (s, "%sO%u[j - jb] = v%u;\n", indent, v->id, v->id);
         }
-      if (v->dtype == FW_DTYPE_FLOAT16)
-        g_string_append_printf (s, "fw_f2h (v%u);\n", v->id);
       else
-        g_string_append_printf (s, "v%u;\n", v->id);
+        {
+          if (row_scope)
+            g_string_append_printf (s, "%sout%d[b%u] = ", indent, v->out_index, v->id);
+          else
+            {
+              v->need_ptr = TRUE;
+              g_string_append_printf (s, "%sP%u[%s] = ", indent, v->id, idx);
+            }
+          if (fw_hc_is_half (v->dtype))
+            g_string_append_printf (s, "fw_f2%s (v%u);\n", fw_hc_half_letter (v->dtype), v->id);
+          else
+            g_string_append_printf (s, "v%u;\n", v->id);
+        }
     }
   if (v->scratch && !row_scope)
     {

@@ -37,11 +37,13 @@ fw_hc_emit_matmul (Gen *g, GError **error)
   gint64 M, N, K, NB = 1;
   gint64 sa[FW_MAX_RANK] = { 0 }, sb[FW_MAX_RANK] = { 0 };
   gboolean a1, b1;
+  char abuf[32], bbuf[32];
+  const char *pa, *pb;
 
   if (a == NULL || b == NULL || a->kind == SV_IMM_SCALAR || b->kind == SV_IMM_SCALAR || a->value->rank < 1 ||
-      b->value->rank < 1 || (a->value->rank == 1 && b->value->rank == 1) || a->dtype != FW_DTYPE_FLOAT ||
-      b->dtype != FW_DTYPE_FLOAT)
-    return fw_hc_unsupported (error, _("MatMul on two vectors or non-float32 operands"));
+      b->value->rank < 1 || (a->value->rank == 1 && b->value->rank == 1) || !fw_hc_is_floatish (a->dtype) ||
+      !fw_hc_is_floatish (b->dtype))
+    return fw_hc_unsupported (error, _("MatMul on two vectors or operands not float32, float16 or bfloat16"));
   /* A 1-D A is a [1, K] row and a 1-D B a [K, 1] column whose unit dim the result drops: the tile is laid
      out as the result either way. */
   a1 = a->value->rank == 1;
@@ -90,6 +92,8 @@ fw_hc_emit_matmul (Gen *g, GError **error)
      against the other on the same cores: ViT's MLP ran slower fused than unfused that way. */
   emit_tile (g, NB * M * N);
   g->gemm_k = K;
+  pa = fw_hc_root_operand (g, a, abuf, sizeof abuf);
+  pb = fw_hc_root_operand (g, b, bbuf, sizeof bbuf);
   g_string_append_printf (s, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", NB);
   g_string_append (s, "  int64_t offa = 0, offb = 0, brem = bt;\n");
   for (gint d = nb - 1; d >= 0; d--)
@@ -100,9 +104,9 @@ fw_hc_emit_matmul (Gen *g, GError **error)
     }
   g_string_append (s, "  (void) brem;\n");
   g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", 1.0f, in%d + offa, %" G_GINT64_FORMAT ", in%d + offb, %" G_GINT64_FORMAT
+                          ", 1.0f, %s + offa, %" G_GINT64_FORMAT ", %s + offb, %" G_GINT64_FORMAT
                           ", 0.0f, dst + bt * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
-                          M, N, K, a->in_index, K, b->in_index, N, M * N, N);
+                          M, N, K, pa, K, pb, N, M * N, N);
   g_string_append (s, "  }\n");
   {
     /* The space's rows: NB × M, or NB when B is a vector (its rows run along M). */
@@ -120,19 +124,23 @@ fw_hc_emit_gemm (Gen *g, GError **error)
   gint64 M = g->dims[0], N = g->dims[1], K;
   gboolean ta = fw_node_get_attr_int (node, "transA", 0) != 0, tb = fw_node_get_attr_int (node, "transB", 0) != 0;
   g_autofree char *alpha = fw_hc_flit (fw_node_get_attr_float (node, "alpha", 1.0f));
+  char abuf[32], bbuf[32];
+  const char *pa, *pb;
 
   if (g->rank != 2 || a == NULL || b == NULL || a->kind != SV_EXTERNAL || b->kind != SV_EXTERNAL ||
-      a->value->rank != 2 || b->value->rank != 2 || a->dtype != FW_DTYPE_FLOAT || b->dtype != FW_DTYPE_FLOAT)
-    return fw_hc_unsupported (error, _("Gemm on operands that are not float32 matrices"));
+      a->value->rank != 2 || b->value->rank != 2 || !fw_hc_is_floatish (a->dtype) || !fw_hc_is_floatish (b->dtype))
+    return fw_hc_unsupported (error, _("Gemm on operands that are not float32, float16 or bfloat16 matrices"));
   K = a->value->dims[ta ? 0 : 1].value;
   if (!check_int (M, error) || !check_int (N, error) || !check_int (K, error))
     return FALSE;
   /* One sgemm over all rows, then the epilogue: see emit_matmul. */
   emit_tile (g, M * N);
   g->gemm_k = K;
+  pa = fw_hc_root_operand (g, a, abuf, sizeof abuf);
+  pb = fw_hc_root_operand (g, b, bbuf, sizeof bbuf);
   g_string_append_printf (s, "  rt->sgemm (%d, %d, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", %s, in%d, %" G_GINT64_FORMAT ", in%d, %" G_GINT64_FORMAT ", 0.0f, dst, %" G_GINT64_FORMAT
-                          ");\n", ta, tb, M, N, K, alpha, a->in_index, ta ? M : K, b->in_index, tb ? K : N, N);
+                          ", %s, %s, %" G_GINT64_FORMAT ", %s, %" G_GINT64_FORMAT ", 0.0f, dst, %" G_GINT64_FORMAT
+                          ");\n", ta, tb, M, N, K, alpha, pa, ta ? M : K, pb, tb ? K : N, N);
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, M);
     return fw_hc_emit_region (g, count, "t", NULL, error);
@@ -142,7 +150,7 @@ fw_hc_emit_gemm (Gen *g, GError **error)
 /* A 2-D Conv's shapes and attributes, named as its loops use them. */
 typedef struct
 {
-  gint   x_in, w_in;  /* the kernel inputs of the data and the weights */
+  char   x[32], w[32];  /* the float32 data and weights: kernel inputs, or panels of half ones */
   gint64 NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW;
   gint64 sh, sw, dh, dw, pt, pl;
 } ConvGeom;
@@ -159,8 +167,8 @@ conv_geometry (Gen *g, ConvGeom *cv, GError **error)
   const gint64 *v;
 
   if (g->rank != 4 || x == NULL || w == NULL || x->kind != SV_EXTERNAL || w->kind != SV_EXTERNAL ||
-      x->value->rank != 4 || w->value->rank != 4 || x->dtype != FW_DTYPE_FLOAT || w->dtype != FW_DTYPE_FLOAT)
-    return fw_hc_unsupported (error, _("Conv other than 2-D float32"));
+      x->value->rank != 4 || w->value->rank != 4 || !fw_hc_is_floatish (x->dtype) || !fw_hc_is_floatish (w->dtype))
+    return fw_hc_unsupported (error, _("Conv other than 2-D float32, float16 or bfloat16"));
   NI = x->value->dims[0].value;
   C = x->value->dims[1].value;
   H = x->value->dims[2].value;
@@ -193,8 +201,9 @@ conv_geometry (Gen *g, ConvGeom *cv, GError **error)
   if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || !check_int (MG, error) || !check_int (OHW, error) ||
       !check_int (KK, error) || KK * OHW > G_MAXINT32)
     return fw_hc_unsupported (error, _("Conv attributes out of range"));
-  *cv = (ConvGeom) { x->in_index, w->in_index, NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW,
-                     sh, sw, dh, dw, pt, pl };
+  *cv = (ConvGeom) { "", "", NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW, sh, sw, dh, dw, pt, pl };
+  fw_hc_root_operand (g, x, cv->x, sizeof cv->x);
+  fw_hc_root_operand (g, w, cv->w, sizeof cv->w);
   return TRUE;
 }
 
@@ -212,9 +221,9 @@ emit_conv_direct (Gen *g, const ConvGeom *cv, GError **error)
      im2col's order (channel, kernel row, kernel column). */
   g_string_append_printf (pre, "    {\n      const int64_t img = t / %" G_GINT64_FORMAT ", m = t %% %" G_GINT64_FORMAT
                           ", grp = m / %" G_GINT64_FORMAT ";\n", M, M, MG);
-  g_string_append_printf (pre, "      const float *xs = in%d + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT
-                          ") * %" G_GINT64_FORMAT ";\n", cv->x_in, C, CG, H * W);
-  g_string_append_printf (pre, "      const float *wk = in%d + m * %" G_GINT64_FORMAT ";\n", cv->w_in, KK);
+  g_string_append_printf (pre, "      const float *xs = %s + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT
+                          ") * %" G_GINT64_FORMAT ";\n", cv->x, C, CG, H * W);
+  g_string_append_printf (pre, "      const float *wk = %s + m * %" G_GINT64_FORMAT ";\n", cv->w, KK);
   g_string_append_printf (pre, "      float *d = dst + t * %" G_GINT64_FORMAT ";\n", OHW);
   g_string_append_printf (pre, "      for (int64_t oh = 0; oh < %" G_GINT64_FORMAT "; oh++)\n      {\n", OH);
   g_string_append_printf (pre, "        float *dr = d + oh * %" G_GINT64_FORMAT ";\n", OW);
@@ -265,8 +274,8 @@ emit_conv_sgemm (Gen *g, const ConvGeom *cv, GError **error)
      epilogue: see emit_matmul. */
   g_string_append_printf (s, "  for (int64_t tb = 0; tb < %" G_GINT64_FORMAT "; tb++)\n  {\n", NI * G);
   g_string_append_printf (s, "  const int64_t img = tb / %" G_GINT64_FORMAT ", grp = tb %% %" G_GINT64_FORMAT ";\n", G, G);
-  g_string_append_printf (s, "  const float *xs = in%d + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
-                          G_GINT64_FORMAT ";\n", cv->x_in, C, CG, H * W);
+  g_string_append_printf (s, "  const float *xs = %s + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
+                          G_GINT64_FORMAT ";\n", cv->x, C, CG, H * W);
   if (direct)
     g_string_append (s, "  const float *cols = xs;\n");
   else
@@ -303,10 +312,10 @@ emit_conv_sgemm (Gen *g, const ConvGeom *cv, GError **error)
       g_string_append (s, "  const float *cols = col;\n");
     }
   g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", 1.0f, in%d + grp * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", cols, %" G_GINT64_FORMAT
+                          ", 1.0f, %s + grp * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", cols, %" G_GINT64_FORMAT
                           ", 0.0f, dst + (img * %" G_GINT64_FORMAT " + grp * %" G_GINT64_FORMAT ") * %"
                           G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
-                          MG, OHW, KK, cv->w_in, MG * KK, KK, OHW, M, MG, OHW, OHW);
+                          MG, OHW, KK, cv->w, MG * KK, KK, OHW, M, MG, OHW, OHW);
   g_string_append (s, "  }\n");
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, NI * M);

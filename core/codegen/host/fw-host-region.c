@@ -7,10 +7,12 @@
 
 #include "fw-host-codegen-private.h"
 
-/* A float16 result is rounded to half as the reference stores it, though it stays in a float register, so
- * fused and unfused runs agree. */
-#define HALF_OPEN(v) ((v)->dtype == FW_DTYPE_FLOAT16 ? "fw_h2f (fw_f2h (" : "")
-#define HALF_CLOSE(v) ((v)->dtype == FW_DTYPE_FLOAT16 ? "))" : "")
+/* Values of a group compute in float32 registers whatever their dtype; a half value is rounded only where
+ * it leaves the group (fw_hc_append_store), or where the model casts to a half type. The reference rounds
+ * after every op, so the two differ as a fused kernel may: the kernel is the closer to exact arithmetic
+ * (docs/design.md §6.1, "Half precision"). A pass reads and writes unit-stride half rows through
+ * float32 blocks of HALF_BLOCK elements, converted by the vectorised row converters. */
+#define HALF_BLOCK 512
 
 /* Statements of one node at row scope (NK_ROWV). */
 static gboolean
@@ -20,8 +22,7 @@ emit_rowv_node (Gen *g, GString *s, SkNode *sn, GError **error)
 
   if (e == NULL)
     return FALSE;
-  g_string_append_printf (s, "    const %s v%u = %s%s%s;\n", fw_hc_reg_type (sn->out->dtype), sn->out->id, HALF_OPEN (sn->out),
-                          e, HALF_CLOSE (sn->out));
+  g_string_append_printf (s, "    const %s v%u = %s;\n", fw_hc_reg_type (sn->out->dtype), sn->out->id, e);
   fw_hc_append_store (g, s, sn->out, "    ", TRUE);
   return TRUE;
 }
@@ -149,8 +150,8 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
                 ok = FALSE;
               else
                 {
-                  g_string_append_printf (s, "      const %s v%u = %s%s%s;\n", fw_hc_reg_type (sn->out->dtype), sn->out->id,
-                                          HALF_OPEN (sn->out), e, HALF_CLOSE (sn->out));
+                  g_string_append_printf (s, "      const %s v%u = %s;\n", fw_hc_reg_type (sn->out->dtype), sn->out->id,
+                                          e);
                   fw_hc_append_store (g, s, sn->out, "      ", FALSE);
                 }
             }
@@ -266,14 +267,56 @@ emit_row_prologue (Gen *g, GString *s, const char *row, const char *tile_row)
         {
           char base[32];
           v->row_loaded = TRUE;
-          if (v->dtype == FW_DTYPE_FLOAT16)
-            g_string_append_printf (s, "    const float v%u = fw_h2f (%s[b%u]);\n", v->id,
+          if (fw_hc_is_half (v->dtype) && v->kind != SV_IMM_ARRAY)
+            g_string_append_printf (s, "    const float v%u = fw_%s2f (%s[b%u]);\n", v->id, fw_hc_half_letter (v->dtype),
                                     fw_hc_ptr_base (v, base, sizeof base), v->id);
           else
             g_string_append_printf (s, "    const %s v%u = %s[b%u];\n", fw_hc_reg_type (v->dtype), v->id,
                                     fw_hc_ptr_base (v, base, sizeof base), v->id);
         }
     }
+}
+
+/* The innermost loop of a pass around body; with half rows read or written unit-stride, strip-mined into
+ * blocks: the inputs converted to float32 before, the outputs rounded after. */
+static void
+emit_pass_loop (Gen *g, GString *s, const char *body)
+{
+  g_autofree char *lo = g->n_chunks > 1 ? g_strdup ("j0") : g_strdup ("0");
+  g_autofree char *hi = g->n_chunks > 1 ? g_strdup ("j1") : g_strdup_printf ("%" G_GINT64_FORMAT,
+                                                                               g->inner[g->n_inner - 1]);
+  gboolean blocks = FALSE;
+
+  for (guint i = 0; i < g->vals->len; i++)
+    {
+      SkVal *v = g_ptr_array_index (g->vals, i);
+      blocks |= v->half_in || v->half_out;
+    }
+  if (!blocks)
+    {
+      g_string_append_printf (s, "      for (int64_t j = %s; j < %s; j++)\n      {\n%s      }\n", lo, hi, body);
+      return;
+    }
+  g_string_append_printf (s, "      for (int64_t jb = %s; jb < %s; jb += %d)\n      {\n", lo, hi, HALF_BLOCK);
+  g_string_append_printf (s, "      const int64_t jn = %s - jb < %d ? %s - jb : %d;\n", hi, HALF_BLOCK, hi, HALF_BLOCK);
+  for (guint i = 0; i < g->vals->len; i++)
+    {
+      SkVal *v = g_ptr_array_index (g->vals, i);
+      if (v->half_in)
+        g_string_append_printf (s, "      float H%u[%d];\n      fw_%s2f_row (cpu, P%u + jb, H%u, jn);\n", v->id,
+                                HALF_BLOCK, fw_hc_half_letter (v->dtype), v->id, v->id);
+      if (v->half_out)
+        g_string_append_printf (s, "      float O%u[%d];\n", v->id, HALF_BLOCK);
+    }
+  g_string_append_printf (s, "      for (int64_t j = jb; j < jb + jn; j++)\n      {\n%s      }\n", body);
+  for (guint i = 0; i < g->vals->len; i++)
+    {
+      SkVal *v = g_ptr_array_index (g->vals, i);
+      if (v->half_out)
+        g_string_append_printf (s, "      fw_f2%s_row (cpu, O%u, P%u + jb, jn);\n", fw_hc_half_letter (v->dtype), v->id,
+                                v->id);
+    }
+  g_string_append (s, "      }\n");
 }
 
 /* The row body: sections and passes. */
@@ -298,7 +341,7 @@ emit_row (Gen *g, GString *s, GError **error)
         for (guint i = 0; i < g->vals->len; i++)
           {
             SkVal *v = g_ptr_array_index (g->vals, i);
-            v->need_ptr = v->need_scr = FALSE;
+            v->need_ptr = v->need_scr = v->half_in = v->half_out = FALSE;
           }
         if (!emit_pass_body (g, body, p, error))
           return FALSE;
@@ -337,13 +380,8 @@ emit_row (Gen *g, GString *s, GError **error)
                                       fw_hc_reg_type (v->dtype), v->id, fw_hc_reg_type (v->dtype),
                                       (gint64) v->scratch_slot * g->row_len);
           }
-        if (g->n_chunks > 1)
-          g_string_append (s, "      for (int64_t j = j0; j < j1; j++)\n      {\n");
-        else
-          g_string_append_printf (s, "      for (int64_t j = 0; j < %" G_GINT64_FORMAT "; j++)\n      {\n",
-                                  g->inner[last]);
-        g_string_append (s, body->str);
-        g_string_append (s, "      }\n    }\n    }\n");
+        emit_pass_loop (g, s, body->str);
+        g_string_append (s, "    }\n    }\n");
       }
       emit_finals (g, s, p);
     }
@@ -359,6 +397,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
   GString *s = g->body;
   gint64 elements = g->n_rows * g->row_len, ops = 0;
 
+  fw_hc_widen_row_invariant (g);
   /* Right after sgemm, OpenBLAS's threads still spin on the cores waiting for more work, and an OpenMP
      team started then shares a core with them: ViT's MLP GELU epilogue took 10 ms on two threads against
      well under 1 ms on one. So an epilogue that is cheap beside its product (a few operations per element

@@ -26,6 +26,7 @@ val_new (Gen *g, FwValue *value, SvKind kind)
   v->imm_index = -1;
   v->loaded_pass = -1;
   v->scratch_slot = -1;
+  v->panel = -1;
   g_ptr_array_add (g->vals, v);
   if (value)
     g_hash_table_insert (g->by_value, value, v);
@@ -237,7 +238,9 @@ find_space (Gen *g, GError **error)
         return fw_hc_unsupported (error, _("the root is not the group's first node"));
       if (moved_from_end != 0)
         return fw_hc_unsupported (error, _("a row operation that does not reduce the %s tile's rows"), g->root->op_type);
-      if (out->dtype != FW_DTYPE_FLOAT)
+      /* Half operands are multiplied as float32 panels, the product accumulated in float32 and rounded
+         where it leaves the group (fw-host-half.c). */
+      if (!fw_hc_is_floatish (out->dtype))
         return fw_hc_unsupported (error, _("%s in %s (sgemm computes float32)"), g->root->op_type,
                             fw_dtype_name (out->dtype));
       /* A 1-D MatMul operand loses its matrix dim in the result (numpy.matmul), so the result may be a

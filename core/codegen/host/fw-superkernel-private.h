@@ -9,17 +9,22 @@
 
 G_BEGIN_DECLS
 
-#define FW_SK_ABI_VERSION 1
+#define FW_SK_ABI_VERSION 2
 
 /* Row-major sgemm: C = alpha·op(A)·op(B) + beta·C. The host passes it so the shared object needs no link
  * against OpenBLAS and uses the same BLAS as the reference kernels. */
 typedef void (*FwSkSgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,
                            int lda, const float *b, int ldb, float beta, float *c, int ldc);
 
+/* CPU features the generated row converters may use (fw-host-half.c), found at run time. */
+#define FW_SK_CPU_F16C   1   /* AVX and F16C */
+#define FW_SK_CPU_AVX512 2   /* AVX-512F */
+#define FW_SK_CPU_AVX2   4
+
 typedef struct
 {
   int        abi;
-  int        reserved;
+  int        features;  /* FW_SK_CPU_* */
   FwSkSgemm  sgemm;
 } FwSkRuntime;
 

@@ -20,7 +20,39 @@ runtime_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha, const
                alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-static const FwSkRuntime runtime = { FW_SK_ABI_VERSION, 0, runtime_sgemm };
+/* What the generated half-precision row converters may use on this CPU. */
+static int
+cpu_features (void)
+{
+  int f = 0;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx") && __builtin_cpu_supports ("f16c"))
+    f |= FW_SK_CPU_F16C;
+  if (__builtin_cpu_supports ("avx512f"))
+    f |= FW_SK_CPU_AVX512;
+  if (__builtin_cpu_supports ("avx2"))
+    f |= FW_SK_CPU_AVX2;
+#endif
+  return f;
+}
+
+/* The table the generated code receives. FW_SK_PORTABLE set (tests, benches): the portable conversions
+ * only, as on a CPU without F16C. */
+static FwSkRuntime
+runtime_table (void)
+{
+  static int features = 0;
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      features = cpu_features ();
+      g_once_init_leave (&once, 1);
+    }
+  return (FwSkRuntime) { FW_SK_ABI_VERSION, g_getenv ("FW_SK_PORTABLE") != NULL ? 0 : features, runtime_sgemm };
+}
 
 FwSuperKernel *
 fw_superkernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
@@ -175,6 +207,7 @@ fw_superkernel_run (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **out
   g_autofree gconstpointer *ins = NULL;
   g_autofree gpointer *outs = NULL;
   guint n_in = kernel->inputs->len, n_out = kernel->outputs->len;
+  const FwSkRuntime rt = runtime_table ();
 
   if (kernel->entry == NULL)
     {
@@ -221,7 +254,7 @@ fw_superkernel_run (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **out
     }
   if (n_threads == 0)
     n_threads = g_get_num_processors ();
-  if (kernel->entry (&runtime, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
+  if (kernel->entry (&rt, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
     {
       for (guint k = 0; k < n_out; k++)
         g_clear_pointer (&outputs[k], fw_array_unref);

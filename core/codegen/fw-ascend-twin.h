@@ -43,7 +43,10 @@ typedef struct
 
 /* A kernel given as text, for hand-written kernels: entry is the extern "C" function, kernel_name the file
  * name diagnostics show, tiling_name/tiling_source a header the kernel includes (or NULL). The tiling struct
- * is the seven uint64 fields of the generated FwKNNNTiling, passed as the last argument. */
+ * is the uint64 fields of the generated FwKNNNTiling, passed as the last argument: the first n_tiling of
+ * tiling (0: the seven of a vector kernel; a mixed cube + vector kernel's carries its cube tiling too). */
+#define FW_TWIN_TILING_MAX 40
+
 typedef struct
 {
   const char *entry;
@@ -51,8 +54,9 @@ typedef struct
   const char *kernel_source;
   const char *tiling_name;
   const char *tiling_source;
-  guint64     tiling[7];
+  guint64     tiling[FW_TWIN_TILING_MAX];
   guint       blocks;
+  guint       n_tiling;
 } FwTwinKernel;
 
 /* Finds the C++ compiler and compiles the twin's runtime (once; cached). toolchain is borrowed. */

@@ -43,7 +43,7 @@ split_cores (const FwCubeShape *s, guint cores, FwCubeTiling *t)
 
   scm = MIN (scm, s->m);
   m_shares = ceil_div (s->m, scm);
-  n_shares = MAX (1, MIN ((gint64) cores / m_shares, ceil_div (s->n, 16)));
+  n_shares = s->whole_n ? 1 : MAX (1, MIN ((gint64) cores / m_shares, ceil_div (s->n, 16)));
   scn = MIN (round_up (ceil_div (s->n, n_shares), 16), s->n);
   t->single_core_m = (gint) scm;
   t->single_core_n = (gint) scn;
@@ -78,6 +78,9 @@ fw_ascend_cube_tiling (const FwCubeShape *shape, const FwProfile *profile, guint
 
         if ((bm > 16 && bm > round_up (t.single_core_m, 16)) || (bn > 16 && bn > round_up (t.single_core_n, 16)))
           continue;
+        /* Whole rows: one block spans N (rounded to a fractal), whatever its size. */
+        if (shape->whole_n)
+          bn = (gint) round_up (shape->n, 16);
         if ((guint64) bm * bn * 4 > profile->l0c_bytes || (guint64) bm * bn * c_bytes > c_block_budget)
           continue;
         t.base_m = bm;
@@ -119,4 +122,27 @@ none:
                  " matrix product in the profile's L1, L0 and Unified Buffer"),
                shape->m, shape->n, shape->k);
   return FALSE;
+}
+
+gdouble
+fw_ascend_cube_traffic (const FwCubeTiling *t, const FwCubeShape *shape)
+{
+  gint64 m_shares = ceil_div (t->m, t->single_core_m), ksteps = ceil_div (t->single_core_k, t->base_k);
+  gboolean a_resident = t->depth_a1 >= ksteps * t->step_m, b_resident = t->depth_b1 >= ksteps * t->step_n;
+  gdouble bytes = 0;
+
+  for (gint core = 0; core < t->used_core_num; core++)
+    {
+      gint64 m0 = (core % m_shares) * t->single_core_m, n0 = (core / m_shares) * t->single_core_n;
+      gint64 sm = MIN ((gint64) t->single_core_m, t->m - m0), sn = MIN ((gint64) t->single_core_n, t->n - n0);
+      gint64 mb = ceil_div (sm, t->base_m), nb = ceil_div (sn, t->base_n);
+      gdouble a_loads = a_resident && mb == 1 ? 1 : (gdouble) nb;
+      gdouble b_loads = b_resident ? 1 : (gdouble) mb;
+
+      if (sm <= 0 || sn <= 0)
+        continue;
+      bytes += a_loads * (gdouble) sm * t->single_core_k * shape->a_bytes;
+      bytes += b_loads * (gdouble) sn * ((gdouble) t->single_core_k * shape->b_bytes + (t->is_bias ? shape->bias_bytes : 0));
+    }
+  return bytes;
 }

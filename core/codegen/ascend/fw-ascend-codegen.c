@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -460,8 +461,17 @@ arrange_once (Gen *g, GError **error)
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (g->spec); i++)
     {
       FwNode *node = fw_kernel_spec_get_node (g->spec, i);
-      if (node == fw_kernel_spec_get_root (g->spec) || (g->cube && node == g->bias_add))
+      if (node == fw_kernel_spec_get_root (g->spec))
         continue;
+      if (g->cube && node == g->bias_add)
+        {
+          Operand *sum = g_hash_table_lookup (g->operands, node->outputs[0]);
+          /* SetBias added the bias; a sum that leaves the group is the block itself, copied out. */
+          if (sum != NULL && sum != g->cube_result)
+            g_string_append_printf (g->compute, "    AscendC::Adds(v%u, v%u, static_cast<%s>(0), n);  /* the Matmul's sum */\n",
+                                    sum->id, g->cube_result->id, sum->ctype);
+          continue;
+        }
       if (node->n_outputs == 0 || node->outputs[0] == NULL)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s has no output"), node->op_type);
@@ -661,6 +671,31 @@ const FwKernelSource *
 fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel)
 {
   return kernel->source;
+}
+
+static gdouble
+max_abs (const FwArray *a)
+{
+  gdouble m = 0;
+
+  for (gint64 i = 0; a != NULL && i < a->n_elements; i++)
+    {
+      gdouble v = fabs (fw_array_get_double (a, i));
+      if (isfinite (v) && v > m)
+        m = v;
+    }
+  return m;
+}
+
+gdouble
+fw_ascend_kernel_product_tolerance (FwAscendKernel *kernel, FwArray *const *inputs)
+{
+  const FwAscendTiling *t = &kernel->tiling;
+
+  if (t->n_cube == 0 || inputs == NULL)
+    return 0;
+  /* cube[3] is Ka; the fields are in cube_fields' order (fw-ascend-cube.c). */
+  return 2.0 * (gdouble) t->cube[3] * ldexp (1.0, -24) * max_abs (inputs[0]) * max_abs (inputs[1]);
 }
 
 const char *

@@ -54,7 +54,8 @@ batch_of (const FwValue *v, const FwValue *c, gint64 *batch)
   return TRUE;
 }
 
-/* An Add right after the product whose other operand is one row of C's width: SetBias does it in the cube. */
+/* An Add right after the product whose other operand is one row of C's width: SetBias does it in the cube
+ * (where the sum leaves the group, the block is copied into the output's queue). */
 static FwNode *
 bias_add (Gen *g, FwValue *product, gint64 n)
 {
@@ -73,7 +74,7 @@ bias_add (Gen *g, FwValue *product, gint64 n)
           }
     }
   if (found == NULL || uses != 1 || fw_kernel_spec_is_output (g->spec, product) || found->n_outputs < 1 ||
-      found->outputs[0] == NULL || fw_kernel_spec_is_output (g->spec, found->outputs[0]))
+      found->outputs[0] == NULL)
     return NULL;
   {
     FwValue *x = found->inputs[found->inputs[0] == product ? 1 : 0];
@@ -173,15 +174,10 @@ fw_ac_cube_decide (Gen *g)
       refuse (g, g_strdup (_("the epilogue's iteration space is not the product's")));
       return;
     }
-  if (g->rows_mode && (g->space.row_axes != 1 || g->row_len != n))
-    {
-      refuse (g, g_strdup (_("the epilogue's rows are not rows of C")));
-      return;
-    }
   g->cube_a = a;
   g->cube_b = b;
   g->cube_shape = (FwCubeShape) { m, n, k, fw_dtype_bits (a->dtype) / 8, fw_dtype_bits (b->dtype) / 8,
-                                  g->cube_bias ? fw_dtype_bits (c->dtype) / 8 : 0, g->rows_mode };
+                                  g->cube_bias ? fw_dtype_bits (c->dtype) / 8 : 0, FALSE };
   g->cube = TRUE;
 }
 
@@ -205,6 +201,22 @@ fw_ac_cube_check_operands (Gen *g)
   return TRUE;
 }
 
+/* Whether the epilogue works on whole rows of C: a row operation, a resident row vector or a value per row
+ * (broadcast rows the bias needed are gone once SetBias does it). */
+static gboolean
+needs_whole_rows (Gen *g)
+{
+  if (fw_kernel_spec_get_reduce_axes (g->spec) > 0)
+    return TRUE;
+  for (guint i = 0; i < g->all->len; i++)
+    {
+      const Operand *o = g_ptr_array_index (g->all, i);
+      if (o->rowvec || (o->role == FW_SHAPE_ROW && o->kind != KIND_IMMEDIATE))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The cube tiling, given the UB the epilogue's buffers leave: tile-shaped buffers take per_elem bytes per
  * element of the C block, the others a fixed amount (row buffers at the largest baseM, 256 rows). */
 gboolean
@@ -212,6 +224,13 @@ fw_ac_cube_tile (Gen *g)
 {
   g_autoptr(GError) error = NULL;
   gdouble per_elem = 0, fixed = 0, budget = fw_profile_budget_bytes (g->profile);
+
+  g->cube_shape.whole_n = g->rows_mode && needs_whole_rows (g);
+  if (g->cube_shape.whole_n && (g->space.row_axes != 1 || g->row_len != g->cube_shape.n))
+    {
+      refuse (g, g_strdup (_("the epilogue's rows are not rows of C")));
+      return FALSE;
+    }
 
   for (guint i = 0; i < g->kernel_buffers->len; i++)
     {

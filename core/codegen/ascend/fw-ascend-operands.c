@@ -386,9 +386,15 @@ fw_ac_build_operands (Gen *g, GError **error)
           continue;
         }
       /* The bias Add SetBias does: its result is the block GetTensorC brings. */
-      if (g->cube && node == g->bias_add)
+      if (g->cube && node == g->bias_add && !used_outside (g, node->outputs[0]))
         {
           g_hash_table_insert (g->operands, node->outputs[0], g->cube_result);
+          continue;
+        }
+      if (g->cube && node == g->bias_add)
+        {
+          if (!add_output_operands (g, node, i, slot_until, error))
+            return FALSE;
           continue;
         }
       if (!add_input_operands (g, node, error) || !add_output_operands (g, node, i, slot_until, error))

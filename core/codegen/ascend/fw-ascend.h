@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "codegen/fw-kernel-source.h"
+#include "exec/fw-array.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
@@ -58,6 +59,13 @@ const FwAscendTiling *fw_ascend_kernel_get_tiling    (FwAscendKernel    *kernel)
 const FwKernelSource *fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel);
 
 char                 *fw_ascend_escape_comment       (const char        *text);
+
+/* How far a mixed kernel's outputs may lie from a reference that sums the same product in another float32
+ * order (a BLAS sgemm): the forward error bound of a K-term dot product, K u max|A| max|B| (u = 2^-24), for
+ * each of the two sums; 0 for any other kernel. inputs in the kernel source's order (A and B first). An
+ * absolute tolerance to add to the dtype's, where no explicit one was asked for. */
+gdouble               fw_ascend_kernel_product_tolerance (FwAscendKernel    *kernel,
+                                                      FwArray *const    *inputs);
 
 /* What the Ascend kernel of a group is, for the reports (the spec's form, fw_kernel_spec_get_form): "vector"
  * (no compute root: the whole group runs on the vector unit), "cube_vector" (one mixed kernel: the Matmul

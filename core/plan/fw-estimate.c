@@ -123,7 +123,8 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
         out->unit_elements = a->fixed_tile;
         out->tile_elements = a->fixed_tile;
         out->tile_rows = space->row_axes > 0 ? a->fixed_rows : 0;
-        out->row_elements = space->row_axes > 0 ? (gint64) row : 0;
+        /* A row of the tile is a row of the C block, baseN elements at its pitch. */
+        out->row_elements = space->row_axes > 0 && a->fixed_rows > 0 ? a->fixed_tile / a->fixed_rows : 0;
         out->ub_bytes = out->ub_min_bytes = fw_kernel_spec_ub_bytes (spec, align, (gdouble) a->fixed_tile, rows,
                                                                      &out->n_buffers);
         out->ub_percent = 100.0 * out->ub_bytes / budget;

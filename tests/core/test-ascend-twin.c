@@ -398,6 +398,144 @@ add_node (FwGraph *g, const char *op, const char *out, const char *a, const char
     fw_node_set_attr_int (n, "to", FW_DTYPE_FLOAT);
 }
 
+static FwValue *
+add_matrix (FwGraph *g, const char *name, gint rank, const gint64 *dims, gboolean constant, guint32 seed)
+{
+  FwDim d[FW_MAX_RANK];
+  gint64 n = 1;
+
+  for (gint i = 0; i < rank; i++)
+    {
+      d[i] = (FwDim) FW_DIM_STATIC (dims[i]);
+      n *= dims[i];
+    }
+  if (constant)
+    {
+      g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+      g_autofree float *data = g_new (float, n);
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(FwTensor) t = NULL;
+
+      for (gint64 i = 0; i < n; i++)
+        data[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
+      bytes = g_bytes_new (data, (gsize) n * sizeof (float));
+      t = fw_tensor_new (FW_DTYPE_FLOAT, (guint) rank, dims, bytes);
+      return fw_graph_add_initializer (g, name, t, NULL);
+    }
+  return fw_graph_add_input (g, name, FW_DTYPE_FLOAT, rank, d, NULL);
+}
+
+/* One product and its epilogue as a model: y = Relu (op (a, b) [+ r]), a Gemm's attributes set. */
+static FwModel *
+cube_model (const char *op, gint ra, const gint64 *da, gint rb, const gint64 *db, gint rr, const gint64 *dr,
+            gint64 trans_a, gint64 trans_b, float alpha)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  const char *ins[2] = { "a", "b" };
+  const char *outs[1] = { "p" };
+  FwNode *n;
+
+  g_assert_nonnull (add_matrix (g, "a", ra, da, FALSE, 1));
+  g_assert_nonnull (add_matrix (g, "b", rb, db, TRUE, 2));
+  n = fw_graph_add_node (g, op, "", "product", 2, ins, 1, outs, NULL);
+  g_assert_nonnull (n);
+  if (strcmp (op, "Gemm") == 0)
+    {
+      fw_node_set_attr_int (n, "transA", trans_a);
+      fw_node_set_attr_int (n, "transB", trans_b);
+      fw_node_set_attr_float (n, "alpha", alpha);
+    }
+  if (rr > 0)
+    {
+      g_assert_nonnull (add_matrix (g, "r", rr, dr, FALSE, 3));
+      add_node (g, "Add", "s", "p", "r");
+      add_node (g, "Relu", "y", "s", NULL);
+    }
+  else
+    add_node (g, "Relu", "y", "p", NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
+/* The plan of model under balanced, every candidate run on the twin: the one with a compute root must be of
+ * form `want` (a mixed kernel's traffic checked against the plan), with a reason containing `why` when it is
+ * an epilogue. */
+static void
+check_cube_form (FwModel *model, FwKernelForm want, const char *why)
+{
+  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  Tally tally = { 0 };
+  guint rooted = 0;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (c->root == NULL)
+        continue;
+      rooted++;
+      g_assert_cmpint (fw_kernel_spec_get_form (c->spec), ==, want);
+      if (why != NULL)
+        g_assert_nonnull (strstr (fw_kernel_spec_get_form_reason (c->spec), why));
+      else
+        g_assert_null (fw_kernel_spec_get_form_reason (c->spec));
+    }
+  g_assert_cmpuint (rooted, ==, 1);
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, ==, plan->candidates->len);
+  g_assert_cmpuint (tally.mixed, ==, want == FW_KERNEL_FORM_CUBE_VECTOR ? 1 : 0);
+}
+
+/* The forms of MatMul and Gemm real models have, as mixed kernels on the twin (outputs, no diagnostics, the
+ * twin's traffic the plan's): a 4-D batched MatMul with a residual, a batched A against a broadcast B batch,
+ * a 3-D A against a 2-D weight (folded into M), Gemm with transB and alpha; and the ones that stay epilogues
+ * with their reason: Gemm with transA, and a Conv root (whose plan then pays the round trip of its result). */
+static void
+test_cube_forms (void)
+{
+  static const gint64 a4[] = { 2, 3, 20, 40 }, b4[] = { 2, 3, 40, 24 }, r4[] = { 2, 3, 20, 24 };
+  static const gint64 b3[] = { 3, 40, 24 }, a3[] = { 2, 37, 40 }, b2[] = { 40, 72 }, r3[] = { 2, 37, 72 };
+  static const gint64 ga[] = { 33, 48 }, gb[] = { 80, 48 }, gat[] = { 48, 33 }, gbn[] = { 48, 80 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  check_cube_form (cube_model ("MatMul", 4, a4, 4, b4, 4, r4, 0, 0, 1.0f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("MatMul", 4, a4, 3, b3, 0, NULL, 0, 0, 1.0f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("MatMul", 3, a3, 2, b2, 3, r3, 0, 0, 1.0f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("Gemm", 2, ga, 2, gb, 0, NULL, 0, 1, 0.5f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("Gemm", 2, gat, 2, gbn, 0, NULL, 1, 0, 1.0f), FW_KERNEL_FORM_EPILOGUE, "transA");
+  {
+    g_autoptr(FwPlan) plan = plan_for (fw_test_conv_block (), FW_STRATEGY_BALANCED, NULL);
+    guint conv = 0;
+
+    for (guint i = 0; i < plan->candidates->len; i++)
+      {
+        const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+        const FwCostEstimate *cost = fw_candidate_get_cost (c);
+        gint64 bytes;
+
+        if (c->root == NULL)
+          continue;
+        bytes = fw_value_get_n_elements (c->root->outputs[0]) * 4;
+        conv++;
+        g_assert_cmpint (fw_kernel_spec_get_form (c->spec), ==, FW_KERNEL_FORM_EPILOGUE);
+        g_assert_nonnull (strstr (fw_kernel_spec_get_form_reason (c->spec), "Conv"));
+        /* CANN's Conv writes its result and the epilogue reads it back: both in the plan's bytes. */
+        g_assert_cmpuint (cost->launches_after, ==, 2);
+        g_assert_cmpfloat (cost->bytes_written_after, >=, (gdouble) bytes);
+        g_assert_cmpfloat (cost->bytes_read_after, >=, (gdouble) bytes);
+      }
+    g_assert_cmpuint (conv, >, 0);
+  }
+}
+
 /* The small models of the ops the real models need (fw-test-ascend-models.h), under every strategy that
  * fuses them: hard activations and a reduce epilogue, Compare/Select masks, LayerNormalization and
  * LogSoftmax nodes, scalar / row-vector / per-row broadcast operands. */
@@ -912,6 +1050,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
   g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
+  g_test_add_func ("/core/ascend-twin/cube-forms", test_cube_forms);
   g_test_add_func ("/core/ascend-twin/example", test_example);
   g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
   g_test_add_func ("/core/ascend-twin/correct", test_correct);

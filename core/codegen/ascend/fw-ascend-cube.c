@@ -313,7 +313,7 @@ fw_ac_cube_compute_tiling (Gen *g, FwAscendTiling *out)
   out->total_length = g->total;
   out->tile_length = (gint64) t->base_m * t->base_n;
   out->rows = g->rows_mode ? t->base_m : 0;
-  out->row_length = g->rows_mode ? g->row_len : 0;
+  out->row_length = g->rows_mode ? t->base_n : 0;  /* a tile row is a row of the C block */
   out->tile_num = blocks * g->batch;
   out->block_num = t->used_core_num;
   out->tiles_per_block = most * g->batch;

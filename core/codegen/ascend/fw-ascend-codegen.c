@@ -159,8 +159,7 @@ gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
   GString *s = g_string_new (NULL);
 
   fw_ac_append_header (g, s, "host tiling");
-  g_string_append_printf (s, "#include <cstdint>\n\n#include \"%s_tiling.h\"\n\n", g->name);
-  g_string_append_printf (s,
+  g_string_append_printf (s, "#include <cstdint>\n\n#include \"%s_tiling.h\"\n\n"
     "/* The C block and the cube tiling were computed for %s (its L1, L0A/B/C, cube cores and UB) by Fusion\n"
     " * Workbench's cube tiling; another profile needs the kernel generated again. -1 when the UB given does not\n"
     " * hold the kernel's %.0f bytes of buffers. */\n"
@@ -171,7 +170,7 @@ gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
     "    return -1;\n"
     "  const %s values = { %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT
     "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u",
-    g->profile->name ? g->profile->name : "the plan's profile", t->kernel_ub_bytes, g->struct_name, g->struct_name,
+    g->name, g->profile->name ? g->profile->name : "the plan's profile", t->kernel_ub_bytes, g->struct_name, g->struct_name,
     t->kernel_ub_bytes, g->struct_name, t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
     t->block_num, t->tiles_per_block);
   for (guint i = 0; i < t->n_cube; i++)

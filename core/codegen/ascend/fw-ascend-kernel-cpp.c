@@ -362,6 +362,21 @@ append_events (Gen *g, GString *s)
       emit_expand (g, s, g_ptr_array_index (g->smalls, i));
 }
 
+/* The copy of tile t of operand i between its GM tensor (GMiGm) and its UB tensor (LOCALi): a vector
+ * kernel's tiles lie one after another in GM, a mixed kernel's C blocks at C's row pitch. */
+static char *
+copy_call (const Gen *g, const Operand *o, const char *tile_fn, const char *block_fn, const char *local,
+           const char *gm, guint i)
+{
+  gboolean out = strcmp (gm, "out") == 0;
+  g_autofree char *gm_at = g->cube ? g_strdup_printf ("%s%uGm[t]", gm, i)
+                                   : g_strdup_printf ("%s%uGm[static_cast<uint64_t>(t) * %s]", gm, i, tile_step (o));
+  g_autofree char *ub = g_strdup_printf ("%s%u", local, i);
+
+  return g_strdup_printf ("%s(%s, %s, %s)", g->cube ? block_fn : tile_fn, out ? gm_at : ub, out ? ub : gm_at,
+                          g->cube ? "rows, len, stride, C_PITCH" : tile_copy_shape (o));
+}
+
 /* CopyIn: each streamed input's tile into its queue. */
 static void
 append_copy_in (Gen *g, GString *s)
@@ -378,18 +393,12 @@ append_copy_in (Gen *g, GString *s)
   for (guint i = 0; i < n_in; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);
-      if (g->cube)
-        {
-          g_string_append_printf (s,
-            "    AscendC::LocalTensor<%s> x%u = inQueue%u.AllocTensor<%s>();\n"
-            "    CopyBlockIn(x%u, in%uGm[t], rows, len, stride, C_PITCH);\n"
-            "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, i, i);
-          continue;
-        }
+      g_autofree char *copy = copy_call (g, o, "CopyGmToUb", "CopyBlockIn", "x", "in", i);
+
       g_string_append_printf (s,
         "    AscendC::LocalTensor<%s> x%u = inQueue%u.AllocTensor<%s>();\n"
-        "    CopyGmToUb(x%u, in%uGm[static_cast<uint64_t>(t) * %s], %s);\n"
-        "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, tile_step (o), tile_copy_shape (o), i, i);
+        "    %s;\n"
+        "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, copy, i, i);
     }
   g_string_append (s, "  }\n\n");
 }
@@ -465,18 +474,12 @@ append_copy_out (Gen *g, GString *s)
   for (guint i = 0; i < n_out; i++)
     {
       Operand *o = g_ptr_array_index (g->outputs, i);
-      if (g->cube)
-        {
-          g_string_append_printf (s,
-            "    AscendC::LocalTensor<%s> y%u = outQueue%u.DeQue<%s>();\n"
-            "    CopyBlockOut(out%uGm[t], y%u, rows, len, stride, C_PITCH);\n"
-            "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, i, i, i);
-          continue;
-        }
+      g_autofree char *copy = copy_call (g, o, "CopyUbToGm", "CopyBlockOut", "y", "out", i);
+
       g_string_append_printf (s,
         "    AscendC::LocalTensor<%s> y%u = outQueue%u.DeQue<%s>();\n"
-        "    CopyUbToGm(out%uGm[static_cast<uint64_t>(t) * %s], y%u, %s);\n"
-        "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, tile_step (o), i, tile_copy_shape (o), i, i);
+        "    %s;\n"
+        "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, copy, i, i);
     }
   g_string_append (s, "  }\n\n");
 }

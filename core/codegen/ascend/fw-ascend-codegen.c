@@ -18,6 +18,10 @@
  * a kernel uses the UB share the plan reported; the kernel shrinks the tile only where its own scratch would
  * overflow the Unified Buffer.
  *
+ * A MatMul/Gemm group is one mixed cube + vector kernel where it can be (fw-ascend-cube.c): the same class,
+ * with the Matmul object bringing the root's result into UB block by block in place of the root's input
+ * queue, the C blocks as the tiles. Where it cannot, it is arranged again as the epilogue and the reason kept.
+ *
  * This file runs the phases in order (their files are listed in fw-ascend-codegen-private.h) and writes the
  * kernel folder's other files: the tiling header, the host tiling function, CMakeLists.txt and README.md. */
 #include "config.h"

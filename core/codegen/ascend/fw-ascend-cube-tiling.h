@@ -31,7 +31,8 @@ typedef struct
   gint db_l0a, db_l0b, db_l0c;
 } FwCubeTiling;
 
-/* Splits C over the profile's cube cores (M first, then N when M alone leaves cores idle), picks the largest
+/* Splits C over the profile's cube cores (the split, among those keeping at least three quarters of the most
+ * cores any split uses busy, that reads the fewest bytes from GM by fw_ascend_cube_traffic), picks the largest
  * fractal-aligned baseM x baseN whose float accumulators fit L0C and whose C block of c_block_budget bytes
  * (the UB the kernel gives one C block, at c_bytes per element) fits, the largest baseK that fits L0A/L0B, and
  * keeps A's and B's blocks resident in L1 over all of K when they fit. FALSE with error when no tiling fits

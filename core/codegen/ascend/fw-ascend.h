@@ -36,7 +36,8 @@ typedef struct
   gdouble ub_bytes;         /* what the planner's model charges for the tile */
   gdouble kernel_ub_bytes;  /* what the generated kernel allocates, scratch included */
   /* A mixed cube + vector kernel: the fields its tiling struct carries after the seven above (the
-   * TCubeTiling and the batch walk, FW_ASCEND_CUBE_FIELDS of them); n_cube 0 for any other kernel. */
+   * TCubeTiling's 22 fields and the batch walk's 3, in the struct's order, fw-ascend-cube.c); n_cube 0 for
+   * any other kernel. */
   guint   n_cube;
   guint64 cube[32];
 } FwAscendTiling;

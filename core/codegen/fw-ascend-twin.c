@@ -297,7 +297,7 @@ execute (const char *exe, const char *dir, const FwTwinKernel *k, const FwProfil
                           " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\nreduce %d\nblocks %u\nseed 1\ndiag %s\ntiling",
                           profile->ub_bytes, profile->l1_bytes, profile->l0a_bytes, profile->l0b_bytes,
                           profile->l0c_bytes, reduce_mode (profile), MAX (k->blocks, 1u), diag_path);
-  for (guint i = 0; i < 7; i++)
+  for (guint i = 0; i < (k->n_tiling ? MIN (k->n_tiling, FW_TWIN_TILING_MAX) : 7); i++)
     g_string_append_printf (job, " %" G_GUINT64_FORMAT, k->tiling[i]);
   g_string_append_c (job, '\n');
   for (guint i = 0; i < n_inputs + n_outputs; i++)
@@ -393,7 +393,11 @@ fw_ascend_twin_run (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfile 
                      fw_kernel_source_lookup_file (src, tiling_name),
                      { (guint64) t->total_length, (guint64) t->tile_length, (guint64) t->tile_num, (guint64) t->rows,
                        (guint64) t->row_length, (guint64) t->block_num, (guint64) t->tiles_per_block },
-                     (guint) MAX (t->block_num, 1) };
+                     (guint) MAX (t->block_num, 1), 7 };
+
+  /* A mixed kernel's struct goes on with its cube tiling. */
+  for (guint i = 0; i < t->n_cube && 7 + i < FW_TWIN_TILING_MAX; i++)
+    k.tiling[k.n_tiling++] = t->cube[i];
 
   for (guint i = 0; i < n_in; i++)
     {

@@ -72,7 +72,10 @@ typedef struct
 
 /* A kernel given as text, for hand-written kernels: entry is the extern "C" function, kernel_name the file
  * name diagnostics show, tiling_name/tiling_source a header the kernel includes (or NULL). The tiling struct
- * is the seven uint64 fields of the generated FwKNNNTiling, passed as the last argument. */
+ * is the uint64 fields of the generated FwKNNNTiling, passed as the last argument: the first n_tiling of
+ * tiling (0: the seven of a vector kernel; a mixed cube + vector kernel's carries its cube tiling too). */
+#define FW_TWIN_TILING_MAX 40
+
 typedef struct
 {
   const char *entry;
@@ -80,8 +83,9 @@ typedef struct
   const char *kernel_source;
   const char *tiling_name;
   const char *tiling_source;
-  guint64     tiling[7];
+  guint64     tiling[FW_TWIN_TILING_MAX];
   guint       blocks;
+  guint       n_tiling;
 } FwTwinKernel;
 
 /* Finds the C++ compiler and compiles the twin's runtime (once; cached). toolchain is borrowed. */
@@ -153,11 +157,14 @@ FwTwinCheck       *fw_ascend_twin_check         (FwAscendTwin        *twin,
 /* A check that did not run, with message (may be NULL) as the reason. */
 FwTwinCheck       *fw_twin_check_new_error      (const char          *message);
 /* The verdict of a run against want (one reference array per output, in order), with its counts and time
- * estimate on profile. half: the kernel computes in float16 (its tolerance and cosine bar apply). */
+ * estimate on profile. half: the kernel computes in float16 (its tolerance and cosine bar apply). product_abs:
+ * added to the dtype's absolute tolerance when tolerance is NULL, for a mixed kernel whose product sums in
+ * another order than the reference's (fw_ascend_kernel_product_tolerance; 0 otherwise). */
 FwTwinCheck       *fw_twin_check_new_from_run   (FwTwinRun           *run,
                                                  FwArray *const      *want,
                                                  gboolean             half,
                                                  const FwTolerance   *tolerance,
+                                                 gdouble              product_abs,
                                                  const FwProfile     *profile);
 void               fw_twin_check_free           (FwTwinCheck         *check);
 

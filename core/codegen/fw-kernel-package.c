@@ -177,6 +177,16 @@ add_ascend_kernel (JsonBuilder *b, const char *folder, FwAscendKernel *kernel)
       json_builder_add_int_value (b, values[i]);
     }
   json_builder_end_object (b);
+  /* A mixed kernel's tiling struct goes on with its cube tiling (TCubeTiling's fields and the batch walk's,
+   * in the struct's order). */
+  if (t->n_cube > 0)
+    {
+      json_builder_set_member_name (b, "cube_tiling");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < t->n_cube; i++)
+        json_builder_add_int_value (b, (gint64) t->cube[i]);
+      json_builder_end_array (b);
+    }
   json_builder_set_member_name (b, "arguments");
   json_builder_begin_array (b);
   for (guint i = 0; i < fw_kernel_source_get_n_inputs (src) + fw_kernel_source_get_n_outputs (src); i++)

@@ -114,6 +114,23 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
   per_core = MAX (1.0, ceil (units / cores));
 
   out->unit_elements = (gint64) unit;
+  /* A mixed cube + vector kernel's tile is the C block its cube tiling chose: nothing to search. */
+  {
+    const FwUbArrangement *a = fw_kernel_spec_get_arrangement (spec);
+    if (a != NULL && a->form == FW_KERNEL_FORM_CUBE_VECTOR && a->fixed_tile > 0)
+      {
+        gdouble rows = space->row_axes > 0 ? (gdouble) a->fixed_rows : 1.0;
+        out->unit_elements = a->fixed_tile;
+        out->tile_elements = a->fixed_tile;
+        out->tile_rows = space->row_axes > 0 ? a->fixed_rows : 0;
+        /* A row of the tile is a row of the C block, baseN elements at its pitch. */
+        out->row_elements = space->row_axes > 0 && a->fixed_rows > 0 ? a->fixed_tile / a->fixed_rows : 0;
+        out->ub_bytes = out->ub_min_bytes = fw_kernel_spec_ub_bytes (spec, align, (gdouble) a->fixed_tile, rows,
+                                                                     &out->n_buffers);
+        out->ub_percent = 100.0 * out->ub_bytes / budget;
+        return out->ub_bytes <= budget;
+      }
+  }
   out->ub_min_bytes = fw_kernel_spec_ub_bytes (spec, align, unit, MAX (1.0, unit / row), NULL);
   if (out->ub_min_bytes > budget)
     {
@@ -224,10 +241,32 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       else if (v->kind != FW_SPEC_INTERMEDIATE)
         out->bytes_read_after += value_bytes (v->value);
     }
+  out->launches_after = 1;
+  /* What the target's kernel moves, by its form (decided once, in the spec). A mixed cube + vector kernel
+   * moves what its cube tiling reads (A and B again for each block of C that needs them) and writes. A
+   * target's epilogue leaves the cube to the vendor's operator, which writes the root's result to HBM and
+   * the kernel reads it back: that round trip and the second launch are not saved. Without a target's
+   * arrangement the planner prices its own fused kernel, the root computed inside (the host target's). */
+  {
+    const FwUbArrangement *a = fw_kernel_spec_get_arrangement (spec);
+    FwNode *root = fw_kernel_spec_get_root (spec);
+
+    if (a != NULL && a->form == FW_KERNEL_FORM_CUBE_VECTOR && a->hbm_read > 0)
+      {
+        out->bytes_read_after = a->hbm_read;
+        out->bytes_written_after = a->hbm_written;
+      }
+    else if (a != NULL && a->form == FW_KERNEL_FORM_EPILOGUE && root != NULL && root->n_outputs > 0 &&
+             root->outputs[0] != NULL)
+      {
+        out->bytes_read_after += value_bytes (root->outputs[0]);
+        out->bytes_written_after += value_bytes (root->outputs[0]);
+        out->launches_after = 2;
+      }
+  }
   /* On an NPU the cube and the vector units work in a pipeline; on a CPU the same cores do both. */
   compute = profile->kind == FW_PROFILE_NPU ? MAX (cube_t, vector_t) : cube_t + vector_t;
-  out->launches_after = 1;
   out->time_after_s = MAX (MAX (out->bytes_read_after / bw, compute), out->bytes_written_after / bw) +
-                      profile->launch_overhead_s + profile->sync_overhead_s;
+                      out->launches_after * (profile->launch_overhead_s + profile->sync_overhead_s);
   out->saving_s = out->time_before_s - out->time_after_s;
 }

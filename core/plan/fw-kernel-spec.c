@@ -409,6 +409,7 @@ void
 fw_ub_arrangement_clear (FwUbArrangement *arrangement)
 {
   g_clear_pointer (&arrangement->buffers, g_array_unref);
+  g_clear_pointer (&arrangement->form_reason, g_free);
 }
 
 gdouble
@@ -447,7 +448,8 @@ gboolean
 fw_ub_arrangement_equal (const FwUbArrangement *a, const FwUbArrangement *b)
 {
   if (a->buffers->len != b->buffers->len || a->row_stride != b->row_stride || a->tile_align != b->tile_align ||
-      a->block_bytes != b->block_bytes)
+      a->block_bytes != b->block_bytes || a->form != b->form || a->fixed_tile != b->fixed_tile ||
+      a->fixed_rows != b->fixed_rows)
     return FALSE;
   for (guint i = 0; i < a->buffers->len; i++)
     {
@@ -468,12 +470,27 @@ fw_kernel_spec_take_arrangement (FwKernelSpec *spec, FwUbArrangement *arrangemen
     spec->arrangement = g_new0 (FwUbArrangement, 1);
   *spec->arrangement = *arrangement;
   arrangement->buffers = NULL;
+  arrangement->form_reason = NULL;
 }
 
 const FwUbArrangement *
 fw_kernel_spec_get_arrangement (const FwKernelSpec *spec)
 {
   return spec->arrangement;
+}
+
+FwKernelForm
+fw_kernel_spec_get_form (const FwKernelSpec *spec)
+{
+  if (spec->arrangement != NULL)
+    return spec->arrangement->form;
+  return spec->root != NULL ? FW_KERNEL_FORM_EPILOGUE : FW_KERNEL_FORM_VECTOR;
+}
+
+const char *
+fw_kernel_spec_get_form_reason (const FwKernelSpec *spec)
+{
+  return spec->arrangement != NULL ? spec->arrangement->form_reason : NULL;
 }
 
 gdouble

@@ -97,12 +97,30 @@ typedef struct
   gint64      fixed_bytes;
 } FwUbBuffer;
 
+/* What the target's kernel is, decided once when the target arranges it (fw_kernel_spec_get_form): the
+ * planner prices the kernel's HBM traffic by it and the reports print it. */
+typedef enum {
+  FW_KERNEL_FORM_VECTOR,       /* no compute root: the group runs on the vector unit */
+  FW_KERNEL_FORM_EPILOGUE,     /* the compute root runs as the vendor's own operator and writes its result to
+                                  HBM; the kernel is the epilogue reading it back (a round trip it still makes) */
+  FW_KERNEL_FORM_CUBE_VECTOR,  /* one mixed kernel: the cube's result stays on chip for the vector epilogue */
+} FwKernelForm;
+
 typedef struct
 {
   GArray  *buffers;      /* FwUbBuffer, in the order the kernel allocates them */
   gint64   row_stride;   /* rows: elements from one row of a tile-shaped buffer to the next */
   guint    tile_align;   /* elements a tile-shaped buffer is rounded up to */
   guint    block_bytes;  /* bytes row-shaped and fixed buffers are rounded up to */
+  FwKernelForm form;
+  char    *form_reason;  /* EPILOGUE with a MatMul/Gemm root: why it is not one mixed kernel; else NULL */
+  /* CUBE_VECTOR: the tile is the cube tiling's C block (tile elements, rows), not searched, and the HBM
+   * bytes are the kernel's own (A and B re-read as the cube tiling walks C), priced instead of each outside
+   * value once. 0 otherwise. */
+  gint64   fixed_tile;
+  gint64   fixed_rows;
+  gdouble  hbm_read;
+  gdouble  hbm_written;
 } FwUbArrangement;
 
 void                  fw_ub_arrangement_init         (FwUbArrangement    *arrangement);
@@ -217,6 +235,10 @@ const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,
                                                       guint               index);
 /* The target's arrangement the planner priced, or NULL when it priced its own buffer plan. */
 const FwUbArrangement *fw_kernel_spec_get_arrangement (const FwKernelSpec *spec);
+/* What the kernel is: the target's arrangement's form, else EPILOGUE with a compute root and VECTOR without. */
+FwKernelForm          fw_kernel_spec_get_form        (const FwKernelSpec *spec);
+/* Why a group with a compute root is not one mixed kernel (NULL when it is, or has no root). */
+const char           *fw_kernel_spec_get_form_reason (const FwKernelSpec *spec);
 /* Bytes the kernel takes for a tile of `tile` space elements and `rows` rows: the target's arrangement when
  * there is one, else the plan's buffers each rounded up to `align` bytes, streamed ones twice, intermediates
  * at their peak liveness. */

@@ -215,8 +215,12 @@ add_targets (JsonBuilder *b, const FwPlan *plan, const FwTargets *t)
           begin_candidate (b, plan, k->candidate);
           add_target_kernel (b, plan, target, k);
           if (target == FW_TARGET_ASCEND)
-            fw_json_member_string (b, "form", fw_ascend_kernel_form (
-                                     ((FwCandidate *) g_ptr_array_index (plan->candidates, k->candidate))->spec));
+            {
+              const FwKernelSpec *spec = ((FwCandidate *) g_ptr_array_index (plan->candidates, k->candidate))->spec;
+              fw_json_member_string (b, "form", fw_ascend_kernel_form (spec));
+              if (fw_kernel_spec_get_form_reason (spec) != NULL)
+                fw_json_member_string (b, "form_reason", fw_kernel_spec_get_form_reason (spec));
+            }
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

@@ -97,6 +97,8 @@ add_kernel_spec (JsonBuilder *b, const FwKernelSpec *spec)
   fw_json_member_int (b, "row_elements", space->row_axes > 0 ? fw_space_row_elements (space) : 0);
   fw_json_member_int (b, "passes", fw_kernel_spec_get_n_passes (spec));
   fw_json_member_string (b, "ascend_form", fw_ascend_kernel_form (spec));
+  if (fw_kernel_spec_get_form_reason (spec) != NULL)
+    fw_json_member_string (b, "ascend_form_reason", fw_kernel_spec_get_form_reason (spec));
   json_builder_set_member_name (b, "carried");
   json_builder_begin_array (b);
   for (guint i = 0; i < fw_kernel_spec_get_n_values (spec); i++)

@@ -94,7 +94,7 @@ typedef struct
 } Compare;
 
 static Compare
-compare (const FwArray *want, const FwArray *got, gboolean half)
+compare (const FwArray *want, const FwArray *got, gboolean half, gdouble product_tol)
 {
   Compare c = { 1.0, 0, 0, -1, TRUE };
   double dot = 0, ww = 0, gg = 0;
@@ -103,7 +103,7 @@ compare (const FwArray *want, const FwArray *got, gboolean half)
   for (gint64 i = 0; i < got->n_elements; i++)
     {
       double w = fw_array_get_double (want, i), x = fw_array_get_double (got, i);
-      double d = fabs (w - x), tol = half ? 1e-3 + 1e-2 * fabs (w) : 1e-5 + 1e-4 * fabs (w);
+      double d = fabs (w - x), tol = (half ? 1e-3 + 1e-2 * fabs (w) : 1e-5 + 1e-4 * fabs (w)) + product_tol;
 
       if (isnan (w) && isnan (x))
         continue;
@@ -151,7 +151,7 @@ random_array (FwValue *v, GRand *rand)
   return a;
 }
 
-/* The reference values of the candidate's nodes, the cube root's output given (it is the kernel's in0). */
+/* The reference values of the candidate's nodes, the cube root's output given where it is the kernel's in0. */
 static gboolean
 reference (const FwCandidate *cand, GHashTable *values, char **why)
 {
@@ -165,7 +165,8 @@ reference (const FwCandidate *cand, GHashTable *values, char **why)
       g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
       g_autoptr(GError) error = NULL;
 
-      if (n == cand->root)
+      /* An epilogue's root result is given (the kernel's in0); a mixed kernel computes it from A and B. */
+      if (n == cand->root && g_hash_table_contains (values, n->outputs[0]))
         continue;
       g_assert_cmpuint (n->n_inputs, <=, 16);
       g_assert_cmpuint (n->n_outputs, <=, 8);
@@ -203,7 +204,31 @@ reference (const FwCandidate *cand, GHashTable *values, char **why)
 typedef struct
 {
   guint passed, refused, no_reference, failed;
+  guint mixed, epilogues;  /* generated cube_vector and epilogue kernels */
 } Tally;
+
+/* A mixed cube + vector kernel moves what the plan priced: the twin's GM traffic (A, B and the bias through
+ * the Matmul object, the epilogue's operands, the outputs) is the candidate's bytes_read_after +
+ * bytes_written_after within 1%. FALSE (with a message) when not. */
+static gboolean
+check_traffic (const FwCandidate *cand, FwTwinRun *run, const char *name)
+{
+  const FwCostEstimate *cost = fw_candidate_get_cost (cand);
+  const FwTwinCounts *counts = fw_twin_run_get_counts (run);
+  gdouble plan = cost->bytes_read_after + cost->bytes_written_after;
+  gdouble twin = (gdouble) counts->mte2_bytes + (gdouble) counts->mte3_bytes;
+
+  if (fabs (twin - plan) <= 0.01 * plan)
+    {
+      g_test_message ("%s (%s): mixed kernel, twin traffic %.0f bytes, plan %.0f (%+.4f%%)", name, cand->pattern, twin,
+                      plan, plan > 0 ? 100.0 * (twin - plan) / plan : 0.0);
+      return TRUE;
+    }
+  g_test_message ("FAIL %s (%s): the twin moved %.0f bytes (read %" G_GUINT64_FORMAT ", written %" G_GUINT64_FORMAT
+                  "), the plan priced %.0f (read %.0f, written %.0f)", name, cand->pattern, twin, counts->mte2_bytes,
+                  counts->mte3_bytes, plan, cost->bytes_read_after, cost->bytes_written_after);
+  return FALSE;
+}
 
 /* Generates the candidate's kernel, runs it on the twin and compares with the reference: no diagnostics,
  * cosine >= 0.9999, every element within tolerance. A candidate the generator refuses is counted, with its
@@ -246,6 +271,17 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
     }
   run = fw_ascend_twin_run (shared.twin, k, shared.profile, (FwArray *const *) ins->pdata, &error);
   g_assert_no_error (error);
+  if (fw_kernel_spec_get_form (cand->spec) == FW_KERNEL_FORM_CUBE_VECTOR)
+    {
+      tally->mixed++;
+      ok &= check_traffic (cand, run, fw_kernel_source_get_name (src));
+    }
+  else if (fw_kernel_spec_get_form (cand->spec) == FW_KERNEL_FORM_EPILOGUE)
+    {
+      tally->epilogues++;
+      g_test_message ("%s (%s) is an epilogue: %s", fw_kernel_source_get_name (src), cand->pattern,
+                      fw_kernel_spec_get_form_reason (cand->spec) ? fw_kernel_spec_get_form_reason (cand->spec) : "-");
+    }
   for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
     {
       const FwTwinDiagnostic *x = fw_twin_run_get_diagnostic (run, d);
@@ -268,7 +304,8 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
 
       for (guint i = 0; i < ins->len; i++)
         half |= ((FwArray *) g_ptr_array_index (ins, i))->dtype == FW_DTYPE_FLOAT16;
-      c = compare (want, fw_twin_run_get_output (run, o), half);
+      c = compare (want, fw_twin_run_get_output (run, o), half,
+                   fw_ascend_kernel_product_tolerance (k, (FwArray *const *) ins->pdata));
       if (!c.within || c.cosine < (half ? 0.999 : 0.9999))
         {
           g_test_message ("FAIL %s (%s) out%u: cosine %.9f, max abs %.3g, max rel %.3g; worst element %" G_GINT64_FORMAT
@@ -289,8 +326,10 @@ check_plan (FwPlan *plan, Tally *tally)
 {
   for (guint i = 0; i < plan->candidates->len; i++)
     check_candidate (plan, g_ptr_array_index (plan->candidates, i), tally);
-  g_test_message ("%u candidates: %u pass on the twin, %u fail, %u refused by the generator, %u without a reference",
-                  plan->candidates->len, tally->passed, tally->failed, tally->refused, tally->no_reference);
+  g_test_message ("%u candidates: %u pass on the twin, %u fail, %u refused by the generator, %u without a reference; "
+                  "%u mixed cube + vector kernels (traffic checked), %u epilogues",
+                  plan->candidates->len, tally->passed, tally->failed, tally->refused, tally->no_reference, tally->mixed,
+                  tally->epilogues);
 }
 
 static void
@@ -357,6 +396,144 @@ add_node (FwGraph *g, const char *op, const char *out, const char *a, const char
   g_assert_nonnull (n);
   if (strcmp (op, "Cast") == 0)
     fw_node_set_attr_int (n, "to", FW_DTYPE_FLOAT);
+}
+
+static FwValue *
+add_matrix (FwGraph *g, const char *name, gint rank, const gint64 *dims, gboolean constant, guint32 seed)
+{
+  FwDim d[FW_MAX_RANK];
+  gint64 n = 1;
+
+  for (gint i = 0; i < rank; i++)
+    {
+      d[i] = (FwDim) FW_DIM_STATIC (dims[i]);
+      n *= dims[i];
+    }
+  if (constant)
+    {
+      g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+      g_autofree float *data = g_new (float, n);
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(FwTensor) t = NULL;
+
+      for (gint64 i = 0; i < n; i++)
+        data[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
+      bytes = g_bytes_new (data, (gsize) n * sizeof (float));
+      t = fw_tensor_new (FW_DTYPE_FLOAT, (guint) rank, dims, bytes);
+      return fw_graph_add_initializer (g, name, t, NULL);
+    }
+  return fw_graph_add_input (g, name, FW_DTYPE_FLOAT, rank, d, NULL);
+}
+
+/* One product and its epilogue as a model: y = Relu (op (a, b) [+ r]), a Gemm's attributes set. */
+static FwModel *
+cube_model (const char *op, gint ra, const gint64 *da, gint rb, const gint64 *db, gint rr, const gint64 *dr,
+            gint64 trans_a, gint64 trans_b, float alpha)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  const char *ins[2] = { "a", "b" };
+  const char *outs[1] = { "p" };
+  FwNode *n;
+
+  g_assert_nonnull (add_matrix (g, "a", ra, da, FALSE, 1));
+  g_assert_nonnull (add_matrix (g, "b", rb, db, TRUE, 2));
+  n = fw_graph_add_node (g, op, "", "product", 2, ins, 1, outs, NULL);
+  g_assert_nonnull (n);
+  if (strcmp (op, "Gemm") == 0)
+    {
+      fw_node_set_attr_int (n, "transA", trans_a);
+      fw_node_set_attr_int (n, "transB", trans_b);
+      fw_node_set_attr_float (n, "alpha", alpha);
+    }
+  if (rr > 0)
+    {
+      g_assert_nonnull (add_matrix (g, "r", rr, dr, FALSE, 3));
+      add_node (g, "Add", "s", "p", "r");
+      add_node (g, "Relu", "y", "s", NULL);
+    }
+  else
+    add_node (g, "Relu", "y", "p", NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
+/* The plan of model under balanced, every candidate run on the twin: the one with a compute root must be of
+ * form `want` (a mixed kernel's traffic checked against the plan), with a reason containing `why` when it is
+ * an epilogue. */
+static void
+check_cube_form (FwModel *model, FwKernelForm want, const char *why)
+{
+  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  Tally tally = { 0 };
+  guint rooted = 0;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (c->root == NULL)
+        continue;
+      rooted++;
+      g_assert_cmpint (fw_kernel_spec_get_form (c->spec), ==, want);
+      if (why != NULL)
+        g_assert_nonnull (strstr (fw_kernel_spec_get_form_reason (c->spec), why));
+      else
+        g_assert_null (fw_kernel_spec_get_form_reason (c->spec));
+    }
+  g_assert_cmpuint (rooted, ==, 1);
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, ==, plan->candidates->len);
+  g_assert_cmpuint (tally.mixed, ==, want == FW_KERNEL_FORM_CUBE_VECTOR ? 1 : 0);
+}
+
+/* The forms of MatMul and Gemm real models have, as mixed kernels on the twin (outputs, no diagnostics, the
+ * twin's traffic the plan's): a 4-D batched MatMul with a residual, a batched A against a broadcast B batch,
+ * a 3-D A against a 2-D weight (folded into M), Gemm with transB and alpha; and the ones that stay epilogues
+ * with their reason: Gemm with transA, and a Conv root (whose plan then pays the round trip of its result). */
+static void
+test_cube_forms (void)
+{
+  static const gint64 a4[] = { 2, 3, 20, 40 }, b4[] = { 2, 3, 40, 24 }, r4[] = { 2, 3, 20, 24 };
+  static const gint64 b3[] = { 3, 40, 24 }, a3[] = { 2, 37, 40 }, b2[] = { 40, 72 }, r3[] = { 2, 37, 72 };
+  static const gint64 ga[] = { 33, 48 }, gb[] = { 80, 48 }, gat[] = { 48, 33 }, gbn[] = { 48, 80 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  check_cube_form (cube_model ("MatMul", 4, a4, 4, b4, 4, r4, 0, 0, 1.0f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("MatMul", 4, a4, 3, b3, 0, NULL, 0, 0, 1.0f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("MatMul", 3, a3, 2, b2, 3, r3, 0, 0, 1.0f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("Gemm", 2, ga, 2, gb, 0, NULL, 0, 1, 0.5f), FW_KERNEL_FORM_CUBE_VECTOR, NULL);
+  check_cube_form (cube_model ("Gemm", 2, gat, 2, gbn, 0, NULL, 1, 0, 1.0f), FW_KERNEL_FORM_EPILOGUE, "transA");
+  {
+    g_autoptr(FwPlan) plan = plan_for (fw_test_conv_block (), FW_STRATEGY_BALANCED, NULL);
+    guint conv = 0;
+
+    for (guint i = 0; i < plan->candidates->len; i++)
+      {
+        const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+        const FwCostEstimate *cost = fw_candidate_get_cost (c);
+        gint64 bytes;
+
+        if (c->root == NULL)
+          continue;
+        bytes = fw_value_get_n_elements (c->root->outputs[0]) * 4;
+        conv++;
+        g_assert_cmpint (fw_kernel_spec_get_form (c->spec), ==, FW_KERNEL_FORM_EPILOGUE);
+        g_assert_nonnull (strstr (fw_kernel_spec_get_form_reason (c->spec), "Conv"));
+        /* CANN's Conv writes its result and the epilogue reads it back: both in the plan's bytes. */
+        g_assert_cmpuint (cost->launches_after, ==, 2);
+        g_assert_cmpfloat (cost->bytes_written_after, >=, (gdouble) bytes);
+        g_assert_cmpfloat (cost->bytes_read_after, >=, (gdouble) bytes);
+      }
+    g_assert_cmpuint (conv, >, 0);
+  }
 }
 
 /* The small models of the ops the real models need (fw-test-ascend-models.h), under every strategy that
@@ -428,7 +605,9 @@ test_example (void)
 }
 
 /* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real); every candidate of each, under
- * the three strategies, runs on the twin (slow). FW_REAL_MODELS_ONLY=NAME keeps one model. */
+ * the three strategies, runs on the twin (slow), and every mixed cube + vector kernel's traffic is checked
+ * against the plan (check_traffic). FW_REAL_MODELS_ONLY=NAME keeps one model, FW_REAL_MODELS_STRATEGY=
+ * balanced (conservative, aggressive) one strategy. */
 static void
 test_real_models (void)
 {
@@ -438,8 +617,10 @@ test_real_models (void)
     { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
   };
   static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };
+  static const char *const strategy_names[] = { "balanced", "conservative", "aggressive" };
   const char *dir = g_getenv ("FW_REAL_MODELS"), *only = g_getenv ("FW_REAL_MODELS_ONLY");
-  guint failed = 0;
+  const char *only_strategy = g_getenv ("FW_REAL_MODELS_STRATEGY");
+  guint failed = 0, mixed = 0;
 
   if (dir == NULL || *dir == '\0')
     {
@@ -460,7 +641,8 @@ test_real_models (void)
         g_autoptr(FwPlan) plan = NULL;
         Tally tally = { 0 };
 
-        if (only != NULL && strstr (models[m].file, only) == NULL)
+        if ((only != NULL && strstr (models[m].file, only) == NULL) ||
+            (only_strategy != NULL && strcmp (only_strategy, strategy_names[st]) != 0))
           continue;
         if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
           {
@@ -470,10 +652,12 @@ test_real_models (void)
         model = fw_onnx_load (path, NULL, NULL, &error);
         g_assert_no_error (error);
         plan = plan_for (g_object_ref (model), strategies[st], models[m].binds[0] ? models[m].binds : NULL);
-        g_test_message ("%s, strategy %u:", models[m].file, st);
+        g_test_message ("%s, %s:", models[m].file, strategy_names[st]);
         check_plan (plan, &tally);
         failed += tally.failed;
+        mixed += tally.mixed;
       }
+  g_test_message ("%u mixed cube + vector kernels in all", mixed);
   g_assert_cmpuint (failed, ==, 0);
 }
 
@@ -917,6 +1101,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
   g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
+  g_test_add_func ("/core/ascend-twin/cube-forms", test_cube_forms);
   g_test_add_func ("/core/ascend-twin/example", test_example);
   g_test_add_func ("/core/ascend-twin/real-models", test_real_models);
   g_test_add_func ("/core/ascend-twin/correct", test_correct);

@@ -178,9 +178,21 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
   g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "extern \"C\" __global__ __aicore__ void fw_k"));
   /* Streamed inputs come through VECIN queues; a group of broadcast operands only (Swin's mask) has none. */
   g_assert_true (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "TQue<AscendC::QuePosition::VECIN, BUFFER_NUM>") != NULL ||
-                 strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "GM_ADDR small0") != NULL);
+                 strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "GM_ADDR small0") != NULL ||
+                 t->n_cube > 0);
   g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM>"));
-  if (c->root != NULL)
+  /* A MatMul/Gemm root is the Matmul API in a mixed kernel (its C blocks the tiles), any other root CANN's own
+   * operator before the epilogue, and the spec's form says which. */
+  if (fw_kernel_spec_get_form (c->spec) == FW_KERNEL_FORM_CUBE_VECTOR)
+    {
+      const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
+      g_assert_nonnull (strstr (src, "#include \"lib/matmul_intf.h\""));
+      g_assert_nonnull (strstr (src, "REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &this->cube);"));
+      g_assert_nonnull (strstr (src, "mm.GetTensorC(c, 0, true);"));
+      g_assert_cmpuint (t->n_cube, ==, 25);
+      g_assert_cmpint (t->block_num, <=, plan->profile->cube_cores);
+    }
+  else if (c->root != NULL)
     g_assert_nonnull (strstr (fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel)), "runs as CANN's own operator"));
   if (!have_gxx ())
     {

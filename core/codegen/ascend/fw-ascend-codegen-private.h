@@ -6,10 +6,13 @@
  *                              README, and the public FwAscendKernel accessors
  *   fw-ascend-operands.c       the iteration space and rows, operands and temp slots, buffers and tiling
  *   fw-ascend-emit.c           per-op emission: each node's Compute statements
- *   fw-ascend-kernel-cpp.c     the kernel .cpp around them: copies, Init, Process, CopyIn, CopyOut, members */
+ *   fw-ascend-kernel-cpp.c     the kernel .cpp around them: copies, Init, Process, CopyIn, CopyOut, members
+ *   fw-ascend-cube.c           whether a MatMul/Gemm group is one mixed cube + vector kernel, its cube tiling
+ *                              and HBM traffic, and the Matmul API parts of its .cpp */
 #pragma once
 
 #include "fw-ascend.h"
+#include "fw-ascend-cube-tiling.h"
 #include "hw/fw-profile.h"
 #include "plan/fw-plan.h"
 
@@ -89,6 +92,20 @@ typedef struct
   guint              max_eb;
   char              *name;
   char              *struct_name;
+  /* A mixed cube + vector kernel (fw-ascend-cube.c): the root's product comes block by block from the
+   * Matmul API into cube_result's queue; the C blocks are the tiles (rows x cols at a pitch of baseN). */
+  gboolean           allow_cube;   /* try the mixed form (cleared to fall back to the epilogue) */
+  gboolean           cube;
+  char              *not_cube;     /* why a MatMul/Gemm root is an epilogue, or NULL */
+  Operand           *cube_result;
+  FwValue           *cube_a, *cube_b, *cube_bias;
+  FwNode            *bias_add;     /* an Add of a bias row folded into SetBias, or NULL */
+  gboolean           trans_b;
+  gdouble            alpha;        /* Gemm's alpha, applied to each block first (1: none) */
+  gint64             batch;        /* products (the batch of a batched MatMul; 1 for 2-D) */
+  gint64             a_batch, b_batch; /* A's and B's batch (1: broadcast over every product) */
+  FwCubeShape        cube_shape;
+  FwCubeTiling       cube_tiling;
 } Gen;
 
 /* fw-ascend-operands.c, in the order generate () calls them. */
@@ -114,6 +131,32 @@ gboolean     fw_ac_emit_node              (Gen            *g,
 
 /* fw-ascend-kernel-cpp.c: the kernel .cpp, newly allocated. */
 char        *fw_ac_gen_kernel             (Gen            *g);
+
+/* fw-ascend-cube.c: decides g->cube (or says why not in g->not_cube) from the root and the space, before
+ * the operands are built; then, once the kernel's buffers are known, the cube tiling (FALSE with not_cube
+ * set when none fits: the caller arranges the group again as an epilogue). */
+void         fw_ac_cube_decide            (Gen            *g);
+gboolean     fw_ac_cube_check_operands    (Gen            *g);
+gboolean     fw_ac_cube_tile              (Gen            *g);
+void         fw_ac_cube_compute_tiling    (Gen            *g,
+                                           FwAscendTiling *out);
+/* The HBM bytes the mixed kernel reads and writes, as the twin counts them. */
+void         fw_ac_cube_traffic           (Gen            *g,
+                                           gdouble        *read,
+                                           gdouble        *written);
+/* The .cpp parts of the mixed kernel (fw-ascend-kernel-cpp.c calls them where g->cube). */
+void         fw_ac_cube_prelude           (Gen            *g,
+                                           GString        *s);
+void         fw_ac_cube_init              (Gen            *g,
+                                           GString        *s);
+void         fw_ac_cube_process_loop      (Gen            *g,
+                                           GString        *s);
+void         fw_ac_cube_members           (Gen            *g,
+                                           GString        *s);
+void         fw_ac_cube_entry_fields      (Gen            *g,
+                                           GString        *s);
+void         fw_ac_cube_struct_fields     (Gen            *g,
+                                           GString        *s);
 
 /* fw-ascend-codegen.c */
 const char  *fw_ac_node_label             (const FwNode   *node);

@@ -18,11 +18,16 @@
  * a kernel uses the UB share the plan reported; the kernel shrinks the tile only where its own scratch would
  * overflow the Unified Buffer.
  *
+ * A MatMul/Gemm group is one mixed cube + vector kernel where it can be (fw-ascend-cube.c): the same class,
+ * with the Matmul object bringing the root's result into UB block by block in place of the root's input
+ * queue, the C blocks as the tiles. Where it cannot, it is arranged again as the epilogue and the reason kept.
+ *
  * This file runs the phases in order (their files are listed in fw-ascend-codegen-private.h) and writes the
  * kernel folder's other files: the tiling header, the host tiling function, CMakeLists.txt and README.md. */
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -88,9 +93,14 @@ fw_ac_append_header (Gen *g, GString *s, const char *what)
       g_autofree char *label = fw_ascend_escape_comment (fw_ac_node_label (node));
       g_autofree char *op = fw_ascend_escape_comment (node->op_type);
       g_string_append_printf (s, " *   %u %s \"%s\"%s\n", i, op, label,
-                              node == g->cand->root ? " (runs as CANN's own cube operator; not in this kernel)" : "");
+                              node != g->cand->root ? (g->cube && node == g->bias_add ? " (the Matmul object's bias)" : "")
+                              : g->cube ? " (the Matmul API in this kernel: the cube part)"
+                                        : " (runs as CANN's own cube operator; not in this kernel)");
     }
-  if (g->cand->root != NULL)
+  if (g->cube)
+    g_string_append (s, " * One mixed cube + vector kernel: the Matmul object computes C block by block into the Unified\n"
+                        " * Buffer (Iterate, GetTensorC) and the vector epilogue runs on each block before CopyOut.\n");
+  else if (g->cand->root != NULL)
     g_string_append (s, " * The cube part (MatMul, Gemm or Conv) runs as CANN's own operator and writes its result to\n"
                         " * global memory; this kernel is the vector epilogue fused after it and reads that result.\n");
   g_string_append (s, " */\n");
@@ -101,7 +111,10 @@ gen_tiling_header (Gen *g, const FwAscendTiling *t)
 {
   GString *s = g_string_new (NULL);
   g_autofree char *upper = g_ascii_strup (g->name, -1);
+  g_autoptr(GString) cube_fields = g_string_new (NULL);
 
+  if (g->cube)
+    fw_ac_cube_struct_fields (g, cube_fields);
   fw_ac_append_header (g, s, "tiling data");
   g_string_append_printf (s,
     "#ifndef %s_TILING_H\n#define %s_TILING_H\n\n#include <cstdint>\n\n"
@@ -114,6 +127,7 @@ gen_tiling_header (Gen *g, const FwAscendTiling *t)
     "  uint64_t rowLength;      /* elements per row, 0 without row reductions */\n"
     "  uint64_t blockNum;       /* cores to launch */\n"
     "  uint64_t tilesPerBlock;  /* tiles each core runs (the last may run fewer) */\n"
+    "%s"
     "};\n\n"
     "/* The profile the plan used, as defaults for the host tiling function. */\n"
     "#define %s_UB_BYTES %" G_GUINT64_FORMAT "u\n"
@@ -133,11 +147,40 @@ gen_tiling_header (Gen *g, const FwAscendTiling *t)
     "extern \"C\" int %sComputeTiling(uint64_t ubBytes, uint64_t ubReserveBytes, double budgetFraction,\n"
     "                                 uint32_t alignBytes, uint32_t vectorCores, %s *tiling);\n\n"
     "#endif\n",
-    upper, upper, g->struct_name, g->struct_name,
+    upper, upper, g->struct_name, g->struct_name, cube_fields->str,
     upper, g->profile->ub_bytes, upper, g->profile->ub_reserve_bytes, upper, g->profile->budget_fraction,
     upper, MAX (g->profile->ub_align_bytes, 1u), upper, MAX (g->profile->vector_cores, 1u),
     upper, t->total_length, upper, t->tile_length, upper, t->tile_num, upper, t->rows, upper, t->row_length,
     upper, t->block_num, g->struct_name, g->struct_name);
+  return g_string_free (s, FALSE);
+}
+
+/* A mixed kernel's host tiling: the cube tiling depends on the profile's L1/L0 and cube cores as well as the
+ * UB, so it hands out what the generator computed for the plan's profile, when the UB given holds the
+ * kernel's buffers. */
+static char *
+gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
+{
+  GString *s = g_string_new (NULL);
+
+  fw_ac_append_header (g, s, "host tiling");
+  g_string_append_printf (s, "#include <cstdint>\n\n#include \"%s_tiling.h\"\n\n"
+    "/* The C block and the cube tiling were computed for %s (its L1, L0A/B/C, cube cores and UB) by Fusion\n"
+    " * Workbench's cube tiling; another profile needs the kernel generated again. -1 when the UB given does not\n"
+    " * hold the kernel's %.0f bytes of buffers. */\n"
+    "extern \"C\" int %sComputeTiling(uint64_t ubBytes, uint64_t ubReserveBytes, double budgetFraction,\n"
+    "                                 uint32_t alignBytes, uint32_t vectorCores, %s *tiling)\n{\n"
+    "  (void)alignBytes;\n  (void)vectorCores;\n"
+    "  if ((static_cast<double>(ubBytes) - static_cast<double>(ubReserveBytes)) * budgetFraction < %.0f)\n"
+    "    return -1;\n"
+    "  const %s values = { %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT
+    "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u",
+    g->name, g->profile->name ? g->profile->name : "the plan's profile", t->kernel_ub_bytes, g->struct_name, g->struct_name,
+    t->kernel_ub_bytes, g->struct_name, t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
+    t->block_num, t->tiles_per_block);
+  for (guint i = 0; i < t->n_cube; i++)
+    g_string_append_printf (s, ", %" G_GUINT64_FORMAT "u", t->cube[i]);
+  g_string_append (s, " };\n  *tiling = values;\n  return 0;\n}\n");
   return g_string_free (s, FALSE);
 }
 
@@ -314,13 +357,29 @@ gen_readme (Gen *g, const FwAscendTiling *t)
       g_autofree char *label = fw_ascend_escape_comment (fw_ac_node_label (node));
       g_autofree char *op = fw_ascend_escape_comment (node->op_type);
       g_string_append_printf (s, "%u. %s `%s`%s\n", i + 1, op, label,
-                              node == g->cand->root ? " — runs as CANN's own operator, not in this kernel" : "");
+                              node != g->cand->root ? ""
+                              : g->cube ? " — the Matmul API in this kernel (the cube part)"
+                                        : " — runs as CANN's own operator, not in this kernel");
     }
-  if (g->cand->root != NULL)
+  if (g->cube)
+    g_string_append_printf (s, "\nOne mixed cube + vector kernel (the \"mix vector-cube\" form of CANN's MatmulLeakyReluCustom "
+                               "sample): the Matmul object computes C block by block (%d x %d, baseK %d) into the Unified "
+                               "Buffer and the epilogue runs on each block there; C never goes to global memory. Arguments "
+                               "`cubeA`, `cubeB`%s come first.\n", g->cube_tiling.base_m, g->cube_tiling.base_n,
+                            g->cube_tiling.base_k, g->cube_bias ? " and `cubeBias`" : "");
+  else if (g->cand->root != NULL)
     g_string_append (s, "\nThe cube part of this group runs as CANN's own MatMul/Conv and writes its result to global "
                         "memory; this kernel is the vector epilogue fused after it (argument `in0`). Launch the "
                         "cube operator first on the same stream.\n");
   g_string_append (s, "\n## Arguments, in order\n\n| argument | value | dtype | shape |\n|---|---|---|---|\n");
+  if (g->cube)
+    {
+      Operand a = { .value = g->cube_a }, b = { .value = g->cube_b }, c = { .value = g->cube_bias };
+      readme_value (s, "cubeA", 0, &a);
+      readme_value (s, "cubeB", 0, &b);
+      if (g->cube_bias)
+        readme_value (s, "cubeBias", 0, &c);
+    }
   for (guint i = 0; i < g->inputs->len; i++)
     readme_value (s, "in", i, g_ptr_array_index (g->inputs, i));
   for (guint i = 0; i < g->smalls->len; i++)
@@ -368,6 +427,7 @@ gen_clear (Gen *g)
   g->compute = NULL;
   g_clear_pointer (&g->name, g_free);
   g_clear_pointer (&g->struct_name, g_free);
+  g_clear_pointer (&g->not_cube, g_free);
 }
 
 static void
@@ -390,17 +450,32 @@ gen_init (Gen *g, const FwPlan *plan, const FwCandidate *candidate)
 }
 
 /* Everything up to the buffers the kernel allocates: operands, temp slots, each node's statements (which
- * decide the scratch buffers), the buffer list. */
+ * decide the scratch buffers), the buffer list; for a mixed kernel its cube tiling. */
 static gboolean
-arrange (Gen *g, GError **error)
+arrange_once (Gen *g, GError **error)
 {
-  if (!fw_ac_read_space (g, error) || !fw_ac_build_operands (g, error))
+  if (!fw_ac_read_space (g, error))
     return FALSE;
+  fw_ac_cube_decide (g);
+  if (!fw_ac_build_operands (g, error) || (g->cube && !fw_ac_cube_check_operands (g)))
+    return FALSE;
+  if (g->cube && g->alpha != 1.0)
+    g_string_append_printf (g->compute, "    AscendC::Muls(v%u, v%u, static_cast<%s>(%.9g), n);  /* Gemm's alpha */\n",
+                            g->cube_result->id, g->cube_result->id, g->cube_result->ctype, g->alpha);
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (g->spec); i++)
     {
       FwNode *node = fw_kernel_spec_get_node (g->spec, i);
       if (node == fw_kernel_spec_get_root (g->spec))
         continue;
+      if (g->cube && node == g->bias_add)
+        {
+          Operand *sum = g_hash_table_lookup (g->operands, node->outputs[0]);
+          /* SetBias added the bias; a sum that leaves the group is the block itself, copied out. */
+          if (sum != NULL && sum != g->cube_result)
+            g_string_append_printf (g->compute, "    AscendC::Adds(v%u, v%u, static_cast<%s>(0), n);  /* the Matmul's sum */\n",
+                                    sum->id, g->cube_result->id, sum->ctype);
+          continue;
+        }
       if (node->n_outputs == 0 || node->outputs[0] == NULL)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: %s has no output"), node->op_type);
@@ -410,6 +485,8 @@ arrange (Gen *g, GError **error)
         return FALSE;
     }
   fw_ac_collect_kernel_buffers (g);
+  if (g->cube)
+    return fw_ac_cube_tile (g);
   /* The planner checked one row against the budget by its own buffer plan; the kernel's scratch may still
    * not fit the Unified Buffer. */
   if (g->broadcast_rows &&
@@ -423,7 +500,38 @@ arrange (Gen *g, GError **error)
   return TRUE;
 }
 
-/* The kernel's buffers as the planner prices them. */
+/* A MatMul/Gemm group is tried as one mixed kernel first (when allowed); where it cannot be one (g->not_cube,
+ * or the error the attempt met) it is arranged again as the epilogue after CANN's own operator, keeping the
+ * reason. */
+static gboolean
+arrange (Gen *g, gboolean allow_cube, GError **error)
+{
+  g_autoptr(GError) cube_error = NULL;
+  g_autofree char *why = NULL;
+  const FwPlan *plan = g->plan;
+  const FwCandidate *cand = g->cand;
+
+  gboolean ok;
+
+  g->allow_cube = allow_cube;
+  ok = arrange_once (g, &cube_error);
+  /* Done when the mixed kernel was made, or never tried (no MatMul/Gemm root: this was the epilogue). */
+  if ((ok && g->cube) || g->cube_a == NULL)
+    {
+      if (!ok)
+        g_propagate_error (error, g_steal_pointer (&cube_error));
+      return ok;
+    }
+  why = g->not_cube ? g_strdup (g->not_cube) : g_strdup (cube_error->message);
+  gen_clear (g);
+  memset (g, 0, sizeof *g);
+  gen_init (g, plan, cand);
+  g->not_cube = g_steal_pointer (&why);
+  return arrange_once (g, error);
+}
+
+/* The kernel's buffers as the planner prices them, its form and, for a mixed kernel, its C block and the
+ * HBM bytes its cube tiling moves. */
 static void
 to_arrangement (Gen *g, FwUbArrangement *out)
 {
@@ -437,6 +545,16 @@ to_arrangement (Gen *g, FwUbArrangement *out)
   out->row_stride = g->rows_mode ? g->row_stride : 0;
   out->tile_align = fw_ac_full_align (g);
   out->block_bytes = 32;
+  out->form = g->cube ? FW_KERNEL_FORM_CUBE_VECTOR
+              : fw_kernel_spec_get_root (g->spec) != NULL ? FW_KERNEL_FORM_EPILOGUE : FW_KERNEL_FORM_VECTOR;
+  g_free (out->form_reason);
+  out->form_reason = g->cube ? NULL : g_strdup (g->not_cube);
+  if (g->cube)
+    {
+      out->fixed_tile = (gint64) g->cube_tiling.base_m * g->cube_tiling.base_n;
+      out->fixed_rows = g->cube_tiling.base_m;
+      fw_ac_cube_traffic (g, &out->hbm_read, &out->hbm_written);
+    }
 }
 
 gboolean
@@ -447,7 +565,7 @@ fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrange
 
   g_return_val_if_fail (plan != NULL && candidate != NULL && candidate->spec != NULL && out != NULL, FALSE);
   gen_init (&g, plan, candidate);
-  ok = arrange (&g, error);
+  ok = arrange (&g, TRUE, error);
   if (ok)
     to_arrangement (&g, out);
   gen_clear (&g);
@@ -462,7 +580,8 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
   const FwUbArrangement *priced = fw_kernel_spec_get_arrangement (candidate->spec);
 
   gen_init (&g, plan, candidate);
-  if (!arrange (&g, error))
+  /* The form is the spec's: a mixed kernel only where the plan priced one (the arrangement decided it). */
+  if (!arrange (&g, fw_kernel_spec_get_form (candidate->spec) == FW_KERNEL_FORM_CUBE_VECTOR, error))
     goto out;
   if (priced != NULL)
     {
@@ -484,13 +603,23 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 
   kernel = g_new0 (FwAscendKernel, 1);
   kernel->source = fw_kernel_source_new ("ascend", g.name);
+  if (g.cube)
+    {
+      fw_kernel_source_add_input (kernel->source, g.cube_a);
+      fw_kernel_source_add_input (kernel->source, g.cube_b);
+      if (g.cube_bias != NULL)
+        fw_kernel_source_add_input (kernel->source, g.cube_bias);
+    }
   for (guint i = 0; i < g.inputs->len; i++)
     fw_kernel_source_add_input (kernel->source, ((Operand *) g_ptr_array_index (g.inputs, i))->value);
   for (guint i = 0; i < g.smalls->len; i++)
     fw_kernel_source_add_input (kernel->source, ((Operand *) g_ptr_array_index (g.smalls, i))->value);
   for (guint i = 0; i < g.outputs->len; i++)
     fw_kernel_source_add_output (kernel->source, ((Operand *) g_ptr_array_index (g.outputs, i))->value);
-  fw_ac_compute_tiling (&g, &kernel->tiling);
+  if (g.cube)
+    fw_ac_cube_compute_tiling (&g, &kernel->tiling);
+  else
+    fw_ac_compute_tiling (&g, &kernel->tiling);
   if (kernel->tiling.tile_length < fw_candidate_get_resource (candidate)->tile_elements)
     fw_kernel_source_take_message (kernel->source,
                                    g_strdup_printf (_("tile of %" PRId64 " elements, below the plan's %" PRId64
@@ -499,7 +628,8 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s.cpp", g.name), fw_ac_gen_kernel (&g));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.h", g.name),
                               gen_tiling_header (&g, &kernel->tiling));
-  fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.cpp", g.name), gen_host_tiling (&g));
+  fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.cpp", g.name),
+                              g.cube ? gen_host_tiling_cube (&g, &kernel->tiling) : gen_host_tiling (&g));
   fw_kernel_source_take_file (kernel->source, g_strdup ("CMakeLists.txt"), gen_cmake (&g));
   fw_kernel_source_take_file (kernel->source, g_strdup ("README.md"), gen_readme (&g, &kernel->tiling));
 
@@ -559,8 +689,48 @@ fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel)
   return kernel->source;
 }
 
+static gdouble
+max_abs (const FwArray *a)
+{
+  gdouble m = 0;
+
+  for (gint64 i = 0; a != NULL && i < a->n_elements; i++)
+    {
+      gdouble v = fabs (fw_array_get_double (a, i));
+      if (isfinite (v) && v > m)
+        m = v;
+    }
+  return m;
+}
+
+gdouble
+fw_ascend_kernel_product_tolerance (FwAscendKernel *kernel, FwArray *const *inputs)
+{
+  const FwAscendTiling *t = &kernel->tiling;
+
+  if (t->n_cube == 0 || inputs == NULL)
+    return 0;
+  /* cube[3] is Ka; the fields are in cube_fields' order (fw-ascend-cube.c). */
+  return fw_ascend_product_tolerance (t->cube[3], inputs[0], inputs[1]);
+}
+
+gdouble
+fw_ascend_product_tolerance (guint64 k, const FwArray *a, const FwArray *b)
+{
+  return 2.0 * (gdouble) k * ldexp (1.0, -24) * max_abs (a) * max_abs (b);
+}
+
 const char *
 fw_ascend_kernel_form (const FwKernelSpec *spec)
 {
-  return fw_kernel_spec_get_root (spec) != NULL ? "epilogue" : "vector";
+  switch (fw_kernel_spec_get_form (spec))
+    {
+    case FW_KERNEL_FORM_CUBE_VECTOR:
+      return "cube_vector";
+    case FW_KERNEL_FORM_EPILOGUE:
+      return "epilogue";
+    case FW_KERNEL_FORM_VECTOR:
+    default:
+      return "vector";
+    }
 }

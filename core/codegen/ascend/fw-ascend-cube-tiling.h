@@ -9,11 +9,13 @@
 
 G_BEGIN_DECLS
 
-/* C [m, n] = A [m, k] B [k, n] (+ bias [n]); element sizes in bytes, bias_bytes 0 without a bias. */
+/* C [m, n] = A [m, k] B [k, n] (+ bias [n]); element sizes in bytes, bias_bytes 0 without a bias. whole_n:
+ * each C block holds whole rows of C (an epilogue with row operations): N is not split and baseN covers it. */
 typedef struct
 {
-  gint64 m, n, k;
-  guint  a_bytes, b_bytes, bias_bytes;
+  gint64   m, n, k;
+  guint    a_bytes, b_bytes, bias_bytes;
+  gboolean whole_n;
 } FwCubeShape;
 
 /* The fields of TCubeTiling结构体.md the generated kernel and the twin read, same names. */
@@ -29,7 +31,8 @@ typedef struct
   gint db_l0a, db_l0b, db_l0c;
 } FwCubeTiling;
 
-/* Splits C over the profile's cube cores (M first, then N when M alone leaves cores idle), picks the largest
+/* Splits C over the profile's cube cores (the split, among those keeping at least three quarters of the most
+ * cores any split uses busy, that reads the fewest bytes from GM by fw_ascend_cube_traffic), picks the largest
  * fractal-aligned baseM x baseN whose float accumulators fit L0C and whose C block of c_block_budget bytes
  * (the UB the kernel gives one C block, at c_bytes per element) fits, the largest baseK that fits L0A/L0B, and
  * keeps A's and B's blocks resident in L1 over all of K when they fit. FALSE with error when no tiling fits
@@ -48,5 +51,12 @@ void     fw_ascend_cube_tiling_usage (const FwCubeTiling *t,
                                       guint64            *l0a,
                                       guint64            *l0b,
                                       guint64            *l0c);
+
+/* The bytes the Matmul API reads from GM for one product under the tiling, as the twin counts them (its
+ * MTE2 traffic): each core walks its share of C in iterateOrder 0 (M first); a block of A's rows is loaded
+ * again for each block of C that needs it unless it is resident in L1 (depthA1 covering all of K) and the
+ * previous block used the same rows; a block of B's columns (with the bias) likewise. */
+gdouble  fw_ascend_cube_traffic      (const FwCubeTiling *t,
+                                      const FwCubeShape  *shape);
 
 G_END_DECLS

@@ -65,9 +65,21 @@ append_gm_args (GString *s, const Gen *g, const char *prefix)
   static const char * const names[] = { "in", "small", "out" };
   const GPtrArray *lists[] = { g->inputs, g->smalls, g->outputs };
 
+  /* A mixed kernel's matrices come first (A, B, the bias). */
+  if (g->cube)
+    g_string_append_printf (s, "%scubeA, %scubeB, %s%s%s", prefix, prefix, g->cube_bias ? prefix : "",
+                            g->cube_bias ? "cubeBias" : "", g->cube_bias ? ", " : "");
   for (guint l = 0; l < G_N_ELEMENTS (names); l++)
     for (guint i = 0; i < lists[l]->len; i++)
       g_string_append_printf (s, "%s%s%u, ", prefix, names[l], i);
+}
+
+/* The tile argument of CopyIn, Compute and CopyOut: the tile's number, or in a mixed kernel the C block's
+ * first element in C. */
+static const char *
+tile_type (const Gen *g)
+{
+  return g->cube ? "uint64_t" : "uint32_t";
 }
 
 /* A row operand holds one element per row of the tile, a full one the whole tile. */
@@ -120,7 +132,8 @@ has_rowvec (Gen *g)
 static void
 append_prelude (Gen *g, GString *s)
 {
-  g_string_append_printf (s, "#include \"kernel_operator.h\"\n#include \"%s_tiling.h\"\n\n", g->name);
+  g_string_append_printf (s, "#include \"kernel_operator.h\"\n%s#include \"%s_tiling.h\"\n\n",
+                          g->cube ? "#include \"lib/matmul_intf.h\"\n" : "", g->name);
   g_string_append (s, "namespace {\n\nconstexpr int32_t BUFFER_NUM = 2;  /* double buffering: load tile i+1 while computing tile i */\n");
   if (g->rows_mode)
     g_string_append_printf (s, "constexpr uint32_t ROW_LEN = %" G_GINT64_FORMAT "u;     /* elements per row */\n"
@@ -174,6 +187,8 @@ append_prelude (Gen *g, GString *s)
     "                                      GapBlocks<T>(len, stride), 0, 0);\n"
     "    AscendC::DataCopyPad(dst[static_cast<uint64_t>(r0) * len], src[r0 * stride], params);\n"
     "  }\n}\n\n");
+  if (g->cube)
+    fw_ac_cube_prelude (g, s);
 }
 
 /* Init: global tensors from this block's share on, queues and buffers. */
@@ -185,7 +200,10 @@ append_init (Gen *g, GString *s)
   g_string_append (s, "  __aicore__ inline void Init(");
   append_gm_args (s, g, "GM_ADDR ");
   g_string_append_printf (s, "const %s &tiling)\n  {\n", g->struct_name);
-  g_string_append (s,
+  if (g->cube)
+    fw_ac_cube_init (g, s);
+  else
+    g_string_append (s,
     "    this->tileLength = static_cast<uint32_t>(tiling.tileLength);\n"
     "    this->tileRows = static_cast<uint32_t>(tiling.rows);\n"
     "    uint64_t firstTile = static_cast<uint64_t>(AscendC::GetBlockIdx()) * tiling.tilesPerBlock;\n"
@@ -196,12 +214,12 @@ append_init (Gen *g, GString *s)
     "    uint64_t fullSpan = static_cast<uint64_t>(this->tileCount) * tiling.tileLength;\n"
     "    this->blockLength = fullSpan < fullLeft ? fullSpan : fullLeft;\n"
     "    this->blockOffset = fullOffset;\n");
-  if (g->rows_mode)
+  if (g->rows_mode && !g->cube)
     g_string_append (s,
       "    uint64_t rowOffset = firstTile * tiling.rows;\n"
       "    this->blockRows = static_cast<uint32_t>(this->blockLength / ROW_LEN);\n"
       "    (void)rowOffset;\n");
-  for (guint i = 0; i < n_in; i++)
+  for (guint i = 0; i < n_in && !g->cube; i++)
     append_set_global (s, "in", i, g_ptr_array_index (g->inputs, i));
   for (guint i = 0; i < n_small; i++)
     {
@@ -209,7 +227,7 @@ append_init (Gen *g, GString *s)
       g_string_append_printf (s, "    small%uGm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(small%u), %" G_GINT64_FORMAT "u);\n",
                               i, o->ctype, i, o->elements);
     }
-  for (guint i = 0; i < n_out; i++)
+  for (guint i = 0; i < n_out && !g->cube; i++)
     append_set_global (s, "out", i, g_ptr_array_index (g->outputs, i));
   if (g->rows_mode)
     g_string_append_printf (s, "    uint32_t fullElems = (this->tileRows * ROW_STRIDE + %uu) / %uu * %uu;\n"
@@ -221,6 +239,8 @@ append_init (Gen *g, GString *s)
                             fw_ac_full_align (g) - 1, fw_ac_full_align (g), fw_ac_full_align (g));
   g_string_append (s, "    (void)rowElems;\n"
                       "    /* sizes below are element counts times the element size, 32-byte multiples */\n");
+  if (g->cube)
+    g_string_append_printf (s, "    pipe.InitBuffer(cubeQueue, 1, fullElems * %uu);\n", g->cube_result->eb);
   for (guint i = 0; i < n_in; i++)
     append_init_queue (s, "inQueue", i, g_ptr_array_index (g->inputs, i));
   for (guint i = 0; i < n_out; i++)
@@ -272,7 +292,7 @@ append_process (Gen *g, GString *s)
     g_string_append (s, "    LoadToScalar();  /* the loads above feed scalar reads */\n");
   if (has_rowvec (g))
     g_string_append (s, "    LoadToVector();  /* and resident rows feed vector instructions directly */\n");
-  for (guint i = 0; i < n_small; i++)
+  for (guint i = 0; i < n_small && !g->cube; i++)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
       if (fw_ac_needs_expand (o))
@@ -282,6 +302,11 @@ append_process (Gen *g, GString *s)
           "      Expand%u(0, %s, %s, %s, %s);\n",
           i, small_period (g, o), i, i, g->rows_mode ? "this->tileRows" : "1", g->rows_mode ? "ROW_LEN" : "this->tileLength",
           g->rows_mode ? "ROW_STRIDE" : "this->tileLength", g->rows_mode ? "ROW_LEN" : "this->tileLength");
+    }
+  if (g->cube)
+    {
+      fw_ac_cube_process_loop (g, s);
+      return;
     }
   g_string_append (s,
     "    for (uint32_t t = 0; t < this->tileCount; t++) {\n");
@@ -337,21 +362,43 @@ append_events (Gen *g, GString *s)
       emit_expand (g, s, g_ptr_array_index (g->smalls, i));
 }
 
+/* The copy of tile t of operand i between its GM tensor (GMiGm) and its UB tensor (LOCALi): a vector
+ * kernel's tiles lie one after another in GM, a mixed kernel's C blocks at C's row pitch. */
+static char *
+copy_call (const Gen *g, const Operand *o, const char *tile_fn, const char *block_fn, const char *local,
+           const char *gm, guint i)
+{
+  gboolean out = strcmp (gm, "out") == 0;
+  g_autofree char *gm_at = g->cube ? g_strdup_printf ("%s%uGm[t]", gm, i)
+                                   : g_strdup_printf ("%s%uGm[static_cast<uint64_t>(t) * %s]", gm, i, tile_step (o));
+  g_autofree char *ub = g_strdup_printf ("%s%u", local, i);
+
+  return g_strdup_printf ("%s(%s, %s, %s)", g->cube ? block_fn : tile_fn, out ? gm_at : ub, out ? ub : gm_at,
+                          g->cube ? "rows, len, stride, C_PITCH" : tile_copy_shape (o));
+}
+
 /* CopyIn: each streamed input's tile into its queue. */
 static void
 append_copy_in (Gen *g, GString *s)
 {
   guint n_in = g->inputs->len;
 
-  g_string_append (s, "  __aicore__ inline void CopyIn(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
-                      "    (void)t;\n    (void)rows;\n    (void)len;\n    (void)stride;\n");
+  g_string_append_printf (s, "  __aicore__ inline void CopyIn(%s t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
+                             "    (void)t;\n    (void)rows;\n    (void)len;\n    (void)stride;\n", tile_type (g));
+  if (g->cube)
+    g_string_append_printf (s,
+      "    AscendC::LocalTensor<%s> c = cubeQueue.AllocTensor<%s>();\n"
+      "    mm.GetTensorC(c, 0, true);\n"
+      "    cubeQueue.EnQue(c);\n", g->cube_result->ctype, g->cube_result->ctype);
   for (guint i = 0; i < n_in; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);
+      g_autofree char *copy = copy_call (g, o, "CopyGmToUb", "CopyBlockIn", "x", "in", i);
+
       g_string_append_printf (s,
         "    AscendC::LocalTensor<%s> x%u = inQueue%u.AllocTensor<%s>();\n"
-        "    CopyGmToUb(x%u, in%uGm[static_cast<uint64_t>(t) * %s], %s);\n"
-        "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, i, i, tile_step (o), tile_copy_shape (o), i, i);
+        "    %s;\n"
+        "    inQueue%u.EnQue(x%u);\n", o->ctype, i, i, o->ctype, copy, i, i);
     }
   g_string_append (s, "  }\n\n");
 }
@@ -362,13 +409,16 @@ append_compute (Gen *g, GString *s)
 {
   guint n_in = g->inputs->len, n_out = g->outputs->len, n_small = g->smalls->len;
 
-  g_string_append (s, "  __aicore__ inline void Compute(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
-                      "    const int32_t n = static_cast<int32_t>(rows * stride);\n"
+  g_string_append_printf (s, "  __aicore__ inline void Compute(%s t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n", tile_type (g));
+  g_string_append (s, "    const int32_t n = static_cast<int32_t>(rows * stride);\n"
                       "    const int32_t rowsN = static_cast<int32_t>(rows);\n"
                       "    (void)t;\n    (void)len;\n    (void)n;\n    (void)rowsN;\n");
   if (g->uses_mask)
     g_string_append (s, "    /* Compare and Select count whole 256-byte blocks; the tile buffers are rounded to 128 elements */\n"
                         "    const uint32_t nMask = (static_cast<uint32_t>(n) + 127u) / 128u * 128u;\n");
+  if (g->cube)
+    g_string_append_printf (s, "    AscendC::LocalTensor<%s> v%u = cubeQueue.DeQue<%s>();\n", g->cube_result->ctype,
+                            g->cube_result->id, g->cube_result->ctype);
   for (guint i = 0; i < n_in; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);
@@ -383,7 +433,9 @@ append_compute (Gen *g, GString *s)
   for (guint i = 0; i < n_small; i++)
     {
       Operand *o = g_ptr_array_index (g->smalls, i);
-      if (fw_ac_needs_expand (o))
+      if (fw_ac_needs_expand (o) && g->cube)
+        g_string_append_printf (s, "    Expand%u(t, rows, len, stride, C_PITCH);\n", i);
+      else if (fw_ac_needs_expand (o))
         g_string_append_printf (s, "    if (!this->expandOnce%u)\n"
                                    "      Expand%u(this->blockOffset + static_cast<uint64_t>(t) * this->tileLength, rows, len, stride, %s);\n",
                                 i, i, g->rows_mode ? "ROW_LEN" : "len");
@@ -406,6 +458,8 @@ append_compute (Gen *g, GString *s)
       Operand *o = g_ptr_array_index (g->inputs, i);
       g_string_append_printf (s, "    inQueue%u.FreeTensor(v%u);\n", i, o->id);
     }
+  if (g->cube)
+    g_string_append_printf (s, "    cubeQueue.FreeTensor(v%u);\n", g->cube_result->id);
   g_string_append (s, "  }\n\n");
 }
 
@@ -415,15 +469,17 @@ append_copy_out (Gen *g, GString *s)
 {
   guint n_out = g->outputs->len;
 
-  g_string_append (s, "  __aicore__ inline void CopyOut(uint32_t t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
-                      "    (void)len;\n    (void)stride;\n");
+  g_string_append_printf (s, "  __aicore__ inline void CopyOut(%s t, uint32_t rows, uint32_t len, uint32_t stride)\n  {\n"
+                             "    (void)len;\n    (void)stride;\n", tile_type (g));
   for (guint i = 0; i < n_out; i++)
     {
       Operand *o = g_ptr_array_index (g->outputs, i);
+      g_autofree char *copy = copy_call (g, o, "CopyUbToGm", "CopyBlockOut", "y", "out", i);
+
       g_string_append_printf (s,
         "    AscendC::LocalTensor<%s> y%u = outQueue%u.DeQue<%s>();\n"
-        "    CopyUbToGm(out%uGm[static_cast<uint64_t>(t) * %s], y%u, %s);\n"
-        "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, i, tile_step (o), i, tile_copy_shape (o), i, i);
+        "    %s;\n"
+        "    outQueue%u.FreeTensor(y%u);\n", o->ctype, i, i, o->ctype, copy, i, i);
     }
   g_string_append (s, "  }\n\n");
 }
@@ -435,6 +491,8 @@ append_members (Gen *g, GString *s)
   guint n_in = g->inputs->len, n_out = g->outputs->len, n_small = g->smalls->len;
 
   g_string_append (s, "  AscendC::TPipe pipe;\n");
+  if (g->cube)
+    fw_ac_cube_members (g, s);
   for (guint i = 0; i < n_in; i++)
     g_string_append_printf (s, "  AscendC::TQue<AscendC::QuePosition::VECIN, BUFFER_NUM> inQueue%u;\n", i);
   for (guint i = 0; i < n_out; i++)
@@ -482,8 +540,10 @@ append_entry (Gen *g, GString *s)
     "  %s t;\n"
     "  t.totalLength = src->totalLength;\n  t.tileLength = src->tileLength;\n  t.tileNum = src->tileNum;\n"
     "  t.rows = src->rows;\n  t.rowLength = src->rowLength;\n  t.blockNum = src->blockNum;\n"
-    "  t.tilesPerBlock = src->tilesPerBlock;\n"
-    "  FusedKernel op;\n  op.Init(", g->struct_name, g->struct_name, g->struct_name);
+    "  t.tilesPerBlock = src->tilesPerBlock;\n", g->struct_name, g->struct_name, g->struct_name);
+  if (g->cube)
+    fw_ac_cube_entry_fields (g, s);
+  g_string_append (s, "  FusedKernel op;\n  op.Init(");
   append_gm_args (s, g, "");
   g_string_append (s, "t);\n  op.Process();\n}\n");
 }

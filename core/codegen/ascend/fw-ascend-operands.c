@@ -184,8 +184,14 @@ add_root_result (Gen *g, FwNode *node, GError **error)
       return FALSE;
     }
   o = operand_new (g, v, KIND_INPUT);
-  o->index = g->inputs->len;
-  g_ptr_array_add (g->inputs, o);
+  /* In a mixed kernel the result comes from the Matmul object, not from GM. */
+  if (g->cube)
+    g->cube_result = o;
+  else
+    {
+      o->index = g->inputs->len;
+      g_ptr_array_add (g->inputs, o);
+    }
   o->output = used_outside (g, v);
   if (o->output)
     {
@@ -379,6 +385,18 @@ fw_ac_build_operands (Gen *g, GError **error)
             return FALSE;
           continue;
         }
+      /* The bias Add SetBias does: its result is the block GetTensorC brings. */
+      if (g->cube && node == g->bias_add && !used_outside (g, node->outputs[0]))
+        {
+          g_hash_table_insert (g->operands, node->outputs[0], g->cube_result);
+          continue;
+        }
+      if (g->cube && node == g->bias_add)
+        {
+          if (!add_output_operands (g, node, i, slot_until, error))
+            return FALSE;
+          continue;
+        }
       if (!add_input_operands (g, node, error) || !add_output_operands (g, node, i, slot_until, error))
         return FALSE;
     }
@@ -415,10 +433,13 @@ add_kernel_buffer (Gen *g, FwShapeRole role, guint eb, guint copies, gint64 elem
   g_array_append_val (g->kernel_buffers, b);
 }
 
-/* What Init allocates, in the same order: queues, temp slots, scratch, reduction work, broadcast buffers. */
+/* What Init allocates, in the same order: the C block's queue of a mixed kernel, queues, temp slots, scratch,
+ * reduction work, broadcast buffers. */
 void
 fw_ac_collect_kernel_buffers (Gen *g)
 {
+  if (g->cube)
+    add_kernel_buffer (g, FW_SHAPE_FULL, g->cube_result->eb, 1, 0);
   for (guint i = 0; i < g->inputs->len; i++)
     {
       Operand *o = g_ptr_array_index (g->inputs, i);

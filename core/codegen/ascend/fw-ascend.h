@@ -3,8 +3,10 @@
  * the Unified Buffer budget as the planner's estimate did, a CMake project for the CANN toolchain and a
  * README.
  *
- * Groups with a MatMul/Gemm/Conv root become the vector epilogue only: the cube part runs as CANN's own
- * MatMul (or Conv) and writes its result to global memory, from which the epilogue kernel reads it. Names
+ * Groups with a MatMul/Gemm root become one mixed cube + vector kernel where they can (the Matmul API's
+ * object computes C block by block into the Unified Buffer, the epilogue runs on each block: fw-ascend-cube.c);
+ * Conv roots, and MatMul/Gemm roots that cannot, become the vector epilogue only: the cube part runs as
+ * CANN's own MatMul (or Conv) and writes its result to global memory, from which the epilogue kernel reads it. Names
  * from the model reach the sources only inside escaped comments; identifiers are generated. Nothing here
  * needs the CANN toolchain; docs/ascend-target.md says what the generated code has and has not been checked
  * against. */
@@ -13,6 +15,7 @@
 #include <glib.h>
 
 #include "codegen/fw-kernel-source.h"
+#include "exec/fw-array.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
@@ -32,6 +35,11 @@ typedef struct
   gint64  tiles_per_block;
   gdouble ub_bytes;         /* what the planner's model charges for the tile */
   gdouble kernel_ub_bytes;  /* what the generated kernel allocates, scratch included */
+  /* A mixed cube + vector kernel: the fields its tiling struct carries after the seven above (the
+   * TCubeTiling's 22 fields and the batch walk's 3, in the struct's order, fw-ascend-cube.c); n_cube 0 for
+   * any other kernel. */
+  guint   n_cube;
+  guint64 cube[32];
 } FwAscendTiling;
 
 /* One generated file: a name relative to the kernel's folder and its text. */
@@ -53,10 +61,22 @@ const FwKernelSource *fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel
 
 char                 *fw_ascend_escape_comment       (const char        *text);
 
-/* What the Ascend kernel of a group is, for the reports: "vector" (no compute root: the whole group runs on
- * the vector unit) or "epilogue" (a MatMul, Gemm or Conv root runs as CANN's own cube operator, writing its
- * result to GM; the kernel is the vector epilogue reading it back). "cube_vector" is kept for the mixed
- * kernel (Matmul API + epilogue in one kernel) the generator does not emit yet. */
+/* How far a mixed kernel's outputs may lie from a reference that sums the same product in another float32
+ * order (a BLAS sgemm): the forward error bound of a K-term dot product, K u max|A| max|B| (u = 2^-24), for
+ * each of the two sums; 0 for any other kernel. inputs in the kernel source's order (A and B first). An
+ * absolute tolerance to add to the dtype's, where no explicit one was asked for. */
+gdouble               fw_ascend_kernel_product_tolerance (FwAscendKernel    *kernel,
+                                                      FwArray *const    *inputs);
+/* The same bound for a product over k terms of a and b (a kernel re-run from a package, whose tiling gives k). */
+gdouble               fw_ascend_product_tolerance    (guint64            k,
+                                                      const FwArray     *a,
+                                                      const FwArray     *b);
+
+/* What the Ascend kernel of a group is, for the reports (the spec's form, fw_kernel_spec_get_form): "vector"
+ * (no compute root: the whole group runs on the vector unit), "cube_vector" (one mixed kernel: the Matmul
+ * API computes a MatMul/Gemm root's result block by block into the Unified Buffer and the epilogue runs on
+ * it there) or "epilogue" (a Conv root, or a MatMul/Gemm one that cannot be mixed, runs as CANN's own cube
+ * operator, writing its result to GM; the kernel is the vector epilogue reading it back). */
 const char           *fw_ascend_kernel_form          (const FwKernelSpec *spec);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwAscendKernel, fw_ascend_kernel_free)

@@ -4,7 +4,7 @@
  * and writes the outputs of the ordered run and the diagnostics.
  *
  * Job file, one item a line:
- *   ub BYTES | cube L1 L0A L0B L0C | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 | diag PATH
+ *   ub BYTES | cube L1 L0A L0B L0C | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 [...] | diag PATH
  *   arg in|out BYTES PATH NAME      (kernel arguments in order; the tiling is passed last)
  * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR",
  * then per block of the ordered run "B\tBLOCK\tMTE2 COPIES MAXCOPY MTE3 COPIES MACS CUBEBYTES CUBESIZE SCALAR" and
@@ -43,7 +43,9 @@ struct Arg
 std::vector<Arg> args;
 std::vector<BlockStats> block_stats;  /* the ordered run's, by block index */
 char diag_path[8192];
-uint64_t tiling[7];
+constexpr int kMaxTiling = 64;
+uint64_t tiling[kMaxTiling];
+int n_tiling = 7;
 const unsigned char kSentinel = 0xA5;
 
 /* Each GM buffer ends at a page boundary rounded to 32 bytes, with an inaccessible page on either side: a raw
@@ -192,12 +194,19 @@ ReadJob (const char *path, int *blocks, unsigned *seed)
         std::snprintf (diag_path, sizeof diag_path, "%s", line + 5);
       else if (std::strncmp (line, "tiling ", 7) == 0)
         {
-          unsigned long long v[7] = { 0 };
-          if (std::sscanf (line + 7, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                           &v[6]) != 7)
+          /* The generated tiling struct's uint64 fields in order: 7 for a vector kernel, more with a cube
+           * tiling (a mixed kernel). */
+          const char *p = line + 7;
+          char *end = nullptr;
+          n_tiling = 0;
+          for (unsigned long long v = std::strtoull (p, &end, 10); end != p && n_tiling < kMaxTiling;
+               v = std::strtoull (p, &end, 10))
+            {
+              tiling[n_tiling++] = v;
+              p = end;
+            }
+          if (n_tiling < 7)
             return false;
-          for (int i = 0; i < 7; i++)
-            tiling[i] = v[i];
         }
       else if (std::sscanf (line, "arg %15s %llu %4095s %255s", kind, &bytes, path_buf, name) == 4)
         {
@@ -267,11 +276,11 @@ main (int argc, char **argv)
     }
   uint8_t *tmap;
   size_t tlen;
-  uint8_t *t = GuardedAlloc (sizeof tiling, &tmap, &tlen);
-  std::memcpy (t, tiling, sizeof tiling);
+  uint8_t *t = GuardedAlloc (n_tiling * sizeof tiling[0], &tmap, &tlen);
+  std::memcpy (t, tiling, n_tiling * sizeof tiling[0]);
   GmBuffer &tb = g.gm[g.n_gm++];
   tb.data = t;
-  tb.bytes = sizeof tiling;
+  tb.bytes = n_tiling * sizeof tiling[0];
   tb.name = "tiling";
   argp.push_back (t);
 

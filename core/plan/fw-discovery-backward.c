@@ -123,9 +123,18 @@ try_producer (Disc *d, FwNode *p, FwNode *consumer)
     case FW_OP_CLASS_OUT_FUSABLE:
       return FALSE;  /* its epilogue was settled in the first pass */
     case FW_OP_CLASS_INJECTIVE:
-      fw_disc_refuse (d, FW_NF_ITERATION_SPACE, p, _("%s “%s” moves data between layouts; the group's loops cannot follow it"),
-              p->op_type, p->name);
-      return FALSE;
+      if (d->strategy == FW_STRATEGY_CONSERVATIVE)
+        {
+          fw_disc_refuse (d, FW_NF_STRATEGY, p, _("%s “%s” moves data; index maps fuse from the balanced strategy on"),
+                  p->op_type, p->name);
+          return FALSE;
+        }
+      if (!fw_index_map_follows (p, &code, &why))
+        {
+          fw_disc_refuse (d, code, p, "%s", why);
+          return FALSE;
+        }
+      break;
     case FW_OP_CLASS_OPAQUE:
     default:
       fw_disc_refuse (d, FW_NF_OPAQUE, p, _("%s “%s” is opaque to fusion"), p->op_type, p->name);
@@ -153,7 +162,10 @@ try_producer (Disc *d, FwNode *p, FwNode *consumer)
           return FALSE;
         }
     }
-  if (!fits_space (d, p, &code, &why))
+  /* With injective members the index maps decide how values map onto the space (fw_disc_check_limits). */
+  if ((klass == FW_OP_CLASS_INJECTIVE || (klass != FW_OP_CLASS_REDUCE && fw_disc_group_indexed (d))))
+    ;
+  else if (!fits_space (d, p, &code, &why))
     {
       d->group.space = saved;
       fw_disc_refuse (d, code, p, "%s", why);

@@ -234,6 +234,50 @@ fw_disc_all_static (FwNode *node)
   return TRUE;
 }
 
+gboolean
+fw_disc_group_indexed (Disc *d)
+{
+  for (guint i = 0; i < d->group.nodes->len; i++)
+    if (fw_node_class (g_ptr_array_index (d->group.nodes, i)) == FW_OP_CLASS_INJECTIVE)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+fw_disc_injective_forward (const FwNode *node)
+{
+  static const char *const ops[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose" };
+
+  if (node->domain[0] != '\0' || fw_node_class (node) != FW_OP_CLASS_INJECTIVE)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (strcmp (node->op_type, ops[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The group's index maps, when it has injective members: FALSE, with node removed and refused with the
+ * maps' code, when they cannot be followed. */
+static gboolean
+maps_follow (Disc *d, FwNode *node)
+{
+  FwReasonCode code = FW_NF_INDEX_MAP;
+  char *why = NULL;
+  GHashTable *maps;
+
+  if (!fw_disc_group_indexed (d))
+    return TRUE;
+  maps = fw_index_maps_compute (d->group.nodes, d->group.root, &d->group.space, &code, &why, NULL);
+  if (maps != NULL)
+    g_hash_table_unref (maps);
+  if (why == NULL)
+    return TRUE;
+  fw_disc_group_remove_last (d, node);
+  fw_disc_refuse (d, code, node, "%s", why);
+  g_free (why);
+  return FALSE;
+}
+
 /* Does the group hold every node of a vetoed set? */
 gboolean
 fw_disc_covers_vetoed (Disc *d)
@@ -280,6 +324,8 @@ fw_disc_check_limits (Disc *d, FwNode *node)
       fw_disc_refuse (d, FW_NF_VETOED, node, _("the group would hold every node of a vetoed fusion again"));
       return FALSE;
     }
+  if (!maps_follow (d, node))
+    return FALSE;
 
   if (d->group.nodes->len > d->max_size)
     {
@@ -525,6 +571,18 @@ starts_backward (Disc *d, FwNode *node)
 {
   FwOpClass klass = fw_node_class (node);
 
+  FwReasonCode code;
+  char *why = NULL;
+
+  if (klass == FW_OP_CLASS_INJECTIVE && !is_taken (d, node) && fw_node_runs (node) &&
+      d->strategy != FW_STRATEGY_CONSERVATIVE)
+    {
+      /* A chain of data movement ends in one strided copy; what it cannot follow is refused when a producer
+         tries to join, so nothing is recorded here. */
+      gboolean follows = fw_index_map_follows (node, &code, &why);
+      g_free (why);
+      return follows;
+    }
   return !is_taken (d, node) && fw_node_runs (node) &&
          (klass == FW_OP_CLASS_ELEMENTWISE || klass == FW_OP_CLASS_BROADCAST || klass == FW_OP_CLASS_REDUCE);
 }

@@ -53,6 +53,16 @@ fw_ac_read_space (Gen *g, GError **error)
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: the group has no static iteration space"));
       return FALSE;
     }
+  /* Values read or written through the planner's index maps (strided rows, slices: DataCopyPad with
+     strides) are not generated yet; a free view of the flat tile is, as before. */
+  if (fw_kernel_spec_has_index_maps (g->spec, TRUE) ||
+      (g->space.row_axes > 0 && fw_kernel_spec_has_index_maps (g->spec, FALSE)))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: the group reads or writes through a strided index map (a transpose, a slice or "
+                     "a view of its rows), which this target does not generate yet"));
+      return FALSE;
+    }
   g->broadcast_rows = g->space.row_axes > 0 && fw_kernel_spec_get_reduce_axes (g->spec) == 0;
   g->total = fw_space_elements (&g->space);
   g->rows_mode = g->space.row_axes > 0;

@@ -256,28 +256,6 @@ fw_disc_injective_forward (const FwNode *node)
   return FALSE;
 }
 
-/* The group's index maps, when it has injective members: FALSE, with node removed and refused with the
- * maps' code, when they cannot be followed. */
-static gboolean
-maps_follow (Disc *d, FwNode *node)
-{
-  FwReasonCode code = FW_NF_INDEX_MAP;
-  char *why = NULL;
-  GHashTable *maps;
-
-  if (!fw_disc_group_indexed (d))
-    return TRUE;
-  maps = fw_index_maps_compute (d->group.nodes, d->group.root, &d->group.space, &code, &why, NULL);
-  if (maps != NULL)
-    g_hash_table_unref (maps);
-  if (why == NULL)
-    return TRUE;
-  fw_disc_group_remove_last (d, node);
-  fw_disc_refuse (d, code, node, "%s", why);
-  g_free (why);
-  return FALSE;
-}
-
 /* Does the group hold every node of a vetoed set? */
 gboolean
 fw_disc_covers_vetoed (Disc *d)
@@ -315,6 +293,7 @@ fw_disc_check_limits (Disc *d, FwNode *node)
 {
   FwResourceEstimate res;
   FwProfile *profile = d->plan->profile;
+  g_autoptr(FwKernelSpec) spec = NULL;
   gboolean fits;
   guint depth;
 
@@ -324,8 +303,6 @@ fw_disc_check_limits (Disc *d, FwNode *node)
       fw_disc_refuse (d, FW_NF_VETOED, node, _("the group would hold every node of a vetoed fusion again"));
       return FALSE;
     }
-  if (!maps_follow (d, node))
-    return FALSE;
 
   if (d->group.nodes->len > d->max_size)
     {
@@ -342,7 +319,17 @@ fw_disc_check_limits (Disc *d, FwNode *node)
               d->max_depth);
       return FALSE;
     }
-  fits = fw_disc_group_fits (d, &res);
+  /* One spec serves both screens: its index maps (when the group has injective members) and its tile. */
+  spec = fw_group_spec (&d->group, d->plan->profile, TRUE);
+  if (spec->map_error != NULL)
+    {
+      g_autofree char *why = g_strdup (spec->map_error);
+      FwReasonCode code = spec->map_code;
+      fw_disc_group_remove_last (d, node);
+      fw_disc_refuse (d, code, node, "%s", why);
+      return FALSE;
+    }
+  fits = fw_estimate_resource (spec, d->plan->profile, &res);
   if (!fits)
     {
       g_autofree char *need = fw_format_bytes (res.ub_min_bytes);

@@ -21,11 +21,14 @@
 #include "fw-kernel-spec-private.h"
 #include "fw-plan-private.h"
 
+/* Index maps follow ranks up to this (FW_MAX_RANK is 64, and coordinates are copied often). */
+#define MAP_RANK FW_INDEX_MAP_RANK
+
 /* off + Σ c[a] · i_a over the space axes. */
 typedef struct
 {
   gint64 off;
-  gint64 c[FW_MAX_RANK];
+  gint64 c[MAP_RANK];
 } Aff;
 
 typedef struct
@@ -34,7 +37,7 @@ typedef struct
   gboolean tainted;  /* reached across an injective member */
   gboolean lin_only; /* only the linear index is affine (a view that cuts an axis of the space): lin */
   gint     rank;
-  Aff      ax[FW_MAX_RANK];
+  Aff      ax[MAP_RANK];
   Aff      lin;
 } Coords;
 
@@ -73,7 +76,7 @@ static void
 aff_add_scaled (Aff *dst, const Aff *src, gint64 k)
 {
   dst->off += src->off * k;
-  for (gint a = 0; a < FW_MAX_RANK; a++)
+  for (gint a = 0; a < MAP_RANK; a++)
     dst->c[a] += src->c[a] * k;
 }
 
@@ -628,7 +631,7 @@ scalar (const FwValue *v)
 
 /* One sweep over the members; *changed when a value got its coordinates. */
 static gboolean
-sweep (Mapper *m, GPtrArray *nodes, gboolean *changed)
+sweep (Mapper *m, GPtrArray *nodes, gboolean *done, gboolean *changed)
 {
   for (guint i = 0; i < nodes->len; i++)
     {
@@ -636,7 +639,9 @@ sweep (Mapper *m, GPtrArray *nodes, gboolean *changed)
       FwValue *res = node->n_outputs > 0 ? node->outputs[0] : NULL;
       Coords c;
 
-      if (res == NULL)
+      /* A member whose operands were all derived from its result once needs no second look: later paths to
+         those operands are checked against them when they arrive. */
+      if (res == NULL || done[i])
         continue;
       if (!is_known (m, res))
         for (guint k = 0; k < node->n_inputs && !is_known (m, res); k++)
@@ -650,6 +655,7 @@ sweep (Mapper *m, GPtrArray *nodes, gboolean *changed)
         return FALSE;
       if (!is_known (m, res))
         continue;
+      done[i] = TRUE;
       for (guint k = 0; k < node->n_inputs; k++)
         {
           gboolean had;
@@ -843,13 +849,20 @@ GHashTable *
 fw_index_maps_compute (GPtrArray *nodes, FwNode *root, const FwSpace *space, FwReasonCode *code, char **why,
                        FwNode **culprit)
 {
-  Mapper m = { space, g_hash_table_new_full (NULL, NULL, NULL, g_free), 0, NULL, NULL };
+  Mapper m = { space, NULL, 0, NULL, NULL };
   GHashTable *maps = NULL;
   FwValue *a;
-  gboolean changed = TRUE;
+  gboolean changed = TRUE, *done;
 
-  if (!has_injective (nodes) || space->rank <= 0 || space->rank > FW_MAX_RANK)
+  if (!has_injective (nodes) || space->rank <= 0)
     goto done;
+  m.coords = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  if (space->rank > MAP_RANK)
+    {
+      fail (&m, FW_NF_INDEX_MAP, g_ptr_array_index (nodes, 0),
+            g_strdup_printf (_("the tile has rank %d; index maps follow ranks up to %d"), space->rank, MAP_RANK));
+      goto done;
+    }
   for (guint i = 0; i < nodes->len && m.why == NULL; i++)
     {
       FwNode *node = g_ptr_array_index (nodes, i);
@@ -858,8 +871,15 @@ fw_index_maps_compute (GPtrArray *nodes, FwNode *root, const FwSpace *space, FwR
       if (fw_node_class (node) == FW_OP_CLASS_INJECTIVE && !fw_index_map_follows (node, &c, &w))
         fail (&m, c, node, w != NULL ? w : g_strdup_printf (_("%s “%s” is not followed"), node->op_type, node->name));
       for (guint k = 0; k < node->n_outputs; k++)
-        if (node->outputs[k] != NULL && (!fw_value_is_static (node->outputs[k]) || node->outputs[k]->rank > FW_MAX_RANK))
+        if (node->outputs[k] != NULL && !fw_value_is_static (node->outputs[k]))
           fail (&m, FW_NF_DYNAMIC, node, g_strdup_printf (_("%s “%s” has a dynamic shape"), node->op_type, node->name));
+      for (guint k = 0; k < node->n_inputs + node->n_outputs; k++)
+        {
+          FwValue *v = k < node->n_inputs ? node->inputs[k] : node->outputs[k - node->n_inputs];
+          if (v != NULL && v->rank > MAP_RANK)
+            fail (&m, FW_NF_INDEX_MAP, node, g_strdup_printf (_("“%s” has rank %d; index maps follow ranks up to %d"),
+                                                             v->name, v->rank, MAP_RANK));
+        }
     }
   a = m.why == NULL ? anchor (nodes, root, space) : NULL;
   if (m.why == NULL && a == NULL)
@@ -875,11 +895,13 @@ fw_index_maps_compute (GPtrArray *nodes, FwNode *root, const FwSpace *space, FwR
         }
       assign (&m, NULL, a, &id);
     }
+  done = g_new0 (gboolean, MAX (nodes->len, 1));
   for (guint round = 0; m.why == NULL && changed && round <= nodes->len + 1; round++)
     {
       changed = FALSE;
-      sweep (&m, nodes, &changed);
+      sweep (&m, nodes, done, &changed);
     }
+  g_free (done);
   if (m.why == NULL)
     {
       GHashTableIter iter;
@@ -903,7 +925,8 @@ fw_index_maps_compute (GPtrArray *nodes, FwNode *root, const FwSpace *space, FwR
         g_clear_pointer (&maps, g_hash_table_unref);
     }
 done:
-  g_hash_table_unref (m.coords);
+  if (m.coords != NULL)
+    g_hash_table_unref (m.coords);
   if (code)
     *code = m.code;
   if (culprit)

@@ -18,13 +18,13 @@ fw_node_is_data_input (const FwNode *node, guint slot)
 {
   const char *op = node->op_type;
 
+  if (slot == 0)
+    return TRUE;
   /* A reduction's axes and Dropout's ratio and mode are parameters read when the kernel is generated. */
   if (g_str_has_prefix (op, "Reduce") || strcmp (op, "Dropout") == 0)
-    return slot == 0;
+    return FALSE;
   /* An injective operator's shape, axes, starts or constant indices are its index map (fw-index-map.c). */
-  if (node->domain[0] == '\0' && fw_node_get_op_class (node) == FW_OP_CLASS_INJECTIVE)
-    return slot == 0;
-  return TRUE;
+  return !(node->domain[0] == '\0' && fw_node_get_op_class (node) == FW_OP_CLASS_INJECTIVE);
 }
 
 /* The space axes the row operations sweep: the trailing ones they reduce or, for opset-13 Softmax over an

@@ -56,13 +56,15 @@ typedef enum {
 /* Where a value lies over the space (fw-index-map.c): element offset + Σ strides[a] · i_a. Filled for every
  * value of a group with injective members (Reshape, Transpose, Slice, ...); `indexed` only for those reached
  * across one, which are read or written through the map instead of by numpy broadcasting. */
+#define FW_INDEX_MAP_RANK 8  /* index maps follow spaces and values up to this rank */
+
 typedef struct
 {
   gboolean  indexed;
   gboolean  linear;      /* the space's own layout: offset 0 and the space's contiguous strides (a free view) */
   gboolean  bijective;   /* each element of the value is one point of the space */
   gint64    offset;
-  gint64    strides[FW_MAX_RANK];
+  gint64    strides[FW_INDEX_MAP_RANK];
   gint64    touched;     /* elements of the value the space reaches */
 } FwIndexMap;
 

@@ -315,7 +315,8 @@ index_map (Gen *g, SkVal *v)
 
   if (sv == NULL || !sv->map.indexed)
     return FALSE;
-  memcpy (v->strides, sv->map.strides, sizeof v->strides);
+  memset (v->strides, 0, sizeof v->strides);
+  memcpy (v->strides, sv->map.strides, sizeof sv->map.strides);
   v->offset = sv->map.offset;
   return TRUE;
 }

@@ -35,6 +35,19 @@ FwModel  *fw_test_conv_block           (void);
 /* A chain of n_nodes Add/Relu nodes on [64] float, for scale tests. */
 FwModel  *fw_test_long_chain           (guint       n_nodes);
 
+/* Groups with injective operators (fw-test-index-models.c), linked and inferred. */
+typedef enum {
+  FW_TEST_INDEX_TRANSPOSE_EPILOGUE,  /* MatMul → Add → Transpose → Relu: a transposed store */
+  FW_TEST_INDEX_SLICE_PROLOGUE,      /* Exp → Neg → Slice (step 2) → Mul → Tanh: an offset, strided read */
+  FW_TEST_INDEX_VIEW_TRANSPOSE,      /* Sigmoid → Reshape → Transpose → Mul → Add: a head split */
+  FW_TEST_INDEX_GATHER_ROW,          /* Relu → Gather (constant scalar index) → Add */
+  FW_TEST_INDEX_TWO_MAPS,            /* Relu, then x + transpose(x): refused, FW-NF-017 */
+  FW_TEST_INDEX_GATHER_DYNAMIC,      /* Relu → Gather at run-time indices: refused, FW-NF-018 */
+  FW_TEST_INDEX_CONCAT,              /* Relu, Neg → Concat → Sigmoid: refused, FW-NF-019 */
+} FwTestIndexCase;
+
+FwModel  *fw_test_index_model          (FwTestIndexCase which);
+
 /* Writes model to ONNX bytes and reads it back, as a fresh model. */
 FwModel  *fw_test_roundtrip            (FwModel    *model,
                                         GError    **error);

@@ -52,8 +52,13 @@ fits_space (Disc *d, FwNode *p, FwReasonCode *code, char **why)
             {
               for (guint i = 0; i < d->group.nodes->len; i++)
                 {
-                  FwValue *mo = first_output (g_ptr_array_index (d->group.nodes, i));
+                  FwNode *mn = g_ptr_array_index (d->group.nodes, i);
+                  FwValue *mo = first_output (mn);
                   FwShapeRole r = mo ? fw_space_role (&upgraded, mo) : FW_SHAPE_OTHER;
+                  /* An injective member's result lies over the space by its index map (checked with the
+                     maps), not by its shape. */
+                  if (fw_node_class (mn) == FW_OP_CLASS_INJECTIVE)
+                    continue;
                   if (r != FW_SHAPE_FULL && r != FW_SHAPE_ROW && r != FW_SHAPE_SMALL)
                     {
                       *code = FW_NF_ITERATION_SPACE;
@@ -239,6 +244,10 @@ fw_disc_grow_backward (Disc *d, FwNode *sink)
         return;
       fw_disc_space_from (&d->group.space, full_out ? out : in, rows);
     }
+  else if (fw_disc_injective_forward (sink) && first_input (sink) != NULL && fw_value_is_static (first_input (sink)))
+    /* A view or transpose at the end: the group iterates its operand's shape, which its producers share
+       (a LayerNorm before a free transpose keeps its rows), and writes the result through the map. */
+    fw_disc_space_from (&d->group.space, first_input (sink), 0);
   else
     fw_disc_space_from (&d->group.space, out, 0);
   fw_disc_group_add (d, sink);

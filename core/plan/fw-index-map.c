@@ -853,6 +853,7 @@ fw_index_maps_compute (GPtrArray *nodes, FwNode *root, const FwSpace *space, FwR
   GHashTable *maps = NULL;
   FwValue *a;
   gboolean changed = TRUE, *done;
+  Coords id = { .known = TRUE, .rank = space->rank };
 
   if (!has_injective (nodes) || space->rank <= 0)
     goto done;
@@ -885,21 +886,36 @@ fw_index_maps_compute (GPtrArray *nodes, FwNode *root, const FwSpace *space, FwR
   if (m.why == NULL && a == NULL)
     fail (&m, FW_NF_INDEX_MAP, g_ptr_array_index (nodes, nodes->len - 1),
           g_strdup (_("no value of the group has the tile's shape to anchor its index maps")));
-  if (m.why == NULL)
+  for (gint b = 0; b < space->rank; b++)
     {
-      Coords id = { .known = TRUE, .rank = space->rank };
-      for (gint b = 0; b < space->rank; b++)
-        {
-          aff_zero (&id.ax[b]);
-          id.ax[b].c[b] = 1;
-        }
-      assign (&m, NULL, a, &id);
+      aff_zero (&id.ax[b]);
+      id.ax[b].c[b] = 1;
     }
+  if (m.why == NULL)
+    assign (&m, NULL, a, &id);
   done = g_new0 (gboolean, MAX (nodes->len, 1));
-  for (guint round = 0; m.why == NULL && changed && round <= nodes->len + 1; round++)
+  for (;;)
     {
-      changed = FALSE;
-      sweep (&m, nodes, done, &changed);
+      FwValue *seed = NULL;
+      for (guint round = 0; m.why == NULL && changed && round <= nodes->len + 1; round++)
+        {
+          changed = FALSE;
+          sweep (&m, nodes, done, &changed);
+        }
+      /* A member no relation reaches (a LayerNorm's quotient, made from a reduction's result and a value
+         from outside) but of the space's own shape lies over it plainly; what it meets is checked against
+         what is known already. */
+      for (guint i = nodes->len; m.why == NULL && seed == NULL && i > 0; i--)
+        {
+          FwNode *node = g_ptr_array_index (nodes, i - 1);
+          FwValue *res = node->n_outputs > 0 ? node->outputs[0] : NULL;
+          if (res != NULL && !is_known (&m, res) && same_dims (res, space))
+            seed = res;
+        }
+      if (seed == NULL)
+        break;
+      assign (&m, NULL, seed, &id);
+      changed = TRUE;
     }
   g_free (done);
   if (m.why == NULL)

@@ -564,9 +564,11 @@ starts_backward (Disc *d, FwNode *node)
   if (klass == FW_OP_CLASS_INJECTIVE && !is_taken (d, node) && fw_node_runs (node) &&
       d->strategy != FW_STRATEGY_CONSERVATIVE)
     {
-      /* A chain of data movement ends in one strided copy; what it cannot follow is refused when a producer
-         tries to join, so nothing is recorded here. */
-      gboolean follows = fw_index_map_follows (node, &code, &why);
+      /* A chain of data movement ends in one strided copy. Only a bijection (a view, a transpose) ends one:
+         a slice or gather at the end would take in part of what computes its operand (the tail of a
+         LayerNorm before a class-token Gather) and split that group; it still joins its consumers' groups
+         as a prologue. What a map cannot follow is refused when a producer tries to join. */
+      gboolean follows = fw_disc_injective_forward (node) && fw_index_map_follows (node, &code, &why);
       g_free (why);
       return follows;
     }

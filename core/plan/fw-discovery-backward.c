@@ -52,8 +52,13 @@ fits_space (Disc *d, FwNode *p, FwReasonCode *code, char **why)
             {
               for (guint i = 0; i < d->group.nodes->len; i++)
                 {
-                  FwValue *mo = first_output (g_ptr_array_index (d->group.nodes, i));
+                  FwNode *mn = g_ptr_array_index (d->group.nodes, i);
+                  FwValue *mo = first_output (mn);
                   FwShapeRole r = mo ? fw_space_role (&upgraded, mo) : FW_SHAPE_OTHER;
+                  /* An injective member's result lies over the space by its index map (checked with the
+                     maps), not by its shape. */
+                  if (fw_node_class (mn) == FW_OP_CLASS_INJECTIVE)
+                    continue;
                   if (r != FW_SHAPE_FULL && r != FW_SHAPE_ROW && r != FW_SHAPE_SMALL)
                     {
                       *code = FW_NF_ITERATION_SPACE;
@@ -123,9 +128,18 @@ try_producer (Disc *d, FwNode *p, FwNode *consumer)
     case FW_OP_CLASS_OUT_FUSABLE:
       return FALSE;  /* its epilogue was settled in the first pass */
     case FW_OP_CLASS_INJECTIVE:
-      fw_disc_refuse (d, FW_NF_ITERATION_SPACE, p, _("%s “%s” moves data between layouts; the group's loops cannot follow it"),
-              p->op_type, p->name);
-      return FALSE;
+      if (d->strategy == FW_STRATEGY_CONSERVATIVE)
+        {
+          fw_disc_refuse (d, FW_NF_STRATEGY, p, _("%s “%s” moves data; index maps fuse from the balanced strategy on"),
+                  p->op_type, p->name);
+          return FALSE;
+        }
+      if (!fw_index_map_follows (p, &code, &why))
+        {
+          fw_disc_refuse (d, code, p, "%s", why);
+          return FALSE;
+        }
+      break;
     case FW_OP_CLASS_OPAQUE:
     default:
       fw_disc_refuse (d, FW_NF_OPAQUE, p, _("%s “%s” is opaque to fusion"), p->op_type, p->name);
@@ -153,7 +167,10 @@ try_producer (Disc *d, FwNode *p, FwNode *consumer)
           return FALSE;
         }
     }
-  if (!fits_space (d, p, &code, &why))
+  /* With injective members the index maps decide how values map onto the space (fw_disc_check_limits). */
+  if ((klass == FW_OP_CLASS_INJECTIVE || (klass != FW_OP_CLASS_REDUCE && fw_disc_group_indexed (d))))
+    ;
+  else if (!fits_space (d, p, &code, &why))
     {
       d->group.space = saved;
       fw_disc_refuse (d, code, p, "%s", why);
@@ -227,6 +244,10 @@ fw_disc_grow_backward (Disc *d, FwNode *sink)
         return;
       fw_disc_space_from (&d->group.space, full_out ? out : in, rows);
     }
+  else if (fw_disc_injective_forward (sink) && first_input (sink) != NULL && fw_value_is_static (first_input (sink)))
+    /* A view or transpose at the end: the group iterates its operand's shape, which its producers share
+       (a LayerNorm before a free transpose keeps its rows), and writes the result through the map. */
+    fw_disc_space_from (&d->group.space, first_input (sink), 0);
   else
     fw_disc_space_from (&d->group.space, out, 0);
   fw_disc_group_add (d, sink);

@@ -15,7 +15,7 @@ try_epilogue_node (Disc *d, FwNode *c)
 {
   FwOpClass klass = fw_node_class (c);
   FwValue *out = first_output (c);
-  gboolean row_full = FALSE;
+  gboolean row_full = FALSE, indexed;
   gint row_axes = 0;
 
   if (!fw_node_runs (c) || is_taken (d, c))
@@ -27,7 +27,26 @@ try_epilogue_node (Disc *d, FwNode *c)
     }
   if (klass == FW_OP_CLASS_OUT_FUSABLE)
     return FALSE;  /* the next compute-bound node starts its own group */
-  if (klass == FW_OP_CLASS_REDUCE || klass == FW_OP_CLASS_INJECTIVE)
+  if (klass == FW_OP_CLASS_INJECTIVE && !fw_disc_injective_forward (c))
+    {
+      FwReasonCode code = FW_NF_INDEX_MAP;
+      g_autofree char *why = NULL;
+      if (!fw_index_map_follows (c, &code, &why))
+        fw_disc_refuse (d, code, c, "%s", why);
+      else
+        fw_disc_refuse (d, FW_NF_INDEX_MAP, c, _("%s “%s” takes part of the %s result; the epilogue would write only "
+                                                 "part of its iteration space"), c->op_type, c->name,
+                        d->group.root->op_type);
+      return FALSE;
+    }
+  indexed = klass == FW_OP_CLASS_INJECTIVE || fw_disc_group_indexed (d);
+  if (klass == FW_OP_CLASS_INJECTIVE && d->strategy == FW_STRATEGY_CONSERVATIVE)
+    {
+      fw_disc_refuse (d, FW_NF_STRATEGY, c, _("%s “%s” moves data; index maps fuse from the balanced strategy on"),
+              c->op_type, c->name);
+      return FALSE;
+    }
+  if (klass == FW_OP_CLASS_REDUCE)
     {
       row_axes = klass == FW_OP_CLASS_REDUCE ? fw_disc_row_axes_of (c, &row_full) : 0;
       if (row_full && row_axes == 1 && strcmp (c->op_type, "Softmax") == 0)
@@ -51,7 +70,7 @@ try_epilogue_node (Disc *d, FwNode *c)
       fw_disc_refuse (d, FW_NF_DYNAMIC, c, _("%s “%s” has a dynamic shape; bind its symbols with --bind"), c->op_type, c->name);
       return FALSE;
     }
-  if (out == NULL || fw_space_role (&d->group.space, out) != FW_SHAPE_FULL)
+  if (out == NULL || (!indexed && fw_space_role (&d->group.space, out) != FW_SHAPE_FULL))
     {
       g_autofree char *shape = out ? fw_value_format_shape (out) : g_strdup ("?");
       fw_disc_refuse (d, FW_NF_ITERATION_SPACE, c, _("%s “%s” produces %s, not the epilogue's iteration space"), c->op_type,
@@ -70,7 +89,7 @@ try_epilogue_node (Disc *d, FwNode *c)
                   v->name);
           return FALSE;
         }
-      if (fw_disc_input_role (d, c, k) == FW_SHAPE_OTHER)
+      if (!indexed && fw_disc_input_role (d, c, k) == FW_SHAPE_OTHER)
         {
           g_autofree char *shape = fw_value_format_shape (v);
           fw_disc_refuse (d, FW_NF_ITERATION_SPACE, c, _("input “%s” %s does not broadcast into the epilogue's space"),
@@ -94,7 +113,9 @@ try_epilogue_node (Disc *d, FwNode *c)
           FwOpClass oc = fw_node_class (x);
           if (x == c || is_member (d, x))
             continue;
-          if (!((oc == FW_OP_CLASS_ELEMENTWISE || oc == FW_OP_CLASS_BROADCAST) && !is_taken (d, x) && fw_node_runs (x)))
+          if (!((oc == FW_OP_CLASS_ELEMENTWISE || oc == FW_OP_CLASS_BROADCAST ||
+                 (fw_disc_injective_forward (x) && d->strategy != FW_STRATEGY_CONSERVATIVE)) &&
+                !is_taken (d, x) && fw_node_runs (x)))
             outside = TRUE;
         }
       if (outside)

@@ -90,6 +90,15 @@ try_merge (Disc *d, guint a, guint b, FwNode *bridge)
             }
         }
     }
+  if (ok && fw_disc_group_indexed (d))
+    {
+      char *why = NULL;
+      GHashTable *maps = fw_index_maps_compute (d->group.nodes, d->group.root, &d->group.space, NULL, &why, NULL);
+      ok = why == NULL;
+      g_free (why);
+      if (maps != NULL)
+        g_hash_table_unref (maps);
+    }
   ok = ok && !fw_disc_covers_vetoed (d) && fw_disc_row_ops_after_reduce (d) <= 3 && fw_disc_group_depth (d) <= d->max_depth &&
        fw_disc_group_fits (d, &res) && res.kernel_inputs <= d->plan->profile->max_kernel_inputs;
   if (ok)

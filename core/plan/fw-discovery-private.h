@@ -82,6 +82,11 @@ gboolean     fw_disc_dtype_fits           (Disc           *d,
                                            FwNode         *node,
                                            FwNode         *neighbour);
 gboolean     fw_disc_all_static           (FwNode         *node);
+/* Whether the group holds an injective member, whose values map onto the space by index maps. */
+gboolean     fw_disc_group_indexed        (Disc           *d);
+/* Whether an injective node may join a group reached from its operand (a reshape-like view or a
+ * transpose: a bijection, so the group's result can be written through it). */
+gboolean     fw_disc_injective_forward    (const FwNode   *node);
 
 /* Refusals and limits (fw-discovery.c). */
 void         fw_disc_refuse               (Disc           *d,

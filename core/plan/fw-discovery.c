@@ -234,6 +234,28 @@ fw_disc_all_static (FwNode *node)
   return TRUE;
 }
 
+gboolean
+fw_disc_group_indexed (Disc *d)
+{
+  for (guint i = 0; i < d->group.nodes->len; i++)
+    if (fw_node_class (g_ptr_array_index (d->group.nodes, i)) == FW_OP_CLASS_INJECTIVE)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+fw_disc_injective_forward (const FwNode *node)
+{
+  static const char *const ops[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose" };
+
+  if (node->domain[0] != '\0' || fw_node_class (node) != FW_OP_CLASS_INJECTIVE)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (strcmp (node->op_type, ops[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* Does the group hold every node of a vetoed set? */
 gboolean
 fw_disc_covers_vetoed (Disc *d)
@@ -271,6 +293,7 @@ fw_disc_check_limits (Disc *d, FwNode *node)
 {
   FwResourceEstimate res;
   FwProfile *profile = d->plan->profile;
+  g_autoptr(FwKernelSpec) spec = NULL;
   gboolean fits;
   guint depth;
 
@@ -296,7 +319,17 @@ fw_disc_check_limits (Disc *d, FwNode *node)
               d->max_depth);
       return FALSE;
     }
-  fits = fw_disc_group_fits (d, &res);
+  /* One spec serves both screens: its index maps (when the group has injective members) and its tile. */
+  spec = fw_group_spec (&d->group, d->plan->profile, TRUE);
+  if (spec->map_error != NULL)
+    {
+      g_autofree char *why = g_strdup (spec->map_error);
+      FwReasonCode code = spec->map_code;
+      fw_disc_group_remove_last (d, node);
+      fw_disc_refuse (d, code, node, "%s", why);
+      return FALSE;
+    }
+  fits = fw_estimate_resource (spec, d->plan->profile, &res);
   if (!fits)
     {
       g_autofree char *need = fw_format_bytes (res.ub_min_bytes);
@@ -525,6 +558,20 @@ starts_backward (Disc *d, FwNode *node)
 {
   FwOpClass klass = fw_node_class (node);
 
+  FwReasonCode code;
+  char *why = NULL;
+
+  if (klass == FW_OP_CLASS_INJECTIVE && !is_taken (d, node) && fw_node_runs (node) &&
+      d->strategy != FW_STRATEGY_CONSERVATIVE)
+    {
+      /* A chain of data movement ends in one strided copy. Only a bijection (a view, a transpose) ends one:
+         a slice or gather at the end would take in part of what computes its operand (the tail of a
+         LayerNorm before a class-token Gather) and split that group; it still joins its consumers' groups
+         as a prologue. What a map cannot follow is refused when a producer tries to join. */
+      gboolean follows = fw_disc_injective_forward (node) && fw_index_map_follows (node, &code, &why);
+      g_free (why);
+      return follows;
+    }
   return !is_taken (d, node) && fw_node_runs (node) &&
          (klass == FW_OP_CLASS_ELEMENTWISE || klass == FW_OP_CLASS_BROADCAST || klass == FW_OP_CLASS_REDUCE);
 }

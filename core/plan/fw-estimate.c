@@ -209,6 +209,31 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
   return t + profile->launch_overhead_s + profile->sync_overhead_s;
 }
 
+/* The bytes a kernel moves for a value read or written through an index map: the elements the space
+ * reaches (a slice reads only its part), and for runs shorter than the profile's transfer block each run
+ * costs a whole block (a transpose read or written in the kernel is still strided). A free view costs
+ * what the value itself does. */
+static gdouble
+mapped_bytes (const FwSpecValue *v, const FwSpace *space, const FwProfile *profile)
+{
+  gdouble block = MAX (profile->ub_align_bytes, 1u), run = 1, bytes;
+
+  if (!v->map.indexed)
+    return value_bytes (v->value);
+  bytes = (gdouble) v->map.touched * v->elem_bytes;
+  for (gint a = space->rank - 1; a >= 0; a--)
+    {
+      if (space->dims[a] == 1)
+        continue;
+      if (v->map.strides[a] != (gint64) run)
+        break;
+      run *= (gdouble) space->dims[a];
+    }
+  if (run * v->elem_bytes < block)
+    bytes *= block / (run * v->elem_bytes);
+  return MIN (bytes, (gdouble) v->map.touched * MAX (block, (gdouble) v->elem_bytes));
+}
+
 void
 fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEstimate *out)
 {
@@ -237,9 +262,9 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
     {
       const FwSpecValue *v = fw_kernel_spec_get_value (spec, i);
       if (v->kind == FW_SPEC_OUTPUT)
-        out->bytes_written_after += value_bytes (v->value);
+        out->bytes_written_after += mapped_bytes (v, fw_kernel_spec_get_space (spec), profile);
       else if (v->kind != FW_SPEC_INTERMEDIATE)
-        out->bytes_read_after += value_bytes (v->value);
+        out->bytes_read_after += mapped_bytes (v, fw_kernel_spec_get_space (spec), profile);
     }
   out->launches_after = 1;
   /* What the target's kernel moves, by its form (decided once, in the spec). A mixed cube + vector kernel

@@ -11,16 +11,20 @@
 #include <string.h>
 
 #include "fw-kernel-spec-private.h"
+#include "ops/fw-op-registry.h"
 
 gboolean
 fw_node_is_data_input (const FwNode *node, guint slot)
 {
   const char *op = node->op_type;
 
+  if (slot == 0)
+    return TRUE;
   /* A reduction's axes and Dropout's ratio and mode are parameters read when the kernel is generated. */
   if (g_str_has_prefix (op, "Reduce") || strcmp (op, "Dropout") == 0)
-    return slot == 0;
-  return TRUE;
+    return FALSE;
+  /* An injective operator's shape, axes, starts or constant indices are its index map (fw-index-map.c). */
+  return !(node->domain[0] == '\0' && fw_node_get_op_class (node) == FW_OP_CLASS_INJECTIVE);
 }
 
 /* The space axes the row operations sweep: the trailing ones they reduce or, for opset-13 Softmax over an
@@ -58,6 +62,13 @@ per_row (const FwKernelSpec *spec, const gboolean swept[FW_MAX_RANK], const FwSp
   const FwNode *producer = v->producer;
   gint shift = spec->space.rank - v->rank;
 
+  if (sv->map.indexed)
+    {
+      for (gint a = 0; a < spec->space.rank; a++)
+        if (swept[a] && spec->space.dims[a] != 1 && sv->map.strides[a] != 0)
+          return FALSE;
+      return TRUE;
+    }
   if (producer != NULL && producer->n_outputs > 0 && producer->outputs[0] == v)
     {
       const FwRowOp *op = &spec->row_ops[fw_kernel_spec_position (spec, producer)];

@@ -27,6 +27,10 @@ struct _FwKernelSpec
   guint         n_passes;
   guint         n_carried;
   gint64        sweep_row_elements;
+  GHashTable   *maps;         /* FwValue* → FwIndexMap*, NULL without injective members or when they fail */
+  char         *map_error;    /* why the index maps cannot be followed, or NULL */
+  FwReasonCode  map_code;
+  FwNode       *map_culprit;
   FwResourceEstimate resource;   /* the prices (fw-estimate.c) */
   FwCostEstimate     cost;
 };
@@ -55,5 +59,17 @@ gboolean      fw_node_row_op_full  (const FwNode     *node,
                                     FwRowOp          *out,
                                     char            **why);
 
+/* Index maps (fw-index-map.c): whether an injective member is one the maps follow at all (FALSE with a code
+ * and a translated reason), and the map of every value of a group, FwValue* → FwIndexMap*. NULL without a
+ * reason when the group has no injective member; NULL with *why set when a map cannot be followed. */
+gboolean      fw_index_map_follows  (const FwNode     *node,
+                                     FwReasonCode     *code,
+                                     char            **why);
+GHashTable   *fw_index_maps_compute (GPtrArray        *nodes,
+                                     FwNode           *root,
+                                     const FwSpace    *space,
+                                     FwReasonCode     *code,
+                                     char            **why,
+                                     FwNode          **culprit);
 
 G_END_DECLS

@@ -281,14 +281,34 @@ broadcast_of (const FwKernelSpec *spec, const FwNode *node, guint k, const FwVal
   return FW_BROADCAST_OTHER;
 }
 
+/* A value's role by its index map: whole when the space reaches as many of its elements as it has points,
+ * per row when it is constant along the row axes only, else broadcast. */
+static FwShapeRole
+map_role (const FwKernelSpec *spec, const FwIndexMap *map)
+{
+  const FwSpace *space = &spec->space;
+  gint lead = space->rank - space->row_axes;
+  gboolean row = space->row_axes > 0;
+
+  if (map->touched == fw_space_elements (space))
+    return FW_SHAPE_FULL;
+  for (gint a = 0; a < space->rank; a++)
+    if (space->dims[a] > 1 && (a < lead) != (map->strides[a] != 0))
+      row = FALSE;
+  return row ? FW_SHAPE_ROW : FW_SHAPE_SMALL;
+}
+
 static FwSpecValue *
 add_value (FwKernelSpec *spec, FwValue *v, FwSpecKind kind, guint first)
 {
   FwSpecValue sv = { 0 };
+  const FwIndexMap *map = spec->maps != NULL ? g_hash_table_lookup (spec->maps, v) : NULL;
 
   sv.value = v;
   sv.kind = kind;
-  sv.role = fw_space_role (&spec->space, v);
+  if (map != NULL)
+    sv.map = *map;
+  sv.role = sv.map.indexed ? map_role (spec, &sv.map) : fw_space_role (&spec->space, v);
   sv.elem_bytes = MAX (1u, fw_dtype_bits (v->dtype) / 8);
   sv.elements = MAX (fw_value_get_n_elements (v), 1);
   sv.first = first;
@@ -323,6 +343,10 @@ collect_values (FwKernelSpec *spec)
 
           if (v == NULL || spec_member (spec, v->producer))
             continue;
+          /* An injective member's shape, starts or constant indices are its index map, not data. */
+          if (!fw_node_is_data_input (node, k) && !fw_value_is_immediate (v) &&
+              fw_node_class (node) == FW_OP_CLASS_INJECTIVE)
+            continue;
           if ((seen = g_hash_table_lookup (spec->by_value, v)) != NULL)
             {
               sv = &g_array_index (spec->values, FwSpecValue, GPOINTER_TO_UINT (seen) - 1);
@@ -346,7 +370,9 @@ collect_values (FwKernelSpec *spec)
               continue;
             }
           sv = add_value (spec, v, node == spec->root ? FW_SPEC_ROOT_OPERAND : FW_SPEC_INPUT, i);
-          if (sv->role == FW_SHAPE_SMALL || sv->role == FW_SHAPE_OTHER || is_channel_parameter (node, k))
+          if (sv->map.indexed && sv->role != FW_SHAPE_FULL)
+            sv->broadcast = FW_BROADCAST_OTHER;
+          else if (sv->role == FW_SHAPE_SMALL || sv->role == FW_SHAPE_OTHER || is_channel_parameter (node, k))
             sv->broadcast = broadcast_of (spec, node, k, v, &sv->broadcast_axes);
           spec->n_inputs++;
           if (node != spec->root)
@@ -557,6 +583,8 @@ spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space)
   spec->values = g_array_new (FALSE, TRUE, sizeof (FwSpecValue));
   spec->by_value = g_hash_table_new (NULL, NULL);
   spec->buffers = g_array_new (FALSE, TRUE, sizeof (FwSpecBuffer));
+  spec->maps = fw_index_maps_compute (spec->nodes, root, space, &spec->map_code, &spec->map_error,
+                                      &spec->map_culprit);
   collect_values (spec);
   fw_kernel_spec_plan_passes (spec);
   return spec;
@@ -568,7 +596,12 @@ fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const 
 {
   FwSpace rows = *space;
 
-  /* Broadcast rows: taken when one row fits the budget by the plan's own buffers, priced in rows. */
+  /* Broadcast rows: taken when one row fits the budget by the plan's own buffers, priced in rows. Operands
+   * read through index maps are not classed by their shapes, so a group with injective members is tiled
+   * flat. */
+  for (guint i = 0; i < nodes->len && broadcast_rows; i++)
+    if (fw_node_class (g_ptr_array_index (nodes, i)) == FW_OP_CLASS_INJECTIVE)
+      broadcast_rows = FALSE;
   if (space->row_axes == 0 && space->rank > 0 && broadcast_rows &&
       (rows.row_axes = broadcast_row_axes (nodes, root, space)) > 0)
     {
@@ -643,6 +676,8 @@ fw_kernel_spec_free (FwKernelSpec *spec)
   if (spec == NULL)
     return;
   g_clear_pointer (&spec->positions, g_hash_table_unref);
+  g_clear_pointer (&spec->maps, g_hash_table_unref);
+  g_free (spec->map_error);
   for (guint i = 0; i < spec->nodes->len; i++)
     g_free (spec->row_errors[i]);
   g_free (spec->row_errors);
@@ -740,6 +775,18 @@ fw_kernel_spec_is_output (const FwKernelSpec *spec, const FwValue *value)
 {
   const FwSpecValue *v = fw_kernel_spec_lookup (spec, value);
   return v != NULL && v->kind == FW_SPEC_OUTPUT;
+}
+
+gboolean
+fw_kernel_spec_has_index_maps (const FwKernelSpec *spec, gboolean strided)
+{
+  for (guint i = 0; i < spec->values->len; i++)
+    {
+      const FwSpecValue *v = &g_array_index (spec->values, FwSpecValue, i);
+      if (v->map.indexed && (!strided || !v->map.linear))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 guint

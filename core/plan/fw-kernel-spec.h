@@ -53,6 +53,21 @@ typedef enum {
   FW_BROADCAST_OTHER,         /* numpy broadcasting some other way */
 } FwBroadcast;
 
+/* Where a value lies over the space (fw-index-map.c): element offset + Σ strides[a] · i_a. Filled for every
+ * value of a group with injective members (Reshape, Transpose, Slice, ...); `indexed` only for those reached
+ * across one, which are read or written through the map instead of by numpy broadcasting. */
+#define FW_INDEX_MAP_RANK 8  /* index maps follow spaces and values up to this rank */
+
+typedef struct
+{
+  gboolean  indexed;
+  gboolean  linear;      /* the space's own layout: offset 0 and the space's contiguous strides (a free view) */
+  gboolean  bijective;   /* each element of the value is one point of the space */
+  gint64    offset;
+  gint64    strides[FW_INDEX_MAP_RANK];
+  gint64    touched;     /* elements of the value the space reaches */
+} FwIndexMap;
+
 typedef struct
 {
   FwValue     *value;
@@ -67,6 +82,7 @@ typedef struct
   guint        pass;        /* made inside: the pass over a row from which it can be read (0 without row ops) */
   gboolean     carried;     /* made inside, read in a later pass and not one element per row: kept whole
                                for the row between passes */
+  FwIndexMap   map;         /* map.indexed: reached across an injective member (fw-index-map.c) */
 } FwSpecValue;
 
 /* One entry of the Unified Buffer plan: a buffer the kernel holds while the tile is processed. */
@@ -229,6 +245,10 @@ guint                 fw_kernel_spec_get_n_carried   (const FwKernelSpec *spec);
  * parameters read when it is generated). */
 gboolean              fw_node_is_data_input          (const FwNode       *node,
                                                       guint               slot);
+/* Whether any value is read or written through an index map (the group has injective members on its
+ * paths); `strided`: through one that is not the space's own layout (a transpose, a slice). */
+gboolean              fw_kernel_spec_has_index_maps  (const FwKernelSpec *spec,
+                                                      gboolean            strided);
 /* The Unified Buffer plan. */
 guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
 const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,

@@ -42,6 +42,9 @@ typedef enum {
   FW_NF_STRATEGY = 14,       /* FW-NF-014 */
   FW_NF_REDUCE_EPILOGUE = 15,/* FW-NF-015 */
   FW_NF_SKIPPED = 16,        /* FW-NF-016 */
+  FW_NF_INDEX_MAP = 17,      /* FW-NF-017 */
+  FW_NF_GATHER_INDICES = 18, /* FW-NF-018 */
+  FW_NF_PIECEWISE = 19,      /* FW-NF-019 */
   FW_NF_N_CODES
 } FwReasonCode;
 

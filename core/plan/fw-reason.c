@@ -28,6 +28,9 @@ static const struct {
   [FW_NF_STRATEGY] = { "FW-NF-014", N_("this kind of fusion is not enabled by the strategy") },
   [FW_NF_REDUCE_EPILOGUE] = { "FW-NF-015", N_("a reduction may absorb at most 3 elementwise operators after it") },
   [FW_NF_SKIPPED] = { "FW-NF-016", N_("kept out of fusion by CANN's AUTOFUSE_FLAGS or AUTOFUSE_DFX_FLAGS") },
+  [FW_NF_INDEX_MAP] = { "FW-NF-017", N_("an injective operator's index map cannot be followed by the tile") },
+  [FW_NF_GATHER_INDICES] = { "FW-NF-018", N_("a gather reads at indices known only at run time") },
+  [FW_NF_PIECEWISE] = { "FW-NF-019", N_("a concat, split or pad maps parts of the tile to different tensors") },
 };
 
 const char *
@@ -83,6 +86,10 @@ fw_reason_cann_code (const FwRefusal *refusal)
     case FW_NF_MAX_SIZE: return "NF1010";
     case FW_NF_MAX_INPUTS: return "NF1007";
     case FW_NF_REDUCE_EPILOGUE: return "NF1030";
+    case FW_NF_INDEX_MAP:
+    case FW_NF_GATHER_INDICES:
+    case FW_NF_PIECEWISE:
+      return injective_cann_code (refusal->refused);
     case FW_NF_ITERATION_SPACE:
       {
         const char *code = injective_cann_code (refusal->refused);

@@ -614,7 +614,17 @@ test_verify_export (void)
   g_assert_cmpuint (json_array_get_length (ascend), ==, json_array_get_length (host));
   for (guint i = 0; i < json_array_get_length (ascend); i++)
     {
-      JsonObject *twin = json_object_get_object_member (json_array_get_object_element (ascend, i), "twin");
+      JsonObject *k = json_array_get_object_element (ascend, i);
+      JsonObject *twin;
+
+      /* A group read or written through a strided index map (the head split's transposes) is refused by
+         the Ascend generator with that reason; its host kernel was verified. */
+      if (g_strcmp0 (json_object_get_string_member_with_default (k, "status", ""), "generated") != 0)
+        {
+          g_assert_nonnull (strstr (json_object_get_string_member_with_default (k, "message", ""), "index map"));
+          continue;
+        }
+      twin = json_object_get_object_member (k, "twin");
       g_assert_nonnull (twin);
       g_assert_true (json_object_get_boolean_member (twin, "ran"));
       g_assert_true (json_object_get_boolean_member (twin, "pass"));

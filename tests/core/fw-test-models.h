@@ -66,6 +66,19 @@ FwModel  *fw_test_custom_op_model      (gint64      rows,
   "    dtype: {same_as: 0}\n"                                                                              \
   "    host_expression: x0 + 0.5 * x1\n"
 
+/* Groups with injective operators (fw-test-index-models.c), linked and inferred. */
+typedef enum {
+  FW_TEST_INDEX_TRANSPOSE_EPILOGUE,  /* MatMul → Add → Transpose → Relu: a transposed store */
+  FW_TEST_INDEX_SLICE_PROLOGUE,      /* Exp → Neg → Slice (step 2) → Mul → Tanh: an offset, strided read */
+  FW_TEST_INDEX_VIEW_TRANSPOSE,      /* Sigmoid → Reshape → Transpose → Mul → Add: a head split */
+  FW_TEST_INDEX_GATHER_ROW,          /* Relu → Gather (constant scalar index) → Add */
+  FW_TEST_INDEX_TWO_MAPS,            /* Relu, then x + transpose(x): refused, FW-NF-017 */
+  FW_TEST_INDEX_GATHER_DYNAMIC,      /* Relu → Gather at run-time indices: refused, FW-NF-018 */
+  FW_TEST_INDEX_CONCAT,              /* Relu, Neg → Concat → Sigmoid: refused, FW-NF-019 */
+} FwTestIndexCase;
+
+FwModel  *fw_test_index_model          (FwTestIndexCase which);
+
 /* Writes model to ONNX bytes and reads it back, as a fresh model. */
 FwModel  *fw_test_roundtrip            (FwModel    *model,
                                         GError    **error);

@@ -413,6 +413,25 @@ test_chain (Fixture *f, gconstpointer data)
   check_plan (f, c, FW_STRATEGY_BALANCED, 1);
 }
 
+/* Groups with injective members (test-index-map has their maps): a transposed store after a MatMul, a
+ * strided slice read, a head split (reshape and transpose) and a gathered row, each kernel matching the
+ * reference node by node. */
+static void
+test_index_maps (Fixture *f, gconstpointer data)
+{
+  static const FwTestIndexCase cases[] = {
+    FW_TEST_INDEX_TRANSPOSE_EPILOGUE, FW_TEST_INDEX_SLICE_PROLOGUE, FW_TEST_INDEX_VIEW_TRANSPOSE,
+    FW_TEST_INDEX_GATHER_ROW,
+  };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_index_model (cases[i]);
+      check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+    }
+}
+
 /* float16 in memory, float in registers: a chain with a half constant and a Cast to float at the end. */
 static void
 test_float16 (Fixture *f, gconstpointer data)
@@ -1199,6 +1218,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add ("/core/codegen/host/" path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
   ADD ("chain", test_chain);
+  ADD ("index-maps", test_index_maps);
   ADD ("transformer", test_transformer);
   ADD ("layernorm-op", test_layernorm_op);
   ADD ("softmax", test_softmax);

@@ -12,6 +12,7 @@
 
 #include "fw-error.h"
 #include "fw-ascend-codegen-private.h"
+#include "ops/fw-op-registry.h"
 
 static const char *
 ctype_of (FwDType dtype)
@@ -43,6 +44,27 @@ used_outside (Gen *g, const FwValue *value)
   return fw_kernel_spec_is_output (g->spec, value);
 }
 
+/* Whether a member moves data other than as a free view (a transpose of unit axes, a full-range slice or a
+ * gather: index maps the planner made linear, which this target has no lowering for). */
+static gboolean
+moves_data (const FwKernelSpec *spec)
+{
+  static const char *const views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze" };
+
+  for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
+    {
+      const FwNode *node = fw_kernel_spec_get_node (spec, i);
+      gboolean view = FALSE;
+      if (fw_node_get_op_class (node) != FW_OP_CLASS_INJECTIVE)
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (views); k++)
+        view |= strcmp (node->op_type, views[k]) == 0;
+      if (!view)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The planner's iteration space and rows. */
 gboolean
 fw_ac_read_space (Gen *g, GError **error)
@@ -51,6 +73,16 @@ fw_ac_read_space (Gen *g, GError **error)
   if (g->space.rank <= 0 || g->space.rank > FW_MAX_RANK || fw_space_elements (&g->space) <= 0)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("Ascend target: the group has no static iteration space"));
+      return FALSE;
+    }
+  /* Values read or written through the planner's index maps (strided rows, slices: DataCopyPad with
+     strides) are not generated yet; a free view of the flat tile is, as before. */
+  if (fw_kernel_spec_has_index_maps (g->spec, TRUE) ||
+      (g->space.row_axes > 0 && fw_kernel_spec_has_index_maps (g->spec, FALSE)) || moves_data (g->spec))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: the group reads or writes through a strided index map (a transpose, a slice or "
+                     "a view of its rows), which this target does not generate yet"));
       return FALSE;
     }
   g->broadcast_rows = g->space.row_axes > 0 && fw_kernel_spec_get_reduce_axes (g->spec) == 0;

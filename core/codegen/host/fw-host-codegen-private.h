@@ -56,6 +56,7 @@ typedef struct
   gboolean  scratch;
   gint      scratch_slot;
   gint64    strides[FW_MAX_RANK];  /* element strides over the space's axes */
+  gint64    offset;      /* element offset of the space's origin: the planner's index map (a slice) */
   gint64    cstr[FW_MAX_RANK];     /* over the merged axes: lead ones first, then inner ones */
   gint      loaded_pass; /* the pass whose body loaded it, -1 */
   gint      panel;       /* a half input widened once into hp[panel] (its dtype then float32), -1 */

@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-host-codegen-private.h"
+#include "ops/fw-op-registry.h"
 
 /* ---- literals and types ---- */
 
@@ -603,6 +604,17 @@ fw_hc_elementwise_expr (Gen *g, GString *s, const FwNode *node, gint pass, SkVal
     {
       fw_hc_unsupported (error, _("%s without its input"), x.op);
       return NULL;
+    }
+  /* An injective member moves no data in registers: its operand and result are the same element of the
+   * space, read and written through their index maps. */
+  if (fw_node_get_op_class (node) == FW_OP_CLASS_INJECTIVE)
+    {
+      if (!fw_kernel_spec_has_index_maps (g->cand->spec, FALSE) || x.va == NULL || x.va->dtype != out->dtype)
+        {
+          fw_hc_unsupported (error, _("%s without an index map"), x.op);
+          return NULL;
+        }
+      return g_strdup (x.a);
     }
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     {

@@ -254,7 +254,7 @@ emit_row_prologue (Gen *g, GString *s, const char *row, const char *tile_row)
       gboolean memory = v->kind == SV_EXTERNAL || v->kind == SV_IMM_ARRAY || v->kind == SV_TILE || v->out_index >= 0;
       if (!memory || !fw_hc_val_in_space (v))
         continue;
-      g_string_append_printf (s, "    const int64_t b%u = 0", v->id);
+      g_string_append_printf (s, "    const int64_t b%u = %" G_GINT64_FORMAT, v->id, v->kind == SV_TILE ? 0 : v->offset);
       if (v->kind == SV_TILE)
         g_string_append_printf (s, " + (%s) * %" G_GINT64_FORMAT, tile_row, g->row_len);
       else

@@ -302,6 +302,29 @@ mark_maps (Gen *g, GError **error)
   return TRUE;
 }
 
+/* A value the planner maps through injective members takes its strides and offset from the spec's index map
+ * (fw-index-map.c), not from its shape. */
+static gboolean
+is_indexed (Gen *g, const SkVal *v)
+{
+  const FwSpecValue *sv = v->value != NULL ? fw_kernel_spec_lookup (g->cand->spec, v->value) : NULL;
+
+  return sv != NULL && sv->map.indexed;
+}
+
+static gboolean
+index_map (Gen *g, SkVal *v)
+{
+  const FwSpecValue *sv = v->value != NULL ? fw_kernel_spec_lookup (g->cand->spec, v->value) : NULL;
+
+  if (sv == NULL || !sv->map.indexed)
+    return FALSE;
+  memset (v->strides, 0, sizeof v->strides);
+  memcpy (v->strides, sv->map.strides, sizeof sv->map.strides);
+  v->offset = sv->map.offset;
+  return TRUE;
+}
+
 /* Strides of every value over the space; FALSE when a value does not map onto it. */
 static gboolean
 map_values (Gen *g, GError **error)
@@ -314,6 +337,9 @@ map_values (Gen *g, GError **error)
       gint64 acc = 1;
 
       memset (v->strides, 0, sizeof v->strides);
+      v->offset = 0;
+      if (v->kind != SV_TILE && v->map != MAP_NONE && index_map (g, v))
+        continue;
       if (v->kind == SV_TILE)
         {
           for (gint a = g->rank - 1; a >= 0; a--)
@@ -367,7 +393,7 @@ map_values (Gen *g, GError **error)
   for (guint i = 0; i < g->vals->len; i++)
     {
       SkVal *v = g_ptr_array_index (g->vals, i);
-      if (v->map == MAP_LEAD)
+      if (v->map == MAP_LEAD && !is_indexed (g, v))
         for (guint u = 0; u < v->value->n_uses; u++)
           if (is_member (g, v->value->uses[u].node))
             return fw_hc_unsupported (error, _("a keepdims=0 reduction read inside the group"));
@@ -541,7 +567,7 @@ assign_passes (Gen *g, GError **error)
         {
           if (x == NULL || x->rowv)
             return fw_hc_unsupported (error, _("%s over a broadcast input"), node->op_type);
-          for (gint a = g->split; a < g->rank; a++)
+          for (gint a = g->split; a < g->rank && !is_indexed (g, x); a++)
             if (x->value && x->value->rank == g->rank && x->value->dims[unmoved_axis (g, a)].value != g->dims[a])
               return fw_hc_unsupported (error, _("%s over a broadcast input"), node->op_type);
           if (g->moved >= 0 && (x->value == NULL || x->value->rank != g->rank))

@@ -80,6 +80,9 @@ typedef struct
   gboolean       mapped;
   gint64         total;
   gint64         tile;
+  /* An epilogue after the vendor's own cube operator (the spec's FW_KERNEL_FORM_EPILOGUE: two launches): the
+   * root runs first as a kernel of its own and the epilogue reads its result from global memory. */
+  FwNode        *root_apart;
 } Step;
 
 static guint
@@ -123,6 +126,13 @@ describe_step (FwPlan *plan, const FwScheduleStep *from, guint position, const G
       tiles = (out->total + out->tile - 1) / out->tile;
       out->cores = (guint) MIN ((gint64) vector, MAX (tiles, 1));
       out->mapped = out->total > 0;
+    }
+  else if (out->group->spec != NULL && fw_kernel_spec_get_form (out->group->spec) == FW_KERNEL_FORM_EPILOGUE &&
+           fw_candidate_get_cost (out->group)->launches_after > 1)
+    {
+      out->type = FW_SK_AIV;
+      out->cores = vector;
+      out->root_apart = fw_kernel_spec_get_root (out->group->spec);
     }
   else
     {
@@ -266,7 +276,8 @@ record_place (Build *b, const Step *s, guint scope, guint kernel, guint refusal)
 
   g_array_append_val (b->step_places, p);
   for (guint i = 0; i < step_n_nodes (s); i++)
-    g_hash_table_insert (b->sk->places, step_node (s, i), GUINT_TO_POINTER (b->step_places->len));
+    if (step_node (s, i) != s->root_apart)   /* the root has its own place, as the kernel before */
+      g_hash_table_insert (b->sk->places, step_node (s, i), GUINT_TO_POINTER (b->step_places->len));
 }
 
 static void
@@ -427,7 +438,11 @@ append_kernel (Build *b, const Step *s)
     {
       SyncCheck check = { b, s, NULL };
 
-      for_each_input (s, check_input, &check);
+      /* The epilogue reads the cube operator's result, which the cube cores just wrote. */
+      if (s->root_apart != NULL)
+        check.needs = s->root_apart->outputs[0];
+      else
+        for_each_input (s, check_input, &check);
       if (check.needs != NULL)
         {
           k.sync = sync_for (b->pending_types | 1u << s->type);
@@ -485,8 +500,33 @@ refuse (Build *b, const Step *s, FwSkCode code, char *message)
   g_ptr_array_add (b->sk->refusals, r);
 }
 
+static void visit_one (Build *b, const Step *s);
+
+/* A step is one launch, or two where the group's compute root runs as the vendor's operator first. */
 static void
 visit (Build *b, const Step *s)
+{
+  Step root, epilogue;
+
+  if (s->root_apart == NULL)
+    {
+      visit_one (b, s);
+      return;
+    }
+  memset (&root, 0, sizeof root);
+  root.step = s->step;
+  root.node = s->root_apart;
+  root.type = FW_SK_AIC;
+  root.cores = MAX (b->plan->profile->cube_cores, 1u);
+  visit_one (b, &root);
+  epilogue = *s;
+  for (guint i = 0; i < step_n_nodes (s) && epilogue.node == s->root_apart; i++)
+    epilogue.node = step_node (s, i);
+  visit_one (b, &epilogue);
+}
+
+static void
+visit_one (Build *b, const Step *s)
 {
   const char *detail = NULL;
   FwSkCode code = join_code (b->options, b->max_cores, s, &detail);

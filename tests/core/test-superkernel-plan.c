@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fw-test-models.h"
+#include "codegen/ascend/fw-ascend.h"
 #include "plan/fw-schedule.h"
 #include "plan/fw-superkernel-plan.h"
 #include "report/fw-superkernel-report.h"
@@ -35,7 +36,8 @@ typedef struct
 } Planned;
 
 static void
-plan_model (Planned *p, FwModel *model, guint max_fusion_size, const char * const *binds)
+plan_model_arranged (Planned *p, FwModel *model, guint max_fusion_size, const char * const *binds,
+                     FwUbArrangeFunc arrange)
 {
   g_autoptr(GError) error = NULL;
   FwPlanOptions options;
@@ -46,9 +48,16 @@ plan_model (Planned *p, FwModel *model, guint max_fusion_size, const char * cons
   g_assert_no_error (error);
   fw_plan_options_init (&options);
   options.max_fusion_size = max_fusion_size;
+  options.arrange = arrange;
   p->plan = fw_plan_new (model, p->profile, NULL, &options, &error);
   g_assert_no_error (error);
   fw_plan_options_clear (&options);
+}
+
+static void
+plan_model (Planned *p, FwModel *model, guint max_fusion_size, const char * const *binds)
+{
+  plan_model_arranged (p, model, max_fusion_size, binds, NULL);
 }
 
 static void
@@ -356,6 +365,41 @@ test_user_scopes (void)
   planned_clear (&p);
 }
 
+/* A Conv group in the epilogue form is two launches on Ascend (the vendor's convolution, then our epilogue
+ * reading its result back): two sub-kernels in a scope, a barrier over all cores between them, and the
+ * scope's kernels are the plan's launches. */
+static void
+test_epilogue_two_launches (void)
+{
+  Planned p;
+  g_autoptr(FwSkPlan) sk = NULL;
+  guint epilogues = 0;
+
+  plan_model_arranged (&p, fw_test_conv_block (), 0, NULL, fw_ascend_arrange);
+  sk = build (&p, NULL);
+  g_assert_cmpuint (sk->n_kernels, ==, p.plan->after.launches);
+  for (guint s = 0; s < sk->scopes->len; s++)
+    {
+      const FwSkScope *scope = g_ptr_array_index (sk->scopes, s);
+
+      for (guint i = 1; i < scope->kernels->len; i++)
+        {
+          const FwSkKernel *root = &g_array_index (scope->kernels, FwSkKernel, i - 1);
+          const FwSkKernel *k = &g_array_index (scope->kernels, FwSkKernel, i);
+
+          if (k->candidate == G_MAXUINT || root->candidate != G_MAXUINT || root->type != FW_SK_AIC ||
+              k->sync_value != root->node->outputs[0])
+            continue;
+          g_assert_cmpint (k->type, ==, FW_SK_AIV);
+          g_assert_cmpint (k->sync, ==, FW_SK_SYNC_ALL);
+          g_assert_cmpstr (root->node->op_type, ==, "Conv");
+          epilogues++;
+        }
+    }
+  g_assert_cmpuint (epilogues, >, 0);
+  planned_clear (&p);
+}
+
 /* The report member carries every scope with its kernels, barriers and reason. */
 static void
 test_report (void)
@@ -396,5 +440,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/superkernel/breaks", test_breaks);
   g_test_add_func ("/core/plan/superkernel/user-scopes", test_user_scopes);
   g_test_add_func ("/core/plan/superkernel/report", test_report);
+  g_test_add_func ("/core/plan/superkernel/epilogue-two-launches", test_epilogue_two_launches);
   return g_test_run ();
 }

@@ -7,31 +7,12 @@
 
 #include "fw-test-models.h"
 
-static FwNode *
-op (FwGraph *g, const char *type, const char *name, const char *a, const char *b, const char *out)
-{
-  const char *ins[2] = { a, b };
-  const char *outs[1] = { out };
-  FwNode *node = fw_graph_add_node (g, type, "", name, b ? 2 : 1, ins, 1, outs, NULL);
-
-  g_assert_nonnull (node);
-  return node;
-}
+#define op fw_test_add_node
 
 static void
 floats (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 *dims)
 {
-  gint64 n = 1;
-  g_autofree float *values = NULL;
-  g_autoptr(FwTensor) t = NULL;
-
-  for (guint i = 0; i < rank; i++)
-    n *= dims[i];
-  values = g_new (float, MAX (n, 1));
-  for (gint64 i = 0; i < n; i++)
-    values[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
-  t = fw_tensor_new_float (rank, dims, values);
-  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+  fw_test_add_random_weight (g, rand, name, rank, dims, 1.0f);
 }
 
 static void

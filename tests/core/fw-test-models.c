@@ -51,6 +51,12 @@ add_weight (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 
   g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
 }
 
+void
+fw_test_add_random_weight (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 *dims, float scale)
+{
+  add_weight (g, rand, name, rank, dims, scale);
+}
+
 static void
 add_scalar (FwGraph *g, const char *name, float v)
 {

@@ -13,6 +13,13 @@
 G_BEGIN_DECLS
 
 FwModel  *fw_test_model_new            (gint64      opset);
+/* A float initializer of dims, uniform in [-scale, scale) from rand. */
+void      fw_test_add_random_weight    (FwGraph    *g,
+                                        GRand      *rand,
+                                        const char *name,
+                                        guint       rank,
+                                        const gint64 *dims,
+                                        float       scale);
 /* A node of op reading a (and b when not NULL) and writing out, in the default domain. */
 FwNode   *fw_test_add_node             (FwGraph    *g,
                                         const char *op,

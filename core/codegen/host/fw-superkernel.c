@@ -2,6 +2,9 @@
  * run on FwArrays. */
 #include "config.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 #include <cblas.h>
 #include <string.h>
 
@@ -27,8 +30,12 @@ cpu_features (void)
   int f = 0;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+
   __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx") && __builtin_cpu_supports ("f16c"))
+  /* F16C by CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports does not know "f16c"; "avx" also
+   * checks that the OS saves the YMM state. */
+  if (__builtin_cpu_supports ("avx") && __get_cpuid (1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0)
     f |= FW_SK_CPU_F16C;
   if (__builtin_cpu_supports ("avx512f"))
     f |= FW_SK_CPU_AVX512;

@@ -562,12 +562,6 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-static gboolean
-is_rule_file (const char *name)
-{
-  return name[0] != '.' && (g_str_has_suffix (name, ".yaml") || g_str_has_suffix (name, ".yml"));
-}
-
 gboolean
 fw_rule_set_load_path (FwRuleSet *set, const char *file_or_dir, GError **error)
 {
@@ -618,7 +612,7 @@ fw_rule_set_load_builtin (FwRuleSet *set, GError **error)
       gsize len;
       const char *data;
 
-      if (!is_rule_file (names[k]))
+      if (!fw_yaml_is_yaml_name (names[k]))
         continue;
       bytes = g_resource_lookup_data (resource, path, G_RESOURCE_LOOKUP_FLAGS_NONE, &local);
       if (bytes == NULL)

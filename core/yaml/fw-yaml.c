@@ -518,6 +518,12 @@ compare_paths (gconstpointer a, gconstpointer b)
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+gboolean
+fw_yaml_is_yaml_name (const char *name)
+{
+  return name[0] != '.' && (g_str_has_suffix (name, ".yaml") || g_str_has_suffix (name, ".yml"));
+}
+
 GPtrArray *
 fw_yaml_list_files (const char *file_or_dir, GError **error)
 {
@@ -535,7 +541,7 @@ fw_yaml_list_files (const char *file_or_dir, GError **error)
           return NULL;
         }
       while ((name = g_dir_read_name (dir)) != NULL)
-        if (name[0] != '.' && (g_str_has_suffix (name, ".yaml") || g_str_has_suffix (name, ".yml")))
+        if (fw_yaml_is_yaml_name (name))
           g_ptr_array_add (paths, g_build_filename (file_or_dir, name, NULL));
       g_ptr_array_sort (paths, compare_paths);
     }

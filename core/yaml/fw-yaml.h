@@ -45,6 +45,8 @@ FwYamlDocument   *fw_yaml_load_data       (const char            *display_name,
                                            gsize                  len,
                                            GError               **error);
 void              fw_yaml_document_free   (FwYamlDocument        *doc);
+/* Whether a file name is one a FILE|DIR option reads from a folder: *.yaml or *.yml, not hidden. */
+gboolean          fw_yaml_is_yaml_name    (const char            *name);
 /* The files a FILE|DIR option names: the file itself, or a folder's *.yaml and *.yml files (not hidden
  * ones) in name order. Paths owned by the array; NULL with an FW_ERROR_IO error for an unreadable folder. */
 GPtrArray        *fw_yaml_list_files      (const char            *file_or_dir,

@@ -83,21 +83,11 @@ commit (FwCustomOps *set, GPtrArray *files, GError **error)
 gboolean
 fw_custom_ops_load_path (FwCustomOps *set, const char *file_or_dir, GError **error)
 {
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GPtrArray) files = NULL;
 
   g_return_val_if_fail (set != NULL && file_or_dir != NULL, FALSE);
-  if ((paths = fw_yaml_list_files (file_or_dir, error)) == NULL)
+  if ((files = fw_yaml_parse_files (file_or_dir, fw_custom_ops_parse, error)) == NULL)
     return FALSE;
-  for (guint k = 0; k < paths->len; k++)
-    {
-      g_autoptr(FwYamlDocument) doc = fw_yaml_load_file (g_ptr_array_index (paths, k), error);
-      GPtrArray *ops;
-
-      if (doc == NULL || (ops = fw_custom_ops_parse (doc, error)) == NULL)
-        return FALSE;
-      g_ptr_array_add (files, ops);
-    }
   return commit (set, files, error);
 }
 

@@ -501,7 +501,7 @@ commit (FwRuleSet *set, GPtrArray *files, GError **error)
 
 /* Our format, or the articles' dialect converted into it (read as the same file). */
 static GPtrArray *
-parse_document (FwYamlDocument *doc, GError **error)
+parse_document (const FwYamlDocument *doc, GError **error)
 {
   g_autofree char *converted = NULL;
   g_autoptr(FwYamlDocument) ours = NULL;
@@ -565,24 +565,11 @@ compare_names (gconstpointer a, gconstpointer b)
 gboolean
 fw_rule_set_load_path (FwRuleSet *set, const char *file_or_dir, GError **error)
 {
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GPtrArray) files = NULL;
 
   g_return_val_if_fail (set != NULL && file_or_dir != NULL, FALSE);
-  if ((paths = fw_yaml_list_files (file_or_dir, error)) == NULL)
+  if ((files = fw_yaml_parse_files (file_or_dir, parse_document, error)) == NULL)
     return FALSE;
-  for (guint k = 0; k < paths->len; k++)
-    {
-      g_autoptr(FwYamlDocument) doc = fw_yaml_load_file (g_ptr_array_index (paths, k), error);
-      GPtrArray *entries;
-
-      if (doc == NULL)
-        return FALSE;
-      entries = parse_document (doc, error);
-      if (entries == NULL)
-        return FALSE;
-      g_ptr_array_add (files, entries);
-    }
   return commit (set, files, error);
 }
 

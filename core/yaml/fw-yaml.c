@@ -549,3 +549,23 @@ fw_yaml_list_files (const char *file_or_dir, GError **error)
     g_ptr_array_add (paths, g_strdup (file_or_dir));
   return g_steal_pointer (&paths);
 }
+
+GPtrArray *
+fw_yaml_parse_files (const char *file_or_dir, FwYamlEntriesParser parse, GError **error)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(GPtrArray) paths = NULL;
+
+  if ((paths = fw_yaml_list_files (file_or_dir, error)) == NULL)
+    return NULL;
+  for (guint k = 0; k < paths->len; k++)
+    {
+      g_autoptr(FwYamlDocument) doc = fw_yaml_load_file (g_ptr_array_index (paths, k), error);
+      GPtrArray *entries;
+
+      if (doc == NULL || (entries = parse (doc, error)) == NULL)
+        return NULL;
+      g_ptr_array_add (files, entries);
+    }
+  return g_steal_pointer (&files);
+}

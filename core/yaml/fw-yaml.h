@@ -51,6 +51,13 @@ gboolean          fw_yaml_is_yaml_name    (const char            *name);
  * ones) in name order. Paths owned by the array; NULL with an FW_ERROR_IO error for an unreadable folder. */
 GPtrArray        *fw_yaml_list_files      (const char            *file_or_dir,
                                            GError               **error);
+/* Reads a document's entries; NULL with an error naming the file and place. */
+typedef GPtrArray *(*FwYamlEntriesParser) (const FwYamlDocument *doc, GError **error);
+/* Every file a FILE|DIR option names, each parsed by `parse`: an array of the per-file entry arrays, in
+ * file order, so a caller can check them all before taking any (a bad file changes nothing). */
+GPtrArray        *fw_yaml_parse_files     (const char            *file_or_dir,
+                                           FwYamlEntriesParser    parse,
+                                           GError               **error);
 
 /* Sets an FW_ERROR_PARSE error "FILE:LINE:COL: message" at node (or at the document start if NULL). */
 gboolean          fw_yaml_error           (GError               **error,

@@ -615,6 +615,7 @@ test_real_models (void)
     { "resnet18.onnx", { NULL } }, { "resnet50.onnx", { NULL } }, { "mobilenet_v3_small.onnx", { NULL } },
     { "bert_like.onnx", { NULL } }, { "vit_b_16.onnx", { NULL } }, { "swin_t.onnx", { NULL } },
     { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
+    { "llama_decoder.onnx", { "batch=2", "seq=32", NULL } },
   };
   static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };
   static const char *const strategy_names[] = { "balanced", "conservative", "aggressive" };

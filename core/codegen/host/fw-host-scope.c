@@ -50,6 +50,7 @@ host_scope_free (gpointer data)
   g_free (s->kernel.kernel.inputs);
   g_free (s->kernel.kernel.outputs);
   g_ptr_array_unref (s->own);
+  g_hash_table_unref (s->alias);
   free (s->arena);
   g_mutex_clear (&s->lock);
   g_free (s);
@@ -87,6 +88,54 @@ is_producer (const FwNode *node)
 {
   return strcmp (node->op_type, "MatMul") == 0 || strcmp (node->op_type, "Gemm") == 0 ||
          strcmp (node->op_type, "Conv") == 0;
+}
+
+/* Ops whose output is their first input's bytes under another shape: the reference interpreter shares the
+ * storage, and so does the program (no sub-kernel; a copy only when the view leaves the program). */
+static gboolean
+is_view (const FwNode *node)
+{
+  static const char *const views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity" };
+
+  if (node->n_inputs < 1 || node->inputs[0] == NULL || node->n_outputs != 1 || node->outputs[0] == NULL ||
+      node->outputs[0]->dtype != node->inputs[0]->dtype || (node->domain != NULL && node->domain[0] != '\0'))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    if (strcmp (node->op_type, views[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static const FwValue *
+resolve (FwHostScope *s, const FwValue *v)
+{
+  const FwValue *to;
+
+  while ((to = g_hash_table_lookup (s->alias, v)) != NULL)
+    v = to;
+  return v;
+}
+
+/* The values a sub-kernel reads and writes: its unit's, or a view's one input and one output. */
+static guint
+unit_n (FwHostScope *s, guint u, gboolean outputs)
+{
+  FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+
+  if (unit == NULL)
+    return 1;
+  return outputs ? unit->outputs->len : unit->inputs->len;
+}
+
+static FwValue *
+unit_value (FwHostScope *s, guint u, gboolean outputs, guint i)
+{
+  FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+  FwNode *node = g_array_index (s->members, FwScopeMember, u).node;
+
+  if (unit == NULL)
+    return outputs ? node->outputs[0] : node->inputs[0];
+  return g_ptr_array_index (outputs ? unit->outputs : unit->inputs, i);
 }
 
 /* A single op as a group of one, owned by own; NULL with the generator's refusal. */
@@ -138,6 +187,8 @@ member_nodes (FwPlan *plan, const FwScopeMember *m, GPtrArray *out)
                         NULL);
 }
 
+static void interpreter_peak (FwHostScope *s, GPtrArray *all, GHashTable *nodes);
+
 /* Values between the sub-kernels: inputs, outputs and arena buffers, placed. */
 static void
 plan_values (FwPlan *plan, FwHostScope *s)
@@ -153,34 +204,38 @@ plan_values (FwPlan *plan, FwHostScope *s)
     g_hash_table_add (nodes, g_ptr_array_index (all, i));
   for (guint u = 0; u < s->units->len; u++)
     {
-      FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+      gboolean view = g_ptr_array_index (s->units, u) == NULL;
 
-      for (guint i = 0; i < unit->inputs->len; i++)
+      for (guint i = 0; i < unit_n (s, u, FALSE); i++)
         {
-          FwValue *v = g_ptr_array_index (unit->inputs, i);
+          const FwValue *v = resolve (s, unit_value (s, u, FALSE, i));
           guint w = GPOINTER_TO_UINT (g_hash_table_lookup (written, v));
 
-          if (w == 0 && g_hash_table_add (read, v))
-            g_ptr_array_add (s->inputs, v);
+          if (w == 0 && g_hash_table_add (read, (gpointer) v))
+            g_ptr_array_add (s->inputs, (gpointer) v);
           for (guint b = 0; w != 0 && b < s->buffers->len; b++)
             if (g_array_index (s->buffers, FwArenaBuffer, b).value == v)
               g_array_index (s->buffers, FwArenaBuffer, b).last = u;
         }
-      for (guint o = 0; o < unit->outputs->len; o++)
+      for (guint o = 0; o < unit_n (s, u, TRUE); o++)
         {
-          FwValue *v = g_ptr_array_index (unit->outputs, o);
+          FwValue *v = unit_value (s, u, TRUE, o);
 
-          g_hash_table_insert (written, v, GUINT_TO_POINTER (u + 1));
           if (used_outside (v, nodes))
             {
+              /* A view that leaves the program is copied into its output. */
+              g_hash_table_insert (written, v, GUINT_TO_POINTER (u + 1));
               g_ptr_array_add (s->outputs, v);
               s->output_bytes += value_bytes (v);
             }
+          else if (view)
+            g_hash_table_insert (s->alias, v, (gpointer) unit_value (s, u, FALSE, 0));
           else
             {
               gint64 bytes = value_bytes (v);
               FwArenaBuffer b = { v, u, u, 0, 0 };
 
+              g_hash_table_insert (written, v, GUINT_TO_POINTER (u + 1));
               b.bytes = MAX ((bytes + FW_ARENA_ALIGN - 1) / FW_ARENA_ALIGN * FW_ARENA_ALIGN, FW_ARENA_ALIGN);
               g_array_append_val (s->buffers, b);
             }
@@ -188,50 +243,87 @@ plan_values (FwPlan *plan, FwHostScope *s)
     }
   s->arena_bytes = fw_arena_place ((FwArenaBuffer *) s->buffers->data, s->buffers->len);
 
-  /* The interpreter on the same nodes: each output allocated when its node runs, each value freed after
-     its last use inside the scope unless it is read after it. */
-  {
-    g_autoptr(GHashTable) uses = g_hash_table_new (NULL, NULL);
-    gint64 live = 0;
+  interpreter_peak (s, all, nodes);
+}
 
-    for (guint i = 0; i < all->len; i++)
-      {
-        FwNode *node = g_ptr_array_index (all, i);
+/* One value of the interpreter's run done with: its storage is freed when no value sharing it (a view of
+ * it) is left. */
+static void
+drop (GHashTable *root_of, GHashTable *holders, const FwValue *v, gint64 *live)
+{
+  const FwValue *root = g_hash_table_lookup (root_of, v);
+  guint n;
 
-        for (guint k = 0; k < node->n_inputs; k++)
-          if (node->inputs[k] != NULL)
-            g_hash_table_insert (uses, node->inputs[k],
-                                 GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (uses, node->inputs[k])) + 1));
-      }
-    for (guint i = 0; i < all->len; i++)
-      {
-        FwNode *node = g_ptr_array_index (all, i);
+  if (root == NULL)
+    return;   /* made outside the scope */
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (holders, root)) - 1;
+  g_hash_table_insert (holders, (gpointer) root, GUINT_TO_POINTER (n));
+  if (n == 0)
+    *live -= value_bytes (root);
+}
 
-        for (guint o = 0; o < node->n_outputs; o++)
-          if (node->outputs[o] != NULL && node->outputs[o]->constant == NULL)
-            live += value_bytes (node->outputs[o]);
-        s->interpreter_peak_bytes = MAX (s->interpreter_peak_bytes, live);
-        for (guint k = 0; k < node->n_inputs; k++)
-          {
-            FwValue *v = node->inputs[k];
-            guint left;
+/* The reference interpreter on the same nodes: each output allocated when its node runs (a view shares its
+ * input's storage), each value done with after its last use inside the scope unless it is read after it. */
+static void
+interpreter_peak (FwHostScope *s, GPtrArray *all, GHashTable *nodes)
+{
+  g_autoptr(GHashTable) uses = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) root_of = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) holders = g_hash_table_new (NULL, NULL);
+  gint64 live = 0;
 
-            if (v == NULL || v->producer == NULL || !g_hash_table_contains (nodes, v->producer))
-              continue;
-            left = GPOINTER_TO_UINT (g_hash_table_lookup (uses, v)) - 1;
-            g_hash_table_insert (uses, v, GUINT_TO_POINTER (left));
-            if (left == 0 && !used_outside (v, nodes))
-              live -= value_bytes (v);
-          }
-        for (guint o = 0; o < node->n_outputs; o++)
-          {
-            FwValue *v = node->outputs[o];
+  for (guint i = 0; i < all->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (all, i);
 
-            if (v != NULL && v->constant == NULL && !g_hash_table_contains (uses, v) && !used_outside (v, nodes))
-              live -= value_bytes (v);
-          }
-      }
-  }
+      for (guint k = 0; k < node->n_inputs; k++)
+        if (node->inputs[k] != NULL)
+          g_hash_table_insert (uses, node->inputs[k],
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (uses, node->inputs[k])) + 1));
+    }
+  for (guint i = 0; i < all->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (all, i);
+
+      for (guint o = 0; o < node->n_outputs; o++)
+        {
+          FwValue *v = node->outputs[o];
+          const FwValue *root = v;
+
+          if (v == NULL || v->constant != NULL)
+            continue;
+          if (is_view (node))
+            root = g_hash_table_lookup (root_of, node->inputs[0]);
+          if (root == NULL)
+            continue;   /* a view of a value from outside: no storage of the scope's */
+          if (root == v)
+            live += value_bytes (v);
+          g_hash_table_insert (root_of, v, (gpointer) root);
+          g_hash_table_insert (holders, (gpointer) root,
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (holders, root)) + 1));
+        }
+      s->interpreter_peak_bytes = MAX (s->interpreter_peak_bytes, live);
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwValue *v = node->inputs[k];
+          guint left;
+
+          if (v == NULL || !g_hash_table_contains (root_of, v))
+            continue;
+          left = GPOINTER_TO_UINT (g_hash_table_lookup (uses, v)) - 1;
+          g_hash_table_insert (uses, v, GUINT_TO_POINTER (left));
+          if (left == 0 && !used_outside (v, nodes))
+            drop (root_of, holders, v, &live);
+        }
+      for (guint o = 0; o < node->n_outputs; o++)
+        {
+          FwValue *v = node->outputs[o];
+
+          if (v != NULL && g_hash_table_contains (root_of, v) && !g_hash_table_contains (uses, v) &&
+              !used_outside (v, nodes))
+            drop (root_of, holders, v, &live);
+        }
+    }
 }
 
 /* ---- the program ---- */
@@ -242,6 +334,8 @@ append_pointer (FwHostScope *s, GString *src, const FwValue *v)
 {
   guint at;
 
+  if (!g_ptr_array_find (s->outputs, v, NULL))
+    v = resolve (s, v);
   if (g_ptr_array_find (s->outputs, v, &at))
     {
       g_string_append_printf (src, "outs[%u]", at);
@@ -302,15 +396,16 @@ fw_host_scope_generate (FwHostScope *s, gboolean check, GError **error)
   if (check && !fw_arena_check ((const FwArenaBuffer *) s->buffers->data, s->buffers->len, s->arena_bytes, error))
     return FALSE;
   for (guint u = 0; u < s->units->len; u++)
-    half |= ((FwSuperKernel *) g_ptr_array_index (s->units, u))->half;
+    half |= g_ptr_array_index (s->units, u) != NULL && ((FwSuperKernel *) g_ptr_array_index (s->units, u))->half;
   src = g_string_new (NULL);
   append_comment (s, plan, src);
   fw_hc_append_prelude (src, half);
   for (guint u = 0; u < s->units->len; u++)
-    {
-      g_string_append (src, ((FwSuperKernel *) g_ptr_array_index (s->units, u))->unit);
-      g_string_append_c (src, '\n');
-    }
+    if (g_ptr_array_index (s->units, u) != NULL)
+      {
+        g_string_append (src, ((FwSuperKernel *) g_ptr_array_index (s->units, u))->unit);
+        g_string_append_c (src, '\n');
+      }
   g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n"
                         "{\n");
   g_string_append_printf (src, "  unsigned char *const arena = (unsigned char *) outs[%u];\n\n  (void) arena;\n"
@@ -318,7 +413,21 @@ fw_host_scope_generate (FwHostScope *s, gboolean check, GError **error)
   for (guint u = 0; u < s->units->len; u++)
     {
       FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+      FwNode *node = g_array_index (s->members, FwScopeMember, u).node;
 
+      if (unit == NULL)
+        {
+          /* A view: the same bytes, copied only when it leaves the program. */
+          if (g_ptr_array_find (s->outputs, node->outputs[0], NULL))
+            {
+              g_string_append (src, "  memcpy (");
+              append_pointer (s, src, node->outputs[0]);
+              g_string_append (src, ", ");
+              append_pointer (s, src, node->inputs[0]);
+              g_string_append_printf (src, ", %" G_GINT64_FORMAT ");\n", value_bytes (node->outputs[0]));
+            }
+          continue;
+        }
       g_string_append_printf (src, "  {\n    const void *i[%u] = { ", unit->inputs->len + 1);
       for (guint i = 0; i < unit->inputs->len; i++)
         {
@@ -421,6 +530,7 @@ open_scope (const FwSkScope *sk_scope, guint index, guint first_kernel)
   s->outputs = g_ptr_array_new ();
   s->buffers = g_array_new (FALSE, FALSE, sizeof (FwArenaBuffer));
   s->own = g_ptr_array_new_with_free_func (candidate_free);
+  s->alias = g_hash_table_new (NULL, NULL);
   g_mutex_init (&s->lock);
   return s;
 }
@@ -460,6 +570,12 @@ build_scope (FwPlan *plan, const FwSkScope *sk_scope, guint index, FwHostScopes 
       open->n_kernels++;
       if (root_of_next (plan, sk_scope, k))
         continue;
+      if (member.node != NULL && is_view (member.node))
+        {
+          g_array_append_val (open->members, member);
+          g_ptr_array_add (open->units, NULL);
+          continue;
+        }
       name = g_strdup_printf ("fw_k%u", open->members->len);
       unit = member.node != NULL ? single_op_unit (plan, member.node, name, open->own, &error)
                                  : fw_superkernel_generate_unit (plan, g_ptr_array_index (plan->candidates,

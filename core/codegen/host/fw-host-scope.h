@@ -52,7 +52,9 @@ typedef struct
   guint          first_kernel;  /* its first kernel there */
   guint          n_kernels;     /* the plan's kernels it covers (a Conv root apart counts as its own) */
   GArray        *members;       /* FwScopeMember, one per sub-kernel, in order */
-  GPtrArray     *units;         /* FwSuperKernel*, one per member (its unit is the program's function) */
+  GPtrArray     *units;         /* FwSuperKernel*, one per member (its unit is the program's function); NULL
+                                   for a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity), which shares
+                                   its input's bytes */
   GPtrArray     *inputs;        /* FwValue*: the program's inputs, in first-read order */
   GPtrArray     *outputs;       /* FwValue*: read after it or graph outputs */
   GArray        *buffers;       /* FwArenaBuffer */
@@ -68,6 +70,7 @@ typedef struct
   FwScopeKernel  kernel;        /* the fused executor's view (valid once compiled) */
   /* private */
   GPtrArray     *own;           /* the candidates made for single ops, and the program's */
+  GHashTable    *alias;         /* FwValue* of a view → the value whose bytes it is */
   gpointer       arena;
   GMutex         lock;
 } FwHostScope;

@@ -103,10 +103,33 @@ is_member (const FwScopeKernel *scope, const Step *step)
   return FALSE;
 }
 
-/* Replaces the scope's members by one step when they are consecutive steps (folded nodes between them,
- * which run nothing, move before it); FALSE, the steps untouched, when they are not. */
+/* Whether node reads a value one of the scope's members makes. */
 static gboolean
-contract_scope (GArray *steps, const FwScopeKernel *scope)
+reads_members (FwPlan *plan, const FwScopeKernel *scope, const FwNode *node)
+{
+  for (guint k = 0; k < node->n_inputs; k++)
+    {
+      const FwNode *producer = node->inputs[k] ? node->inputs[k]->producer : NULL;
+
+      for (guint m = 0; producer != NULL && m < scope->n_members; m++)
+        {
+          const FwScopeMember *member = &scope->members[m];
+
+          if (member->node != NULL ? member->node == producer
+                                   : g_ptr_array_find (((FwCandidate *) g_ptr_array_index (plan->candidates,
+                                                                                            member->candidate))->nodes,
+                                                       producer, NULL))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Replaces the scope's members by one step when they are consecutive steps; a node between them that reads
+ * nothing they make (a folded node, a view of a weight the program leaves out) moves before it. FALSE, the
+ * steps untouched, when they are not. */
+static gboolean
+contract_scope (FwPlan *plan, GArray *steps, const FwScopeKernel *scope)
 {
   guint first = G_MAXUINT, last = 0, found = 0, at;
   g_autoptr(GArray) folded = g_array_new (FALSE, FALSE, sizeof (Step));
@@ -127,7 +150,7 @@ contract_scope (GArray *steps, const FwScopeKernel *scope)
 
       if (is_member (scope, step))
         continue;
-      if (step->node == NULL || !folded_node (step->node))
+      if (step->node == NULL || (!folded_node (step->node) && reads_members (plan, scope, step->node)))
         return FALSE;
       g_array_append_val (folded, *step);
     }
@@ -200,7 +223,7 @@ fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *s
       g_array_append_val (program->steps, step);
     }
   for (guint i = 0; scopes != NULL && i < scopes->len; i++)
-    program->n_scopes += contract_scope (program->steps, g_ptr_array_index (scopes, i));
+    program->n_scopes += contract_scope (plan, program->steps, g_ptr_array_index (scopes, i));
   return g_steal_pointer (&program);
 }
 

@@ -54,8 +54,9 @@ FwFusedProgram *fw_fused_program_new   (FwPlan          *plan,
                                         GPtrArray       *kernels,
                                         GError         **error);
 /* fw_fused_program_new with scopes (FwScopeKernel*, not owned, or NULL): a scope whose members are
- * consecutive steps of the schedule runs as one step; one whose members are not (a group of it has no
- * kernel in kernels) is left out, its members run as they would without it. */
+ * consecutive steps of the schedule, but for single nodes that read nothing the members make (those run
+ * before it), runs as one step; one whose members are not (a group of it has no kernel in kernels) is left
+ * out, its members run as they would without it. */
 FwFusedProgram *fw_fused_program_new_with_scopes (FwPlan    *plan,
                                         GPtrArray       *kernels,
                                         GPtrArray       *scopes,

@@ -535,6 +535,17 @@ open_scope (const FwSkScope *sk_scope, guint index, guint first_kernel)
   return s;
 }
 
+/* Whether one of the program's members so far makes v. */
+static gboolean
+made_inside (FwHostScope *s, const FwValue *v)
+{
+  for (guint u = 0; u < s->members->len; u++)
+    for (guint o = 0; o < unit_n (s, u, TRUE); o++)
+      if (unit_value (s, u, TRUE, o) == v)
+        return TRUE;
+  return FALSE;
+}
+
 /* A Conv root the plan launches apart (the vendor's operator, then the epilogue): the group's own code
  * computes both, so the host has one sub-kernel for the two. */
 static gboolean
@@ -570,6 +581,13 @@ build_scope (FwPlan *plan, const FwSkScope *sk_scope, guint index, FwHostScopes 
       open->n_kernels++;
       if (root_of_next (plan, sk_scope, k))
         continue;
+      if (member.node != NULL && is_view (member.node) && !made_inside (open, member.node->inputs[0]))
+        {
+          /* A view of a value from before the program (a weight's Identity): nothing of the program's, and
+             the executor runs it before the program; in it, a copy of the weight per call. */
+          open->n_kernels--;
+          continue;
+        }
       if (member.node != NULL && is_view (member.node))
         {
           g_array_append_val (open->members, member);

@@ -14,6 +14,7 @@
 #include "fw-test-models.h"
 #include "graph/fw-graph-private.h"
 #include "plan/fw-superkernel-plan.h"
+#include "report/fw-superkernel-report.h"
 
 /* ---- the arena on its own ---- */
 
@@ -238,6 +239,25 @@ test_program_runs (Fixture *f, gconstpointer data)
   g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).pass);
   g_assert_true (result->outputs_pass);
   g_assert_true (result->pass);
+  {
+    /* The report: the scope's host program with its arena, verified. */
+    g_autoptr(JsonNode) report = json_node_init_object (json_node_alloc (), json_object_new ());
+    JsonObject *sk, *host, *program;
+
+    fw_superkernel_report_add (report, f->sk);
+    fw_superkernel_report_add_host (report, f->scopes, result);
+    sk = json_object_get_object_member (json_node_get_object (report), "superkernel");
+    host = json_object_get_object_member (json_array_get_object_element (json_object_get_array_member (sk, "scopes"),
+                                                                         0), "host");
+    program = json_array_get_object_element (json_object_get_array_member (host, "programs"), 0);
+    g_assert_cmpint (json_object_get_int_member (program, "arena_bytes"), ==, s->arena_bytes);
+    g_assert_cmpint (json_object_get_int_member (program, "interpreter_peak_bytes"), ==, s->interpreter_peak_bytes);
+    g_assert_true (json_object_get_boolean_member (program, "pass"));
+    g_assert_true (json_object_get_null_member (program, "measured_saving_us"));   /* not measured */
+    g_assert_true (json_object_get_boolean_member (json_object_get_object_member (sk, "host"), "pass"));
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_object_get_object_member (sk, "host"),
+                                                                          "cuts")), ==, 0);
+  }
 }
 
 /* Two buffers live at once given the same bytes: the checker refuses the program, and built without the

@@ -503,6 +503,37 @@ report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
   return rejected || mismatch || regression;
 }
 
+/* The scopes' host programs, compiled with the host kernels' toolchain, then verified and measured as the
+ * run asks (docs/superkernel.md, "Host target"). */
+static gboolean
+check_host_scopes (const FwBatchOptions *options, FwPlan *plan, const FwSkPlan *sk, FwCheck *check,
+                   const FwTolerance *tolerance, FwHostScopes **scopes, FwScopeCheckResult **result, GError **error)
+{
+  FwTargets *targets = fw_check_get_targets (check);
+  g_autoptr(GPtrArray) kernels = NULL;
+  g_autoptr(GPtrArray) scope_kernels = NULL;
+  FwScopeCheckOptions check_options = { 0 };
+
+  *scopes = fw_host_scopes_build (plan, sk);
+  if (targets == NULL || targets->toolchain == NULL)
+    return TRUE;
+  if (!fw_host_scopes_compile (*scopes, targets->toolchain, NULL, error))
+    return FALSE;
+  if (!options->verify && !options->measure)
+    return TRUE;
+  kernels = fw_targets_group_kernels (targets);
+  scope_kernels = fw_host_scopes_kernels (*scopes);
+  check_options.seed = (guint64) options->seed;
+  check_options.has_tolerance = options->tolerance != NULL;
+  check_options.tolerance = *tolerance;
+  check_options.n_threads = (guint) options->threads;
+  check_options.verify = options->verify;
+  check_options.measure = options->measure;
+  check_options.repeats = (guint) options->repeats;
+  *result = fw_scope_check_run (plan, kernels, scope_kernels, &check_options, error);
+  return *result != NULL;
+}
+
 int
 fw_batch_run (const FwBatchOptions *options)
 {
@@ -524,6 +555,9 @@ fw_batch_run (const FwBatchOptions *options)
   FwSkOptions sk_options;
   gboolean want_sk = FALSE;
   g_autoptr(FwSkPlan) sk = NULL;
+  g_autoptr(FwHostScopes) host_scopes = NULL;
+  g_autoptr(FwScopeCheckResult) scope_check = NULL;
+  gboolean failed_on;
 
   if (!parse_bindings (options->binds, bindings, &error) || !choose_format (options, &format, &error) ||
       !plan_options_for (options, &plan_options, &error) || !fw_cann_debug_from_env (&cann_debug, &error) ||
@@ -569,6 +603,9 @@ fw_batch_run (const FwBatchOptions *options)
   if ((want_host || want_ascend) &&
       !(check = check_all (options, project, want_host, want_ascend, &tolerance, policy, &error)))
     goto fail;
+  if (sk != NULL && check != NULL && want_host &&
+      !check_host_scopes (options, plan, sk, check, &tolerance, &host_scopes, &scope_check, &error))
+    goto fail;
   if (cann_debug.compile_debug && !keep_compile_debug (&cann_debug, plan, check, &error))
     goto fail;
   if (options->export_dir != NULL && !export_all (options, project, check, &error))
@@ -583,12 +620,22 @@ fw_batch_run (const FwBatchOptions *options)
   fw_plan_report_add (report, plan);
   if (sk != NULL)
     fw_superkernel_report_add (report, sk);
+  if (host_scopes != NULL)
+    fw_superkernel_report_add_host (report, host_scopes, scope_check);
   fw_exec_report_add (report, plan, check ? fw_check_get_targets (check) : NULL,
                       check ? fw_check_get_verify (check) : NULL, check ? fw_check_get_measure (check) : NULL);
   text = fw_model_report_format (report, format);
   if (!write_report (options->report_path, text, &error))
     goto fail;
-  return report_fail_on (&fail_on, plan, check) ? FW_EXIT_FAIL_ON : FW_EXIT_OK;
+  failed_on = report_fail_on (&fail_on, plan, check);
+  if (fail_on.mismatch && scope_check != NULL && !scope_check->pass)
+    {
+      g_printerr ("fusion-workbench: %s\n",
+                  _("--fail-on mismatch: a SuperKernel scope's host program is outside tolerance (see "
+                    "superkernel.host in the report)"));
+      failed_on = TRUE;
+    }
+  return failed_on ? FW_EXIT_FAIL_ON : FW_EXIT_OK;
 
 fail:
   progress_done ();

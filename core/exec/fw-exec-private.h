@@ -81,6 +81,19 @@ gboolean  fw_exec_frame_run_node  (FwExecContext *ctx,
                                    GError       **error);
 /* Unrefs every value of frame and frees the table. */
 void      fw_exec_frame_clear     (FwExecFrame   *frame);
+/* fw-measure.c: median seconds per call of func, after warmup calls; a sample repeats a short call until it
+ * lasts a few milliseconds. */
+typedef gboolean (*FwTimedFunc) (gpointer data, GError **error);
+gboolean  fw_measure_time_calls   (FwTimedFunc    func,
+                                   gpointer       data,
+                                   guint          warmup,
+                                   guint          repeats,
+                                   GCancellable  *cancellable,
+                                   gdouble       *out,
+                                   GError       **error);
+/* The median of n values (sorts them). */
+gdouble   fw_measure_median       (gdouble       *values,
+                                   guint          n);
 /* splitmix64 */
 guint64   fw_exec_random_next   (guint64       *state);
 

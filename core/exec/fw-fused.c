@@ -13,7 +13,8 @@
 typedef struct
 {
   FwNode              *node;    /* a node run on its reference kernel, or NULL */
-  const FwGroupKernel *kernel;  /* a fused group, or NULL */
+  const FwGroupKernel *kernel;  /* a fused group or a scope's program, or NULL */
+  const FwScopeKernel *scope;   /* the scope whose kernel it is, or NULL */
 } Step;
 
 struct _FwFusedProgram
@@ -21,6 +22,7 @@ struct _FwFusedProgram
   FwPlan   *plan;
   FwGraph  *graph;
   GArray   *steps;     /* Step, in a topological order of the contracted graph */
+  guint     n_scopes;  /* scopes contracted to one step */
 };
 
 /* Values a group reads from outside / writes for outside use. Constants count as inputs: a kernel may take
@@ -77,8 +79,111 @@ check_boundary (FwPlan *plan, const FwGroupKernel *kernel, const guint8 *member,
   return TRUE;
 }
 
+/* A node whose every output was folded at load: running it does nothing. */
+static gboolean
+folded_node (const FwNode *node)
+{
+  for (guint k = 0; k < node->n_outputs; k++)
+    if (node->outputs[k] != NULL && node->outputs[k]->constant == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_member (const FwScopeKernel *scope, const Step *step)
+{
+  for (guint m = 0; m < scope->n_members; m++)
+    {
+      const FwScopeMember *member = &scope->members[m];
+
+      if (member->node != NULL ? step->node == member->node
+                               : step->kernel != NULL && step->kernel->candidate == member->candidate)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether node reads a value one of the scope's members makes. */
+static gboolean
+reads_members (FwPlan *plan, const FwScopeKernel *scope, const FwNode *node)
+{
+  for (guint k = 0; k < node->n_inputs; k++)
+    {
+      const FwNode *producer = node->inputs[k] ? node->inputs[k]->producer : NULL;
+
+      for (guint m = 0; producer != NULL && m < scope->n_members; m++)
+        {
+          const FwScopeMember *member = &scope->members[m];
+
+          if (member->node != NULL ? member->node == producer
+                                   : g_ptr_array_find (((FwCandidate *) g_ptr_array_index (plan->candidates,
+                                                                                            member->candidate))->nodes,
+                                                       producer, NULL))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Replaces the scope's members by one step when they are consecutive steps; a node between them that reads
+ * nothing they make (a folded node, a view of a weight the program leaves out) moves before it. FALSE, the
+ * steps untouched, when they are not. */
+static gboolean
+contract_scope (FwPlan *plan, GArray *steps, const FwScopeKernel *scope)
+{
+  guint first = G_MAXUINT, last = 0, found = 0, at;
+  g_autoptr(GArray) folded = g_array_new (FALSE, FALSE, sizeof (Step));
+  Step one = { NULL, &scope->kernel, scope };
+
+  for (guint s = 0; s < steps->len; s++)
+    if (is_member (scope, &g_array_index (steps, Step, s)))
+      {
+        first = MIN (first, s);
+        last = s;
+        found++;
+      }
+  if (found != scope->n_members || found == 0)
+    return FALSE;
+  for (guint s = first; s <= last; s++)
+    {
+      const Step *step = &g_array_index (steps, Step, s);
+
+      if (is_member (scope, step))
+        continue;
+      if (step->node == NULL || (!folded_node (step->node) && reads_members (plan, scope, step->node)))
+        return FALSE;
+      g_array_append_val (folded, *step);
+    }
+  g_array_remove_range (steps, first, last - first + 1);
+  g_array_insert_vals (steps, first, folded->data, folded->len);
+  at = first + folded->len;
+  g_array_insert_val (steps, at, one);
+  return TRUE;
+}
+
 FwFusedProgram *
 fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
+{
+  return fw_fused_program_new_with_scopes (plan, kernels, NULL, error);
+}
+
+guint
+fw_fused_program_get_n_scopes (FwFusedProgram *program)
+{
+  return program->n_scopes;
+}
+
+gboolean
+fw_fused_program_has_scope (FwFusedProgram *program, const FwScopeKernel *scope)
+{
+  for (guint s = 0; s < program->steps->len; s++)
+    if (g_array_index (program->steps, Step, s).scope == scope)
+      return TRUE;
+  return FALSE;
+}
+
+FwFusedProgram *
+fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *scopes, GError **error)
 {
   g_autoptr(FwFusedProgram) program = g_new0 (FwFusedProgram, 1);
   FwGraph *graph = fw_model_get_graph (plan->model);
@@ -113,10 +218,12 @@ fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
   for (guint i = 0; i < schedule->len; i++)
     {
       const FwScheduleStep *from = &g_array_index (schedule, FwScheduleStep, i);
-      Step step = { from->node, from->node == NULL ? g_ptr_array_index (kernels, from->group) : NULL };
+      Step step = { from->node, from->node == NULL ? g_ptr_array_index (kernels, from->group) : NULL, NULL };
 
       g_array_append_val (program->steps, step);
     }
+  for (guint i = 0; scopes != NULL && i < scopes->len; i++)
+    program->n_scopes += contract_scope (plan, program->steps, g_ptr_array_index (scopes, i));
   return g_steal_pointer (&program);
 }
 
@@ -200,7 +307,10 @@ fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *cons
         {
           for (guint o = 0; o < kernel->n_outputs; o++)
             g_clear_pointer (&out[o], fw_array_unref);
-          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+          if (step->scope != NULL)
+            g_prefix_error (error, _("SuperKernel scope %s: "), step->scope->name);
+          else
+            g_prefix_error (error, _("candidate %u: "), kernel->candidate);
           goto out;
         }
       for (guint o = 0; o < kernel->n_outputs; o++)

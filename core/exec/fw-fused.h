@@ -29,6 +29,22 @@ typedef struct
   gpointer          data;
 } FwGroupKernel;
 
+/* A SuperKernel scope's program: a run of consecutive steps of the fused schedule (fused groups and single
+ * ops) that one call runs (docs/superkernel.md, "Host target"). */
+typedef struct
+{
+  guint           candidate;   /* a fused group, or G_MAXUINT */
+  FwNode         *node;        /* the single op; NULL for a group */
+} FwScopeMember;
+
+typedef struct
+{
+  const char          *name;
+  guint                n_members;
+  const FwScopeMember *members;  /* in the order they run (not owned) */
+  FwGroupKernel        kernel;   /* candidate G_MAXUINT: the scope's boundary and its run */
+} FwScopeKernel;
+
 typedef struct _FwFusedProgram FwFusedProgram;
 
 /* kernels: FwGroupKernel* (not owned, must outlive the program), at most one per candidate. Candidates
@@ -37,6 +53,18 @@ typedef struct _FwFusedProgram FwFusedProgram;
 FwFusedProgram *fw_fused_program_new   (FwPlan          *plan,
                                         GPtrArray       *kernels,
                                         GError         **error);
+/* fw_fused_program_new with scopes (FwScopeKernel*, not owned, or NULL): a scope whose members are
+ * consecutive steps of the schedule, but for single nodes that read nothing the members make (those run
+ * before it), runs as one step; one whose members are not (a group of it has no kernel in kernels) is left
+ * out, its members run as they would without it. */
+FwFusedProgram *fw_fused_program_new_with_scopes (FwPlan    *plan,
+                                        GPtrArray       *kernels,
+                                        GPtrArray       *scopes,
+                                        GError         **error);
+/* How many of the scopes given run as one step each. */
+guint           fw_fused_program_get_n_scopes (FwFusedProgram *program);
+gboolean        fw_fused_program_has_scope (FwFusedProgram *program,
+                                        const FwScopeKernel *scope);
 void            fw_fused_program_free  (FwFusedProgram  *program);
 /* As fw_exec_run_reference, on the fused schedule. */
 gboolean        fw_fused_program_run   (FwFusedProgram  *program,
@@ -231,6 +259,53 @@ gdouble          fw_rank_correlation    (const gdouble  *x,
                                          const gdouble  *y,
                                          guint           n);
 
+/* SuperKernel scope programs checked like groups (fw-scope-check.c): each fed the reference run's values at
+ * its boundary and compared with the reference's outputs (strict, the dtype's tolerance unless given), the
+ * whole model run with the scopes compared output by output; measured, each against its members run one
+ * by one (group kernels and reference ops) on the same inputs, and the whole model with the scopes against
+ * without them, samples alternating so both see the same machine. */
+typedef struct
+{
+  guint64       seed;
+  gboolean      has_tolerance;
+  FwTolerance   tolerance;
+  guint         n_threads;    /* 0: all cores */
+  gboolean      verify;
+  gboolean      measure;
+  guint         warmup;       /* 0: 1 */
+  guint         repeats;      /* 0: 5 */
+  GCancellable *cancellable;
+} FwScopeCheckOptions;
+
+typedef struct
+{
+  const FwScopeKernel *scope;
+  gboolean   contracted;      /* ran as one step of the fused run */
+  FwCompare  isolated;        /* verify: worst over its outputs */
+  gboolean   pass;            /* verify: isolated.pass (TRUE when not verified) */
+  gdouble    scope_s;         /* measure: median seconds of the one call */
+  gdouble    members_s;       /* measure: median seconds of its members one after another */
+} FwScopeCheck;
+
+typedef struct
+{
+  GArray   *scopes;           /* FwScopeCheck, one per scope given */
+  gboolean  verified;         /* options->verify */
+  gboolean  measured;         /* options->measure */
+  gboolean  outputs_pass;     /* verify: the fused run with the scopes, every graph output within tolerance */
+  gboolean  pass;             /* every scope and outputs_pass */
+  gdouble   fused_s;          /* measure: the whole model on the fused executor without the scopes */
+  gdouble   scoped_s;         /* measure: the same with them */
+} FwScopeCheckResult;
+
+FwScopeCheckResult *fw_scope_check_run (FwPlan          *plan,
+                                        GPtrArray       *kernels,
+                                        GPtrArray       *scopes,
+                                        const FwScopeCheckOptions *options,
+                                        GError         **error);
+void            fw_scope_check_result_free (FwScopeCheckResult *result);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwScopeCheckResult, fw_scope_check_result_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwFusedProgram, fw_fused_program_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwVerifyResult, fw_verify_result_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwMeasureResult, fw_measure_result_free)

@@ -24,8 +24,6 @@ now_s (void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-typedef gboolean (*TimedFunc) (gpointer data, GError **error);
-
 static int
 compare_doubles (const void *a, const void *b)
 {
@@ -33,17 +31,16 @@ compare_doubles (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static gdouble
-median (gdouble *values, guint n)
+gdouble
+fw_measure_median (gdouble *values, guint n)
 {
   qsort (values, n, sizeof (gdouble), compare_doubles);
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-/* Median seconds per call of func. */
-static gboolean
-time_calls (TimedFunc func, gpointer data, guint warmup, guint repeats, GCancellable *cancellable, gdouble *out,
-            GError **error)
+gboolean
+fw_measure_time_calls (FwTimedFunc func, gpointer data, guint warmup, guint repeats, GCancellable *cancellable,
+                       gdouble *out, GError **error)
 {
   g_autofree gdouble *samples = g_new (gdouble, repeats);
   gdouble t0, once = 0.0;
@@ -67,7 +64,7 @@ time_calls (TimedFunc func, gpointer data, guint warmup, guint repeats, GCancell
           return FALSE;
       samples[r] = (now_s () - t0) / inner;
     }
-  *out = median (samples, repeats);
+  *out = fw_measure_median (samples, repeats);
   return TRUE;
 }
 
@@ -231,8 +228,9 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
       t.nodes = c->nodes;
       t.in = in;
       timing.candidate = kernel->candidate;
-      ok = time_calls (run_kernel, &t, warmup, repeats, options->cancellable, &timing.kernel_s, error) &&
-           time_calls (run_group_reference, &t, warmup, repeats, options->cancellable, &timing.reference_s, error);
+      ok = fw_measure_time_calls (run_kernel, &t, warmup, repeats, options->cancellable, &timing.kernel_s, error) &&
+           fw_measure_time_calls (run_group_reference, &t, warmup, repeats, options->cancellable,
+                                  &timing.reference_s, error);
       for (guint i = 0; i < kernel->n_inputs; i++)
         g_clear_pointer (&in[i], fw_array_unref);
       if (!ok)
@@ -251,10 +249,10 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   t.graph = graph;
   t.inputs = inputs;
   t.program = NULL;
-  if (!time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->unfused_s, error))
+  if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->unfused_s, error))
     return NULL;
   t.program = program;
-  if (!time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->fused_s, error))
+  if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->fused_s, error))
     return NULL;
 
   predicted = g_new (gdouble, result->kernels->len + 1);

@@ -4,12 +4,20 @@
 
 #include <json-glib/json-glib.h>
 
+#include "codegen/host/fw-host-scope.h"
+#include "exec/fw-fused.h"
 #include "plan/fw-superkernel-plan.h"
 
 G_BEGIN_DECLS
 
 void  fw_superkernel_report_add       (JsonNode       *report,
                                        const FwSkPlan *sk);
+/* fw-superkernel-host-report.c: after fw_superkernel_report_add, each scope's "host" (its host programs,
+ * arenas and peaks; verified and measured when check is given) and superkernel.host (the totals and the
+ * kernels with no host code). check may be NULL. */
+void  fw_superkernel_report_add_host  (JsonNode       *report,
+                                       const FwHostScopes *host,
+                                       const FwScopeCheckResult *check);
 /* Appends the Markdown section when root has the member. */
 void  fw_superkernel_report_markdown  (GString        *md,
                                        JsonObject     *root);

@@ -126,6 +126,14 @@ gboolean     fw_hc_unsupported         (GError       **error,
                                         const char    *format,
                                         ...);
 
+/* A model's string inside a generated comment, escaped so it cannot end the comment or splice lines. */
+void         fw_hc_append_comment_text (GString       *s,
+                                        const char    *text);
+/* What every generated file starts with after its comment: includes, the runtime table, the ABI version and
+ * the helpers (the half-precision ones when half). */
+void         fw_hc_append_prelude      (GString       *src,
+                                        gboolean       half);
+
 /* fw-host-schedule.c: the group's values, space, strides, merged axes, passes and where the root writes,
  * in that order; FALSE with error when the group cannot be generated. */
 gboolean     fw_hc_schedule            (Gen           *g,

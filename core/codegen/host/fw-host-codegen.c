@@ -39,8 +39,8 @@ fw_hc_unsupported (GError **error, const char *format, ...)
 
 /* Model strings inside comments: printable ASCII only; '*' (so no comment ends early), '\\' and '?' (no
  * line splices or trigraphs) and every other byte as \xNN; long names are cut. */
-static void
-append_comment_text (GString *s, const char *text)
+void
+fw_hc_append_comment_text (GString *s, const char *text)
 {
   gsize n = 0;
 
@@ -65,15 +65,15 @@ emit_header (Gen *g, GString *src)
 {
   g_string_append (src, "/* Fusion Workbench host SuperKernel, generated: do not edit.\n");
   g_string_append_printf (src, " * group kind: ");
-  append_comment_text (src, g->cand->kind);
+  fw_hc_append_comment_text (src, g->cand->kind);
   g_string_append_printf (src, ", %u nodes\n", g->cand->nodes->len);
   for (guint i = 0; i < g->cand->nodes->len; i++)
     {
       FwNode *node = g_ptr_array_index (g->cand->nodes, i);
       g_string_append_printf (src, " * node %u: ", i);
-      append_comment_text (src, node->op_type);
+      fw_hc_append_comment_text (src, node->op_type);
       g_string_append (src, " \"");
-      append_comment_text (src, node->name);
+      fw_hc_append_comment_text (src, node->name);
       g_string_append (src, "\"\n");
     }
   for (guint i = 0; i < g->kernel->inputs->len; i++)
@@ -81,9 +81,9 @@ emit_header (Gen *g, GString *src)
       FwValue *v = g_ptr_array_index (g->kernel->inputs, i);
       g_autofree char *shape = fw_value_format_shape (v);
       g_string_append_printf (src, " * in%u: %s ", i, fw_dtype_name (v->dtype));
-      append_comment_text (src, shape);
+      fw_hc_append_comment_text (src, shape);
       g_string_append (src, " \"");
-      append_comment_text (src, v->name);
+      fw_hc_append_comment_text (src, v->name);
       g_string_append (src, "\"\n");
     }
   for (guint i = 0; i < g->kernel->outputs->len; i++)
@@ -91,12 +91,18 @@ emit_header (Gen *g, GString *src)
       FwValue *v = g_ptr_array_index (g->kernel->outputs, i);
       g_autofree char *shape = fw_value_format_shape (v);
       g_string_append_printf (src, " * out%u: %s ", i, fw_dtype_name (v->dtype));
-      append_comment_text (src, shape);
+      fw_hc_append_comment_text (src, shape);
       g_string_append (src, " \"");
-      append_comment_text (src, v->name);
+      fw_hc_append_comment_text (src, v->name);
       g_string_append (src, "\"\n");
     }
   g_string_append (src, " */\n");
+  fw_hc_append_prelude (src, g->half);
+}
+
+void
+fw_hc_append_prelude (GString *src, gboolean half)
+{
   g_string_append (src,
     "#include <math.h>\n"
     "#include <stdint.h>\n"
@@ -126,9 +132,11 @@ emit_header (Gen *g, GString *src)
     "  if (y == 0)\n    return 0;\n"
     "  if (y == -1)\n    return (int64_t) (0 - (uint64_t) x);\n"
     "  return x / y;\n}\n\n");
-  if (g->half)
+  if (half)
     fw_hc_append_half_helpers (src);
 }
+
+static void emit_function_body (Gen *g, GString *src);
 
 static void
 gen_clear (Gen *g)
@@ -188,6 +196,32 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   if (g.decls->len)
     g_string_append_c (src, '\n');
   g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
+  emit_function_body (&g, src);
+  kernel->source = g_string_free (src, FALSE);
+  kernel->half = g.half;
+  if (kernel->unit_name != NULL)
+    {
+      /* A scope's sub-kernel: the same function, file-local, its constants inside it so that the units of one
+         scope program cannot clash. */
+      GString *unit = g_string_new (NULL);
+
+      g_string_append_printf (unit, "static int\n%s (const fw_sk_runtime *rt, const void *const *ins, "
+                              "void *const *outs, int nt)\n{\n", kernel->unit_name);
+      g_string_append (unit, g.decls->str);
+      emit_function_body (&g, unit);
+      kernel->unit = g_string_free (unit, FALSE);
+    }
+  kernel->scratch_elements = g.n_scratch > 0 ? (gint64) g.n_scratch * g.row_len : 0;
+  gen_clear (&g);
+  return TRUE;
+}
+
+/* The entry's body after its opening brace: the same for a kernel of its own and for a scope's sub-kernel. */
+static void
+emit_function_body (Gen *g, GString *src)
+{
+  FwSuperKernel *kernel = g->kernel;
+
   for (guint i = 0; i < kernel->inputs->len; i++)
     {
       FwValue *v = g_ptr_array_index (kernel->inputs, i);
@@ -203,17 +237,13 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g_string_append (src, "  float *tile = NULL, *col = NULL, *dst = NULL;\n  int status = 1;\n  (void) rt;\n  (void) ins;\n"
                        "  (void) dst;\n");
   g_string_append (src, "  if (nt < 1)\n    nt = 1;\n");
-  if (g.half)
+  if (g->half)
     g_string_append (src, "  const int cpu = rt->features;\n  (void) cpu;\n");
-  if (g.n_panels > 0)
-    g_string_append_printf (src, "  float *hp[%d] = { NULL };\n", g.n_panels);
-  g_string_append (src, g.body->str);
+  if (g->n_panels > 0)
+    g_string_append_printf (src, "  float *hp[%d] = { NULL };\n", g->n_panels);
+  g_string_append (src, g->body->str);
   g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n");
-  for (gint k = 0; k < g.n_panels; k++)
+  for (gint k = 0; k < g->n_panels; k++)
     g_string_append_printf (src, "  free (hp[%d]);\n", k);
   g_string_append (src, "  return status;\n}\n");
-  kernel->source = g_string_free (src, FALSE);
-  kernel->scratch_elements = g.n_scratch > 0 ? (gint64) g.n_scratch * g.row_len : 0;
-  gen_clear (&g);
-  return TRUE;
 }

@@ -47,7 +47,26 @@ struct _FwSuperKernel
   FwSuperKernelCache cache;
   GModule           *module;
   FwSkEntry          entry;
+  gboolean           half;          /* the source has the half-precision helpers */
+  /* A scope's sub-kernel (fw-host-scope.c): the name of its file-local function, and that function's text
+     (the entry's body, its constants inside it) for the scope program to include; NULL otherwise. */
+  char              *unit_name;
+  char              *unit;
 };
+
+/* fw-superkernel.c: fw_superkernel_generate for a scope's sub-kernel, whose unit is named unit_name. */
+FwSuperKernel *fw_superkernel_generate_unit (FwPlan            *plan,
+                                             const FwCandidate *candidate,
+                                             const char        *unit_name,
+                                             GError           **error);
+/* fw_superkernel_run with one more pointer after the outputs (the entry finds it at outs[n_outputs]): a
+ * scope program's arena. */
+gboolean  fw_superkernel_run_arena (FwSuperKernel   *kernel,
+                                    FwArray *const  *inputs,
+                                    FwArray        **outputs,
+                                    gpointer         arena,
+                                    guint            n_threads,
+                                    GError         **error);
 
 /* fw-host-codegen.c: fills kernel->inputs, outputs and source. */
 gboolean  fw_host_codegen         (FwSuperKernel   *kernel,

@@ -64,9 +64,16 @@ runtime_table (void)
 FwSuperKernel *
 fw_superkernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
+  return fw_superkernel_generate_unit (plan, candidate, NULL, error);
+}
+
+FwSuperKernel *
+fw_superkernel_generate_unit (FwPlan *plan, const FwCandidate *candidate, const char *unit_name, GError **error)
+{
   g_autoptr(FwSuperKernel) kernel = g_new0 (FwSuperKernel, 1);
 
   g_return_val_if_fail (plan != NULL && candidate != NULL, NULL);
+  kernel->unit_name = g_strdup (unit_name);
   kernel->plan = plan;
   kernel->candidate = candidate;
   kernel->inputs = g_ptr_array_new ();
@@ -107,6 +114,8 @@ fw_superkernel_free (FwSuperKernel *kernel)
   g_free (kernel->object_path);
   g_free (kernel->source_hash);
   g_free (kernel->object_hash);
+  g_free (kernel->unit_name);
+  g_free (kernel->unit);
   g_free (kernel);
 }
 
@@ -211,6 +220,13 @@ gboolean
 fw_superkernel_run (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, guint n_threads,
                     GError **error)
 {
+  return fw_superkernel_run_arena (kernel, inputs, outputs, NULL, n_threads, error);
+}
+
+gboolean
+fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpointer arena,
+                          guint n_threads, GError **error)
+{
   g_autofree gconstpointer *ins = NULL;
   g_autofree gpointer *outs = NULL;
   guint n_in = kernel->inputs->len, n_out = kernel->outputs->len;
@@ -240,7 +256,8 @@ fw_superkernel_run (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **out
         }
     }
   ins = g_new0 (gconstpointer, MAX (n_in, 1));
-  outs = g_new0 (gpointer, MAX (n_out, 1));
+  outs = g_new0 (gpointer, n_out + 1);
+  outs[n_out] = arena;
   for (guint i = 0; i < n_in; i++)
     ins[i] = inputs[i]->data;
   for (guint i = 0; i < n_out; i++)

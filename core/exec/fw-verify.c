@@ -285,9 +285,34 @@ boundary_table (GPtrArray *kernels, gboolean with_inputs)
   return keep;
 }
 
-gboolean
-fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArray **in, GError **error)
+/* A body's value its body never computed: random, of its static shape. */
+static FwArray *
+seeded_array (const FwValue *v, guint64 *state, GError **error)
 {
+  gint64 dims[FW_MAX_RANK];
+  FwArray *a;
+
+  if (v->graph->parent == NULL || !fw_value_is_static (v) || v->rank > FW_MAX_RANK)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
+      return NULL;
+    }
+  for (gint d = 0; d < v->rank; d++)
+    dims[d] = v->dims[d].value;
+  a = fw_array_new (v->dtype, v->rank, dims, error);
+  if (a != NULL)
+    fw_exec_fill_random (a, state);
+  return a;
+}
+
+gboolean
+fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, guint64 seed, FwArray **in,
+                         gboolean *seeded, GError **error)
+{
+  guint64 state = seed ^ (G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) * (kernel->candidate + 1));
+
+  if (seeded != NULL)
+    *seeded = FALSE;
   for (guint i = 0; i < kernel->n_inputs; i++)
     {
       FwValue *v = kernel->inputs[i];
@@ -297,7 +322,9 @@ fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArra
         in[i] = fw_array_ref (a);
       else if (v->constant != NULL)
         in[i] = fw_array_new_from_tensor (v->constant, error);
-      else
+      else if (seeded != NULL && (in[i] = seeded_array (v, &state, error)) != NULL)
+        *seeded = TRUE;
+      else if (seeded == NULL)
         g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
       if (in[i] == NULL)
         {
@@ -307,6 +334,126 @@ fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArra
         }
     }
   return TRUE;
+}
+
+static void
+unref_arrays (FwArray **arrays, guint n)
+{
+  for (guint i = 0; arrays != NULL && i < n; i++)
+    g_clear_pointer (&arrays[i], fw_array_unref);
+}
+
+/* The groups of a body that did not run on the model's inputs (an If branch not taken, a Loop of no
+ * iterations): their boundary inputs the run did not compute are seeded (fw_verify_gather_inputs), those of
+ * enclosing graphs are the run's, and their nodes run on the reference kernels, and both go into ref_keep as the reference's values, so the kernel checks and the
+ * Ascend twin read them like any other. Kernels come in candidate order, which is topological in each body,
+ * so a group reading another's output reads the values seeded for that one. Returns the candidates seeded
+ * (candidate + 1), or NULL with error. */
+static GHashTable *
+seed_unrun_bodies (FwPlan *plan, GPtrArray *kernels, FwExecContext *ctx, GHashTable *ref_keep, guint64 seed,
+                   GError **error)
+{
+  g_autoptr(GHashTable) seeded = g_hash_table_new (NULL, NULL);
+
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      g_autofree FwArray **in = NULL, **out = NULL;
+      gboolean missing = FALSE, any = FALSE, ok;
+
+      /* Outputs are the body's own values: missing when the body did not run, whatever its inputs are. */
+      for (guint o = 0; c->body != NULL && o < kernel->n_outputs && !missing; o++)
+        missing = g_hash_table_lookup (ref_keep, kernel->outputs[o]) == NULL;
+      if (!missing)
+        continue;
+      in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      out = g_new0 (FwArray *, kernel->n_outputs + 1);
+      if (!fw_verify_gather_inputs (kernel, ref_keep, seed, in, &any, error))
+        return NULL;
+      ok = fw_group_run_reference (ctx, kernel, c->nodes, in, out, error);
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        if (kernel->inputs[i]->constant == NULL)
+          g_hash_table_replace (ref_keep, kernel->inputs[i], g_steal_pointer (&in[i]));
+        else
+          g_clear_pointer (&in[i], fw_array_unref);
+      if (!ok)
+        {
+          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+          return NULL;
+        }
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        g_hash_table_replace (ref_keep, kernel->outputs[o], out[o]);
+      g_hash_table_add (seeded, GUINT_TO_POINTER (kernel->candidate + 1));
+    }
+  return g_steal_pointer (&seeded);
+}
+
+/* One kernel fed the reference run's boundary inputs against the reference's boundary outputs and the
+ * fused run's; seeded: its body did not run, and its own result stands in for the fused run's. */
+static gboolean
+check_kernel (FwPlan *plan, const FwGroupKernel *kernel, FwExecContext *ctx, FwExecContext *golden_ctx,
+              GHashTable *ref_keep, GHashTable *fused_keep, const FwVerifyOptions *options, FwDType golden,
+              gboolean seeded, FwGroupCheck *check, GError **error)
+{
+  FwCandidate *cand = g_ptr_array_index (plan->candidates, kernel->candidate);
+  g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, kernel->n_outputs + 1);
+  g_autofree FwArray **gold = g_new0 (FwArray *, kernel->n_outputs + 1);
+  gboolean golden_ok = TRUE, ok = FALSE;
+
+  check->candidate = kernel->candidate;
+  check->has_kernel = TRUE;
+  check->seeded = seeded;
+  if (!fw_verify_gather_inputs (kernel, ref_keep, options->seed, in, NULL, error))
+    return FALSE;
+  if (!kernel->run (kernel->data, in, out, ctx->n_threads, error))
+    {
+      g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+      goto out;
+    }
+  if (golden != FW_DTYPE_UNDEFINED && !fw_group_run_reference (golden_ctx, kernel, cand->nodes, in, gold, error))
+    {
+      g_prefix_error (error, _("candidate %u, golden run: "), kernel->candidate);
+      goto out;
+    }
+  for (guint o = 0; o < kernel->n_outputs; o++)
+    {
+      FwValue *v = kernel->outputs[o];
+      FwArray *ref = g_hash_table_lookup (ref_keep, v), *fused = g_hash_table_lookup (fused_keep, v);
+      FwTolerance tol = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (v->dtype);
+      FwCompare c;
+
+      if (seeded && fused == NULL)
+        fused = out[o];
+      check->tolerance = tol;
+      if (ref == NULL || fused == NULL || out[o] == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"), v->name);
+          goto out;
+        }
+      fw_compare_arrays (ref, out[o], &tol, &c);
+      merge_compare (&check->isolated, &c, o == 0);
+      fw_compare_arrays (ref, fused, &tol, &c);
+      merge_compare (&check->in_model, &c, o == 0);
+      if (gold[o] != NULL)
+        {
+          FwGoldenError ue, fe;
+          golden_error (gold[o], ref, &tol, &ue);
+          golden_error (gold[o], out[o], &tol, &fe);
+          merge_golden (&check->unfused_golden, &ue, o == 0);
+          merge_golden (&check->fused_golden, &fe, o == 0);
+          golden_ok = golden_ok && golden_pass (&ue, &fe);
+        }
+    }
+  check->pass = golden != FW_DTYPE_UNDEFINED ? golden_ok : check->isolated.pass;
+  ok = TRUE;
+
+out:
+  unref_arrays (in, kernel->n_inputs);
+  unref_arrays (out, kernel->n_outputs);
+  unref_arrays (gold, kernel->n_outputs);
+  return ok;
 }
 
 FwVerifyResult *
@@ -319,6 +466,7 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   g_autoptr(GHashTable) ref_keep = boundary_table (kernels, TRUE);
   g_autoptr(GHashTable) fused_keep = boundary_table (kernels, FALSE);
   g_autoptr(FwFusedProgram) program = NULL;
+  g_autoptr(GHashTable) seeded = NULL;
   g_autoptr(FwVerifyResult) result = g_new0 (FwVerifyResult, 1);
   guint n_out = graph->outputs->len;
   g_autofree FwArray **ref_out = g_new0 (FwArray *, n_out + 1);
@@ -369,6 +517,12 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       g_prefix_error (error, _("reference run: "));
       goto out;
     }
+  seeded = seed_unrun_bodies (plan, kernels, ctx, ref_keep, options->seed, error);
+  if (seeded == NULL)
+    {
+      g_prefix_error (error, _("reference run: "));
+      goto out;
+    }
   if (options->on_reference != NULL)
     options->on_reference (ref_keep, options->on_reference_data);
   if (!fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, fused_out, fused_keep,
@@ -386,79 +540,13 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
     }
   for (guint k = 0; kernels && k < kernels->len; k++)
     {
-      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
       FwGroupCheck check = { 0 };
-      g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
-      g_autofree FwArray **out = g_new0 (FwArray *, kernel->n_outputs + 1);
-      g_autofree FwArray **gold = g_new0 (FwArray *, kernel->n_outputs + 1);
-      gboolean golden_ok = TRUE;
 
-      check.candidate = kernel->candidate;
-      check.has_kernel = TRUE;
-      if (!fw_verify_gather_inputs (kernel, ref_keep, in, error))
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+
+      if (!check_kernel (plan, kernel, ctx, golden_ctx, ref_keep, fused_keep, options, result->golden,
+                         g_hash_table_contains (seeded, GUINT_TO_POINTER (kernel->candidate + 1)), &check, error))
         goto out;
-      if (!kernel->run (kernel->data, in, out, ctx->n_threads, error))
-        {
-          for (guint i = 0; i < kernel->n_inputs; i++)
-            g_clear_pointer (&in[i], fw_array_unref);
-          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
-          goto out;
-        }
-      if (result->golden != FW_DTYPE_UNDEFINED)
-        {
-          FwCandidate *cand = g_ptr_array_index (plan->candidates, kernel->candidate);
-          if (!fw_group_run_reference (golden_ctx, kernel, cand->nodes, in, gold, error))
-            {
-              for (guint i = 0; i < kernel->n_inputs; i++)
-                g_clear_pointer (&in[i], fw_array_unref);
-              for (guint i = 0; i < kernel->n_outputs; i++)
-                g_clear_pointer (&out[i], fw_array_unref);
-              g_prefix_error (error, _("candidate %u, golden run: "), kernel->candidate);
-              goto out;
-            }
-        }
-      for (guint o = 0; o < kernel->n_outputs; o++)
-        {
-          FwValue *v = kernel->outputs[o];
-          FwArray *ref = g_hash_table_lookup (ref_keep, v), *fused = g_hash_table_lookup (fused_keep, v);
-          FwTolerance tol = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (v->dtype);
-          FwCompare c;
-
-          check.tolerance = tol;
-          if (ref == NULL || fused == NULL || out[o] == NULL)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"), v->name);
-              for (guint i = 0; i < kernel->n_inputs; i++)
-                g_clear_pointer (&in[i], fw_array_unref);
-              for (guint i = 0; i < kernel->n_outputs; i++)
-                {
-                  g_clear_pointer (&out[i], fw_array_unref);
-                  g_clear_pointer (&gold[i], fw_array_unref);
-                }
-              goto out;
-            }
-          fw_compare_arrays (ref, out[o], &tol, &c);
-          merge_compare (&check.isolated, &c, o == 0);
-          fw_compare_arrays (ref, fused, &tol, &c);
-          merge_compare (&check.in_model, &c, o == 0);
-          if (gold[o] != NULL)
-            {
-              FwGoldenError ue, fe;
-              golden_error (gold[o], ref, &tol, &ue);
-              golden_error (gold[o], out[o], &tol, &fe);
-              merge_golden (&check.unfused_golden, &ue, o == 0);
-              merge_golden (&check.fused_golden, &fe, o == 0);
-              golden_ok = golden_ok && golden_pass (&ue, &fe);
-            }
-        }
-      for (guint i = 0; i < kernel->n_inputs; i++)
-        g_clear_pointer (&in[i], fw_array_unref);
-      for (guint i = 0; i < kernel->n_outputs; i++)
-        {
-          g_clear_pointer (&out[i], fw_array_unref);
-          g_clear_pointer (&gold[i], fw_array_unref);
-        }
-      check.pass = result->golden != FW_DTYPE_UNDEFINED ? golden_ok : check.isolated.pass;
       result->pass = result->pass && check.pass;
       g_array_append_val (result->groups, check);
     }

@@ -30,6 +30,19 @@ struct _FwExecContext
   GHashTable    *keep;
 };
 
+/* Exchanges ctx's bodies and keep with *bodies and *keep: a top-level run sets its own and, called again
+ * with the same pointers, puts the caller's back. */
+static inline void
+fw_exec_context_swap_run (FwExecContext *ctx, GHashTable **bodies, GHashTable **keep)
+{
+  GHashTable *b = ctx->bodies, *k = ctx->keep;
+
+  ctx->bodies = *bodies;
+  ctx->keep = *keep;
+  *bodies = b;
+  *keep = k;
+}
+
 /* A body's fused program run by its If or Loop kernel in ctx's current frame (fw-fused.c). */
 gboolean  fw_fused_program_run_body (FwFusedProgram *body,
                                      FwExecContext  *ctx,

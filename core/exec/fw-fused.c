@@ -279,15 +279,13 @@ gboolean
 fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
                       FwArray **outputs, GHashTable *keep, GError **error)
 {
-  GHashTable *bodies = ctx->bodies, *kept = ctx->keep;
+  GHashTable *bodies = program->bodies, *kept = keep;
   gboolean ok;
 
   /* The bodies' programs and the values to keep reach the If and Loop kernels through the context. */
-  ctx->bodies = program->bodies;
-  ctx->keep = keep;
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
   ok = run_program (program, ctx, inputs, n_inputs, TRUE, outputs, keep, error);
-  ctx->bodies = bodies;
-  ctx->keep = kept;
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
   return ok;
 }
 

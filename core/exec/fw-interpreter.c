@@ -374,15 +374,13 @@ gboolean
 fw_exec_run_reference (FwExecContext *ctx, const FwGraph *graph, FwArray *const *inputs, guint n_inputs,
                        FwArray **outputs, GHashTable *keep, GError **error)
 {
-  GHashTable *bodies = ctx->bodies, *kept = ctx->keep;
+  GHashTable *bodies = NULL, *kept = keep;
   gboolean ok;
 
   /* The reference runs every body on reference kernels, and keeps its values as the top level's. */
-  ctx->bodies = NULL;
-  ctx->keep = keep;
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
   ok = run_graph (ctx, graph, inputs, n_inputs, TRUE, outputs, keep, error);
-  ctx->bodies = bodies;
-  ctx->keep = kept;
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
   return ok;
 }
 

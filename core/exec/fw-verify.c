@@ -343,38 +343,47 @@ unref_arrays (FwArray **arrays, guint n)
     g_clear_pointer (&arrays[i], fw_array_unref);
 }
 
-/* The groups of a body that did not run on the model's inputs (an If branch not taken, a Loop of no
- * iterations): their boundary inputs the run did not compute are seeded (fw_verify_gather_inputs), those of
- * enclosing graphs are the run's, and their nodes run on the reference kernels, and both go into ref_keep as the reference's values, so the kernel checks and the
- * Ascend twin read them like any other. Kernels come in candidate order, which is topological in each body,
- * so a group reading another's output reads the values seeded for that one. Returns the candidates seeded
- * (candidate + 1), or NULL with error. */
+/* The values each kernel is checked on by itself (and the Ascend twin runs on): the reference run's, except
+ * that a body's groups are re-run on the reference kernels from their kept inputs. A body's values are kept
+ * from its last run, and an outer value it reads (a Loop's state read by an If inside it) may come from a
+ * later one, so its kept outputs need not follow from its kept inputs. A body that did not run on the
+ * model's inputs (an If branch not taken, a Loop of no iterations) has seeded inputs where the run left
+ * none (fw_verify_gather_inputs). Kernels come in candidate order, topological in each body, so a group
+ * reading another's output reads what was computed for that one. Fills *unrun with the candidates (+ 1)
+ * whose body did not run; NULL with error. */
 static GHashTable *
-seed_unrun_bodies (FwPlan *plan, GPtrArray *kernels, FwExecContext *ctx, GHashTable *ref_keep, guint64 seed,
-                   GError **error)
+isolated_values (FwPlan *plan, GPtrArray *kernels, FwExecContext *ctx, GHashTable *ref_keep, guint64 seed,
+                 GHashTable *unrun, GError **error)
 {
-  g_autoptr(GHashTable) seeded = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  GHashTableIter iter;
+  gpointer key, val;
 
+  g_hash_table_iter_init (&iter, ref_keep);
+  while (g_hash_table_iter_next (&iter, &key, &val))
+    if (val != NULL)
+      g_hash_table_insert (values, key, fw_array_ref (val));
   for (guint k = 0; kernels && k < kernels->len; k++)
     {
       const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
       FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
       g_autofree FwArray **in = NULL, **out = NULL;
-      gboolean missing = FALSE, any = FALSE, ok;
+      gboolean any = FALSE, ok;
 
-      /* Outputs are the body's own values: missing when the body did not run, whatever its inputs are. */
-      for (guint o = 0; c->body != NULL && o < kernel->n_outputs && !missing; o++)
-        missing = g_hash_table_lookup (ref_keep, kernel->outputs[o]) == NULL;
-      if (!missing)
+      if (c->body == NULL)
         continue;
+      /* Outputs are the body's own values: missing when the body did not run, whatever its inputs are. */
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        if (g_hash_table_lookup (ref_keep, kernel->outputs[o]) == NULL)
+          g_hash_table_add (unrun, GUINT_TO_POINTER (kernel->candidate + 1));
       in = g_new0 (FwArray *, kernel->n_inputs + 1);
       out = g_new0 (FwArray *, kernel->n_outputs + 1);
-      if (!fw_verify_gather_inputs (kernel, ref_keep, seed, in, &any, error))
+      if (!fw_verify_gather_inputs (kernel, values, seed, in, &any, error))
         return NULL;
       ok = fw_group_run_reference (ctx, kernel, c->nodes, in, out, error);
       for (guint i = 0; i < kernel->n_inputs; i++)
         if (kernel->inputs[i]->constant == NULL)
-          g_hash_table_replace (ref_keep, kernel->inputs[i], g_steal_pointer (&in[i]));
+          g_hash_table_replace (values, kernel->inputs[i], g_steal_pointer (&in[i]));
         else
           g_clear_pointer (&in[i], fw_array_unref);
       if (!ok)
@@ -383,18 +392,18 @@ seed_unrun_bodies (FwPlan *plan, GPtrArray *kernels, FwExecContext *ctx, GHashTa
           return NULL;
         }
       for (guint o = 0; o < kernel->n_outputs; o++)
-        g_hash_table_replace (ref_keep, kernel->outputs[o], out[o]);
-      g_hash_table_add (seeded, GUINT_TO_POINTER (kernel->candidate + 1));
+        g_hash_table_replace (values, kernel->outputs[o], out[o]);
     }
-  return g_steal_pointer (&seeded);
+  return g_steal_pointer (&values);
 }
 
-/* One kernel fed the reference run's boundary inputs against the reference's boundary outputs and the
- * fused run's; seeded: its body did not run, and its own result stands in for the fused run's. */
+/* One kernel fed its isolated values' boundary inputs against their boundary outputs (isolated_values),
+ * and the fused run's boundary outputs against the reference run's (in_model); unrun: its body did not run,
+ * and the kernel's own result stands in for the fused run's against the isolated outputs. */
 static gboolean
 check_kernel (FwPlan *plan, const FwGroupKernel *kernel, FwExecContext *ctx, FwExecContext *golden_ctx,
-              GHashTable *ref_keep, GHashTable *fused_keep, const FwVerifyOptions *options, FwDType golden,
-              gboolean seeded, FwGroupCheck *check, GError **error)
+              GHashTable *isolated, GHashTable *ref_keep, GHashTable *fused_keep, const FwVerifyOptions *options,
+              FwDType golden, gboolean seeded, FwGroupCheck *check, GError **error)
 {
   FwCandidate *cand = g_ptr_array_index (plan->candidates, kernel->candidate);
   g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
@@ -405,7 +414,7 @@ check_kernel (FwPlan *plan, const FwGroupKernel *kernel, FwExecContext *ctx, FwE
   check->candidate = kernel->candidate;
   check->has_kernel = TRUE;
   check->seeded = seeded;
-  if (!fw_verify_gather_inputs (kernel, ref_keep, options->seed, in, NULL, error))
+  if (!fw_verify_gather_inputs (kernel, isolated, options->seed, in, NULL, error))
     return FALSE;
   if (!kernel->run (kernel->data, in, out, ctx->n_threads, error))
     {
@@ -420,21 +429,25 @@ check_kernel (FwPlan *plan, const FwGroupKernel *kernel, FwExecContext *ctx, FwE
   for (guint o = 0; o < kernel->n_outputs; o++)
     {
       FwValue *v = kernel->outputs[o];
-      FwArray *ref = g_hash_table_lookup (ref_keep, v), *fused = g_hash_table_lookup (fused_keep, v);
+      FwArray *ref = g_hash_table_lookup (isolated, v), *fused = g_hash_table_lookup (fused_keep, v);
+      FwArray *in_model = g_hash_table_lookup (ref_keep, v);
       FwTolerance tol = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (v->dtype);
       FwCompare c;
 
       if (seeded && fused == NULL)
-        fused = out[o];
+        {
+          fused = out[o];
+          in_model = ref;
+        }
       check->tolerance = tol;
-      if (ref == NULL || fused == NULL || out[o] == NULL)
+      if (ref == NULL || fused == NULL || in_model == NULL || out[o] == NULL)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"), v->name);
           goto out;
         }
       fw_compare_arrays (ref, out[o], &tol, &c);
       merge_compare (&check->isolated, &c, o == 0);
-      fw_compare_arrays (ref, fused, &tol, &c);
+      fw_compare_arrays (in_model, fused, &tol, &c);
       merge_compare (&check->in_model, &c, o == 0);
       if (gold[o] != NULL)
         {
@@ -467,6 +480,7 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   g_autoptr(GHashTable) fused_keep = boundary_table (kernels, FALSE);
   g_autoptr(FwFusedProgram) program = NULL;
   g_autoptr(GHashTable) seeded = NULL;
+  g_autoptr(GHashTable) isolated = NULL;
   g_autoptr(FwVerifyResult) result = g_new0 (FwVerifyResult, 1);
   guint n_out = graph->outputs->len;
   g_autofree FwArray **ref_out = g_new0 (FwArray *, n_out + 1);
@@ -517,14 +531,15 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       g_prefix_error (error, _("reference run: "));
       goto out;
     }
-  seeded = seed_unrun_bodies (plan, kernels, ctx, ref_keep, options->seed, error);
-  if (seeded == NULL)
+  seeded = g_hash_table_new (NULL, NULL);
+  isolated = isolated_values (plan, kernels, ctx, ref_keep, options->seed, seeded, error);
+  if (isolated == NULL)
     {
       g_prefix_error (error, _("reference run: "));
       goto out;
     }
   if (options->on_reference != NULL)
-    options->on_reference (ref_keep, options->on_reference_data);
+    options->on_reference (isolated, options->on_reference_data);
   if (!fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, fused_out, fused_keep,
                              error))
     {
@@ -544,7 +559,7 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
 
       const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
 
-      if (!check_kernel (plan, kernel, ctx, golden_ctx, ref_keep, fused_keep, options, result->golden,
+      if (!check_kernel (plan, kernel, ctx, golden_ctx, isolated, ref_keep, fused_keep, options, result->golden,
                          g_hash_table_contains (seeded, GUINT_TO_POINTER (kernel->candidate + 1)), &check, error))
         goto out;
       result->pass = result->pass && check.pass;

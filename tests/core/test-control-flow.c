@@ -65,15 +65,18 @@ first_in (const FwPlan *plan, const char *body)
   return NULL;
 }
 
-/* Every body is a region with its path, and each holds fused candidates whose nodes are its own. */
+/* Every body is a region with its path (nested: the Loop's If), and each holds fused candidates whose nodes
+ * are its own. */
 static void
 test_regions (void)
 {
   g_autoptr(FwModel) model = load_vad ();
   g_autoptr(FwPlan) plan = plan_vad (model);
-  static const char *const bodies[] = { "/Loop_0/body", "/If_0/then_branch", "/If_0/else_branch" };
+  static const char *const bodies[] = { "/Loop_0/body", "/Loop_0/body/If_1/then_branch",
+                                        "/Loop_0/body/If_1/else_branch", "/If_0/then_branch",
+                                        "/If_0/else_branch" };
 
-  g_assert_cmpuint (plan->regions->len, ==, 4);
+  g_assert_cmpuint (plan->regions->len, ==, 1 + G_N_ELEMENTS (bodies));
   g_assert_null (((FwPlanRegion *) g_ptr_array_index (plan->regions, 0))->path);
   for (guint b = 0; b < G_N_ELEMENTS (bodies); b++)
     {
@@ -244,9 +247,12 @@ test_verify (void)
 
       g_assert_true (check->pass);
       seeded += check->seeded;
-      /* The isolated check once, plus once per frame inside the Loop on the fused run. */
+      /* The isolated check once, plus once per frame inside the Loop on the fused run (the nested If's
+         branches on every other frame). */
       if (g_strcmp0 (c->body, "/Loop_0/body") == 0)
         g_assert_cmpuint (count->runs, ==, 1 + 6);
+      else if (c->body != NULL && g_str_has_prefix (c->body, "/Loop_0/body/If_1/"))
+        g_assert_cmpuint (count->runs, ==, 1 + 3);
       else if (!check->seeded)
         g_assert_cmpuint (count->runs, ==, 2);
     }
@@ -295,6 +301,10 @@ test_export (void)
   g_assert_no_error (error);
   graph = fw_model_get_graph (back);
   g_assert_cmpuint (count_fused_nodes (subgraph (graph, "Loop", "body")), ==, count_in (plan, "/Loop_0/body"));
+  g_assert_cmpuint (count_fused_nodes (subgraph (subgraph (graph, "Loop", "body"), "If", "then_branch")), ==,
+                    count_in (plan, "/Loop_0/body/If_1/then_branch"));
+  g_assert_cmpuint (count_fused_nodes (subgraph (subgraph (graph, "Loop", "body"), "If", "else_branch")), ==,
+                    count_in (plan, "/Loop_0/body/If_1/else_branch"));
   g_assert_cmpuint (count_fused_nodes (subgraph (graph, "If", "then_branch")), ==,
                     count_in (plan, "/If_0/then_branch"));
   g_assert_cmpuint (count_fused_nodes (subgraph (graph, "If", "else_branch")), ==,

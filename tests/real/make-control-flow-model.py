@@ -1,8 +1,8 @@
 """Writes a small model shaped like Silero VAD, whose work sits inside control-flow bodies (issue 14 item 4):
 a Loop over the frames of its input carries a state through a MatMul + Add chain, a LayerNormalization, an
-erf-form GELU and a second MatMul + Add + Tanh, and stacks a Sigmoid of each step's state as its scan
-output; then an If on the sign of the input's sum runs one of two heads on the final state, each a MatMul
-+ Add followed by an elementwise chain. Random weights, opset 17. The carried state's body input is given
+erf-form GELU and a second MatMul + Add + Tanh, and stacks that state, gated by a nested If (even frames:
+a sigmoid gate, odd ones: a leaky sum), as its scan output; then an If on the sign of the input's sum runs
+one of two heads on the final state, each a MatMul + Add followed by an elementwise chain. Random weights, opset 17. The carried state's body input is given
 without a shape (as exporters write it), so its shape comes from the Loop's initial value.
 
 Usage: make-control-flow-model.py OUTDIR [SEED]   (prints the path of the model written)
@@ -57,12 +57,20 @@ def loop_body(rng):
         helper.make_node("MatMul", ["g", "w_out"], ["q"], name="/cell/out/MatMul"),
         helper.make_node("Add", ["q", "b_out"], ["qb"], name="/cell/out/Add"),
         helper.make_node("Tanh", ["qb"], ["h_out"], name="/cell/Tanh"),
-        helper.make_node("Sigmoid", ["h_out"], ["s"], name="/cell/Sigmoid"),
-        helper.make_node("Mul", ["s", "h_out"], ["state"], name="/cell/Mul"),
+        # A nested If: even frames gate the state with a sigmoid, odd ones with a leaky sum.
+        helper.make_node("Gather", ["even_frames", "iter"], ["even"], name="/gate/Gather", axis=0),
+        helper.make_node("If", ["even"], ["state"], name="/If_1", then_branch=helper.make_graph([
+            helper.make_node("Sigmoid", ["h_out"], ["even_s"], name="/even/Sigmoid"),
+            helper.make_node("Mul", ["even_s", "h_out"], ["even_y"], name="/even/Mul"),
+        ], "even", [], [value("even_y", TensorProto.FLOAT, None)]), else_branch=helper.make_graph([
+            helper.make_node("Relu", ["h_out"], ["odd_r"], name="/odd/Relu"),
+            helper.make_node("Mul", ["odd_r", "half"], ["odd_m"], name="/odd/Mul"),
+            helper.make_node("Add", ["odd_m", "h_out"], ["odd_y"], name="/odd/Add"),
+        ], "odd", [], [value("odd_y", TensorProto.FLOAT, None)])),
         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="/cond/Identity"),
     ]
     # b_out lives in the body, the other weights in the main graph: both kinds of capture.
-    inits = [weight(rng, "b_out", HIDDEN)]
+    inits = [weight(rng, "b_out", HIDDEN), const("even_frames", np.arange(FRAMES) % 2 == 0)]
     return helper.make_graph(
         nodes, "cell",
         [value("iter", TensorProto.INT64, []), value("cond_in", TensorProto.BOOL, []),

@@ -182,6 +182,38 @@ test_dynamic_body (void)
   g_assert_true (refused);
 }
 
+/* A Scan's body is a region too, planned with the slice shapes its inputs declare. */
+static void
+test_scan_body (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model), *body = fw_graph_new (g);
+  FwDim dims[2] = { FW_DIM_STATIC (3), FW_DIM_STATIC (64) };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  FwNode *scan;
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL));
+  g_assert_nonnull (fw_graph_add_input (body, "xi", FW_DTYPE_FLOAT, 1, dims + 1, NULL));
+  fw_test_add_node (body, "Relu", "/row/Relu", "xi", NULL, "r");
+  fw_test_add_node (body, "Sigmoid", "/row/Sigmoid", "r", NULL, "s");
+  fw_test_add_node (body, "Mul", "/row/Mul", "s", "xi", "yi");
+  g_assert_true (fw_graph_add_output (body, "yi", NULL));
+  scan = fw_test_add_node (g, "Scan", "/Scan_0", "x", NULL, "y");
+  fw_node_set_attr_int (scan, "num_scan_inputs", 1);
+  fw_node_set_attr_graph (scan, "body", body);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  plan = plan_vad (model);
+  g_assert_cmpuint (plan->regions->len, ==, 2);
+  g_assert_cmpstr (((FwPlanRegion *) g_ptr_array_index (plan->regions, 1))->path, ==, "/Scan_0/body");
+  g_assert_cmpuint (count_in (plan, "/Scan_0/body"), ==, 1);
+  g_assert_cmpuint (first_in (plan, "/Scan_0/body")->nodes->len, ==, 3);
+}
+
 typedef struct
 {
   FwGroupKernel *inner;
@@ -373,6 +405,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/control-flow/regions", test_regions);
   g_test_add_func ("/core/plan/control-flow/static-carried", test_static_carried);
   g_test_add_func ("/core/plan/control-flow/dynamic-body", test_dynamic_body);
+  g_test_add_func ("/core/plan/control-flow/scan-body", test_scan_body);
   g_test_add_func ("/core/plan/control-flow/verify", test_verify);
   g_test_add_func ("/core/plan/control-flow/export", test_export);
   g_test_add_func ("/core/plan/control-flow/decisions", test_decisions);

@@ -57,9 +57,14 @@ typedef struct
   gboolean    numeric;
 } ColumnInfo;
 
+/* A body's candidate names its body: "layernorm · /Loop_0/body". */
 static char *
 format_pattern (FwCandidateItem *item)
 {
+  const char *body = fw_candidate_item_get_body (item);
+
+  if (body != NULL)
+    return g_strdup_printf ("%s · %s", fw_candidate_item_get_pattern (item), body);
   return g_strdup (fw_candidate_item_get_pattern (item));
 }
 

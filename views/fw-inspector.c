@@ -555,6 +555,10 @@ on_check_changed (FwInspector *self, guint candidate)
 static char *
 about_text (const FwCandidate *c)
 {
+  /* A control-flow body's candidate says which body: its nodes are not on the main graph's canvas. */
+  if (c->body != NULL)
+    return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s\nIn the body %s"), c->pattern,
+                            fw_label_kind (c->kind), fw_label_candidate_status (c->status), c->body);
   return g_strdup_printf (_("Pattern: %s\nKind: %s\nStatus: %s"), c->pattern, fw_label_kind (c->kind),
                           fw_label_candidate_status (c->status));
 }

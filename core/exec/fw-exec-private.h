@@ -22,7 +22,34 @@ struct _FwExecContext
   GCancellable  *cancellable;
   FwExecFrame   *frame;     /* innermost frame being run */
   FwDType        golden;    /* FW_DTYPE_UNDEFINED, or the golden mode's widest type (fw-golden.c) */
+  /* While a fused program runs: FwGraph* → FwFusedProgram* of the control-flow bodies with fused kernels,
+     else NULL (reference runs). */
+  GHashTable    *bodies;
+  /* The values the top-level run keeps (FwValue* → FwArray*), or NULL: a body's are kept from the last
+     time it ran. */
+  GHashTable    *keep;
 };
+
+/* Exchanges ctx's bodies and keep with *bodies and *keep: a top-level run sets its own and, called again
+ * with the same pointers, puts the caller's back. */
+static inline void
+fw_exec_context_swap_run (FwExecContext *ctx, GHashTable **bodies, GHashTable **keep)
+{
+  GHashTable *b = ctx->bodies, *k = ctx->keep;
+
+  ctx->bodies = *bodies;
+  ctx->keep = *keep;
+  *bodies = b;
+  *keep = k;
+}
+
+/* A body's fused program run by its If or Loop kernel in ctx's current frame (fw-fused.c). */
+gboolean  fw_fused_program_run_body (FwFusedProgram *body,
+                                     FwExecContext  *ctx,
+                                     FwArray *const *inputs,
+                                     guint           n_inputs,
+                                     FwArray       **outputs,
+                                     GError        **error);
 
 /* The array for value in frame: computed, constant (borrowed) or captured from an enclosing frame. A new
  * reference, or NULL with error when it is not available. */
@@ -43,11 +70,18 @@ gboolean  fw_exec_run_node_golden (FwExecContext *ctx,
                                    FwArray      **outputs,
                                    GError       **error);
 /* A kernel's boundary inputs from values (FwValue* → FwArray*, as a run with keep filled it); constants
- * are borrowed from the model. */
+ * are borrowed from the model. With seeded non-NULL, a value of a control-flow body that did not run (a
+ * branch not taken, a loop of no iterations) is a seeded random array of its static shape instead, and
+ * *seeded says whether any was. */
 gboolean  fw_verify_gather_inputs (const FwGroupKernel *kernel,
                                    GHashTable    *values,
+                                   guint64        seed,
                                    FwArray      **in,
+                                   gboolean      *seeded,
                                    GError       **error);
+/* Fills array with the seeded random values fw_exec_make_inputs gives inputs. */
+void      fw_exec_fill_random     (FwArray       *array,
+                                   guint64       *state);
 /* Binds a graph's inputs in frame (initializers skipped when skip_initializers), one array each. */
 gboolean  fw_exec_frame_bind_inputs (FwExecFrame   *frame,
                                      FwArray *const *inputs,

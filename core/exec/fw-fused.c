@@ -19,10 +19,13 @@ typedef struct
 
 struct _FwFusedProgram
 {
-  FwPlan   *plan;
-  FwGraph  *graph;
-  GArray   *steps;     /* Step, in a topological order of the contracted graph */
-  guint     n_scopes;  /* scopes contracted to one step */
+  FwPlan     *plan;
+  FwGraph    *graph;
+  GArray     *steps;     /* Step, in a topological order of the contracted graph */
+  guint       n_scopes;  /* scopes contracted to one step */
+  /* The main graph's program only: FwGraph* → FwFusedProgram* for every control-flow body with kernels
+     (owned), which the If and Loop kernels run in place of the body's reference (fw_exec_run_subgraph). */
+  GHashTable *bodies;
 };
 
 /* Values a group reads from outside / writes for outside use. Constants count as inputs: a kernel may take
@@ -41,7 +44,8 @@ check_boundary (FwPlan *plan, const FwGroupKernel *kernel, const guint8 *member,
           FwValue *v = node->inputs[i];
           gboolean found = FALSE;
 
-          if (v == NULL || (v->producer != NULL && member[v->producer->index]) || v->constant != NULL)
+          if (v == NULL || v->constant != NULL ||
+              (v->producer != NULL && v->producer->graph == node->graph && member[v->producer->index]))
             continue;
           for (guint k = 0; k < kernel->n_inputs && !found; k++)
             found = kernel->inputs[k] == v;
@@ -161,12 +165,6 @@ contract_scope (FwPlan *plan, GArray *steps, const FwScopeKernel *scope)
   return TRUE;
 }
 
-FwFusedProgram *
-fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
-{
-  return fw_fused_program_new_with_scopes (plan, kernels, NULL, error);
-}
-
 guint
 fw_fused_program_get_n_scopes (FwFusedProgram *program)
 {
@@ -182,11 +180,12 @@ fw_fused_program_has_scope (FwFusedProgram *program, const FwScopeKernel *scope)
   return FALSE;
 }
 
-FwFusedProgram *
-fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *scopes, GError **error)
+/* The program of one graph (the main graph or a body): kernels are that graph's groups, scopes (main graph
+ * only) are contracted to one step each. */
+static FwFusedProgram *
+program_in (FwPlan *plan, FwGraph *graph, GPtrArray *kernels, GPtrArray *scopes, GError **error)
 {
   g_autoptr(FwFusedProgram) program = g_new0 (FwFusedProgram, 1);
-  FwGraph *graph = fw_model_get_graph (plan->model);
   guint n_kernels = kernels ? kernels->len : 0;
   g_autofree guint *groups = g_new (guint, MAX (n_kernels, 1));
   g_autofree guint8 *member = g_new0 (guint8, MAX (graph->nodes->len, 1));
@@ -198,7 +197,7 @@ fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *s
   for (guint k = 0; k < n_kernels; k++)
     groups[k] = ((const FwGroupKernel *) g_ptr_array_index (kernels, k))->candidate;
   /* The schedule checks the candidates (in range, no node in two) before the boundaries are looked at. */
-  schedule = fw_schedule_build (plan, groups, n_kernels, error);
+  schedule = fw_schedule_build_in (plan, graph, groups, n_kernels, error);
   if (schedule == NULL)
     return NULL;
   for (guint k = 0; k < n_kernels; k++)
@@ -227,6 +226,63 @@ fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *s
   return g_steal_pointer (&program);
 }
 
+/* The kernels of one region's candidates. A kernel whose candidate is out of range goes to the main graph,
+ * whose schedule reports it. */
+static GPtrArray *
+kernels_in (FwPlan *plan, GPtrArray *kernels, const FwGraph *graph)
+{
+  GPtrArray *mine = g_ptr_array_new ();
+  FwGraph *main_graph = fw_model_get_graph (plan->model);
+
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      const FwCandidate *c = kernel->candidate < plan->candidates->len
+                             ? g_ptr_array_index (plan->candidates, kernel->candidate) : NULL;
+      const FwGraph *in = c != NULL && c->nodes->len > 0 ? ((FwNode *) g_ptr_array_index (c->nodes, 0))->graph
+                                                          : main_graph;
+
+      if (in == graph || (graph == main_graph && fw_plan_get_region (plan, in) == NULL))
+        g_ptr_array_add (mine, (gpointer) kernel);
+    }
+  return mine;
+}
+
+FwFusedProgram *
+fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *scopes, GError **error)
+{
+  FwGraph *graph = fw_model_get_graph (plan->model);
+  g_autoptr(GPtrArray) main_kernels = kernels_in (plan, kernels, graph);
+  g_autoptr(FwFusedProgram) program = program_in (plan, graph, main_kernels, scopes, error);
+
+  if (program == NULL)
+    return NULL;
+  program->bodies = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_fused_program_free);
+  for (guint r = 1; plan->regions != NULL && r < plan->regions->len; r++)
+    {
+      const FwPlanRegion *region = g_ptr_array_index (plan->regions, r);
+      g_autoptr(GPtrArray) mine = kernels_in (plan, kernels, region->graph);
+      FwFusedProgram *body;
+
+      if (mine->len == 0)
+        continue;
+      body = program_in (plan, region->graph, mine, NULL, error);
+      if (body == NULL)
+        {
+          g_prefix_error (error, "%s: ", region->path);
+          return NULL;
+        }
+      g_hash_table_insert (program->bodies, region->graph, body);
+    }
+  return g_steal_pointer (&program);
+}
+
+FwFusedProgram *
+fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
+{
+  return fw_fused_program_new_with_scopes (plan, kernels, NULL, error);
+}
+
 void
 fw_fused_program_free (FwFusedProgram *program)
 {
@@ -234,12 +290,15 @@ fw_fused_program_free (FwFusedProgram *program)
     return;
   if (program->steps)
     g_array_unref (program->steps);
+  g_clear_pointer (&program->bodies, g_hash_table_unref);
   g_free (program);
 }
 
-gboolean
-fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
-                      FwArray **outputs, GHashTable *keep, GError **error)
+/* One frame of the fused schedule: the main graph (skip_initializers: its inputs that are initializers are
+ * not given) or a body, run by its If or Loop. */
+static gboolean
+run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
+             gboolean skip_initializers, FwArray **outputs, GHashTable *keep, GError **error)
 {
   FwGraph *graph = program->graph;
   FwExecFrame frame = { graph, NULL, ctx->frame };
@@ -266,11 +325,12 @@ fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *cons
         }
       else
         for (guint i = 0; i < step->kernel->n_inputs; i++)
-          uses[step->kernel->inputs[i]->index]++;
+          if (step->kernel->inputs[i]->graph == graph)
+            uses[step->kernel->inputs[i]->index]++;
     }
   frame.values = g_new0 (FwArray *, graph->values->len);
   fw_exec_frame_count_kept (&frame, uses, keep);
-  if (!fw_exec_frame_bind_inputs (&frame, inputs, n_inputs, TRUE, error))
+  if (!fw_exec_frame_bind_inputs (&frame, inputs, n_inputs, skip_initializers, error))
     goto out;
   ctx->frame = &frame;
   for (guint s = 0; s < program->steps->len; s++)
@@ -324,6 +384,27 @@ out:
   ctx->frame = frame.parent;
   fw_exec_frame_clear (&frame);
   return ok;
+}
+
+gboolean
+fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
+                      FwArray **outputs, GHashTable *keep, GError **error)
+{
+  GHashTable *bodies = program->bodies, *kept = keep;
+  gboolean ok;
+
+  /* The bodies' programs and the values to keep reach the If and Loop kernels through the context. */
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
+  ok = run_program (program, ctx, inputs, n_inputs, TRUE, outputs, keep, error);
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
+  return ok;
+}
+
+gboolean
+fw_fused_program_run_body (FwFusedProgram *body, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
+                           FwArray **outputs, GError **error)
+{
+  return run_program (body, ctx, inputs, n_inputs, FALSE, outputs, ctx->keep, error);
 }
 
 gboolean

@@ -189,6 +189,9 @@ typedef struct
   FwGoldenError unfused_golden;
   FwGoldenError fused_golden;
   gboolean   pass;           /* strict: isolated.pass; golden: the golden rule on each output */
+  gboolean   seeded;         /* a body's group whose body did not run on the model's inputs (a branch not
+                                taken, a loop of no iterations): fed seeded inputs of its boundary's static
+                                shapes, against its nodes on the reference kernels; in_model is isolated */
 } FwGroupCheck;
 
 typedef struct

@@ -43,6 +43,22 @@ fw_exec_random_next (guint64 *state)
   return z ^ (z >> 31);
 }
 
+void
+fw_exec_fill_random (FwArray *array, guint64 *state)
+{
+  for (gint64 k = 0; k < array->n_elements; k++)
+    {
+      guint64 r = fw_exec_random_next (state);
+
+      if (fw_dtype_is_float (array->dtype))
+        fw_array_set_double (array, k, (gdouble) (r >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+      else if (array->dtype == FW_DTYPE_BOOL)
+        fw_array_set_double (array, k, (gdouble) (r >> 63));
+      else
+        fw_array_set_double (array, k, (gdouble) (r >> 61));
+    }
+}
+
 GPtrArray *
 fw_exec_make_inputs (FwModel *model, guint64 seed, GError **error)
 {
@@ -74,17 +90,7 @@ fw_exec_make_inputs (FwModel *model, guint64 seed, GError **error)
           g_prefix_error (error, _("input “%s”: "), value->name);
           return NULL;
         }
-      for (gint64 k = 0; k < array->n_elements; k++)
-        {
-          guint64 r = fw_exec_random_next (&state);
-
-          if (fw_dtype_is_float (array->dtype))
-            fw_array_set_double (array, k, (gdouble) (r >> 11) * (2.0 / 9007199254740992.0) - 1.0);
-          else if (array->dtype == FW_DTYPE_BOOL)
-            fw_array_set_double (array, k, (gdouble) (r >> 63));
-          else
-            fw_array_set_double (array, k, (gdouble) (r >> 61));
-        }
+      fw_exec_fill_random (array, &state);
       g_ptr_array_add (arrays, array);
     }
   return g_steal_pointer (&arrays);
@@ -266,7 +272,8 @@ fw_exec_frame_finish (FwExecFrame *frame, FwArray **outputs, GHashTable *keep, G
         {
           FwValue *v = key;
 
-          if (val == NULL && v->graph == graph)
+          /* A body runs once per iteration or branch taken: its values are kept from its last run. */
+          if ((val == NULL || graph->parent != NULL) && v->graph == graph)
             {
               FwArray *a = fw_exec_frame_lookup (frame, v, NULL);
 
@@ -367,12 +374,23 @@ gboolean
 fw_exec_run_reference (FwExecContext *ctx, const FwGraph *graph, FwArray *const *inputs, guint n_inputs,
                        FwArray **outputs, GHashTable *keep, GError **error)
 {
-  return run_graph (ctx, graph, inputs, n_inputs, TRUE, outputs, keep, error);
+  GHashTable *bodies = NULL, *kept = keep;
+  gboolean ok;
+
+  /* The reference runs every body on reference kernels, and keeps its values as the top level's. */
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
+  ok = run_graph (ctx, graph, inputs, n_inputs, TRUE, outputs, keep, error);
+  fw_exec_context_swap_run (ctx, &bodies, &kept);
+  return ok;
 }
 
 gboolean
 fw_exec_run_subgraph (FwExecContext *ctx, const FwGraph *subgraph, FwArray *const *inputs, guint n_inputs,
                       FwArray **outputs, GError **error)
 {
-  return run_graph (ctx, subgraph, inputs, n_inputs, FALSE, outputs, NULL, error);
+  FwFusedProgram *body = ctx->bodies != NULL ? g_hash_table_lookup (ctx->bodies, subgraph) : NULL;
+
+  if (body != NULL)
+    return fw_fused_program_run_body (body, ctx, inputs, n_inputs, outputs, error);
+  return run_graph (ctx, subgraph, inputs, n_inputs, FALSE, outputs, ctx->keep, error);
 }

@@ -221,8 +221,10 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
       FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
       g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
       FwKernelTiming timing = { 0 };
+      gboolean seeded;
 
-      if (!fw_verify_gather_inputs (kernel, keep, in, error))
+      /* A body that did not run is timed on seeded inputs, as verification checks it. */
+      if (!fw_verify_gather_inputs (kernel, keep, options->seed, in, &seeded, error))
         return NULL;
       t.kernel = kernel;
       t.nodes = c->nodes;

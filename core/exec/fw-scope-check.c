@@ -180,7 +180,7 @@ check_scope (Timed *t, const FwScopeCheckOptions *options, GHashTable *ref, FwSc
   gboolean ok;
 
   check->pass = TRUE;
-  if (!fw_verify_gather_inputs (kernel, ref, in, error))
+  if (!fw_verify_gather_inputs (kernel, ref, 0, in, NULL, error))
     return FALSE;
   t->in = in;
   ok = kernel->run (kernel->data, in, out, t->ctx->n_threads, error);

@@ -285,9 +285,34 @@ boundary_table (GPtrArray *kernels, gboolean with_inputs)
   return keep;
 }
 
-gboolean
-fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArray **in, GError **error)
+/* A body's value its body never computed: random, of its static shape. */
+static FwArray *
+seeded_array (const FwValue *v, guint64 *state, GError **error)
 {
+  gint64 dims[FW_MAX_RANK];
+  FwArray *a;
+
+  if (v->graph->parent == NULL || !fw_value_is_static (v) || v->rank > FW_MAX_RANK)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
+      return NULL;
+    }
+  for (gint d = 0; d < v->rank; d++)
+    dims[d] = v->dims[d].value;
+  a = fw_array_new (v->dtype, v->rank, dims, error);
+  if (a != NULL)
+    fw_exec_fill_random (a, state);
+  return a;
+}
+
+gboolean
+fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, guint64 seed, FwArray **in,
+                         gboolean *seeded, GError **error)
+{
+  guint64 state = seed ^ (G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) * (kernel->candidate + 1));
+
+  if (seeded != NULL)
+    *seeded = FALSE;
   for (guint i = 0; i < kernel->n_inputs; i++)
     {
       FwValue *v = kernel->inputs[i];
@@ -297,7 +322,9 @@ fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArra
         in[i] = fw_array_ref (a);
       else if (v->constant != NULL)
         in[i] = fw_array_new_from_tensor (v->constant, error);
-      else
+      else if (seeded != NULL && (in[i] = seeded_array (v, &state, error)) != NULL)
+        *seeded = TRUE;
+      else if (seeded == NULL)
         g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
       if (in[i] == NULL)
         {
@@ -307,6 +334,139 @@ fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, FwArra
         }
     }
   return TRUE;
+}
+
+static void
+unref_arrays (FwArray **arrays, guint n)
+{
+  for (guint i = 0; arrays != NULL && i < n; i++)
+    g_clear_pointer (&arrays[i], fw_array_unref);
+}
+
+/* The values each kernel is checked on by itself (and the Ascend twin runs on): the reference run's, except
+ * that a body's groups are re-run on the reference kernels from their kept inputs. A body's values are kept
+ * from its last run, and an outer value it reads (a Loop's state read by an If inside it) may come from a
+ * later one, so its kept outputs need not follow from its kept inputs. A body that did not run on the
+ * model's inputs (an If branch not taken, a Loop of no iterations) has seeded inputs where the run left
+ * none (fw_verify_gather_inputs). Kernels come in candidate order, topological in each body, so a group
+ * reading another's output reads what was computed for that one. Fills *unrun with the candidates (+ 1)
+ * whose body did not run; NULL with error. */
+static GHashTable *
+isolated_values (FwPlan *plan, GPtrArray *kernels, FwExecContext *ctx, GHashTable *ref_keep, guint64 seed,
+                 GHashTable *unrun, GError **error)
+{
+  g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  GHashTableIter iter;
+  gpointer key, val;
+
+  g_hash_table_iter_init (&iter, ref_keep);
+  while (g_hash_table_iter_next (&iter, &key, &val))
+    if (val != NULL)
+      g_hash_table_insert (values, key, fw_array_ref (val));
+  for (guint k = 0; kernels && k < kernels->len; k++)
+    {
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      g_autofree FwArray **in = NULL, **out = NULL;
+      gboolean any = FALSE, ok;
+
+      if (c->body == NULL)
+        continue;
+      /* Outputs are the body's own values: missing when the body did not run, whatever its inputs are. */
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        if (g_hash_table_lookup (ref_keep, kernel->outputs[o]) == NULL)
+          g_hash_table_add (unrun, GUINT_TO_POINTER (kernel->candidate + 1));
+      in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      out = g_new0 (FwArray *, kernel->n_outputs + 1);
+      if (!fw_verify_gather_inputs (kernel, values, seed, in, &any, error))
+        return NULL;
+      ok = fw_group_run_reference (ctx, kernel, c->nodes, in, out, error);
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        if (kernel->inputs[i]->constant == NULL)
+          g_hash_table_replace (values, kernel->inputs[i], g_steal_pointer (&in[i]));
+        else
+          g_clear_pointer (&in[i], fw_array_unref);
+      if (!ok)
+        {
+          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+          return NULL;
+        }
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        g_hash_table_replace (values, kernel->outputs[o], out[o]);
+    }
+  return g_steal_pointer (&values);
+}
+
+/* One kernel fed its isolated values' boundary inputs against their boundary outputs (isolated_values),
+ * and the fused run's boundary outputs against the reference run's (in_model); unrun: its body did not run,
+ * and the kernel's own result stands in for the fused run's against the isolated outputs. */
+static gboolean
+check_kernel (FwPlan *plan, const FwGroupKernel *kernel, FwExecContext *ctx, FwExecContext *golden_ctx,
+              GHashTable *isolated, GHashTable *ref_keep, GHashTable *fused_keep, const FwVerifyOptions *options,
+              FwDType golden, gboolean seeded, FwGroupCheck *check, GError **error)
+{
+  FwCandidate *cand = g_ptr_array_index (plan->candidates, kernel->candidate);
+  g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, kernel->n_outputs + 1);
+  g_autofree FwArray **gold = g_new0 (FwArray *, kernel->n_outputs + 1);
+  gboolean golden_ok = TRUE, ok = FALSE;
+
+  check->candidate = kernel->candidate;
+  check->has_kernel = TRUE;
+  check->seeded = seeded;
+  if (!fw_verify_gather_inputs (kernel, isolated, options->seed, in, NULL, error))
+    return FALSE;
+  if (!kernel->run (kernel->data, in, out, ctx->n_threads, error))
+    {
+      g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+      goto out;
+    }
+  if (golden != FW_DTYPE_UNDEFINED && !fw_group_run_reference (golden_ctx, kernel, cand->nodes, in, gold, error))
+    {
+      g_prefix_error (error, _("candidate %u, golden run: "), kernel->candidate);
+      goto out;
+    }
+  for (guint o = 0; o < kernel->n_outputs; o++)
+    {
+      FwValue *v = kernel->outputs[o];
+      FwArray *ref = g_hash_table_lookup (isolated, v), *fused = g_hash_table_lookup (fused_keep, v);
+      FwArray *in_model = g_hash_table_lookup (ref_keep, v);
+      FwTolerance tol = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (v->dtype);
+      FwCompare c;
+
+      if (seeded && fused == NULL)
+        {
+          fused = out[o];
+          in_model = ref;
+        }
+      check->tolerance = tol;
+      if (ref == NULL || fused == NULL || in_model == NULL || out[o] == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"), v->name);
+          goto out;
+        }
+      fw_compare_arrays (ref, out[o], &tol, &c);
+      merge_compare (&check->isolated, &c, o == 0);
+      fw_compare_arrays (in_model, fused, &tol, &c);
+      merge_compare (&check->in_model, &c, o == 0);
+      if (gold[o] != NULL)
+        {
+          FwGoldenError ue, fe;
+          golden_error (gold[o], ref, &tol, &ue);
+          golden_error (gold[o], out[o], &tol, &fe);
+          merge_golden (&check->unfused_golden, &ue, o == 0);
+          merge_golden (&check->fused_golden, &fe, o == 0);
+          golden_ok = golden_ok && golden_pass (&ue, &fe);
+        }
+    }
+  check->pass = golden != FW_DTYPE_UNDEFINED ? golden_ok : check->isolated.pass;
+  ok = TRUE;
+
+out:
+  unref_arrays (in, kernel->n_inputs);
+  unref_arrays (out, kernel->n_outputs);
+  unref_arrays (gold, kernel->n_outputs);
+  return ok;
 }
 
 FwVerifyResult *
@@ -319,6 +479,8 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   g_autoptr(GHashTable) ref_keep = boundary_table (kernels, TRUE);
   g_autoptr(GHashTable) fused_keep = boundary_table (kernels, FALSE);
   g_autoptr(FwFusedProgram) program = NULL;
+  g_autoptr(GHashTable) seeded = NULL;
+  g_autoptr(GHashTable) isolated = NULL;
   g_autoptr(FwVerifyResult) result = g_new0 (FwVerifyResult, 1);
   guint n_out = graph->outputs->len;
   g_autofree FwArray **ref_out = g_new0 (FwArray *, n_out + 1);
@@ -369,8 +531,15 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       g_prefix_error (error, _("reference run: "));
       goto out;
     }
+  seeded = g_hash_table_new (NULL, NULL);
+  isolated = isolated_values (plan, kernels, ctx, ref_keep, options->seed, seeded, error);
+  if (isolated == NULL)
+    {
+      g_prefix_error (error, _("reference run: "));
+      goto out;
+    }
   if (options->on_reference != NULL)
-    options->on_reference (ref_keep, options->on_reference_data);
+    options->on_reference (isolated, options->on_reference_data);
   if (!fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, fused_out, fused_keep,
                              error))
     {
@@ -386,79 +555,13 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
     }
   for (guint k = 0; kernels && k < kernels->len; k++)
     {
-      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
       FwGroupCheck check = { 0 };
-      g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
-      g_autofree FwArray **out = g_new0 (FwArray *, kernel->n_outputs + 1);
-      g_autofree FwArray **gold = g_new0 (FwArray *, kernel->n_outputs + 1);
-      gboolean golden_ok = TRUE;
 
-      check.candidate = kernel->candidate;
-      check.has_kernel = TRUE;
-      if (!fw_verify_gather_inputs (kernel, ref_keep, in, error))
+      const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+
+      if (!check_kernel (plan, kernel, ctx, golden_ctx, isolated, ref_keep, fused_keep, options, result->golden,
+                         g_hash_table_contains (seeded, GUINT_TO_POINTER (kernel->candidate + 1)), &check, error))
         goto out;
-      if (!kernel->run (kernel->data, in, out, ctx->n_threads, error))
-        {
-          for (guint i = 0; i < kernel->n_inputs; i++)
-            g_clear_pointer (&in[i], fw_array_unref);
-          g_prefix_error (error, _("candidate %u: "), kernel->candidate);
-          goto out;
-        }
-      if (result->golden != FW_DTYPE_UNDEFINED)
-        {
-          FwCandidate *cand = g_ptr_array_index (plan->candidates, kernel->candidate);
-          if (!fw_group_run_reference (golden_ctx, kernel, cand->nodes, in, gold, error))
-            {
-              for (guint i = 0; i < kernel->n_inputs; i++)
-                g_clear_pointer (&in[i], fw_array_unref);
-              for (guint i = 0; i < kernel->n_outputs; i++)
-                g_clear_pointer (&out[i], fw_array_unref);
-              g_prefix_error (error, _("candidate %u, golden run: "), kernel->candidate);
-              goto out;
-            }
-        }
-      for (guint o = 0; o < kernel->n_outputs; o++)
-        {
-          FwValue *v = kernel->outputs[o];
-          FwArray *ref = g_hash_table_lookup (ref_keep, v), *fused = g_hash_table_lookup (fused_keep, v);
-          FwTolerance tol = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (v->dtype);
-          FwCompare c;
-
-          check.tolerance = tol;
-          if (ref == NULL || fused == NULL || out[o] == NULL)
-            {
-              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("group output “%s” was not computed"), v->name);
-              for (guint i = 0; i < kernel->n_inputs; i++)
-                g_clear_pointer (&in[i], fw_array_unref);
-              for (guint i = 0; i < kernel->n_outputs; i++)
-                {
-                  g_clear_pointer (&out[i], fw_array_unref);
-                  g_clear_pointer (&gold[i], fw_array_unref);
-                }
-              goto out;
-            }
-          fw_compare_arrays (ref, out[o], &tol, &c);
-          merge_compare (&check.isolated, &c, o == 0);
-          fw_compare_arrays (ref, fused, &tol, &c);
-          merge_compare (&check.in_model, &c, o == 0);
-          if (gold[o] != NULL)
-            {
-              FwGoldenError ue, fe;
-              golden_error (gold[o], ref, &tol, &ue);
-              golden_error (gold[o], out[o], &tol, &fe);
-              merge_golden (&check.unfused_golden, &ue, o == 0);
-              merge_golden (&check.fused_golden, &fe, o == 0);
-              golden_ok = golden_ok && golden_pass (&ue, &fe);
-            }
-        }
-      for (guint i = 0; i < kernel->n_inputs; i++)
-        g_clear_pointer (&in[i], fw_array_unref);
-      for (guint i = 0; i < kernel->n_outputs; i++)
-        {
-          g_clear_pointer (&out[i], fw_array_unref);
-          g_clear_pointer (&gold[i], fw_array_unref);
-        }
-      check.pass = result->golden != FW_DTYPE_UNDEFINED ? golden_ok : check.isolated.pass;
       result->pass = result->pass && check.pass;
       g_array_append_val (result->groups, check);
     }

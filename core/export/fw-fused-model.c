@@ -97,6 +97,11 @@ describe (const FwCandidate *c, GPtrArray *metadata)
   g_ptr_array_add (metadata, g_steal_pointer (&launches));
   g_ptr_array_add (metadata, g_strdup ("fusion.time_saved_us"));
   g_ptr_array_add (metadata, g_steal_pointer (&time_us));
+  if (c->body != NULL)
+    {
+      g_ptr_array_add (metadata, g_strdup ("fusion.body"));
+      g_ptr_array_add (metadata, g_strdup (c->body));
+    }
   return doc;
 }
 

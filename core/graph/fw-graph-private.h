@@ -88,6 +88,8 @@ struct _FwValue
   guint        has_value_info : 1;
   guint        placeholder : 1;   /* referenced but not (yet) defined */
   guint        outer : 1;         /* belongs to an enclosing graph */
+  guint        type_inferred : 1; /* a body input whose type inference set (a Loop's carried value the file
+                                     gave no shape): set again on every inference */
 };
 
 struct _FwGraph

@@ -5,7 +5,7 @@
 
 G_BEGIN_DECLS
 
-/* One set: the node that replaces it in the main graph and the function that is its body. */
+/* One set: the node that replaces it in its graph (the main graph or a body) and the function that is its body. */
 typedef struct
 {
   char       *op_type;     /* also the function's name */
@@ -23,6 +23,8 @@ struct _FwOnnxRewrite
   GHashTable *taken;       /* op types a function node may not have */
   GPtrArray  *order;       /* FwNode*: main-graph nodes to write, in order; a set appears once, as its
                               first node; NULL until computed */
+  GHashTable *body_orders; /* FwGraph* → GPtrArray* of FwNode*: as order, for each control-flow body that
+                              holds a set */
   GHashTable *group_of;    /* FwNode* → FwOnnxFusedGroup*, for every node inside a set */
   GPtrArray  *groups;      /* FwOnnxFusedGroup*, owned, in function order */
   GHashTable *hidden;      /* FwValue* set: values that now live only inside a function */

@@ -38,6 +38,7 @@ fw_onnx_rewrite_new (FwModel *model)
   rewrite->group_of = g_hash_table_new (NULL, NULL);
   rewrite->groups = g_ptr_array_new_with_free_func (fused_group_free);
   rewrite->hidden = g_hash_table_new (NULL, NULL);
+  rewrite->body_orders = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   /* Names that fusion.workbench already uses (a model exported before and fused again) stay taken. */
   graph = fw_model_get_graph (model);
   for (guint i = 0; graph != NULL && i < graph->nodes->len; i++)
@@ -55,6 +56,7 @@ fw_onnx_rewrite_free (FwOnnxRewrite *rewrite)
   if (rewrite == NULL)
     return;
   g_clear_pointer (&rewrite->order, g_ptr_array_unref);
+  g_clear_pointer (&rewrite->body_orders, g_hash_table_unref);
   g_clear_pointer (&rewrite->group_of, g_hash_table_unref);
   g_clear_pointer (&rewrite->groups, g_ptr_array_unref);
   g_clear_pointer (&rewrite->hidden, g_hash_table_unref);
@@ -70,6 +72,14 @@ fw_onnx_rewrite_is_taken (FwOnnxRewrite *rewrite, const char *op_type)
   return g_hash_table_contains (rewrite->taken, op_type);
 }
 
+static gboolean
+in_model (FwModel *model, const FwGraph *graph)
+{
+  while (graph != NULL && graph->parent != NULL)
+    graph = graph->parent;
+  return graph != NULL && graph == fw_model_get_graph (model);
+}
+
 gboolean
 fw_onnx_rewrite_add (FwOnnxRewrite *rewrite, GPtrArray *nodes, const char *op_type, const char *name,
                      const char *doc_string, GPtrArray *metadata, GError **error)
@@ -81,13 +91,14 @@ fw_onnx_rewrite_add (FwOnnxRewrite *rewrite, GPtrArray *nodes, const char *op_ty
   g_return_val_if_fail (rewrite != NULL && rewrite->order == NULL, FALSE);
   g_return_val_if_fail (nodes != NULL && nodes->len > 0 && op_type != NULL && name != NULL, FALSE);
 
-  graph = fw_model_get_graph (rewrite->model);
+  /* One graph per set: the main graph or a control-flow body of the model. */
+  graph = ((FwNode *) g_ptr_array_index (nodes, 0))->graph;
   for (guint k = 0; k < nodes->len; k++)
     {
       FwNode *node = g_ptr_array_index (nodes, k);
 
       if (node->graph != graph || node->index >= graph->nodes->len ||
-          g_ptr_array_index (graph->nodes, node->index) != node)
+          g_ptr_array_index (graph->nodes, node->index) != node || !in_model (rewrite->model, graph))
         {
           g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node “%s” is not in the model’s main graph"),
                        node->name);
@@ -222,7 +233,7 @@ typedef struct
  * nodes must not exhaust the stack). A cycle means the planner let through a group that an outside path
  * leaves and re-enters, which it must never do. */
 static gboolean
-compute_order (FwOnnxRewrite *rewrite, FwGraph *graph, GError **error)
+compute_order (FwOnnxRewrite *rewrite, FwGraph *graph, GPtrArray *order, GError **error)
 {
   guint n = graph->nodes->len;
   g_autofree guint8 *state = g_new0 (guint8, n);  /* 0 new, 1 on the stack, 2 written */
@@ -230,7 +241,6 @@ compute_order (FwOnnxRewrite *rewrite, FwGraph *graph, GError **error)
   g_autoptr(GPtrArray) spare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   gboolean ok = TRUE;
 
-  rewrite->order = g_ptr_array_new ();
   for (guint i = 0; i < n && ok; i++)
     {
       FwNode *start = unit_of (rewrite, (FwNode *) g_ptr_array_index (graph->nodes, i));
@@ -271,7 +281,7 @@ compute_order (FwOnnxRewrite *rewrite, FwGraph *graph, GError **error)
           else
             {
               state[top->node->index] = 2;
-              g_ptr_array_add (rewrite->order, top->node);
+              g_ptr_array_add (order, top->node);
               g_ptr_array_add (spare, top->deps);
               g_array_set_size (stack, stack->len - 1);
             }
@@ -293,10 +303,31 @@ finish (FwOnnxRewrite *rewrite, GError **error)
     return TRUE;
   for (guint i = 0; i < rewrite->groups->len; i++)
     find_boundary (rewrite, g_ptr_array_index (rewrite->groups, i));
-  if (compute_order (rewrite, fw_model_get_graph (rewrite->model), error))
-    return TRUE;
-  g_clear_pointer (&rewrite->order, g_ptr_array_unref);
-  return FALSE;
+  rewrite->order = g_ptr_array_new ();
+  if (!compute_order (rewrite, fw_model_get_graph (rewrite->model), rewrite->order, error))
+    {
+      g_clear_pointer (&rewrite->order, g_ptr_array_unref);
+      return FALSE;
+    }
+  /* A body that holds a set is written in its own order too. */
+  for (guint i = 0; i < rewrite->groups->len; i++)
+    {
+      FwOnnxFusedGroup *group = g_ptr_array_index (rewrite->groups, i);
+      FwGraph *graph = ((FwNode *) g_ptr_array_index (group->nodes, 0))->graph;
+      GPtrArray *order;
+
+      if (graph->parent == NULL || g_hash_table_contains (rewrite->body_orders, graph))
+        continue;
+      order = g_ptr_array_new ();
+      g_hash_table_insert (rewrite->body_orders, graph, order);
+      if (!compute_order (rewrite, graph, order, error))
+        {
+          g_hash_table_remove_all (rewrite->body_orders);
+          g_clear_pointer (&rewrite->order, g_ptr_array_unref);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 GBytes *

@@ -349,16 +349,19 @@ write_function (Writer *w, GByteArray *out, FwModel *model, const FwOnnxFusedGro
 static void
 write_graph (Writer *w, GByteArray *out, const FwGraph *graph)
 {
-  const FwOnnxRewrite *rewrite = graph->parent == NULL ? w->rewrite : NULL;
+  const FwOnnxRewrite *rewrite = w->rewrite;
+  /* The main graph, and a body holding a set, are written in the rewrite's order. */
+  GPtrArray *order = rewrite == NULL ? NULL
+                   : graph->parent == NULL ? rewrite->order : g_hash_table_lookup (rewrite->body_orders, graph);
 
   /* File order, not topological order: a round trip must not reorder what it did not change. */
-  if (rewrite == NULL)
+  if (order == NULL)
     for (guint i = 0; i < graph->nodes->len; i++)
       write_node (w, out, GRAPH_NODE, g_ptr_array_index (graph->nodes, i));
   else
-    for (guint i = 0; i < rewrite->order->len; i++)
+    for (guint i = 0; i < order->len; i++)
       {
-        FwNode *node = g_ptr_array_index (rewrite->order, i);
+        FwNode *node = g_ptr_array_index (order, i);
         FwOnnxFusedGroup *group = g_hash_table_lookup (rewrite->group_of, node);
 
         if (group != NULL)

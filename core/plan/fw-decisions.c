@@ -35,6 +35,7 @@ fw_decision_copy (const FwDecision *decision)
   d->whitelist = decision->whitelist;
   d->pattern = g_strdup (decision->pattern);
   d->nodes = g_strdupv (decision->nodes);
+  d->body = g_strdup (decision->body);
   d->fingerprint = g_strdup (decision->fingerprint);
   return d;
 }
@@ -46,6 +47,7 @@ fw_decision_free (FwDecision *decision)
     return;
   g_free (decision->pattern);
   g_strfreev (decision->nodes);
+  g_free (decision->body);
   g_free (decision->fingerprint);
   g_free (decision->source);
   g_free (decision->who);
@@ -124,7 +126,8 @@ matches (const FwDecision *d, GPtrArray *wanted, const FwCandidate *c)
     return c->index == d->candidate;
   if (d->pattern != NULL)
     return strcmp (c->pattern, d->pattern) == 0 || strcmp (c->kind, d->pattern) == 0;
-  return wanted != NULL && wanted->len > 0 && same_node_set (c, wanted);
+  /* Node names are unique in a graph only: a body's nodes are matched in that body. */
+  return wanted != NULL && wanted->len > 0 && g_strcmp0 (c->body, d->body) == 0 && same_node_set (c, wanted);
 }
 
 /* Refused for no benefit only: the one refusal an accept may override. */
@@ -163,19 +166,22 @@ veto_candidate (FwPlan *plan, FwCandidate *c, const FwDecision *d)
   g_autofree char *by = describe_source (d);
   GArray *set = g_array_sized_new (FALSE, FALSE, sizeof (guint), c->nodes->len);
   guint old_len = plan->candidates->len;
+  FwGraph *graph = c->nodes->len > 0 ? ((FwNode *) g_ptr_array_index (c->nodes, 0))->graph : NULL;
+  const FwPlanRegion *region = fw_plan_get_region (plan, graph);
 
   c->status = FW_CANDIDATE_VETOED;
-  for (guint i = 0; i < c->nodes->len; i++)
+  for (guint i = 0; region != NULL && i < c->nodes->len; i++)
     {
       FwNode *node = g_ptr_array_index (c->nodes, i);
       g_array_append_val (set, node->index);
-      if (plan->group_of[node->index] == c->index + 1)
+      if (region->group_of[node->index] == c->index + 1)
         {
-          plan->group_of[node->index] = 0;
+          region->group_of[node->index] = 0;
           g_ptr_array_add (freed, node);
         }
     }
   g_ptr_array_add (plan->vetoed, set);
+  g_ptr_array_add (plan->vetoed_in, graph);
   fw_plan_refuse (plan, FW_NF_VETOED, c->index, g_ptr_array_copy (c->nodes, NULL, NULL),
                   g_strdup_printf (_("vetoed by %s"), by));
   fw_discover_region (plan, freed);
@@ -287,6 +293,8 @@ fw_plan_decide (FwPlan *plan, FwDecision *decision, GError **error)
           decision->nodes = g_new0 (char *, c->nodes->len + 1);
           for (guint i = 0; i < c->nodes->len; i++)
             decision->nodes[i] = g_strdup (((FwNode *) g_ptr_array_index (c->nodes, i))->name);
+          g_free (decision->body);
+          decision->body = g_strdup (c->body);
         }
     }
   g_ptr_array_set_size (plan->decisions, plan->n_applied);

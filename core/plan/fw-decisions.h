@@ -33,6 +33,8 @@ typedef struct
   guint              candidate;    /* user decisions by index: the candidate, else G_MAXUINT */
   char              *pattern;      /* pattern-level: a candidate's pattern or kind, else NULL */
   GStrv              nodes;        /* node-level (or the nodes of `candidate`): node names, else NULL */
+  char              *body;         /* node-level: the body holding the nodes ("/If_0/then_branch"), NULL
+                                      for the main graph */
   char              *fingerprint;  /* node-level whitelist entries: the model they are for, else NULL */
   char              *source;       /* "user", or "FILE:LINE" of a whitelist entry */
   char              *who;          /* may be NULL */
@@ -93,6 +95,7 @@ typedef struct
   FwDecisionAction  action;
   char             *pattern;      /* pattern-level, or NULL */
   GStrv             nodes;        /* node-level, or NULL */
+  char             *body;         /* node-level: the control-flow body of the nodes, NULL for the main graph */
   char             *fingerprint;  /* node-level: the entry's, or the file's `model.fingerprint` */
   char             *who;
   char             *why;

@@ -109,9 +109,9 @@ try_merge (Disc *d, guint a, guint b, FwNode *bridge)
       cb->root = d->group.root;
       g_array_index (d->spaces, FwSpace, b) = d->group.space;
       for (guint i = 0; i < n_a; i++)
-        d->plan->group_of[((FwNode *) g_ptr_array_index (ca->nodes, i))->index] = b + 1;
+        d->group_of[((FwNode *) g_ptr_array_index (ca->nodes, i))->index] = b + 1;
       if (bridge)
-        d->plan->group_of[bridge->index] = b + 1;
+        d->group_of[bridge->index] = b + 1;
       if (ca)
         g_ptr_array_set_size (ca->nodes, 0);
       fw_plan_debug (d->plan, "merged %s%s into group #%u (%u nodes)", ca ? "a group" : "",
@@ -139,11 +139,11 @@ merge_views (Disc *d)
       out = first_output (v);
       if (in == NULL || out == NULL)
         continue;
-      a = in->producer && in->producer->graph == d->graph ? d->plan->group_of[in->producer->index] : 0;
+      a = in->producer && in->producer->graph == d->graph ? d->group_of[in->producer->index] : 0;
       for (guint u = 0; u < out->n_uses; u++)
         {
           FwNode *x = out->uses[u].node;
-          guint b = x->graph == d->graph ? d->plan->group_of[x->index] : 0;
+          guint b = x->graph == d->graph ? d->group_of[x->index] : 0;
           /* A view feeding a compute root changes how an operand is read, not the iteration space. */
           if (b == 0 || b == a || x == ((FwCandidate *) g_ptr_array_index (d->plan->candidates, b - 1))->root)
             continue;
@@ -170,7 +170,7 @@ fw_disc_merge_groups (Disc *d)
   for (guint round = 0; changed && round < 16; round++)
     {
       changed = FALSE;
-      for (guint b = 0; b < cands->len; b++)
+      for (guint b = d->first; b < cands->len; b++)
         {
           FwCandidate *cb = g_ptr_array_index (cands, b);
           gboolean merged = TRUE;
@@ -185,7 +185,7 @@ fw_disc_merge_groups (Disc *d)
                     {
                       FwNode *p = m->inputs[k] ? m->inputs[k]->producer : NULL;
                       guint a;
-                      if (p == NULL || p->graph != d->graph || (a = d->plan->group_of[p->index]) == 0 || a - 1 == b)
+                      if (p == NULL || p->graph != d->graph || (a = d->group_of[p->index]) == 0 || a - 1 == b)
                         continue;
                       merged = try_merge (d, a - 1, b, NULL);
                       changed |= merged;
@@ -200,12 +200,12 @@ fw_disc_merge_groups (Disc *d)
                       FwValue *v = m->inputs[k];
                       if (v == NULL || fw_value_is_immediate (v) ||
                           (v->producer && v->producer->graph == d->graph &&
-                           d->plan->group_of[v->producer->index] == b + 1))
+                           d->group_of[v->producer->index] == b + 1))
                         continue;
                       for (guint u = 0; !merged && u < v->n_uses; u++)
                         {
                           FwNode *x = v->uses[u].node;
-                          guint a = x->graph == d->graph ? d->plan->group_of[x->index] : 0;
+                          guint a = x->graph == d->graph ? d->group_of[x->index] : 0;
                           if (a == 0 || a - 1 == b)
                             continue;
                           merged = try_merge (d, a - 1, b, NULL);
@@ -221,8 +221,9 @@ fw_disc_merge_groups (Disc *d)
       any |= changed;
     }
 
-  /* Drop the emptied groups and renumber; merged ones get fresh estimates. */
-  for (guint i = 0; i < cands->len; i++)
+  /* Drop the emptied groups and renumber; merged ones get fresh estimates. Only this region's candidates
+     (from d->first on) move: earlier regions' keep their numbers. */
+  for (guint i = d->first; i < cands->len; i++)
     {
       FwCandidate *c = g_ptr_array_index (cands, i);
       if (c->nodes->len > 0)
@@ -230,7 +231,7 @@ fw_disc_merge_groups (Disc *d)
     }
   if (!any)
     return;
-  for (guint i = 0; i < cands->len; i++)
+  for (guint i = d->first; i < cands->len; i++)
     {
       FwCandidate *c = g_ptr_array_index (cands, i);
       if (c->nodes->len == 0)
@@ -243,22 +244,23 @@ fw_disc_merge_groups (Disc *d)
         }
     }
   /* Take the pointers out without freeing them; the array keeps its free function for the survivors. */
-  g_free (g_ptr_array_steal (cands, NULL));
+  while (cands->len > d->first)
+    g_ptr_array_steal_index (cands, cands->len - 1);
   for (guint i = 0; i < kept->len; i++)
     {
       FwCandidate *c = g_ptr_array_index (kept, i);
-      guint old = c->index;
+      guint old = c->index, now = d->first + i;
 
-      c->index = i;
+      c->index = now;
       g_ptr_array_add (cands, c);
-      g_array_index (d->spaces, FwSpace, i) = g_array_index (d->spaces, FwSpace, old);
-      g_array_index (d->horizontal, gboolean, i) = g_array_index (d->horizontal, gboolean, old);
-      g_array_index (d->bridged, gboolean, i) = g_array_index (d->bridged, gboolean, old);
+      g_array_index (d->spaces, FwSpace, now) = g_array_index (d->spaces, FwSpace, old);
+      g_array_index (d->horizontal, gboolean, now) = g_array_index (d->horizontal, gboolean, old);
+      g_array_index (d->bridged, gboolean, now) = g_array_index (d->bridged, gboolean, old);
       for (guint n = 0; n < c->nodes->len; n++)
-        d->plan->group_of[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = i + 1;
+        d->group_of[((FwNode *) g_ptr_array_index (c->nodes, n))->index] = now + 1;
     }
-  g_array_set_size (d->spaces, kept->len);
-  for (guint i = 0; i < cands->len; i++)
+  g_array_set_size (d->spaces, d->first + kept->len);
+  for (guint i = d->first; i < cands->len; i++)
     {
       FwCandidate *c = g_ptr_array_index (cands, i);
       gboolean multi = FALSE;

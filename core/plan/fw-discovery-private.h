@@ -11,7 +11,10 @@ G_BEGIN_DECLS
 typedef struct
 {
   FwPlan     *plan;
-  FwGraph    *graph;
+  FwGraph    *graph;       /* the region planned (the main graph or a body) */
+  const FwPlanRegion *region;
+  guint      *group_of;    /* the region's: node index → candidate index + 1 */
+  guint       first;       /* the first candidate this run made: the merge pass renumbers from here */
   guint       n;
   guint8     *member;      /* current group */
   guint8     *rejected;    /* refused for the current group */
@@ -36,10 +39,12 @@ is_member (Disc *d, const FwNode *node)
   return node != NULL && node->graph == d->graph && d->member[node->index];
 }
 
+/* A node of another region (an outer value's producer) is never the region's to take. */
 static inline gboolean
 is_taken (Disc *d, const FwNode *node)
 {
-  return d->plan->group_of[node->index] != 0 || (d->excluded != NULL && d->excluded[node->index]);
+  return node->graph != d->graph || d->group_of[node->index] != 0 ||
+         (d->excluded != NULL && d->excluded[node->index]);
 }
 
 static inline FwValue *

@@ -265,7 +265,7 @@ fw_disc_covers_vetoed (Disc *d)
   for (guint i = 0; vetoed && i < vetoed->len; i++)
     {
       GArray *set = g_ptr_array_index (vetoed, i);
-      gboolean all = set->len > 0;
+      gboolean all = set->len > 0 && g_ptr_array_index (d->plan->vetoed_in, i) == d->graph;
 
       for (guint k = 0; all && k < set->len; k++)
         if (!d->member[g_array_index (set, guint, k)])
@@ -424,12 +424,13 @@ fw_disc_finish_group (Disc *d, const char *kind)
   c->kind = g_strdup (kind);
   c->pattern = g_strdup (kind);
   c->depth = fw_disc_group_depth (d);
+  c->body = d->region->path;
   fw_candidate_set_spec (d->plan, c, &d->group);
   c->index = d->plan->candidates->len;
   g_ptr_array_add (d->plan->candidates, c);
   g_array_append_val (d->spaces, d->group.space);
   for (guint i = 0; i < c->nodes->len; i++)
-    d->plan->group_of[((FwNode *) g_ptr_array_index (c->nodes, i))->index] = c->index + 1;
+    d->group_of[((FwNode *) g_ptr_array_index (c->nodes, i))->index] = c->index + 1;
   fw_plan_debug (d->plan, "found %s: %u nodes from %s", kind, c->nodes->len,
                  ((FwNode *) g_ptr_array_index (c->nodes, 0))->name);
   fw_disc_group_reset (d);
@@ -514,13 +515,16 @@ exclude_nodes (Disc *d, gboolean refuse)
 }
 
 static void
-disc_init (Disc *d, FwPlan *plan)
+disc_init (Disc *d, FwPlan *plan, const FwPlanRegion *region)
 {
-  FwGraph *graph = fw_model_get_graph (plan->model);
+  FwGraph *graph = region->graph;
 
   memset (d, 0, sizeof *d);
   d->plan = plan;
   d->graph = graph;
+  d->region = region;
+  d->group_of = region->group_of;
+  d->first = plan->candidates->len;
   d->n = graph->nodes->len;
   d->member = g_new0 (guint8, MAX (d->n, 1));
   d->rejected = g_new0 (guint8, MAX (d->n, 1));
@@ -533,6 +537,8 @@ disc_init (Disc *d, FwPlan *plan)
   d->max_size = plan->options.max_fusion_size;
   d->max_depth = plan->options.max_depth;
   d->spaces = g_array_new (FALSE, TRUE, sizeof (FwSpace));
+  /* Aligned with candidate indices, for fw_disc_finish_group and the merge pass. */
+  g_array_set_size (d->spaces, plan->candidates->len);
   d->horizontal = g_array_new (FALSE, TRUE, sizeof (gboolean));
   d->bridged = g_array_new (FALSE, TRUE, sizeof (gboolean));
   d->min_topo = G_MAXUINT;
@@ -576,14 +582,15 @@ starts_backward (Disc *d, FwNode *node)
          (klass == FW_OP_CLASS_ELEMENTWISE || klass == FW_OP_CLASS_BROADCAST || klass == FW_OP_CLASS_REDUCE);
 }
 
-void
-fw_discover (FwPlan *plan)
+/* One region: compute roots take their epilogues, then the backward scan, then (aggressive) the merges. */
+static void
+discover_in (FwPlan *plan, const FwPlanRegion *region)
 {
   Disc d;
   guint n_order;
-  FwNode **order = fw_graph_get_order (fw_model_get_graph (plan->model), &n_order);
+  FwNode **order = fw_graph_get_order (region->graph, &n_order);
 
-  disc_init (&d, plan);
+  disc_init (&d, plan, region);
   exclude_nodes (&d, TRUE);
   for (guint i = 0; i < n_order; i++)
     {
@@ -603,22 +610,33 @@ fw_discover (FwPlan *plan)
   disc_clear (&d);
 }
 
-/* After a veto: only the freed nodes seed groups. Backward growth first, so the elementwise tail of a vetoed
- * epilogue can still fuse; then what is left of the compute roots takes its epilogue. Candidates are
- * appended; the merge pass does not run. */
+/* The main graph first, then each body on its own (plan->regions' order), so a model without control
+ * flow plans exactly as before. */
+void
+fw_discover (FwPlan *plan)
+{
+  for (guint r = 0; r < plan->regions->len; r++)
+    discover_in (plan, g_ptr_array_index (plan->regions, r));
+}
+
+/* After a veto: only the freed nodes (all of one region) seed groups. Backward growth first, so the
+ * elementwise tail of a vetoed epilogue can still fuse; then what is left of the compute roots takes its
+ * epilogue. Candidates are appended; the merge pass does not run. */
 void
 fw_discover_region (FwPlan *plan, GPtrArray *freed)
 {
   Disc d;
   g_autoptr(GPtrArray) order = g_ptr_array_copy (freed, NULL, NULL);
+  const FwPlanRegion *region;
 
   if (!plan->options.enabled || order->len == 0)
     return;
+  region = fw_plan_get_region (plan, ((FwNode *) g_ptr_array_index (order, 0))->graph);
+  if (region == NULL)
+    return;
   g_ptr_array_sort (order, compare_topo);
-  disc_init (&d, plan);
+  disc_init (&d, plan, region);
   exclude_nodes (&d, FALSE);
-  /* Keep d.spaces aligned with candidate indices, for fw_disc_finish_group. */
-  g_array_set_size (d.spaces, plan->candidates->len);
   for (guint i = order->len; i > 0; i--)
     {
       FwNode *node = g_ptr_array_index (order, i - 1);

@@ -12,10 +12,8 @@ fw_plan_fused_candidate_of (const FwPlan *plan, const FwNode *node)
   guint group;
 
   g_return_val_if_fail (plan != NULL && node != NULL, G_MAXUINT);
-  /* group_of covers the main graph's nodes only. */
-  if (plan->group_of == NULL || node->graph != fw_model_get_graph (plan->model))
-    return G_MAXUINT;
-  group = plan->group_of[node->index];
+  /* Each planned region (the main graph, a control-flow body) has its own group_of. */
+  group = fw_plan_group_of (plan, node);
   if (group == 0 || group > plan->candidates->len)
     return G_MAXUINT;
   c = g_ptr_array_index (plan->candidates, group - 1);

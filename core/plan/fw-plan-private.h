@@ -46,6 +46,9 @@ gdouble       fw_estimate_node_time   (const FwNode      *node,
                                        gdouble           *bytes_written,
                                        gdouble           *flops);
 
+/* Fills plan->regions and region_of: the main graph, then every If/Loop/Scan body (fw-plan-region.c). */
+void          fw_plan_find_regions    (FwPlan            *plan);
+
 /* Discovery (fw-discovery.c): appends candidates and refusals to plan. */
 void          fw_discover             (FwPlan            *plan);
 /* Discovery over the nodes a veto freed (GPtrArray of FwNode*); appends candidates. */

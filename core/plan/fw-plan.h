@@ -85,6 +85,9 @@ typedef struct
   guint               depth;       /* longest chain inside, in nodes */
   guint               decision;    /* 1 + the index in plan->decisions of the decision that set its status
                                       (accepted or vetoed), 0 when none did */
+  const char         *body;        /* the control-flow body that holds it ("/If_0/then_branch",
+                                      "/Loop_0/body/If_1/else_branch"), NULL in the main graph; owned by
+                                      the plan's region */
 } FwCandidate;
 
 /* Whether a candidate is part of the fused plan (proposed or accepted; vetoed and refused ones are not). */
@@ -95,6 +98,18 @@ const FwResourceEstimate *fw_candidate_get_resource (const FwCandidate *candidat
 const FwCostEstimate     *fw_candidate_get_cost     (const FwCandidate *candidate);
 
 typedef struct _FwPlan FwPlan;
+
+/* A graph the planner plans on its own: the main graph, or the body of an If, Loop or Scan (its
+ * then_branch, else_branch or body attribute), each with the static shapes it has. Groups never cross a
+ * region's edge: a body runs once per branch taken or iteration, its captures are its inputs. */
+typedef struct
+{
+  FwGraph  *graph;
+  FwNode   *owner;      /* the If/Loop/Scan node whose attribute holds it, NULL for the main graph */
+  char     *path;       /* "/If_0/then_branch" (nested: "/Loop_0/body/If_1/then_branch"), NULL for the
+                           main graph */
+  guint    *group_of;   /* node index → candidate index + 1, 0 when in none */
+} FwPlanRegion;
 
 /* A target's buffer arrangement for a candidate whose spec the planner has just built (the spec's space,
  * rows and values are set; its prices are not): FALSE when the target cannot make the kernel, and the
@@ -169,6 +184,10 @@ struct _FwPlan
   GPtrArray      *decisions;    /* FwDecision*: [0, n_applied) applied in order, the rest can be redone */
   guint           n_applied;
   GPtrArray      *vetoed;       /* GArray* of guint node indices, sorted: no group may hold all of one */
+  GPtrArray      *vetoed_in;    /* FwGraph*: the region of each vetoed set (their indices are its nodes') */
+  GPtrArray      *regions;      /* FwPlanRegion*: [0] the main graph (its group_of is group_of above), then
+                                   every If/Loop/Scan body, each before the bodies nested in it */
+  GHashTable     *region_of;    /* FwGraph* → FwPlanRegion* */
   char           *fingerprint;  /* fw_model_fingerprint, computed when first needed */
 };
 
@@ -204,6 +223,13 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FwCannDebug, fw_cann_debug_clear)
 gboolean      fw_strategy_from_string   (const char      *text,
                                          FwStrategy      *out);
 const char   *fw_strategy_to_string     (FwStrategy       strategy);
+
+/* The region of graph (the main graph or a planned body), NULL when the plan does not plan it. */
+const FwPlanRegion *fw_plan_get_region  (const FwPlan    *plan,
+                                         const FwGraph   *graph);
+/* 1 + the index of the candidate that holds node (fused or not), 0 when none does: the region's group_of. */
+guint         fw_plan_group_of          (const FwPlan    *plan,
+                                         const FwNode    *node);
 
 /* Main-graph nodes before fusion and after it, each proposed or accepted group one node: what a viewer
  * counts in the graph dumps (report plan.node_counts). */

@@ -257,6 +257,9 @@ fw_plan_free (FwPlan *plan)
   g_clear_object (&plan->model);
   g_clear_pointer (&plan->decisions, g_ptr_array_unref);
   g_clear_pointer (&plan->vetoed, g_ptr_array_unref);
+  g_clear_pointer (&plan->vetoed_in, g_ptr_array_unref);
+  g_clear_pointer (&plan->region_of, g_hash_table_unref);
+  g_clear_pointer (&plan->regions, g_ptr_array_unref);
   g_free (plan->fingerprint);
   g_free (plan->group_of);
   fw_plan_options_clear (&plan->options);
@@ -306,24 +309,28 @@ apply_rules (FwPlan *plan, FwCandidate *c)
     }
 }
 
+/* Every region's nodes count once: a body's are what one branch taken or one iteration runs. */
 void
 fw_plan_add_totals (FwPlan *plan)
 {
-  FwGraph *graph = fw_model_get_graph (plan->model);
-
   memset (&plan->before, 0, sizeof plan->before);
-  for (guint i = 0; i < graph->nodes->len; i++)
+  for (guint g = 0; g < plan->regions->len; g++)
     {
-      FwNode *node = g_ptr_array_index (graph->nodes, i);
-      gdouble r, w, f;
+      FwGraph *graph = ((FwPlanRegion *) g_ptr_array_index (plan->regions, g))->graph;
 
-      if (!fw_node_runs (node))
-        continue;
-      plan->before.time_s += fw_estimate_node_time (node, plan->profile, &r, &w, &f);
-      plan->before.bytes_read += r;
-      plan->before.bytes_written += w;
-      plan->before.flops += f;
-      plan->before.launches++;
+      for (guint i = 0; i < graph->nodes->len; i++)
+        {
+          FwNode *node = g_ptr_array_index (graph->nodes, i);
+          gdouble r, w, f;
+
+          if (!fw_node_runs (node))
+            continue;
+          plan->before.time_s += fw_estimate_node_time (node, plan->profile, &r, &w, &f);
+          plan->before.bytes_read += r;
+          plan->before.bytes_written += w;
+          plan->before.flops += f;
+          plan->before.launches++;
+        }
     }
   plan->after = plan->before;
   for (guint i = 0; i < plan->candidates->len; i++)
@@ -378,12 +385,15 @@ fw_plan_settle (FwPlan *plan, FwCandidate *c)
 void
 fw_plan_rebuild (FwPlan *plan)
 {
-  FwGraph *graph = fw_model_get_graph (plan->model);
-
   g_ptr_array_set_size (plan->candidates, 0);
   g_ptr_array_set_size (plan->refusals, 0);
   g_ptr_array_set_size (plan->vetoed, 0);
-  memset (plan->group_of, 0, sizeof (guint) * MAX (graph->nodes->len, 1));
+  g_ptr_array_set_size (plan->vetoed_in, 0);
+  for (guint g = 0; g < plan->regions->len; g++)
+    {
+      FwPlanRegion *region = g_ptr_array_index (plan->regions, g);
+      memset (region->group_of, 0, sizeof (guint) * MAX (region->graph->nodes->len, 1));
+    }
   if (plan->options.enabled)
     fw_discover (plan);
   for (guint i = 0; i < plan->candidates->len; i++)
@@ -416,14 +426,31 @@ fw_plan_new (FwModel *model, FwProfile *profile, FwRuleSet *rules, const FwPlanO
   plan->refusals = g_ptr_array_new_with_free_func (refusal_free);
   plan->decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_decision_free);
   plan->vetoed = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  plan->vetoed_in = g_ptr_array_new ();
   plan->group_of = g_new0 (guint, MAX (graph->nodes->len, 1));
   if (!graph->linked)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, "the graph is not linked");
       return NULL;
     }
+  fw_plan_find_regions (plan);
   fw_plan_rebuild (plan);
   return g_steal_pointer (&plan);
+}
+
+const FwPlanRegion *
+fw_plan_get_region (const FwPlan *plan, const FwGraph *graph)
+{
+  g_return_val_if_fail (plan != NULL, NULL);
+  return plan->region_of != NULL && graph != NULL ? g_hash_table_lookup (plan->region_of, graph) : NULL;
+}
+
+guint
+fw_plan_group_of (const FwPlan *plan, const FwNode *node)
+{
+  const FwPlanRegion *region = fw_plan_get_region (plan, node->graph);
+
+  return region != NULL && node->index < node->graph->nodes->len ? region->group_of[node->index] : 0;
 }
 
 void
@@ -434,7 +461,8 @@ fw_plan_get_node_counts (const FwPlan *plan, guint *before, guint *after)
   for (guint i = 0; i < plan->candidates->len; i++)
     {
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
-      if (fw_candidate_is_fused (c) && c->nodes && c->nodes->len)
+      /* A body's groups are counted in the body, not among the main graph's nodes. */
+      if (fw_candidate_is_fused (c) && c->nodes && c->nodes->len && c->body == NULL)
         {
           fused += c->nodes->len;
           groups++;

@@ -55,23 +55,37 @@ heap_pop (Heap *h)
   return top;
 }
 
+static gboolean
+candidate_in (const FwCandidate *c, const FwGraph *graph)
+{
+  return c->nodes != NULL && c->nodes->len > 0 && ((FwNode *) g_ptr_array_index (c->nodes, 0))->graph == graph;
+}
+
 GArray *
-fw_schedule_fused_candidates (FwPlan *plan)
+fw_schedule_fused_candidates_in (FwPlan *plan, const FwGraph *graph)
 {
   GArray *fused = g_array_new (FALSE, FALSE, sizeof (guint));
 
   for (guint i = 0; i < plan->candidates->len; i++)
-    if (fw_candidate_is_fused (g_ptr_array_index (plan->candidates, i)))
-      g_array_append_val (fused, i);
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (fw_candidate_is_fused (c) && candidate_in (c, graph))
+        g_array_append_val (fused, i);
+    }
   return fused;
+}
+
+GArray *
+fw_schedule_fused_candidates (FwPlan *plan)
+{
+  return fw_schedule_fused_candidates_in (plan, fw_model_get_graph (plan->model));
 }
 
 /* Vertices: groups first (0 … n_groups−1), then every node outside them. */
 static gboolean
-assign_vertices (FwPlan *plan, const guint *groups, guint n_groups, guint *vertex_of, guint *out_n,
+assign_vertices (FwPlan *plan, FwGraph *graph, const guint *groups, guint n_groups, guint *vertex_of, guint *out_n,
                  GError **error)
 {
-  FwGraph *graph = fw_model_get_graph (plan->model);
   guint n_vertices = n_groups;
 
   for (guint i = 0; i < graph->nodes->len; i++)
@@ -90,6 +104,12 @@ assign_vertices (FwPlan *plan, const guint *groups, guint n_groups, guint *verte
         {
           FwNode *node = g_ptr_array_index (c->nodes, n);
 
+          if (node->graph != graph)
+            {
+              g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("candidate %u is not in the graph scheduled"),
+                           groups[g]);
+              return FALSE;
+            }
           if (vertex_of[node->index] != G_MAXUINT)
             {
               g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node “%s” is in two fused groups"), node->name);
@@ -108,7 +128,12 @@ assign_vertices (FwPlan *plan, const guint *groups, guint n_groups, guint *verte
 GArray *
 fw_schedule_build (FwPlan *plan, const guint *groups, guint n_groups, GError **error)
 {
-  FwGraph *graph = fw_model_get_graph (plan->model);
+  return fw_schedule_build_in (plan, fw_model_get_graph (plan->model), groups, n_groups, error);
+}
+
+GArray *
+fw_schedule_build_in (FwPlan *plan, FwGraph *graph, const guint *groups, guint n_groups, GError **error)
+{
   guint n_nodes = graph->nodes->len, n_vertices, n_order = 0, scheduled = 0;
   g_autofree guint *vertex_of = g_new (guint, MAX (n_nodes, 1));
   g_autofree guint *key = NULL, *indegree = NULL;
@@ -121,11 +146,11 @@ fw_schedule_build (FwPlan *plan, const guint *groups, guint n_groups, GError **e
 
   if (groups == NULL)
     {
-      own = fw_schedule_fused_candidates (plan);
+      own = fw_schedule_fused_candidates_in (plan, graph);
       groups = (const guint *) own->data;
       n_groups = own->len;
     }
-  if (!assign_vertices (plan, groups, n_groups, vertex_of, &n_vertices, error))
+  if (!assign_vertices (plan, graph, groups, n_groups, vertex_of, &n_vertices, error))
     return NULL;
   key = g_new (guint, MAX (n_vertices, 1));
   indegree = g_new0 (guint, MAX (n_vertices, 1));

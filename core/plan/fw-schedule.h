@@ -20,7 +20,16 @@ GArray           *fw_schedule_build (FwPlan       *plan,
                                      const guint  *groups,
                                      guint         n_groups,
                                      GError      **error);
-/* The fused candidates of plan, in candidate order, as fw_schedule_build takes them when given NULL. */
+/* The same for one planned region (the main graph or a control-flow body, fw-plan.h): its groups only. */
+GArray           *fw_schedule_build_in (FwPlan       *plan,
+                                        FwGraph      *graph,
+                                        const guint  *groups,
+                                        guint         n_groups,
+                                        GError      **error);
+/* The fused candidates of plan's main graph, in candidate order, as fw_schedule_build takes them when given
+ * NULL (a body's candidates run inside their If or Loop step: fw_schedule_fused_candidates_in). */
 GArray           *fw_schedule_fused_candidates (FwPlan *plan);
+GArray           *fw_schedule_fused_candidates_in (FwPlan        *plan,
+                                                   const FwGraph *graph);
 
 G_END_DECLS

@@ -20,6 +20,7 @@ entry_free (gpointer data)
 
   g_free (e->pattern);
   g_strfreev (e->nodes);
+  g_free (e->body);
   g_free (e->fingerprint);
   g_free (e->who);
   g_free (e->why);
@@ -52,8 +53,8 @@ fw_whitelist_free (FwWhitelist *whitelist)
 static gboolean
 read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, GError **error)
 {
-  static const char * const keys[] = { "pattern", "nodes", "fingerprint", "decision", "who", "why", NULL };
-  const FwYamlNode *pattern, *nodes, *decision, *fingerprint;
+  static const char * const keys[] = { "pattern", "nodes", "body", "fingerprint", "decision", "who", "why", NULL };
+  const FwYamlNode *pattern, *nodes, *decision, *fingerprint, *body;
   FwWhitelistEntry *e;
   const char *text;
 
@@ -64,6 +65,7 @@ read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, G
   nodes = fw_yaml_get (node, "nodes");
   decision = fw_yaml_get (node, "decision");
   fingerprint = fw_yaml_get (node, "fingerprint");
+  body = fw_yaml_get (node, "body");
   if ((pattern == NULL) == (nodes == NULL))
     return fw_yaml_error (error, doc, node, _("an entry needs exactly one of “pattern” (any model) and "
                                               "“nodes” (one model)"));
@@ -86,11 +88,14 @@ read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, G
       if (fingerprint != NULL)
         return fw_yaml_error (error, doc, fingerprint,
                               _("a pattern-level entry applies to any model; a fingerprint belongs to “nodes” entries"));
+      if (body != NULL)
+        return fw_yaml_error (error, doc, body, _("a pattern-level entry applies in every body; “body” belongs to “nodes” entries"));
       e->pattern = g_strdup (text);
     }
   else
     {
-      if (!fw_decision_yaml_get_nodes (doc, nodes, G_MAXUINT, &e->nodes, error))
+      if (!fw_decision_yaml_get_nodes (doc, nodes, G_MAXUINT, &e->nodes, error) ||
+          !fw_decision_yaml_get_optional (doc, node, "body", &e->body, error))
         return FALSE;
       if (fingerprint != NULL)
         {
@@ -186,6 +191,7 @@ fw_whitelist_to_string (const FwWhitelist *w)
         {
           g_string_append (out, "  - nodes:\n");
           fw_decision_yaml_append_list (out, "      ", (const char * const *) e->nodes);
+          fw_decision_yaml_append_field (out, "    ", "body", e->body);
           if (e->fingerprint && g_strcmp0 (e->fingerprint, w->model_fingerprint) != 0)
             fw_decision_yaml_append_field (out, "    ", "fingerprint", e->fingerprint);
         }
@@ -220,6 +226,7 @@ fw_plan_apply_whitelist (FwPlan *plan, const FwWhitelist *whitelist)
       d->whitelist = TRUE;
       d->pattern = g_strdup (e->pattern);
       d->nodes = g_strdupv (e->nodes);
+      d->body = g_strdup (e->body);
       d->fingerprint = g_strdup (e->fingerprint);
       /* Entries never name candidates by index, so this cannot fail. */
       fw_plan_decide (plan, d, NULL);
@@ -261,6 +268,7 @@ fw_whitelist_from_plan (FwPlan *plan, const char *model_file)
       e->nodes = g_new0 (char *, c->nodes->len + 1);
       for (guint k = 0; k < c->nodes->len; k++)
         e->nodes[k] = g_strdup (((FwNode *) g_ptr_array_index (c->nodes, k))->name);
+      e->body = g_strdup (c->body);
       e->fingerprint = g_strdup (fingerprint);
       if (d != NULL)
         {

@@ -252,6 +252,8 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
 
       begin_candidate (b, plan, g->candidate);
       add_compare (b, &g->isolated, &g->tolerance, g->pass);
+      if (g->seeded)
+        fw_json_member_bool (b, "seeded_inputs", TRUE);
       json_builder_set_member_name (b, "in_model");
       json_builder_begin_object (b);
       add_compare (b, &g->in_model, NULL, g->in_model.pass);

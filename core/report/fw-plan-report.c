@@ -169,6 +169,9 @@ add_decision_target (JsonBuilder *b, const FwDecision *d)
     }
   else
     json_builder_add_null_value (b);
+  /* Only for a body's nodes: reports of models without control flow stay as they were. */
+  if (d->body != NULL)
+    fw_json_member_string (b, "body", d->body);
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, d->source);
   fw_json_member_string (b, "who", d->who);
@@ -361,6 +364,8 @@ fw_plan_report_add (JsonNode *report, const FwPlan *plan)
       json_builder_add_string_value (b, c->kind);
       json_builder_set_member_name (b, "status");
       json_builder_add_string_value (b, fw_candidate_status_name (c->status));
+      if (c->body != NULL)
+        fw_json_member_string (b, "body", c->body);
       json_builder_set_member_name (b, "rule");
       if (c->rule)
         json_builder_add_string_value (b, c->rule->name);
@@ -656,6 +661,11 @@ fw_plan_report_markdown (GString *md, JsonObject *plan)
           fw_markdown_append_cell (md, json_array_get_string_element (ops, o));
         }
       g_string_append (md, " (");
+      if (json_object_has_member (c, "body"))
+        {
+          fw_markdown_append_cell (md, json_object_get_string_member (c, "body"));
+          g_string_append (md, ": ");
+        }
       fw_markdown_append_cell (md, json_array_get_string_element (nodes, 0));
       g_string_append_printf (md, ") | %.1f | %.1f | %" PRId64 " | %.3f | %s |\n",
                               json_object_get_double_member (r, "ub_percent"),

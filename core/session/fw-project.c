@@ -33,6 +33,7 @@ struct _FwCandidateItem
   char    *twin;
   char    *status;
   char    *search_text;
+  char    *body;
 };
 
 G_DEFINE_FINAL_TYPE (FwCandidateItem, fw_candidate_item, G_TYPE_OBJECT)
@@ -51,6 +52,7 @@ enum {
   ITEM_PROP_TWIN,
   ITEM_PROP_STATUS,
   ITEM_PROP_SEARCH_TEXT,
+  ITEM_PROP_BODY,
   ITEM_N_PROPS
 };
 
@@ -66,6 +68,7 @@ fw_candidate_item_finalize (GObject *object)
   g_free (self->twin);
   g_free (self->status);
   g_free (self->search_text);
+  g_free (self->body);
   G_OBJECT_CLASS (fw_candidate_item_parent_class)->finalize (object);
 }
 
@@ -88,6 +91,7 @@ fw_candidate_item_get_property (GObject *object, guint prop_id, GValue *value, G
     case ITEM_PROP_TWIN: g_value_set_string (value, self->twin); break;
     case ITEM_PROP_STATUS: g_value_set_string (value, self->status); break;
     case ITEM_PROP_SEARCH_TEXT: g_value_set_string (value, self->search_text); break;
+    case ITEM_PROP_BODY: g_value_set_string (value, self->body); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -119,6 +123,7 @@ fw_candidate_item_class_init (FwCandidateItemClass *klass)
   item_properties[ITEM_PROP_TWIN] = g_param_spec_string ("twin", NULL, NULL, "", flags);
   item_properties[ITEM_PROP_STATUS] = g_param_spec_string ("status", NULL, NULL, NULL, flags);
   item_properties[ITEM_PROP_SEARCH_TEXT] = g_param_spec_string ("search-text", NULL, NULL, NULL, flags);
+  item_properties[ITEM_PROP_BODY] = g_param_spec_string ("body", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, ITEM_N_PROPS, item_properties);
 }
 
@@ -142,6 +147,7 @@ const char *fw_candidate_item_get_verification (FwCandidateItem *self) { return 
 const char *fw_candidate_item_get_twin (FwCandidateItem *self) { return self->twin; }
 const char *fw_candidate_item_get_status (FwCandidateItem *self) { return self->status; }
 const char *fw_candidate_item_get_search_text (FwCandidateItem *self) { return self->search_text; }
+const char *fw_candidate_item_get_body (FwCandidateItem *self) { return self->body; }
 
 static void
 item_set_string (FwCandidateItem *self, char **field, const char *value, guint prop)
@@ -197,8 +203,11 @@ item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, cons
   item_set_string (self, &self->verification, verification ? verification : "", ITEM_PROP_VERIFICATION);
   item_set_string (self, &self->twin, twin ? twin : "", ITEM_PROP_TWIN);
   item_set_string (self, &self->status, status, ITEM_PROP_STATUS);
+  item_set_string (self, &self->body, c->body, ITEM_PROP_BODY);
 
   g_string_append_printf (search, "%s %s %s", c->pattern, c->kind, status);
+  if (c->body != NULL)
+    g_string_append_printf (search, " %s", c->body);
   for (guint i = 0; i < c->nodes->len; i++)
     g_string_append_printf (search, " %s", ((FwNode *) g_ptr_array_index (c->nodes, i))->name);
   text = g_utf8_casefold (search->str, -1);

@@ -36,8 +36,10 @@ const char  *fw_candidate_item_get_verification   (FwCandidateItem *self);   /* 
 /* "twin": the Ascend kernel on the Ascend C twin: "", "pass", "fail" (wrong numbers or a diagnostic), "not-run" */
 const char  *fw_candidate_item_get_twin           (FwCandidateItem *self);
 const char  *fw_candidate_item_get_status         (FwCandidateItem *self);   /* "status": proposed, accepted… */
-/* The text the list's filter matches: pattern, kind, status and node names. */
+/* The text the list's filter matches: pattern, kind, status, the body and node names. */
 const char  *fw_candidate_item_get_search_text    (FwCandidateItem *self);
+/* "body": the control-flow body holding the candidate ("/If_0/then_branch"), NULL in the main graph. */
+const char  *fw_candidate_item_get_body           (FwCandidateItem *self);
 
 #define FW_TYPE_PROJECT (fw_project_get_type ())
 G_DECLARE_FINAL_TYPE (FwProject, fw_project, FW, PROJECT, GObject)

@@ -20,6 +20,7 @@ decision_free (gpointer data)
 
   g_free (d->pattern);
   g_strfreev (d->nodes);
+  g_free (d->body);
   g_free (d->who);
   g_free (d->why);
   g_free (d);
@@ -54,7 +55,7 @@ fw_session_free (FwSession *session)
 static gboolean
 read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, GError **error)
 {
-  static const char * const keys[] = { "action", "candidate", "pattern", "nodes", "who", "why", NULL };
+  static const char * const keys[] = { "action", "candidate", "pattern", "nodes", "body", "who", "why", NULL };
   const FwYamlNode *action, *candidate, *nodes;
   FwSessionDecision *d;
   const char *text;
@@ -86,7 +87,8 @@ read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, 
     }
   if (!fw_decision_yaml_get_optional (doc, node, "pattern", &d->pattern, error) ||
       !fw_decision_yaml_get_optional (doc, node, "who", &d->who, error) ||
-      !fw_decision_yaml_get_optional (doc, node, "why", &d->why, error))
+      !fw_decision_yaml_get_optional (doc, node, "why", &d->why, error) ||
+      !fw_decision_yaml_get_optional (doc, node, "body", &d->body, error))
     return FALSE;
   nodes = fw_yaml_get (node, "nodes");
   if (nodes != NULL)
@@ -262,6 +264,7 @@ fw_session_to_string (const FwSession *s)
           g_string_append (out, "    nodes:\n");
           fw_decision_yaml_append_list (out, "      ", (const char * const *) d->nodes);
         }
+      fw_decision_yaml_append_field (out, "    ", "body", d->body);
       fw_decision_yaml_append_field (out, "    ", "who", d->who);
       fw_decision_yaml_append_field (out, "    ", "why", d->why);
     }
@@ -316,6 +319,7 @@ fw_session_from_plan (FwPlan *plan, const char *model_path, const char * const *
       else
         {
           d->nodes = g_strdupv (pd->nodes);
+          d->body = g_strdup (pd->body);
           if (candidate < plan->candidates->len)
             d->pattern = g_strdup (((FwCandidate *) g_ptr_array_index (plan->candidates, candidate))->pattern);
         }
@@ -356,7 +360,10 @@ fw_session_apply (const FwSession *session, FwPlan *plan)
       FwDecision *d = fw_decision_new (sd->action, source, sd->who, sd->why);
 
       if (sd->nodes != NULL)
-        d->nodes = g_strdupv (sd->nodes);
+        {
+          d->nodes = g_strdupv (sd->nodes);
+          d->body = g_strdup (sd->body);
+        }
       else
         d->pattern = g_strdup (sd->pattern);
       /* Neither a candidate number nor a fingerprint: the decision cannot fail. */

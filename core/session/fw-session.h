@@ -25,6 +25,7 @@ typedef struct
   guint             candidate;   /* its number when decided, G_MAXUINT unknown: shown, never matched on */
   char             *pattern;     /* with nodes: the candidate's pattern, a label; without: pattern-level */
   GStrv             nodes;       /* node-level: the fusion's node names, else NULL */
+  char             *body;        /* node-level: the control-flow body holding them, NULL for the main graph */
   char             *who;         /* may be NULL */
   char             *why;         /* may be NULL */
   guint             line;        /* in the file, 0 when built in memory */

@@ -68,6 +68,39 @@ fw_infer_if (FwInferContext *ctx, FwNode *node, GError **error)
   return TRUE;
 }
 
+static gboolean
+is_true_constant (const FwValue *v)
+{
+  gint64 x;
+
+  return v != NULL && v->constant != NULL && v->constant->n_elements == 1 && v->constant->dtype == FW_DTYPE_BOOL &&
+         fw_tensor_get_int64 (v->constant, 0, &x) && x != 0;
+}
+
+/* The number of iterations when it is known before the loop runs: a constant trip count, a condition
+ * absent or constant true, and a body that hands its condition on unchanged (or makes it true). */
+static FwDim
+fixed_trips (const FwNode *node, const FwGraph *body)
+{
+  const FwValue *trip = node->n_inputs > 0 ? node->inputs[0] : NULL;
+  const FwValue *cond = node->n_inputs > 1 ? node->inputs[1] : NULL;
+  const FwValue *next = body_output (body, 0);
+  const FwValue *cond_in = body->inputs->len > 1 ? g_ptr_array_index (body->inputs, 1) : NULL;
+  gint64 n;
+
+  if (trip == NULL || trip->constant == NULL || trip->constant->n_elements != 1 ||
+      !fw_dtype_is_integer (trip->constant->dtype) || !fw_tensor_get_int64 (trip->constant, 0, &n))
+    return FW_DIM_UNKNOWN;
+  if (cond != NULL && !is_true_constant (cond))
+    return FW_DIM_UNKNOWN;
+  if (next != NULL && next->producer != NULL && strcmp (next->producer->op_type, "Identity") == 0 &&
+      next->producer->n_inputs == 1)
+    next = next->producer->inputs[0];
+  if (next == NULL || (next != cond_in && !is_true_constant (next)))
+    return FW_DIM_UNKNOWN;
+  return n >= 0 ? FW_DIM_STATIC (n) : FW_DIM_UNKNOWN;
+}
+
 gboolean
 fw_infer_loop (FwInferContext *ctx, FwNode *node, GError **error)
 {
@@ -96,12 +129,13 @@ fw_infer_loop (FwInferContext *ctx, FwNode *node, GError **error)
         }
       else
         {
-          /* Scan outputs stack each iteration's value along a new first axis of unknown length. */
+          /* Scan outputs stack each iteration's value along a new first axis: the trip count when the loop
+             cannot stop early, else of unknown length. */
           const FwValue *per = body_output (body, 1 + k);
           if (per != NULL && per->rank >= 0 && per->rank < FW_MAX_RANK)
             {
               FwDim out[FW_MAX_RANK];
-              out[0] = FW_DIM_UNKNOWN;
+              out[0] = fixed_trips (node, body);
               memcpy (out + 1, per->dims, per->rank * sizeof (FwDim));
               fw_infer_set (ctx, node, k, per->dtype, per->rank + 1, out);
             }
@@ -127,14 +161,62 @@ fw_infer_prepare_subgraphs (FwInferContext *ctx G_GNUC_UNUSED, FwNode *node)
       FwValue *in = g_ptr_array_index (body->inputs, k);
       const FwValue *src = k >= 2 && k < node->n_inputs ? node->inputs[k] : NULL;
 
+      if (k >= 2 && src != NULL && (in->type_inferred || in->rank < 0))
+        {
+          /* The initial value's shape: fw_infer_loop_widen takes back the dims an iteration changes, so a
+             carried state of a fixed shape (an RNN's h and c) leaves the body static. */
+          fw_value_set_type (in, in->dtype != FW_DTYPE_UNDEFINED && !in->type_inferred ? in->dtype : src->dtype,
+                             src->rank, src->rank > 0 ? src->dims : NULL);
+          in->type_inferred = TRUE;
+          continue;
+        }
       if (in->dtype != FW_DTYPE_UNDEFINED || in->rank >= 0)
         continue;
       if (k == 0)
         fw_value_set_type (in, FW_DTYPE_INT64, 0, NULL);
       else if (k == 1)
         fw_value_set_type (in, FW_DTYPE_BOOL, 0, NULL);
-      else if (src != NULL)
-        /* Only dtype and rank: a carried value may grow between iterations. */
-        fw_value_set_type (in, src->dtype, src->rank, NULL);
     }
+}
+
+gboolean
+fw_infer_loop_widen (FwNode *node)
+{
+  FwGraph *body;
+  gboolean changed = FALSE;
+
+  if (strcmp (node->op_type, "Loop") != 0 || (node->domain[0] && strcmp (node->domain, "ai.onnx") != 0))
+    return FALSE;
+  body = graph_attr (node, "body");
+  for (guint k = 2; body != NULL && k < body->inputs->len && k - 1 < body->outputs->len; k++)
+    {
+      FwValue *in = g_ptr_array_index (body->inputs, k);
+      const FwValue *last = body_output (body, k - 1);
+      FwDim dims[FW_MAX_RANK];
+      gboolean differs = FALSE;
+
+      if (!in->type_inferred || in->rank < 0 || last == NULL)
+        continue;
+      if (last->rank != in->rank || in->rank > FW_MAX_RANK)
+        {
+          fw_value_set_type (in, in->dtype, FW_RANK_UNKNOWN, NULL);
+          changed = TRUE;
+          continue;
+        }
+      for (gint i = 0; i < in->rank; i++)
+        {
+          dims[i] = in->dims[i];
+          if (!fw_dims_equal (&in->dims[i], &last->dims[i]) && (in->dims[i].value >= 0 || in->dims[i].symbol))
+            {
+              dims[i] = FW_DIM_UNKNOWN;
+              differs = TRUE;
+            }
+        }
+      if (differs)
+        {
+          fw_value_set_type (in, in->dtype, in->rank, dims);
+          changed = TRUE;
+        }
+    }
+  return changed;
 }

@@ -323,31 +323,46 @@ note_without_inference (FwInferReport *report, const FwNode *node)
 
 static gboolean infer_graph (FwInferContext *ctx, FwGraph *graph, GError **error);
 
+/* A Loop's body is inferred with its carried values' initial shapes, then again with the dims an iteration
+ * changes taken back (fw_infer_loop_widen): dims only ever go from known to unknown, so two more passes
+ * settle any body; the counts are those of the last pass. */
 static gboolean
 infer_subgraphs (FwInferContext *ctx, FwNode *node, GError **error)
 {
   gboolean prepared = FALSE;
+  FwInferReport before = *ctx->report;
 
-  for (guint a = 0; a < node->n_attrs; a++)
+  for (guint pass = 0; pass < 3; pass++)
     {
-      FwAttr *attr = &node->attrs[a];
-      guint n = attr->g ? 1 : (attr->graphs ? attr->n : 0);
-
-      for (guint k = 0; k < n; k++)
+      for (guint a = 0; a < node->n_attrs; a++)
         {
-          FwGraph *sub = attr->g ? attr->g : attr->graphs[k];
+          FwAttr *attr = &node->attrs[a];
+          guint n = attr->g ? 1 : (attr->graphs ? attr->n : 0);
 
-          if (!prepared)
+          for (guint k = 0; k < n; k++)
             {
-              fw_infer_prepare_subgraphs (ctx, node);
-              prepared = TRUE;
-            }
-          if (!infer_graph (ctx, sub, error))
-            {
-              g_prefix_error (error, _("in subgraph “%s” of node “%s”: "), attr->name, node->name);
-              return FALSE;
+              FwGraph *sub = attr->g ? attr->g : attr->graphs[k];
+
+              if (!prepared)
+                {
+                  fw_infer_prepare_subgraphs (ctx, node);
+                  prepared = TRUE;
+                }
+              if (pass > 0)
+                prepare_graph (sub, NULL);
+              if (!infer_graph (ctx, sub, error))
+                {
+                  g_prefix_error (error, _("in subgraph “%s” of node “%s”: "), attr->name, node->name);
+                  return FALSE;
+                }
             }
         }
+      if (pass == 2 || !fw_infer_loop_widen (node))
+        break;
+      ctx->report->n_nodes = before.n_nodes;
+      ctx->report->n_values = before.n_values;
+      ctx->report->n_static_values = before.n_static_values;
+      ctx->report->n_folded = before.n_folded;
     }
   return TRUE;
 }

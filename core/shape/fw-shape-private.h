@@ -218,5 +218,8 @@ gboolean fw_infer_if             (FwInferContext *ctx, FwNode *node, GError **er
 gboolean fw_infer_loop           (FwInferContext *ctx, FwNode *node, GError **error);
 /* Seeds a Loop body's untyped inputs from the Loop's inputs before the body is inferred. */
 void     fw_infer_prepare_subgraphs (FwInferContext *ctx, FwNode *node);
+/* After a Loop body's inference: each carried input seeded with the initial value's shape keeps only the
+ * dims the body's output for it keeps too. TRUE when one changed: the body must be inferred again. */
+gboolean fw_infer_loop_widen     (FwNode *node);
 
 G_END_DECLS

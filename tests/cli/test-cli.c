@@ -666,6 +666,42 @@ test_verify_export (void)
                     fw_graph_get_n_nodes (fw_model_get_graph (model)));
 }
 
+/* A model whose work sits in Loop and If bodies: their groups are compiled, run inside the bodies and
+ * verified, each listed with its body. */
+static void
+test_control_flow (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "control-flow", "cflow_vad.onnx", NULL);
+  const char *args[] = { "--batch", model, "--target", "host", "--verify", "--fail-on", "mismatch", "--report",
+                         "cf.json", NULL };
+  g_autofree char *out = NULL, *err = NULL, *report = g_build_filename (workdir, "cf.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *verification;
+  JsonArray *candidates, *groups;
+  guint in_loop = 0, checked_in_body = 0;
+
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+  root = parse_report (report, parser);
+  candidates = json_object_get_array_member (json_object_get_object_member (root, "plan"), "candidates");
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    in_loop += g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (candidates, i),
+                                                                      "body", ""), "/Loop_0/body") == 0;
+  g_assert_cmpuint (in_loop, >, 0);
+  verification = json_object_get_object_member (root, "verification");
+  g_assert_true (json_object_get_boolean_member (verification, "pass"));
+  groups = json_object_get_array_member (verification, "groups");
+  for (guint i = 0; i < json_array_get_length (groups); i++)
+    {
+      JsonObject *c = json_array_get_object_element (candidates,
+                                                     json_object_get_int_member (json_array_get_object_element (groups, i),
+                                                                                 "candidate"));
+      checked_in_body += json_object_has_member (c, "body");
+    }
+  g_assert_cmpuint (checked_in_body, >, in_loop);
+}
+
 /* A compiler that fails: every group is reported with the compiler's message, the run goes on with the
  * reference kernels, and --fail-on mismatch turns the unverified groups into exit code 1. */
 static void
@@ -1194,6 +1230,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/bad-plan-inputs", test_bad_plan_inputs);
   g_test_add_func ("/app/cli/whitelist-flags", test_whitelist_flags);
   g_test_add_func ("/app/cli/verify-export", test_verify_export);
+  g_test_add_func ("/app/cli/control-flow", test_control_flow);
   g_test_add_func ("/app/cli/compiler-fails", test_compiler_fails);
   g_test_add_func ("/app/cli/bad-exec-flags", test_bad_exec_flags);
   g_test_add_func ("/app/cli/export-beside-model", test_export_beside_model);

@@ -8,6 +8,7 @@
 
 #include "fw-candidate-list.h"
 #include "fw-test-models.h"
+#include "onnx/fw-onnx.h"
 
 static void
 drain (void)
@@ -193,10 +194,53 @@ test_candidate_list (void)
   fw_profile_unref (profile);
 }
 
+/* A model whose groups sit in Loop and If bodies: each row names its body, and the body's path finds them. */
+static void
+test_bodies (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "control-flow", "cflow_vad.onnx",
+                                                 NULL);
+  g_autoptr(FwModel) model = fw_onnx_load (path, NULL, NULL, &error);
+  FwProfile *profile = fw_test_profile_910b ();
+  FwProject *project;
+  GtkWidget *window, *list;
+
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  project = fw_project_new (model, profile, NULL, NULL, &error);
+  g_assert_no_error (error);
+  list = fw_candidate_list_new ();
+  g_object_ref (list);
+  window = gtk_window_new ();
+  gtk_window_set_child (GTK_WINDOW (window), list);
+  g_object_set (list, "project", project, NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  drain ();
+  fw_candidate_list_set_filter_text (FW_CANDIDATE_LIST (list), "/If_0/then_branch");
+  drain ();
+  g_assert_cmpuint (n_rows (list), >, 0);
+  for (guint i = 0; i < n_rows (list); i++)
+    {
+      g_autoptr(FwCandidateItem) item = row (list, i);
+      g_assert_cmpstr (fw_candidate_item_get_body (item), ==, "/If_0/then_branch");
+    }
+  fw_candidate_list_set_filter_text (FW_CANDIDATE_LIST (list), "/Loop_0/body");
+  drain ();
+  /* The Loop's own groups and those of the If nested in it. */
+  g_assert_cmpuint (n_rows (list), >=, 3);
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain ();
+  g_assert_finalize_object (list);
+  g_assert_finalize_object (project);
+  fw_profile_unref (profile);
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add_func ("/views/candidate-list/basics", test_candidate_list);
+  g_test_add_func ("/views/candidate-list/bodies", test_bodies);
   return g_test_run ();
 }

@@ -8,6 +8,8 @@
 #                                             BIND: NAME=VALUE
 #   check-real-model.sh test-models    our own generated test models (fw-make-test-model)
 #   check-real-model.sh quantize-ops   small models of the quantisation operators (make-quantize-models.py)
+#   check-real-model.sh control-flow   a Silero-VAD-like model whose work sits in Loop and If bodies
+#                                      (tests/data/control-flow/cflow_vad.onnx, make-control-flow-model.py)
 #   check-real-model.sh half NAME DTYPE       NAME converted to DTYPE (float16 or bfloat16) throughout by
 #                                             tests/real/convert-half.py: the half-precision checks below
 #
@@ -64,7 +66,7 @@ mode=${1:?usage: check-real-model.sh real NAME | half NAME DTYPE | test-models}
 case $mode in
   real) name=${2:?usage: check-real-model.sh real NAME} ;;
   half) name=${2:?usage: check-real-model.sh half NAME DTYPE}; half_dtype=${3:?usage: check-real-model.sh half NAME DTYPE} ;;
-  test-models|quantize-ops) ;;
+  test-models|quantize-ops|control-flow) ;;
   *) die "unknown mode '$mode'" ;;
 esac
 
@@ -574,6 +576,11 @@ case $mode in
     check_model conv "$work/models/conv.onnx" 0
     check_model chain8 "$work/models/chain8.onnx" 0 batch=2
     check_model transformer-batch3 "$work/models/transformer.onnx" 0 batch=3
+    ;;
+  control-flow)
+    # The checked-in model (the generator needs python3-onnx; the model is 11 KB): its bodies' groups are
+    # planned, verified and exported into the bodies, and ONNX Runtime runs the fused export.
+    check_model cflow_vad "$(dirname "$0")/../data/control-flow/cflow_vad.onnx" 0
     ;;
   quantize-ops)
     /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null ||

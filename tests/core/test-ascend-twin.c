@@ -956,9 +956,9 @@ static void
 test_matmul (void)
 {
   static const struct { int variant; const char *code; gint line; } broken_mm[] = {
-    { 1, "FW-TWIN-MATMUL-TILING", 34 }, { 2, "FW-TWIN-L0-CAPACITY", 34 }, { 3, "FW-TWIN-L1-CAPACITY", 34 },
-    { 4, "FW-TWIN-MATMUL-ORDER", 46 }, { 5, "FW-TWIN-MATMUL-C-SIZE", 59 }, { 6, "FW-TWIN-MATMUL-ORDER", 54 },
-    { 7, "FW-TWIN-MATMUL-ORDER", 34 }, { 8, "FW-TWIN-MATMUL-TILING", 34 },
+    { 1, "FW-TWIN-MATMUL-TILING", 36 }, { 2, "FW-TWIN-L0-CAPACITY", 36 }, { 3, "FW-TWIN-L1-CAPACITY", 36 },
+    { 4, "FW-TWIN-MATMUL-ORDER", 48 }, { 5, "FW-TWIN-MATMUL-C-SIZE", 61 }, { 6, "FW-TWIN-MATMUL-ORDER", 56 },
+    { 7, "FW-TWIN-MATMUL-ORDER", 36 }, { 8, "FW-TWIN-MATMUL-TILING", 36 }, { 9, "FW-TWIN-MATMUL-TILING", 36 },
   };
   g_autoptr(FwArray) c = NULL;
   g_autoptr(FwArray) ref = NULL;
@@ -1000,17 +1000,63 @@ test_matmul (void)
     }
 }
 
+/* tests/twin/matmul_tiled.cpp under the tiling t on seeded A, B and bias of the shape; *c receives C. */
+static FwTwinRun *
+run_tiled (const FwCubeShape *shape, gboolean trans_b, const FwCubeTiling *t, FwArray **c, FwArray **a, FwArray **b,
+           FwArray **bias)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 da[2] = { shape->m, shape->k }, db[2] = { trans_b ? shape->n : shape->k, trans_b ? shape->k : shape->n };
+  gint64 dc[2] = { shape->m, shape->n }, dbias = shape->n;
+  g_autoptr(GString) text = g_string_new (NULL);
+  FwTwinKernel k = { "fixture", "matmul_tiled.cpp", NULL, NULL, NULL, { 0 }, 1 };
+  FwArray *in[3];
+  FwTwinRun *run;
+
+  *a = fw_array_new (FW_DTYPE_FLOAT, 2, da, &error);
+  *b = fw_array_new (FW_DTYPE_FLOAT, 2, db, &error);
+  *bias = fw_array_new (FW_DTYPE_FLOAT, 1, &dbias, &error);
+  *c = fw_array_new0 (FW_DTYPE_FLOAT, 2, dc, &error);
+  in[0] = *a;
+  in[1] = *b;
+  in[2] = *bias;
+  g_string_append_printf (text,
+    "#define FW_TRANS_B %s\n#define FW_TILING t.usedCoreNum = %d; t.M = %d; t.N = %d; t.Ka = t.Kb = t.singleCoreK = %d; "
+    "t.singleCoreM = %d; t.singleCoreN = %d; t.baseM = %d; t.baseN = %d; t.baseK = %d; t.depthA1 = %d; "
+    "t.depthB1 = %d; t.stepM = %d; t.stepN = %d; t.stepKa = %d; t.stepKb = %d; t.isBias = %d; "
+    "t.iterateOrder = %d; t.dbL0A = %d; t.dbL0B = %d; t.dbL0C = %d\n",
+    trans_b ? "true" : "false", t->used_core_num, t->m, t->n, t->ka, t->single_core_m, t->single_core_n, t->base_m,
+    t->base_n, t->base_k, t->depth_a1, t->depth_b1, t->step_m, t->step_n, t->step_ka, t->step_kb, t->is_bias,
+    t->iterate_order, t->db_l0a, t->db_l0b, t->db_l0c);
+  append_fixture (text, "matmul_tiled.cpp");
+  k.kernel_source = text->str;
+  k.blocks = (guint) t->used_core_num;
+  for (gint64 e = 0; e < (*a)->n_elements; e++)
+    fw_array_set_double (*a, e, (double) ((e * 37) % 17) / 8.0 - 1.0);
+  for (gint64 e = 0; e < (*b)->n_elements; e++)
+    fw_array_set_double (*b, e, (double) ((e * 11) % 13) / 6.0 - 1.0);
+  for (gint64 e = 0; e < (*bias)->n_elements; e++)
+    fw_array_set_double (*bias, e, (double) (e % 9) / 4.0 - 1.0);
+  run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, in, 3, c, 1, &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    g_test_message ("%s:%d: %s %s", fw_twin_run_get_diagnostic (run, d)->file, fw_twin_run_get_diagnostic (run, d)->line,
+                    fw_twin_run_get_diagnostic (run, d)->code, fw_twin_run_get_diagnostic (run, d)->message);
+  return run;
+}
+
 /* The host's cube tiling (fw_ascend_cube_tiling) for shapes with M, N and K tails, small M (N split across
- * cores too), a transposed B (Gemm's transB) and the matrix sizes of the real models: tests/twin/
- * matmul_tiled.cpp runs each on the twin clean (the tiling passes REGIST_MATMUL_OBJ's checks against the
- * profile's L1/L0), every element of Relu (A B + bias) within the float32 tolerance of a double reference, C
- * written to GM once. */
+ * cores too), a transposed B (Gemm's transB), the matrix sizes of the real models and a short wide product
+ * whose A panel stays in L1 while N advances: tests/twin/matmul_tiled.cpp runs each on the twin clean (the
+ * tiling passes REGIST_MATMUL_OBJ's checks against the profile's L1/L0), every element of Relu (A B + bias)
+ * within the float32 tolerance of a double reference, C written to GM once and A, B and the bias read exactly
+ * as fw_ascend_cube_traffic prices them. The same tiling with A's panel made too large for L1 is refused. */
 static void
 test_cube_tiling (void)
 {
   static const struct { gint64 m, n, k; gboolean trans_b; } shapes[] = {
     { 50, 40, 24, FALSE }, { 200, 96, 72, TRUE }, { 16, 16, 8, FALSE }, { 128, 768, 768, FALSE },
-    { 64, 1000, 512, TRUE }, { 394, 48, 100, FALSE },
+    { 64, 1000, 512, TRUE }, { 394, 48, 100, FALSE }, { 197, 576, 768, TRUE },
   };
 
   if (get_twin () == NULL)
@@ -1023,46 +1069,21 @@ test_cube_tiling (void)
       g_autoptr(GError) error = NULL;
       FwCubeShape shape = { shapes[i].m, shapes[i].n, shapes[i].k, 4, 4, 4 };
       FwCubeTiling t;
-      gint64 da[2] = { shape.m, shape.k }, db[2] = { shapes[i].trans_b ? shape.n : shape.k, shapes[i].trans_b ? shape.k : shape.n };
-      gint64 dc[2] = { shape.m, shape.n }, dbias = shape.n;
-      g_autoptr(FwArray) a = fw_array_new (FW_DTYPE_FLOAT, 2, da, &error);
-      g_autoptr(FwArray) b = fw_array_new (FW_DTYPE_FLOAT, 2, db, &error);
-      g_autoptr(FwArray) bias = fw_array_new (FW_DTYPE_FLOAT, 1, &dbias, &error);
-      g_autoptr(FwArray) c = fw_array_new0 (FW_DTYPE_FLOAT, 2, dc, &error);
-      FwArray *in[3] = { a, b, bias };
-      g_autoptr(GString) text = NULL;
+      g_autoptr(FwArray) a = NULL;
+      g_autoptr(FwArray) b = NULL;
+      g_autoptr(FwArray) bias = NULL;
+      g_autoptr(FwArray) c = NULL;
       g_autoptr(FwTwinRun) run = NULL;
-      FwTwinKernel k = { "fixture", "matmul_tiled.cpp", NULL, NULL, NULL, { 0 }, 1 };
 
       g_assert_true (fw_ascend_cube_tiling (&shape, shared.profile, 4, shared.profile->ub_bytes / 4, &t, &error));
       g_assert_no_error (error);
-      g_test_message ("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ": cores %d, single %dx%d, base %dx%dx%d, depth %d/%d",
+      g_test_message ("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ": cores %d, single %dx%d, base %dx%dx%d, "
+                      "depth %d/%d, step %d/%d, order %d, %.0f bytes",
                       shape.m, shape.n, shape.k, t.used_core_num, t.single_core_m, t.single_core_n, t.base_m, t.base_n,
-                      t.base_k, t.depth_a1, t.depth_b1);
+                      t.base_k, t.depth_a1, t.depth_b1, t.step_m, t.step_n, t.iterate_order,
+                      fw_ascend_cube_traffic (&t, &shape));
       g_assert_cmpint (t.used_core_num, <=, (gint) shared.profile->cube_cores);
-      text = g_string_new (NULL);
-      g_string_append_printf (text,
-        "#define FW_TRANS_B %s\n#define FW_TILING t.usedCoreNum = %d; t.M = %d; t.N = %d; t.Ka = t.Kb = t.singleCoreK = %d; "
-        "t.singleCoreM = %d; t.singleCoreN = %d; t.baseM = %d; t.baseN = %d; t.baseK = %d; t.depthA1 = %d; "
-        "t.depthB1 = %d; t.stepM = %d; t.stepN = %d; t.stepKa = %d; t.stepKb = %d; t.isBias = %d; "
-        "t.iterateOrder = %d; t.dbL0A = %d; t.dbL0B = %d; t.dbL0C = %d\n",
-        shapes[i].trans_b ? "true" : "false", t.used_core_num, t.m, t.n, t.ka, t.single_core_m, t.single_core_n,
-        t.base_m, t.base_n, t.base_k, t.depth_a1, t.depth_b1, t.step_m, t.step_n, t.step_ka, t.step_kb, t.is_bias,
-        t.iterate_order, t.db_l0a, t.db_l0b, t.db_l0c);
-      append_fixture (text, "matmul_tiled.cpp");
-      k.kernel_source = text->str;
-      k.blocks = (guint) t.used_core_num;
-      for (gint64 e = 0; e < a->n_elements; e++)
-        fw_array_set_double (a, e, (double) ((e * 37) % 17) / 8.0 - 1.0);
-      for (gint64 e = 0; e < b->n_elements; e++)
-        fw_array_set_double (b, e, (double) ((e * 11) % 13) / 6.0 - 1.0);
-      for (gint64 e = 0; e < bias->n_elements; e++)
-        fw_array_set_double (bias, e, (double) (e % 9) / 4.0 - 1.0);
-      run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, in, 3, &c, 1, &error);
-      g_assert_no_error (error);
-      for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
-        g_test_message ("%s:%d: %s %s", fw_twin_run_get_diagnostic (run, d)->file, fw_twin_run_get_diagnostic (run, d)->line,
-                        fw_twin_run_get_diagnostic (run, d)->code, fw_twin_run_get_diagnostic (run, d)->message);
+      run = run_tiled (&shape, shapes[i].trans_b, &t, &c, &a, &b, &bias);
       g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
       for (gint64 r = 0; r < shape.m; r++)
         for (gint64 q = 0; q < shape.n; q++)
@@ -1075,6 +1096,35 @@ test_cube_tiling (void)
             g_assert_cmpfloat (fabs (fw_array_get_double (c, r * shape.n + q) - want), <=, 1e-5 + 1e-4 * fabs (want) + 1e-6 * shape.k);
           }
       g_assert_cmpuint (fw_twin_run_get_counts (run)->mte3_bytes, ==, (guint64) (shape.m * shape.n * 4));
+      g_assert_cmpfloat (fw_twin_run_get_counts (run)->mte2_bytes, ==, fw_ascend_cube_traffic (&t, &shape));
+      if (shapes[i].m == 197)
+        {
+          guint64 l1, l0a, l0b, l0c;
+          gint64 m_shares = (shape.m + t.single_core_m - 1) / t.single_core_m;
+          gint64 n_shares = (shape.n + t.single_core_n - 1) / t.single_core_n;
+          g_autoptr(FwArray) c2 = NULL;
+          g_autoptr(FwArray) a2 = NULL;
+          g_autoptr(FwArray) b2 = NULL;
+          g_autoptr(FwArray) bias2 = NULL;
+          g_autoptr(FwTwinRun) over = NULL;
+          const FwTwinDiagnostic *d;
+
+          /* No core reads its rows of A or its columns of B twice: each is read once per share of the other. */
+          g_assert_cmpfloat (fw_ascend_cube_traffic (&t, &shape), ==,
+                             (gdouble) n_shares * shape.m * shape.k * 4 + (gdouble) m_shares * shape.n * (shape.k + 1) * 4);
+          /* The A panel grown past L1: the twin refuses the tiling at REGIST_MATMUL_OBJ. */
+          do
+            {
+              t.step_m *= 2;
+              t.depth_a1 = t.step_m * t.step_ka;
+              fw_ascend_cube_tiling_usage (&t, &shape, &l1, &l0a, &l0b, &l0c);
+            }
+          while (l1 <= shared.profile->l1_bytes);
+          over = run_tiled (&shape, shapes[i].trans_b, &t, &c2, &a2, &b2, &bias2);
+          d = fw_twin_run_find (over, "FW-TWIN-L1-CAPACITY");
+          g_assert_nonnull (d);
+          g_assert_cmpstr (d->file, ==, "matmul_tiled.cpp");
+        }
     }
 }
 

@@ -4,7 +4,8 @@
  *   1 baseM 20 (not a multiple of 16)           2 baseK 1024 with dbL0A 2 (L0A overflows)
  *   3 depthA1 1024 (L1 overflows)               4 GetTensorC before Iterate
  *   5 a C tensor smaller than baseM x baseN      6 Iterate before SetTensorB
- *   7 no End                                     8 usedCoreNum 3 for two cores' shares */
+ *   7 no End                                     8 usedCoreNum 3 for two cores' shares
+ *   9 depthB1 2, fewer blocks than B1's stepN x stepKb buffer of 3 */
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 
@@ -24,7 +25,8 @@ extern "C" __global__ __aicore__ void fixture (GM_ADDR a, GM_ADDR b, GM_ADDR bia
   t.baseK = BROKEN == 2 ? 1024 : 16;
   t.dbL0A = BROKEN == 2 ? 2 : 1;
   t.depthA1 = BROKEN == 3 ? 1024 : 3;
-  t.depthB1 = 3;
+  t.depthB1 = BROKEN == 9 ? 2 : 3;
+  t.stepKa = t.stepKb = 3;  /* A1 and B1 hold all of K (3 x baseK 16 >= 40) */
   t.isBias = 1;
   AscendC::TPipe pipe;
   matmul::Matmul<matmul::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>,

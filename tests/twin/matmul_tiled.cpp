@@ -2,7 +2,8 @@
  * [FW_N, FW_K] with FW_TRANS_B), bias [FW_N], float, with the TCubeTiling the test computes on the host
  * (fw_ascend_cube_tiling) given as FW_TILING. Each block takes one core's share of C (M shares first, as
  * TCubeTiling's usedCoreNum counts them), SetTail for a short last share, and walks GetTensorC's blocks in
- * iterateOrder 0 (M first), each doubled-buffer-free: fetched into a VECOUT tensor, Relu, copied out. */
+ * the tiling's iterateOrder (0: M first, 1: N first), each double-buffer-free: fetched into a VECOUT tensor,
+ * Relu, copied out. */
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 
@@ -36,10 +37,11 @@ extern "C" __global__ __aicore__ void fixture (GM_ADDR a, GM_ADDR b, GM_ADDR bia
   mm.SetTensorB (bGm, FW_TRANS_B);
   mm.SetBias (biasGm);
   mm.SetTail (sm, sn);
-  int mBlocks = (sm + t.baseM - 1) / t.baseM;
+  int mBlocks = (sm + t.baseM - 1) / t.baseM, nBlocks = (sn + t.baseN - 1) / t.baseN;
   for (int count = 0; mm.Iterate (); count++)
     {
-      int bi = count % mBlocks, bj = count / mBlocks;
+      int bi = t.iterateOrder == 1 ? count / nBlocks : count % mBlocks;
+      int bj = t.iterateOrder == 1 ? count % nBlocks : count / mBlocks;
       int rows = sm - bi * t.baseM < t.baseM ? sm - bi * t.baseM : t.baseM;
       int cols = sn - bj * t.baseN < t.baseN ? sn - bj * t.baseN : t.baseN;
       AscendC::LocalTensor<float> cLocal = outQueue.AllocTensor<float> ();

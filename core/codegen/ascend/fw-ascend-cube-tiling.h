@@ -31,12 +31,14 @@ typedef struct
   gint db_l0a, db_l0b, db_l0c;
 } FwCubeTiling;
 
-/* Splits C over the profile's cube cores (the split, among those keeping at least three quarters of the most
- * cores any split uses busy, that reads the fewest bytes from GM by fw_ascend_cube_traffic), picks the largest
- * fractal-aligned baseM x baseN whose float accumulators fit L0C and whose C block of c_block_budget bytes
- * (the UB the kernel gives one C block, at c_bytes per element) fits, the largest baseK that fits L0A/L0B, and
- * keeps A's and B's blocks resident in L1 over all of K when they fit. FALSE with error when no tiling fits
- * (a dimension past the API's int fields, or not even 16 x 16 x C0 fitting). */
+/* Tries every split of C over the profile's cube cores (row shares by column shares of whole 16-row/column
+ * fractals), every fractal-aligned baseM x baseN whose float accumulators fit L0C and whose C block of
+ * c_block_budget bytes (the UB the kernel gives one C block, at c_bytes per element) fits, the largest baseK
+ * that fits L0A/L0B, and every way of spending L1 (iterateOrder, an A or B panel held for the core's whole
+ * share by stepM or stepN, which operands keep all of K); of the candidates that keep at least three quarters
+ * of the most cores any uses busy, the one that reads the fewest bytes from GM by fw_ascend_cube_traffic
+ * wins (then more cores, then larger blocks). FALSE with error when no tiling fits (a dimension past the
+ * API's int fields, or not even 16 x 16 x C0 fitting). */
 gboolean fw_ascend_cube_tiling (const FwCubeShape *shape,
                                 const FwProfile   *profile,
                                 guint              c_bytes,
@@ -44,7 +46,8 @@ gboolean fw_ascend_cube_tiling (const FwCubeShape *shape,
                                 FwCubeTiling      *out,
                                 GError           **error);
 
-/* The L1, L0A, L0B and L0C bytes a tiling takes (the twin's FW-TWIN-L1-CAPACITY/L0-CAPACITY sums). */
+/* The L1, L0A, L0B and L0C bytes a tiling takes (the twin's FW-TWIN-L1-CAPACITY/L0-CAPACITY sums): depthA1
+ * blocks of baseM x baseK of A, depthB1 of baseN x baseK of B and the bias of stepN column blocks in L1. */
 void     fw_ascend_cube_tiling_usage (const FwCubeTiling *t,
                                       const FwCubeShape  *shape,
                                       guint64            *l1,
@@ -53,9 +56,11 @@ void     fw_ascend_cube_tiling_usage (const FwCubeTiling *t,
                                       guint64            *l0c);
 
 /* The bytes the Matmul API reads from GM for one product under the tiling, as the twin counts them (its
- * MTE2 traffic): each core walks its share of C in iterateOrder 0 (M first); a block of A's rows is loaded
- * again for each block of C that needs it unless it is resident in L1 (depthA1 covering all of K) and the
- * previous block used the same rows; a block of B's columns (with the bias) likewise. */
+ * MTE2 traffic). Each core walks its share of C in iterateOrder (0: M first, 1: N first). An operand whose L1
+ * buffer holds all of K (stepKa x baseK >= K, depthA1 >= stepM x stepKa; B likewise) is loaded a panel of
+ * stepM row blocks (stepN column blocks, with the bias) at a time, when a block needs a panel the buffer does
+ * not hold: once per core along the outer loop's axis, once per outer step along the inner one unless one
+ * panel is the core's share. Otherwise every block loads its own rows of A (columns of B). */
 gdouble  fw_ascend_cube_traffic      (const FwCubeTiling *t,
                                       const FwCubeShape  *shape);
 

@@ -1,7 +1,8 @@
 /* fw-ascend-cube.c: a MatMul/Gemm group as one mixed cube + vector kernel, the "mix vector-cube" form of
  * CANN's MatmulLeakyReluCustom sample and of tests/twin/matmul_tiled.cpp: the Matmul object is registered
  * with the pipe, each core takes its share of C (TCubeTiling's singleCoreM x singleCoreN, M shares first),
- * Iterate + GetTensorC bring C into the Unified Buffer block by block (baseM x baseN, M first), the epilogue
+ * Iterate + GetTensorC bring C into the Unified Buffer block by block (baseM x baseN, in the tiling's
+ * iterateOrder: M first, or N first where A's rows stay in L1 across a row of blocks), the epilogue
  * runs on the block there and CopyOut writes it: the root's result never goes to HBM.
  *
  * What is decided here: whether the group can be mixed (else why not, and the group stays an epilogue after
@@ -420,7 +421,8 @@ fw_ac_cube_process_loop (Gen *g, GString *s)
     "    uint64_t bStride = static_cast<uint64_t>(this->cube.Kb) * this->cube.N;\n"
     "    uint64_t bOffset = TRANS_B ? static_cast<uint64_t>(this->n0) * this->cube.Kb : this->n0;\n"
     "    uint32_t baseM = static_cast<uint32_t>(this->cube.baseM), baseN = static_cast<uint32_t>(this->cube.baseN);\n"
-    "    uint32_t mBlocks = (this->sm + baseM - 1) / baseM;\n"
+    "    uint32_t mBlocks = (this->sm + baseM - 1) / baseM, nBlocks = (this->sn + baseN - 1) / baseN;\n"
+    "    bool nFirst = this->cube.iterateOrder == 1;  /* GetTensorC's order: M first (0) or N first (1) */\n"
     "    for (uint64_t b = 0; b < this->batch; b++) {\n"
     "      aGm.SetGlobalBuffer(this->aBase + (b %% this->aBatch) * aStride + static_cast<uint64_t>(this->m0) * this->cube.Ka,\n"
     "                          static_cast<uint64_t>(this->sm) * this->cube.Ka);\n"
@@ -430,7 +432,7 @@ fw_ac_cube_process_loop (Gen *g, GString *s)
     "%s"
     "      mm.SetTail(static_cast<int>(this->sm), static_cast<int>(this->sn));\n"
     "      for (uint32_t count = 0; mm.Iterate(); count++) {\n"
-    "        uint32_t bi = count %% mBlocks, bj = count / mBlocks;\n"
+    "        uint32_t bi = nFirst ? count / nBlocks : count %% mBlocks, bj = nFirst ? count %% nBlocks : count / mBlocks;\n"
     "        uint32_t rowLeft = this->sm - bi * baseM, colLeft = this->sn - bj * baseN;\n"
     "        uint32_t rows = rowLeft < baseM ? rowLeft : baseM;\n"
     "        uint32_t len = colLeft < baseN ? colLeft : baseN;\n"

@@ -67,12 +67,23 @@ CheckTiling (const TCubeTiling &t, unsigned a_bytes, unsigned b_bytes, unsigned 
             t.iterateOrder, t.isBias, t.dbL0A, t.dbL0B, t.dbL0C);
       ok = false;
     }
+  /* depthA1 counts the baseM x baseK blocks A1 holds, stepM x stepKa the blocks of its buffer (depthB1,
+   * stepN x stepKb for B1): the buffer cannot hold fewer blocks than it spans (asc-devkit's matmul_preload
+   * sample: depthA1 = stepM * stepKa, twice that double-buffered). */
+  if (t.depthA1 < t.stepM * t.stepKa || t.depthB1 < t.stepN * t.stepKb)
+    {
+      Diag ("FW-TWIN-MATMUL-TILING", file, line,
+            "TCubeTiling depthA1 %d / depthB1 %d hold fewer blocks than the stepM x stepKa %d x %d / stepN x stepKb %d x %d buffers",
+            t.depthA1, t.depthB1, t.stepM, t.stepKa, t.stepN, t.stepKb);
+      ok = false;
+    }
   if (!ok)
     return false;
-  /* L1 holds depthA1 blocks of baseM x baseK of A, depthB1 of baseN x baseK of B, and the bias row. */
+  /* L1 holds depthA1 blocks of baseM x baseK of A, depthB1 of baseN x baseK of B, and the bias of B's
+   * stepN column blocks. */
   uint64_t l1 = static_cast<uint64_t> (t.depthA1) * t.baseM * t.baseK * a_bytes +
                 static_cast<uint64_t> (t.depthB1) * t.baseN * t.baseK * b_bytes +
-                static_cast<uint64_t> (t.baseN) * bias_bytes;
+                static_cast<uint64_t> (t.stepN) * t.baseN * bias_bytes;
   if (g.l1_capacity > 0 && l1 > g.l1_capacity)
     {
       Diag ("FW-TWIN-L1-CAPACITY", file, line, "the tiling needs %llu bytes of L1, the profile has %u",

@@ -9,6 +9,7 @@
 #ifndef FW_ASCEND_MATMUL_INTF_H
 #define FW_ASCEND_MATMUL_INTF_H
 
+#include <algorithm>
 #include <vector>
 
 #include "../kernel_operator.h"
@@ -215,39 +216,52 @@ private:
   }
 
   /* One block: float accumulation over K in baseK steps (L0C holds float for half and float inputs), the
-   * bias added once. A's rows of the block and B's columns come from GM through L1 (MTE2); with depthA1
-   * (depthB1) covering every baseK step of K the block stays in L1 for the next block that shares it; the bias
-   * row travels with B's columns. */
+   * bias added once. A and B come from GM through L1 (MTE2). TCubeTiling结构体.md: A1 holds depthA1 blocks of
+   * baseM x baseK, a buffer of stepM blocks along M by stepKa along K (B1 likewise, stepN by stepKb); when that
+   * buffer spans K (singleK <= baseK * stepKa: "K全载", asc-devkit's matmul_preload sample, which also gives
+   * depthA1 = stepM * stepKa, twice that double-buffered) it holds a panel of stepM row blocks of A over all
+   * of K, loaded when a block needs a panel it does not hold and kept for every block sharing it (the bias of
+   * B's panel travels with it). Without all of K held, each block streams its own rows (columns) through. */
   bool Compute (int bi, int bj, const char *file, int line)
   {
     int K = t_.singleCoreK;
     uint64_t m0 = static_cast<uint64_t> (bi) * t_.baseM, n0 = static_cast<uint64_t> (bj) * t_.baseN;
-    int ksteps = (K + t_.baseK - 1) / t_.baseK;
-    bool a_resident = t_.depthA1 >= ksteps * t_.stepM, b_resident = t_.depthB1 >= ksteps * t_.stepN;
+    int sm = tail_m_ > 0 ? tail_m_ : t_.singleCoreM, sn = tail_n_ > 0 ? tail_n_ : t_.singleCoreN;
+    bool a_res = static_cast<int64_t> (t_.stepKa) * t_.baseK >= K && t_.depthA1 >= t_.stepM * t_.stepKa;
+    bool b_res = static_cast<int64_t> (t_.stepKb) * t_.baseK >= K && t_.depthB1 >= t_.stepN * t_.stepKb;
+    int pa = a_res ? bi / t_.stepM : -1, pb = b_res ? bj / t_.stepN : -1;
     fwtwin::Issue (fwtwin::P_MTE2);
-    for (int i = 0; i < rows_; i++)
-      if (!a_.Check ((m0 + i) * t_.Ka, K, false, "Matmul reading A", file, line))
-        return false;
-    for (int k = 0; !trans_b_ && k < K; k++)
-      if (!b_.Check (static_cast<uint64_t> (k) * t_.N + n0, cols_, false, "Matmul reading B", file, line))
-        return false;
-    for (int j = 0; trans_b_ && j < cols_; j++)
-      if (!b_.Check ((n0 + j) * t_.Kb, K, false, "Matmul reading B", file, line))
-        return false;
-    if (t_.isBias && !bias_.Check (n0, cols_, false, "Matmul reading the bias", file, line))
-      return false;
     uint64_t before = fwtwin::g.stats.mte2_bytes;
-    if (!(a_resident && cached_a_ == bi))
-      fwtwin::g.stats.mte2_bytes += static_cast<uint64_t> (rows_) * K * sizeof (TA);
-    if (!(b_resident && cached_b_ == bj))
-      fwtwin::g.stats.mte2_bytes += static_cast<uint64_t> (cols_) * (K * sizeof (TB) + (t_.isBias ? sizeof (TBias) : 0));
+    if (!(a_res && cached_a_ == pa))
+      {
+        uint64_t r0 = a_res ? static_cast<uint64_t> (pa) * t_.stepM * t_.baseM : m0;
+        uint64_t nr = a_res ? std::min<uint64_t> (static_cast<uint64_t> (t_.stepM) * t_.baseM, sm - r0) : rows_;
+        for (uint64_t i = 0; i < nr; i++)
+          if (!a_.Check ((r0 + i) * t_.Ka, K, false, "Matmul reading A", file, line))
+            return false;
+        fwtwin::g.stats.mte2_bytes += nr * K * sizeof (TA);
+      }
+    if (!(b_res && cached_b_ == pb))
+      {
+        uint64_t c0 = b_res ? static_cast<uint64_t> (pb) * t_.stepN * t_.baseN : n0;
+        uint64_t nc = b_res ? std::min<uint64_t> (static_cast<uint64_t> (t_.stepN) * t_.baseN, sn - c0) : cols_;
+        for (int k = 0; !trans_b_ && k < K; k++)
+          if (!b_.Check (static_cast<uint64_t> (k) * t_.N + c0, nc, false, "Matmul reading B", file, line))
+            return false;
+        for (uint64_t j = 0; trans_b_ && j < nc; j++)
+          if (!b_.Check ((c0 + j) * t_.Kb, K, false, "Matmul reading B", file, line))
+            return false;
+        if (t_.isBias && !bias_.Check (c0, nc, false, "Matmul reading the bias", file, line))
+          return false;
+        fwtwin::g.stats.mte2_bytes += nc * (K * sizeof (TB) + (t_.isBias ? sizeof (TBias) : 0));
+      }
     /* The cube core's work for the time estimate: its GM reads (part of MTE2's total) and multiply-adds. */
     fwtwin::g.block.mte2_bytes += fwtwin::g.stats.mte2_bytes - before;
     fwtwin::g.block.cube_bytes += fwtwin::g.stats.mte2_bytes - before;
     fwtwin::g.block.cube_macs += static_cast<uint64_t> (rows_) * cols_ * K;
     fwtwin::g.block.cube_size = sizeof (TA);
-    cached_a_ = bi;
-    cached_b_ = bj;
+    cached_a_ = pa;
+    cached_b_ = pb;
     acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, 0.0f);
     const TA *A = a_.Address ();
     const TB *B = b_.Address ();

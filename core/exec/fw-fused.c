@@ -23,6 +23,16 @@ struct _FwFusedProgram
   GArray   *steps;     /* Step, in a topological order of the contracted graph */
 };
 
+/* An integer kernel (plan/fw-qdq.h) reads a shared DequantizeLinear's integer input instead of its output. */
+static gboolean
+reads_through (const FwValue *read, const FwValue *needed)
+{
+  const FwNode *dq = needed->producer;
+
+  return dq != NULL && dq->domain[0] == '\0' && strcmp (dq->op_type, "DequantizeLinear") == 0 && dq->n_inputs > 0 &&
+         dq->inputs[0] == read;
+}
+
 /* Values a group reads from outside / writes for outside use. Constants count as inputs: a kernel may take
  * them as arrays or have folded them into its code. */
 static gboolean
@@ -42,7 +52,7 @@ check_boundary (FwPlan *plan, const FwGroupKernel *kernel, const guint8 *member,
           if (v == NULL || (v->producer != NULL && member[v->producer->index]) || v->constant != NULL)
             continue;
           for (guint k = 0; k < kernel->n_inputs && !found; k++)
-            found = kernel->inputs[k] == v;
+            found = kernel->inputs[k] == v || reads_through (kernel->inputs[k], v);
           if (!found)
             {
               g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,

@@ -22,7 +22,13 @@ struct _FwExecContext
   GCancellable  *cancellable;
   FwExecFrame   *frame;     /* innermost frame being run */
   FwDType        golden;    /* FW_DTYPE_UNDEFINED, or the golden mode's widest type (fw-golden.c) */
+  gboolean       unquantised; /* Q/DQ of float values pass them on (fw-unquantised.c) */
 };
+
+/* fw-unquantised.c: TRUE when node, in the unquantised mode, passed its float input on as outputs[0]. */
+gboolean  fw_exec_run_node_unquantised (const FwNode  *node,
+                                        FwArray *const *inputs,
+                                        FwArray      **outputs);
 
 /* The array for value in frame: computed, constant (borrowed) or captured from an enclosing frame. A new
  * reference, or NULL with error when it is not available. */

@@ -3,6 +3,7 @@
  * candidate of that kind holds (fw-qdq.h). */
 #include "config.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -76,7 +77,7 @@ fw_qdq_params (FwNode *node, gboolean dequantize, gboolean allow_int32, FwQdqPar
         axis += x->rank;
       if (axis < 0 || axis >= x->rank || scale->constant->rank != 1 || x->dims[axis].value != out->n)
         return refuse (code, why, FW_NF_QDQ_AXIS,
-                       g_strdup_printf (_("%s “%s”: %" G_GINT64_FORMAT " scales do not lie along one axis"),
+                       g_strdup_printf (_("%s “%s”: %" PRId64 " scales do not lie along one axis"),
                                         node->op_type, node->name, out->n));
       out->axis = (gint) axis;
     }
@@ -180,7 +181,7 @@ root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **why)
     return FALSE;
   if (g->k < 1 || g->k > QDQ_MAX_K)
     return refuse (code, why, FW_NF_QDQ_FORM,
-                   g_strdup_printf (_("%s “%s” sums %" G_GINT64_FORMAT " products; an int32 sum holds %d exactly"),
+                   g_strdup_printf (_("%s “%s” sums %" PRId64 " products; an int32 sum holds %d exactly"),
                                     root->op_type, root->name, g->k, QDQ_MAX_K));
   return TRUE;
 }

@@ -226,6 +226,33 @@ out:
   return ok;
 }
 
+static FwArray *
+dequantize_through (FwExecContext *ctx, GHashTable *env, FwValue *v, GError **error)
+{
+  FwNode *dq = v->producer;
+  g_autofree FwArray **in = g_new0 (FwArray *, dq->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, dq->n_outputs + 1);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < dq->n_inputs && ok; i++)
+    {
+      FwValue *x = dq->inputs[i];
+      FwArray *a = x != NULL ? g_hash_table_lookup (env, x) : NULL;
+      if (a != NULL)
+        in[i] = fw_array_ref (a);
+      else if (x != NULL && x->constant != NULL)
+        ok = (in[i] = fw_array_new_from_tensor (x->constant, error)) != NULL;
+    }
+  ok = ok && fw_exec_run_node (ctx, dq, in, out, error);
+  for (guint i = 0; i < dq->n_inputs; i++)
+    g_clear_pointer (&in[i], fw_array_unref);
+  for (guint o = 1; o < dq->n_outputs; o++)
+    g_clear_pointer (&out[o], fw_array_unref);
+  if (ok)
+    g_hash_table_insert (env, v, fw_array_ref (out[0]));
+  return ok ? out[0] : NULL;
+}
+
 gboolean
 fw_group_run_reference (FwExecContext *ctx, const FwGroupKernel *kernel, GPtrArray *nodes, FwArray *const *inputs,
                         FwArray **outputs, GError **error)
@@ -254,6 +281,13 @@ fw_group_run_reference (FwExecContext *ctx, const FwGroupKernel *kernel, GPtrArr
           else if (v->constant != NULL)
             {
               in[i] = fw_array_new_from_tensor (v->constant, error);
+              ok = in[i] != NULL;
+            }
+          else if (v->producer != NULL && g_hash_table_contains (env, v->producer->inputs[0]) &&
+                   reads_through (v->producer->inputs[0], v))
+            {
+              /* A shared DequantizeLinear an integer kernel reads through: computed here from its input. */
+              in[i] = dequantize_through (ctx, env, v, error);
               ok = in[i] != NULL;
             }
           else

@@ -478,6 +478,49 @@ test_host_broken_requantisation (void)
     }
 }
 
+/* Two integer groups reading one shared weight DequantizeLinear through: verified in the fused program,
+ * and run on reference kernels from their own boundary (what --measure and the golden policy do), the
+ * DequantizeLinear computed there from the integer input the kernel reads. */
+static void
+test_host_shared_read_through (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_SHARED);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) inputs = fw_exec_make_inputs (model, 2, &error);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  FwVerifyResult *r = verify (plan, kernels);
+
+  g_assert_cmpuint (r->groups->len, ==, 2);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+  g_assert_no_error (error);
+  for (guint k = 0; k < kernels->len; k++)
+    {
+      FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      FwArray *ref[2] = { NULL }, *got[2] = { NULL };
+
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        in[i] = kernel->inputs[i]->constant != NULL ? fw_array_new_from_tensor (kernel->inputs[i]->constant, &error)
+                                                    : fw_array_ref (g_ptr_array_index (inputs, 0));
+      g_assert_no_error (error);
+      g_assert_true (fw_group_run_reference (ctx, kernel, c->nodes, in, ref, &error));
+      g_assert_no_error (error);
+      g_assert_true (kernel->run (kernel->data, in, got, 2, &error));
+      for (gint64 e = 0; e < ref[0]->n_elements; e++)
+        g_assert_cmpfloat (fabs (fw_array_get_double (ref[0], e) - fw_array_get_double (got[0], e)), <=,
+                           1e-5 + 1e-4 * fabs (fw_array_get_double (ref[0], e)));
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        fw_array_unref (in[i]);
+      fw_array_unref (ref[0]);
+      fw_array_unref (got[0]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -492,5 +535,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/codegen/host/int8/exact", test_host_exact);
   g_test_add_func ("/core/codegen/host/int8/paths-agree", test_host_paths_agree);
   g_test_add_func ("/core/codegen/host/int8/broken-requantisation", test_host_broken_requantisation);
+  g_test_add_func ("/core/codegen/host/int8/shared-read-through", test_host_shared_read_through);
   return g_test_run ();
 }

@@ -223,10 +223,21 @@ fw_disc_grow_qdq (Disc *d, FwNode *root)
     {
       if (code != 0)
         {
+          /* The refusal names the Q/DQ nodes around the root that stay standalone with it: each operand's
+             DequantizeLinear (the bias' too) and the QuantizeLinear in front of it. */
           GPtrArray *nodes = g_ptr_array_new ();
-          for (guint k = 0; k < MIN (root->n_inputs, 2u); k++)
-            if (root->inputs[k] != NULL && root->inputs[k]->producer != NULL)
-              g_ptr_array_add (nodes, root->inputs[k]->producer);
+          for (guint k = 0; k < root->n_inputs; k++)
+            {
+              FwNode *dq = root->inputs[k] != NULL ? root->inputs[k]->producer : NULL;
+              FwNode *q = dq != NULL && dq->n_inputs > 0 && dq->inputs[0] != NULL ? dq->inputs[0]->producer : NULL;
+              if (dq == NULL || dq->domain[0] != '\0' || strcmp (dq->op_type, "DequantizeLinear") != 0)
+                continue;
+              if (q != NULL && q->domain[0] == '\0' && strcmp (q->op_type, "QuantizeLinear") == 0 &&
+                  !g_ptr_array_find (nodes, q, NULL))
+                g_ptr_array_add (nodes, q);
+              if (!g_ptr_array_find (nodes, dq, NULL))
+                g_ptr_array_add (nodes, dq);
+            }
           g_ptr_array_add (nodes, root);
           fw_plan_refuse_node (d->plan, code, G_MAXUINT, nodes, root, g_steal_pointer (&why));
         }
@@ -243,7 +254,9 @@ fw_disc_grow_qdq (Disc *d, FwNode *root)
     take_dequantize (d, g.bias.node, root);
   grow_epilogue (d, root, epilogue);
   take_requantize (d, epilogue->len > 0 ? g_ptr_array_index (epilogue, epilogue->len - 1) : root);
-  if (fw_disc_covers_vetoed (d))
+  /* Alone (every operand shared, nothing after it), the root is no group: the float pass may still give it
+     an epilogue the integer kernel does not compute. */
+  if (d->group.nodes->len < 2 || fw_disc_covers_vetoed (d))
     {
       fw_disc_group_reset (d);
       return FALSE;

@@ -53,6 +53,19 @@ node3 (FwGraph *g, const char *op, const char *name, const char *a, const char *
   return n;
 }
 
+/* model linked and inferred. */
+static FwModel *
+linked (FwModel *model)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fw_graph_link (fw_model_get_graph (model), &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
 /* Random int8 weights in [-127, 127] of n elements. */
 static double *
 weights (gint64 n, guint32 seed)
@@ -87,7 +100,6 @@ matmul_model (QdqCase which)
   g_autofree double *w = weights (K * N, 3);
   double ws[K], wz[K], bias[N];
   gboolean exact = which == QDQ_EXACT;
-  g_autoptr(GError) error = NULL;
 
   for (gint i = 0; i < K; i++)
     {
@@ -141,11 +153,7 @@ matmul_model (QdqCase which)
       node3 (g, "Relu", "/relu2", "mm2", NULL, NULL, "y2");
       fw_graph_add_output (g, "y2", NULL);
     }
-  g_assert_true (fw_graph_link (g, &error));
-  g_assert_no_error (error);
-  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
-  g_assert_no_error (error);
-  return model;
+  return linked (model);
 }
 
 /* A 3×3 Conv, stride 2, pads 1 (padded taps are the activation's zero point), uint8 activations with zero
@@ -159,7 +167,6 @@ conv_model (void)
   gint64 wd[4] = { 7, 5, 3, 3 }, cd[1] = { 7 }, pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
   g_autofree double *w = weights (7 * 5 * 9, 5);
   double ws[7], wz[7], b[7], bs[7], bz[7];
-  g_autoptr(GError) error = NULL;
   FwNode *conv;
 
   for (gint i = 0; i < 7; i++)
@@ -191,11 +198,7 @@ conv_model (void)
   node3 (g, "Relu", "/relu", "c", NULL, NULL, "act");
   node3 (g, "QuantizeLinear", "/q_y", "act", "ys", "yz", "y");
   fw_graph_add_output (g, "y", NULL);
-  g_assert_true (fw_graph_link (g, &error));
-  g_assert_no_error (error);
-  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
-  g_assert_no_error (error);
-  return model;
+  return linked (model);
 }
 
 static FwPlan *

@@ -28,6 +28,7 @@ struct _FwExecContext
   /* The values the top-level run keeps (FwValue* → FwArray*), or NULL: a body's are kept from the last
      time it ran. */
   GHashTable    *keep;
+  gboolean       unquantised; /* Q/DQ of float values pass them on (fw-unquantised.c) */
 };
 
 /* Exchanges ctx's bodies and keep with *bodies and *keep: a top-level run sets its own and, called again
@@ -50,6 +51,11 @@ gboolean  fw_fused_program_run_body (FwFusedProgram *body,
                                      guint           n_inputs,
                                      FwArray       **outputs,
                                      GError        **error);
+
+/* fw-unquantised.c: TRUE when node, in the unquantised mode, passed its float input on as outputs[0]. */
+gboolean  fw_exec_run_node_unquantised (const FwNode  *node,
+                                        FwArray *const *inputs,
+                                        FwArray      **outputs);
 
 /* The array for value in frame: computed, constant (borrowed) or captured from an enclosing frame. A new
  * reference, or NULL with error when it is not available. */

@@ -22,6 +22,9 @@ void           fw_exec_context_free     (FwExecContext   *ctx);
  * values widened, and its arrays of those values come out widened. */
 void           fw_exec_context_set_golden (FwExecContext *ctx,
                                          FwDType          golden);
+/* The unquantised mode (fw-unquantised.c): QuantizeLinear and DequantizeLinear pass float values on. */
+void           fw_exec_context_set_unquantised (FwExecContext *ctx,
+                                                gboolean       unquantised);
 /* The type a value of dtype has in golden mode golden. */
 FwDType        fw_exec_golden_dtype     (FwDType          golden,
                                          FwDType          dtype);

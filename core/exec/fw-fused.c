@@ -28,6 +28,16 @@ struct _FwFusedProgram
   GHashTable *bodies;
 };
 
+/* An integer kernel (plan/fw-qdq.h) reads a shared DequantizeLinear's integer input instead of its output. */
+static gboolean
+reads_through (const FwValue *read, const FwValue *needed)
+{
+  const FwNode *dq = needed->producer;
+
+  return dq != NULL && dq->domain[0] == '\0' && strcmp (dq->op_type, "DequantizeLinear") == 0 && dq->n_inputs > 0 &&
+         dq->inputs[0] == read;
+}
+
 /* Values a group reads from outside / writes for outside use. Constants count as inputs: a kernel may take
  * them as arrays or have folded them into its code. */
 static gboolean
@@ -48,7 +58,7 @@ check_boundary (FwPlan *plan, const FwGroupKernel *kernel, const guint8 *member,
               (v->producer != NULL && v->producer->graph == node->graph && member[v->producer->index]))
             continue;
           for (guint k = 0; k < kernel->n_inputs && !found; k++)
-            found = kernel->inputs[k] == v;
+            found = kernel->inputs[k] == v || reads_through (kernel->inputs[k], v);
           if (!found)
             {
               g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL,
@@ -386,6 +396,33 @@ out:
   return ok;
 }
 
+static FwArray *
+dequantize_through (FwExecContext *ctx, GHashTable *env, FwValue *v, GError **error)
+{
+  FwNode *dq = v->producer;
+  g_autofree FwArray **in = g_new0 (FwArray *, dq->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, dq->n_outputs + 1);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < dq->n_inputs && ok; i++)
+    {
+      FwValue *x = dq->inputs[i];
+      FwArray *a = x != NULL ? g_hash_table_lookup (env, x) : NULL;
+      if (a != NULL)
+        in[i] = fw_array_ref (a);
+      else if (x != NULL && x->constant != NULL)
+        ok = (in[i] = fw_array_new_from_tensor (x->constant, error)) != NULL;
+    }
+  ok = ok && fw_exec_run_node (ctx, dq, in, out, error);
+  for (guint i = 0; i < dq->n_inputs; i++)
+    g_clear_pointer (&in[i], fw_array_unref);
+  for (guint o = 1; o < dq->n_outputs; o++)
+    g_clear_pointer (&out[o], fw_array_unref);
+  if (ok)
+    g_hash_table_insert (env, v, fw_array_ref (out[0]));
+  return ok ? out[0] : NULL;
+}
+
 gboolean
 fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
                       FwArray **outputs, GHashTable *keep, GError **error)
@@ -435,6 +472,13 @@ fw_group_run_reference (FwExecContext *ctx, const FwGroupKernel *kernel, GPtrArr
           else if (v->constant != NULL)
             {
               in[i] = fw_array_new_from_tensor (v->constant, error);
+              ok = in[i] != NULL;
+            }
+          else if (v->producer != NULL && g_hash_table_contains (env, v->producer->inputs[0]) &&
+                   reads_through (v->producer->inputs[0], v))
+            {
+              /* A shared DequantizeLinear an integer kernel reads through: computed here from its input. */
+              in[i] = dequantize_through (ctx, env, v, error);
               ok = in[i] != NULL;
             }
           else

@@ -192,6 +192,10 @@ typedef struct
   gboolean   seeded;         /* a body's group whose body did not run on the model's inputs (a branch not
                                 taken, a loop of no iterations): fed seeded inputs of its boundary's static
                                 shapes, against its nodes on the reference kernels; in_model is isolated */
+  /* An integer (QDQ) group: its int8/uint8 outputs pass within one quantisation step of the reference
+     (their errors are in steps), its float outputs by the float tolerance. */
+  gboolean   integer;
+  gdouble    quant_step;     /* the real value of one step of its requantised output, 0 when it has none */
 } FwGroupCheck;
 
 typedef struct
@@ -202,6 +206,10 @@ typedef struct
   FwGoldenError unfused_golden;  /* golden policy: the whole model widened */
   FwGoldenError fused_golden;
   gboolean   pass;           /* strict: compare.pass; golden: the golden rule */
+  /* A QDQ model: the unfused and the fused results against the model run unquantised (the float original,
+     fw-unquantised.c): the quantisation error, beside compare's fusion error. */
+  FwGoldenError unfused_quantisation;
+  FwGoldenError fused_quantisation;
 } FwOutputCheck;
 
 typedef struct
@@ -214,6 +222,8 @@ typedef struct
   guint64    seed;
   FwVerifyPolicy policy;  /* as applied: strict or golden */
   FwDType    golden;      /* golden: the widest type of the golden run (float32 or float64) */
+  gboolean   quantised;   /* the model has QuantizeLinear or DequantizeLinear nodes: outputs carry the
+                             quantisation error */
 } FwVerifyResult;
 
 FwVerifyResult *fw_verify_run          (FwPlan          *plan,

@@ -188,6 +188,8 @@ fw_exec_run_node (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs
       return FALSE;
     }
   memset (outputs, 0, node->n_outputs * sizeof (FwArray *));
+  if (ctx->unquantised && fw_exec_run_node_unquantised (node, inputs, outputs))
+    return TRUE;
   if (ctx->golden != FW_DTYPE_UNDEFINED ? !fw_exec_run_node_golden (ctx, node, run, inputs, outputs, error)
                                         : !run (ctx, node, inputs, node->n_inputs, outputs, node->n_outputs, error))
     {

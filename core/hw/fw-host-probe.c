@@ -436,7 +436,12 @@ fw_host_profile_load (GError **error)
   if (bandwidth > 0)
     profile->hbm_bytes_per_s = bandwidth;
   if (flops > 0)
-    profile->cube_flops_per_s = profile->vector_flops_per_s = flops;
+    {
+      /* The integer rate keeps its ratio to the matrix rate the file gave. */
+      gdouble int8_ratio = profile->cube_flops_per_s > 0 ? profile->cube_int8_ops_per_s / profile->cube_flops_per_s : 1;
+      profile->cube_flops_per_s = profile->vector_flops_per_s = flops;
+      profile->cube_int8_ops_per_s = flops * int8_ratio;
+    }
 
   /* source stays untranslated, like a path: reports quote it and must not change with the locale. */
   g_free (profile->source);

@@ -30,8 +30,8 @@ static const char * const cores_keys[] = { "cube", "vector", NULL };
 static const char * const memory_keys[] = { "ub", "ub_reserve", "l1", "l0a", "l0b", "l0c", "l2", NULL };
 static const char * const bandwidth_keys[] = { "hbm", NULL };
 /* The key names the data type so a reader never has to guess what the number counts. */
-static const char * const throughput_npu_keys[] = { "cube_fp16", "vector_fp16", NULL };
-static const char * const throughput_cpu_keys[] = { "cube_fp32", "vector_fp32", NULL };
+static const char * const throughput_npu_keys[] = { "cube_fp16", "vector_fp16", "cube_int8", NULL };
+static const char * const throughput_cpu_keys[] = { "cube_fp32", "vector_fp32", "cube_int8", NULL };
 static const char * const overhead_keys[] = { "launch", "sync", NULL };
 static const char * const limits_keys[] = {
   "budget_fraction", "max_vector_queues", "max_kernel_inputs", "max_fused_nodes", "ub_align", NULL,
@@ -385,6 +385,12 @@ read_rates (const FwYamlDocument *doc, FwProfile *p, GError **error)
         return FALSE;
     }
 
+  /* Integer products (int8 × int8 summed in int32): optional, the matrix rate when not given. */
+  p->cube_int8_ops_per_s = p->cube_flops_per_s;
+  if (fw_yaml_get (throughput.map, "cube_int8") != NULL &&
+      !read_rate (&throughput, "cube_int8", "flop/s", MAX_RATE_FLOPS, &p->cube_int8_ops_per_s, error))
+    return FALSE;
+
   return get_section (doc, root, "overhead", FALSE, overhead_keys, &overhead, error)
          && read_time (&overhead, "launch", 5e-6, &p->launch_overhead_s, error)
          && read_time (&overhead, "sync", 1e-6, &p->sync_overhead_s, error);
@@ -666,6 +672,8 @@ fw_profile_serialize (const FwProfile *p, const char *machine, const char *heade
   g_string_append (out, "throughput:\n");
   append_quantity (out, npu ? "cube_fp16" : "cube_fp32", p->cube_flops_per_s, flop_units);
   append_quantity (out, npu ? "vector_fp16" : "vector_fp32", p->vector_flops_per_s, flop_units);
+  if (p->cube_int8_ops_per_s != p->cube_flops_per_s)
+    append_quantity (out, "cube_int8", p->cube_int8_ops_per_s, flop_units);
   g_string_append (out, "overhead:\n");
   append_quantity (out, "launch", p->launch_overhead_s, time_units);
   append_quantity (out, "sync", p->sync_overhead_s, time_units);

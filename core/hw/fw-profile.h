@@ -36,6 +36,7 @@ struct _FwProfile
   gdouble        hbm_bytes_per_s;      /* main memory bandwidth */
   gdouble        cube_flops_per_s;     /* matrix throughput, fp16 (CPU: fp32 FMA peak) */
   gdouble        vector_flops_per_s;   /* vector throughput, fp16 (CPU: fp32) */
+  gdouble        cube_int8_ops_per_s;  /* matrix throughput on int8 operands (int32 sums), operations/s */
   gdouble        launch_overhead_s;    /* per kernel launch */
   gdouble        sync_overhead_s;      /* per kernel, pipeline start and drain */
   gdouble        budget_fraction;      /* share of (UB − reserve) one fused kernel may plan for */

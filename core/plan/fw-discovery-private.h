@@ -117,5 +117,8 @@ void         fw_disc_grow_epilogue        (Disc           *d,
 void         fw_disc_grow_backward        (Disc           *d,
                                            FwNode         *sink);
 void         fw_disc_merge_groups         (Disc           *d);
+/* Integer groups (fw-discovery-qdq.c): FALSE when root is not one (the float epilogue pass takes it). */
+gboolean     fw_disc_grow_qdq             (Disc           *d,
+                                           FwNode         *root);
 
 G_END_DECLS

@@ -595,7 +595,8 @@ discover_in (FwPlan *plan, const FwPlanRegion *region)
   for (guint i = 0; i < n_order; i++)
     {
       FwNode *node = order[i];
-      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && fw_node_runs (node) && !is_taken (&d, node))
+      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && fw_node_runs (node) && !is_taken (&d, node) &&
+          !fw_disc_grow_qdq (&d, node))
         fw_disc_grow_epilogue (&d, node);
     }
   for (guint i = n_order; i > 0; i--)
@@ -646,7 +647,8 @@ fw_discover_region (FwPlan *plan, GPtrArray *freed)
   for (guint i = 0; i < order->len; i++)
     {
       FwNode *node = g_ptr_array_index (order, i);
-      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && fw_node_runs (node) && !is_taken (&d, node))
+      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && fw_node_runs (node) && !is_taken (&d, node) &&
+          !fw_disc_grow_qdq (&d, node))
         fw_disc_grow_epilogue (&d, node);
     }
   disc_clear (&d);

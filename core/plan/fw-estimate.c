@@ -11,8 +11,10 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "fw-plan-private.h"
+#include "fw-qdq.h"
 #include "ops/fw-op-registry.h"
 
 static gdouble
@@ -234,11 +236,29 @@ mapped_bytes (const FwSpecValue *v, const FwSpace *space, const FwProfile *profi
   return MIN (bytes, (gdouble) v->map.touched * MAX (block, (gdouble) v->elem_bytes));
 }
 
+/* An integer (QDQ) group's kernel: its products run at the profile's int8 rate, and a shared
+ * DequantizeLinear's output it reads through costs its integer bytes (fw-qdq.h). */
+static gboolean
+spec_is_integer (const FwKernelSpec *spec)
+{
+  FwNode *root = fw_kernel_spec_get_root (spec);
+
+  for (guint i = 0; root != NULL && i < fw_kernel_spec_get_n_nodes (spec); i++)
+    {
+      FwNode *n = fw_kernel_spec_get_node (spec, i);
+      if (n->domain[0] == '\0' && strcmp (n->op_type, "DequantizeLinear") == 0 && n->topo_index < root->topo_index)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 void
 fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEstimate *out)
 {
   gdouble bw = MAX (profile->hbm_bytes_per_s, 1.0);
   gdouble cube_t = 0, vector_t = 0, compute;
+
+  gboolean integer = spec_is_integer (spec);
 
   memset (out, 0, sizeof *out);
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
@@ -251,7 +271,9 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       out->bytes_written_before += w;
       out->flops += f;
       out->launches_before++;
-      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
+      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && integer)
+        cube_t += f / MAX (profile->cube_int8_ops_per_s, 1.0);
+      else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
         cube_t += f / node_rate (node, profile);
       else
         vector_t += f / node_rate (node, profile);
@@ -263,6 +285,8 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       const FwSpecValue *v = fw_kernel_spec_get_value (spec, i);
       if (v->kind == FW_SPEC_OUTPUT)
         out->bytes_written_after += mapped_bytes (v, fw_kernel_spec_get_space (spec), profile);
+      else if (v->kind != FW_SPEC_INTERMEDIATE && integer && !v->map.indexed)
+        out->bytes_read_after += fw_qdq_read_bytes (v->value);
       else if (v->kind != FW_SPEC_INTERMEDIATE)
         out->bytes_read_after += mapped_bytes (v, fw_kernel_spec_get_space (spec), profile);
     }

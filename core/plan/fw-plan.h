@@ -45,6 +45,10 @@ typedef enum {
   FW_NF_INDEX_MAP = 17,      /* FW-NF-017 */
   FW_NF_GATHER_INDICES = 18, /* FW-NF-018 */
   FW_NF_PIECEWISE = 19,      /* FW-NF-019 */
+  FW_NF_QDQ_AXIS = 20,       /* FW-NF-020 */
+  FW_NF_QDQ_PARAMS = 21,     /* FW-NF-021 */
+  FW_NF_QDQ_SHARED = 22,     /* FW-NF-022 */
+  FW_NF_QDQ_FORM = 23,       /* FW-NF-023 */
   FW_NF_N_CODES
 } FwReasonCode;
 

@@ -31,6 +31,10 @@ static const struct {
   [FW_NF_INDEX_MAP] = { "FW-NF-017", N_("an injective operator's index map cannot be followed by the tile") },
   [FW_NF_GATHER_INDICES] = { "FW-NF-018", N_("a gather reads at indices known only at run time") },
   [FW_NF_PIECEWISE] = { "FW-NF-019", N_("a concat, split or pad maps parts of the tile to different tensors") },
+  [FW_NF_QDQ_AXIS] = { "FW-NF-020", N_("a quantisation axis the integer kernel's tile cannot follow") },
+  [FW_NF_QDQ_PARAMS] = { "FW-NF-021", N_("quantisation scales or zero points are not constants") },
+  [FW_NF_QDQ_SHARED] = { "FW-NF-022", N_("a DequantizeLinear shared by several integer kernels stays a node of its own") },
+  [FW_NF_QDQ_FORM] = { "FW-NF-023", N_("the integer kernel has no form for this operator, type or size") },
 };
 
 const char *
@@ -115,6 +119,10 @@ fw_reason_cann_code (const FwRefusal *refusal)
     case FW_NF_MAX_DEPTH:
     case FW_NF_STRATEGY:
     case FW_NF_SKIPPED:
+    case FW_NF_QDQ_AXIS:
+    case FW_NF_QDQ_PARAMS:
+    case FW_NF_QDQ_SHARED:
+    case FW_NF_QDQ_FORM:
     default:
       return NULL;
     }

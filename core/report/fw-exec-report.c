@@ -259,6 +259,12 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       add_compare (b, &g->in_model, NULL, g->in_model.pass);
       json_builder_end_object (b);
       add_golden (b, v, &g->unfused_golden, &g->fused_golden);
+      if (g->integer)
+        {
+          fw_json_member_bool (b, "integer", TRUE);
+          if (g->quant_step > 0)
+            fw_json_member_double (b, "quantisation_step", g->quant_step);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -278,6 +284,14 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       fw_json_member_string (b, "name", o->name);
       add_compare (b, &o->compare, &o->tolerance, o->pass);
       add_golden (b, v, &o->unfused_golden, &o->fused_golden);
+      if (v->quantised)
+        {
+          json_builder_set_member_name (b, "quantisation");
+          json_builder_begin_object (b);
+          add_golden_error (b, "unfused", &o->unfused_quantisation);
+          add_golden_error (b, "fused", &o->fused_quantisation);
+          json_builder_end_object (b);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -9,7 +9,8 @@
 # 2. Whole models (resnet18, bert_like, vit_b_16; batch 1): `fusion-workbench --batch --profile host
 #    --measure` gives fused against unfused on our executor; ONNX Runtime with all graph optimisations on
 #    2 intra-op threads (tests/ort/ort-run.js --opt all --time N) is the peer: ratio ORT time / our fused
-#    time, above 1 when we are faster. Printed, not a bar.
+#    time, above 1 when we are faster. Printed, not a bar. resnet18_qdq (int8, integer SuperKernels) too
+#    when the real suite's cache holds it.
 # 3. Cost model: Spearman's rank correlation between predicted and measured per-kernel speed-ups on
 #    bert_like with the host profile (bar: at least 0.8).
 #
@@ -48,19 +49,31 @@ FW_BENCH_REPEAT=$REPEAT "$build/tests/bench/fw-bench-exec" "$MODELS/bert_like.on
 
 echo
 echo "== Whole models, batch 1 (medians of $REPEAT; ratios above 1 mean the second is slower)"
-printf '%-12s %12s %12s %12s %14s %14s\n' model unfused_ms fused_ms ort_ms unfused/fused ort/fused
-for m in resnet18 bert_like vit_b_16; do
-  "$FW" --batch "$MODELS/$m.onnx" --bind batch=1 --profile host --measure --repeats "$REPEAT" \
-    --report "$work/$m.json" 2>"$work/$m.err" || { cat "$work/$m.err"; echo "FAIL: $m"; status=1; continue; }
-  "$NODE" "$ORT_DIR/ort-run.js" "$MODELS/$m.onnx" --bind batch=1 --opt all --time "$REPEAT" >"$work/$m.ort.json" ||
-    { echo "FAIL: ONNX Runtime on $m"; status=1; continue; }
+printf '%-14s %12s %12s %12s %14s %14s\n' model unfused_ms fused_ms ort_ms unfused/fused ort/fused
+# whole_model NAME [BIND...]: one line of the table.
+whole_model() {
+  local m=$1; shift
+  "$FW" --batch "$MODELS/$m.onnx" "$@" --profile host --measure --repeats "$REPEAT" \
+    --report "$work/$m.json" 2>"$work/$m.err" || { cat "$work/$m.err"; echo "FAIL: $m"; status=1; return; }
+  "$NODE" "$ORT_DIR/ort-run.js" "$MODELS/$m.onnx" "$@" --opt all --time "$REPEAT" >"$work/$m.ort.json" ||
+    { echo "FAIL: ONNX Runtime on $m"; status=1; return; }
   "$NODE" -e '
     const r = require(process.argv[1]), o = require(process.argv[2]), m = r.measurement.model;
     const ort = o.run_median_s * 1e3;
-    console.log(process.argv[3].padEnd(12), m.unfused_ms.toFixed(2).padStart(12), m.fused_ms.toFixed(2).padStart(12),
+    console.log(process.argv[3].padEnd(14), m.unfused_ms.toFixed(2).padStart(12), m.fused_ms.toFixed(2).padStart(12),
                 ort.toFixed(2).padStart(12), (m.unfused_ms / m.fused_ms).toFixed(2).padStart(13) + "x",
                 (ort / m.fused_ms).toFixed(2).padStart(13) + "x");' "$work/$m.json" "$work/$m.ort.json" "$m"
+}
+for m in resnet18 bert_like vit_b_16; do
+  whole_model "$m" --bind batch=1
 done
+# The int8 form (tests/real/quantize-qdq.py, in the real suite's cache once real-resnet18_qdq ran): our
+# integer SuperKernels against ONNX Runtime's QDQ kernels on the same file. Printed, not a bar.
+if [[ -s $MODELS/resnet18_qdq.onnx ]]; then
+  whole_model resnet18_qdq
+else
+  echo "resnet18_qdq   (not in $MODELS: run the real suite's real-resnet18_qdq once)"
+fi
 
 echo
 echo "== Cost model on the host profile (bert_like)"

@@ -34,6 +34,7 @@
 
 #include "fw-error.h"
 #include "fw-ascend-codegen-private.h"
+#include "plan/fw-qdq.h"
 #include "ops/fw-custom-ops.h"
 
 struct _FwAscendKernel
@@ -557,6 +558,16 @@ to_arrangement (Gen *g, FwUbArrangement *out)
     }
 }
 
+/* The cube part of an integer (QDQ) group (int8 Matmul, int32 output) and its dequantising vector epilogue
+ * are not generated yet: the host target computes the group. */
+static gboolean
+refuse_integer (GError **error)
+{
+  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+               _("Ascend target: no Ascend C lowering for integer (QDQ) groups yet; the host target computes them"));
+  return FALSE;
+}
+
 gboolean
 fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
 {
@@ -564,6 +575,8 @@ fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrange
   gboolean ok;
 
   g_return_val_if_fail (plan != NULL && candidate != NULL && candidate->spec != NULL && out != NULL, FALSE);
+  if (fw_candidate_is_integer (candidate))
+    return refuse_integer (error);
   gen_init (&g, plan, candidate);
   ok = arrange (&g, TRUE, error);
   if (ok)
@@ -651,6 +664,11 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("Ascend target: candidate %u has no kernel spec"),
                    candidate->index);
+      return NULL;
+    }
+  if (fw_candidate_is_integer (candidate))
+    {
+      refuse_integer (error);
       return NULL;
     }
   for (guint i = 0; i < candidate->nodes->len; i++)

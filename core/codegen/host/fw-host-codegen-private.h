@@ -6,7 +6,8 @@
  *   fw-host-expr.c       literals, operand loads and stores, each node's C expression
  *   fw-host-region.c     the parallel region over rows: row prologue, passes, reductions
  *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by sgemm (or a direct grouped Conv)
- *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands */
+ *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands
+ *   fw-host-int8.c       integer (QDQ) groups: int8 products in int32, the dequantising epilogue, requantisation */
 #pragma once
 
 #include "fw-superkernel-private.h"
@@ -210,6 +211,10 @@ gboolean     fw_hc_emit_matmul         (Gen           *g,
 gboolean     fw_hc_emit_gemm           (Gen           *g,
                                         GError       **error);
 gboolean     fw_hc_emit_conv           (Gen           *g,
+                                        GError       **error);
+
+/* fw-host-int8.c: the whole kernel of an integer (QDQ) group (plan/fw-qdq.h), inputs, outputs and source. */
+gboolean     fw_hc_int8_codegen        (FwSuperKernel *kernel,
                                         GError       **error);
 
 G_END_DECLS

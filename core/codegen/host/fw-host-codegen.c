@@ -23,6 +23,7 @@
 
 #include "fw-error.h"
 #include "fw-host-codegen-private.h"
+#include "plan/fw-qdq.h"
 
 gboolean
 fw_hc_unsupported (GError **error, const char *format, ...)
@@ -164,6 +165,8 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
                    g.cand->index);
       return FALSE;
     }
+  if (fw_candidate_is_integer (g.cand))
+    return fw_hc_int8_codegen (kernel, error);
   g.vals = g_ptr_array_new_with_free_func (g_free);
   g.by_value = g_hash_table_new (NULL, NULL);
   g.nodes = g_array_new (FALSE, TRUE, sizeof (SkNode));

@@ -20,6 +20,7 @@ typedef void (*FwSkSgemm) (int trans_a, int trans_b, int m, int n, int k, float 
 #define FW_SK_CPU_F16C   1   /* AVX and F16C */
 #define FW_SK_CPU_AVX512 2   /* AVX-512F */
 #define FW_SK_CPU_AVX2   4
+#define FW_SK_CPU_VNNI   8   /* AVX-512F, AVX-512BW and AVX-512 VNNI (the integer kernels' vpdpbusd) */
 
 typedef struct
 {

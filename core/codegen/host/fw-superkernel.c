@@ -41,6 +41,11 @@ cpu_features (void)
     f |= FW_SK_CPU_AVX512;
   if (__builtin_cpu_supports ("avx2"))
     f |= FW_SK_CPU_AVX2;
+  /* AVX-512 VNNI by CPUID leaf 7 (ECX bit 11), as for F16C: not every compiler's __builtin_cpu_supports
+   * knows it. */
+  if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw") &&
+      __get_cpuid_count (7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 11)) != 0)
+    f |= FW_SK_CPU_VNNI;
 #endif
   return f;
 }

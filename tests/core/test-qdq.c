@@ -1,0 +1,543 @@
+/* test-qdq.c: integer (QDQ) groups. The planner makes one candidate of a QuantizeLinear → DequantizeLinear
+ * → MatMul/Conv (weights through a per-channel DequantizeLinear) → epilogue → QuantizeLinear chain, refuses
+ * with its codes (a per-K weight axis, a scale computed at run time), leaves a shared DequantizeLinear
+ * standalone (FW-NF-022) and prices the group at the profile's int8 rate; the host kernel computes the
+ * products in integers (exact where the arithmetic is integer, the VNNI and portable paths alike), its
+ * requantised output within one step of the reference, and a kernel off by two steps is caught. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "codegen/fw-targets.h"
+#include "exec/fw-exec.h"
+#include "exec/fw-fused.h"
+#include "fw-test-models.h"
+#include "graph/fw-graph-private.h"
+#include "plan/fw-plan-private.h"
+#include "plan/fw-qdq.h"
+
+static void
+tensor (FwGraph *g, const char *name, FwDType dtype, guint rank, const gint64 *dims, const double *v, gint64 n)
+{
+  gsize size = dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_INT32 ? 4 : 1;
+  g_autofree guint8 *buf = g_malloc0 (MAX (n, 1) * size);
+  g_autoptr(GBytes) b = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  for (gint64 i = 0; i < n; i++)
+    switch (dtype)
+      {
+      case FW_DTYPE_FLOAT: ((float *) buf)[i] = (float) v[i]; break;
+      case FW_DTYPE_INT32: ((gint32 *) buf)[i] = (gint32) v[i]; break;
+      case FW_DTYPE_INT8: ((gint8 *) buf)[i] = (gint8) v[i]; break;
+      default: buf[i] = (guint8) v[i]; break;
+      }
+  b = g_bytes_new (buf, n * size);
+  t = fw_tensor_new (dtype, rank, dims, b);
+  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+}
+
+static void
+scalar (FwGraph *g, const char *name, FwDType dtype, double v)
+{
+  tensor (g, name, dtype, 0, NULL, &v, 1);
+}
+
+static FwNode *
+node3 (FwGraph *g, const char *op, const char *name, const char *a, const char *b, const char *c, const char *out)
+{
+  const char *ins[3] = { a, b, c }, *outs[1] = { out };
+  FwNode *n = fw_graph_add_node (g, op, "", name, c ? 3 : b ? 2 : 1, ins, 1, outs, NULL);
+  g_assert_nonnull (n);
+  return n;
+}
+
+/* model linked and inferred. */
+static FwModel *
+linked (FwModel *model)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fw_graph_link (fw_model_get_graph (model), &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
+/* Random int8 weights in [-127, 127] of n elements. */
+static double *
+weights (gint64 n, guint32 seed)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  double *v = g_new (double, n);
+
+  for (gint64 i = 0; i < n; i++)
+    v[i] = (double) g_rand_int_range (rand, -127, 128);
+  return v;
+}
+
+typedef enum {
+  QDQ_PLAIN,        /* per-channel weights, bias, Relu, requantised */
+  QDQ_EXACT,        /* scales 1, zero points 0, no epilogue: the float output is the integer sum */
+  QDQ_AXIS_K,       /* the weight quantised along K: refused */
+  QDQ_RUNTIME_SCALE,/* the activation's scale is a graph input: refused */
+  QDQ_SHARED,       /* one weight DequantizeLinear read by two MatMuls */
+} QdqCase;
+
+#define M 6
+#define K 70
+#define N 9
+
+static FwModel *
+matmul_model (QdqCase which)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[2] = { FW_DIM_STATIC (M), FW_DIM_STATIC (K) };
+  gint64 wd[2] = { K, N }, nd[1] = { N }, kd[1] = { K };
+  g_autofree double *w = weights (K * N, 3);
+  double ws[K], wz[K], bias[N];
+  gboolean exact = which == QDQ_EXACT;
+
+  for (gint i = 0; i < K; i++)
+    {
+      ws[i] = exact ? 1.0 : 0.002 + 0.0005 * (i % 7);
+      wz[i] = 0;
+    }
+  for (gint i = 0; i < N; i++)
+    bias[i] = 0.05 * (i - 4);
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, xd, NULL);
+  if (which == QDQ_RUNTIME_SCALE)
+    fw_graph_add_input (g, "xs", FW_DTYPE_FLOAT, 0, NULL, NULL);
+  else
+    scalar (g, "xs", FW_DTYPE_FLOAT, exact ? 1.0 : 2.0 / 255);
+  scalar (g, "xz", FW_DTYPE_UINT8, exact ? 0 : 128);
+  tensor (g, "w_q", FW_DTYPE_INT8, 2, wd, w, K * N);
+  if (which == QDQ_AXIS_K)
+    {
+      tensor (g, "w_s", FW_DTYPE_FLOAT, 1, kd, ws, K);
+      tensor (g, "w_z", FW_DTYPE_INT8, 1, kd, wz, K);
+    }
+  else
+    {
+      tensor (g, "w_s", FW_DTYPE_FLOAT, 1, nd, ws, N);
+      tensor (g, "w_z", FW_DTYPE_INT8, 1, nd, wz, N);
+    }
+  tensor (g, "bias", FW_DTYPE_FLOAT, 1, nd, bias, N);
+  scalar (g, "ys", FW_DTYPE_FLOAT, 0.01);
+  scalar (g, "yz", FW_DTYPE_UINT8, 100);
+  node3 (g, "QuantizeLinear", "/q_x", "x", "xs", "xz", "x_q");
+  node3 (g, "DequantizeLinear", "/dq_x", "x_q", "xs", "xz", "x_dq");
+  fw_node_set_attr_int (node3 (g, "DequantizeLinear", "/dq_w", "w_q", "w_s", "w_z", "w_dq"), "axis",
+                        which == QDQ_AXIS_K ? 0 : 1);
+  node3 (g, "MatMul", "/mm", "x_dq", "w_dq", NULL, "mm");
+  if (exact)
+    {
+      fw_graph_add_output (g, "mm", NULL);
+    }
+  else
+    {
+      node3 (g, "Add", "/add", "mm", "bias", NULL, "biased");
+      node3 (g, "Relu", "/relu", "biased", NULL, NULL, "act");
+      node3 (g, "QuantizeLinear", "/q_y", "act", "ys", "yz", "y");
+      fw_graph_add_output (g, "y", NULL);
+    }
+  if (which == QDQ_SHARED)
+    {
+      /* A second layer on the same weights (an exporter sharing them): its own activation pair. */
+      node3 (g, "QuantizeLinear", "/q_x2", "x", "xs", "xz", "x2_q");
+      node3 (g, "DequantizeLinear", "/dq_x2", "x2_q", "xs", "xz", "x2_dq");
+      node3 (g, "MatMul", "/mm2", "x2_dq", "w_dq", NULL, "mm2");
+      node3 (g, "Relu", "/relu2", "mm2", NULL, NULL, "y2");
+      fw_graph_add_output (g, "y2", NULL);
+    }
+  return linked (model);
+}
+
+/* A 3×3 Conv, stride 2, pads 1 (padded taps are the activation's zero point), uint8 activations with zero
+ * point 131, per-channel int8 weights, an int32 bias through DequantizeLinear, Relu, requantised to int8. */
+static FwModel *
+conv_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[4] = { FW_DIM_STATIC (2), FW_DIM_STATIC (5), FW_DIM_STATIC (9), FW_DIM_STATIC (8) };
+  gint64 wd[4] = { 7, 5, 3, 3 }, cd[1] = { 7 }, pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
+  g_autofree double *w = weights (7 * 5 * 9, 5);
+  double ws[7], wz[7], b[7], bs[7], bz[7];
+  FwNode *conv;
+
+  for (gint i = 0; i < 7; i++)
+    {
+      ws[i] = 0.003 + 0.001 * i;
+      wz[i] = 0;
+      b[i] = 40 * (i - 3);
+      bs[i] = (2.0 / 255) * ws[i];
+      bz[i] = 0;
+    }
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 4, xd, NULL);
+  scalar (g, "xs", FW_DTYPE_FLOAT, 2.0 / 255);
+  scalar (g, "xz", FW_DTYPE_UINT8, 131);
+  tensor (g, "w_q", FW_DTYPE_INT8, 4, wd, w, 7 * 5 * 9);
+  tensor (g, "w_s", FW_DTYPE_FLOAT, 1, cd, ws, 7);
+  tensor (g, "w_z", FW_DTYPE_INT8, 1, cd, wz, 7);
+  tensor (g, "b_q", FW_DTYPE_INT32, 1, cd, b, 7);
+  tensor (g, "b_s", FW_DTYPE_FLOAT, 1, cd, bs, 7);
+  tensor (g, "b_z", FW_DTYPE_INT32, 1, cd, bz, 7);
+  scalar (g, "ys", FW_DTYPE_FLOAT, 0.004);
+  scalar (g, "yz", FW_DTYPE_INT8, -20);
+  node3 (g, "QuantizeLinear", "/q_x", "x", "xs", "xz", "x_q");
+  node3 (g, "DequantizeLinear", "/dq_x", "x_q", "xs", "xz", "x_dq");
+  fw_node_set_attr_int (node3 (g, "DequantizeLinear", "/dq_w", "w_q", "w_s", "w_z", "w_dq"), "axis", 0);
+  fw_node_set_attr_int (node3 (g, "DequantizeLinear", "/dq_b", "b_q", "b_s", "b_z", "b_dq"), "axis", 0);
+  conv = node3 (g, "Conv", "/conv", "x_dq", "w_dq", "b_dq", "c");
+  fw_node_set_attr_ints (conv, "pads", 4, pads);
+  fw_node_set_attr_ints (conv, "strides", 2, strides);
+  node3 (g, "Relu", "/relu", "c", NULL, NULL, "act");
+  node3 (g, "QuantizeLinear", "/q_y", "act", "ys", "yz", "y");
+  fw_graph_add_output (g, "y", NULL);
+  return linked (model);
+}
+
+static FwPlan *
+plan_for (FwModel *model)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+static guint
+count_integer (FwPlan *plan)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    n += fw_candidate_is_integer (g_ptr_array_index (plan->candidates, i)) &&
+         fw_candidate_is_fused (g_ptr_array_index (plan->candidates, i));
+  return n;
+}
+
+static guint
+count_refusals (FwPlan *plan, FwReasonCode code)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < plan->refusals->len; i++)
+    n += ((FwRefusal *) g_ptr_array_index (plan->refusals, i))->code == code;
+  return n;
+}
+
+static void
+test_plan_matmul_group (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  FwCandidate *c;
+  FwQdqGroup q;
+
+  g_assert_cmpuint (count_integer (plan), ==, 1);
+  c = g_ptr_array_index (plan->candidates, 0);
+  /* Every node of the chain, the Q/DQ ones included: nothing is left standalone. */
+  g_assert_cmpuint (c->nodes->len, ==, fw_graph_get_n_nodes (fw_model_get_graph (model)));
+  g_assert_true (fw_qdq_group_describe (c, &q));
+  g_assert_nonnull (q.a.q.node);
+  g_assert_true (q.a.member && q.b.member);
+  g_assert_cmpuint (q.epilogue->len, ==, 2);
+  g_assert_nonnull (q.out.node);
+  g_assert_cmpint (q.k, ==, K);
+  g_assert_cmpint (q.b.dq.axis, ==, 1);
+  fw_qdq_group_clear (&q);
+  for (FwReasonCode code = FW_NF_QDQ_AXIS; code <= FW_NF_QDQ_FORM; code++)
+    g_assert_cmpuint (count_refusals (plan, code), ==, 0);
+}
+
+static void
+test_plan_refused_axis (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_AXIS_K);
+  g_autoptr(FwPlan) plan = plan_for (model);
+
+  g_assert_cmpuint (count_integer (plan), ==, 0);
+  g_assert_cmpuint (count_refusals (plan, FW_NF_QDQ_AXIS), ==, 1);
+  g_assert_cmpstr (fw_reason_code_string (FW_NF_QDQ_AXIS), ==, "FW-NF-020");
+}
+
+static void
+test_plan_refused_params (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_RUNTIME_SCALE);
+  g_autoptr(FwPlan) plan = plan_for (model);
+
+  g_assert_cmpuint (count_integer (plan), ==, 0);
+  g_assert_cmpuint (count_refusals (plan, FW_NF_QDQ_PARAMS), ==, 1);
+}
+
+static void
+test_plan_shared (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_SHARED);
+  g_autoptr(FwPlan) plan = plan_for (model);
+
+  /* Both layers compute in integers; the weight's DequantizeLinear stays, refused once. */
+  g_assert_cmpuint (count_integer (plan), ==, 2);
+  g_assert_cmpuint (count_refusals (plan, FW_NF_QDQ_SHARED), ==, 1);
+}
+
+static void
+test_plan_priced_int8 (void)
+{
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  const FwCostEstimate *cost = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, 0));
+
+  /* The 910B's cube runs int8 at twice its fp16 rate (data/hw/ascend-910b.yaml, docs/hardware.md §1). */
+  g_assert_cmpfloat (profile->cube_int8_ops_per_s, ==, 2 * profile->cube_flops_per_s);
+  /* The kernel reads x as float (it quantises it), the weights as int8 and the bias: not the weights'
+     float32 bytes. */
+  g_assert_cmpfloat (cost->bytes_read_after, <=, M * K * 4 + K * N + N * 4 + 64 * 4);
+  g_assert_cmpfloat (cost->bytes_written_after, ==, M * N);
+  g_assert_cmpfloat (cost->saving_s, >, 0);
+}
+
+/* The host kernels of the plan, built and compiled. */
+static FwTargets *
+build (FwPlan *plan)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cache = g_dir_make_tmp ("fw-test-qdq-XXXXXX", NULL);
+  FwTargets *t = fw_targets_build (plan, TRUE, FALSE, cache, NULL, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < t->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (t->kernels, i);
+      if (!k->host_compiled)
+        g_error ("candidate %u: %s", k->candidate, k->errors[FW_TARGET_HOST]);
+    }
+  return t;
+}
+
+typedef struct
+{
+  FwGroupKernel *inner;
+  gint           offset;   /* added to the first element of the int8 output, as a broken requantisation */
+} Broken;
+
+static gboolean
+run_broken (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  Broken *b = data;
+
+  if (!b->inner->run (b->inner->data, inputs, outputs, n_threads, error))
+    return FALSE;
+  ((guint8 *) outputs[0]->data)[0] = (guint8) (((guint8 *) outputs[0]->data)[0] + b->offset);
+  return TRUE;
+}
+
+static FwVerifyResult *
+verify (FwPlan *plan, GPtrArray *kernels)
+{
+  g_autoptr(GError) error = NULL;
+  FwVerifyOptions options = { 0 };
+  FwVerifyResult *r;
+
+  options.seed = 1;
+  options.n_threads = 2;
+  r = fw_verify_run (plan, kernels, &options, &error);
+  g_assert_no_error (error);
+  return r;
+}
+
+static void
+check_verified (FwModel *model)
+{
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  FwVerifyResult *r;
+  const FwGroupCheck *g;
+
+  g_assert_cmpuint (count_integer (plan), ==, 1);
+  r = verify (plan, kernels);
+  g_assert_cmpuint (r->groups->len, ==, 1);
+  g = &g_array_index (r->groups, FwGroupCheck, 0);
+  g_assert_true (g->integer);
+  g_assert_cmpfloat (g->quant_step, >, 0);
+  g_assert_cmpfloat (g->isolated.max_abs, <=, 1.0);
+  g_assert_true (g->pass);
+  g_assert_true (r->quantised);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+}
+
+static void
+test_host_matmul_verified (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
+  check_verified (model);
+}
+
+static void
+test_host_conv_verified (void)
+{
+  g_autoptr(FwModel) model = conv_model ();
+  check_verified (model);
+}
+
+/* Scales 1 and zero points 0: every product and sum is a small integer, exact in float too, so the kernel
+ * equals the reference exactly. */
+static void
+test_host_exact (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_EXACT);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  FwVerifyResult *r = verify (plan, kernels);
+
+  g_assert_cmpuint (r->groups->len, ==, 1);
+  g_assert_cmpfloat (g_array_index (r->groups, FwGroupCheck, 0).isolated.max_abs, ==, 0.0);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+}
+
+/* The VNNI path (where the CPU has it) and the portable path compute the same bytes. */
+static void
+test_host_paths_agree (void)
+{
+  g_autoptr(FwModel) model = conv_model ();
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  g_autoptr(GError) error = NULL;
+  FwGroupKernel *k = g_ptr_array_index (kernels, 0);
+  g_autoptr(GPtrArray) inputs = fw_exec_make_inputs (model, 3, &error);
+  g_autofree FwArray **in = g_new0 (FwArray *, k->n_inputs + 1);
+  FwArray *out[2][2] = { { NULL } };
+
+  g_assert_no_error (error);
+  /* The group's first input is the model's float input x; the others are constants. */
+  for (guint i = 0; i < k->n_inputs; i++)
+    in[i] = k->inputs[i]->constant != NULL ? fw_array_new_from_tensor (k->inputs[i]->constant, &error)
+                                           : fw_array_ref (g_ptr_array_index (inputs, 0));
+  g_assert_no_error (error);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      if (pass == 1)
+        g_setenv ("FW_SK_PORTABLE", "1", TRUE);
+      g_assert_true (k->run (k->data, in, out[pass], 2, &error));
+      g_assert_no_error (error);
+    }
+  g_unsetenv ("FW_SK_PORTABLE");
+  g_assert_cmpint (out[0][0]->n_elements, ==, out[1][0]->n_elements);
+  g_assert_cmpint (memcmp (out[0][0]->data, out[1][0]->data, out[0][0]->n_elements), ==, 0);
+  for (guint i = 0; i < k->n_inputs; i++)
+    fw_array_unref (in[i]);
+  fw_array_unref (out[0][0]);
+  fw_array_unref (out[1][0]);
+}
+
+/* A requantisation off by two steps at one element: outside the one-step tolerance, caught; by one step:
+ * within it. */
+static void
+test_host_broken_requantisation (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  FwGroupKernel *inner = g_ptr_array_index (kernels, 0);
+
+  for (gint offset = 1; offset <= 2; offset++)
+    {
+      Broken b = { inner, offset };
+      FwGroupKernel broken = *inner;
+      g_autoptr(GPtrArray) list = g_ptr_array_new ();
+      FwVerifyResult *r;
+
+      broken.run = run_broken;
+      broken.data = &b;
+      g_ptr_array_add (list, &broken);
+      r = verify (plan, list);
+      g_assert_cmpuint (r->groups->len, ==, 1);
+      if (offset == 2)
+        {
+          g_assert_false (g_array_index (r->groups, FwGroupCheck, 0).pass);
+          g_assert_false (r->pass);
+        }
+      else
+        g_assert_true (g_array_index (r->groups, FwGroupCheck, 0).pass);
+      fw_verify_result_free (r);
+    }
+}
+
+/* Two integer groups reading one shared weight DequantizeLinear through: verified in the fused program,
+ * and run on reference kernels from their own boundary (what --measure and the golden policy do), the
+ * DequantizeLinear computed there from the integer input the kernel reads. */
+static void
+test_host_shared_read_through (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_SHARED);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) inputs = fw_exec_make_inputs (model, 2, &error);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  FwVerifyResult *r = verify (plan, kernels);
+
+  g_assert_cmpuint (r->groups->len, ==, 2);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+  g_assert_no_error (error);
+  for (guint k = 0; k < kernels->len; k++)
+    {
+      FwGroupKernel *kernel = g_ptr_array_index (kernels, k);
+      FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
+      g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
+      FwArray *ref[2] = { NULL }, *got[2] = { NULL };
+
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        in[i] = kernel->inputs[i]->constant != NULL ? fw_array_new_from_tensor (kernel->inputs[i]->constant, &error)
+                                                    : fw_array_ref (g_ptr_array_index (inputs, 0));
+      g_assert_no_error (error);
+      g_assert_true (fw_group_run_reference (ctx, kernel, c->nodes, in, ref, &error));
+      g_assert_no_error (error);
+      g_assert_true (kernel->run (kernel->data, in, got, 2, &error));
+      for (gint64 e = 0; e < ref[0]->n_elements; e++)
+        g_assert_cmpfloat (fabs (fw_array_get_double (ref[0], e) - fw_array_get_double (got[0], e)), <=,
+                           1e-5 + 1e-4 * fabs (fw_array_get_double (ref[0], e)));
+      for (guint i = 0; i < kernel->n_inputs; i++)
+        fw_array_unref (in[i]);
+      fw_array_unref (ref[0]);
+      fw_array_unref (got[0]);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/plan/qdq/matmul-group", test_plan_matmul_group);
+  g_test_add_func ("/core/plan/qdq/refused-axis", test_plan_refused_axis);
+  g_test_add_func ("/core/plan/qdq/refused-params", test_plan_refused_params);
+  g_test_add_func ("/core/plan/qdq/shared-dequantize", test_plan_shared);
+  g_test_add_func ("/core/plan/qdq/priced-int8", test_plan_priced_int8);
+  g_test_add_func ("/core/codegen/host/int8/matmul-verified", test_host_matmul_verified);
+  g_test_add_func ("/core/codegen/host/int8/conv-verified", test_host_conv_verified);
+  g_test_add_func ("/core/codegen/host/int8/exact", test_host_exact);
+  g_test_add_func ("/core/codegen/host/int8/paths-agree", test_host_paths_agree);
+  g_test_add_func ("/core/codegen/host/int8/broken-requantisation", test_host_broken_requantisation);
+  g_test_add_func ("/core/codegen/host/int8/shared-read-through", test_host_shared_read_through);
+  return g_test_run ();
+}

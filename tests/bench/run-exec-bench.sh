@@ -16,7 +16,8 @@
 #    bert_like with the host profile (bar: at least 0.8).
 #
 # Models come from $FW_REAL_MODELS_DIR or BUILD_DIR/tests/real/models (the real suite's cache). Missing
-# prerequisites: exit 77 (skip), or 1 when CI is set. FW_BENCH_REPEAT (default 5) sets the samples.
+# prerequisites: exit 77 (skip), or 1 when CI is set. FW_BENCH_REPEAT (default 5) sets the samples;
+# FW_BENCH_NO_KERNELS=1 skips part 1.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -46,8 +47,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/fw-exec-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=$work/cache
 
-echo "== SuperKernels"
-FW_BENCH_REPEAT=$REPEAT "$build/tests/bench/fw-bench-exec" "$MODELS/bert_like.onnx" || status=1
+if [[ -z ${FW_BENCH_NO_KERNELS:-} ]]; then
+  echo "== SuperKernels"
+  FW_BENCH_REPEAT=$REPEAT "$build/tests/bench/fw-bench-exec" "$MODELS/bert_like.onnx" || status=1
+fi
 
 echo
 echo "== Whole models, batch 1 (medians of $REPEAT; ratios above 1 mean the second is slower)"

@@ -457,6 +457,11 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
           return FALSE;
         }
       w = ms.b;
+      /* One batch matrix (batch dims all 1, or folded into a tall A) is a plain 2-D product: there oneDNN
+         takes constant weights in its blocked layout, where for 3-D it keeps them plain and packs them again
+         on every run (ViT's MLP MatMuls ran 20x slower that way). */
+      if (ms.NB == 1)
+        ms.nb = 0;
       d->kind = FW_DNNL_MATMUL;
       d->ndims = ms.nb + 2;
       /* Batch dims: the result's, 1 where an operand is broadcast (it is row-major over its own dims, so

@@ -280,6 +280,11 @@ prepare_operand (FwDnnlPrim *p, gint k)
   return ok;
 }
 
+/* Activations up to this many bytes are reordered on the calling thread: the copy is memory-bound and takes
+ * well under a millisecond there, where on a loaded machine a parallel region may wait a whole scheduler
+ * slice for a thread that did not get a core (onednn_verbose: 3-6 ms for resnet18's 100 kB reorders). */
+#define SERIAL_REORDER_BYTES (4 << 20)
+
 static gboolean
 run_reorder (FwDnnlPrim *p, gint k)
 {
@@ -361,13 +366,20 @@ fw_dnnl_prim_run (void *data, const float *src, const float *weights, float *dst
            (p->weights_ready || dnnl_memory_set_data_handle (p->user_mem[1], (void *) weights) == dnnl_success);
       for (gint k = 0; k < 2 && ok; k++)
         if (p->reorder[k] != NULL && !(k == 1 && p->weights_ready))
-          ok = run_reorder (p, k);
+          {
+            omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[k]) <= SERIAL_REORDER_BYTES ? 1 : threads);
+            ok = run_reorder (p, k);
+          }
+      omp_set_num_threads (threads);
       args[0] = (dnnl_exec_arg_t) { DNNL_ARG_SRC, p->own_mem[0] ? p->own_mem[0] : p->user_mem[0] };
       args[1] = (dnnl_exec_arg_t) { DNNL_ARG_WEIGHTS, p->own_mem[1] ? p->own_mem[1] : p->user_mem[1] };
       args[2] = (dnnl_exec_arg_t) { DNNL_ARG_DST, p->own_mem[2] ? p->own_mem[2] : p->user_mem[2] };
       ok = ok && dnnl_primitive_execute (p->prim, p->stream, 3, args) == dnnl_success;
       if (ok && p->reorder[2] != NULL)
-        ok = run_reorder (p, 2);
+        {
+          omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[2]) <= SERIAL_REORDER_BYTES ? 1 : threads);
+          ok = run_reorder (p, 2);
+        }
       ok = ok && dnnl_stream_wait (p->stream) == dnnl_success;
     }
   omp_set_num_threads (saved);

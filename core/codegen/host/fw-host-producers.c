@@ -426,7 +426,8 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
   else if (strcmp (op, "Gemm") == 0)
     {
       SkVal *a = fw_hc_input_val (g, g->root, 0);
-      gboolean ta = fw_node_get_attr_int (g->root, "transA", 0) != 0, tb = fw_node_get_attr_int (g->root, "transB", 0) != 0;
+      gboolean ta = fw_node_get_attr_int (g->root, "transA", 0) != 0;
+      gboolean tb = fw_node_get_attr_int (g->root, "transB", 0) != 0;
       gint64 M = g->dims[0], N = g->dims[1], K;
 
       w = fw_hc_input_val (g, g->root, 1);

@@ -132,6 +132,27 @@ fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s
   json_builder_end_object (b);
 }
 
+/* Which library computes a host kernel's compute root: oneDNN's version, ISA and chosen implementation, or
+ * the fallback and why. */
+static void
+add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
+{
+  if (p->backend == NULL)
+    return;
+  json_builder_set_member_name (b, "producer");
+  json_builder_begin_object (b);
+  fw_json_member_string (b, "backend", p->backend);
+  if (p->library != NULL)
+    {
+      fw_json_member_string (b, "library", p->library);
+      fw_json_member_string (b, "isa", p->isa);
+      fw_json_member_string (b, "implementation", p->implementation);
+    }
+  if (p->fallback != NULL)
+    fw_json_member_string (b, "fallback", p->fallback);
+  json_builder_end_object (b);
+}
+
 static void
 add_target_kernel (JsonBuilder *b, const FwPlan *plan, FwTargetId target, const FwTargetKernel *k)
 {
@@ -150,7 +171,10 @@ add_target_kernel (JsonBuilder *b, const FwPlan *plan, FwTargetId target, const 
         fw_json_member_string (b, "object_sha256", fw_superkernel_get_object_hash (k->host));
       /* What each thread's row scratch holds: the plan's carried values, row by row. */
       if (k->host != NULL)
-        fw_json_member_int (b, "row_scratch_elements", fw_superkernel_get_scratch_elements (k->host));
+        {
+          fw_json_member_int (b, "row_scratch_elements", fw_superkernel_get_scratch_elements (k->host));
+          add_host_producer (b, fw_superkernel_get_producer (k->host));
+        }
     }
   else
     fw_json_member_string (b, "status", src != NULL ? "generated" : "not-generated");

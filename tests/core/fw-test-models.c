@@ -35,6 +35,29 @@ fw_test_add_node (FwGraph *g, const char *op, const char *name, const char *a, c
   return add (g, op, name, a, b, out);
 }
 
+FwNode *
+fw_test_add_node3 (FwGraph *g, const char *op, const char *name, const char *out, const char *a, const char *b,
+                   const char *c)
+{
+  const char *ins[3] = { a, b, c };
+  const char *outs[1] = { out };
+  FwNode *node = fw_graph_add_node (g, op, "", name, c ? 3 : b ? 2 : 1, ins, 1, outs, NULL);
+
+  g_assert_nonnull (node);
+  return node;
+}
+
+void
+fw_test_add_input (FwGraph *g, const char *name, guint rank, const gint64 *dims)
+{
+  FwDim d[FW_MAX_RANK];
+
+  g_assert_cmpuint (rank, <=, FW_MAX_RANK);
+  for (guint i = 0; i < rank; i++)
+    d[i] = FW_DIM_STATIC (dims[i]);
+  g_assert_nonnull (fw_graph_add_input (g, name, FW_DTYPE_FLOAT, rank, d, NULL));
+}
+
 static void
 add_weight (FwGraph *g, GRand *rand, const char *name, guint rank, const gint64 *dims, float scale)
 {

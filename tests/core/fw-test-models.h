@@ -27,6 +27,19 @@ FwNode   *fw_test_add_node             (FwGraph    *g,
                                         const char *a,
                                         const char *b,
                                         const char *out);
+/* A node of op reading a, b and c (each NULL when absent, trailing ones first) and writing out. */
+FwNode   *fw_test_add_node3            (FwGraph    *g,
+                                        const char *op,
+                                        const char *name,
+                                        const char *out,
+                                        const char *a,
+                                        const char *b,
+                                        const char *c);
+/* A float32 graph input of static dims. */
+void      fw_test_add_input            (FwGraph    *g,
+                                        const char *name,
+                                        guint       rank,
+                                        const gint64 *dims);
 /* n elementwise/broadcast ops (Add, Mul, Relu, Sigmoid, Tanh, Sub, Exp, Neg…) on [batch, n_elems]. */
 FwModel  *fw_test_elementwise_chain    (guint       n_ops,
                                         gint64      n_elems,

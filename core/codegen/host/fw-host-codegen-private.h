@@ -5,7 +5,8 @@
  *   fw-host-schedule.c   what loops exist: values, row axes, the space, strides, merged axes, passes
  *   fw-host-expr.c       literals, operand loads and stores, each node's C expression
  *   fw-host-region.c     the parallel region over rows: row prologue, passes, reductions
- *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by sgemm (or a direct grouped Conv)
+ *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by oneDNN or sgemm (or a direct grouped Conv)
+ *   fw-host-dnnl.c       the oneDNN primitives the producers call
  *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands
  *   fw-host-int8.c       integer (QDQ) groups: int8 products in int32, the dequantising epilogue, requantisation */
 #pragma once
@@ -204,8 +205,10 @@ gboolean     fw_hc_emit_region         (Gen           *g,
                                         const char    *row_pre,
                                         GError       **error);
 
-/* fw-host-producers.c: the root's product into the tile (or the output in place), then the epilogue's
- * region. */
+/* fw-host-producers.c: which library computes the root (oneDNN where it takes the shape, else OpenBLAS or
+ * the direct grouped Conv), decided once into kernel->producer_kind; FW_HOST_PRODUCER=openblas keeps
+ * OpenBLAS. Then the root's product into the tile (or the output in place), then the epilogue's region. */
+void         fw_hc_choose_producer     (Gen           *g);
 gboolean     fw_hc_emit_matmul         (Gen           *g,
                                         GError       **error);
 gboolean     fw_hc_emit_gemm           (Gen           *g,

@@ -111,7 +111,10 @@ fw_hc_append_prelude (GString *src, gboolean half)
     "#include <string.h>\n\n"
     "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
     "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
-    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; } fw_sk_runtime;\n\n");
+    "typedef int (*fw_sk_producer_run) (void *producer, const float *src, const float *weights, float *dst,\n"
+    "                                   int nt);\n"
+    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; fw_sk_producer_run producer_run; void *producer; }\n"
+    "  fw_sk_runtime;\n\n");
   g_string_append_printf (src, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
   /* erff is a library call, and one call in a loop keeps GCC from vectorising the whole loop: an erf-GELU
      epilogue ran at erff's speed whatever else it fused. This is the rational approximation XLA and Eigen
@@ -174,6 +177,8 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.body = g_string_new (NULL);
 
   ok = fw_hc_schedule (&g, error);
+  if (ok)
+    fw_hc_choose_producer (&g);
   for (guint i = 0; ok && i < g.vals->len; i++)
     g.half |= fw_hc_is_half (((SkVal *) g_ptr_array_index (g.vals, i))->dtype);
   if (ok && g.root == NULL)

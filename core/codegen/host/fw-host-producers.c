@@ -1,6 +1,8 @@
-/* fw-host-producers.c: the compute roots of host SuperKernels. MatMul, Gemm and Conv (im2col) are computed
- * whole into the tile by as few sgemm calls as the reference kernels make, a grouped Conv with few taps per
- * group row by row by a direct loop in the epilogue's region; then the epilogue's region follows. */
+/* fw-host-producers.c: the compute roots of host SuperKernels. Which library computes a root is decided once,
+ * by fw_hc_choose_producer: a oneDNN primitive where oneDNN takes the shape (fw-host-dnnl.c; constant weights
+ * reordered once into its layout), else MatMul, Gemm and Conv (im2col) whole into the tile by as few sgemm
+ * calls as the reference kernels make, and a grouped Conv with few taps per group row by row by a direct
+ * loop in the epilogue's region. The epilogue's region follows, over the root's plain result. */
 #include "config.h"
 
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-host-codegen-private.h"
+#include "fw-host-dnnl.h"
 
 static void
 emit_tile (Gen *g, gint64 n)
@@ -27,19 +30,28 @@ check_int (gint64 v, GError **error)
   return TRUE;
 }
 
-gboolean
-fw_hc_emit_matmul (Gen *g, GError **error)
+/* A MatMul's product as the sgemm calls compute it: NB batch matrices of [M, K] × [K, N] over the result's
+ * nb batch dims, operands' batch strides sa, sb (0 where broadcast). */
+typedef struct
+{
+  SkVal   *a, *b;
+  gboolean a1, b1;
+  gint     nb;
+  gint64   M, N, K, NB;
+  gint64   sa[FW_MAX_RANK], sb[FW_MAX_RANK];
+} MatShape;
+
+static gboolean
+matmul_shape (Gen *g, MatShape *ms, GError **error)
 {
   FwNode *node = g->root;
   SkVal *a = fw_hc_input_val (g, node, 0), *b = fw_hc_input_val (g, node, 1);
-  GString *s = g->body;
   gint rank = g->rank, nb;
   gint64 M, N, K, NB = 1;
-  gint64 sa[FW_MAX_RANK] = { 0 }, sb[FW_MAX_RANK] = { 0 };
+  gint64 *sa = ms->sa, *sb = ms->sb;
   gboolean a1, b1;
-  char abuf[32], bbuf[32];
-  const char *pa, *pb;
 
+  memset (ms, 0, sizeof *ms);
   if (a == NULL || b == NULL || a->kind == SV_IMM_SCALAR || b->kind == SV_IMM_SCALAR || a->value->rank < 1 ||
       b->value->rank < 1 || (a->value->rank == 1 && b->value->rank == 1) || !fw_hc_is_floatish (a->dtype) ||
       !fw_hc_is_floatish (b->dtype))
@@ -86,21 +98,33 @@ fw_hc_emit_matmul (Gen *g, GError **error)
           nb = 0;
         }
     }
-  /* The whole product first, in as few sgemm calls as the reference makes (one per batch matrix), then one
-     parallel region for the epilogue. Tiles of a few hundred rows each cost an sgemm call that OpenBLAS runs
-     below its efficient size, and every switch between its threads and OpenMP's leaves one set spinning
-     against the other on the same cores: ViT's MLP ran slower fused than unfused that way. */
-  emit_tile (g, NB * M * N);
-  g->gemm_k = K;
-  pa = fw_hc_root_operand (g, a, abuf, sizeof abuf);
-  pb = fw_hc_root_operand (g, b, bbuf, sizeof bbuf);
-  g_string_append_printf (s, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", NB);
+  ms->a = a, ms->b = b, ms->a1 = a1, ms->b1 = b1, ms->nb = nb;
+  ms->M = M, ms->N = N, ms->K = K, ms->NB = NB;
+  return TRUE;
+}
+
+/* The call of the root's primitive (kernel->dnnl) into dst. */
+static void
+emit_primitive_call (Gen *g, const char *src, const char *weights)
+{
+  g_string_append_printf (g->body, "  if (rt->producer_run (rt->producer, %s, %s, dst, nt) != 0)\n    goto out;\n", src,
+                          weights);
+}
+
+/* One sgemm per batch matrix into dst. */
+static void
+emit_matmul_sgemm (Gen *g, const MatShape *ms, const char *pa, const char *pb)
+{
+  GString *s = g->body;
+  const gint64 M = ms->M, N = ms->N, K = ms->K;
+
+  g_string_append_printf (s, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", ms->NB);
   g_string_append (s, "  int64_t offa = 0, offb = 0, brem = bt;\n");
-  for (gint d = nb - 1; d >= 0; d--)
+  for (gint d = ms->nb - 1; d >= 0; d--)
     {
       g_string_append_printf (s, "  { const int64_t ix = brem %% %" G_GINT64_FORMAT "; brem /= %" G_GINT64_FORMAT
                               "; offa += ix * %" G_GINT64_FORMAT "; offb += ix * %" G_GINT64_FORMAT "; }\n",
-                              g->dims[d], g->dims[d], sa[d], sb[d]);
+                              g->dims[d], g->dims[d], ms->sa[d], ms->sb[d]);
     }
   g_string_append (s, "  (void) brem;\n");
   g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
@@ -108,6 +132,29 @@ fw_hc_emit_matmul (Gen *g, GError **error)
                           ", 0.0f, dst + bt * %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n",
                           M, N, K, pa, K, pb, N, M * N, N);
   g_string_append (s, "  }\n");
+}
+
+gboolean
+fw_hc_emit_matmul (Gen *g, GError **error)
+{
+  MatShape ms;
+  char abuf[32], bbuf[32];
+  const char *pa, *pb;
+
+  if (!matmul_shape (g, &ms, error))
+    return FALSE;
+  /* The whole product first, in as few sgemm calls as the reference makes (one per batch matrix), or one
+     primitive, then one parallel region for the epilogue. Tiles of a few hundred rows each cost an sgemm call
+     that OpenBLAS runs below its efficient size, and every switch between its threads and OpenMP's leaves one
+     set spinning against the other on the same cores: ViT's MLP ran slower fused than unfused that way. */
+  emit_tile (g, ms.NB * ms.M * ms.N);
+  g->gemm_k = ms.K;
+  pa = fw_hc_root_operand (g, ms.a, abuf, sizeof abuf);
+  pb = fw_hc_root_operand (g, ms.b, bbuf, sizeof bbuf);
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN)
+    emit_primitive_call (g, pa, pb);
+  else
+    emit_matmul_sgemm (g, &ms, pa, pb);
   {
     /* The space's rows: NB × M, or NB when B is a vector (its rows run along M). */
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g->n_rows);
@@ -138,9 +185,12 @@ fw_hc_emit_gemm (Gen *g, GError **error)
   g->gemm_k = K;
   pa = fw_hc_root_operand (g, a, abuf, sizeof abuf);
   pb = fw_hc_root_operand (g, b, bbuf, sizeof bbuf);
-  g_string_append_printf (s, "  rt->sgemm (%d, %d, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", %s, %s, %" G_GINT64_FORMAT ", %s, %" G_GINT64_FORMAT ", 0.0f, dst, %" G_GINT64_FORMAT
-                          ");\n", ta, tb, M, N, K, alpha, pa, ta ? M : K, pb, tb ? K : N, N);
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN)
+    emit_primitive_call (g, pa, pb);
+  else
+    g_string_append_printf (s, "  rt->sgemm (%d, %d, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                            ", %s, %s, %" G_GINT64_FORMAT ", %s, %" G_GINT64_FORMAT ", 0.0f, dst, %" G_GINT64_FORMAT
+                            ");\n", ta, tb, M, N, K, alpha, pa, ta ? M : K, pb, tb ? K : N, N);
   {
     g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, M);
     return fw_hc_emit_region (g, count, "t", NULL, error);
@@ -202,8 +252,6 @@ conv_geometry (Gen *g, ConvGeom *cv, GError **error)
       !check_int (KK, error) || KK * OHW > G_MAXINT32)
     return fw_hc_unsupported (error, _("Conv attributes out of range"));
   *cv = (ConvGeom) { "", "", NI, C, H, W, M, OH, OW, KH, KW, G, CG, MG, KK, OHW, sh, sw, dh, dw, pt, pl };
-  fw_hc_root_operand (g, x, cv->x, sizeof cv->x);
-  fw_hc_root_operand (g, w, cv->w, sizeof cv->w);
   return TRUE;
 }
 
@@ -330,8 +378,153 @@ fw_hc_emit_conv (Gen *g, GError **error)
 
   if (!conv_geometry (g, &cv, error))
     return FALSE;
+  fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 0), cv.x, sizeof cv.x);
+  fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 1), cv.w, sizeof cv.w);
   emit_tile (g, cv.NI * cv.M * cv.OHW);
-  if (cv.G > 1 && cv.KK <= DIRECT_CONV_TAPS)
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN)
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, cv.NI * cv.M);
+      g->gemm_k = cv.KK;
+      emit_primitive_call (g, cv.x, cv.w);
+      return fw_hc_emit_region (g, count, "t", NULL, error);
+    }
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_DIRECT)
     return emit_conv_direct (g, &cv, error);
   return emit_conv_sgemm (g, &cv, error);
+}
+
+/* The root as a oneDNN primitive's description; FALSE with *why when the operands are not what a float32
+ * primitive takes. */
+static gboolean
+describe_root (Gen *g, FwDnnlDesc *d, char **why)
+{
+  const char *op = g->root->op_type;
+  SkVal *w;
+
+  memset (d, 0, sizeof *d);
+  d->alpha = 1.0f;
+  if (strcmp (op, "Conv") == 0)
+    {
+      ConvGeom cv;
+      SkVal *x = fw_hc_input_val (g, g->root, 0);
+
+      w = fw_hc_input_val (g, g->root, 1);
+      if (!conv_geometry (g, &cv, NULL) || x->dtype != FW_DTYPE_FLOAT || w->dtype != FW_DTYPE_FLOAT)
+        {
+          *why = g_strdup (_("a Conv other than 2-D float32"));
+          return FALSE;
+        }
+      d->kind = FW_DNNL_CONV;
+      d->n = cv.NI, d->c = cv.C, d->h = cv.H, d->w = cv.W, d->m = cv.M, d->oh = cv.OH, d->ow = cv.OW;
+      d->kh = cv.KH, d->kw = cv.KW, d->groups = cv.G;
+      d->sh = cv.sh, d->sw = cv.sw, d->dh = cv.dh, d->dw = cv.dw, d->pt = cv.pt, d->pl = cv.pl;
+      /* The least far-side padding that gives the output size ONNX computed (oneDNN checks that they agree,
+         rounding down as ONNX does): negative where the last window stops short of the edge, and 0 then. */
+      d->pb = MAX (0, (cv.OH - 1) * cv.sh + (cv.KH - 1) * cv.dh + 1 - cv.H - cv.pt);
+      d->pr = MAX (0, (cv.OW - 1) * cv.sw + (cv.KW - 1) * cv.dw + 1 - cv.W - cv.pl);
+    }
+  else if (strcmp (op, "Gemm") == 0)
+    {
+      SkVal *a = fw_hc_input_val (g, g->root, 0);
+      gboolean ta = fw_node_get_attr_int (g->root, "transA", 0) != 0;
+      gboolean tb = fw_node_get_attr_int (g->root, "transB", 0) != 0;
+      gint64 M = g->dims[0], N = g->dims[1], K;
+
+      w = fw_hc_input_val (g, g->root, 1);
+      if (g->rank != 2 || a == NULL || w == NULL || a->dtype != FW_DTYPE_FLOAT || w->dtype != FW_DTYPE_FLOAT ||
+          a->value->rank != 2 || w->value->rank != 2)
+        {
+          *why = g_strdup (_("a Gemm on operands other than float32 matrices"));
+          return FALSE;
+        }
+      K = a->value->dims[ta ? 0 : 1].value;
+      d->kind = FW_DNNL_MATMUL;
+      d->ndims = 2;
+      d->src_dims[0] = M, d->src_dims[1] = K;
+      d->src_strides[0] = ta ? 1 : K, d->src_strides[1] = ta ? M : 1;
+      d->wei_dims[0] = K, d->wei_dims[1] = N;
+      d->wei_strides[0] = tb ? 1 : N, d->wei_strides[1] = tb ? K : 1;
+      d->dst_dims[0] = M, d->dst_dims[1] = N;
+      d->alpha = fw_node_get_attr_float (g->root, "alpha", 1.0f);
+    }
+  else
+    {
+      MatShape ms;
+
+      if (!matmul_shape (g, &ms, NULL) || ms.a1 || ms.b1 || ms.a->dtype != FW_DTYPE_FLOAT ||
+          ms.b->dtype != FW_DTYPE_FLOAT || ms.nb + 2 > FW_DNNL_MAX_RANK)
+        {
+          *why = g_strdup (_("a MatMul of a vector, of operands other than float32 or of rank over 6"));
+          return FALSE;
+        }
+      w = ms.b;
+      /* One batch matrix (batch dims all 1, or folded into a tall A) is a plain 2-D product: there oneDNN
+         takes constant weights in its blocked layout, where for 3-D it keeps them plain and packs them again
+         on every run (ViT's MLP MatMuls ran 20x slower that way). */
+      if (ms.NB == 1)
+        ms.nb = 0;
+      d->kind = FW_DNNL_MATMUL;
+      d->ndims = ms.nb + 2;
+      /* Batch dims: the result's, 1 where an operand is broadcast (it is row-major over its own dims, so
+         over these too). */
+      for (gint k = 0; k < ms.nb; k++)
+        {
+          d->src_dims[k] = ms.sa[k] == 0 ? 1 : g->dims[k];
+          d->wei_dims[k] = ms.sb[k] == 0 ? 1 : g->dims[k];
+          d->dst_dims[k] = g->dims[k];
+        }
+      d->src_dims[ms.nb] = ms.M, d->src_dims[ms.nb + 1] = ms.K;
+      d->wei_dims[ms.nb] = ms.K, d->wei_dims[ms.nb + 1] = ms.N;
+      d->dst_dims[ms.nb] = ms.M, d->dst_dims[ms.nb + 1] = ms.N;
+      for (gint x = 0; x < 2; x++)
+        {
+          gint64 *dims = x == 0 ? d->src_dims : d->wei_dims, *st = x == 0 ? d->src_strides : d->wei_strides;
+          st[d->ndims - 1] = 1;
+          for (gint k = d->ndims - 2; k >= 0; k--)
+            st[k] = st[k + 1] * dims[k + 1];
+        }
+    }
+  if (w->value->constant != NULL && fw_tensor_get_data (w->value->constant, NULL) != NULL)
+    d->weights = w->value->constant;
+  return TRUE;
+}
+
+void
+fw_hc_choose_producer (Gen *g)
+{
+  FwSuperKernel *k = g->kernel;
+  const char *force = g_getenv ("FW_HOST_PRODUCER");
+  g_autofree char *why = NULL;
+  gboolean direct = FALSE;
+  FwDnnlDesc d;
+
+  k->producer_kind = FW_SK_PRODUCER_NONE;
+  k->producer = (FwSuperKernelProducer) { NULL, NULL, NULL, NULL, NULL };
+  if (g->root == NULL)
+    return;
+  if (strcmp (g->root->op_type, "Conv") == 0)
+    {
+      ConvGeom cv;
+      direct = conv_geometry (g, &cv, NULL) && cv.G > 1 && cv.KK <= DIRECT_CONV_TAPS;
+    }
+  if (fw_dnnl_library () == NULL)
+    why = g_strdup (_("built without oneDNN"));
+  else if (force != NULL && strcmp (force, "openblas") == 0)
+    why = g_strdup ("FW_HOST_PRODUCER=openblas");
+  else if (k->unit_name != NULL)
+    /* A scope program's runtime carries one producer, and its sub-kernels are never prepared one by one. */
+    why = g_strdup (_("a sub-kernel of a SuperKernel scope program (a oneDNN primitive per sub-kernel is not "
+                      "wired into scope programs yet)"));
+  else if (describe_root (g, &d, &why))
+    k->dnnl = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), &why);
+  if (k->dnnl != NULL)
+    {
+      k->producer_kind = FW_SK_PRODUCER_ONEDNN;
+      k->producer = (FwSuperKernelProducer) { "onednn", fw_dnnl_library (), fw_dnnl_isa (),
+                                              fw_dnnl_prim_get_impl (k->dnnl), NULL };
+      return;
+    }
+  k->producer_kind = direct ? FW_SK_PRODUCER_DIRECT : FW_SK_PRODUCER_OPENBLAS;
+  k->producer_fallback = g_steal_pointer (&why);
+  k->producer = (FwSuperKernelProducer) { direct ? "direct" : "openblas", NULL, NULL, NULL, k->producer_fallback };
 }

@@ -402,7 +402,10 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
      team started then shares a core with them: ViT's MLP GELU epilogue took 10 ms on two threads against
      well under 1 ms on one. So an epilogue that is cheap beside its product (a few operations per element
      against 2K flops) runs on the calling thread; a heavy one (Softmax, LayerNorm, transcendentals after a
-     short product) still takes the team. */
+     short product) still takes the team. A oneDNN product ran on the OpenMP team itself, with no other
+     threads left spinning: there an epilogue with a transcendental (erf-GELU after ViT's MLP) takes the
+     team whatever the product's size; a cheap one (Relu, a residual Add) stays on one thread, where a
+     region on the loaded machine can wait a scheduler slice for its second thread. */
   for (guint i = 0; i < g->nodes->len; i++)
     {
       SkNode *sn = &g_array_index (g->nodes, SkNode, i);
@@ -413,7 +416,10 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
              strcmp (op, "Sigmoid") == 0 || strcmp (op, "Log") == 0 || strcmp (op, "Gelu") == 0 ? 8 : 1;
     }
   g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n  {\n",
-                          elements > PARALLEL_MIN_ELEMENTS && 2 * g->gemm_k < 32 * ops ? "nt" : "1");
+                          elements > PARALLEL_MIN_ELEMENTS &&
+                            ((g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && ops >= 8) ||
+                             2 * g->gemm_k < 32 * ops)
+                            ? "nt" : "1");
   /* Scratch holds float or narrower values only, 8 bytes a slot keeps any register type aligned. */
   if (g->n_scratch > 0)
     g_string_append_printf (s, "    double *scr = (double *) malloc (sizeof (double) * %" G_GINT64_FORMAT ");\n",

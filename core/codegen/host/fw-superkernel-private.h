@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-#define FW_SK_ABI_VERSION 2
+#define FW_SK_ABI_VERSION 3
 
 /* Row-major sgemm: C = alpha·op(A)·op(B) + beta·C. The host passes it so the shared object needs no link
  * against OpenBLAS and uses the same BLAS as the reference kernels. */
@@ -22,12 +22,28 @@ typedef void (*FwSkSgemm) (int trans_a, int trans_b, int m, int n, int k, float 
 #define FW_SK_CPU_AVX2   4
 #define FW_SK_CPU_VNNI   8   /* AVX-512F, AVX-512BW and AVX-512 VNNI (the integer kernels' vpdpbusd) */
 
+/* The compute root by a prepared library primitive (fw_dnnl_prim_run): dst = src ⊛ weights, plain layouts;
+ * 0 on success. */
+typedef int (*FwSkProducerRun) (void *producer, const float *src, const float *weights, float *dst,
+                                int n_threads);
+
 typedef struct
 {
-  int        abi;
-  int        features;  /* FW_SK_CPU_* */
-  FwSkSgemm  sgemm;
+  int              abi;
+  int              features;  /* FW_SK_CPU_* */
+  FwSkSgemm        sgemm;
+  FwSkProducerRun  producer_run;
+  void            *producer;  /* the kernel's own primitive (FwSuperKernel.dnnl), or NULL */
 } FwSkRuntime;
+
+/* Which library computes the compute root, decided once when the kernel is generated
+ * (fw_hc_choose_producer) and read by the emitters and the report. */
+typedef enum {
+  FW_SK_PRODUCER_NONE,      /* no compute root */
+  FW_SK_PRODUCER_ONEDNN,    /* a oneDNN primitive (fw-host-dnnl.c) */
+  FW_SK_PRODUCER_OPENBLAS,  /* sgemm (Conv by im2col) */
+  FW_SK_PRODUCER_DIRECT,    /* a grouped Conv with few taps: a direct loop in the epilogue's region */
+} FwSkProducerKind;
 
 typedef int (*FwSkEntry) (const FwSkRuntime *rt, const void *const *inputs, void *const *outputs,
                           int n_threads);
@@ -53,6 +69,10 @@ struct _FwSuperKernel
      (the entry's body, its constants inside it) for the scope program to include; NULL otherwise. */
   char              *unit_name;
   char              *unit;
+  FwSkProducerKind   producer_kind;
+  FwSuperKernelProducer producer;  /* what the report prints of producer_kind */
+  char              *producer_fallback;  /* why oneDNN does not back the root, or NULL */
+  struct _FwDnnlPrim *dnnl;         /* FW_SK_PRODUCER_ONEDNN: the root's primitive */
 };
 
 /* fw-superkernel.c: fw_superkernel_generate for a scope's sub-kernel, whose unit is named unit_name. */

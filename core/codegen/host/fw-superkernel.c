@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-error.h"
+#include "fw-host-dnnl.h"
 #include "fw-superkernel-private.h"
 
 /* The generated code calls sgemm through this, so its object links no BLAS and both sides agree on the
@@ -63,7 +64,8 @@ runtime_table (void)
       features = cpu_features ();
       g_once_init_leave (&once, 1);
     }
-  return (FwSkRuntime) { FW_SK_ABI_VERSION, g_getenv ("FW_SK_PORTABLE") != NULL ? 0 : features, runtime_sgemm };
+  return (FwSkRuntime) { FW_SK_ABI_VERSION, g_getenv ("FW_SK_PORTABLE") != NULL ? 0 : features, runtime_sgemm,
+                         fw_dnnl_prim_run, NULL };
 }
 
 FwSuperKernel *
@@ -121,6 +123,8 @@ fw_superkernel_free (FwSuperKernel *kernel)
   g_free (kernel->object_hash);
   g_free (kernel->unit_name);
   g_free (kernel->unit);
+  g_free (kernel->producer_fallback);
+  fw_dnnl_prim_free (kernel->dnnl);
   g_free (kernel);
 }
 
@@ -158,6 +162,12 @@ const char *
 fw_superkernel_get_object_hash (FwSuperKernel *kernel)
 {
   return kernel->object_hash;
+}
+
+const FwSuperKernelProducer *
+fw_superkernel_get_producer (FwSuperKernel *kernel)
+{
+  return &kernel->producer;
 }
 
 FwSuperKernelCache
@@ -218,6 +228,9 @@ fw_superkernel_compile (FwSuperKernel *kernel, FwHostToolchain *toolchain, GErro
     }
   kernel->module = module;
   kernel->entry = (FwSkEntry) entry;
+  /* The primitive and its constant weights' reorder are made with the kernel, not by its first run. */
+  if (kernel->dnnl != NULL)
+    fw_dnnl_prim_prepare (kernel->dnnl, (int) g_get_num_processors ());
   return TRUE;
 }
 
@@ -235,7 +248,7 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
   g_autofree gconstpointer *ins = NULL;
   g_autofree gpointer *outs = NULL;
   guint n_in = kernel->inputs->len, n_out = kernel->outputs->len;
-  const FwSkRuntime rt = runtime_table ();
+  FwSkRuntime rt = runtime_table ();
 
   if (kernel->entry == NULL)
     {
@@ -283,6 +296,7 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
     }
   if (n_threads == 0)
     n_threads = g_get_num_processors ();
+  rt.producer = kernel->dnnl;
   if (kernel->entry (&rt, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
     {
       for (guint k = 0; k < n_out; k++)

@@ -67,6 +67,18 @@ typedef enum {
   FW_SUPERKERNEL_CACHE_REPLACED,  /* the cached object did not match its recorded hash: compiled again */
 } FwSuperKernelCache;
 
+/* Which library computes the kernel's compute root (MatMul, Gemm, Conv), as decided when it was generated. */
+typedef struct
+{
+  const char *backend;         /* "onednn", "openblas" or "direct"; NULL when the kernel has no compute root */
+  const char *library;         /* "oneDNN 2.6.3" when oneDNN backs it, else NULL */
+  const char *isa;             /* the instruction set oneDNN runs on (dnnl_get_effective_cpu_isa), or NULL */
+  const char *implementation;  /* the implementation oneDNN chose (dnnl_verbose's name), or NULL */
+  const char *fallback;        /* why oneDNN does not back a compute root (missing, refused), or NULL */
+} FwSuperKernelProducer;
+
+const FwSuperKernelProducer *fw_superkernel_get_producer (FwSuperKernel *kernel);
+
 /* How the last compile found the cache. */
 FwSuperKernelCache fw_superkernel_get_cache_status (FwSuperKernel *kernel);
 

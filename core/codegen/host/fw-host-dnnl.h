@@ -1,0 +1,71 @@
+/* fw-host-dnnl.h: oneDNN primitives behind host SuperKernels' compute roots (Conv, MatMul, Gemm).
+ *
+ * A primitive is described by shape once, when the kernel is generated (the primitive descriptor: whether
+ * oneDNN takes it and which implementation it chose), made and its constant weights reordered into the
+ * layout that implementation prefers when the kernel is prepared, and then run on the kernel's plain
+ * (row-major, NCHW) operands: activations are reordered to the primitive's layout and back at its edges, so
+ * the epilogue the generated C runs over the result is unchanged. Reduced-precision math is off (fpmath mode
+ * strict). oneDNN keeps its own cache of created primitives keyed by shape and attributes, so kernels of one
+ * shape share the JIT-compiled code. Built without oneDNN (HAVE_DNNL unset), every description is refused
+ * and the kernels keep OpenBLAS. */
+#pragma once
+
+#include <glib.h>
+
+#include "graph/fw-tensor.h"
+
+G_BEGIN_DECLS
+
+#define FW_DNNL_MAX_RANK 6
+
+typedef enum {
+  FW_DNNL_CONV,
+  FW_DNNL_MATMUL,
+} FwDnnlKind;
+
+typedef struct
+{
+  FwDnnlKind kind;
+  /* FW_DNNL_CONV: 2-D, NCHW data, OIHW weights (GOIHW when groups > 1). */
+  gint64     n, c, h, w, m, oh, ow, kh, kw, groups;
+  gint64     sh, sw, dh, dw, pt, pl, pb, pr;
+  /* FW_DNNL_MATMUL: dst = alpha · src × weights over [batch..., M, K] × [batch..., K, N], each operand's
+   * batch dims 1 or the result's; element strides of the operands as they lie in memory. */
+  gint       ndims;
+  gint64     src_dims[FW_DNNL_MAX_RANK], src_strides[FW_DNNL_MAX_RANK];
+  gint64     wei_dims[FW_DNNL_MAX_RANK], wei_strides[FW_DNNL_MAX_RANK];
+  gint64     dst_dims[FW_DNNL_MAX_RANK];
+  float      alpha;
+  /* The weights when they are a constant of the model (float32, laid out as the weights operand): reordered
+   * once when the primitive is prepared, and the pointer a run passes is not read. NULL: read at each run. */
+  FwTensor  *weights;
+} FwDnnlDesc;
+
+typedef struct _FwDnnlPrim FwDnnlPrim;
+
+/* "oneDNN 2.6.3", or NULL when the build has no oneDNN. */
+const char *fw_dnnl_library      (void);
+/* The instruction set oneDNN runs on this CPU (dnnl_get_effective_cpu_isa), or NULL. */
+const char *fw_dnnl_isa          (void);
+
+/* The primitive for desc, its descriptor made for n_threads threads; NULL with *why (newly allocated) when
+ * oneDNN is missing or refuses the shape. */
+FwDnnlPrim *fw_dnnl_prim_new     (const FwDnnlDesc *desc,
+                                  int               n_threads,
+                                  char            **why);
+void        fw_dnnl_prim_free    (FwDnnlPrim       *prim);
+/* The implementation oneDNN chose (dnnl_verbose's name: "jit:avx512_core", "brg:avx512_core", ...). */
+const char *fw_dnnl_prim_get_impl (FwDnnlPrim      *prim);
+/* Makes the primitive and its reorders and reorders constant weights, for n_threads; FALSE on failure (the
+ * run then fails too). Done by the first run when not before. */
+gboolean    fw_dnnl_prim_prepare (FwDnnlPrim       *prim,
+                                  int               n_threads);
+/* Runs the primitive: dst (plain) = src ⊛ weights on n_threads threads. 0 on success. The generated code
+ * calls it through the runtime table (FwSkProducerRun). Runs of one primitive are serialised. */
+int         fw_dnnl_prim_run     (void             *prim,
+                                  const float      *src,
+                                  const float      *weights,
+                                  float            *dst,
+                                  int               n_threads);
+
+G_END_DECLS

@@ -1,0 +1,188 @@
+/* test-codegen-host-producer.c: which library computes a host SuperKernel's compute root (oneDNN, else
+ * OpenBLAS or the direct grouped Conv), as decided once when the kernel is generated and reported, and the
+ * kernels verifying against the reference interpreter either way. */
+#include "config.h"
+
+#include <string.h>
+
+#include "codegen/fw-targets.h"
+#include "codegen/host/fw-host-dnnl.h"
+#include "exec/fw-fused.h"
+#include "fw-test-models.h"
+#include "graph/fw-graph-private.h"
+
+/* Conv (bias, pads, stride 2) + Add + Relu; a 1×1 stride-2 Conv (its far padding negative as ONNX counts
+ * it) + Add; a depthwise Conv + HardSigmoid·x; Gemm (transB, alpha, beta, bias) + Relu; MatMul of batched
+ * activations by a constant matrix + Sigmoid; a batched MatMul of two activations + Sigmoid. */
+static FwModel *
+producer_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  gint64 x[4] = { 1, 4, 10, 10 }, w[4] = { 6, 4, 3, 3 }, b[1] = { 6 }, r[4] = { 1, 6, 5, 5 };
+  gint64 w1[4] = { 6, 4, 1, 1 }, dw[4] = { 4, 1, 3, 3 };
+  gint64 gx[2] = { 70, 24 }, gw[2] = { 40, 24 }, gb[1] = { 40 }, mx[3] = { 2, 9, 24 }, mw[2] = { 24, 40 };
+  gint64 q[4] = { 1, 3, 9, 8 }, kt[4] = { 1, 3, 8, 9 };
+  gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
+  FwNode *c;
+
+  fw_test_add_input (g, "x", 4, x);
+  fw_test_add_input (g, "res", 4, r);
+  fw_test_add_input (g, "gx", 2, gx);
+  fw_test_add_input (g, "mx", 3, mx);
+  fw_test_add_input (g, "q", 4, q);
+  fw_test_add_input (g, "k", 4, kt);
+  fw_test_add_random_weight (g, rand, "w", 4, w, 1.0f);
+  fw_test_add_random_weight (g, rand, "b", 1, b, 1.0f);
+  fw_test_add_random_weight (g, rand, "w1", 4, w1, 1.0f);
+  fw_test_add_random_weight (g, rand, "dw", 4, dw, 1.0f);
+  fw_test_add_random_weight (g, rand, "gw", 2, gw, 1.0f);
+  fw_test_add_random_weight (g, rand, "gb", 1, gb, 1.0f);
+  fw_test_add_random_weight (g, rand, "mw", 2, mw, 1.0f);
+  c = fw_test_add_node3 (g, "Conv", "conv", "t0", "x", "w", "b");
+  fw_node_set_attr_ints (c, "pads", 4, pads);
+  fw_node_set_attr_ints (c, "strides", 2, strides);
+  fw_test_add_node3 (g, "Add", "add", "t1", "t0", "res", NULL);
+  fw_test_add_node3 (g, "Relu", "relu", "y0", "t1", NULL, NULL);
+  c = fw_test_add_node3 (g, "Conv", "conv1x1", "t2", "x", "w1", NULL);
+  fw_node_set_attr_ints (c, "strides", 2, strides);
+  fw_test_add_node3 (g, "Add", "add1", "y1", "t2", "res", NULL);
+  c = fw_test_add_node3 (g, "Conv", "dwconv", "t3", "x", "dw", NULL);
+  fw_node_set_attr_ints (c, "pads", 4, pads);
+  fw_node_set_attr_int (c, "group", 4);
+  fw_test_add_node3 (g, "HardSigmoid", "hs", "t4", "t3", NULL, NULL);
+  fw_test_add_node3 (g, "Mul", "hswish", "y2", "t3", "t4", NULL);
+  c = fw_test_add_node3 (g, "Gemm", "gemm", "t5", "gx", "gw", "gb");
+  fw_node_set_attr_int (c, "transB", 1);
+  fw_node_set_attr_float (c, "alpha", 0.5f);
+  fw_node_set_attr_float (c, "beta", 2.0f);
+  fw_test_add_node3 (g, "Relu", "grelu", "y3", "t5", NULL, NULL);
+  fw_test_add_node3 (g, "MatMul", "mm", "t6", "mx", "mw", NULL);
+  fw_test_add_node3 (g, "Sigmoid", "msig", "y4", "t6", NULL, NULL);
+  fw_test_add_node3 (g, "MatMul", "qk", "t7", "q", "k", NULL);
+  fw_test_add_node3 (g, "Sigmoid", "qsig", "y5", "t7", NULL, NULL);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("y%u", i);
+      g_assert_true (fw_graph_add_output (g, name, NULL));
+    }
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  return model;
+}
+
+/* Builds the host kernels of every fused group and verifies them; `forced`: FW_HOST_PRODUCER=openblas. */
+static void
+check_producers (gboolean forced)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = producer_model ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwTargets) targets = NULL;
+  g_autoptr(GPtrArray) kernels = NULL;
+  g_autoptr(FwVerifyResult) result = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *cache = g_build_filename (dir, "kernels", NULL);
+  FwVerifyOptions vopts = { .seed = 3, .n_threads = 2, .policy = FW_VERIFY_POLICY_STRICT };
+  FwPlanOptions options;
+  guint roots = 0, convs = 0;
+
+  if (forced)
+    g_setenv ("FW_HOST_PRODUCER", "openblas", TRUE);
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  targets = fw_targets_build (plan, TRUE, FALSE, cache, NULL, &error);
+  g_unsetenv ("FW_HOST_PRODUCER");
+  g_assert_no_error (error);
+  if (targets->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      fw_test_remove_dir (dir);
+      return;
+    }
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      const FwCandidate *cand = g_ptr_array_index (plan->candidates, k->candidate);
+      const FwSuperKernelProducer *p;
+
+      g_assert_cmpstr (k->errors[FW_TARGET_HOST], ==, NULL);
+      g_assert_true (k->host_compiled);
+      p = fw_superkernel_get_producer (k->host);
+      if (cand->root == NULL)
+        {
+          g_assert_null (p->backend);
+          continue;
+        }
+      roots++;
+      convs += strcmp (cand->root->op_type, "Conv") == 0;
+      g_test_message ("candidate %u (%s root): %s %s %s %s", k->candidate, cand->root->op_type, p->backend,
+                      p->library ? p->library : "", p->implementation ? p->implementation : "",
+                      p->fallback ? p->fallback : "");
+      if (!forced && fw_dnnl_library () != NULL)
+        {
+          /* oneDNN takes every root of this model, and says which implementation it chose. */
+          g_assert_cmpstr (p->backend, ==, "onednn");
+          g_assert_cmpstr (p->library, ==, fw_dnnl_library ());
+          g_assert_nonnull (p->isa);
+          g_assert_nonnull (p->implementation);
+          g_assert_null (p->fallback);
+          g_assert_nonnull (strstr (fw_kernel_source_get_main (k->sources[FW_TARGET_HOST]), "rt->producer_run ("));
+        }
+      else
+        {
+          gboolean grouped = fw_node_get_attr_int (cand->root, "group", 1) > 1;
+
+          g_assert_cmpstr (p->backend, ==, grouped ? "direct" : "openblas");
+          g_assert_null (p->library);
+          g_assert_nonnull (p->fallback);
+          g_assert_cmpstr (p->fallback, ==,
+                           fw_dnnl_library () == NULL ? "built without oneDNN" : "FW_HOST_PRODUCER=openblas");
+          g_assert_null (strstr (fw_kernel_source_get_main (k->sources[FW_TARGET_HOST]), "rt->producer_run ("));
+        }
+    }
+  /* Conv + Add + Relu, Conv + Add, the depthwise Conv's epilogue, Gemm + Relu and both MatMul + Sigmoid. */
+  g_assert_cmpuint (convs, >=, 2);
+  g_assert_cmpuint (roots, >=, 4);
+  kernels = fw_targets_group_kernels (targets);
+  /* Twice: the second run reads the weights the first prepared. */
+  for (guint r = 0; r < 2; r++)
+    {
+      g_clear_pointer (&result, fw_verify_result_free);
+      result = fw_verify_run (plan, kernels, &vopts, &error);
+      g_assert_no_error (error);
+      for (guint i = 0; i < result->groups->len; i++)
+        {
+          const FwGroupCheck *gc = &g_array_index (result->groups, FwGroupCheck, i);
+          g_test_message ("candidate %u: max abs %g", gc->candidate, gc->isolated.max_abs);
+          g_assert_true (gc->has_kernel);
+          g_assert_true (gc->pass);
+        }
+      g_assert_true (result->pass);
+    }
+  fw_test_remove_dir (dir);
+}
+
+static void
+test_chosen (void)
+{
+  check_producers (FALSE);
+}
+
+static void
+test_forced_openblas (void)
+{
+  check_producers (TRUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/codegen/host/producer/chosen", test_chosen);
+  g_test_add_func ("/core/codegen/host/producer/forced-openblas", test_forced_openblas);
+  return g_test_run ();
+}

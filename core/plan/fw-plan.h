@@ -45,6 +45,7 @@ typedef enum {
   FW_NF_INDEX_MAP = 17,      /* FW-NF-017 */
   FW_NF_GATHER_INDICES = 18, /* FW-NF-018 */
   FW_NF_PIECEWISE = 19,      /* FW-NF-019 */
+  FW_NF_ATTENTION = 20,      /* FW-NF-020 */
   FW_NF_N_CODES
 } FwReasonCode;
 

@@ -31,6 +31,7 @@ static const struct {
   [FW_NF_INDEX_MAP] = { "FW-NF-017", N_("an injective operator's index map cannot be followed by the tile") },
   [FW_NF_GATHER_INDICES] = { "FW-NF-018", N_("a gather reads at indices known only at run time") },
   [FW_NF_PIECEWISE] = { "FW-NF-019", N_("a concat, split or pad maps parts of the tile to different tensors") },
+  [FW_NF_ATTENTION] = { "FW-NF-020", N_("an attention chain the fused attention kernel cannot follow") },
 };
 
 const char *
@@ -115,6 +116,7 @@ fw_reason_cann_code (const FwRefusal *refusal)
     case FW_NF_MAX_DEPTH:
     case FW_NF_STRATEGY:
     case FW_NF_SKIPPED:
+    case FW_NF_ATTENTION:
     default:
       return NULL;
     }

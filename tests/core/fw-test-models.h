@@ -86,6 +86,20 @@ typedef enum {
 
 FwModel  *fw_test_index_model          (FwTestIndexCase which);
 
+/* Attention score chains (fw-test-attention-models.c), linked and inferred: MatMul → Div → Add (mask) →
+ * Softmax → MatMul → Transpose → Reshape. */
+typedef enum {
+  FW_TEST_ATTENTION_SHORT,         /* 16 keys: one key block */
+  FW_TEST_ATTENTION_LONG,          /* 2,048 keys: the online softmax over key blocks */
+  FW_TEST_ATTENTION_OUTSIDE_USE,   /* the scaled scores are a graph output too: refused, FW-NF-002 */
+  FW_TEST_ATTENTION_SOFTMAX_AXIS,  /* Softmax over the queries: refused, FW-NF-020 */
+  FW_TEST_ATTENTION_MASK_RANK,     /* a mask of higher rank than the scores: refused, FW-NF-020 */
+  FW_TEST_ATTENTION_ROTARY,        /* Llama's block: projections, rotary Q and K, K and V repeated for grouped
+                                      queries; the prologue joins the attention */
+} FwTestAttentionCase;
+
+FwModel  *fw_test_attention_model      (FwTestAttentionCase which);
+
 /* Writes model to ONNX bytes and reads it back, as a fresh model. */
 FwModel  *fw_test_roundtrip            (FwModel    *model,
                                         GError    **error);

@@ -6,7 +6,8 @@
  *   fw-host-expr.c       literals, operand loads and stores, each node's C expression
  *   fw-host-region.c     the parallel region over rows: row prologue, passes, reductions
  *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by sgemm (or a direct grouped Conv)
- *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands */
+ *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands
+ *   fw-host-attention.c  a fused attention group, whole: its own loop over query blocks and key blocks */
 #pragma once
 
 #include "fw-superkernel-private.h"
@@ -202,6 +203,11 @@ gboolean     fw_hc_emit_matmul         (Gen           *g,
 gboolean     fw_hc_emit_gemm           (Gen           *g,
                                         GError       **error);
 gboolean     fw_hc_emit_conv           (Gen           *g,
+                                        GError       **error);
+
+/* fw-host-attention.c: a fused attention group's body, its inputs and its output (the schedule does not
+ * run for it). */
+gboolean     fw_hc_emit_attention      (Gen           *g,
                                         GError       **error);
 
 G_END_DECLS

@@ -64,6 +64,18 @@ reads_itself (Disc *d)
   return FALSE;
 }
 
+/* Whether a reader of the node's results does not run (a Shape): the one way out of a prologue, whose other
+ * readers are all inside. */
+static gboolean
+read_by_folded (const FwNode *node)
+{
+  for (guint k = 0; k < node->n_outputs; k++)
+    for (guint u = 0; node->outputs[k] != NULL && u < node->outputs[k]->n_uses; u++)
+      if (!fw_node_runs (node->outputs[k]->uses[u].node))
+        return TRUE;
+  return FALSE;
+}
+
 /* Takes the operands' producers (Q's and K's rotary embedding, the heads split off and repeated for grouped
  * queries, a scale on Q) while each is one the kernel computes as it loads its operand and every reader of
  * it that runs is inside. Repeated until nothing joins: a value read by several members (Q read by the
@@ -72,7 +84,7 @@ static void
 take_prologue (Disc *d, FwNode *scores, FwNode *product)
 {
   g_autoptr(GPtrArray) walk = g_ptr_array_new ();
-  gboolean changed = TRUE;
+  gboolean changed = TRUE, folded = FALSE;
   g_autoptr(FwKernelSpec) spec = NULL;
   guint first = d->group.nodes->len;
 
@@ -93,11 +105,14 @@ take_prologue (Disc *d, FwNode *scores, FwNode *product)
                   !fw_attention_prologue_op (p) || !fw_attention_used_inside (p, member_of, d))
                 continue;
               fw_disc_group_add (d, p);
-              if (reads_itself (d))
+              /* Only a member read by a node that does not run leads out of the group and maybe back: the
+                 walk is made only then (it is the costly part on a long stack). */
+              if ((folded || read_by_folded (p)) && reads_itself (d))
                 {
                   fw_disc_group_remove_last (d, p);
                   continue;
                 }
+              folded = folded || read_by_folded (p);
               g_ptr_array_add (walk, p);
               changed = TRUE;
             }
@@ -133,7 +148,7 @@ pays (Disc *d, FwNode *softmax)
     {
       g_autofree char *need = fw_format_bytes (res.ub_min_bytes);
       g_autofree char *budget = fw_format_bytes (res.ub_budget_bytes);
-      fw_disc_refuse (d, FW_NF_UB, softmax, _("the attention's smallest blocks need %s of UB, budget %s (%s)"), need,
+      fw_disc_refuse (d, FW_NF_UB, softmax, _("the attention needs %s of UB for its smallest blocks, budget %s (%s)"), need,
                       budget, d->plan->profile->name);
       return FALSE;
     }

@@ -52,7 +52,7 @@ heads (FwGraph *g, const char *p, const char *w, gint64 n)
 
 /* out = x·cos + concat (−x[…, 4:], x[…, :4])·sin, as Hugging Face's rotate_half writes it. */
 static void
-rotary (FwGraph *g, const char *x, const char *out)
+rotary (FwGraph *g, const char *x, const char *half, const char *out)
 {
   g_autofree char *lo = g_strconcat (x, ".lo", NULL), *hi = g_strconcat (x, ".hi", NULL);
   g_autofree char *neg = g_strconcat (x, ".neg", NULL), *cat = g_strconcat (x, ".cat", NULL);
@@ -64,8 +64,8 @@ rotary (FwGraph *g, const char *x, const char *out)
   const char *ins[2];
   const char *outs[1] = { cat };
 
-  slice_last (g, n1, x, "zero", "half", lo);
-  slice_last (g, n2, x, "half", "end", hi);
+  slice_last (g, n1, x, "zero", half, lo);
+  slice_last (g, n2, x, half, "end", hi);
   op (g, "Neg", n3, hi, NULL, neg);
   ins[0] = neg;
   ins[1] = lo;
@@ -90,8 +90,27 @@ repeat_kv (FwGraph *g, const char *x, const char *out)
 
 /* Llama's attention block on x [2, 16, 32]: four query heads and two key/value heads of 8, rotary
  * embeddings on Q and K, K and V repeated for the query heads, the causal-style mask, the heads merged. */
+/* Half of q's last axis as the exporter computes it: Shape → Gather → Div → Unsqueeze, folded at load. */
+static void
+half_of (FwGraph *g, const char *x, const char *out)
+{
+  gint64 three = 3, two = 2, zero = 0;
+  g_autoptr(FwTensor) t3 = fw_tensor_new_int64 (0, NULL, &three);
+  g_autoptr(FwTensor) t2 = fw_tensor_new_int64 (0, NULL, &two);
+  g_autofree char *shape = g_strconcat (x, ".dims", NULL), *dim = g_strconcat (x, ".dim", NULL);
+  g_autofree char *h = g_strconcat (x, ".h", NULL);
+
+  g_assert_nonnull (fw_graph_add_initializer (g, "three", t3, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "two", t2, NULL));
+  ints (g, "axis0", 1, &zero);
+  op (g, "Shape", "/q_shape", x, NULL, shape);
+  op (g, "Gather", "/q_dim", shape, "three", dim);
+  op (g, "Div", "/q_half_div", dim, "two", h);
+  op (g, "Unsqueeze", "/q_half", h, "axis0", out);
+}
+
 static FwModel *
-rotary_model (void)
+rotary_model (gboolean shaped)
 {
   FwModel *model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
@@ -124,8 +143,10 @@ rotary_model (void)
   heads (g, "q", "wq", 4);
   heads (g, "k", "wk", 2);
   heads (g, "v", "wv", 2);
-  rotary (g, "q", "qr");
-  rotary (g, "k", "kr");
+  if (shaped)
+    half_of (g, "q", "q.half");
+  rotary (g, "q", shaped ? "q.half" : "half", "qr");
+  rotary (g, "k", "half", "kr");
   repeat_kv (g, "kr", "kx");
   repeat_kv (g, "v", "vx");
   fw_node_set_attr_ints (op (g, "Transpose", "/k_t", "kx", NULL, "kt"), "perm", 4, kt);
@@ -153,10 +174,10 @@ fw_test_attention_model (FwTestAttentionCase which)
   gint64 mask[5] = { 1, 1, 1, sq, sk }, perm[4] = { 0, 2, 1, 3 }, shape_dims[1] = { 3 }, shape[3] = { 2, sq, 32 };
   float scale = 2.8284271247461903f;
 
-  if (which == FW_TEST_ATTENTION_ROTARY)
+  if (which == FW_TEST_ATTENTION_ROTARY || which == FW_TEST_ATTENTION_ROTARY_SHAPED)
     {
       g_object_unref (model);
-      return rotary_model ();
+      return rotary_model (which == FW_TEST_ATTENTION_ROTARY_SHAPED);
     }
   input (g, "q", 4, q);
   input (g, "k", 4, k);

@@ -96,6 +96,8 @@ typedef enum {
   FW_TEST_ATTENTION_MASK_RANK,     /* a mask of higher rank than the scores: refused, FW-NF-020 */
   FW_TEST_ATTENTION_ROTARY,        /* Llama's block: projections, rotary Q and K, K and V repeated for grouped
                                       queries; the prologue joins the attention */
+  FW_TEST_ATTENTION_ROTARY_SHAPED, /* the same, Q's rotary halves cut at Shape (q) → … (folded), as exported:
+                                      Q's head split stays out (it would feed its own slice bounds) */
 } FwTestAttentionCase;
 
 FwModel  *fw_test_attention_model      (FwTestAttentionCase which);

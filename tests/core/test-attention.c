@@ -12,6 +12,7 @@
 #include "fw-test-models.h"
 #include "plan/fw-kernel-spec.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-schedule.h"
 
 static FwPlan *
 plan_for (FwModel *model, FwStrategy strategy)
@@ -193,6 +194,28 @@ test_rotary (void)
   g_assert_cmpuint (plan->after.launches, ==, 4);
 }
 
+/* Q's rotary halves cut where Shape (q) says, as exporters write it: with the head split inside, the group
+ * would feed its own slice bounds through the folded Shape, a cycle once it is one node. The split stays
+ * its own kernel; the rest of the prologue joins, and the fused graph has an order. */
+static void
+test_rotary_shaped (void)
+{
+  g_autoptr(FwModel) model = fw_test_attention_model (FW_TEST_ATTENTION_ROTARY_SHAPED);
+  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) steps = NULL;
+  const FwCandidate *c = attention_of (plan);
+
+  g_assert_nonnull (c);
+  g_assert_false (holds (c, "/q_split"));
+  g_assert_true (holds (c, "/q_rot"));
+  g_assert_true (holds (c, "/q_lo"));
+  g_assert_true (holds (c, "/k_split"));
+  steps = fw_schedule_build (plan, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (steps);
+}
+
 /* The Ascend target has no lowering for it yet: FW-TG-003, in arranging and in generating. */
 static void
 test_ascend_refuses (void)
@@ -228,6 +251,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/attention/softmax-axis", test_softmax_axis);
   g_test_add_func ("/core/plan/attention/mask-rank", test_mask_rank);
   g_test_add_func ("/core/plan/attention/rotary", test_rotary);
+  g_test_add_func ("/core/plan/attention/rotary-shaped", test_rotary_shaped);
   g_test_add_func ("/core/plan/attention/ascend-refuses", test_ascend_refuses);
   return g_test_run ();
 }

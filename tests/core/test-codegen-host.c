@@ -428,7 +428,9 @@ test_index_maps (Fixture *f, gconstpointer data)
 static void
 test_attention (Fixture *f, gconstpointer data)
 {
-  static const FwTestAttentionCase cases[] = { FW_TEST_ATTENTION_SHORT, FW_TEST_ATTENTION_LONG, FW_TEST_ATTENTION_ROTARY };
+  static const FwTestAttentionCase cases[] = {
+    FW_TEST_ATTENTION_SHORT, FW_TEST_ATTENTION_LONG, FW_TEST_ATTENTION_ROTARY, FW_TEST_ATTENTION_ROTARY_SHAPED,
+  };
 
   NEED_TOOLCHAIN (f);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -8,15 +8,7 @@
 
 #define op fw_test_add_node
 
-static void
-input (FwGraph *g, const char *name, guint rank, const gint64 *dims)
-{
-  FwDim d[8];
-
-  for (guint i = 0; i < rank; i++)
-    d[i] = FW_DIM_STATIC (dims[i]);
-  g_assert_nonnull (fw_graph_add_input (g, name, FW_DTYPE_FLOAT, rank, d, NULL));
-}
+#define input fw_test_add_float_input
 
 static void
 ints (FwGraph *g, const char *name, gint64 n, const gint64 *values)

@@ -20,6 +20,18 @@ void      fw_test_add_random_weight    (FwGraph    *g,
                                         guint       rank,
                                         const gint64 *dims,
                                         float       scale);
+/* A float graph input of static dims. */
+void      fw_test_add_float_input      (FwGraph    *g,
+                                        const char *name,
+                                        guint       rank,
+                                        const gint64 *dims);
+/* The model planned on the 910B profile under strategy, class-based discovery alone (no rules). */
+FwPlan   *fw_test_plan_with            (FwModel    *model,
+                                        FwStrategy  strategy);
+/* The refusal of plan with code whose refused node is named `refused`, or NULL. */
+const FwRefusal *fw_test_refusal_of    (const FwPlan *plan,
+                                        FwReasonCode code,
+                                        const char *refused);
 /* A node of op reading a (and b when not NULL) and writing out, in the default domain. */
 FwNode   *fw_test_add_node             (FwGraph    *g,
                                         const char *op,

@@ -14,20 +14,8 @@
 #include "plan/fw-plan.h"
 #include "plan/fw-schedule.h"
 
-static FwPlan *
-plan_for (FwModel *model, FwStrategy strategy)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
-  FwPlanOptions options;
-  FwPlan *plan;
-
-  fw_plan_options_init (&options);
-  options.strategy = strategy;
-  plan = fw_plan_new (model, profile, NULL, &options, &error);
-  g_assert_no_error (error);
-  return plan;
-}
+#define plan_for fw_test_plan_with
+#define refusal_of fw_test_refusal_of
 
 static const FwCandidate *
 attention_of (const FwPlan *plan)
@@ -37,18 +25,6 @@ attention_of (const FwPlan *plan)
       const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
       if (strcmp (c->kind, "attention") == 0)
         return c;
-    }
-  return NULL;
-}
-
-static const FwRefusal *
-refusal_of (const FwPlan *plan, FwReasonCode code, const char *refused)
-{
-  for (guint i = 0; i < plan->refusals->len; i++)
-    {
-      const FwRefusal *r = g_ptr_array_index (plan->refusals, i);
-      if (r->code == code && r->refused != NULL && strcmp (fw_node_get_name (r->refused), refused) == 0)
-        return r;
     }
   return NULL;
 }

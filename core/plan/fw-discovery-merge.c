@@ -53,6 +53,9 @@ try_merge (Disc *d, guint a, guint b, FwNode *bridge)
 
   if ((ca && ca->root != NULL && cb->root != NULL) || n_a + cb->nodes->len + (bridge ? 1 : 0) > d->max_size)
     return FALSE;
+  /* A fused attention is a kernel of its own form: nothing merges into it. */
+  if ((ca && strcmp (ca->kind, "attention") == 0) || strcmp (cb->kind, "attention") == 0)
+    return FALSE;
   if (bridge == NULL && (ca == NULL || !same_space (sa, sb)))
     return FALSE;
   if (bridge != NULL)

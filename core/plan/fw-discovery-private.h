@@ -112,6 +112,8 @@ void         fw_disc_finish_group         (Disc           *d,
                                            const char     *kind);
 
 /* The passes. */
+void         fw_disc_grow_attention       (Disc           *d,
+                                           FwNode         *scores);
 void         fw_disc_grow_epilogue        (Disc           *d,
                                            FwNode         *root);
 void         fw_disc_grow_backward        (Disc           *d,

@@ -388,7 +388,8 @@ trim_outside_uses (Disc *d)
                 {
                   if (is_member (d, v->uses[u].node))
                     inside = TRUE;
-                  else
+                  /* A reader that does not run (a Shape folded at load) reads no element. */
+                  else if (fw_node_runs (v->uses[u].node))
                     outside = TRUE;
                 }
               if (inside && outside)
@@ -592,6 +593,13 @@ discover_in (FwPlan *plan, const FwPlanRegion *region)
 
   disc_init (&d, plan, region);
   exclude_nodes (&d, TRUE);
+  /* Attention first: its two products would otherwise each start an epilogue. */
+  for (guint i = 0; i < n_order; i++)
+    {
+      FwNode *node = order[i];
+      if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && fw_node_runs (node) && !is_taken (&d, node))
+        fw_disc_grow_attention (&d, node);
+    }
   for (guint i = 0; i < n_order; i++)
     {
       FwNode *node = order[i];

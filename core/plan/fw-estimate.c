@@ -94,6 +94,8 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
   guint align = MAX (profile->ub_align_bytes, 1u);
   guint cores = MAX (profile->vector_cores, 1u);
 
+  if (fw_kernel_spec_get_attention (spec) != NULL)
+    return fw_attention_estimate_resource (spec, profile, out);
   memset (out, 0, sizeof *out);
   for (guint b = 0; b < fw_kernel_spec_get_n_buffers (spec); b++)
     if (fw_kernel_spec_get_buffer (spec, b)->streamed)
@@ -291,6 +293,8 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
         out->bytes_read_after += mapped_bytes (v, fw_kernel_spec_get_space (spec), profile);
     }
   out->launches_after = 1;
+  if (fw_kernel_spec_get_attention (spec) != NULL)
+    fw_attention_bytes (spec, &out->bytes_read_after, &out->bytes_written_after);
   /* What the target's kernel moves, by its form (decided once, in the spec). A mixed cube + vector kernel
    * moves what its cube tiling reads (A and B again for each block of C that needs them) and writes. A
    * target's epilogue leaves the cube to the vendor's operator, which writes the root's result to HBM and

@@ -953,3 +953,11 @@ done:
     g_free (m.why);
   return maps;
 }
+
+gboolean
+fw_node_slice_params (const FwNode *node, gint64 *start, gint64 *step)
+{
+  if (node->n_inputs == 0 || node->inputs[0] == NULL || node->inputs[0]->rank > FW_MAX_RANK)
+    return FALSE;
+  return slice_params (node, start, step);
+}

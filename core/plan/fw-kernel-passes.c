@@ -23,6 +23,9 @@ fw_node_is_data_input (const FwNode *node, guint slot)
   /* A reduction's axes and Dropout's ratio and mode are parameters read when the kernel is generated. */
   if (g_str_has_prefix (op, "Reduce") || strcmp (op, "Dropout") == 0)
     return FALSE;
+  /* Every part of a Concat is data. */
+  if (strcmp (op, "Concat") == 0)
+    return TRUE;
   /* An injective operator's shape, axes, starts or constant indices are its index map (fw-index-map.c). */
   return !(node->domain[0] == '\0' && fw_node_get_op_class (node) == FW_OP_CLASS_INJECTIVE);
 }

@@ -31,6 +31,7 @@ struct _FwKernelSpec
   char         *map_error;    /* why the index maps cannot be followed, or NULL */
   FwReasonCode  map_code;
   FwNode       *map_culprit;
+  FwAttentionSpec *attention; /* a fused attention (fw-attention.c), or NULL */
   FwResourceEstimate resource;   /* the prices (fw-estimate.c) */
   FwCostEstimate     cost;
 };
@@ -71,5 +72,37 @@ GHashTable   *fw_index_maps_compute (GPtrArray        *nodes,
                                      FwReasonCode     *code,
                                      char            **why,
                                      FwNode          **culprit);
+
+/* Fused attention (fw-attention.c). Whether a MatMul starts an attention chain discovery can fuse: FALSE
+ * and no reason when it is no attention at all; FALSE with a code, a translated reason and the node refused
+ * when it is one that stays refused; TRUE with the chain's nodes (topological order, the scores MatMul first)
+ * appended to `nodes`. */
+gboolean      fw_attention_match     (FwNode           *scores,
+                                      GPtrArray        *nodes,
+                                      FwReasonCode     *code,
+                                      char            **why,
+                                      FwNode          **culprit);
+/* Whether a node may be part of an attention operand's prologue (computed as Q, K or V are loaded): a view,
+ * a Slice with constant starts and positive steps, a Concat, Neg, or float arithmetic, static. */
+gboolean      fw_attention_prologue_op (const FwNode   *node);
+/* Whether every reader of the node's results that runs is inside (inside (reader, data)), none a graph
+ * output. */
+gboolean      fw_attention_used_inside (const FwNode   *node,
+                                        gboolean      (*inside) (const FwNode *, gpointer),
+                                        gpointer        data);
+/* The attention of a group's nodes with its blocks chosen for the profile, or NULL when they are none: the
+ * chain, the views after its product and the operands' prologue. */
+FwAttentionSpec *fw_attention_describe (GPtrArray      *nodes,
+                                        FwNode         *root,
+                                        const FwProfile *profile);
+/* Its prices: the blocks' buffers (FALSE when even the smallest blocks do not fit), and the bytes the kernel
+ * moves: Q once, K and V once per query block, each mask operand once per batch it is broadcast over, the
+ * result once. */
+gboolean      fw_attention_estimate_resource (const FwKernelSpec *spec,
+                                              const FwProfile    *profile,
+                                              FwResourceEstimate *out);
+void          fw_attention_bytes             (const FwKernelSpec *spec,
+                                              gdouble            *read,
+                                              gdouble            *written);
 
 G_END_DECLS

@@ -563,7 +563,7 @@ fw_kernel_spec_ub_bytes (const FwKernelSpec *spec, guint align, gdouble tile, gd
 }
 
 static FwKernelSpec *
-spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space)
+spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space, const FwProfile *profile)
 {
   FwKernelSpec *spec = g_new0 (FwKernelSpec, 1);
 
@@ -583,10 +583,20 @@ spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space)
   spec->values = g_array_new (FALSE, TRUE, sizeof (FwSpecValue));
   spec->by_value = g_hash_table_new (NULL, NULL);
   spec->buffers = g_array_new (FALSE, TRUE, sizeof (FwSpecBuffer));
-  spec->maps = fw_index_maps_compute (spec->nodes, root, space, &spec->map_code, &spec->map_error,
-                                      &spec->map_culprit);
+  /* A fused attention is its own kernel: its views after the product are its output's strides. */
+  spec->attention = fw_attention_describe (spec->nodes, root, profile);
+  if (spec->attention == NULL)
+    spec->maps = fw_index_maps_compute (spec->nodes, root, space, &spec->map_code, &spec->map_error,
+                                        &spec->map_culprit);
   collect_values (spec);
   fw_kernel_spec_plan_passes (spec);
+  if (spec->attention != NULL)
+    {
+      /* Its rows are the query block's, held in its own buffers: nothing is carried between passes. */
+      spec->n_carried = 0;
+      for (guint i = 0; i < spec->values->len; i++)
+        g_array_index (spec->values, FwSpecValue, i).carried = FALSE;
+    }
   return spec;
 }
 
@@ -605,7 +615,7 @@ fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const 
   if (space->row_axes == 0 && space->rank > 0 && broadcast_rows &&
       (rows.row_axes = broadcast_row_axes (nodes, root, space)) > 0)
     {
-      FwKernelSpec *tiled = spec_build (nodes, root, &rows);
+      FwKernelSpec *tiled = spec_build (nodes, root, &rows, profile);
       guint align = MAX (profile->ub_align_bytes, 1u);
       gdouble row = (gdouble) fw_space_row_elements (&rows);
 
@@ -616,7 +626,7 @@ fw_kernel_spec_new (GPtrArray *nodes, FwNode *root, const FwSpace *space, const 
         }
       fw_kernel_spec_free (tiled);
     }
-  return spec_build (nodes, root, space);
+  return spec_build (nodes, root, space, profile);
 }
 
 /* A group no discovery made (a user's, a test's): the space is the compute root's result, else the group's
@@ -678,6 +688,7 @@ fw_kernel_spec_free (FwKernelSpec *spec)
   g_clear_pointer (&spec->positions, g_hash_table_unref);
   g_clear_pointer (&spec->maps, g_hash_table_unref);
   g_free (spec->map_error);
+  g_free (spec->attention);
   for (guint i = 0; i < spec->nodes->len; i++)
     g_free (spec->row_errors[i]);
   g_free (spec->row_errors);
@@ -775,6 +786,12 @@ fw_kernel_spec_is_output (const FwKernelSpec *spec, const FwValue *value)
 {
   const FwSpecValue *v = fw_kernel_spec_lookup (spec, value);
   return v != NULL && v->kind == FW_SPEC_OUTPUT;
+}
+
+const FwAttentionSpec *
+fw_kernel_spec_get_attention (const FwKernelSpec *spec)
+{
+  return spec->attention;
 }
 
 gboolean

@@ -193,6 +193,31 @@ typedef struct
   gdouble  saving_s;          /* time_before − time_after */
 } FwCostEstimate;
 
+/* A fused attention group (fw-attention.c): the scores Q·K (the first MatMul; K is its second operand,
+ * [.., D, Sk]), the score chain (a scale, a mask: Mul, Div, Add or Sub by a scalar or a tensor that
+ * broadcasts into the scores) applied as the scores are made, Softmax over the keys, then P·V (the second
+ * MatMul), written through the index map of the views after it (a head merge: Transpose, Reshape). The kernel
+ * walks blocks of query rows; each block's scores, softmax and product stay on chip. Where one row block's
+ * scores over all keys do not fit, it walks the keys in blocks with a running maximum and sum (an online
+ * softmax, as flash attention does) and rescales what it has summed. */
+#define FW_ATTENTION_RANK FW_INDEX_MAP_RANK
+
+typedef struct
+{
+  FwNode   *scores;       /* the Q·K MatMul (the group's root) */
+  FwNode   *softmax;
+  FwNode   *product;      /* the P·V MatMul */
+  FwValue  *q, *k, *v;    /* q [.., Sq, D], k [.., D, Sk], v [.., Sk, Dv], each broadcast over the lead axes */
+  FwValue  *out;          /* what leaves the kernel: the product's result, or the last view's after it */
+  gint      lead_rank;    /* the scores' batch axes */
+  gint64    lead[FW_ATTENTION_RANK];
+  gint64    sq, sk, d, dv;
+  gint64    q_block;      /* query rows per block: one unit of work */
+  gint64    key_block;    /* keys per block: sk when a row block's scores fit whole */
+  gboolean  online;       /* several key blocks: the online softmax */
+  gint64    out_strides[FW_ATTENTION_RANK + 2]; /* element strides of out over the product's axes */
+} FwAttentionSpec;
+
 typedef struct _FwKernelSpec FwKernelSpec;
 
 /* Members in execution (topological) order. */
@@ -245,10 +270,17 @@ guint                 fw_kernel_spec_get_n_carried   (const FwKernelSpec *spec);
  * parameters read when it is generated). */
 gboolean              fw_node_is_data_input          (const FwNode       *node,
                                                       guint               slot);
+/* A Slice's start and step on every axis of its input (its ends are in its result's shape), normalised as
+ * ONNX clamps them; FALSE when they are known only at run time. */
+gboolean              fw_node_slice_params           (const FwNode       *node,
+                                                      gint64             *start,
+                                                      gint64             *step);
 /* Whether any value is read or written through an index map (the group has injective members on its
  * paths); `strided`: through one that is not the space's own layout (a transpose, a slice). */
 gboolean              fw_kernel_spec_has_index_maps  (const FwKernelSpec *spec,
                                                       gboolean            strided);
+/* The attention the group computes, or NULL when it is not a fused attention. */
+const FwAttentionSpec *fw_kernel_spec_get_attention (const FwKernelSpec *spec);
 /* The Unified Buffer plan. */
 guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
 const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,

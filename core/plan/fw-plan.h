@@ -49,6 +49,7 @@ typedef enum {
   FW_NF_QDQ_PARAMS = 21,     /* FW-NF-021 */
   FW_NF_QDQ_SHARED = 22,     /* FW-NF-022 */
   FW_NF_QDQ_FORM = 23,       /* FW-NF-023 */
+  FW_NF_ATTENTION = 24,      /* FW-NF-024 */
   FW_NF_N_CODES
 } FwReasonCode;
 

@@ -35,6 +35,7 @@ static const struct {
   [FW_NF_QDQ_PARAMS] = { "FW-NF-021", N_("quantisation scales or zero points are not constants") },
   [FW_NF_QDQ_SHARED] = { "FW-NF-022", N_("a DequantizeLinear shared by several integer kernels stays a node of its own") },
   [FW_NF_QDQ_FORM] = { "FW-NF-023", N_("the integer kernel has no form for this operator, type or size") },
+  [FW_NF_ATTENTION] = { "FW-NF-024", N_("an attention chain the fused attention kernel cannot follow") },
 };
 
 const char *
@@ -123,6 +124,7 @@ fw_reason_cann_code (const FwRefusal *refusal)
     case FW_NF_QDQ_PARAMS:
     case FW_NF_QDQ_SHARED:
     case FW_NF_QDQ_FORM:
+    case FW_NF_ATTENTION:
     default:
       return NULL;
     }

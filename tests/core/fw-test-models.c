@@ -48,7 +48,7 @@ fw_test_add_node3 (FwGraph *g, const char *op, const char *name, const char *out
 }
 
 void
-fw_test_add_input (FwGraph *g, const char *name, guint rank, const gint64 *dims)
+fw_test_add_float_input (FwGraph *g, const char *name, guint rank, const gint64 *dims)
 {
   FwDim d[FW_MAX_RANK];
 
@@ -56,6 +56,33 @@ fw_test_add_input (FwGraph *g, const char *name, guint rank, const gint64 *dims)
   for (guint i = 0; i < rank; i++)
     d[i] = FW_DIM_STATIC (dims[i]);
   g_assert_nonnull (fw_graph_add_input (g, name, FW_DTYPE_FLOAT, rank, d, NULL));
+}
+
+FwPlan *
+fw_test_plan_with (FwModel *model, FwStrategy strategy)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwPlanOptions options;
+  FwPlan *plan;
+
+  fw_plan_options_init (&options);
+  options.strategy = strategy;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+const FwRefusal *
+fw_test_refusal_of (const FwPlan *plan, FwReasonCode code, const char *refused)
+{
+  for (guint i = 0; i < plan->refusals->len; i++)
+    {
+      const FwRefusal *r = g_ptr_array_index (plan->refusals, i);
+      if (r->code == code && r->refused != NULL && strcmp (fw_node_get_name (r->refused), refused) == 0)
+        return r;
+    }
+  return NULL;
 }
 
 static void

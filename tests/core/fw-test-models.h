@@ -20,6 +20,18 @@ void      fw_test_add_random_weight    (FwGraph    *g,
                                         guint       rank,
                                         const gint64 *dims,
                                         float       scale);
+/* A float graph input of static dims. */
+void      fw_test_add_float_input      (FwGraph    *g,
+                                        const char *name,
+                                        guint       rank,
+                                        const gint64 *dims);
+/* The model planned on the 910B profile under strategy, class-based discovery alone (no rules). */
+FwPlan   *fw_test_plan_with            (FwModel    *model,
+                                        FwStrategy  strategy);
+/* The refusal of plan with code whose refused node is named `refused`, or NULL. */
+const FwRefusal *fw_test_refusal_of    (const FwPlan *plan,
+                                        FwReasonCode code,
+                                        const char *refused);
 /* A node of op reading a (and b when not NULL) and writing out, in the default domain. */
 FwNode   *fw_test_add_node             (FwGraph    *g,
                                         const char *op,
@@ -35,11 +47,6 @@ FwNode   *fw_test_add_node3            (FwGraph    *g,
                                         const char *a,
                                         const char *b,
                                         const char *c);
-/* A float32 graph input of static dims. */
-void      fw_test_add_input            (FwGraph    *g,
-                                        const char *name,
-                                        guint       rank,
-                                        const gint64 *dims);
 /* n elementwise/broadcast ops (Add, Mul, Relu, Sigmoid, Tanh, Sub, Exp, Neg…) on [batch, n_elems]. */
 FwModel  *fw_test_elementwise_chain    (guint       n_ops,
                                         gint64      n_elems,
@@ -98,6 +105,22 @@ typedef enum {
 } FwTestIndexCase;
 
 FwModel  *fw_test_index_model          (FwTestIndexCase which);
+
+/* Attention score chains (fw-test-attention-models.c), linked and inferred: MatMul → Div → Add (mask) →
+ * Softmax → MatMul → Transpose → Reshape. */
+typedef enum {
+  FW_TEST_ATTENTION_SHORT,         /* 16 keys: one key block */
+  FW_TEST_ATTENTION_LONG,          /* 2,048 keys: the online softmax over key blocks */
+  FW_TEST_ATTENTION_OUTSIDE_USE,   /* the scaled scores are a graph output too: refused, FW-NF-002 */
+  FW_TEST_ATTENTION_SOFTMAX_AXIS,  /* Softmax over the queries: refused, FW-NF-020 */
+  FW_TEST_ATTENTION_MASK_RANK,     /* a mask of higher rank than the scores: refused, FW-NF-020 */
+  FW_TEST_ATTENTION_ROTARY,        /* Llama's block: projections, rotary Q and K, K and V repeated for grouped
+                                      queries; the prologue joins the attention */
+  FW_TEST_ATTENTION_ROTARY_SHAPED, /* the same, Q's rotary halves cut at Shape (q) → … (folded), as exported:
+                                      Q's head split stays out (it would feed its own slice bounds) */
+} FwTestAttentionCase;
+
+FwModel  *fw_test_attention_model      (FwTestAttentionCase which);
 
 /* Writes model to ONNX bytes and reads it back, as a fresh model. */
 FwModel  *fw_test_roundtrip            (FwModel    *model,

@@ -211,11 +211,19 @@ check_candidate (FwPlan *plan, const FwCandidate *c)
 }
 
 /* A candidate the planner maps through strided index maps is refused by this target with its reason (not
- * generated wrong); NULL then, else the checked kernel. */
+ * generated wrong), and so is a fused attention (FW-TG-003); NULL then, else the checked kernel. */
 static FwAscendKernel *
 check_or_refused (FwPlan *plan, const FwCandidate *c)
 {
   g_autoptr(GError) error = NULL;
+
+  if (fw_kernel_spec_get_attention (c->spec) != NULL)
+    {
+      g_assert_null (fw_ascend_kernel_generate (plan, c, &error));
+      g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+      g_assert_nonnull (strstr (error->message, "[FW-TG-003]"));
+      return NULL;
+    }
 
   if (fw_kernel_spec_has_index_maps (c->spec, FALSE))
     {
@@ -603,8 +611,10 @@ test_injection (void)
       g_autoptr(FwAscendKernel) b = NULL;
       const FwKernelSource *srca, *srcb;
 
-      /* Groups read through strided index maps are refused by this target (check_or_refused). */
-      if (fw_kernel_spec_has_index_maps (((FwCandidate *) g_ptr_array_index (clean->candidates, i))->spec, FALSE))
+      /* Groups read through strided index maps are refused by this target (check_or_refused), and so are
+         fused attentions. */
+      if (fw_kernel_spec_has_index_maps (((FwCandidate *) g_ptr_array_index (clean->candidates, i))->spec, FALSE) ||
+          fw_kernel_spec_get_attention (((FwCandidate *) g_ptr_array_index (clean->candidates, i))->spec) != NULL)
         continue;
       a = fw_ascend_kernel_generate (clean, g_ptr_array_index (clean->candidates, i), &error);
       b = fw_ascend_kernel_generate (dirty, g_ptr_array_index (dirty->candidates, i), &error);
@@ -710,8 +720,10 @@ test_package (void)
       g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (k, "estimates"), "launches_saved"), ==,
                        (gint64) fw_candidate_get_cost (c)->launches_before - (gint64) fw_candidate_get_cost (c)->launches_after);
       path = g_build_filename (dir, folder, "ascend", "CMakeLists.txt", NULL);
-      /* A kernel this target refuses (read through strided index maps) has no sources, only its entry. */
-      if (fw_kernel_spec_has_index_maps (c->spec, FALSE) && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+      /* A kernel this target refuses (read through strided index maps, a fused attention) has no sources,
+         only its entry. */
+      if ((fw_kernel_spec_has_index_maps (c->spec, FALSE) || fw_kernel_spec_get_attention (c->spec) != NULL) &&
+          !g_file_test (path, G_FILE_TEST_IS_REGULAR))
         continue;
       g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
       files = json_object_get_array_member (k, "files");
@@ -773,6 +785,9 @@ test_priced_buffers (void)
   FwUbBuffer *b;
   FwPlanOptions options;
 
+  /* The first candidate the target arranges (a fused attention it refuses, FW-TG-003). */
+  for (guint i = 0; i < plan->candidates->len && fw_kernel_spec_get_attention (c->spec) != NULL; i++)
+    c = g_ptr_array_index (plan->candidates, i);
   g_assert_nonnull (c->spec->arrangement);
   g_assert_cmpuint (c->spec->arrangement->buffers->len, >, 0);
   {
@@ -801,7 +816,7 @@ test_priced_buffers (void)
       g_autoptr(FwAscendKernel) kernel = NULL;
       const FwAscendTiling *t;
 
-      if (fw_kernel_spec_has_index_maps (g->spec, FALSE))
+      if (fw_kernel_spec_has_index_maps (g->spec, FALSE) || fw_kernel_spec_get_attention (g->spec) != NULL)
         continue;  /* refused by this target (check_or_refused) */
       kernel = fw_ascend_kernel_generate (generic, g, &error);
 

@@ -27,12 +27,12 @@ producer_model (void)
   gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
   FwNode *c;
 
-  fw_test_add_input (g, "x", 4, x);
-  fw_test_add_input (g, "res", 4, r);
-  fw_test_add_input (g, "gx", 2, gx);
-  fw_test_add_input (g, "mx", 3, mx);
-  fw_test_add_input (g, "q", 4, q);
-  fw_test_add_input (g, "k", 4, kt);
+  fw_test_add_float_input (g, "x", 4, x);
+  fw_test_add_float_input (g, "res", 4, r);
+  fw_test_add_float_input (g, "gx", 2, gx);
+  fw_test_add_float_input (g, "mx", 3, mx);
+  fw_test_add_float_input (g, "q", 4, q);
+  fw_test_add_float_input (g, "k", 4, kt);
   fw_test_add_random_weight (g, rand, "w", 4, w, 1.0f);
   fw_test_add_random_weight (g, rand, "b", 1, b, 1.0f);
   fw_test_add_random_weight (g, rand, "w1", 4, w1, 1.0f);

@@ -422,6 +422,31 @@ test_index_maps (Fixture *f, gconstpointer data)
     }
 }
 
+/* Fused attention (test-attention has its plan): one key block, the online softmax over 2,048 keys in
+ * blocks, and Llama's block with the rotary embeddings and repeated heads computed as the operands load,
+ * each kernel matching the reference node by node, the head merge written through its strides. */
+static void
+test_attention (Fixture *f, gconstpointer data)
+{
+  static const FwTestAttentionCase cases[] = {
+    FW_TEST_ATTENTION_SHORT, FW_TEST_ATTENTION_LONG, FW_TEST_ATTENTION_ROTARY, FW_TEST_ATTENTION_ROTARY_SHAPED,
+  };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_attention_model (cases[i]);
+      g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+      guint n = 0;
+
+      for (guint c = 0; c < plan->candidates->len; c++)
+        if (strcmp (((FwCandidate *) g_ptr_array_index (plan->candidates, c))->kind, "attention") == 0)
+          n++;
+      g_assert_cmpuint (n, ==, 1);
+      check_plan (f, model, FW_STRATEGY_BALANCED, 1);
+    }
+}
+
 /* float16 in memory, float in registers: a chain with a half constant and a Cast to float at the end. */
 static void
 test_float16 (Fixture *f, gconstpointer data)
@@ -1209,6 +1234,7 @@ main (int argc, char *argv[])
 #define ADD(path, fn) g_test_add ("/core/codegen/host/" path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
   ADD ("chain", test_chain);
   ADD ("index-maps", test_index_maps);
+  ADD ("attention", test_attention);
   ADD ("transformer", test_transformer);
   ADD ("layernorm-op", test_layernorm_op);
   ADD ("softmax", test_softmax);

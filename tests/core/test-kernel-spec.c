@@ -146,6 +146,15 @@ check_consistent (FwPlan *plan)
             g_assert_false (made_inside);
           g_assert_cmpuint (sv->first, <=, sv->last);
         }
+      /* A fused attention is priced by its query and key blocks (test-attention), not a tile's buffers. */
+      if (fw_kernel_spec_get_attention (spec) != NULL)
+        {
+          const FwAttentionSpec *a = fw_kernel_spec_get_attention (spec);
+          g_assert_cmpint (fw_candidate_get_resource (c)->tile_elements, ==, a->q_block * a->key_block);
+          g_assert_cmpfloat (fw_candidate_get_resource (c)->ub_bytes, <=, fw_candidate_get_resource (c)->ub_budget_bytes);
+          g_assert_cmpuint (fw_kernel_spec_get_n_inputs (spec), ==, fw_candidate_get_resource (c)->kernel_inputs);
+          continue;
+        }
       for (guint b = 0; b < fw_kernel_spec_get_n_buffers (spec); b++)
         streamed += fw_kernel_spec_get_buffer (spec, b)->streamed;
       g_assert_cmpuint (streamed, ==, fw_candidate_get_resource (c)->queues);

@@ -10,7 +10,7 @@
 #include "report/fw-model-explorer.h"
 
 static FwPlan *
-plan_for (FwModel *model)
+plan_with (FwModel *model, FwStrategy strategy)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProfile) profile = fw_test_profile_910b ();
@@ -19,10 +19,20 @@ plan_for (FwModel *model)
 
   g_assert_true (fw_test_infer (model, NULL, NULL, &error));
   fw_plan_options_init (&options);
+  options.strategy = strategy;
   /* Class-based discovery alone: patterns are the kinds. */
   plan = fw_plan_new (model, profile, NULL, &options, &error);
   g_assert_no_error (error);
   return plan;
+}
+
+static FwPlan *
+plan_for (FwModel *model)
+{
+  FwPlanOptions defaults;
+
+  fw_plan_options_init (&defaults);
+  return plan_with (model, defaults.strategy);
 }
 
 static JsonObject *
@@ -94,7 +104,9 @@ static void
 test_node_data (void)
 {
   g_autoptr(FwModel) model = fw_test_transformer_block (8, 16, 2, FALSE);
-  g_autoptr(FwPlan) plan = plan_for (model);
+  /* Under balanced the whole block fuses; conservative keeps reductions and the attention apart, each with
+   * its code. */
+  g_autoptr(FwPlan) plan = plan_with (model, FW_STRATEGY_CONSERVATIVE);
   g_autoptr(JsonNode) refusal = fw_model_explorer_node_data (plan, NULL, FW_MODEL_EXPLORER_REFUSAL);
   g_autoptr(JsonNode) estimated = fw_model_explorer_node_data (plan, NULL, FW_MODEL_EXPLORER_ESTIMATED_US);
   g_autoptr(JsonNode) measured = fw_model_explorer_node_data (plan, NULL, FW_MODEL_EXPLORER_MEASURED_US);

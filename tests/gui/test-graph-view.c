@@ -37,6 +37,9 @@ fixture_setup (Fixture *f, gconstpointer data)
   g_assert_true (fw_test_infer (f->model, NULL, NULL, &error));
   g_assert_no_error (error);
   fw_plan_options_init (&plan_options);
+  /* Under balanced the layer's attention and norms fuse whole, leaving no node refused to hover or colour;
+   * conservative keeps them apart, each with its code, and still fuses the epilogues. */
+  plan_options.strategy = FW_STRATEGY_CONSERVATIVE;
   f->plan = fw_plan_new (f->model, f->profile, f->rules, &plan_options, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (f->plan->candidates->len, >, 0);

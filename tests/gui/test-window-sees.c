@@ -261,7 +261,7 @@ test_banner (void)
 
 /* Words that are names, not English: formats, units, the chip's parts, the program's own terms. */
 static const char * const technical[] = {
-  "ONNX", "UB", "HBM", "FW", "NF", "SuperKernel", "SuperKernels", "Ascend", "CANN", "NPU", "JSON", "YAML",
+  "ONNX", "UB", "HBM", "FW", "NF", "TG", "SuperKernel", "SuperKernels", "Ascend", "CANN", "NPU", "JSON", "YAML",
   "Markdown", "CMake", "GELU", "Model", "Explorer", "AUTOFUSION", "ENABLE", "onnx", "fusion", "yaml", "json", "md", "fwsession",
   "workbench", "float", "int", "bool", "double", "float16", "bfloat16", "µs", "ms", "MiB", "KiB", "GiB",
   NULL

@@ -568,6 +568,20 @@ refuse_integer (GError **error)
   return FALSE;
 }
 
+/* A fused attention (two cube products with the softmax between them on the vector unit, per block of
+ * query rows) is no kernel of one compute root and its epilogue, the only ones this generator writes: refused
+ * with its code (docs/reason-codes.md) until it has a lowering of its own. */
+static gboolean
+refuse_attention (const FwCandidate *candidate, GError **error)
+{
+  if (fw_kernel_spec_get_attention (candidate->spec) == NULL)
+    return FALSE;
+  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+               _("Ascend target: [FW-TG-003] fused attention (scores, softmax and the product with V in one kernel) "
+                 "has no Ascend C lowering yet"));
+  return TRUE;
+}
+
 gboolean
 fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
 {
@@ -575,6 +589,8 @@ fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrange
   gboolean ok;
 
   g_return_val_if_fail (plan != NULL && candidate != NULL && candidate->spec != NULL && out != NULL, FALSE);
+  if (refuse_attention (candidate, error))
+    return FALSE;
   if (fw_candidate_is_integer (candidate))
     return refuse_integer (error);
   gen_init (&g, plan, candidate);
@@ -666,6 +682,8 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
                    candidate->index);
       return NULL;
     }
+  if (refuse_attention (candidate, error))
+    return NULL;
   if (fw_candidate_is_integer (candidate))
     {
       refuse_integer (error);

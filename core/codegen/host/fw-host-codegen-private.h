@@ -8,7 +8,8 @@
  *   fw-host-producers.c  the compute roots: MatMul, Gemm and Conv by oneDNN or sgemm (or a direct grouped Conv)
  *   fw-host-dnnl.c       the oneDNN primitives the producers call
  *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands
- *   fw-host-int8.c       integer (QDQ) groups: int8 products in int32, the dequantising epilogue, requantisation */
+ *   fw-host-int8.c       integer (QDQ) groups: int8 products in int32, the dequantising epilogue, requantisation
+ *   fw-host-attention.c  a fused attention group, whole: its own loop over query blocks and key blocks */
 #pragma once
 
 #include "fw-superkernel-private.h"
@@ -218,6 +219,11 @@ gboolean     fw_hc_emit_conv           (Gen           *g,
 
 /* fw-host-int8.c: the whole kernel of an integer (QDQ) group (plan/fw-qdq.h), inputs, outputs and source. */
 gboolean     fw_hc_int8_codegen        (FwSuperKernel *kernel,
+                                        GError       **error);
+
+/* fw-host-attention.c: a fused attention group's body, its inputs and its output (the schedule does not
+ * run for it). */
+gboolean     fw_hc_emit_attention      (Gen           *g,
                                         GError       **error);
 
 G_END_DECLS

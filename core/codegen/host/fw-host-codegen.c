@@ -157,7 +157,7 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
 {
   Gen g = { 0 };
   GString *src;
-  gboolean ok;
+  gboolean ok, attention;
 
   g.plan = kernel->plan;
   g.cand = kernel->candidate;
@@ -176,12 +176,15 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.decls = g_string_new (NULL);
   g.body = g_string_new (NULL);
 
-  ok = fw_hc_schedule (&g, error);
-  if (ok)
+  attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL;
+  ok = attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
+  if (ok && !attention)
     fw_hc_choose_producer (&g);
   for (guint i = 0; ok && i < g.vals->len; i++)
     g.half |= fw_hc_is_half (((SkVal *) g_ptr_array_index (g.vals, i))->dtype);
-  if (ok && g.root == NULL)
+  if (attention)
+    ;
+  else if (ok && g.root == NULL)
     {
       g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, g.n_rows * g.n_chunks);
       ok = fw_hc_emit_region (&g, count, "t", NULL, error);

@@ -1,0 +1,430 @@
+/* fw-host-attention.c: the host kernel of a fused attention group (FwAttentionSpec, fw-kernel-spec.h).
+ *
+ * One parallel loop over (batch, block of query rows). Each block loads its Q rows, then walks the keys in
+ * the planner's key blocks (one block when the scores fit whole): it loads the block's K and V, makes the
+ * scores Q·K row by row (the inner loop over keys, unit stride), applies the score chain to them as they are
+ * made, and folds them into the row's running maximum, sum and output (an online softmax: what was summed is
+ * rescaled by exp(old max − new max)); after the last key block each output row is divided by its sum and
+ * written through the strides of the views after the product.
+ *
+ * Q, K, V and the masks are loaded as expressions of the block's coordinates: an operand made inside the
+ * group (its prologue: the heads split off and repeated by views, a slice, a concat, a rotary embedding's
+ * products and sums) is computed from the kernel inputs as it is loaded, each view an index expression,
+ * each concat a choice between its parts. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-host-codegen-private.h"
+#include "plan/fw-kernel-spec.h"
+
+static gint
+add_input (Gen *g, FwValue *v)
+{
+  for (guint i = 0; i < g->kernel->inputs->len; i++)
+    if (g_ptr_array_index (g->kernel->inputs, i) == v)
+      return (gint) i;
+  g_ptr_array_add (g->kernel->inputs, v);
+  return (gint) g->kernel->inputs->len - 1;
+}
+
+static gboolean
+is_op (const FwNode *node, const char *op)
+{
+  return strcmp (node->op_type, op) == 0;
+}
+
+/* Coordinates of `v` (rank `v->rank`) for an operand of a node whose result has coordinates `c` (rank
+ * `rank`): numpy broadcasting from the right, "0" along v's axes of one. */
+static char **
+broadcast_coords (const FwValue *v, char **c, gint rank)
+{
+  char **s = g_new0 (char *, v->rank + 1);
+
+  for (gint j = 0; j < v->rank; j++)
+    s[j] = g_strdup (v->dims[j].value == 1 ? "0" : c[j + rank - v->rank]);
+  return s;
+}
+
+/* The linear index of coordinates c over dims, then the coordinates of the same element over v's dims: a
+ * view's operand. */
+static char **
+reshape_coords (const FwValue *from, char **c, const FwValue *to)
+{
+  GString *lin = g_string_new ("0");
+  char **s = g_new0 (char *, to->rank + 1);
+  gint64 stride = 1;
+
+  for (gint a = from->rank - 1; a >= 0; a--)
+    {
+      if (from->dims[a].value != 1)
+        g_string_append_printf (lin, " + (%s) * %" G_GINT64_FORMAT, c[a], stride);
+      stride *= from->dims[a].value;
+    }
+  stride = 1;
+  for (gint a = to->rank - 1; a >= 0; a--)
+    {
+      if (to->dims[a].value == 1)
+        s[a] = g_strdup ("0");
+      else if (a == 0)
+        s[a] = g_strdup_printf ("((%s) / %" G_GINT64_FORMAT ")", lin->str, stride);
+      else
+        s[a] = g_strdup_printf ("(((%s) / %" G_GINT64_FORMAT ") %% %" G_GINT64_FORMAT ")", lin->str, stride,
+                                to->dims[a].value);
+      stride *= to->dims[a].value;
+    }
+  g_string_free (lin, TRUE);
+  return s;
+}
+
+static gboolean value_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error);
+
+/* A value from outside the group: a literal, or the kernel input read at its own contiguous offset. */
+static gboolean
+source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
+{
+  gint64 stride = 1;
+  gint in;
+
+  if (v->dtype != FW_DTYPE_FLOAT)
+    return fw_hc_unsupported (error, _("attention operand of type %s"), fw_dtype_name (v->dtype));
+  if (v->constant != NULL && v->constant->n_elements == 1)
+    {
+      fw_hc_append_const_element (out, v->constant, 0, FW_DTYPE_FLOAT);
+      return TRUE;
+    }
+  in = add_input (g, v);
+  g_string_append_printf (out, "in%d[0", in);
+  for (gint a = v->rank - 1; a >= 0; a--)
+    {
+      if (v->dims[a].value != 1)
+        g_string_append_printf (out, " + (%s) * %" G_GINT64_FORMAT, c[a], stride);
+      stride *= v->dims[a].value;
+    }
+  g_string_append_c (out, ']');
+  return TRUE;
+}
+
+static gboolean
+operand_expr (Gen *g, FwValue *v, char **c, gint rank, GString *out, GError **error)
+{
+  char **s = broadcast_coords (v, c, rank);
+  gboolean ok = value_expr (g, v, s, out, error);
+
+  g_strfreev (s);
+  return ok;
+}
+
+/* Concat: the part the coordinate along the axis falls in, read at the coordinate less the parts before. */
+static gboolean
+concat_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
+{
+  FwValue *v = p->outputs[0];
+  gint64 axis = fw_node_get_attr_int (p, "axis", 0), start = 0;
+  guint closing = 0;
+
+  axis = axis < 0 ? axis + v->rank : axis;
+  if (axis < 0 || axis >= v->rank)
+    return fw_hc_unsupported (error, _("Concat axis out of range"));
+  g_string_append_c (out, '(');
+  for (guint k = 0; k < p->n_inputs; k++)
+    {
+      FwValue *x = p->inputs[k];
+      char **s;
+      gboolean ok;
+
+      if (x == NULL || x->dims[axis].value == 0)
+        continue;
+      s = g_new0 (char *, x->rank + 1);
+      for (gint a = 0; a < x->rank; a++)
+        s[a] = a == axis ? g_strdup_printf ("((%s) - %" G_GINT64_FORMAT ")", c[a], start) : g_strdup (c[a]);
+      start += x->dims[axis].value;
+      if (k + 1 < p->n_inputs)
+        {
+          g_string_append_printf (out, "(%s) < %" G_GINT64_FORMAT " ? ", c[axis], start);
+          closing++;
+        }
+      ok = value_expr (g, x, s, out, error);
+      g_strfreev (s);
+      if (!ok)
+        return FALSE;
+      if (k + 1 < p->n_inputs)
+        g_string_append (out, " : (");
+    }
+  for (guint i = 0; i < closing; i++)
+    g_string_append_c (out, ')');
+  g_string_append_c (out, ')');
+  return TRUE;
+}
+
+static gboolean
+view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
+{
+  FwValue *v = p->outputs[0], *x = p->inputs[0];
+  char **s;
+  gboolean ok;
+
+  if (is_op (p, "Transpose"))
+    {
+      guint n = 0;
+      const gint64 *perm = fw_node_get_attr_ints (p, "perm", &n);
+      s = g_new0 (char *, x->rank + 1);
+      for (gint i = 0; i < v->rank; i++)
+        {
+          gint64 a = perm != NULL && (gint) n == v->rank ? perm[i] : v->rank - 1 - i;
+          if (a < 0 || a >= x->rank || s[a] != NULL)
+            {
+              g_strfreev (s);
+              return fw_hc_unsupported (error, _("Transpose with a bad perm"));
+            }
+          s[a] = g_strdup (c[i]);
+        }
+    }
+  else if (is_op (p, "Expand"))
+    s = broadcast_coords (x, c, v->rank);
+  else if (is_op (p, "Slice"))
+    {
+      gint64 start[FW_MAX_RANK], step[FW_MAX_RANK];
+      if (x->rank > FW_MAX_RANK || !fw_node_slice_params (p, start, step))
+        return fw_hc_unsupported (error, _("Slice with starts or steps known only at run time"));
+      s = g_new0 (char *, x->rank + 1);
+      for (gint a = 0; a < x->rank; a++)
+        s[a] = g_strdup_printf ("((%s) * %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT ")", c[a], step[a], start[a]);
+    }
+  else
+    s = reshape_coords (v, c, x);
+  ok = value_expr (g, x, s, out, error);
+  g_strfreev (s);
+  return ok;
+}
+
+/* The C expression of v's element at coordinates c (rank v->rank). */
+static gboolean
+value_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
+{
+  FwNode *p = v->producer;
+  const char *bin = NULL;
+
+  if (p == NULL || !fw_kernel_spec_contains (g->cand->spec, p))
+    return source_expr (g, v, c, out, error);
+  if (p->domain[0] != '\0' || p->outputs[0] != v)
+    return fw_hc_unsupported (error, _("%s in an attention operand"), p->op_type);
+  if (is_op (p, "Concat"))
+    return concat_expr (g, p, c, out, error);
+  if (is_op (p, "Neg"))
+    {
+      gboolean ok;
+      g_string_append (out, "(-");
+      ok = operand_expr (g, p->inputs[0], c, v->rank, out, error);
+      g_string_append_c (out, ')');
+      return ok;
+    }
+  bin = is_op (p, "Add") ? " + " : is_op (p, "Sub") ? " - " : is_op (p, "Mul") ? " * " : is_op (p, "Div") ? " / " : NULL;
+  if (bin != NULL)
+    {
+      gboolean ok;
+      if (p->n_inputs != 2 || p->inputs[0] == NULL || p->inputs[1] == NULL)
+        return fw_hc_unsupported (error, _("%s without two operands"), p->op_type);
+      g_string_append_c (out, '(');
+      ok = operand_expr (g, p->inputs[0], c, v->rank, out, error);
+      g_string_append (out, bin);
+      ok = ok && operand_expr (g, p->inputs[1], c, v->rank, out, error);
+      g_string_append_c (out, ')');
+      return ok;
+    }
+  if (is_op (p, "Transpose") || is_op (p, "Expand") || is_op (p, "Slice") || is_op (p, "Reshape") ||
+      is_op (p, "Flatten") || is_op (p, "Squeeze") || is_op (p, "Unsqueeze"))
+    return view_expr (g, p, c, out, error);
+  return fw_hc_unsupported (error, _("%s in an attention operand"), p->op_type);
+}
+
+/* The statement loading an operand's element at the space coordinates (c0…, r, k) into `dst`. */
+static gboolean
+emit_load (Gen *g, const FwAttentionSpec *a, FwValue *v, const char *r, const char *k, const char *dst,
+           GString *s, GError **error)
+{
+  gint rank = a->lead_rank + 2;
+  char **c = g_new0 (char *, rank + 1);
+  gboolean ok;
+
+  for (gint i = 0; i < a->lead_rank; i++)
+    c[i] = g_strdup_printf ("c%d", i);
+  c[rank - 2] = g_strdup (r);
+  c[rank - 1] = g_strdup (k);
+  g_string_append_printf (s, "%s = ", dst);
+  ok = operand_expr (g, v, c, rank, s, error);
+  g_string_append (s, ";\n");
+  g_strfreev (c);
+  return ok;
+}
+
+/* The score chain's statements on x, the score at row i0 + i and key j0 + j: each link reads the value the
+ * one before it made (the scores first) and a scale or a mask. Prologue members between them in the
+ * group's order are not links. */
+static gboolean
+emit_chain (Gen *g, const FwAttentionSpec *a, GString *s, GError **error)
+{
+  const FwKernelSpec *spec = g->cand->spec;
+  FwValue *prev = a->scores->outputs[0];
+
+  for (guint p = 0; p < fw_kernel_spec_get_n_nodes (spec); p++)
+    {
+      FwNode *node = fw_kernel_spec_get_node (spec, p);
+      const char *op = node->op_type;
+      gboolean first;
+      FwValue *other;
+
+      if (node == a->softmax)
+        break;
+      if (node->n_inputs != 2 || (node->inputs[0] != prev && node->inputs[1] != prev))
+        continue;
+      first = node->inputs[0] == prev;
+      other = first ? node->inputs[1] : node->inputs[0];
+      g_string_append (s, "            {\n");
+      if (!emit_load (g, a, other, "(i0 + i)", "(j0 + j)", "              const float y", s, error))
+        return FALSE;
+      if (strcmp (op, "Add") == 0)
+        g_string_append (s, "              x = x + y;\n");
+      else if (strcmp (op, "Mul") == 0)
+        g_string_append (s, "              x = x * y;\n");
+      else if (strcmp (op, "Sub") == 0)
+        g_string_append (s, first ? "              x = x - y;\n" : "              x = y - x;\n");
+      else if (strcmp (op, "Div") == 0)
+        g_string_append (s, first ? "              x = x / y;\n" : "              x = y / x;\n");
+      else
+        return fw_hc_unsupported (error, _("%s on attention scores"), op);
+      g_string_append (s, "            }\n");
+      prev = node->outputs[0];
+    }
+  return TRUE;
+}
+
+/* The loads of one block of an operand: rows r0 + r for r < nr, columns k0 + k for k < nk, into
+ * buf[r * ld + k]. */
+static gboolean
+emit_block_load (Gen *g, const FwAttentionSpec *a, FwValue *v, const char *rows, const char *cols,
+                 const char *r0, const char *k0, const char *buf, gint64 ld, GString *s, GError **error)
+{
+  g_autofree char *r = g_strdup_printf ("(%s + r)", r0);
+  g_autofree char *k = g_strdup_printf ("(%s + k)", k0);
+  g_autofree char *dst = g_strdup_printf ("            %s[r * %" G_GINT64_FORMAT " + k]", buf, ld);
+
+  g_string_append_printf (s, "        for (int64_t r = 0; r < %s; r++)\n          for (int64_t k = 0; k < %s; k++)\n"
+                             "          {\n", rows, cols);
+  if (!emit_load (g, a, v, r, k, dst, s, error))
+    return FALSE;
+  g_string_append (s, "          }\n");
+  return TRUE;
+}
+
+static void
+emit_coords (const FwAttentionSpec *a, GString *s)
+{
+  gint64 inner = 1;
+
+  for (gint i = a->lead_rank - 1; i >= 0; i--)
+    {
+      g_string_append_printf (s, "      const int64_t c%d = (b / %" G_GINT64_FORMAT ") %% %" G_GINT64_FORMAT ";\n", i,
+                              inner, a->lead[i]);
+      g_string_append_printf (s, "      (void) c%d;\n", i);
+      inner *= a->lead[i];
+    }
+  g_string_append (s, "      (void) b;\n");
+  g_string_append (s, "      const int64_t oo = 0");
+  for (gint i = 0; i < a->lead_rank; i++)
+    if (a->out_strides[i] != 0)
+      g_string_append_printf (s, " + c%d * %" G_GINT64_FORMAT, i, a->out_strides[i]);
+  g_string_append (s, ";\n");
+}
+
+/* The online softmax over one key block's scores in srow, then P·V into the row's output. */
+static void
+emit_fold (const FwAttentionSpec *a, GString *s)
+{
+  g_string_append (s, "          float mx = m[i];\n          for (int64_t j = 0; j < nk; j++)\n"
+                      "            mx = srow[j] > mx ? srow[j] : mx;\n"
+                      "          const float corr = m[i] == -INFINITY ? 0.0f : expf (m[i] - mx);\n"
+                      "          float sum = 0.0f;\n          for (int64_t j = 0; j < nk; j++)\n          {\n"
+                      "            const float p = expf (srow[j] - mx);\n            srow[j] = p;\n"
+                      "            sum += p;\n          }\n          l[i] = l[i] * corr + sum;\n          m[i] = mx;\n");
+  g_string_append_printf (s, "          float *restrict orow = o + i * %" G_GINT64_FORMAT ";\n"
+                          "          for (int64_t e = 0; e < %" G_GINT64_FORMAT "; e++)\n            orow[e] *= corr;\n",
+                          a->dv, a->dv);
+  g_string_append_printf (s, "          for (int64_t j = 0; j < nk; j++)\n          {\n            const float p = srow[j];\n"
+                          "            const float *restrict vr = vb + j * %" G_GINT64_FORMAT ";\n"
+                          "            for (int64_t e = 0; e < %" G_GINT64_FORMAT "; e++)\n"
+                          "              orow[e] += p * vr[e];\n          }\n", a->dv, a->dv);
+}
+
+gboolean
+fw_hc_emit_attention (Gen *g, GError **error)
+{
+  const FwAttentionSpec *a = fw_kernel_spec_get_attention (g->cand->spec);
+  gint rank = a->lead_rank + 2;
+  gint64 nb = 1, nqb = (a->sq + a->q_block - 1) / a->q_block, qb = a->q_block, kb = a->key_block;
+  g_autofree char *d = g_strdup_printf ("%" G_GINT64_FORMAT, a->d);
+  g_autofree char *dv = g_strdup_printf ("%" G_GINT64_FORMAT, a->dv);
+  const gint64 *os = a->out_strides;
+  GString *s = g->body;
+
+  for (gint i = 0; i < a->lead_rank; i++)
+    nb *= a->lead[i];
+  if (a->out->dtype != FW_DTYPE_FLOAT)
+    return fw_hc_unsupported (error, _("attention result of type %s"), fw_dtype_name (a->out->dtype));
+  g_ptr_array_add (g->kernel->outputs, a->out);
+  g_string_append_printf (s, "  /* attention: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " queries in blocks of %"
+                          G_GINT64_FORMAT ", %" G_GINT64_FORMAT " keys in blocks of %" G_GINT64_FORMAT "%s */\n",
+                          nb, a->sq, qb, a->sk, kb, a->online ? ", online softmax" : "");
+  g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n    {\n",
+                          nb * a->sq * a->sk > PARALLEL_MIN_ELEMENTS ? "nt" : "1");
+  g_string_append_printf (s, "    float *sb = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n",
+                          qb * kb + qb * a->dv + 2 * qb + qb * a->d + a->d * kb + kb * a->dv);
+  g_string_append (s, "    if (sb == NULL)\n    {\n#pragma omp atomic write\n      fail = 1;\n    }\n");
+  g_string_append_printf (s, "#pragma omp for schedule(static)\n    for (int64_t t = 0; t < %" G_GINT64_FORMAT "; t++)\n"
+                          "    {\n      if (sb == NULL)\n        continue;\n", nb * nqb);
+  g_string_append_printf (s, "      const int64_t b = t / %" G_GINT64_FORMAT ", i0 = (t %% %" G_GINT64_FORMAT ") * %"
+                          G_GINT64_FORMAT ";\n", nqb, nqb, qb);
+  g_string_append_printf (s, "      const int64_t nr = %" G_GINT64_FORMAT " - i0 < %" G_GINT64_FORMAT " ? %"
+                          G_GINT64_FORMAT " - i0 : %" G_GINT64_FORMAT ";\n", a->sq, qb, a->sq, qb);
+  emit_coords (a, s);
+  g_string_append_printf (s, "      float *sc = sb, *o = sc + %" G_GINT64_FORMAT ", *m = o + %" G_GINT64_FORMAT
+                          ", *l = m + %" G_GINT64_FORMAT ";\n      float *qa = l + %" G_GINT64_FORMAT
+                          ", *ka = qa + %" G_GINT64_FORMAT ", *vb = ka + %" G_GINT64_FORMAT ";\n",
+                          qb * kb, qb * a->dv, qb, qb, qb * a->d, a->d * kb);
+  g_string_append_printf (s, "      for (int64_t i = 0; i < nr; i++)\n      {\n        m[i] = -INFINITY;\n"
+                          "        l[i] = 0.0f;\n        for (int64_t e = 0; e < %s; e++)\n"
+                          "          o[i * %s + e] = 0.0f;\n      }\n      {\n", dv, dv);
+  if (!emit_block_load (g, a, a->q, "nr", d, "i0", "0", "qa", a->d, s, error))
+    return FALSE;
+  g_string_append_printf (s, "      }\n      for (int64_t j0 = 0; j0 < %" G_GINT64_FORMAT "; j0 += %" G_GINT64_FORMAT ")\n"
+                          "      {\n", a->sk, kb);
+  g_string_append_printf (s, "        const int64_t nk = %" G_GINT64_FORMAT " - j0 < %" G_GINT64_FORMAT " ? %"
+                          G_GINT64_FORMAT " - j0 : %" G_GINT64_FORMAT ";\n", a->sk, kb, a->sk, kb);
+  if (!emit_block_load (g, a, a->k, d, "nk", "0", "j0", "ka", kb, s, error) ||
+      !emit_block_load (g, a, a->v, "nk", dv, "j0", "0", "vb", a->dv, s, error))
+    return FALSE;
+  g_string_append (s, "        for (int64_t i = 0; i < nr; i++)\n        {\n");
+  g_string_append_printf (s, "          float *restrict srow = sc + i * %" G_GINT64_FORMAT ";\n", kb);
+  g_string_append (s, "          for (int64_t j = 0; j < nk; j++)\n            srow[j] = 0.0f;\n");
+  /* Q·K: each of Q's elements scales one row of K's block, unit stride over the keys. */
+  g_string_append_printf (s, "          for (int64_t d = 0; d < %s; d++)\n          {\n"
+                          "            const float qv = qa[i * %s + d];\n"
+                          "            const float *restrict kr = ka + d * %" G_GINT64_FORMAT ";\n"
+                          "            for (int64_t j = 0; j < nk; j++)\n              srow[j] += qv * kr[j];\n"
+                          "          }\n", d, d, kb);
+  g_string_append (s, "          for (int64_t j = 0; j < nk; j++)\n          {\n            float x = srow[j];\n");
+  if (!emit_chain (g, a, s, error))
+    return FALSE;
+  g_string_append (s, "            srow[j] = x;\n          }\n");
+  emit_fold (a, s);
+  g_string_append (s, "        }\n      }\n");
+  g_string_append_printf (s, "      for (int64_t i = 0; i < nr; i++)\n      {\n        const float inv = 1.0f / l[i];\n"
+                          "        for (int64_t e = 0; e < %s; e++)\n"
+                          "          out0[oo + (i0 + i) * %" G_GINT64_FORMAT " + e * %" G_GINT64_FORMAT "] = "
+                          "o[i * %s + e] * inv;\n      }\n",
+                          dv, os[rank - 2], os[rank - 1], dv);
+  g_string_append (s, "    }\n    free (sb);\n    }\n    if (fail)\n      goto out;\n  }\n");
+  return TRUE;
+}

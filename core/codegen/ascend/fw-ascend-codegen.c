@@ -40,6 +40,7 @@ struct _FwAscendKernel
 {
   FwAscendTiling  tiling;
   FwKernelSource *source;     /* the kernel .cpp first, then its tiling header, host tiling, CMake, README */
+  char           *body;       /* the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body) */
 };
 
 char *
@@ -626,6 +627,7 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
                                                       ": the kernel's scratch buffers would not fit the Unified Buffer"),
                                                     kernel->tiling.tile_length, fw_candidate_get_resource (candidate)->tile_elements));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s.cpp", g.name), fw_ac_gen_kernel (&g));
+  kernel->body = fw_ac_gen_body (&g);
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.h", g.name),
                               gen_tiling_header (&g, &kernel->tiling));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.cpp", g.name),
@@ -674,6 +676,7 @@ fw_ascend_kernel_free (FwAscendKernel *kernel)
   if (kernel == NULL)
     return;
   fw_kernel_source_free (kernel->source);
+  g_free (kernel->body);
   g_free (kernel);
 }
 
@@ -687,6 +690,12 @@ const FwKernelSource *
 fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel)
 {
   return kernel->source;
+}
+
+const char *
+fw_ascend_kernel_get_body (FwAscendKernel *kernel)
+{
+  return kernel->body;
 }
 
 static gdouble

@@ -10,6 +10,10 @@ G_BEGIN_DECLS
 
 void  fw_superkernel_report_add       (JsonNode       *report,
                                        const FwSkPlan *sk);
+/* Each scope's Ascend SuperKernel on the twin (FwTwinCheck*, one per scope in order, as
+ * fw_check_get_scope_twin gives them) as scopes[].twin, in the form of a kernel's targets.ascend twin. */
+void  fw_superkernel_report_add_twin  (JsonNode       *report,
+                                       GPtrArray      *checks);
 /* Appends the Markdown section when root has the member. */
 void  fw_superkernel_report_markdown  (GString        *md,
                                        JsonObject     *root);

@@ -8,6 +8,13 @@
 
 G_BEGIN_DECLS
 
+/* dir/relative, read whole; relative must stay inside the package (FW_ERROR_INVALID naming manifest and where
+ * otherwise). */
+char     *fw_package_twin_read_file         (const char       *dir,
+                                             const char       *relative,
+                                             const char       *manifest,
+                                             const char       *where,
+                                             GError          **error);
 /* Whether the manifest's root lists SuperKernel scopes. */
 gboolean  fw_package_twin_has_superkernels  (JsonObject       *root);
 /* Runs every scope of the manifest's "superkernels" (superkernels/sNNN/ascend/, as on disk now) on twin,

@@ -17,27 +17,6 @@ fw_package_twin_has_superkernels (JsonObject *root)
   return n != NULL && JSON_NODE_HOLDS_ARRAY (n) && json_array_get_length (json_node_get_array (n)) > 0;
 }
 
-static char *
-read_file (const char *dir, const char *relative, const char *manifest, const char *where, GError **error)
-{
-  g_autofree char *path = NULL;
-  char *text = NULL;
-
-  if (relative == NULL || strstr (relative, "..") != NULL || g_path_is_absolute (relative))
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("%s: %s: a file path inside the package is missing"),
-                   manifest, where);
-      return NULL;
-    }
-  path = g_build_filename (dir, relative, NULL);
-  if (!g_file_get_contents (path, &text, NULL, error))
-    {
-      g_prefix_error (error, _("%s: %s: "), manifest, where);
-      return NULL;
-    }
-  return text;
-}
-
 /* A seeded array of argument o's dtype and dims: floats in [-1, 1), integers 0 or 1. */
 static FwArray *
 seeded (JsonObject *o, GRand *rand, gboolean zero, GError **error)
@@ -92,8 +71,8 @@ run_scope (const char *dir, const char *manifest, JsonObject *so, FwAscendTwin *
                    manifest, where);
       return NULL;
     }
-  if ((text = read_file (dir, source, manifest, where, error)) == NULL ||
-      (tiling_text = read_file (dir, header, manifest, where, error)) == NULL)
+  if ((text = fw_package_twin_read_file (dir, source, manifest, where, error)) == NULL ||
+      (tiling_text = fw_package_twin_read_file (dir, header, manifest, where, error)) == NULL)
     return NULL;
   out->source = g_strdup (source);
   for (guint i = 0; i < json_array_get_length (tiling); i++)

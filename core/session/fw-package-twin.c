@@ -115,9 +115,9 @@ need_int (JsonObject *o, const char *name, const char *manifest, const char *whe
   return TRUE;
 }
 
-/* dir/relative, read whole; relative must stay inside the package. */
-static char *
-read_package_file (const char *dir, const char *relative, const char *manifest, const char *where, GError **error)
+char *
+fw_package_twin_read_file (const char *dir, const char *relative, const char *manifest, const char *where,
+                           GError **error)
 {
   g_autofree char *path = NULL;
   char *text = NULL;
@@ -266,8 +266,8 @@ plan_kernel (const char *dir, const char *manifest, JsonObject *ko, FwPackageTwi
   p->group = g_strdup (group);
   p->tiling_name = g_path_get_basename (tiling);
   out->source = g_strdup (source);
-  if ((p->kernel_text = read_package_file (dir, source, manifest, where, &local)) == NULL ||
-      (p->tiling_text = read_package_file (dir, tiling, manifest, where, &local)) == NULL)
+  if ((p->kernel_text = fw_package_twin_read_file (dir, source, manifest, where, &local)) == NULL ||
+      (p->tiling_text = fw_package_twin_read_file (dir, tiling, manifest, where, &local)) == NULL)
     goto fail;
   return p;
 

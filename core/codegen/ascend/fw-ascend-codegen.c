@@ -302,11 +302,11 @@ gen_host_tiling (Gen *g)
   return g_string_free (s, FALSE);
 }
 
-static char *
-gen_cmake (Gen *g)
+char *
+fw_ascend_cmake_preamble (const char *name, const char *what)
 {
   return g_strdup_printf (
-    "# %s: build the fused kernel with the CANN toolchain, in the style of the Ascend C add_custom samples.\n"
+    "# %s: build the %s with the CANN toolchain, in the style of the Ascend C add_custom samples.\n"
     "# cmake -B build -DSOC_VERSION=Ascend910B1 -DASCEND_CANN_PACKAGE_PATH=$ASCEND_HOME_PATH && cmake --build build\n"
     "cmake_minimum_required(VERSION 3.16)\n"
     "project(%s LANGUAGES CXX)\n\n"
@@ -323,6 +323,16 @@ gen_cmake (Gen *g)
     "    message(FATAL_ERROR \"ascendc_kernel_cmake does not exist; set ASCEND_CANN_PACKAGE_PATH to a CANN install\")\n"
     "endif()\n"
     "include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)\n\n"
+    , name, what, name);
+}
+
+static char *
+gen_cmake (Gen *g)
+{
+  g_autofree char *preamble = fw_ascend_cmake_preamble (g->name, "fused kernel");
+
+  return g_strdup_printf (
+    "%s"
     "# The device kernel.\n"
     "ascendc_library(%s_kernels SHARED %s.cpp)\n"
     "target_include_directories(%s_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})\n\n"
@@ -332,7 +342,7 @@ gen_cmake (Gen *g)
     "target_compile_features(%s_tiling PRIVATE cxx_std_17)\n\n"
     "install(TARGETS %s_kernels %s_tiling LIBRARY DESTINATION lib)\n"
     "install(FILES %s_tiling.h DESTINATION include)\n",
-    g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
+    preamble, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
 }
 
 static void

@@ -489,30 +489,16 @@ gen_kernel (Gen *g)
 static char *
 gen_cmake (Gen *g)
 {
+  g_autofree char *preamble = fw_ascend_cmake_preamble (g->name, "SuperKernel");
+
   return g_strdup_printf (
-    "# %s: build the SuperKernel with the CANN toolchain, in the style of the Ascend C add_custom samples.\n"
-    "# cmake -B build -DSOC_VERSION=Ascend910B1 -DASCEND_CANN_PACKAGE_PATH=$ASCEND_HOME_PATH && cmake --build build\n"
-    "cmake_minimum_required(VERSION 3.16)\n"
-    "project(%s LANGUAGES CXX)\n\n"
-    "set(SOC_VERSION \"Ascend910B1\" CACHE STRING \"system on chip type\")\n"
-    "set(ASCEND_CANN_PACKAGE_PATH \"$ENV{ASCEND_HOME_PATH}\" CACHE PATH \"ASCEND CANN package installation directory\")\n"
-    "set(RUN_MODE \"npu\" CACHE STRING \"run mode: npu or sim\")\n\n"
-    "if(EXISTS ${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake)\n"
-    "    set(ASCENDC_CMAKE_DIR ${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake)\n"
-    "elseif(EXISTS ${ASCEND_CANN_PACKAGE_PATH}/tools/tikcpp/ascendc_kernel_cmake)\n"
-    "    set(ASCENDC_CMAKE_DIR ${ASCEND_CANN_PACKAGE_PATH}/tools/tikcpp/ascendc_kernel_cmake)\n"
-    "elseif(EXISTS ${ASCEND_CANN_PACKAGE_PATH}/ascendc_devkit/tikcpp/samples/cmake)\n"
-    "    set(ASCENDC_CMAKE_DIR ${ASCEND_CANN_PACKAGE_PATH}/ascendc_devkit/tikcpp/samples/cmake)\n"
-    "else()\n"
-    "    message(FATAL_ERROR \"ascendc_kernel_cmake does not exist; set ASCEND_CANN_PACKAGE_PATH to a CANN install\")\n"
-    "endif()\n"
-    "include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)\n\n"
+    "%s"
     "# One launch: every sub-kernel's body is in %s.cpp.\n"
     "ascendc_library(%s_kernels SHARED %s.cpp)\n"
     "target_include_directories(%s_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})\n\n"
     "install(TARGETS %s_kernels LIBRARY DESTINATION lib)\n"
     "install(FILES %s_tiling.h DESTINATION include)\n",
-    g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
+    preamble, g->name, g->name, g->name, g->name, g->name, g->name);
 }
 
 static char *

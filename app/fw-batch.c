@@ -225,7 +225,7 @@ parse_targets (char **lists, gboolean *host, gboolean *ascend, GError **error)
 /* The fused model, the whitelist and (with targets) the kernel package, as the window's export dialog
  * writes them; the report goes to --report. */
 static gboolean
-export_all (const FwBatchOptions *options, FwProject *project, FwCheck *check, GError **error)
+export_all (const FwBatchOptions *options, FwProject *project, FwCheck *check, const FwSkPlan *sk, GError **error)
 {
   FwExportOptions export_options;
   g_autoptr(FwExport) export = NULL;
@@ -240,6 +240,7 @@ export_all (const FwBatchOptions *options, FwProject *project, FwCheck *check, G
       export_options.measure = fw_check_get_measure (check);
     }
   export_options.model_report = fw_project_get_model_report (project);
+  export_options.superkernel = sk;
   export = fw_export_new (fw_project_get_model (project), fw_project_get_plan (project), options->export_dir,
                           &export_options);
   follow_progress (export);
@@ -288,7 +289,7 @@ keep_compile_debug (const FwCannDebug *debug, FwPlan *plan, FwCheck *check, GErr
 /* Kernels for the asked targets, then verification and measurement: the window's Compile and Verify. */
 static FwCheck *
 check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gboolean ascend,
-           const FwTolerance *tolerance, FwVerifyPolicy policy, GError **error)
+           const FwTolerance *tolerance, FwVerifyPolicy policy, const FwSkPlan *sk, GError **error)
 {
   FwCheckOptions check_options;
   g_autoptr(FwCheck) check = NULL;
@@ -308,6 +309,8 @@ check_all (const FwBatchOptions *options, FwProject *project, gboolean host, gbo
   check_options.n_threads = (guint) options->threads;
   check_options.repeats = (guint) options->repeats;
   check_options.cache_dir = options->kernel_cache;
+  /* With the Ascend target, verification runs each scope's SuperKernel on the twin too. */
+  check_options.superkernel = sk;
   check = fw_check_new (project, &check_options);
   follow_progress (check);
   if (!fw_check_run (check, NULL, error))
@@ -478,6 +481,9 @@ report_fail_on (const FailOn *fail_on, FwPlan *plan, FwCheck *check)
           /* An Ascend kernel that failed on the twin, or gave a diagnostic there, is a mismatch too. */
           mismatch |= !k->host_compiled || (k->twin != NULL && !k->twin->pass);
         }
+      /* So is a SuperKernel scope's Ascend source that failed there. */
+      for (guint i = 0; check && fw_check_get_scope_twin (check) && i < fw_check_get_scope_twin (check)->len; i++)
+        mismatch |= !((FwTwinCheck *) g_ptr_array_index (fw_check_get_scope_twin (check), i))->pass;
     }
   if (fail_on->regression)
     {
@@ -601,14 +607,14 @@ fw_batch_run (const FwBatchOptions *options)
   if (want_sk && !(sk = fw_sk_plan_build (plan, &sk_options, &error)))
     goto fail;
   if ((want_host || want_ascend) &&
-      !(check = check_all (options, project, want_host, want_ascend, &tolerance, policy, &error)))
+      !(check = check_all (options, project, want_host, want_ascend, &tolerance, policy, sk, &error)))
     goto fail;
   if (sk != NULL && check != NULL && want_host &&
       !check_host_scopes (options, plan, sk, check, &tolerance, &host_scopes, &scope_check, &error))
     goto fail;
   if (cann_debug.compile_debug && !keep_compile_debug (&cann_debug, plan, check, &error))
     goto fail;
-  if (options->export_dir != NULL && !export_all (options, project, check, &error))
+  if (options->export_dir != NULL && !export_all (options, project, check, sk, &error))
     goto fail;
   if (!draw_pictures (options, model, plan, &error))
     goto fail;
@@ -622,6 +628,8 @@ fw_batch_run (const FwBatchOptions *options)
     fw_superkernel_report_add (report, sk);
   if (host_scopes != NULL)
     fw_superkernel_report_add_host (report, host_scopes, scope_check);
+  if (sk != NULL && check != NULL && fw_check_get_scope_twin (check) != NULL)
+    fw_superkernel_report_add_twin (report, fw_check_get_scope_twin (check));
   fw_exec_report_add (report, plan, check ? fw_check_get_targets (check) : NULL,
                       check ? fw_check_get_verify (check) : NULL, check ? fw_check_get_measure (check) : NULL);
   text = fw_model_report_format (report, format);

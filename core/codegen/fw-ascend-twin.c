@@ -23,7 +23,7 @@
 
 static const char *const twin_files[] = {
   "kernel_operator.h", "twin_core.h", "twin_copy.h", "twin_vector.h", "twin_diag.h", "twin_core.cpp", "twin_main.cpp",
-  "twin_matmul.cpp", "lib/matmul_intf.h",
+  "twin_matmul.cpp", "twin_sync.cpp", "lib/matmul_intf.h",
 };
 
 struct _FwAscendTwin
@@ -177,7 +177,8 @@ fw_ascend_twin_new (FwHostToolchain *toolchain, GError **error)
   if (!install_sources (twin, error))
     return NULL;
   flags[5] = twin->include_dir;
-  if (!fw_host_toolchain_build_cxx (toolchain, "#include \"twin_core.cpp\"\n#include \"twin_main.cpp\"\n#include \"twin_matmul.cpp\"\n", flags, NULL,
+  if (!fw_host_toolchain_build_cxx (toolchain, "#include \"twin_core.cpp\"\n#include \"twin_main.cpp\"\n#include \"twin_matmul.cpp\"\n"
+                                    "#include \"twin_sync.cpp\"\n", flags, NULL,
                                     twin->salt, ".o", &twin->runtime_object, error))
     {
       g_prefix_error (error, _("the Ascend C twin does not build: "));
@@ -297,9 +298,17 @@ execute (const char *exe, const char *dir, const FwTwinKernel *k, const FwProfil
                           " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\nreduce %d\nblocks %u\nseed 1\ndiag %s\ntiling",
                           profile->ub_bytes, profile->l1_bytes, profile->l0a_bytes, profile->l0b_bytes,
                           profile->l0c_bytes, reduce_mode (profile), MAX (k->blocks, 1u), diag_path);
-  for (guint i = 0; i < (k->n_tiling ? MIN (k->n_tiling, FW_TWIN_TILING_MAX) : 7); i++)
-    g_string_append_printf (job, " %" G_GUINT64_FORMAT, k->tiling[i]);
+  if (k->long_tiling != NULL)
+    for (guint i = 0; i < k->n_long_tiling; i++)
+      g_string_append_printf (job, " %" G_GUINT64_FORMAT, k->long_tiling[i]);
+  else
+    for (guint i = 0; i < (k->n_tiling ? MIN (k->n_tiling, FW_TWIN_TILING_MAX) : 7); i++)
+      g_string_append_printf (job, " %" G_GUINT64_FORMAT, k->tiling[i]);
   g_string_append_c (job, '\n');
+  /* A scope's blocks are threads; its run may take longer than one kernel's. */
+  if (k->concurrent)
+    g_string_append_printf (job, "concurrent 1\ntime_limit 600\ndrop_barrier %u\nsync_timeout_ms %u\n",
+                            k->drop_barrier, k->sync_timeout_ms);
   for (guint i = 0; i < n_inputs + n_outputs; i++)
     {
       gboolean is_out = i >= n_inputs;

@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "codegen/ascend/fw-ascend.h"
+#include "codegen/ascend/fw-ascend-superkernel.h"
 #include "codegen/host/fw-superkernel.h"
 #include "exec/fw-array.h"
 #include "exec/fw-fused.h"
@@ -86,6 +87,14 @@ typedef struct
   guint64     tiling[FW_TWIN_TILING_MAX];
   guint       blocks;
   guint       n_tiling;
+  /* A SuperKernel scope (fw-ascend-superkernel.h): its blocks run at once, one thread each, with its barriers
+   * between them, once (no second order). Its tiling is every sub-kernel's in turn: long_tiling. */
+  gboolean        concurrent;
+  const guint64  *long_tiling;      /* NULL: tiling[] */
+  guint           n_long_tiling;
+  guint           drop_barrier;     /* test builds: every block skips its K-th barrier (1-based) and stops at
+                                       the next, the outputs incomplete: the diagnostics tell; 0 none */
+  guint           sync_timeout_ms;  /* a barrier incomplete this long is a hang; 0: 20 s */
 } FwTwinKernel;
 
 /* Finds the C++ compiler and compiles the twin's runtime (once; cached). toolchain is borrowed. */
@@ -153,6 +162,16 @@ FwTwinCheck       *fw_ascend_twin_check         (FwAscendTwin        *twin,
                                                  const FwProfile     *profile,
                                                  GHashTable          *values,
                                                  const FwTolerance   *tolerance,
+                                                 const char          *unavailable);
+/* A SuperKernel scope's source on the twin, its blocks at once (fw-ascend-scope-twin.c): its inputs and the
+ * stand-ins' results from values, every value it writes compared with values' (a float16 one makes the bar
+ * float16's). drop_barrier: 0, or K to run it as if its K-th barrier were missing (test builds). */
+FwTwinCheck       *fw_ascend_twin_check_scope   (FwAscendTwin        *twin,
+                                                 FwAscendScope       *scope,
+                                                 const FwProfile     *profile,
+                                                 GHashTable          *values,
+                                                 const FwTolerance   *tolerance,
+                                                 guint                drop_barrier,
                                                  const char          *unavailable);
 /* A check that did not run, with message (may be NULL) as the reason. */
 FwTwinCheck       *fw_twin_check_new_error      (const char          *message);

@@ -15,6 +15,7 @@
 #include "ascend/fw-ascend.h"
 #include "fw-error.h"
 #include "fw-kernel-package.h"
+#include "fw-ascend-scopes.h"
 #include "fw-targets.h"
 #include "graph/fw-fingerprint.h"
 #include "host/fw-superkernel.h"
@@ -344,6 +345,94 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const GroupSource *gr
   return TRUE;
 }
 
+/* The SuperKernel scopes' Ascend sources: superkernels/sNNN/ascend/ with the scope's files, and in the
+ * manifest's "superkernels" what re-running one on the twin needs (fusion-workbench --twin): the entry, its
+ * launch's block count, the tiling struct's fields, its arguments with their roles (an input, a stand-in's
+ * result, or a value the scope writes). */
+static gboolean
+package_superkernels_ascend (const FwTargets *targets, const FwSkPlan *sk, JsonBuilder *b, GPtrArray *pending,
+                             GError **error)
+{
+  g_autoptr(GPtrArray) scopes = fw_ascend_scopes_generate (targets, sk, error);
+
+  if (scopes == NULL)
+    return FALSE;
+  json_builder_set_member_name (b, "superkernels");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < scopes->len; i++)
+    {
+      FwAscendScope *scope = g_ptr_array_index (scopes, i);
+      const FwSkScope *s = g_ptr_array_index (sk->scopes, i);
+      const FwKernelSource *src = fw_ascend_scope_get_kernel_source (scope);
+      const char *name = fw_kernel_source_get_name (src);
+      guint n_in = fw_kernel_source_get_n_inputs (src), n_out = fw_kernel_source_get_n_outputs (src), n_tiling = 0;
+      guint n_results = 0;
+      const guint64 *tiling = fw_ascend_scope_get_tiling (scope, &n_tiling);
+      g_autofree char *folder = g_strdup_printf ("superkernels/s%03u", i);
+      g_autofree char *scope_name = utf8 (s->name);
+      g_autofree char *cpp = g_strdup_printf ("%s/ascend/%s.cpp", folder, name);
+      g_autofree char *header = g_strdup_printf ("%s/ascend/%s_tiling.h", folder, name);
+
+      /* The stand-ins' results are the inputs that are also outputs. */
+      for (guint j = 0; j < n_in; j++)
+        for (guint o = 0; o < n_out; o++)
+          n_results += fw_kernel_source_get_input (src, j) == fw_kernel_source_get_output (src, o);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_int_value (b, i);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, scope_name);
+      json_builder_set_member_name (b, "folder");
+      json_builder_add_string_value (b, folder);
+      json_builder_set_member_name (b, "n_kernels");
+      json_builder_add_int_value (b, s->kernels->len);
+      json_builder_set_member_name (b, "files");
+      json_builder_begin_array (b);
+      for (guint f = 0; f < fw_kernel_source_get_n_files (src); f++)
+        {
+          const FwKernelFile *file = fw_kernel_source_get_file (src, f);
+          g_autofree char *rel = g_build_filename (folder, "ascend", file->name, NULL);
+          GBytes *bytes = g_bytes_new (file->contents, strlen (file->contents));
+
+          add_file_entry (b, rel, bytes);
+          add_pending (pending, rel, bytes);
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "ascend_superkernel");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "entry");
+      json_builder_add_string_value (b, name);
+      json_builder_set_member_name (b, "source");
+      json_builder_add_string_value (b, cpp);
+      json_builder_set_member_name (b, "tiling_header");
+      json_builder_add_string_value (b, header);
+      json_builder_set_member_name (b, "block_dim");
+      json_builder_add_int_value (b, fw_ascend_scope_get_blocks (scope));
+      json_builder_set_member_name (b, "barriers");
+      json_builder_add_int_value (b, fw_ascend_scope_get_n_barriers (scope));
+      json_builder_set_member_name (b, "stand_ins");
+      json_builder_add_int_value (b, fw_ascend_scope_get_n_stand_ins (scope));
+      json_builder_set_member_name (b, "tiling");
+      json_builder_begin_array (b);
+      for (guint t = 0; t < n_tiling; t++)
+        json_builder_add_int_value (b, (gint64) tiling[t]);
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "arguments");
+      json_builder_begin_array (b);
+      for (guint a = 0; a < n_in + n_out; a++)
+        {
+          gboolean out = a >= n_in;
+          FwValue *v = out ? fw_kernel_source_get_output (src, a - n_in) : fw_kernel_source_get_input (src, a);
+          add_value (b, v, out ? "output" : a >= n_in - n_results ? "result" : "input");
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  return TRUE;
+}
+
 /* TRUE (with an error) when the model or one of its data files is somewhere inside the existing dir. */
 static gboolean
 folder_holds_model (FwModel *model, const char *dir, GError **error)
@@ -390,6 +479,14 @@ gboolean
 fw_kernel_package_write_with_groups (FwPlan *plan, const FwTargets *targets, const char *dir,
                                      FwKernelPackageGroupFunc group_func, gpointer group_data, GError **error)
 {
+  return fw_kernel_package_write_with_scopes (plan, targets, dir, group_func, group_data, NULL, error);
+}
+
+gboolean
+fw_kernel_package_write_with_scopes (FwPlan *plan, const FwTargets *targets, const char *dir,
+                                     FwKernelPackageGroupFunc group_func, gpointer group_data, const FwSkPlan *sk,
+                                     GError **error)
+{
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GPtrArray) pending = g_ptr_array_new_with_free_func (pending_file_free);
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -415,6 +512,8 @@ fw_kernel_package_write_with_groups (FwPlan *plan, const FwTargets *targets, con
     if (!package_candidate (plan, targets, &groups, g_ptr_array_index (targets->kernels, i), b, pending, error))
       return FALSE;
   json_builder_end_array (b);
+  if (sk != NULL && targets->enabled[FW_TARGET_ASCEND] && !package_superkernels_ascend (targets, sk, b, pending, error))
+    return FALSE;
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);

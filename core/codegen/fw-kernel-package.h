@@ -12,6 +12,7 @@
 
 #include "codegen/fw-targets.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-superkernel-plan.h"
 
 G_BEGIN_DECLS
 
@@ -41,6 +42,17 @@ gboolean fw_kernel_package_write_with_groups (FwPlan                  *plan,
                                               const char              *dir,
                                               FwKernelPackageGroupFunc group_func,
                                               gpointer                 group_data,
+                                              GError                 **error);
+
+/* The same, and with the Ascend target each SuperKernel scope of sk (NULL: none) as superkernels/sNNN/ascend/
+ * (sk_NNN.cpp, its tiling header, CMake project, README), named in the manifest's "superkernels" with what
+ * re-running it on the twin needs ("ascend_superkernel": entry, block count, tiling, arguments). */
+gboolean fw_kernel_package_write_with_scopes (FwPlan                  *plan,
+                                              const FwTargets         *targets,
+                                              const char              *dir,
+                                              FwKernelPackageGroupFunc group_func,
+                                              gpointer                 group_data,
+                                              const FwSkPlan          *sk,
                                               GError                 **error);
 
 /* FALSE with FW_ERROR_USAGE when dir holds the input model or one of its data files (the write would

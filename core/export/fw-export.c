@@ -323,7 +323,7 @@ fw_export_run (FwExport *self, GCancellable *cancellable, GError **error)
   if (o->kernels && targets != NULL)
     {
       report (self, 0.88, _("Writing the kernel package…"));
-      if (!fw_fused_model_write_kernel_package (self->plan, targets, kernels_dir, error))
+      if (!fw_fused_model_write_kernel_package_with_scopes (self->plan, targets, o->superkernel, kernels_dir, error))
         return FALSE;
       g_ptr_array_add (self->written, g_strdup (kernels_dir));
     }

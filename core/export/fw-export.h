@@ -17,6 +17,7 @@
 #include "exec/fw-fused.h"
 #include "graph/fw-model.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-superkernel-plan.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,8 @@ typedef struct
   JsonNode         *model_report;
   FwVerifyResult   *verify;
   FwMeasureResult  *measure;
+  const FwSkPlan   *superkernel;  /* its scopes' Ascend SuperKernels go into the kernel package (borrowed;
+                                     NULL: none) */
 } FwExportOptions;
 
 typedef enum

@@ -217,6 +217,13 @@ group_model (guint candidate, gpointer user_data, GError **error)
 gboolean
 fw_fused_model_write_kernel_package (FwPlan *plan, const FwTargets *targets, const char *dir, GError **error)
 {
+  return fw_fused_model_write_kernel_package_with_scopes (plan, targets, NULL, dir, error);
+}
+
+gboolean
+fw_fused_model_write_kernel_package_with_scopes (FwPlan *plan, const FwTargets *targets, const FwSkPlan *sk,
+                                                 const char *dir, GError **error)
+{
   g_autoptr(FwOnnxRewrite) rewrite = NULL;
   Groups groups = { NULL, plan };
 
@@ -226,5 +233,5 @@ fw_fused_model_write_kernel_package (FwPlan *plan, const FwTargets *targets, con
   if ((rewrite = fw_fused_model_rewrite (plan, error)) == NULL)
     return FALSE;
   groups.rewrite = rewrite;
-  return fw_kernel_package_write_with_groups (plan, targets, dir, group_model, &groups, error);
+  return fw_kernel_package_write_with_scopes (plan, targets, dir, group_model, &groups, sk, error);
 }

@@ -19,6 +19,7 @@
 #include "onnx/fw-onnx.h"
 #include "onnx/fw-onnx-rewrite.h"
 #include "plan/fw-plan.h"
+#include "plan/fw-superkernel-plan.h"
 
 G_BEGIN_DECLS
 
@@ -47,5 +48,11 @@ gboolean       fw_fused_model_write_kernel_package (FwPlan          *plan,
                                                     const FwTargets *targets,
                                                     const char      *dir,
                                                     GError         **error);
+/* The same with the SuperKernel scopes of sk (NULL: none) under superkernels/ (fw_kernel_package_write_with_scopes). */
+gboolean       fw_fused_model_write_kernel_package_with_scopes (FwPlan          *plan,
+                                                                const FwTargets *targets,
+                                                                const FwSkPlan  *sk,
+                                                                const char      *dir,
+                                                                GError         **error);
 
 G_END_DECLS

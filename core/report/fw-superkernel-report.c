@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "fw-superkernel-report.h"
+#include "codegen/fw-ascend-twin.h"
+#include "fw-exec-report.h"
 #include "fw-report-private.h"
 
 /* Reports are compared byte for byte across runs: estimates are rounded to a thousandth of a µs. */
@@ -102,6 +104,30 @@ fw_superkernel_report_add (JsonNode *report, const FwSkPlan *sk)
   json_builder_end_array (b);
   json_builder_end_object (b);
   json_object_set_member (json_node_get_object (report), "superkernel", json_builder_get_root (b));
+}
+
+void
+fw_superkernel_report_add_twin (JsonNode *report, GPtrArray *checks)
+{
+  JsonObject *root = json_node_get_object (report);
+  JsonArray *scopes;
+
+  if (!json_object_has_member (root, "superkernel"))
+    return;
+  scopes = json_object_get_array_member (json_object_get_object_member (root, "superkernel"), "scopes");
+  for (guint i = 0; i < json_array_get_length (scopes) && i < checks->len; i++)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      JsonNode *node;
+
+      json_builder_begin_object (b);
+      fw_exec_report_add_twin (b, g_ptr_array_index (checks, i), NAN);
+      json_builder_end_object (b);
+      node = json_builder_get_root (b);
+      json_object_set_member (json_array_get_object_element (scopes, i), "twin",
+                              json_node_ref (json_object_get_member (json_node_get_object (node), "twin")));
+      json_node_unref (node);
+    }
 }
 
 void

@@ -18,6 +18,10 @@ void  fw_superkernel_report_add       (JsonNode       *report,
 void  fw_superkernel_report_add_host  (JsonNode       *report,
                                        const FwHostScopes *host,
                                        const FwScopeCheckResult *check);
+/* Each scope's Ascend SuperKernel on the twin (FwTwinCheck*, one per scope in order, as
+ * fw_check_get_scope_twin gives them) as scopes[].twin, in the form of a kernel's targets.ascend twin. */
+void  fw_superkernel_report_add_twin  (JsonNode       *report,
+                                       GPtrArray      *checks);
 /* Appends the Markdown section when root has the member. */
 void  fw_superkernel_report_markdown  (GString        *md,
                                        JsonObject     *root);

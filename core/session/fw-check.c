@@ -9,6 +9,7 @@
 
 #include "fw-check.h"
 #include "fw-error.h"
+#include "codegen/fw-ascend-scopes.h"
 #include "fw-kernel-sources.h"
 #include "io/fw-progress.h"
 
@@ -27,6 +28,8 @@ struct _FwCheck
   FwTargets       *targets;
   FwVerifyResult  *verify;
   FwMeasureResult *measure;
+  GPtrArray       *scopes;      /* FwAscendScope*, one per scope of options.superkernel, or NULL */
+  GPtrArray       *scope_twin;  /* FwTwinCheck*, the same, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (FwCheck, fw_check, G_TYPE_OBJECT)
@@ -52,6 +55,8 @@ clear_results (FwCheck *self)
 {
   g_clear_pointer (&self->verify, fw_verify_result_free);
   g_clear_pointer (&self->measure, fw_measure_result_free);
+  g_clear_pointer (&self->scope_twin, g_ptr_array_unref);
+  g_clear_pointer (&self->scopes, g_ptr_array_unref);
   g_clear_pointer (&self->targets, fw_targets_free);
 }
 
@@ -161,6 +166,13 @@ fw_check_get_measure (FwCheck *self)
   return self->measure;
 }
 
+GPtrArray *
+fw_check_get_scope_twin (FwCheck *self)
+{
+  g_return_val_if_fail (FW_IS_CHECK (self), NULL);
+  return self->scope_twin;
+}
+
 static void
 report (FwCheck *self, gdouble fraction, const char *message)
 {
@@ -212,6 +224,32 @@ twin_one (gpointer data, gpointer user_data)
   report (self, COMPILE_SHARE, message);
 }
 
+/* Each scope's SuperKernel after the kernels: its blocks are threads already, one scope at a time. */
+static void
+run_scopes_on_twin (TwinJob *job, FwAscendTwin *twin)
+{
+  FwCheck *self = job->self;
+
+  if (self->scopes == NULL)
+    return;
+  self->scope_twin = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_twin_check_free);
+  for (guint i = 0; i < self->scopes->len; i++)
+    {
+      /* TRANSLATORS: %u of %u SuperKernel scopes run on the twin so far */
+      g_autofree char *message = g_strdup_printf (_("Running SuperKernel scopes on the twin (%u of %u)…"), i,
+                                                  self->scopes->len);
+
+      report (self, COMPILE_SHARE, message);
+      g_ptr_array_add (self->scope_twin,
+                       g_cancellable_is_cancelled (job->cancellable)
+                         ? fw_twin_check_new_error (_("cancelled"))
+                         : fw_ascend_twin_check_scope (twin, g_ptr_array_index (self->scopes, i), job->plan->profile,
+                                                       job->values,
+                                                       self->options.has_tolerance ? &self->options.tolerance : NULL,
+                                                       0, job->why));
+    }
+}
+
 static void
 run_on_twin (GHashTable *values, gpointer data)
 {
@@ -234,6 +272,7 @@ run_on_twin (GHashTable *values, gpointer data)
         g_thread_pool_push (pool, k, NULL);
     }
   g_thread_pool_free (pool, FALSE, TRUE);
+  run_scopes_on_twin (job, twin);
   job->twin = NULL;
 }
 
@@ -288,6 +327,18 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
           if (job.toolchain == NULL)
             job.toolchain = own_toolchain = fw_host_toolchain_new (self->options.cache_dir, NULL);
           keep = twin_values (self->targets);
+          if (self->options.superkernel != NULL &&
+              !(self->scopes = fw_ascend_scopes_generate (self->targets, self->options.superkernel, error)))
+            return FALSE;
+          for (guint i = 0; self->scopes != NULL && i < self->scopes->len; i++)
+            {
+              const FwKernelSource *src = fw_ascend_scope_get_kernel_source (g_ptr_array_index (self->scopes, i));
+
+              for (guint j = 0; j < fw_kernel_source_get_n_inputs (src); j++)
+                g_ptr_array_add (keep, fw_kernel_source_get_input (src, j));
+              for (guint j = 0; j < fw_kernel_source_get_n_outputs (src); j++)
+                g_ptr_array_add (keep, fw_kernel_source_get_output (src, j));
+            }
           vopts.also_keep = keep;
           vopts.on_reference = run_on_twin;
           vopts.on_reference_data = &job;

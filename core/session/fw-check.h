@@ -11,6 +11,7 @@
 
 #include "codegen/fw-targets.h"
 #include "exec/fw-fused.h"
+#include "plan/fw-superkernel-plan.h"
 #include "session/fw-project.h"
 
 G_BEGIN_DECLS
@@ -32,6 +33,8 @@ typedef struct
   guint        n_threads;      /* 0: all cores */
   guint        repeats;        /* 0: the default */
   const char  *cache_dir;      /* NULL: the default kernel cache */
+  const FwSkPlan *superkernel; /* with twin and ascend: also run each of its scopes' Ascend SuperKernel on the
+                                  twin (borrowed, of the project's plan; NULL: none) */
 } FwCheckOptions;
 
 void              fw_check_options_init    (FwCheckOptions *options);
@@ -65,6 +68,9 @@ gboolean          fw_check_run_finish      (FwCheck               *self,
 FwTargets        *fw_check_get_targets     (FwCheck               *self);
 FwVerifyResult   *fw_check_get_verify      (FwCheck               *self);
 FwMeasureResult  *fw_check_get_measure     (FwCheck               *self);
+/* FwTwinCheck*, one per scope of options.superkernel in its order: its Ascend SuperKernel on the twin; NULL
+ * when none ran. */
+GPtrArray        *fw_check_get_scope_twin  (FwCheck               *self);
 /* Candidates whose kernel failed verification or did not compile, or whose Ascend kernel failed on the twin. */
 guint             fw_check_get_n_failed    (FwCheck               *self);
 

@@ -13,6 +13,7 @@
 #include "exec/fw-exec.h"
 #include "fw-error.h"
 #include "fw-package-twin.h"
+#include "fw-package-twin-private.h"
 #include "hw/fw-profile.h"
 #include "onnx/fw-onnx.h"
 #include "shape/fw-shape-infer.h"
@@ -114,9 +115,9 @@ need_int (JsonObject *o, const char *name, const char *manifest, const char *whe
   return TRUE;
 }
 
-/* dir/relative, read whole; relative must stay inside the package. */
-static char *
-read_package_file (const char *dir, const char *relative, const char *manifest, const char *where, GError **error)
+char *
+fw_package_twin_read_file (const char *dir, const char *relative, const char *manifest, const char *where,
+                           GError **error)
 {
   g_autofree char *path = NULL;
   char *text = NULL;
@@ -265,8 +266,8 @@ plan_kernel (const char *dir, const char *manifest, JsonObject *ko, FwPackageTwi
   p->group = g_strdup (group);
   p->tiling_name = g_path_get_basename (tiling);
   out->source = g_strdup (source);
-  if ((p->kernel_text = read_package_file (dir, source, manifest, where, &local)) == NULL ||
-      (p->tiling_text = read_package_file (dir, tiling, manifest, where, &local)) == NULL)
+  if ((p->kernel_text = fw_package_twin_read_file (dir, source, manifest, where, &local)) == NULL ||
+      (p->tiling_text = fw_package_twin_read_file (dir, tiling, manifest, where, &local)) == NULL)
     goto fail;
   return p;
 
@@ -620,6 +621,7 @@ fw_package_twin_run (const char *dir, const char *const *only, const char *cache
   JsonNode *root;
   Job job;
   GThreadPool *pool;
+  gboolean with_scopes;
 
   g_return_val_if_fail (dir != NULL, NULL);
   manifest = g_build_filename (dir, "manifest.json", NULL);
@@ -666,7 +668,9 @@ fw_package_twin_run (const char *dir, const char *const *only, const char *cache
       if (!reference (dir, t->p, seed, t->ins, t->want, error))
         return NULL;
     }
-  if (planned->len == 0)
+  /* The scopes run with every kernel, not with --kernel. */
+  with_scopes = (only == NULL || only[0] == NULL) && fw_package_twin_has_superkernels (json_node_get_object (root));
+  if (planned->len == 0 && !with_scopes)
     return g_steal_pointer (&result);
   if ((toolchain = fw_host_toolchain_new (cache_dir, error)) == NULL || (twin = fw_ascend_twin_new (toolchain, error)) == NULL)
     return NULL;
@@ -675,5 +679,8 @@ fw_package_twin_run (const char *dir, const char *const *only, const char *cache
   for (guint i = 0; i < tasks->len; i++)
     g_thread_pool_push (pool, g_ptr_array_index (tasks, i), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
+  if (with_scopes && !fw_package_twin_run_superkernels (dir, manifest, json_node_get_object (root), twin, profile, seed,
+                                                        result->kernels, error))
+    return NULL;
   return g_steal_pointer (&result);
 }

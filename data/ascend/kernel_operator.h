@@ -32,7 +32,11 @@ struct half
 };
 
 /* pipe_t: the hardware pipelines named by PipeBarrier (PipeBarrier / "ISASI" synchronisation page). */
-enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX };
+
+/* Code for one kind of core of a mixed kernel ("设置Kernel类型" / kernel type pages: `if ASCEND_IS_AIV {…}`). */
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (true)
 
 namespace AscendC {
 
@@ -127,6 +131,14 @@ template <pipe_t pipe> __aicore__ void PipeBarrier ();
  * pipeline's work issued before SetFlag; ids come from FetchEventID or AllocEventID. */
 template <HardEvent event> __aicore__ void SetFlag (int32_t eventID);
 template <HardEvent event> __aicore__ void WaitFlag (int32_t eventID);
+
+/* Synchronisation of all cores (SyncAll.md, hard-sync prototype): isAIVOnly true for the vector cores of a
+ * pure vector kernel, false for the cube and vector cores of a mixed one. */
+template <bool isAIVOnly = true> __aicore__ void SyncAll ();
+/* Cross-core flags (CrossCoreSetFlag(ISASI).md, CrossCoreWaitFlag(ISASI).md): mode 0 across the AI Cores, 1
+ * between the vector cores of one AI Core, 2 between its cube and vector cores; flagId 0-10. */
+template <uint8_t modeId, pipe_t pipe> __aicore__ void CrossCoreSetFlag (uint16_t flagId);
+__aicore__ void CrossCoreWaitFlag (uint16_t flagId);
 
 /* DataCopy, contiguous form (DataCopy.md, "基础数据搬运" count prototypes): count elements, 32-byte
  * multiples only. */

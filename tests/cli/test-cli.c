@@ -1209,6 +1209,76 @@ test_twin_package (void)
   }
 }
 
+/* --target ascend --verify --superkernel auto: every scope's sk_NNN.cpp runs on the twin (superkernel.scopes[].twin,
+ * clean), the package holds superkernels/sNNN/ascend/ named in the manifest, --twin runs them (s000…), and the
+ * scope source with its first barrier removed by hand races there (1). */
+static void
+test_superkernel_ascend (void)
+{
+  g_autoptr(FwModel) model = fw_test_transformer_block (16, 32, 4, TRUE);
+  g_autofree char *path = write_model (model, "ska.onnx");
+  const char *args[] = { "--batch", "ska.onnx", "--bind", "batch=2", "--target", "ascend", "--verify", "--superkernel",
+                         "auto", "--fail-on", "mismatch", "--export", "ska-out", "--report", "ska.json", NULL };
+  g_autofree char *report = g_build_filename (workdir, "ska.json", NULL);
+  g_autofree char *pkg = g_build_filename (workdir, "ska-out", "kernels", NULL);
+  g_autofree char *manifest = g_build_filename (pkg, "manifest.json", NULL);
+  g_autofree char *out = NULL, *err = NULL, *broken = NULL, *source = NULL, *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) mparser = json_parser_new ();
+  g_autoptr(JsonParser) tparser = json_parser_new ();
+  JsonArray *scopes, *sks, *ks;
+  guint n_scopes_run = 0;
+  char *at;
+
+  if (!have_cc ())
+    return;
+  g_assert_cmpint (run_env (args, cache_env (), &out, &err), ==, 0);
+  scopes = json_object_get_array_member (json_object_get_object_member (parse_report (report, parser), "superkernel"),
+                                         "scopes");
+  g_assert_cmpuint (json_array_get_length (scopes), >=, 1);
+  for (guint i = 0; i < json_array_get_length (scopes); i++)
+    {
+      JsonObject *t = json_object_get_object_member (json_array_get_object_element (scopes, i), "twin");
+      g_assert_nonnull (t);
+      g_assert_true (json_object_get_boolean_member (t, "ran"));
+      g_assert_true (json_object_get_boolean_member (t, "pass"));
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (t, "diagnostics")), ==, 0);
+    }
+  sks = json_object_get_array_member (parse_report (manifest, mparser), "superkernels");
+  g_assert_cmpuint (json_array_get_length (sks), ==, json_array_get_length (scopes));
+  source = g_build_filename (pkg, json_object_get_string_member (json_object_get_object_member (
+                                    json_array_get_object_element (sks, 0), "ascend_superkernel"), "source"), NULL);
+  g_assert_true (g_file_test (source, G_FILE_TEST_IS_REGULAR));
+  {
+    const char *twin_args[] = { "--twin", pkg, "--format", "json", NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (twin_args, cache_env (), &out, &err), ==, 0);
+    g_assert_true (json_parser_load_from_data (tparser, out, -1, NULL));
+    ks = json_object_get_array_member (json_node_get_object (json_parser_get_root (tparser)), "kernels");
+    for (guint i = 0; i < json_array_get_length (ks); i++)
+      n_scopes_run += json_object_get_string_member (json_array_get_object_element (ks, i), "id")[0] == 's';
+    g_assert_cmpuint (n_scopes_run, ==, json_array_get_length (sks));
+  }
+  /* The first barrier out of the scope's source: the twin reports the race. */
+  broken = copy_package (pkg, "ska-broken");
+  g_free (source);
+  source = g_build_filename (broken, json_object_get_string_member (json_object_get_object_member (
+                                       json_array_get_object_element (sks, 0), "ascend_superkernel"), "source"), NULL);
+  g_assert_true (g_file_get_contents (source, &text, NULL, NULL));
+  at = strstr (text, "  AscendC::SyncAll<false>();\n");
+  g_assert_nonnull (at);
+  memset (at, ' ', strlen ("  AscendC::SyncAll<false>();"));
+  g_assert_true (g_file_set_contents (source, text, -1, NULL));
+  {
+    const char *twin_args[] = { "--twin", broken, NULL };
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_env (twin_args, cache_env (), &out, &err), ==, 1);
+    g_assert_nonnull (strstr (out, "FW-TWIN-SYNC-RACE"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1250,6 +1320,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/model-explorer", test_model_explorer);
   g_test_add_func ("/app/cli/superkernel", test_superkernel);
   g_test_add_func ("/app/cli/twin-package", test_twin_package);
+  g_test_add_func ("/app/cli/superkernel-ascend", test_superkernel_ascend);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", workdir);

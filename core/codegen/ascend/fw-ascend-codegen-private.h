@@ -106,6 +106,8 @@ typedef struct
   gint64             a_batch, b_batch; /* A's and B's batch (1: broadcast over every product) */
   FwCubeShape        cube_shape;
   FwCubeTiling       cube_tiling;
+  /* Generating the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body): no includes, no extern "C" entry. */
+  gboolean           as_body;
 } Gen;
 
 /* fw-ascend-operands.c, in the order generate () calls them. */
@@ -131,6 +133,9 @@ gboolean     fw_ac_emit_node              (Gen            *g,
 
 /* fw-ascend-kernel-cpp.c: the kernel .cpp, newly allocated. */
 char        *fw_ac_gen_kernel             (Gen            *g);
+/* The same kernel as a SuperKernel's sub-kernel: everything in namespace NAME, the entry an __aicore__
+ * function NAME::Run with the entry's arguments (the includes are the scope's). */
+char        *fw_ac_gen_body               (Gen            *g);
 
 /* fw-ascend-cube.c: decides g->cube (or says why not in g->not_cube) from the root and the space, before
  * the operands are built; then, once the kernel's buffers are known, the cube tiling (FALSE with not_cube

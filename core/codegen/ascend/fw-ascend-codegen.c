@@ -41,6 +41,7 @@ struct _FwAscendKernel
 {
   FwAscendTiling  tiling;
   FwKernelSource *source;     /* the kernel .cpp first, then its tiling header, host tiling, CMake, README */
+  char           *body;       /* the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body) */
 };
 
 char *
@@ -302,11 +303,11 @@ gen_host_tiling (Gen *g)
   return g_string_free (s, FALSE);
 }
 
-static char *
-gen_cmake (Gen *g)
+char *
+fw_ascend_cmake_preamble (const char *name, const char *what)
 {
   return g_strdup_printf (
-    "# %s: build the fused kernel with the CANN toolchain, in the style of the Ascend C add_custom samples.\n"
+    "# %s: build the %s with the CANN toolchain, in the style of the Ascend C add_custom samples.\n"
     "# cmake -B build -DSOC_VERSION=Ascend910B1 -DASCEND_CANN_PACKAGE_PATH=$ASCEND_HOME_PATH && cmake --build build\n"
     "cmake_minimum_required(VERSION 3.16)\n"
     "project(%s LANGUAGES CXX)\n\n"
@@ -323,6 +324,16 @@ gen_cmake (Gen *g)
     "    message(FATAL_ERROR \"ascendc_kernel_cmake does not exist; set ASCEND_CANN_PACKAGE_PATH to a CANN install\")\n"
     "endif()\n"
     "include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)\n\n"
+    , name, what, name);
+}
+
+static char *
+gen_cmake (Gen *g)
+{
+  g_autofree char *preamble = fw_ascend_cmake_preamble (g->name, "fused kernel");
+
+  return g_strdup_printf (
+    "%s"
     "# The device kernel.\n"
     "ascendc_library(%s_kernels SHARED %s.cpp)\n"
     "target_include_directories(%s_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})\n\n"
@@ -332,7 +343,7 @@ gen_cmake (Gen *g)
     "target_compile_features(%s_tiling PRIVATE cxx_std_17)\n\n"
     "install(TARGETS %s_kernels %s_tiling LIBRARY DESTINATION lib)\n"
     "install(FILES %s_tiling.h DESTINATION include)\n",
-    g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
+    preamble, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
 }
 
 static void
@@ -655,6 +666,7 @@ generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
                                                       ": the kernel's scratch buffers would not fit the Unified Buffer"),
                                                     kernel->tiling.tile_length, fw_candidate_get_resource (candidate)->tile_elements));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s.cpp", g.name), fw_ac_gen_kernel (&g));
+  kernel->body = fw_ac_gen_body (&g);
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.h", g.name),
                               gen_tiling_header (&g, &kernel->tiling));
   fw_kernel_source_take_file (kernel->source, g_strdup_printf ("%s_tiling.cpp", g.name),
@@ -710,6 +722,7 @@ fw_ascend_kernel_free (FwAscendKernel *kernel)
   if (kernel == NULL)
     return;
   fw_kernel_source_free (kernel->source);
+  g_free (kernel->body);
   g_free (kernel);
 }
 
@@ -723,6 +736,12 @@ const FwKernelSource *
 fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel)
 {
   return kernel->source;
+}
+
+const char *
+fw_ascend_kernel_get_body (FwAscendKernel *kernel)
+{
+  return kernel->body;
 }
 
 static gdouble

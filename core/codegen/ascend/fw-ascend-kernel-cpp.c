@@ -132,8 +132,9 @@ has_rowvec (Gen *g)
 static void
 append_prelude (Gen *g, GString *s)
 {
-  g_string_append_printf (s, "#include \"kernel_operator.h\"\n%s#include \"%s_tiling.h\"\n\n",
-                          g->cube ? "#include \"lib/matmul_intf.h\"\n" : "", g->name);
+  if (!g->as_body)
+    g_string_append_printf (s, "#include \"kernel_operator.h\"\n%s#include \"%s_tiling.h\"\n\n",
+                            g->cube ? "#include \"lib/matmul_intf.h\"\n" : "", g->name);
   g_string_append (s, "namespace {\n\nconstexpr int32_t BUFFER_NUM = 2;  /* double buffering: load tile i+1 while computing tile i */\n");
   if (g->rows_mode)
     g_string_append_printf (s, "constexpr uint32_t ROW_LEN = %" G_GINT64_FORMAT "u;     /* elements per row */\n"
@@ -533,7 +534,10 @@ append_members (Gen *g, GString *s)
 static void
 append_entry (Gen *g, GString *s)
 {
-  g_string_append_printf (s, "extern \"C\" __global__ __aicore__ void %s(", g->name);
+  if (g->as_body)
+    g_string_append (s, "/* The kernel's entry as a function the SuperKernel's entry calls. */\n__aicore__ inline void Run(");
+  else
+    g_string_append_printf (s, "extern \"C\" __global__ __aicore__ void %s(", g->name);
   append_gm_args (s, g, "GM_ADDR ");
   g_string_append_printf (s, "GM_ADDR tiling)\n{\n"
     "  const __gm__ %s *src = reinterpret_cast<const __gm__ %s *>(tiling);\n"
@@ -549,11 +553,26 @@ append_entry (Gen *g, GString *s)
 }
 
 char *
+fw_ac_gen_body (Gen *g)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *kernel = NULL;
+
+  g->as_body = TRUE;
+  kernel = fw_ac_gen_kernel (g);
+  g->as_body = FALSE;
+  g_string_append_printf (s, "/* ---- sub-kernel %s (its own file: %s.cpp) ---- */\nnamespace %s {\n\n%s\n}  // namespace %s\n",
+                          g->name, g->name, g->name, kernel, g->name);
+  return g_string_free (s, FALSE);
+}
+
+char *
 fw_ac_gen_kernel (Gen *g)
 {
   GString *s = g_string_new (NULL);
 
-  fw_ac_append_header (g, s, "Ascend C kernel");
+  if (!g->as_body)
+    fw_ac_append_header (g, s, "Ascend C kernel");
   append_prelude (g, s);
   g_string_append (s, "class FusedKernel\n{\npublic:\n  __aicore__ inline FusedKernel() {}\n\n");
   append_init (g, s);

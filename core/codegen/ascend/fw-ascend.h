@@ -59,7 +59,16 @@ const FwAscendTiling *fw_ascend_kernel_get_tiling    (FwAscendKernel    *kernel)
  * README.md; its inputs (streamed, then broadcast operands) and outputs in argument order. */
 const FwKernelSource *fw_ascend_kernel_get_kernel_source (FwAscendKernel *kernel);
 
+/* The kernel as a SuperKernel's sub-kernel: C++ defining namespace NAME (fw_k007) with everything the kernel
+ * file has and, for its entry, `__aicore__ inline void Run(...)` with the same arguments, to paste after the
+ * scope's includes and its tiling header (fw-ascend-superkernel.h). */
+const char           *fw_ascend_kernel_get_body      (FwAscendKernel    *kernel);
+
 char                 *fw_ascend_escape_comment       (const char        *text);
+/* The head of a kernel folder's CMakeLists.txt (the CANN toolchain's ascendc.cmake found, project name), for
+ * a "what" ("fused kernel", "SuperKernel"); its targets follow. */
+char                 *fw_ascend_cmake_preamble       (const char        *name,
+                                                      const char        *what);
 
 /* How far a mixed kernel's outputs may lie from a reference that sums the same product in another float32
  * order (a BLAS sgemm): the forward error bound of a K-term dot product, K u max|A| max|B| (u = 2^-24), for

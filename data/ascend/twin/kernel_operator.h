@@ -33,8 +33,13 @@ struct half
   operator float () const { return fwtwin::HalfToFloat (bits); }
 };
 
-/* PipeBarrier(ISASI): pipeline names. */
-enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
+/* PipeBarrier(ISASI): pipeline names (PIPE_FIX: L0C -> GM, the pipe CrossCoreSetFlag names after cube work). */
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX };
+
+/* "设置Kernel类型" / kernel type pages: code for one kind of core. A block of the twin is one AI Core with both
+ * its cube and its vector units, so both hold. */
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (true)
 
 namespace AscendC {
 
@@ -114,6 +119,8 @@ public:
       return false;
     if (write)
       fwtwin::GmWrite (b, reinterpret_cast<const uint8_t *> (base_ + offset), count * sizeof (T), file, line);
+    else
+      fwtwin::GmRead (b, reinterpret_cast<const uint8_t *> (base_ + offset), count * sizeof (T), file, line);
     return true;
   }
   T *Address () const { return base_; }
@@ -304,6 +311,29 @@ template <pipe_t pipe> void PipeBarrier ()
 /* SetFlag/WaitFlag(ISASI): WaitFlag on the destination pipe waits for the source pipe's work before SetFlag. */
 template <HardEvent event> void SetFlag (int32_t eventID, FW_LOC) { twin::SetFlag (event, eventID, FW_AT); }
 template <HardEvent event> void WaitFlag (int32_t eventID, FW_LOC) { twin::WaitFlag (event, eventID, FW_AT); }
+
+/* SyncAll.md, hard-sync prototype: every core of the launch waits until all have arrived (isAIVOnly true: the
+ * vector cores of a pure vector kernel; false: the cube and vector cores of a mixed one). Every block must call
+ * it the same number of times; one that never arrives leaves the others waiting (FW-TWIN-SYNC-HANG). */
+template <bool isAIVOnly = true> void SyncAll (FW_LOC)
+{
+  fwtwin::SyncArrive (isAIVOnly ? 0 : 1, "SyncAll", FW_AT);
+  fwtwin::SyncWait (isAIVOnly ? 0 : 1, "SyncAll", FW_AT);
+}
+
+namespace twin {
+void CrossCoreSet (int mode, int flag, const char *file, int line);
+void CrossCoreWait (int flag, const char *file, int line);
+}  // namespace twin
+
+/* CrossCoreSetFlag(ISASI) / CrossCoreWaitFlag(ISASI): mode 0 synchronises the AI Cores of the launch (set on
+ * every core, then wait: a barrier on flagId); modes 1 and 2 stay inside one AI Core (its vector cores, its
+ * cube and vector cores), which on the twin is one block. flagId 0-10 (A2/A3); a counter is set at most 15 times. */
+template <uint8_t modeId, pipe_t pipe> void CrossCoreSetFlag (uint16_t flagId, FW_LOC)
+{
+  twin::CrossCoreSet (modeId, flagId, FW_AT);
+}
+inline void CrossCoreWaitFlag (uint16_t flagId, FW_LOC) { twin::CrossCoreWait (flagId, FW_AT); }
 
 }  // namespace AscendC
 

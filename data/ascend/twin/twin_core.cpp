@@ -5,13 +5,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "kernel_operator.h"
 #include "twin_diag.h"
 
 namespace fwtwin {
 
-Core g;
+thread_local Core g;
+SyncConfig sync_config;
+
+/* Blocks of a concurrent run report into one table. */
+static std::mutex diag_mutex;
 
 const char *
 PipeName (int pipe)
@@ -34,6 +39,7 @@ void
 Diag (const char *code, const char *file, int line, const char *format, ...)
 {
   const char *base = Base (file);
+  std::lock_guard<std::mutex> lock (diag_mutex);
   for (int i = 0; i < n_diags; i++)
     if (diags[i].line == line && std::strcmp (diags[i].code, code) == 0 && std::strcmp (diags[i].file, base) == 0)
       {
@@ -219,8 +225,11 @@ int
 GmFind (const void *p, uint64_t bytes, const char *what, const char *file, int line)
 {
   const uint8_t *q = static_cast<const uint8_t *> (p);
-  for (int i = 0; i < g.n_gm; i++)
+  for (int n = 0; n < g.n_gm; n++)
     {
+      int i = n == 0 ? g.last_gm : n == g.last_gm ? 0 : n;
+      if (i >= g.n_gm)
+        continue;
       GmBuffer &b = g.gm[i];
       if (q >= b.data && q <= b.data + b.bytes)
         {
@@ -231,6 +240,7 @@ GmFind (const void *p, uint64_t bytes, const char *what, const char *file, int l
                     (unsigned long long) b.bytes);
               return -1;
             }
+          g.last_gm = i;
           return i;
         }
     }
@@ -262,6 +272,37 @@ GmWrite (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int lin
     }
   for (uint64_t k = off; k < off + bytes; k++)
     b.owner[k] = me;
+  if (b.epoch != nullptr)
+    for (uint64_t k = off; k < off + bytes; k++)
+      b.epoch[k] = static_cast<uint16_t> (g.epoch);
+}
+
+void
+GmRead (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int line)
+{
+  GmBuffer &b = g.gm[buffer];
+  if (!sync_config.concurrent || !b.output || b.epoch == nullptr)
+    return;
+  uint64_t off = static_cast<uint64_t> (p - b.data);
+  uint16_t me = static_cast<uint16_t> (g.block_idx + 1), now = static_cast<uint16_t> (g.epoch);
+  for (uint64_t k = off; k < off + bytes; k++)
+    {
+      uint16_t o = b.owner[k];
+      if (o == 0)
+        {
+          Diag ("FW-TWIN-SYNC-RACE", file, line,
+                "block %d reads byte %llu of %s before any block wrote it: a barrier is missing before this read",
+                g.block_idx, (unsigned long long) k, b.name);
+          return;
+        }
+      if (o != me && b.epoch[k] == now)
+        {
+          Diag ("FW-TWIN-SYNC-RACE", file, line,
+                "block %d reads byte %llu of %s, which block %d wrote since the last barrier (barrier %u)",
+                g.block_idx, (unsigned long long) k, b.name, o - 1, (unsigned) g.epoch);
+          return;
+        }
+    }
 }
 
 uint16_t
@@ -336,9 +377,19 @@ TPipe::TPipe ()
   g.pipe_live = true;
 }
 
+/* TPipe.md (Destroy): the pipe's buffers go with it. A SuperKernel's sub-kernels each bring their own
+ * pipe, one after another on the same core: the next one's InitBuffer starts from an empty UB. */
 TPipe::~TPipe ()
 {
   g.pipe_live = false;
+  for (int i = 0; i < g.n_slots; i++)
+    if (g.slots[i].queue && g.slots[i].state != S_FREE)
+      Diag ("FW-TWIN-LEAK", g.slots[i].alloc_file, g.slots[i].alloc_line,
+            "a tensor AllocTensor gave here is not freed when the kernel ends");
+  g.ub_used = 0;
+  g.buffers = 0;
+  g.n_slots = 0;
+  g.n_queues = 0;
 }
 
 namespace twin {

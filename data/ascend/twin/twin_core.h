@@ -2,9 +2,11 @@
  * API entry point of kernel_operator.h runs. Not part of the Ascend C API: kernels never include it
  * directly. docs/ascend-twin.md lists each rule with the page it comes from.
  *
- * One core runs at a time (blocks run one after another), so the state is a single global. Checks work on
- * 32-byte UB blocks, the unit the pages state alignment and copy lengths in; nothing here is per element
- * except the arithmetic itself. */
+ * A kernel's blocks run one after another; a SuperKernel scope's run concurrently, one thread each, with
+ * the barriers of twin_sync.cpp between them. So the running core's state is one per thread (`g`); what the
+ * blocks share (the GM buffers' bytes and their ownership, the diagnostics) is written under the rules
+ * below. Checks work on 32-byte UB blocks, the unit the pages state alignment and copy lengths in; nothing
+ * here is per element except the arithmetic itself. */
 #ifndef FW_TWIN_CORE_H
 #define FW_TWIN_CORE_H
 
@@ -71,6 +73,7 @@ struct GmBuffer
   uint64_t bytes;
   bool output;
   uint16_t *owner;     /* output bytes: block index + 1 of the block that wrote it, 0 never */
+  uint16_t *epoch;     /* output bytes, concurrent runs: the writer's barrier count when it wrote */
   const char *name;
 };
 
@@ -79,7 +82,8 @@ struct Stats
   uint64_t mte2_bytes, mte3_bytes, vector_repeats, vector_instructions, scalar_accesses;
 };
 
-enum { MAX_SLOTS = 128, MAX_QUEUES = 64, MAX_EVENT_IDS = 8, N_EVENTS = 32, MAX_GM = 64, MAX_VECTOR_KINDS = 48 };
+/* MAX_GM: a SuperKernel scope passes every value it reads and writes. */
+enum { MAX_SLOTS = 128, MAX_QUEUES = 64, MAX_EVENT_IDS = 8, N_EVENTS = 32, MAX_GM = 2048, MAX_VECTOR_KINDS = 48 };
 
 /* The vector instructions of one kind (name and element sizes) a block issued: the unit CANN's per-API
  * linear costs are stated in (calls and elements; docs/ascend-twin.md, time on the twin). */
@@ -127,11 +131,38 @@ struct Core
   bool pipe_live;
   GmBuffer gm[MAX_GM];
   int n_gm;
+  int last_gm;            /* the buffer GmFind found last: accesses come in runs */
   Stats stats;
   BlockStats block;       /* the running block's, reset with the core */
+  uint32_t epoch;         /* barriers this block has passed (concurrent runs) */
+  uint32_t barrier_calls; /* barriers it has called, the dropped one included */
+  uint8_t cross_flag[16]; /* CrossCoreSetFlag modes 1 and 2 set and not yet waited for, per flagId */
 };
 
-extern Core g;
+extern thread_local Core g;
+
+/* A SuperKernel scope's run: the blocks are threads (twin_main.cpp sets these before they start). */
+struct SyncConfig
+{
+  bool concurrent;        /* reads of output bytes are checked against the barriers */
+  int blocks;
+  uint32_t drop_barrier;  /* 1-based: every block skips its K-th barrier, as if the source lacked it, and stops
+                             at the next one (what follows does not tell of it); 0 none */
+  uint32_t timeout_ms;    /* a barrier not complete after this long is a hang */
+};
+extern SyncConfig sync_config;
+
+/* SyncAll (either kind) and CrossCoreSetFlag mode 0 + CrossCoreWaitFlag: block until every block of the
+ * launch arrives (twin_sync.cpp). kind names which barrier (0 SyncAll<true>, 1 SyncAll<false>, 2 + flagId
+ * the cross-core flags): blocks waiting at different kinds never meet, which is a hang. */
+void SyncArrive (int kind, const char *what, const char *file, int line);
+void SyncWait (int kind, const char *what, const char *file, int line);
+/* The running block has returned from the kernel: a barrier the others still wait at can no longer fill. */
+void SyncFinish ();
+/* Thrown out of a barrier when the run is given up (a hang found): the block's thread stops there. */
+struct SyncAbandon {};
+/* Thrown out of the barrier after the dropped one: the block's thread stops there. */
+struct SyncStop {};
 
 void Diag (const char *code, const char *file, int line, const char *format, ...)
   __attribute__ ((format (printf, 4, 5)));
@@ -159,6 +190,10 @@ bool CheckAligned (uint32_t addr, const char *what, const char *file, int line);
 int GmFind (const void *p, uint64_t bytes, const char *what, const char *file, int line);
 /* A write of [p, p + bytes) by the running block: two blocks writing one byte is a diagnostic. */
 void GmWrite (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int line);
+/* A read of [p, p + bytes) of an output buffer in a concurrent run: a byte no block has written yet, or one
+ * another block wrote since the running block's last barrier, is a race (SyncAll page: cores reading what
+ * others write need the barrier between). */
+void GmRead (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int line);
 
 /* Half precision as IEEE binary16, round to nearest even (the data types page: half is binary16). */
 uint16_t FloatToHalf (float f);

@@ -1,10 +1,13 @@
 /* twin_main.cpp: the driver of Fusion Workbench's Ascend C twin. Linked with one generated kernel (through
  * the shim the runner writes, which defines fw_twin_entry), it reads a job file, places every GM argument
  * between guard pages, runs the kernel's blocks one after another in order and again in a shuffled order,
- * and writes the outputs of the ordered run and the diagnostics.
+ * and writes the outputs of the ordered run and the diagnostics. A SuperKernel scope (`concurrent 1`) runs
+ * its blocks at once instead, one thread each, with SyncAll between them (twin_sync.cpp): once, as the chip
+ * would.
  *
  * Job file, one item a line:
  *   ub BYTES | cube L1 L0A L0B L0C | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 [...] | diag PATH
+ *   concurrent 1 | drop_barrier K (every block skips its K-th barrier) | sync_timeout_ms MS | time_limit S
  *   arg in|out BYTES PATH NAME      (kernel arguments in order; the tiling is passed last)
  * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR",
  * then per block of the ordered run "B\tBLOCK\tMTE2 COPIES MAXCOPY MTE3 COPIES MACS CUBEBYTES CUBESIZE SCALAR" and
@@ -15,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -43,9 +47,8 @@ struct Arg
 std::vector<Arg> args;
 std::vector<BlockStats> block_stats;  /* the ordered run's, by block index */
 char diag_path[8192];
-constexpr int kMaxTiling = 64;
-uint64_t tiling[kMaxTiling];
-int n_tiling = 7;
+std::vector<uint64_t> tiling;
+unsigned time_limit = 120;
 const unsigned char kSentinel = 0xA5;
 
 /* Each GM buffer ends at a page boundary rounded to 32 bytes, with an inaccessible page on either side: a raw
@@ -162,6 +165,75 @@ RunBlocks (const std::vector<int> &order, uint8_t **argv, bool record)
     }
 }
 
+/* One block of a concurrent run, on its own thread: its own core (UB, queues, clocks) over the shared GM. */
+void
+RunBlockThread (int b, int blocks, uint8_t **argv, const Core *proto, BlockStats *block_out, Stats *stats_out)
+{
+  g.ub_capacity = proto->ub_capacity;
+  g.l1_capacity = proto->l1_capacity;
+  g.l0a_capacity = proto->l0a_capacity;
+  g.l0b_capacity = proto->l0b_capacity;
+  g.l0c_capacity = proto->l0c_capacity;
+  g.reduce_mode = proto->reduce_mode;
+  g.ub_alloc = proto->ub_alloc;
+  g.n_gm = proto->n_gm;
+  std::memcpy (g.gm, proto->gm, sizeof g.gm);
+  g.ub = static_cast<uint8_t *> (std::aligned_alloc (64, g.ub_alloc));
+  g.track = static_cast<BlockTrack *> (std::calloc (g.ub_alloc / 32, sizeof (BlockTrack)));
+  ResetCore (b, blocks);
+  g.epoch = 0;
+  g.barrier_calls = 0;
+  std::memset (g.cross_flag, 0, sizeof g.cross_flag);
+  bool done = true;
+  try
+    {
+      fw_twin_entry (argv);
+    }
+  catch (const SyncAbandon &)
+    {
+      done = false;
+    }
+  catch (const SyncStop &)
+    {
+      done = false;
+    }
+  if (done)
+    EndBlock ();
+  SyncFinish ();
+  *block_out = g.block;
+  *stats_out = g.stats;
+  std::free (g.ub);
+  std::free (g.track);
+}
+
+/* A SuperKernel scope: every block at once. Returns false when the run was given up (a hang). */
+bool
+RunConcurrent (int blocks, uint8_t **argv)
+{
+  std::vector<Stats> stats (static_cast<size_t> (blocks));
+  std::vector<std::thread> threads;
+  block_stats.assign (static_cast<size_t> (blocks), BlockStats ());
+  sync_config.blocks = blocks;
+  for (int b = 0; b < blocks; b++)
+    threads.emplace_back (RunBlockThread, b, blocks, argv, &g, &block_stats[static_cast<size_t> (b)],
+                          &stats[static_cast<size_t> (b)]);
+  for (std::thread &t : threads)
+    t.join ();
+  std::memset (&g.stats, 0, sizeof g.stats);
+  for (const Stats &s : stats)
+    {
+      g.stats.mte2_bytes += s.mte2_bytes;
+      g.stats.mte3_bytes += s.mte3_bytes;
+      g.stats.vector_repeats += s.vector_repeats;
+      g.stats.vector_instructions += s.vector_instructions;
+      g.stats.scalar_accesses += s.scalar_accesses;
+    }
+  for (int i = 0; i < n_diags; i++)
+    if (std::strcmp (diags[i].code, "FW-TWIN-SYNC-HANG") == 0)
+      return false;
+  return sync_config.drop_barrier == 0;
+}
+
 void
 PrepareOutputs ()
 {
@@ -177,13 +249,15 @@ bool
 ReadJob (const char *path, int *blocks, unsigned *seed)
 {
   FILE *f = std::fopen (path, "r");
-  char line[8192];
+  /* A SuperKernel scope's tiling line holds every sub-kernel's fields. */
+  static char line[1 << 20];
   if (f == nullptr)
     return false;
   while (std::fgets (line, sizeof line, f))
     {
       char kind[16] = "", path_buf[4096] = "", name[256] = "";
       unsigned long long bytes = 0;
+      int flag = 0;
       line[std::strcspn (line, "\n")] = '\0';
       if (std::sscanf (line, "ub %u", &g.ub_capacity) == 1 ||
           std::sscanf (line, "cube %u %u %u %u", &g.l1_capacity, &g.l0a_capacity, &g.l0b_capacity,
@@ -195,19 +269,24 @@ ReadJob (const char *path, int *blocks, unsigned *seed)
       else if (std::strncmp (line, "tiling ", 7) == 0)
         {
           /* The generated tiling struct's uint64 fields in order: 7 for a vector kernel, more with a cube
-           * tiling (a mixed kernel). */
+           * tiling (a mixed kernel), every sub-kernel's in turn for a SuperKernel scope. */
           const char *p = line + 7;
           char *end = nullptr;
-          n_tiling = 0;
-          for (unsigned long long v = std::strtoull (p, &end, 10); end != p && n_tiling < kMaxTiling;
-               v = std::strtoull (p, &end, 10))
+          tiling.clear ();
+          for (unsigned long long v = std::strtoull (p, &end, 10); end != p; v = std::strtoull (p, &end, 10))
             {
-              tiling[n_tiling++] = v;
+              tiling.push_back (v);
               p = end;
             }
-          if (n_tiling < 7)
+          if (tiling.size () < 7)
             return false;
         }
+      else if (std::sscanf (line, "concurrent %d", &flag) == 1)
+        sync_config.concurrent = flag != 0;
+      else if (std::sscanf (line, "drop_barrier %u", &sync_config.drop_barrier) == 1 ||
+               std::sscanf (line, "sync_timeout_ms %u", &sync_config.timeout_ms) == 1 ||
+               std::sscanf (line, "time_limit %u", &time_limit) == 1)
+        continue;
       else if (std::sscanf (line, "arg %15s %llu %4095s %255s", kind, &bytes, path_buf, name) == 4)
         {
           Arg a;
@@ -254,7 +333,9 @@ main (int argc, char **argv)
   std::signal (SIGSEGV, OnSignal);
   std::signal (SIGBUS, OnSignal);
   std::signal (SIGALRM, OnSignal);
-  alarm (120);
+  alarm (time_limit);
+  if (sync_config.timeout_ms == 0)
+    sync_config.timeout_ms = 20000;
   g.ub_alloc = (g.ub_capacity * 4 + 31) / 32 * 32;
   g.ub = static_cast<uint8_t *> (std::aligned_alloc (64, g.ub_alloc));
   g.track = static_cast<BlockTrack *> (std::calloc (g.ub_alloc / 32, sizeof (BlockTrack)));
@@ -271,16 +352,18 @@ main (int argc, char **argv)
       b.bytes = a.bytes;
       b.output = a.output;
       b.owner = a.output ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t))) : nullptr;
+      b.epoch = a.output && sync_config.concurrent ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t)))
+                                                   : nullptr;
       b.name = a.name.c_str ();
       argp.push_back (a.data);
     }
   uint8_t *tmap;
   size_t tlen;
-  uint8_t *t = GuardedAlloc (n_tiling * sizeof tiling[0], &tmap, &tlen);
-  std::memcpy (t, tiling, n_tiling * sizeof tiling[0]);
+  uint8_t *t = GuardedAlloc (tiling.size () * sizeof tiling[0], &tmap, &tlen);
+  std::memcpy (t, tiling.data (), tiling.size () * sizeof tiling[0]);
   GmBuffer &tb = g.gm[g.n_gm++];
   tb.data = t;
-  tb.bytes = n_tiling * sizeof tiling[0];
+  tb.bytes = tiling.size () * sizeof tiling[0];
   tb.name = "tiling";
   argp.push_back (t);
 
@@ -288,7 +371,11 @@ main (int argc, char **argv)
   for (int b = 0; b < blocks; b++)
     order.push_back (b);
   PrepareOutputs ();
-  RunBlocks (order, argp.data (), true);
+  bool complete = true;
+  if (sync_config.concurrent)
+    complete = RunConcurrent (blocks, argp.data ());
+  else
+    RunBlocks (order, argp.data (), true);
   Stats ordered = g.stats;
   for (Arg &a : args)
     if (a.output)
@@ -301,12 +388,12 @@ main (int argc, char **argv)
         for (uint64_t k = 0; gb && k < a.bytes; k++)
           if (gb->owner[k] == 0 && missing++ == 0)
             first = k;
-        if (missing > 0)
+        if (missing > 0 && complete)
           Diag ("FW-TWIN-OUTPUT-UNWRITTEN", "-", 0, "%llu of %llu bytes of %s are never written (first at byte %llu)",
                 (unsigned long long) missing, (unsigned long long) a.bytes, a.name.c_str (), (unsigned long long) first);
       }
-  /* Blocks run in any order on the chip: the outputs must not depend on it. */
-  if (blocks > 1)
+  /* Blocks run in any order on the chip: the outputs must not depend on it (a scope's blocks ran at once). */
+  if (blocks > 1 && !sync_config.concurrent)
     {
       std::vector<std::vector<uint8_t>> saved;
       for (Arg &a : args)

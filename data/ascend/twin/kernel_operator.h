@@ -309,5 +309,6 @@ template <HardEvent event> void WaitFlag (int32_t eventID, FW_LOC) { twin::WaitF
 
 #include "twin_copy.h"
 #include "twin_vector.h"
+#include "twin_repeat.h"
 
 #endif

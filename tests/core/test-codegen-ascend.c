@@ -232,17 +232,26 @@ check_or_refused (FwPlan *plan, const FwCandidate *c)
   return check_candidate (plan, c);
 }
 
+/* The layernorm kernel of a transformer block of seq tokens of dim features, generated and compiled, and its
+ * plan (*plan). */
+static FwAscendKernel *
+layernorm_kernel (gint64 seq, gint64 dim, FwPlan **plan)
+{
+  const FwCandidate *c;
+
+  *plan = plan_for (fw_test_transformer_block (seq, dim, 4, FALSE), FW_STRATEGY_BALANCED);
+  c = find_kind (*plan, "layernorm");
+  g_assert_nonnull (c);
+  return check_candidate (*plan, c);
+}
+
 static void
 test_layernorm (void)
 {
-  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
-  const FwCandidate *c = find_kind (plan, "layernorm");
-  g_autoptr(FwAscendKernel) kernel = NULL;
-  const char *src;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = layernorm_kernel (16, 64, &plan);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
 
-  g_assert_nonnull (c);
-  kernel = check_candidate (plan, c);
-  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
   /* Rows of 64 floats, one repeat each: the row sums are WholeReduceSum over many rows per instruction, and
    * the row mean and deviation meet their rows through Brcb's block per row, with no tile-shaped Duplicate
    * and no instruction per row. */
@@ -260,14 +269,10 @@ test_layernorm (void)
 static void
 test_layernorm_long_rows (void)
 {
-  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (8, 2048, 4, FALSE), FW_STRATEGY_BALANCED);
-  const FwCandidate *c = find_kind (plan, "layernorm");
-  g_autoptr(FwAscendKernel) kernel = NULL;
-  const char *src;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = layernorm_kernel (8, 2048, &plan);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
 
-  g_assert_nonnull (c);
-  kernel = check_candidate (plan, c);
-  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
   g_assert_nonnull (strstr (src, "AscendC::ReduceSum("));
   g_assert_nonnull (strstr (src, "for (uint32_t r = 0; r < rows; r++)"));
   g_assert_nonnull (strstr (src, "VectorToScalar();"));

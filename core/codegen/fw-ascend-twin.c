@@ -22,8 +22,8 @@
 #include "io/fw-file-write.h"
 
 static const char *const twin_files[] = {
-  "kernel_operator.h", "twin_core.h", "twin_copy.h", "twin_vector.h", "twin_diag.h", "twin_core.cpp", "twin_main.cpp",
-  "twin_matmul.cpp", "twin_sync.cpp", "lib/matmul_intf.h",
+  "kernel_operator.h", "twin_core.h", "twin_copy.h", "twin_vector.h", "twin_repeat.h", "twin_diag.h", "twin_core.cpp",
+  "twin_main.cpp", "twin_matmul.cpp", "twin_sync.cpp", "lib/matmul_intf.h",
 };
 
 struct _FwAscendTwin

@@ -46,6 +46,12 @@ static const LinearCost linear_costs[] = {
   { "ReduceSum", 0.0547, 35.0021, 0.1094, 32.0029 },
   { "ReduceMax", 0.0547, 21.0027, 0.1094, 20.0051 },
   { "ReduceMin", 0.0547, 21.0056, 0.1094, 20.0068 },
+  /* The high-dimensional slicing forms (data/ascend/twin/twin_repeat.h) under their own names; their elements
+   * are the lanes of the repeats issued (a masked repeat costs a whole one). */
+  { "WholeReduceSum", 0.0547, 35.0021, 0.1094, 32.0029 },
+  { "WholeReduceMax", 0.0547, 21.0027, 0.1094, 20.0051 },
+  { "WholeReduceMin", 0.0547, 21.0056, 0.1094, 20.0068 },
+  { "Brcb", 0.0074, 13.0572, 0.0146, 13.0732 },
   /* The table has one entry per mode; GT stands for all (they differ by under 1 cycle per call). */
   { "Compare", 0.0160, 20.9711, 0.0310, 21.0319 },
   { "CompareScalar", 0.0084, 21.9200, 0.0160, 21.9712 },

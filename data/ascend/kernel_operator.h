@@ -258,6 +258,76 @@ template <typename T, typename U>
 __aicore__ void Cast (const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode,
                              const uint32_t count);
 
+/* The "tensor高维切分计算" (high-dimensional slicing) forms: a mask, a repeat count (at most 255) and
+ * strides in 32-byte blocks (高维切分.md; BinaryRepeatParams.md, UnaryRepeatParams.md, Brcb.md's
+ * BrcbRepeatParams). The generator uses the continuous mask to cover many short rows per instruction. */
+struct BinaryRepeatParams
+{
+  __aicore__ BinaryRepeatParams () {}
+  __aicore__ BinaryRepeatParams (const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn,
+                                 const uint8_t src1BlkStrideIn, const uint8_t dstRepStrideIn,
+                                 const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn);
+  uint8_t dstBlkStride, src0BlkStride, src1BlkStride, dstRepStride, src0RepStride, src1RepStride;
+};
+struct UnaryRepeatParams
+{
+  __aicore__ UnaryRepeatParams () {}
+  __aicore__ UnaryRepeatParams (const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn,
+                                const uint8_t dstRepStrideIn, const uint8_t srcRepStrideIn);
+  uint16_t dstBlkStride, srcBlkStride;
+  uint8_t dstRepStride, srcRepStride;
+};
+struct BrcbRepeatParams
+{
+  __aicore__ BrcbRepeatParams () {}
+  __aicore__ BrcbRepeatParams (const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn);
+  uint16_t dstRepStride, dstBlkStride;
+};
+enum class ReduceOrder { ORDER_VALUE_INDEX, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+
+template <typename T> __aicore__ void Add (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                           const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                                           const BinaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Sub (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                           const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                                           const BinaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Mul (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                           const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                                           const BinaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Div (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                           const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                                           const BinaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Max (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                           const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                                           const BinaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Min (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                           const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                                           const BinaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Adds (const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,
+                                            uint64_t mask, const uint8_t repeatTime,
+                                            const UnaryRepeatParams &repeatParams);
+template <typename T> __aicore__ void Muls (const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,
+                                            uint64_t mask, const uint8_t repeatTime,
+                                            const UnaryRepeatParams &repeatParams);
+
+/* WholeReduceSum.md, WholeReduceMax.md, WholeReduceMin.md (continuous mask): one result per repeat. */
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceSum (const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask,
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceMax (const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask,
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX);
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceMin (const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask,
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX);
+
+/* Brcb.md: each repeat fills 8 destination blocks with 8 elements of src0, one each. */
+template <typename T> __aicore__ void Brcb (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                                            const uint8_t repeatTime, const BrcbRepeatParams &repeatParams);
+
 } /* namespace AscendC */
 
 #endif

@@ -767,6 +767,12 @@ static const Broken broken[] = {
   { "rules.cpp", "#define BROKEN 9\n", "FW-TWIN-GM-INPUT-WRITE", 0, 64, 64, 1 },
   { "rules.cpp", "#define BROKEN 10\n", "FW-TWIN-GM-GUARD", 0, 64, 64, 1 },
   { "copy_rounds_down.cpp", NULL, NULL, 0, 16, 16, 1 },
+  { "repeat_forms.cpp", "#define BROKEN 1\n", "FW-TWIN-REPEAT", 34, 64, 64, 1 },
+  { "repeat_forms.cpp", "#define BROKEN 2\n", "FW-TWIN-MASK", 44, 64, 64, 1 },
+  { "repeat_forms.cpp", "#define BROKEN 3\n", "FW-TWIN-UB-BOUNDS", 34, 64, 64, 1 },
+  { "repeat_forms.cpp", "#define BROKEN 4\n", "FW-TWIN-STRIDE", 44, 64, 64, 1 },
+  { "repeat_forms.cpp", "#define BROKEN 5\n", "FW-TWIN-STRIDE", 37, 64, 64, 1 },
+  { "repeat_forms.cpp", "#define BROKEN 6\n", "FW-TWIN-MASK", 41, 64, 64, 1 },
 };
 
 /* Each broken kernel gives its diagnostic at its line, and none is wrong silently: with no diagnostic to
@@ -870,6 +876,42 @@ test_counters (void)
       /* One 256-byte repeat per tile of 64 floats, and one for the tail's 40. */
       g_assert_cmpuint (k->repeats, ==, 4);
     }
+}
+
+/* tests/twin/repeat_forms.cpp: 8 rows of 7 floats (x = 0 ... 63, a row every 8) with the high-dimensional
+ * slicing forms: row r's sum is 56r + 21 and its largest 8r + 6, so y = x - 48r - 15 on the 7 lanes of each row
+ * and x on the eighth, which every mask leaves alone. Each instruction counts as one call of its repeats. */
+static void
+test_repeat_forms (void)
+{
+  static const struct { const char *name; guint64 repeats; } kinds[] = {
+    { "Muls", 1 }, { "WholeReduceSum", 8 }, { "WholeReduceMax", 8 }, { "Sub", 1 }, { "Brcb", 1 }, { "Add", 8 },
+  };
+  g_autoptr(FwArray) y = NULL;
+  g_autoptr(FwTwinRun) run = NULL;
+  const FwTwinBlockCounts *b;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  run = run_fixture ("repeat_forms.cpp", "#define BROKEN 0\n", 64, 64, 1, FW_DTYPE_FLOAT, &y);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (gint64 i = 0; i < 64; i++)
+    g_assert_cmpfloat (fw_array_get_double (y, i), ==, i % 8 == 7 ? (double) i : (double) (i - 48 * (i / 8) - 15));
+  b = &g_array_index (fw_twin_run_get_blocks (run), FwTwinBlockCounts, 0);
+  g_assert_cmpuint (b->kinds->len, ==, G_N_ELEMENTS (kinds));
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      const FwTwinVectorKind *k = &g_array_index (b->kinds, FwTwinVectorKind, i);
+      g_assert_cmpstr (k->name, ==, kinds[i].name);
+      g_assert_cmpuint (k->calls, ==, 1);
+      g_assert_cmpuint (k->repeats, ==, kinds[i].repeats);
+      g_assert_cmpuint (k->elements, ==, kinds[i].repeats * 64);
+    }
+  g_assert_cmpuint (fw_twin_run_get_counts (run)->vector_instructions, ==, 6);
+  g_assert_cmpuint (fw_twin_run_get_counts (run)->vector_repeats, ==, 27);
 }
 
 /* ReduceSum.md's example: [60000, 60000, -30000, 100] in half sums by a binary tree whose partial sums
@@ -1158,6 +1200,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/correct", test_correct);
   g_test_add_func ("/core/ascend-twin/counters", test_counters);
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
+  g_test_add_func ("/core/ascend-twin/repeat-forms", test_repeat_forms);
   g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
   g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);
   for (guint i = 0; i < G_N_ELEMENTS (broken); i++)

@@ -240,22 +240,52 @@ check_or_refused (FwPlan *plan, const FwCandidate *c)
   return check_candidate (plan, c);
 }
 
+/* The layernorm kernel of a transformer block of seq tokens of dim features, generated and compiled, and its
+ * plan (*plan). */
+static FwAscendKernel *
+layernorm_kernel (gint64 seq, gint64 dim, FwPlan **plan)
+{
+  const FwCandidate *c;
+
+  *plan = plan_for (fw_test_transformer_block (seq, dim, 4, FALSE), FW_STRATEGY_BALANCED);
+  c = find_kind (*plan, "layernorm");
+  g_assert_nonnull (c);
+  return check_candidate (*plan, c);
+}
+
 static void
 test_layernorm (void)
 {
-  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
-  const FwCandidate *c = find_kind (plan, "layernorm");
-  g_autoptr(FwAscendKernel) kernel = NULL;
-  const char *src;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = layernorm_kernel (16, 64, &plan);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
 
-  g_assert_nonnull (c);
-  kernel = check_candidate (plan, c);
-  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
-  g_assert_nonnull (strstr (src, "AscendC::ReduceSum("));
+  /* Rows of 64 floats, one repeat each: the row sums are WholeReduceSum over many rows per instruction, and
+   * the row mean and deviation meet their rows through Brcb's block per row, with no tile-shaped Duplicate
+   * and no instruction per row. */
+  g_assert_nonnull (strstr (src, "RowsReduce<ROW_ADD>("));
+  g_assert_nonnull (strstr (src, "AscendC::WholeReduceSum("));
   g_assert_nonnull (strstr (src, "AscendC::Sqrt("));
-  /* The row mean and deviation apply per row as scalars, with no tile-shaped Duplicate. */
-  g_assert_nonnull (strstr (src, "per row: one scalar per row"));
+  g_assert_nonnull (strstr (src, "RowsApply<ROW_SUB, ROW_TILE, ROW_BCAST>("));
+  g_assert_nonnull (strstr (src, "AscendC::Brcb("));
   g_assert_null (strstr (src, "AscendC::Duplicate("));
+  g_assert_null (strstr (src, "for (uint32_t r = 0; r < rows; r++)"));
+}
+
+/* Rows of 2048 floats are 256 blocks apart, past the repeat forms' uint8_t repeat stride: the layernorm keeps
+ * one count-form instruction per row (ReduceSum and the per-row scalars after the vector pipe). */
+static void
+test_layernorm_long_rows (void)
+{
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = layernorm_kernel (8, 2048, &plan);
+  const char *src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (kernel));
+
+  g_assert_nonnull (strstr (src, "AscendC::ReduceSum("));
+  g_assert_nonnull (strstr (src, "for (uint32_t r = 0; r < rows; r++)"));
+  g_assert_nonnull (strstr (src, "VectorToScalar();"));
+  g_assert_null (strstr (src, "RowsReduce<"));
+  g_assert_null (strstr (src, "RowsApply<"));
 }
 
 static void
@@ -382,9 +412,8 @@ test_broadcast_row_vector (void)
   /* gamma and beta stay resident and apply row by row; the tile is whole rows of 64. */
   g_assert_cmpint (t->row_length, ==, 64);
   g_assert_cmpint (t->tile_length % 64, ==, 0);
-  g_assert_nonnull (strstr (src, "per row: the resident row operand"));
-  g_assert_nonnull (strstr (src, "AscendC::Mul(v"));
-  g_assert_nonnull (strstr (src, "[r * ROW_STRIDE], raw0, static_cast<int32_t>(ROW_LEN));"));
+  g_assert_nonnull (strstr (src, "ROW_TILE, ROW_RESIDENT>(v"));
+  g_assert_nonnull (strstr (src, ", raw0, rows);"));
   g_assert_nonnull (strstr (src, "LoadToVector();"));
   g_assert_null (strstr (src, "smallTile"));
   g_assert_null (strstr (src, "Expand0"));
@@ -404,9 +433,9 @@ test_broadcast_per_row (void)
   g_assert_cmpint (t->rows, >, 0);
   g_assert_nonnull (strstr (src, "rowsN);"));
   g_assert_nonnull (strstr (src, "AscendC::Sqrt(v"));
-  g_assert_nonnull (strstr (src, "per row: one scalar per row"));
-  g_assert_nonnull (strstr (src, "VectorToScalar();  /* per-row scalars"));
-  g_assert_nonnull (strstr (src, ".GetValue(r))"));
+  g_assert_nonnull (strstr (src, "ROW_TILE, ROW_BCAST>(v"));
+  g_assert_nonnull (strstr (src, "RowsBroadcast(bc, v"));
+  g_assert_null (strstr (src, ".GetValue(r))"));
   g_assert_null (strstr (src, "smallTile"));
   g_assert_null (strstr (src, "AscendC::Duplicate("));
 }
@@ -453,8 +482,7 @@ static void
 test_broadcast_all (void)
 {
   static const char *const ops[] = { "Mul", "Sub", "Div", "Sqrt", "Add", NULL };
-  static const char *const expect[] = { "per row: the resident row operand", "per row: one scalar per row",
-                                        "raw0.GetValue(0)", NULL };
+  static const char *const expect[] = { ", ROW_RESIDENT>(", ", ROW_BCAST>(", "raw0.GetValue(0)", NULL };
 
   check_all (fw_test_broadcast_model (TRUE, TRUE, TRUE), FW_STRATEGY_CONSERVATIVE, ops, expect);
   check_all (fw_test_broadcast_model (TRUE, TRUE, TRUE), FW_STRATEGY_BALANCED, ops, expect);
@@ -466,7 +494,7 @@ test_broadcast_all (void)
 static void
 test_conservative_block (void)
 {
-  static const char *const expect[] = { "per row: one scalar per row", "per row: the resident row operand", NULL };
+  static const char *const expect[] = { ", ROW_BCAST>(", ", ROW_RESIDENT>(", NULL };
 
   check_all (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_CONSERVATIVE, NULL, expect);
 }
@@ -476,7 +504,7 @@ test_hard (void)
 {
   static const char *const ops[] = { "HardSigmoid", "HardSwish", "GlobalAveragePool", NULL };
   static const char *const expect[] = { "hard sigmoid = min(max(alpha x + beta, 0), 1)", "AscendC::Maxs(",
-                                        "AscendC::Mins(", "AscendC::ReduceSum(", "VectorToScalar();", NULL };
+                                        "AscendC::Mins(", "RowsReduce<ROW_ADD>(", "AscendC::WholeReduceSum(", NULL };
 
   check_all (fw_test_hard_model (), FW_STRATEGY_BALANCED, ops, expect);
   check_all (fw_test_hard_model (), FW_STRATEGY_AGGRESSIVE, ops, NULL);
@@ -872,6 +900,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/codegen/ascend/escape", test_escape);
   g_test_add_func ("/core/codegen/ascend/layernorm", test_layernorm);
+  g_test_add_func ("/core/codegen/ascend/layernorm-long-rows", test_layernorm_long_rows);
   g_test_add_func ("/core/codegen/ascend/gelu", test_gelu);
   g_test_add_func ("/core/codegen/ascend/softmax", test_softmax);
   g_test_add_func ("/core/codegen/ascend/conv", test_conv);

@@ -40,6 +40,10 @@ test_vector_cycles (void)
   assert_close (fw_twin_vector_cycles ("Add", 2, 2, 1, 128), 0.0103 * 128 + 22.2173);
   assert_close (fw_twin_vector_cycles ("Exp", 4, 4, 3, 1000), 0.0307 * 1000 + 28.0376 * 3);
   assert_close (fw_twin_vector_cycles ("ReduceSum", 4, 4, 1, 64), 0.1094 * 64 + 32.0029);
+  /* The high-dimensional slicing forms under their own entries: 8 repeats of 64 float lanes in one call. */
+  assert_close (fw_twin_vector_cycles ("WholeReduceSum", 4, 4, 1, 512), 0.1094 * 512 + 32.0029);
+  assert_close (fw_twin_vector_cycles ("WholeReduceMax", 2, 2, 1, 1024), 0.0547 * 1024 + 21.0027);
+  assert_close (fw_twin_vector_cycles ("Brcb", 4, 4, 2, 128), 0.0146 * 128 + 13.0732 * 2);
   assert_close (fw_twin_vector_cycles ("Cast", 2, 4, 1, 64), 0.0087 * 64 + 20.4393);
   assert_close (fw_twin_vector_cycles ("Cast", 4, 2, 1, 64), 0.0147 * 64 + 20.1204);
   /* Not in the table: float32 Add's figure. */

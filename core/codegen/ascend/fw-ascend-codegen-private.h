@@ -7,6 +7,8 @@
  *   fw-ascend-operands.c       the iteration space and rows, operands and temp slots, buffers and tiling
  *   fw-ascend-emit.c           per-op emission: each node's Compute statements
  *   fw-ascend-kernel-cpp.c     the kernel .cpp around them: copies, Init, Process, CopyIn, CopyOut, members
+ *   fw-ascend-rows.c           many rows per instruction: row reductions and per-row operands in the
+ *                              repeat/stride forms, and the kernel's helpers for them
  *   fw-ascend-cube.c           whether a MatMul/Gemm group is one mixed cube + vector kernel, its cube tiling
  *                              and HBM traffic, and the Matmul API parts of its .cpp */
 #pragma once
@@ -89,6 +91,12 @@ typedef struct
   gboolean           row_scratch;
   gboolean           reduce;
   gboolean           uses_mask;   /* Compare/Select: counts and tile buffers in whole 256-byte blocks */
+  /* fw-ascend-rows.c: rows-mode statements cover many rows per instruction (decided once, before the nodes);
+   * the helpers are used, and need the per-row broadcast buffer and the fold buffer of long rows. */
+  gboolean           row_forms;
+  gboolean           row_forms_used;
+  gboolean           row_bcast;
+  gboolean           row_fold;
   guint              max_eb;
   char              *name;
   char              *struct_name;
@@ -130,6 +138,45 @@ gboolean     fw_ac_emit_node              (Gen            *g,
                                            guint           pos,
                                            FwNode         *node,
                                            GError        **error);
+
+/* fw-ascend-rows.c. How an operand of a per-row binary instruction is laid out: a tile (a row every
+ * ROW_STRIDE), one value per row (broadcast with Brcb first), or the one resident row. */
+typedef enum {
+  FW_ROW_FORM_TILE,
+  FW_ROW_FORM_BCAST,
+  FW_ROW_FORM_RESIDENT,
+} FwRowForm;
+
+void         fw_ac_rows_decide            (Gen            *g);
+/* dst (one value per row) = api (ReduceSum, ReduceMax or ReduceMin) of each row of src, of eb-byte elements. */
+void         fw_ac_rows_reduce            (Gen            *g,
+                                           const char     *api,
+                                           const char     *dst,
+                                           const char     *src,
+                                           const char     *ctype,
+                                           guint           eb);
+/* dst = a op b (Add Sub Mul Div Max Min) over the tile's rows; FALSE (nothing written) when the forms have
+ * no such instruction (two per-row operands). */
+gboolean     fw_ac_rows_binary            (Gen            *g,
+                                           const char     *op,
+                                           const char     *dst,
+                                           FwRowForm       fa,
+                                           const char     *a,
+                                           FwRowForm       fb,
+                                           const char     *b,
+                                           const char     *ctype);
+/* dst's rows = src's per-row value (FW_ROW_FORM_BCAST) or the resident row src (FW_ROW_FORM_RESIDENT). */
+void         fw_ac_rows_expand            (Gen            *g,
+                                           const char     *dst,
+                                           FwRowForm       form,
+                                           const char     *src,
+                                           const char     *ctype);
+void         fw_ac_rows_prelude           (Gen            *g,
+                                           GString        *s);
+void         fw_ac_rows_init              (Gen            *g,
+                                           GString        *s);
+void         fw_ac_rows_members           (Gen            *g,
+                                           GString        *s);
 
 /* fw-ascend-kernel-cpp.c: the kernel .cpp, newly allocated. */
 char        *fw_ac_gen_kernel             (Gen            *g);

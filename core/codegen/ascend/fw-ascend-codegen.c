@@ -471,6 +471,7 @@ arrange_once (Gen *g, GError **error)
   fw_ac_cube_decide (g);
   if (!fw_ac_build_operands (g, error) || (g->cube && !fw_ac_cube_check_operands (g)))
     return FALSE;
+  fw_ac_rows_decide (g);
   if (g->cube && g->alpha != 1.0)
     g_string_append_printf (g->compute, "    AscendC::Muls(v%u, v%u, static_cast<%s>(%.9g), n);  /* Gemm's alpha */\n",
                             g->cube_result->id, g->cube_result->id, g->cube_result->ctype, g->alpha);

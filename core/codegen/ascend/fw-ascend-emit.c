@@ -114,9 +114,15 @@ get_view (Gen *g, Operand *o, FwShapeRole role, const char *ctype, guint scratch
         {
           /* An op without a per-row form reads it: copy the resident row into each row of scratch. */
           use_scratch (g, scratch, ctype);
-          emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
-                   "        AscendC::Muls(%s[r * ROW_STRIDE], raw%u, static_cast<%s>(1.0f), static_cast<int32_t>(ROW_LEN));\n",
-                scratch_names[scratch], o->index, ctype);
+          if (g->row_forms)
+            {
+              g_snprintf (name, sizeof name, "raw%u", o->index);
+              fw_ac_rows_expand (g, scratch_names[scratch], FW_ROW_FORM_RESIDENT, name, ctype);
+            }
+          else
+            emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
+                     "        AscendC::Muls(%s[r * ROW_STRIDE], raw%u, static_cast<%s>(1.0f), static_cast<int32_t>(ROW_LEN));\n",
+                  scratch_names[scratch], o->index, ctype);
           view_tensor (out, scratch_names[scratch]);
           return TRUE;
         }
@@ -133,10 +139,13 @@ get_view (Gen *g, Operand *o, FwShapeRole role, const char *ctype, guint scratch
     {
       /* A row's value repeated along the row: Duplicate per row (rows start 32-byte aligned). */
       use_scratch (g, scratch, ctype);
-      emit (g, "      VectorToScalar();\n"
-               "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Duplicate(%s[r * ROW_STRIDE], %s.GetValue(r), static_cast<int32_t>(ROW_LEN));\n",
-            scratch_names[scratch], name);
+      if (g->row_forms)
+        fw_ac_rows_expand (g, scratch_names[scratch], FW_ROW_FORM_BCAST, name, ctype);
+      else
+        emit (g, "      VectorToScalar();\n"
+                 "      for (uint32_t r = 0; r < rows; r++)\n"
+                 "        AscendC::Duplicate(%s[r * ROW_STRIDE], %s.GetValue(r), static_cast<int32_t>(ROW_LEN));\n",
+              scratch_names[scratch], name);
       view_tensor (out, scratch_names[scratch]);
       return TRUE;
     }
@@ -196,7 +205,16 @@ row_of (const View *v, View *out)
     }
 }
 
-/* dst = a OP b where a or b is per row: one instruction per row of the tile, with the row's scalar or the
+/* A view's layout for the row forms (fw-ascend-rows.c). */
+static FwRowForm
+row_form (const View *v)
+{
+  return v->per_row == VIEW_ROW_SCALAR ? FW_ROW_FORM_BCAST :
+         v->per_row == VIEW_ROW_VECTOR ? FW_ROW_FORM_RESIDENT : FW_ROW_FORM_TILE;
+}
+
+/* dst = a OP b where a or b is per row: in the row forms a few instructions over many rows each; else one
+ * instruction per row of the tile, with the row's scalar or the
  * resident row as the operand (rows start ROW_STRIDE apart, 32-byte aligned). */
 static gboolean
 emit_binary_rows (Gen *g, const char *op, const char *dst, const View *a, const View *b, const char *ctype,
@@ -205,6 +223,9 @@ emit_binary_rows (Gen *g, const char *op, const char *dst, const View *a, const 
   View ra, rb;
   char rdst[64];
 
+  if (g->row_forms && !a->scalar && !b->scalar &&
+      fw_ac_rows_binary (g, op, dst, row_form (a), a->expr, row_form (b), b->expr, ctype))
+    return TRUE;
   if (a->per_row == VIEW_ROW_SCALAR || b->per_row == VIEW_ROW_SCALAR)
     {
       if ((a->per_row == VIEW_ROW_SCALAR && a->loaded) || (b->per_row == VIEW_ROW_SCALAR && b->loaded))
@@ -335,6 +356,11 @@ emit_sigmoid (Gen *g, const char *dst, const char *src, const char *ctype, doubl
 static void
 emit_row_reduce (Gen *g, const char *api, const char *dst, const char *src, const char *ctype)
 {
+  if (g->row_forms)
+    {
+      fw_ac_rows_reduce (g, api, dst, src, ctype, strcmp (ctype, "half") == 0 ? 2 : 4);
+      return;
+    }
   g->reduce = TRUE;
   emit (g, "      {\n");
   emit (g, "      AscendC::LocalTensor<%s> red0 = reduceBuf0.Get<%s>();\n", ctype, ctype);
@@ -799,6 +825,28 @@ lower_reduce (const NodeLowering *x, GError **error)
   return NOT_THIS;
 }
 
+/* dst's rows = src's rows minus (sub) or divided by (else) the row's value in sR. The row forms broadcast sR
+ * with Brcb (a reciprocal first for the division); else one scalar instruction per row, after the vector
+ * pipe where sR was last written by a vector instruction (wait_vector). */
+static void
+emit_rows_scalar (Gen *g, gboolean sub, const char *dst, const char *src, gboolean wait_vector, const char *ctype)
+{
+  if (g->row_forms)
+    {
+      if (!sub)
+        emit (g, "      AscendC::Reciprocal(sR, sR, rowsN);\n");
+      fw_ac_rows_binary (g, sub ? "Sub" : "Mul", dst, FW_ROW_FORM_TILE, src, FW_ROW_FORM_BCAST, "sR", ctype);
+      return;
+    }
+  emit (g, "%s      for (uint32_t r = 0; r < rows; r++)\n", wait_vector ? "      VectorToScalar();\n" : "");
+  if (sub)
+    emit (g, "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
+          dst, src, ctype);
+  else
+    emit (g, "        AscendC::Muls(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(1.0f / static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
+          dst, src, ctype);
+}
+
 /* LayerNormalization, LogSoftmax and Softmax over whole rows. */
 static Lowered
 lower_row_norm (const NodeLowering *x, GError **error)
@@ -828,19 +876,13 @@ lower_row_norm (const NodeLowering *x, GError **error)
       emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
       emit_row_reduce (g, "ReduceSum", "sR", a.expr, ctype);
       emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, inv);
-      emit (g, "      VectorToScalar();\n"
-               "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
-            dst, a.expr, ctype);
+      emit_rows_scalar (g, TRUE, dst, a.expr, TRUE, ctype);
       emit (g, "      AscendC::Mul(sA, %s, %s, n);\n", dst, dst);
       emit_row_reduce (g, "ReduceSum", "sR", "sA", ctype);
       emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, inv);
       emit (g, "      AscendC::Adds(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, eps);
       emit (g, "      AscendC::Sqrt(sR, sR, rowsN);\n");
-      emit (g, "      VectorToScalar();\n"
-               "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Muls(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(1.0f / static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
-            dst, dst, ctype);
+      emit_rows_scalar (g, FALSE, dst, dst, TRUE, ctype);
       view_tensor (&d, dst);
       if (!emit_binary (g, "Mul", dst, &d, &scale, "n", ctype, error) ||
           (ibias != NULL && !emit_binary (g, "Add", dst, &d, &bias, "n", ctype, error)))
@@ -854,16 +896,11 @@ lower_row_norm (const NodeLowering *x, GError **error)
       emit (g, "      /* log softmax over the row: (x - max) - ln(sum(exp(x - max))), with row reductions */\n");
       emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
       emit_row_reduce (g, "ReduceMax", "sR", a.expr, ctype);
-      emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
-            dst, a.expr, ctype);
+      emit_rows_scalar (g, TRUE, dst, a.expr, FALSE, ctype);
       emit (g, "      AscendC::Exp(sA, %s, n);\n", dst);
       emit_row_reduce (g, "ReduceSum", "sR", "sA", ctype);
       emit (g, "      AscendC::Ln(sR, sR, rowsN);\n");
-      emit (g, "      VectorToScalar();\n"
-               "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
-            dst, dst, ctype);
+      emit_rows_scalar (g, TRUE, dst, dst, TRUE, ctype);
       return LOWERED;
     }
   if (strcmp (op, "Softmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
@@ -872,14 +909,10 @@ lower_row_norm (const NodeLowering *x, GError **error)
       emit (g, "      /* softmax over the row: exp(x - max) / sum, with row reductions */\n");
       emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
       emit_row_reduce (g, "ReduceMax", "sR", a.expr, ctype);
-      emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Adds(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(-static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
-            dst, a.expr, ctype);
+      emit_rows_scalar (g, TRUE, dst, a.expr, FALSE, ctype);
       emit (g, "      AscendC::Exp(%s, %s, n);\n", dst, dst);
       emit_row_reduce (g, "ReduceSum", "sR", dst, ctype);
-      emit (g, "      for (uint32_t r = 0; r < rows; r++)\n"
-               "        AscendC::Muls(%s[r * ROW_STRIDE], %s[r * ROW_STRIDE], static_cast<%s>(1.0f / static_cast<float>(sR.GetValue(r))), static_cast<int32_t>(ROW_LEN));\n",
-            dst, dst, ctype);
+      emit_rows_scalar (g, FALSE, dst, dst, FALSE, ctype);
       return LOWERED;
     }
   return NOT_THIS;

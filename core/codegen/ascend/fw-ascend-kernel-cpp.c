@@ -140,6 +140,7 @@ append_prelude (Gen *g, GString *s)
     g_string_append_printf (s, "constexpr uint32_t ROW_LEN = %" G_GINT64_FORMAT "u;     /* elements per row */\n"
                                "constexpr uint32_t ROW_STRIDE = %" G_GINT64_FORMAT "u;  /* row pitch in UB: rows start 32-byte aligned */\n",
                             g->row_len, g->row_stride);
+  fw_ac_rows_prelude (g, s);
   g_string_append (s,
     "constexpr uint32_t MAX_BLOCK_COUNT = 4095;  /* DataCopyPad blockCount limit */\n\n"
     "template <typename T>\n"
@@ -253,6 +254,7 @@ append_init (Gen *g, GString *s)
       g_string_append_printf (s, "    pipe.InitBuffer(scratch%u, fullElems * %uu);\n", i, g->max_eb);
   if (g->row_scratch)
     g_string_append_printf (s, "    pipe.InitBuffer(rowScratch, rowElems * %uu);\n", g->max_eb);
+  fw_ac_rows_init (g, s);
   if (g->reduce)
     g_string_append_printf (s, "    pipe.InitBuffer(reduceBuf0, 32);\n"
                                "    pipe.InitBuffer(reduceBuf1, (ROW_LEN * %uu + 31) / 32 * 32);\n", g->max_eb);
@@ -505,6 +507,7 @@ append_members (Gen *g, GString *s)
       g_string_append_printf (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> scratch%u;\n", i);
   if (g->row_scratch)
     g_string_append (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> rowScratch;\n");
+  fw_ac_rows_members (g, s);
   if (g->reduce)
     g_string_append (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> reduceBuf0;\n"
                         "  AscendC::TBuf<AscendC::TPosition::VECCALC> reduceBuf1;\n");

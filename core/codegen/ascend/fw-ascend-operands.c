@@ -489,6 +489,15 @@ fw_ac_collect_kernel_buffers (Gen *g)
       add_kernel_buffer (g, FW_SHAPE_FULL, g->max_eb, 1, 0);
   if (g->row_scratch)
     add_kernel_buffer (g, FW_SHAPE_ROW, g->max_eb, 1, 0);
+  /* fw-ascend-rows.c: rowBcast, 32 bytes a row and the 7 rows Brcb may fill past the last; rowFold, 256 bytes
+   * a row (an upper bound past ROWS_PER_CALL rows). */
+  if (g->row_bcast)
+    {
+      add_kernel_buffer (g, FW_SHAPE_ROW, 32, 1, 0);
+      add_kernel_buffer (g, FW_SHAPE_OTHER, 1, 1, 7 * 32);
+    }
+  if (g->row_fold)
+    add_kernel_buffer (g, FW_SHAPE_ROW, 256, 1, 0);
   if (g->reduce)
     {
       add_kernel_buffer (g, FW_SHAPE_OTHER, 1, 1, 32);

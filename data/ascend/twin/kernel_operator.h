@@ -339,5 +339,6 @@ inline void CrossCoreWaitFlag (uint16_t flagId, FW_LOC) { twin::CrossCoreWait (f
 
 #include "twin_copy.h"
 #include "twin_vector.h"
+#include "twin_repeat.h"
 
 #endif

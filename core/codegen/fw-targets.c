@@ -230,6 +230,19 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
         k->group.outputs[j] = fw_kernel_source_get_output (src, j);
       k->group.run = run_superkernel;
       k->group.data = k->host;
+      {
+        FwValue *a, *b;
+
+        k->group.product_a = k->group.product_b = -1;
+        if (fw_superkernel_get_product_order (k->host, &k->group.product_k, &k->group.product_alpha, &a, &b))
+          for (guint j = 0; j < k->group.n_inputs; j++)
+            {
+              if (k->group.inputs[j] == a)
+                k->group.product_a = (gint) j;
+              if (k->group.inputs[j] == b)
+                k->group.product_b = (gint) j;
+            }
+      }
     }
   return g_steal_pointer (&targets);
 }

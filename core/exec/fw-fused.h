@@ -27,6 +27,12 @@ typedef struct
   FwValue         **outputs;     /* boundary outputs in the order run fills them (not owned) */
   FwGroupKernelRun  run;
   gpointer          data;
+  /* A compute root summed in another order than the reference's (a oneDNN primitive): its reduction length
+     and |alpha|, and the indices in inputs of its two operands (-1: not a boundary input). Verification
+     widens the absolute tolerance by the float dot-product bound 2·K·2⁻²⁴·|alpha|·max|A|·max|B|. */
+  guint64           product_k;
+  gdouble           product_alpha;
+  gint              product_a, product_b;
 } FwGroupKernel;
 
 /* A SuperKernel scope's program: a run of consecutive steps of the fused schedule (fused groups and single

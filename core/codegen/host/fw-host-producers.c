@@ -5,6 +5,7 @@
  * loop in the epilogue's region. The epilogue's region follows, over the root's plain result. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -519,6 +520,11 @@ fw_hc_choose_producer (Gen *g)
     k->dnnl = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), &why);
   if (k->dnnl != NULL)
     {
+      k->product_k = d.kind == FW_DNNL_CONV ? (guint64) (d.c / MAX (d.groups, 1) * d.kh * d.kw)
+                                            : (guint64) d.src_dims[d.ndims - 1];
+      k->product_alpha = fabs ((gdouble) d.alpha);
+      k->product_a = g->root->inputs[0];
+      k->product_b = g->root->inputs[1];
       k->producer_kind = FW_SK_PRODUCER_ONEDNN;
       k->producer = (FwSuperKernelProducer) { "onednn", fw_dnnl_library (), fw_dnnl_isa (),
                                               fw_dnnl_prim_get_impl (k->dnnl), NULL };

@@ -73,6 +73,11 @@ struct _FwSuperKernel
   FwSuperKernelProducer producer;  /* what the report prints of producer_kind */
   char              *producer_fallback;  /* why oneDNN does not back the root, or NULL */
   struct _FwDnnlPrim *dnnl;         /* FW_SK_PRODUCER_ONEDNN: the root's primitive */
+  /* FW_SK_PRODUCER_ONEDNN sums the root's products in another order than the reference's sgemm: its
+     reduction length, |alpha| and operands, from which verification bounds the difference (0 otherwise). */
+  guint64            product_k;
+  gdouble            product_alpha;
+  FwValue           *product_a, *product_b;
 };
 
 /* fw-superkernel.c: fw_superkernel_generate for a scope's sub-kernel, whose unit is named unit_name. */

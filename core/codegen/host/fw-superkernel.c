@@ -170,6 +170,18 @@ fw_superkernel_get_producer (FwSuperKernel *kernel)
   return &kernel->producer;
 }
 
+gboolean
+fw_superkernel_get_product_order (FwSuperKernel *kernel, guint64 *k, gdouble *alpha, FwValue **a, FwValue **b)
+{
+  if (kernel == NULL || kernel->product_k == 0)
+    return FALSE;
+  *k = kernel->product_k;
+  *alpha = kernel->product_alpha;
+  *a = kernel->product_a;
+  *b = kernel->product_b;
+  return TRUE;
+}
+
 FwSuperKernelCache
 fw_superkernel_get_cache_status (FwSuperKernel *kernel)
 {

@@ -78,6 +78,13 @@ typedef struct
 } FwSuperKernelProducer;
 
 const FwSuperKernelProducer *fw_superkernel_get_producer (FwSuperKernel *kernel);
+/* When the root's products are summed in another order than the reference interpreter's (a oneDNN
+ * primitive): the reduction length, |alpha| and the two operands; FALSE otherwise. */
+gboolean     fw_superkernel_get_product_order (FwSuperKernel *kernel,
+                                               guint64       *k,
+                                               gdouble       *alpha,
+                                               FwValue      **a,
+                                               FwValue      **b);
 
 /* How the last compile found the cache. */
 FwSuperKernelCache fw_superkernel_get_cache_status (FwSuperKernel *kernel);

@@ -233,17 +233,28 @@ model_has_half (FwGraph *graph)
   return FALSE;
 }
 
+/* Whether the graph is a QDQ model with a float original to recover (Q/DQ passing float values on): it has
+ * Q/DQ nodes and none of the operators that compute on integers themselves (QLinearConv, MatMulInteger…),
+ * which have no float form to run unquantised. */
 static gboolean
 model_has_qdq (FwGraph *graph)
 {
+  static const char *const integer_ops[] = { "QLinearConv", "QLinearMatMul", "MatMulInteger", "ConvInteger",
+                                             "DynamicQuantizeLinear" };
+  gboolean qdq = FALSE;
+
   for (guint i = 0; i < graph->nodes->len; i++)
     {
       FwNode *node = g_ptr_array_index (graph->nodes, i);
-      if (node->domain[0] == '\0' &&
-          (strcmp (node->op_type, "QuantizeLinear") == 0 || strcmp (node->op_type, "DequantizeLinear") == 0))
-        return TRUE;
+
+      if (node->domain[0] != '\0' && strcmp (node->domain, "ai.onnx") != 0)
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (integer_ops); k++)
+        if (strcmp (node->op_type, integer_ops[k]) == 0)
+          return FALSE;
+      qdq |= strcmp (node->op_type, "QuantizeLinear") == 0 || strcmp (node->op_type, "DequantizeLinear") == 0;
     }
-  return FALSE;
+  return qdq;
 }
 
 /* The tolerance of output v of a group: an integer group's requantised output within one step. */

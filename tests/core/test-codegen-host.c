@@ -91,21 +91,6 @@ finish (FwModel *model, const char *out)
   g_assert_no_error (error);
 }
 
-static FwPlan *
-plan_for (FwModel *model, FwStrategy strategy)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
-  FwPlanOptions options;
-  FwPlan *plan;
-
-  fw_plan_options_init (&options);
-  options.strategy = strategy;
-  plan = fw_plan_new (model, profile, NULL, &options, &error);
-  g_assert_no_error (error);
-  return plan;
-}
-
 static FwArray *
 random_array (FwValue *v, GRand *rand)
 {
@@ -274,7 +259,7 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, FwHostToolchain *tc, cha
 static void
 check_plan (Fixture *f, FwModel *model, FwStrategy strategy, guint min_candidates)
 {
-  g_autoptr(FwPlan) plan = plan_for (model, strategy);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, strategy);
   guint checked = 0, skipped = 0;
 
   g_assert_cmpuint (plan->candidates->len, >=, min_candidates);
@@ -304,7 +289,7 @@ static void
 check_group (Fixture *f, FwModel *model, FwNode *root)
 {
   FwGraph *g = fw_model_get_graph (model);
-  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autofree char *why = NULL;
   FwCandidate fake = { 0 };
@@ -333,7 +318,7 @@ group_refusal (FwModel *model, FwNode *root)
 {
   g_autoptr(GError) error = NULL;
   FwGraph *g = fw_model_get_graph (model);
-  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
   g_autoptr(FwSuperKernel) k = NULL;
   FwCandidate fake = { 0 };
@@ -436,7 +421,7 @@ test_attention (Fixture *f, gconstpointer data)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(FwModel) model = fw_test_attention_model (cases[i]);
-      g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+      g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
       guint n = 0;
 
       for (guint c = 0; c < plan->candidates->len; c++)
@@ -505,7 +490,7 @@ test_layernorm_op (Fixture *f, gconstpointer data)
   check_plan (f, model, FW_STRATEGY_BALANCED, 1);
   /* A spec whose swept row is not the kernel's row is refused, not given scratch the plan did not count. */
   {
-    g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+    g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
     FwCandidate *c = g_ptr_array_index (plan->candidates, 0);
     g_autoptr(GError) error = NULL;
     g_autoptr(FwSuperKernel) k = NULL;
@@ -983,7 +968,7 @@ test_compile_failure (Fixture *f, gconstpointer data)
   g_assert_cmpstr (fw_host_toolchain_get_version (tc), ==, "badcc 1.0");
 
   g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
-  plan = plan_for (model, FW_STRATEGY_BALANCED);
+  plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   g_assert_cmpuint (plan->candidates->len, >=, 1);
   k = fw_superkernel_generate (plan, g_ptr_array_index (plan->candidates, 0), &error);
   g_assert_no_error (error);
@@ -1016,7 +1001,7 @@ test_cache (Fixture *f, gconstpointer data)
 
   NEED_TOOLCHAIN (f);
   g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
-  plan = plan_for (model, FW_STRATEGY_BALANCED);
+  plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   c = g_ptr_array_index (plan->candidates, 0);
   {
     g_autoptr(FwSuperKernel) k = fw_superkernel_generate (plan, c, &error);
@@ -1115,8 +1100,8 @@ test_injection (Fixture *f, gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FwModel) clean = named_model (FALSE), hostile = named_model (TRUE);
-  g_autoptr(FwPlan) pc = plan_for (clean, FW_STRATEGY_BALANCED);
-  g_autoptr(FwPlan) ph = plan_for (hostile, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) pc = fw_test_plan_with (clean, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) ph = fw_test_plan_with (hostile, FW_STRATEGY_BALANCED);
   g_autoptr(FwSuperKernel) kc = NULL, kh = NULL;
   g_autofree char *sc = NULL, *sh = NULL;
   const char *src;
@@ -1162,7 +1147,7 @@ test_unsupported (Fixture *f, gconstpointer data)
   node (g, "Relu", "a", "t0", "x", NULL, NULL);
   node (g, "Celu", "b", "y", "t0", NULL, NULL);
   finish (model, "y");
-  plan = plan_for (model, FW_STRATEGY_BALANCED);
+  plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   /* Whether or not the planner groups them, a group holding Celu is refused by name. */
   fake.nodes = g_ptr_array_new ();
   fake.kind = (char *) "elementwise_chain";
@@ -1206,7 +1191,7 @@ test_real (Fixture *f, gconstpointer data)
       model = fw_onnx_load (path, NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_true (fw_test_infer (model, binds, NULL, &error));
-      plan = plan_for (model, FW_STRATEGY_BALANCED);
+      plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
       for (guint i = 0; i < plan->candidates->len; i++)
         {
           const FwCandidate *c = g_ptr_array_index (plan->candidates, i);

@@ -9,21 +9,6 @@
 #include "plan/fw-kernel-spec.h"
 #include "plan/fw-plan.h"
 
-static FwPlan *
-plan_for (FwModel *model, FwStrategy strategy)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
-  FwPlanOptions options;
-  FwPlan *plan;
-
-  fw_plan_options_init (&options);
-  options.strategy = strategy;
-  plan = fw_plan_new (model, profile, NULL, &options, &error);
-  g_assert_no_error (error);
-  return plan;
-}
-
 /* The candidate holding the node named `name`, or NULL. */
 static const FwCandidate *
 holding (const FwPlan *plan, const char *name)
@@ -68,8 +53,8 @@ static void
 test_transpose_epilogue (void)
 {
   g_autoptr(FwModel) model = fw_test_index_model (FW_TEST_INDEX_TRANSPOSE_EPILOGUE);
-  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
-  g_autoptr(FwPlan) conservative = plan_for (model, FW_STRATEGY_CONSERVATIVE);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) conservative = fw_test_plan_with (model, FW_STRATEGY_CONSERVATIVE);
   const FwCandidate *c = holding (plan, "/t");
   const FwSpecValue *y;
 
@@ -98,7 +83,7 @@ static void
 test_slice_prologue (void)
 {
   g_autoptr(FwModel) model = fw_test_index_model (FW_TEST_INDEX_SLICE_PROLOGUE);
-  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   const FwCandidate *c = holding (plan, "/slice");
   const FwSpecValue *x;
 
@@ -122,7 +107,7 @@ static void
 test_view_transpose (void)
 {
   g_autoptr(FwModel) model = fw_test_index_model (FW_TEST_INDEX_VIEW_TRANSPOSE);
-  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   const FwCandidate *c = holding (plan, "/heads");
   const FwSpecValue *x, *r;
 
@@ -145,7 +130,7 @@ static void
 test_gather_row (void)
 {
   g_autoptr(FwModel) model = fw_test_index_model (FW_TEST_INDEX_GATHER_ROW);
-  g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   const FwCandidate *c = holding (plan, "/pick");
   const FwSpecValue *x;
 
@@ -170,7 +155,7 @@ test_refused (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(FwModel) model = fw_test_index_model (cases[i].which);
-      g_autoptr(FwPlan) plan = plan_for (model, FW_STRATEGY_BALANCED);
+      g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
       gboolean found = FALSE;
 
       for (guint r = 0; r < plan->refusals->len; r++)

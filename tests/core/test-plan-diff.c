@@ -6,21 +6,6 @@
 #include "plan/fw-decisions.h"
 #include "plan/fw-plan-diff.h"
 
-static FwPlan *
-plan_for (FwModel *model, FwStrategy strategy)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
-  FwPlanOptions options;
-  FwPlan *plan;
-
-  fw_plan_options_init (&options);
-  options.strategy = strategy;
-  plan = fw_plan_new (model, profile, NULL, &options, &error);
-  g_assert_no_error (error);
-  return plan;
-}
-
 static FwModel *
 inferred_block (void)
 {
@@ -49,8 +34,8 @@ static void
 test_same (void)
 {
   g_autoptr(FwModel) model = inferred_block ();
-  g_autoptr(FwPlan) a = plan_for (model, FW_STRATEGY_BALANCED);
-  g_autoptr(FwPlan) b = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) a = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) b = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   g_autoptr(GArray) diff = fw_plan_diff (a, b);
   guint counts[4];
 
@@ -64,8 +49,8 @@ static void
 test_strategies (void)
 {
   g_autoptr(FwModel) model = inferred_block ();
-  g_autoptr(FwPlan) a = plan_for (model, FW_STRATEGY_CONSERVATIVE);
-  g_autoptr(FwPlan) b = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) a = fw_test_plan_with (model, FW_STRATEGY_CONSERVATIVE);
+  g_autoptr(FwPlan) b = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   g_autoptr(GArray) diff = fw_plan_diff (a, b);
   guint counts[4];
 
@@ -85,8 +70,8 @@ static void
 test_veto (void)
 {
   g_autoptr(FwModel) model = inferred_block ();
-  g_autoptr(FwPlan) a = plan_for (model, FW_STRATEGY_BALANCED);
-  g_autoptr(FwPlan) b = plan_for (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) a = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) b = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
   g_autoptr(GArray) diff = NULL;
   g_autoptr(GError) error = NULL;
   guint first = G_MAXUINT, counts[4];

@@ -40,6 +40,7 @@ struct _FwTwinRun
   GArray       *diagnostics;  /* FwTwinDiagnostic */
   FwTwinCounts  counts;
   GArray       *blocks;       /* FwTwinBlockCounts */
+  gdouble       build_s, run_s;
 };
 
 /* -O1: each kernel is compiled once per change and most run for milliseconds; -O2 costs more to compile
@@ -170,13 +171,15 @@ FwAscendTwin *
 fw_ascend_twin_new (FwHostToolchain *toolchain, GError **error)
 {
   g_autoptr(FwAscendTwin) twin = g_new0 (FwAscendTwin, 1);
-  const char *flags[] = { "-std=c++17", "-O2", "-w", "-c", "-I", NULL, NULL };
+  /* -ffp-contract=off: the twin's float arithmetic rounds every product and every sum, as the Matmul block
+   * product's vector lanes must to give the scalar order's bits (ISO C++ mode's default, stated). */
+  const char *flags[] = { "-std=c++17", "-O2", "-ffp-contract=off", "-w", "-c", "-I", NULL, NULL };
 
   g_return_val_if_fail (toolchain != NULL, NULL);
   twin->toolchain = toolchain;
   if (!install_sources (twin, error))
     return NULL;
-  flags[5] = twin->include_dir;
+  flags[6] = twin->include_dir;
   if (!fw_host_toolchain_build_cxx (toolchain, "#include \"twin_core.cpp\"\n#include \"twin_main.cpp\"\n#include \"twin_matmul.cpp\"\n"
                                     "#include \"twin_sync.cpp\"\n", flags, NULL,
                                     twin->salt, ".o", &twin->runtime_object, error))
@@ -362,6 +365,7 @@ fw_ascend_twin_run_kernel (FwAscendTwin *twin, const FwTwinKernel *k, const FwPr
   const char *flags[] = { compile_flags[0], compile_flags[1], compile_flags[2], "-I", twin->include_dir, NULL };
   const char *extra[] = { twin->runtime_object, NULL };
   g_autoptr(FwTwinRun) run = NULL;
+  gint64 t0 = g_get_monotonic_time (), t1;
   gboolean ok;
 
   g_return_val_if_fail (twin != NULL && k != NULL && profile != NULL, NULL);
@@ -371,10 +375,12 @@ fw_ascend_twin_run_kernel (FwAscendTwin *twin, const FwTwinKernel *k, const FwPr
       g_prefix_error (error, _("kernel %s does not compile against the Ascend C twin: "), k->entry);
       return NULL;
     }
+  t1 = g_get_monotonic_time ();
   dir = g_dir_make_tmp ("fw-twin-XXXXXX", error);
   if (dir == NULL)
     return NULL;
   run = g_new0 (FwTwinRun, 1);
+  run->build_s = (t1 - t0) / 1e6;
   run->outputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
   run->diagnostics = g_array_new (FALSE, TRUE, sizeof (FwTwinDiagnostic));
   g_array_set_clear_func (run->diagnostics, diagnostic_clear);
@@ -384,6 +390,7 @@ fw_ascend_twin_run_kernel (FwAscendTwin *twin, const FwTwinKernel *k, const FwPr
     g_ptr_array_add (run->outputs, fw_array_ref (outputs[i]));
   ok = execute (exe, dir, k, profile, inputs, n_inputs, outputs, n_outputs, run, error);
   remove_dir (dir);
+  run->run_s = (g_get_monotonic_time () - t1) / 1e6;
   return ok ? g_steal_pointer (&run) : NULL;
 }
 
@@ -496,4 +503,11 @@ const GArray *
 fw_twin_run_get_blocks (FwTwinRun *run)
 {
   return run->blocks;
+}
+
+void
+fw_twin_run_get_seconds (FwTwinRun *run, gdouble *build_s, gdouble *run_s)
+{
+  *build_s = run->build_s;
+  *run_s = run->run_s;
 }

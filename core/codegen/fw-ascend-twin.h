@@ -134,6 +134,11 @@ const FwTwinDiagnostic *fw_twin_run_find        (FwTwinRun           *run,
 const FwTwinCounts *fw_twin_run_get_counts      (FwTwinRun           *run);
 /* FwTwinBlockCounts per block of the ordered run, by block index. */
 const GArray      *fw_twin_run_get_blocks       (FwTwinRun           *run);
+/* Wall seconds the run spent building the kernel's executable (compile and link, or finding it in the
+ * cache) and running it (inputs written, the child's both orders, outputs read back): for the bench. */
+void               fw_twin_run_get_seconds      (FwTwinRun           *run,
+                                                 gdouble             *build_s,
+                                                 gdouble             *run_s);
 
 /* A kernel checked on the twin against reference values (verification, report's targets.ascend twin): it
  * passes when it ran with no diagnostic, every output within tolerance and cosine similarity at least

@@ -1,5 +1,8 @@
-/* twin_matmul.cpp: the checks of the twin's Matmul API (lib/matmul_intf.h) that do not depend on the element
- * types: a TCubeTiling against its page and the profile's cube buffers. */
+/* twin_matmul.cpp: the parts of the twin's Matmul API (lib/matmul_intf.h) that do not depend on the element
+ * types: a TCubeTiling checked against its page and the profile's cube buffers, and the block product, the
+ * float arithmetic every mixed kernel spends most of its run in. */
+#include <cstring>
+
 #include "lib/matmul_intf.h"
 
 namespace matmul {
@@ -105,6 +108,51 @@ CheckTiling (const TCubeTiling &t, unsigned a_bytes, unsigned b_bytes, unsigned 
         ok = false;
       }
   return ok;
+}
+
+/* Eight columns at once (GCC and Clang vector extensions): each lane does what the scalar loop did for its
+ * column, a product rounded to float and a sum rounded to float per k in order, so the results are the
+ * same bits (the runtime is built with -ffp-contract=off: no multiply-add is fused). */
+typedef float Lanes __attribute__ ((vector_size (8 * sizeof (float))));
+enum { LANES = 8, ROWS = 4 };
+
+void
+BlockProduct (const float *a, uint64_t lda, const float *b, uint64_t ldb, bool trans_b, const float *bias, int rows,
+              int cols, int K, float *c, uint64_t ldc)
+{
+  /* B's strip of eight columns over all of K, packed contiguous (zeros past the last column), is read once
+   * per four rows of A; those four rows' eight sums stay in registers through K. */
+  std::vector<float> strip (static_cast<size_t> (K) * LANES);
+  for (int j0 = 0; j0 < cols; j0 += LANES)
+    {
+      int nj = std::min<int> (LANES, cols - j0);
+      for (int k = 0; k < K; k++)
+        for (int jj = 0; jj < LANES; jj++)
+          strip[static_cast<size_t> (k) * LANES + jj] =
+            jj >= nj ? 0.0f : trans_b ? b[static_cast<uint64_t> (j0 + jj) * ldb + k] : b[k * ldb + j0 + jj];
+      for (int i0 = 0; i0 < rows; i0 += ROWS)
+        {
+          int ni = std::min<int> (ROWS, rows - i0);
+          const float *ar[ROWS];
+          for (int r = 0; r < ROWS; r++)
+            ar[r] = a + static_cast<uint64_t> (i0 + (r < ni ? r : 0)) * lda;
+          Lanes s0 = {}, s1 = {}, s2 = {}, s3 = {};
+          const float *bp = strip.data ();
+          for (int k = 0; k < K; k++, bp += LANES)
+            {
+              Lanes bv;
+              std::memcpy (&bv, bp, sizeof bv);
+              s0 += ar[0][k] * bv;
+              s1 += ar[1][k] * bv;
+              s2 += ar[2][k] * bv;
+              s3 += ar[3][k] * bv;
+            }
+          const Lanes *sums[ROWS] = { &s0, &s1, &s2, &s3 };
+          for (int r = 0; r < ni; r++)
+            for (int jj = 0; jj < nj; jj++)
+              c[static_cast<uint64_t> (i0 + r) * ldc + j0 + jj] = bias ? (*sums[r])[jj] + bias[j0 + jj] : (*sums[r])[jj];
+        }
+    }
 }
 
 }  // namespace twin

@@ -10,6 +10,7 @@
 #define FW_ASCEND_MATMUL_INTF_H
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "../kernel_operator.h"
@@ -50,6 +51,11 @@ namespace twin {
 /* Checks a tiling against TCubeTiling结构体.md and the profile's L1/L0A/L0B/L0C; false when it cannot run. */
 bool CheckTiling (const TCubeTiling &t, unsigned a_bytes, unsigned b_bytes, unsigned bias_bytes, const char *file,
                   int line);
+/* c[i * ldc + j] = (the products a[i * lda + k] * b(k, j) added for k = 0, 1, ... K - 1 in that order, from
+ * 0) + bias[j] when bias is given, for i < rows, j < cols; b(k, j) is b[j * ldb + k] when trans_b, else
+ * b[k * ldb + j]. Every product and sum is one float operation, rounded (no fused multiply-add). */
+void BlockProduct (const float *a, uint64_t lda, const float *b, uint64_t ldb, bool trans_b, const float *bias,
+                   int rows, int cols, int K, float *c, uint64_t ldc);
 }  // namespace twin
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE> class Matmul
@@ -263,20 +269,43 @@ private:
     cached_a_ = pa;
     cached_b_ = pb;
     acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, 0.0f);
-    const TA *A = a_.Address ();
-    const TB *B = b_.Address ();
-    for (int i = 0; i < rows_; i++)
-      for (int j = 0; j < cols_; j++)
-        {
-          float s = 0.0f;
-          for (int k = 0; k < K; k++)
-            s += static_cast<float> (A[(m0 + i) * t_.Ka + k]) *
-                 static_cast<float> (trans_b_ ? B[(n0 + j) * t_.Kb + k] : B[static_cast<uint64_t> (k) * t_.N + n0 + j]);
-          if (t_.isBias)
-            s += static_cast<float> (bias_.Address ()[n0 + j]);
-          acc_[static_cast<uint64_t> (i) * t_.baseN + j] = s;
-        }
+    /* The arithmetic runs in the runtime (twin_matmul.cpp, compiled once and optimised) on float views of
+     * the block's rows of A and columns of B: half operands are widened first, exactly as each product
+     * would widen them. */
+    const float *A = Widen (a_.Address () + m0 * t_.Ka, static_cast<uint64_t> (rows_) * t_.Ka, &wide_a_);
+    const float *B;
+    uint64_t ldb;
+    if (trans_b_)
+      {
+        B = Widen (b_.Address () + n0 * t_.Kb, static_cast<uint64_t> (cols_) * t_.Kb, &wide_b_);
+        ldb = t_.Kb;
+      }
+    else
+      {
+        B = Widen (b_.Address () + n0, static_cast<uint64_t> (K - 1) * t_.N + cols_, &wide_b_);
+        ldb = t_.N;
+      }
+    const float *bias = t_.isBias ? Widen (bias_.Address () + n0, cols_, &wide_bias_) : nullptr;
+    twin::BlockProduct (A, t_.Ka, B, ldb, trans_b_, bias, rows_, cols_, K, acc_.data (), t_.baseN);
     return true;
+  }
+
+  /* n elements from p as float: p itself when they are float, else widened into *buf. */
+  template <typename T> static const float *Widen (const T *p, uint64_t n, std::vector<float> *buf)
+  {
+    if constexpr (std::is_same<T, float>::value)
+      {
+        (void) n;
+        (void) buf;
+        return p;
+      }
+    else
+      {
+        buf->resize (n);
+        for (uint64_t i = 0; i < n; i++)
+          (*buf)[i] = static_cast<float> (p[i]);
+        return buf->data ();
+      }
   }
 
   TCubeTiling t_;
@@ -285,7 +314,7 @@ private:
   AscendC::GlobalTensor<TA> a_;
   AscendC::GlobalTensor<TB> b_;
   AscendC::GlobalTensor<TBias> bias_;
-  std::vector<float> acc_;
+  std::vector<float> acc_, wide_a_, wide_b_, wide_bias_;
   const char *init_file_ = "-", *iter_file_ = "-";
   int init_line_ = 0, iter_line_ = 0;
 };

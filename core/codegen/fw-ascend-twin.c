@@ -32,6 +32,9 @@ struct _FwAscendTwin
   char            *include_dir;
   char            *salt;
   char            *runtime_object;
+  /* The precompiled API headers (kernel_operator.h; with lib/matmul_intf.h for mixed kernels), named as
+   * the header -include reads; NULL: each kernel parses them itself. */
+  char            *pch_vector, *pch_mixed;
 };
 
 struct _FwTwinRun
@@ -43,10 +46,13 @@ struct _FwTwinRun
   gdouble       build_s, run_s;
 };
 
-/* -O1: each kernel is compiled once per change and most run for milliseconds; -O2 costs more to compile
- * than it saves (the twin's runtime, compiled once, is -O2). -w: generated kernels' unused parameters and
- * the like are not the twin's business (the syntax check runs with -Wall). */
-static const char *const compile_flags[] = { "-std=c++17", "-O1", "-w", NULL };
+/* -O0: each kernel is compiled once per change and runs for a fraction of a second, most of its time in the
+ * runtime (checks, the Matmul block product), which is compiled once at -O2; optimising the API's templates
+ * for every kernel cost more (0.3 s of a 0.6 s compile) than it saved at run time. The arithmetic is the
+ * same at every level: IEEE float with no excess precision and -ffp-contract=off (no fused multiply-add),
+ * the C library's functions. -w: generated kernels' unused parameters and the like are not the twin's
+ * business (the syntax check runs with -Wall). */
+static const char *const compile_flags[] = { "-std=c++17", "-O0", "-ffp-contract=off", "-w", NULL };
 
 static void
 diagnostic_clear (gpointer data)
@@ -167,6 +173,44 @@ install_sources (FwAscendTwin *twin, GError **error)
   return TRUE;
 }
 
+/* The API headers precompiled with the kernels' flags, through the kernel cache (hash-checked like every
+ * object there): returns the header a kernel compile names with -include (the compiler takes HEADER.gch
+ * beside it, or parses the header when it cannot use that), or NULL when the compiler made none. Half of a
+ * kernel's compile is parsing these headers (a mixed kernel's more). */
+static char *
+build_pch (FwAscendTwin *twin, const char *text)
+{
+  const char *flags[] = { compile_flags[0], compile_flags[1], compile_flags[2], compile_flags[3], "-x", "c++-header",
+                          "-I", twin->include_dir, NULL };
+  g_autoptr(GError) local = NULL;
+  g_autofree char *gch = NULL, *header = NULL, *have = NULL;
+
+  if (!fw_host_toolchain_build_cxx (twin->toolchain, text, flags, NULL, twin->salt, ".h.gch", &gch, &local))
+    return NULL;
+  header = g_strndup (gch, strlen (gch) - strlen (".gch"));
+  if ((!g_file_get_contents (header, &have, NULL, NULL) || strcmp (have, text) != 0) &&
+      !fw_file_write (header, text, -1, NULL))
+    return NULL;
+  return g_steal_pointer (&header);
+}
+
+/* A kernel that includes the Matmul API (a line `#include "lib/matmul_intf.h"`) gets the mixed header. */
+static gboolean
+includes_matmul (const char *source)
+{
+  for (const char *p = strstr (source, "lib/matmul_intf.h"); p != NULL; p = strstr (p + 1, "lib/matmul_intf.h"))
+    {
+      const char *line = p;
+      while (line > source && line[-1] != '\n')
+        line--;
+      while (*line == ' ' || *line == '\t')
+        line++;
+      if (g_str_has_prefix (line, "#include") && line + strlen ("#include") < p)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 FwAscendTwin *
 fw_ascend_twin_new (FwHostToolchain *toolchain, GError **error)
 {
@@ -187,6 +231,8 @@ fw_ascend_twin_new (FwHostToolchain *toolchain, GError **error)
       g_prefix_error (error, _("the Ascend C twin does not build: "));
       return NULL;
     }
+  twin->pch_vector = build_pch (twin, "#include \"kernel_operator.h\"\n");
+  twin->pch_mixed = build_pch (twin, "#include \"kernel_operator.h\"\n#include \"lib/matmul_intf.h\"\n");
   return g_steal_pointer (&twin);
 }
 
@@ -198,6 +244,8 @@ fw_ascend_twin_free (FwAscendTwin *twin)
   g_free (twin->include_dir);
   g_free (twin->salt);
   g_free (twin->runtime_object);
+  g_free (twin->pch_vector);
+  g_free (twin->pch_mixed);
   g_free (twin);
 }
 
@@ -362,7 +410,9 @@ fw_ascend_twin_run_kernel (FwAscendTwin *twin, const FwTwinKernel *k, const FwPr
                            GError **error)
 {
   g_autofree char *shim = NULL, *exe = NULL, *dir = NULL;
-  const char *flags[] = { compile_flags[0], compile_flags[1], compile_flags[2], "-I", twin->include_dir, NULL };
+  const char *pch = includes_matmul (k->kernel_source) ? twin->pch_mixed : twin->pch_vector;
+  const char *flags[] = { compile_flags[0], compile_flags[1], compile_flags[2], compile_flags[3], "-I", twin->include_dir,
+                          pch ? "-include" : NULL, pch, NULL };
   const char *extra[] = { twin->runtime_object, NULL };
   g_autoptr(FwTwinRun) run = NULL;
   gint64 t0 = g_get_monotonic_time (), t1;

@@ -84,7 +84,7 @@ stack_output (const FwNode *node, const FwValue *decl, guint k, GPtrArray *parts
   const FwArray *first = parts->len > 0 ? g_ptr_array_index (parts, 0) : NULL;
   gint64 dims[FW_MAX_RANK];
   gint64 axis_attr = axes != NULL ? axes[k] : 0;
-  gboolean reverse;
+  gboolean reverse = FALSE;
   guint axis, rank;
   gsize outer = 1, inner, t_len = parts->len;
   FwArray *y;
@@ -213,6 +213,9 @@ fw_kernel_scan (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, 
   g_autofree FwArray **body_out = NULL;
   g_autofree GPtrArray **parts = NULL;
 
+  if (node->opset > 0 && node->opset < 9)
+    return fw_kernel_fail (error, node, _("Scan of opset %" PRId64 " (with sequence lengths and a batch axis) is not "
+                                          "supported; opset 9 and later are"), node->opset);
   if (body == NULL)
     return fw_kernel_fail (error, node, _("attribute “body” is required"));
   if (n_scan_attr < 1 || n_scan_attr > (gint64) n_inputs)

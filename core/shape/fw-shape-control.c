@@ -2,6 +2,7 @@
  * node's outputs follow from the bodies' outputs. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -225,6 +226,9 @@ fw_infer_scan (FwInferContext *ctx, FwNode *node, GError **error)
   guint n_state, n_scan_in;
   FwDim seq = FW_DIM_UNKNOWN;
 
+  if (node->opset > 0 && node->opset < 9)
+    return fw_infer_error (error, node, _("Scan of opset %" PRId64 " (with sequence lengths and a batch axis) is not "
+                                          "supported; opset 9 and later are"), node->opset);
   if (body == NULL)
     return fw_infer_error (error, node, _("attribute “body” is required"));
   if (!scan_counts (node, &n_state, &n_scan_in))

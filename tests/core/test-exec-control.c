@@ -288,6 +288,33 @@ test_scan_bad (void)
   g_assert_nonnull (strstr (error->message, "Scan"));
 }
 
+/* Opset 8's Scan (sequence_lens first, a batch axis) is another operator: refused by name, not misread. */
+static void
+test_scan_opset8 (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (8);
+  FwGraph *g = fw_model_get_graph (model), *body = fw_graph_new (g);
+  FwDim dims[2] = { FW_DIM_STATIC (3), FW_DIM_STATIC (2) };
+  g_autoptr(GError) error = NULL;
+  FwNode *node;
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL));
+  g_assert_nonnull (fw_graph_add_input (body, "xi", FW_DTYPE_FLOAT, 1, dims + 1, NULL));
+  add_node (body, "Identity", 1, (const char *[]) { "xi" }, 1, (const char *[]) { "yi" });
+  g_assert_true (fw_graph_add_output (body, "yi", NULL));
+  node = add_node (g, "Scan", 2, (const char *[]) { "", "x" }, 1, (const char *[]) { "y" });
+  fw_node_set_attr_graph (node, "body", body);
+  fw_node_set_attr_int (node, "num_scan_inputs", 1);
+  node->opset = 8; /* as the reader sets it from the model's opset import */
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  g_assert_false (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "opset 8"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -297,5 +324,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/exec/control/loop/cap", test_loop_cap);
   g_test_add_func ("/core/exec/control/scan/basic", test_scan);
   g_test_add_func ("/core/exec/control/scan/bad-direction", test_scan_bad);
+  g_test_add_func ("/core/exec/control/scan/opset8", test_scan_opset8);
   return g_test_run ();
 }

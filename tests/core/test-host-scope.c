@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "codegen/fw-kernel-package.h"
 #include "codegen/fw-targets.h"
 #include "codegen/host/fw-host-scope.h"
 #include "exec/fw-exec.h"
@@ -348,6 +349,80 @@ test_cut (Fixture *f, gconstpointer data)
   }
 }
 
+/* The kernel package with the host target and the scopes: superkernels/s000/host/ holds the program's
+ * source, a Makefile and a README, the manifest names them, and the program compiles as the Makefile says. */
+static void
+test_package (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *pkg = g_build_filename (f->dir, "package", NULL);
+  g_autofree char *manifest = g_build_filename (pkg, "manifest.json", NULL);
+  g_autofree char *host = g_build_filename (pkg, "superkernels", "s000", "host", NULL);
+  g_autofree char *source = g_build_filename (host, "sk_000_0.c", NULL);
+  g_autofree char *object = g_build_filename (host, "sk_000_0.so", NULL);
+  const char *const names[] = { "sk_000_0.c", "Makefile", "README.md" };
+  JsonObject *sk, *hs, *program;
+  JsonArray *files;
+
+  if (f->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      return;
+    }
+  g_assert_true (fw_kernel_package_write_with_scopes (f->plan, f->targets, pkg, NULL, NULL, f->sk, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (host, names[i], NULL);
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  g_assert_no_error (error);
+  sk = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                                    "superkernels"), 0);
+  g_assert_cmpstr (json_object_get_string_member (sk, "folder"), ==, "superkernels/s000");
+  g_assert_false (json_object_has_member (sk, "ascend_superkernel"));   /* the Ascend target did not run */
+  hs = json_object_get_object_member (sk, "host_superkernel");
+  g_assert_cmpstr (json_object_get_string_member (hs, "makefile"), ==, "superkernels/s000/host/Makefile");
+  g_assert_cmpstr (json_object_get_string_member (hs, "readme"), ==, "superkernels/s000/host/README.md");
+  program = json_array_get_object_element (json_object_get_array_member (hs, "programs"), 0);
+  g_assert_cmpstr (json_object_get_string_member (program, "source"), ==, "superkernels/s000/host/sk_000_0.c");
+  g_assert_cmpstr (json_object_get_string_member (program, "entry"), ==, "fw_sk_entry");
+  g_assert_cmpint (json_object_get_int_member (program, "arena_bytes"), >, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (program, "sub_kernels")), >=, 3);
+  files = json_object_get_array_member (sk, "files");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("superkernels/s000/host/%s", names[i]);
+      gboolean named = FALSE;
+
+      for (guint k = 0; k < json_array_get_length (files); k++)
+        named |= g_strcmp0 (json_object_get_string_member (json_array_get_object_element (files, k), "path"),
+                            rel) == 0;
+      g_assert_true (named);
+    }
+  {
+    /* The Makefile's own command, with the toolchain's compiler. */
+    g_auto(GStrv) flags = g_strsplit (fw_host_toolchain_default_flags (), " ", -1);
+    g_autoptr(GStrvBuilder) argv = g_strv_builder_new ();
+    g_auto(GStrv) args = NULL;
+    g_autofree char *err = NULL;
+    gint status = 0;
+
+    g_strv_builder_add (argv, fw_host_toolchain_get_compiler (f->toolchain));
+    g_strv_builder_addv (argv, (const char **) flags);
+    g_strv_builder_add_many (argv, "-o", object, source, "-lm", NULL);
+    args = g_strv_builder_end (argv);
+    g_assert_true (g_spawn_sync (NULL, args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
+                                 &error));
+    g_assert_no_error (error);
+    g_test_message ("%s", err);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_true (g_file_test (object, G_FILE_TEST_IS_REGULAR));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -359,6 +434,8 @@ main (int argc, char **argv)
   g_test_add ("/core/host-scope/program/wrong-placement", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up,
               test_wrong_placement, fixture_tear_down);
   g_test_add ("/core/host-scope/program/cut", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up, test_cut,
+              fixture_tear_down);
+  g_test_add ("/core/host-scope/package", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up, test_package,
               fixture_tear_down);
   return g_test_run ();
 }

@@ -140,6 +140,28 @@ residual_model (gboolean with_slice)
   return model;
 }
 
+/* Softmax(x) → Softmax → Relu on [128, 1024]: sub-kernels that call no library, large enough for two
+ * threads, so the program runs them in its one team. */
+static FwModel *
+team_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GError) error = NULL;
+  FwDim d[2] = { FW_DIM_STATIC (128), FW_DIM_STATIC (1024) };
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, d, NULL));
+  fw_node_set_attr_int (fw_test_add_node (g, "Softmax", "/a/Softmax", "x", NULL, "a"), "axis", 1);
+  fw_node_set_attr_int (fw_test_add_node (g, "Softmax", "/b/Softmax", "a", NULL, "b"), "axis", 0);
+  fw_test_add_node (g, "Relu", "/c/Relu", "b", NULL, "y");
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
 static void
 fixture_set_up (Fixture *f, gconstpointer data)
 {
@@ -151,7 +173,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->dir = fw_test_temp_dir ();
   cache = g_build_filename (f->dir, "kernels", NULL);
   f->toolchain = fw_host_toolchain_new (cache, &error);
-  f->model = residual_model (GPOINTER_TO_INT (data));
+  f->model = GPOINTER_TO_INT (data) == 2 ? team_model () : residual_model (GPOINTER_TO_INT (data));
   fw_plan_options_init (&options);
   f->plan = fw_plan_new (f->model, profile, NULL, &options, &error);
   g_assert_no_error (error);
@@ -349,6 +371,47 @@ test_cut (Fixture *f, gconstpointer data)
   }
 }
 
+/* Sub-kernels without a library call run in the program's one OpenMP team: their loops are work-shared
+ * (no parallel region of their own) and the program still matches the reference on two threads. */
+static void
+test_team (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwScopeCheckResult) result = NULL;
+  FwHostScope *s;
+  const char *src;
+  guint team = 0;
+
+  for (guint i = 0; i < f->scopes->scopes->len; i++)
+    {
+      s = g_ptr_array_index (f->scopes->scopes, i);
+      for (guint u = 0; u < s->units->len; u++)
+        g_test_message ("%s unit %u: team %d", s->name, u, fw_host_scope_unit_in_team (s, u));
+    }
+  g_assert_cmpuint (f->scopes->scopes->len, ==, 1);
+  s = g_ptr_array_index (f->scopes->scopes, 0);
+  for (guint u = 0; u < s->units->len; u++)
+    team += fw_host_scope_unit_in_team (s, u);
+  g_assert_cmpuint (team, >=, 2);
+  g_assert_cmpuint (s->n_teams, ==, 1);
+  src = fw_kernel_source_get_main (fw_host_scope_get_source (s));
+  g_assert_nonnull (strstr (src, "#pragma omp for schedule(static)"));
+  /* The entry's region is the program's only one. */
+  g_assert_nonnull (strstr (src, "#pragma omp parallel"));
+  g_assert_null (strstr (strstr (src, "#pragma omp parallel") + 1, "#pragma omp parallel"));
+  if (f->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      return;
+    }
+  g_assert_true (fw_host_scopes_compile (f->scopes, f->toolchain, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (s->compiled);
+  result = check_scopes (f);
+  g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).pass);
+  g_assert_true (result->pass);
+}
+
 /* The kernel package with the host target and the scopes: superkernels/s000/host/ holds the program's
  * source, a Makefile and a README, the manifest names them, and the program compiles as the Makefile says. */
 static void
@@ -434,6 +497,8 @@ main (int argc, char **argv)
   g_test_add ("/core/host-scope/program/wrong-placement", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up,
               test_wrong_placement, fixture_tear_down);
   g_test_add ("/core/host-scope/program/cut", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up, test_cut,
+              fixture_tear_down);
+  g_test_add ("/core/host-scope/program/team", Fixture, GINT_TO_POINTER (2), fixture_set_up, test_team,
               fixture_tear_down);
   g_test_add ("/core/host-scope/package", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up, test_package,
               fixture_tear_down);

@@ -218,6 +218,24 @@ check_scopes (Fixture *f)
   return result;
 }
 
+/* The programs compiled and checked on the reference's values; NULL (the test skipped) without a compiler. */
+static FwScopeCheckResult *
+compile_and_check (Fixture *f, FwHostScope *s)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (f->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      return NULL;
+    }
+  g_assert_true (fw_host_scopes_compile (f->scopes, f->toolchain, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (s->error);
+  g_assert_true (s->compiled);
+  return check_scopes (f);
+}
+
 static void
 test_program_runs (Fixture *f, gconstpointer data)
 {
@@ -247,16 +265,8 @@ test_program_runs (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (src, "fw_sk_entry"));
   g_assert_nonnull (strstr (src, "static int\nfw_k0 ("));
   g_assert_nonnull (strstr (src, "arena + "));
-  if (f->toolchain == NULL)
-    {
-      g_test_skip ("no C compiler");
-      return;
-    }
-  g_assert_true (fw_host_scopes_compile (f->scopes, f->toolchain, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_null (s->error);
-  g_assert_true (s->compiled);
-  result = check_scopes (f);
+  if ((result = compile_and_check (f, s)) == NULL)
+    return;
   g_assert_cmpuint (result->scopes->len, ==, 1);
   g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).contracted);
   g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).pass);
@@ -399,15 +409,8 @@ test_team (Fixture *f, gconstpointer data)
   /* The entry's region is the program's only one. */
   g_assert_nonnull (strstr (src, "#pragma omp parallel"));
   g_assert_null (strstr (strstr (src, "#pragma omp parallel") + 1, "#pragma omp parallel"));
-  if (f->toolchain == NULL)
-    {
-      g_test_skip ("no C compiler");
-      return;
-    }
-  g_assert_true (fw_host_scopes_compile (f->scopes, f->toolchain, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (s->compiled);
-  result = check_scopes (f);
+  if ((result = compile_and_check (f, s)) == NULL)
+    return;
   g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).pass);
   g_assert_true (result->pass);
 }

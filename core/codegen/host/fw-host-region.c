@@ -403,6 +403,17 @@ emit_row_index (Gen *g, GString *s, const char *row_expr)
   g_string_append (s, "    (void) r;\n");
 }
 
+/* Iteration t of the row loop: its row, row_pre, the row prologue and the row's passes. */
+static gboolean
+emit_row_body (Gen *g, GString *s, const char *row_expr, const char *row_pre, GError **error)
+{
+  emit_row_index (g, s, row_expr);
+  if (row_pre != NULL)
+    g_string_append (s, row_pre);
+  emit_row_prologue (g, s, "r", "t");
+  return emit_row (g, s, error);
+}
+
 /* A scope sub-kernel's region in team form (FwSuperKernel.team): the caller's team shares the rows, and the
  * row scratch is the per-thread buffer the program passes after the outputs. A region one thread should run
  * gives all its rows to the team's first thread, the others wait at the loop's barrier. */
@@ -428,11 +439,7 @@ emit_team_region (Gen *g, const char *count, const char *row_expr, const char *r
       g_string_append_printf (s, "#pragma omp for schedule(static, %" G_GINT64_FORMAT ")\n", MAX (n, 1));
     }
   g_string_append_printf (s, "  for (int64_t t = 0; t < %s; t++)\n  {\n", count);
-  emit_row_index (g, s, row_expr);
-  if (row_pre != NULL)
-    g_string_append (s, row_pre);
-  emit_row_prologue (g, s, "r", "t");
-  if (!emit_row (g, s, error))
+  if (!emit_row_body (g, s, row_expr, row_pre, error))
     return FALSE;
   g_string_append (s, "  }\n  }\n");
   return TRUE;
@@ -481,11 +488,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
   g_string_append_printf (s, "#pragma omp for schedule(static)\n  for (int64_t t = 0; t < %s; t++)\n  {\n", count);
   if (g->n_scratch > 0)
     g_string_append (s, "    if (scr == NULL) continue;\n");
-  emit_row_index (g, s, row_expr);
-  if (row_pre != NULL)
-    g_string_append (s, row_pre);
-  emit_row_prologue (g, s, "r", "t");
-  if (!emit_row (g, s, error))
+  if (!emit_row_body (g, s, row_expr, row_pre, error))
     return FALSE;
   g_string_append (s, "  }\n");
   if (g->n_scratch > 0)

@@ -69,14 +69,16 @@ format_pattern (FwCandidateItem *item)
 }
 
 /* The part of a candidate's scope that tells it from its neighbours, for a narrow column: from the last
- * component holding a digit (the layer or block: "encoder_layer_3", "layers.3") to the end, else the last
- * two components. The whole scope is the cell's tooltip. */
+ * component holding a digit (the layer or block: "layers.3", "encoder_layer_3" shortened to its last two
+ * words, "layer_3") to the end, else the last two components. The whole scope is the cell's tooltip. */
 static char *
 format_location (FwCandidateItem *item)
 {
   const char *where = fw_candidate_item_get_location (item);
   g_auto(GStrv) parts = g_strsplit (where, "/", -1);
   guint n = g_strv_length (parts), from = n > 2 ? n - 2 : 0;
+  g_autofree char *tail = NULL;
+  const char *layer;
 
   for (guint k = n; k-- > 0;)
     if (strpbrk (parts[k], "0123456789") != NULL)
@@ -84,7 +86,19 @@ format_location (FwCandidateItem *item)
         from = k;
         break;
       }
-  return g_strjoinv ("/", parts + from);
+  tail = g_strjoinv ("/", parts + from);
+  layer = from < n ? parts[from] : "";
+  if (strpbrk (layer, "0123456789") != NULL && strlen (layer) > 8)
+    {
+      const char *last = strrchr (layer, '_');
+      const char *word = last;
+
+      while (word != NULL && word > layer && word[-1] != '_')
+        word--;
+      if (last != NULL && word > layer)
+        return g_strdup (tail + (word - layer));
+    }
+  return g_steal_pointer (&tail);
 }
 
 static char *
@@ -230,11 +244,10 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
       gtk_inscription_set_xalign (GTK_INSCRIPTION (label), 1.0);
       gtk_widget_add_css_class (label, "numeric");
     }
-  /* The pattern and location columns hold the longest words, and the others shrink to let them show them.
-     A cut text ends in an ellipsis, so nobody takes it for the whole. */
+  /* The pattern column holds the longest words, and the others shrink to let it show them. A cut text
+     ends in an ellipsis, so nobody takes it for the whole. */
   gtk_inscription_set_min_chars (GTK_INSCRIPTION (label),
-                                 info->numeric ? 8 : strcmp (info->id, "pattern") == 0 ? 22
-                                                   : strcmp (info->id, "location") == 0 ? 18 : 12);
+                                 info->numeric ? 8 : strcmp (info->id, "pattern") == 0 ? 16 : 12);
   gtk_inscription_set_text_overflow (GTK_INSCRIPTION (label), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
   g_object_set_data (G_OBJECT (list_item), "fw-column", (gpointer) info);
   gtk_list_item_set_child (list_item, label);

@@ -162,7 +162,7 @@ fw_graph_view_init (FwGraphView *self)
 
   self->zoom = 1.0;
   self->detail = FW_GRAPH_DETAIL_LABELS;
-  self->selected_box = self->hover_box = G_MAXUINT;
+  self->selected_box = self->range_box = self->hover_box = G_MAXUINT;
   self->selected_candidate = G_MAXUINT;
   self->search_pos = G_MAXUINT;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
@@ -324,6 +324,27 @@ fw_graph_view_get_selected_candidate (FwGraphView *self)
 {
   g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), G_MAXUINT);
   return self->selected_candidate;
+}
+
+FwNode *
+fw_graph_view_get_range_node (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  if (self->range_box == G_MAXUINT)
+    return NULL;
+  return fw_layout_get_box (self->layout, self->range_box)->node;
+}
+
+const char *
+fw_graph_view_get_selected_scope (FwGraphView *self)
+{
+  const FwLayoutBox *box;
+
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  if (self->selected_box == G_MAXUINT)
+    return NULL;
+  box = fw_layout_get_box (self->layout, self->selected_box);
+  return box->kind == FW_LAYOUT_BOX_SCOPE ? box->scope : NULL;
 }
 
 FwNode *

@@ -281,6 +281,15 @@ user_scope_of (const Build *b, const Step *s)
   return -1;
 }
 
+/* Why a user's scope ended where its kernels did. */
+static char *
+user_end_message (const Build *b, gint user)
+{
+  if (user >= 0 && ((FwSkUserScope *) g_ptr_array_index (b->users, user))->prefix == NULL)
+    return g_strdup (_("the kernels chosen for it ended"));
+  return g_strdup (_("the name scope ended"));
+}
+
 static void
 record_place (Build *b, const Step *s, guint scope, guint kernel, guint refusal)
 {
@@ -564,7 +573,7 @@ visit_one (Build *b, const Step *s)
       return;
     }
   if (b->open != NULL && b->open_user != user)
-    close_scope (b, FW_SK_END, s->node, g_strdup (_("the name scope ended")));
+    close_scope (b, FW_SK_END, s->node, user_end_message (b, b->open_user));
   if (b->open != NULL && b->open->kernels->len >= b->max_kernels)
     {
       g_autofree char *limit = g_strdup_printf ("%u", b->max_kernels);
@@ -596,7 +605,7 @@ settle_user_ends (Build *b)
         continue;
       s->end = FW_SK_END;
       g_free (s->end_message);
-      s->end_message = g_strdup (_("the name scope ended"));
+      s->end_message = user_end_message (b, user);
     }
 }
 
@@ -698,7 +707,7 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
       if (step_runs (&s))
         visit (&b, &s);
     }
-  close_scope (&b, FW_SK_END, NULL, g_strdup (b.users->len > 0 ? _("the name scope ended") : _("the model ended")));
+  close_scope (&b, FW_SK_END, NULL, b.users->len > 0 ? user_end_message (&b, b.open_user) : g_strdup (_("the model ended")));
   settle_user_ends (&b);
   /* Places refer to steps; keep them as the plan's answer per node. */
   sk->step_places = b.step_places;
@@ -718,6 +727,35 @@ step_holds (const Step *s, const FwNode *node)
   return s->group != NULL ? in_group (s, node) : s->node == node;
 }
 
+/* Where an end of a range lies among the running steps: the step holding node, else (a node folded at load,
+ * a shape computation) the steps around it in topological order: *down the first step after it, *up the
+ * last before it (G_MAXUINT when none). */
+static void
+place_end (const GArray *steps, const FwNode *node, guint *down, guint *up)
+{
+  *down = *up = G_MAXUINT;
+  for (guint i = 0; i < steps->len; i++)
+    if (step_holds (&g_array_index (steps, Step, i), node))
+      {
+        *down = *up = i;
+        return;
+      }
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const Step *s = &g_array_index (steps, Step, i);
+
+      for (guint k = 0; k < step_n_nodes (s); k++)
+        {
+          guint t = step_node (s, k)->topo_index;
+
+          if (t > node->topo_index && *down == G_MAXUINT)
+            *down = i;
+          if (t < node->topo_index)
+            *up = i;
+        }
+    }
+}
+
 GStrv
 fw_sk_plan_range_nodes (FwPlan *plan, const FwNode *first, const FwNode *last, guint *n_kernels, GError **error)
 {
@@ -725,7 +763,7 @@ fw_sk_plan_range_nodes (FwPlan *plan, const FwNode *first, const FwNode *last, g
   g_autoptr(GArray) schedule = NULL;
   g_autoptr(GArray) steps = g_array_new (FALSE, FALSE, sizeof (Step));
   g_autoptr(GPtrArray) names = NULL;
-  guint a = G_MAXUINT, b = G_MAXUINT, kernels = 0;
+  guint a_down, a_up, b_down, b_up, from, to;
 
   g_return_val_if_fail (plan != NULL && first != NULL && last != NULL, NULL);
 
@@ -738,33 +776,34 @@ fw_sk_plan_range_nodes (FwPlan *plan, const FwNode *first, const FwNode *last, g
       Step s;
 
       describe_step (plan, &g_array_index (schedule, FwScheduleStep, i), i, groups, &s);
-      if (!step_runs (&s))
-        continue;
-      if (a == G_MAXUINT && step_holds (&s, first))
-        a = steps->len;
-      if (b == G_MAXUINT && step_holds (&s, last))
-        b = steps->len;
-      g_array_append_val (steps, s);
+      if (step_runs (&s))
+        g_array_append_val (steps, s);
     }
-  if (a == G_MAXUINT || b == G_MAXUINT)
+  place_end (steps, first, &a_down, &a_up);
+  place_end (steps, last, &b_down, &b_up);
+  /* An end with nothing on one side stands for the step on the other. */
+  a_down = a_down != G_MAXUINT ? a_down : a_up;
+  a_up = a_up != G_MAXUINT ? a_up : a_down;
+  b_down = b_down != G_MAXUINT ? b_down : b_up;
+  b_up = b_up != G_MAXUINT ? b_up : b_down;
+  if (a_down == G_MAXUINT || b_down == G_MAXUINT)
     {
-      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("%s is not a kernel that runs: choose the first and the last "
-                                                      "kernel of the range"),
-                   (a == G_MAXUINT ? first : last)->name);
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s", _("the model has no kernel that runs"));
       return NULL;
     }
+  from = a_up < b_down || (a_up == b_up && a_down <= b_down) ? a_down : b_down;
+  to = from == a_down ? b_up : a_up;
   names = g_ptr_array_new ();
-  for (guint i = MIN (a, b); i <= MAX (a, b); i++)
+  for (guint i = from; i <= to && to != G_MAXUINT && from <= to; i++)
     {
       const Step *s = &g_array_index (steps, Step, i);
 
-      kernels++;
       for (guint k = 0; k < step_n_nodes (s); k++)
         g_ptr_array_add (names, g_strdup (step_node (s, k)->name));
     }
-  g_ptr_array_add (names, NULL);
   if (n_kernels != NULL)
-    *n_kernels = kernels;
+    *n_kernels = from <= to ? to - from + 1 : 0;
+  g_ptr_array_add (names, NULL);
   return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
 }
 

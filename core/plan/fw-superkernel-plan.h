@@ -145,7 +145,8 @@ FwSkPlan     *fw_sk_plan_build      (FwPlan            *plan,
 void          fw_sk_plan_free       (FwSkPlan          *sk);
 /* The node names of the kernels that run from the one holding first to the one holding last (either
  * order), in execution order: a range of kernels as a user scope's nodes; *n_kernels (may be NULL) how many
- * kernels. NULL with FW_ERROR_USAGE when either node is in no kernel that runs (folded, in a body). */
+ * kernels. An end that is in no kernel (folded at load) stands for the kernels next to it in topological
+ * order, inside the range. NULL with FW_ERROR_USAGE only when no kernel runs. */
 GStrv         fw_sk_plan_range_nodes (FwPlan           *plan,
                                       const FwNode     *first,
                                       const FwNode     *last,

@@ -54,6 +54,16 @@ plan_of (FwModel *model, FwProfile *profile)
   return plan;
 }
 
+static FwNode *
+node_named (FwGraph *g, const char *name)
+{
+  for (guint i = 0; i < g->nodes->len; i++)
+    if (g_strcmp0 (((FwNode *) g_ptr_array_index (g->nodes, i))->name, name) == 0)
+      return g_ptr_array_index (g->nodes, i);
+  g_assert_not_reached ();
+  return NULL;
+}
+
 static guint
 n_user_scopes (FwPlan *plan)
 {
@@ -88,6 +98,17 @@ test_decide_undo (void)
   const FwSkScope *scope;
   guint n_decisions;
 
+  /* A range given from its last kernel to its first: the kernels between, in execution order. */
+  {
+    FwGraph *g = fw_model_get_graph (model);
+    guint n = 0;
+    g_auto(GStrv) names = fw_sk_plan_range_nodes (plan, node_named (g, "/enc/r3"),
+                                                  node_named (g, "/other/n"), &n, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (n, ==, 3);
+    g_assert_cmpstrv (names, range_nodes);
+  }
   sk = scopes_of (plan);
   g_assert_cmpuint (sk->scopes->len, ==, 1);   /* automatic: the whole chain */
   g_assert_cmpuint (((FwSkScope *) g_ptr_array_index (sk->scopes, 0))->user, ==, G_MAXUINT);

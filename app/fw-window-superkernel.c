@@ -1,0 +1,181 @@
+/* fw-window-superkernel.c: the user's SuperKernel scopes from the window (win.make-superkernel,
+ * win.remove-superkernel and the SuperKernels page): a collapsed name scope, or a range of kernels (click the
+ * first, Shift+click the last), made a scope by a project decision (fw_project_make_superkernel), which the
+ * overlay, the list, the report and the generators all read from the plan. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "fw-window-private.h"
+#include "fw-error.h"
+#include "layout/fw-layout.h"
+
+static gboolean
+name_taken (GPtrArray *scopes, const char *name)
+{
+  for (guint i = 0; i < scopes->len; i++)
+    if (g_strcmp0 (((FwSkUserScope *) g_ptr_array_index (scopes, i))->name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* "user_000", "user_001"…: the first free. A range has no name of its own; a name scope is its own name. */
+static char *
+free_name (FwPlan *plan, const char *wanted)
+{
+  g_autoptr(GPtrArray) scopes = fw_plan_get_user_scopes (plan);
+
+  if (wanted != NULL && !name_taken (scopes, wanted))
+    return g_strdup (wanted);
+  for (guint i = 0;; i++)
+    {
+      g_autofree char *name = wanted != NULL ? g_strdup_printf ("%s#%u", wanted, i + 2) : g_strdup_printf ("user_%03u", i);
+
+      if (!name_taken (scopes, name))
+        return g_steal_pointer (&name);
+    }
+}
+
+static gboolean
+under_prefix (const char *name, const char *prefix)
+{
+  gsize n = strlen (prefix);
+
+  return strncmp (name, prefix, n) == 0 && (name[n] == '\0' || name[n] == '/');
+}
+
+/* The collapsed scope at path as a user scope: its name-scope prefix when every node drawn inside the box is
+ * under it (the layout's paths drop the names' leading '/'), else the nodes themselves. */
+static FwSkUserScope *
+scope_of_box (FwWindow *self, const char *path, GError **error)
+{
+  FwLayout *layout = fw_graph_view_get_layout (self->graph_view);
+  FwGraph *graph = fw_layout_get_graph (layout);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autofree char *prefix = NULL;
+  gboolean all = TRUE;
+
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (graph->nodes, i);
+      guint b = fw_layout_find_node (layout, node);
+      const FwLayoutBox *box = b != G_MAXUINT ? fw_layout_get_box (layout, b) : NULL;
+
+      if (box == NULL || box->kind != FW_LAYOUT_BOX_SCOPE || g_strcmp0 (box->scope, path) != 0)
+        continue;
+      if (prefix == NULL)
+        prefix = g_strdup_printf ("%.*s%s", (int) strspn (node->name, "/"), node->name, path);
+      all = all && under_prefix (node->name, prefix);
+      g_ptr_array_add (names, (gpointer) node->name);
+    }
+  if (names->len == 0)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("the scope %s holds no node"), path);
+      return NULL;
+    }
+  if (all)
+    return fw_sk_user_scope_new (prefix, prefix, NULL);
+  g_ptr_array_add (names, NULL);
+  return fw_sk_user_scope_new (path, NULL, (const char * const *) names->pdata);
+}
+
+static FwSkUserScope *
+scope_of_selection (FwWindow *self, GError **error)
+{
+  FwPlan *plan = fw_project_get_plan (self->project);
+  const char *path = fw_graph_view_get_selected_scope (self->graph_view);
+  FwNode *first = fw_graph_view_get_selected_node (self->graph_view);
+  FwNode *last = fw_graph_view_get_range_node (self->graph_view);
+  g_auto(GStrv) nodes = NULL;
+  guint n_kernels = 0;
+
+  if (fw_window_get_fused_view_ready (self))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s",
+                   _("SuperKernel scopes are chosen on the graph as it is: switch the Fused view off first"));
+      return NULL;
+    }
+  if (path != NULL)
+    return scope_of_box (self, path, error);
+  if (first == NULL || last == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s",
+                   _("Select what to bind into one launch: a collapsed name scope, or click the first kernel and "
+                     "Shift+click the last"));
+      return NULL;
+    }
+  nodes = fw_sk_plan_range_nodes (plan, first, last, &n_kernels, error);
+  if (nodes == NULL)
+    return NULL;
+  if (n_kernels < 2)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s",
+                   _("The range holds one kernel, which is one launch already: Shift+click a kernel further on"));
+      return NULL;
+    }
+  return fw_sk_user_scope_new (NULL, NULL, (const char * const *) nodes);
+}
+
+gboolean
+fw_window_make_superkernel (FwWindow *self, char **name, GError **error)
+{
+  g_autoptr(FwSkUserScope) scope = NULL;
+  FwPlan *plan;
+
+  if (self->project == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s", _("Open a model first"));
+      return FALSE;
+    }
+  plan = fw_project_get_plan (self->project);
+  scope = scope_of_selection (self, error);
+  if (scope == NULL)
+    return FALSE;
+  {
+    g_autofree char *wanted = scope->name;
+
+    scope->name = free_name (plan, wanted);
+  }
+  if (!fw_project_make_superkernel (self->project, scope, error))
+    return FALSE;
+  /* Show what was made: the scopes in their colours, and the list with the new one in it. */
+  gtk_drop_down_set_selected (self->overlay_dropdown, FW_GRAPH_OVERLAY_SUPERKERNEL);
+  gtk_stack_set_visible_child_name (self->side_stack, "superkernels");
+  if (name != NULL)
+    *name = g_strdup (scope->name);
+  return TRUE;
+}
+
+gboolean
+fw_window_remove_superkernel (FwWindow *self, const char *name, GError **error)
+{
+  if (self->project == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s", _("Open a model first"));
+      return FALSE;
+    }
+  return fw_project_remove_superkernel (self->project, name, error);
+}
+
+/* A row of the list: its scope's first and last kernel selected in the graph, a range ready to make again. */
+static void
+on_scope_activated (FwWindow *self, guint index, FwSuperkernelList *list)
+{
+  const FwSkPlan *sk = self->project != NULL ? fw_project_get_superkernel_plan (self->project) : NULL;
+  const FwSkScope *scope;
+
+  if (sk == NULL || index >= sk->scopes->len || fw_window_get_fused_view_ready (self))
+    return;
+  scope = g_ptr_array_index (sk->scopes, index);
+  fw_graph_view_select_range (self->graph_view, g_array_index (scope->kernels, FwSkKernel, 0).node,
+                              g_array_index (scope->kernels, FwSkKernel, scope->kernels->len - 1).node);
+}
+
+void
+fw_window_superkernel_init (FwWindow *self)
+{
+  g_signal_connect_object (self->superkernel_list, "scope-activated", G_CALLBACK (on_scope_activated), self,
+                           G_CONNECT_SWAPPED);
+}

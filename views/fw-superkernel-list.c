@@ -83,7 +83,12 @@ scope_subtitle (const FwSkScope *s)
   figures = g_strdup_printf (ngettext ("%u kernel, %u cores, saves about %s µs", "%u kernels, %u cores, saves about %s µs",
                                        s->kernels->len),
                              s->kernels->len, s->cores, saving);
-  return s->end_message != NULL ? g_strdup_printf ("%s; %s", figures, s->end_message) : g_steal_pointer (&figures);
+  /* TRANSLATORS: the first and the last kernel of a SuperKernel scope, by node name */
+  g_autofree char *span = g_strdup_printf (_("from %s to %s"), g_array_index (s->kernels, FwSkKernel, 0).node->name,
+                                           g_array_index (s->kernels, FwSkKernel, s->kernels->len - 1).node->name);
+
+  return s->end_message != NULL ? g_strdup_printf ("%s; %s\n%s", figures, s->end_message, span)
+                                : g_strdup_printf ("%s\n%s", figures, span);
 }
 
 static gboolean

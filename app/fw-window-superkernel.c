@@ -12,28 +12,20 @@
 #include "fw-error.h"
 #include "layout/fw-layout.h"
 
-static gboolean
-name_taken (GPtrArray *scopes, const char *name)
-{
-  for (guint i = 0; i < scopes->len; i++)
-    if (g_strcmp0 (((FwSkUserScope *) g_ptr_array_index (scopes, i))->name, name) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* "user_000", "user_001"…: the first free. A range has no name of its own; a name scope is its own name. */
+/* A name scope is its own name (made twice, the decision says it exists); a range has none of its own:
+ * "user_000", "user_001"…, the first free. */
 static char *
 free_name (FwPlan *plan, const char *wanted)
 {
   g_autoptr(GPtrArray) scopes = fw_plan_get_user_scopes (plan);
 
-  if (wanted != NULL && !name_taken (scopes, wanted))
+  if (wanted != NULL)
     return g_strdup (wanted);
   for (guint i = 0;; i++)
     {
-      g_autofree char *name = wanted != NULL ? g_strdup_printf ("%s#%u", wanted, i + 2) : g_strdup_printf ("user_%03u", i);
+      g_autofree char *name = g_strdup_printf ("user_%03u", i);
 
-      if (!name_taken (scopes, name))
+      if (fw_sk_user_scopes_find (scopes, name) == G_MAXUINT)
         return g_steal_pointer (&name);
     }
 }

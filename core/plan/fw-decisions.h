@@ -112,6 +112,9 @@ FwSkUserScope *fw_sk_user_scope_new      (const char       *name,
                                           const char * const *nodes);
 FwSkUserScope *fw_sk_user_scope_copy     (const FwSkUserScope *scope);
 void          fw_sk_user_scope_free      (FwSkUserScope    *scope);
+/* The index of the scope called name in scopes (FwSkUserScope*), or G_MAXUINT. */
+guint         fw_sk_user_scopes_find     (GPtrArray        *scopes,
+                                          const char       *name);
 /* The scopes the applied decisions leave, in the order they were made (FwSkUserScope*, a new array). */
 GPtrArray    *fw_plan_get_user_scopes    (const FwPlan     *plan);
 /* A decision making scope (copied) a user scope; FW_ERROR_USAGE, and nothing logged, when it has neither a

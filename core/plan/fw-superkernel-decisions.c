@@ -58,8 +58,8 @@ fw_decision_is_superkernel (const FwDecision *d)
   return d->action == FW_DECISION_SUPERKERNEL || d->action == FW_DECISION_SUPERKERNEL_REMOVE;
 }
 
-static guint
-find_scope (GPtrArray *scopes, const char *name)
+guint
+fw_sk_user_scopes_find (GPtrArray *scopes, const char *name)
 {
   for (guint i = 0; i < scopes->len; i++)
     if (g_strcmp0 (((FwSkUserScope *) g_ptr_array_index (scopes, i))->name, name) == 0)
@@ -76,7 +76,7 @@ scopes_before (const FwPlan *plan, guint n)
   for (guint i = 0; i < n && i < plan->decisions->len; i++)
     {
       const FwDecision *d = g_ptr_array_index (plan->decisions, i);
-      guint at = find_scope (scopes, d->scope_name);
+      guint at = fw_sk_user_scopes_find (scopes, d->scope_name);
 
       if (d->action == FW_DECISION_SUPERKERNEL && at == G_MAXUINT)
         {
@@ -105,7 +105,7 @@ gboolean
 fw_sk_decision_check (const FwPlan *plan, const FwDecision *d, GError **error)
 {
   g_autoptr(GPtrArray) scopes = scopes_before (plan, plan->n_applied);
-  gboolean exists = d->scope_name != NULL && find_scope (scopes, d->scope_name) != G_MAXUINT;
+  gboolean exists = d->scope_name != NULL && fw_sk_user_scopes_find (scopes, d->scope_name) != G_MAXUINT;
 
   if (d->scope_name == NULL || d->scope_name[0] == '\0')
     {

@@ -53,6 +53,7 @@ add_row (FwSuperkernelList *self, const char *title, const char *subtitle, const
   gtk_label_set_ellipsize (GTK_LABEL (name), PANGO_ELLIPSIZE_MIDDLE);
   gtk_label_set_xalign (GTK_LABEL (detail), 0);
   gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (detail), 40);
   gtk_widget_add_css_class (detail, "dim-label");
   gtk_widget_set_hexpand (texts, TRUE);
   gtk_box_append (GTK_BOX (texts), name);
@@ -227,6 +228,8 @@ fw_superkernel_list_init (FwSuperkernelList *self)
 
   self->hint = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_wrap (self->hint, TRUE);
+  /* A wrapping label asks for its whole text as natural width; the side panel must not grow for it. */
+  gtk_label_set_max_width_chars (self->hint, 40);
   gtk_label_set_xalign (self->hint, 0);
   gtk_widget_add_css_class (GTK_WIDGET (self->hint), "dim-label");
   gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->hint));

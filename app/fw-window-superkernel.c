@@ -132,9 +132,9 @@ fw_window_make_superkernel (FwWindow *self, char **name, GError **error)
   }
   if (!fw_project_make_superkernel (self->project, scope, error))
     return FALSE;
-  /* Show what was made: the scopes in their colours, and the list with the new one in it. */
-  gtk_drop_down_set_selected (self->overlay_dropdown, FW_GRAPH_OVERLAY_SUPERKERNEL);
+  /* Show what was made: the list with the new one in it, and so the scopes in their colours. */
   gtk_stack_set_visible_child_name (self->side_stack, "superkernels");
+  gtk_drop_down_set_selected (self->overlay_dropdown, FW_GRAPH_OVERLAY_SUPERKERNEL);
   if (name != NULL)
     *name = g_strdup (scope->name);
   return TRUE;
@@ -165,9 +165,20 @@ on_scope_activated (FwWindow *self, guint index, FwSuperkernelList *list)
                               g_array_index (scope->kernels, FwSkKernel, scope->kernels->len - 1).node);
 }
 
+/* The page about scopes shows them on the canvas too: a restored session's scopes are otherwise out of sight
+ * behind the op-class colours. */
+static void
+on_side_page (FwWindow *self, GParamSpec *pspec, GtkStack *stack)
+{
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (stack), "superkernels") == 0)
+    gtk_drop_down_set_selected (self->overlay_dropdown, FW_GRAPH_OVERLAY_SUPERKERNEL);
+}
+
 void
 fw_window_superkernel_init (FwWindow *self)
 {
+  g_signal_connect_object (self->side_stack, "notify::visible-child", G_CALLBACK (on_side_page), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->superkernel_list, "scope-activated", G_CALLBACK (on_scope_activated), self,
                            G_CONNECT_SWAPPED);
 }

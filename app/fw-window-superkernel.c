@@ -165,6 +165,68 @@ on_scope_activated (FwWindow *self, guint index, FwSuperkernelList *list)
                               g_array_index (scope->kernels, FwSkKernel, scope->kernels->len - 1).node);
 }
 
+/* The user's scope holding the selected node's kernel, or NULL. */
+static const char *
+selected_user_scope (FwWindow *self)
+{
+  const FwSkPlan *sk = self->project != NULL ? fw_project_get_superkernel_plan (self->project) : NULL;
+  FwNode *node = fw_graph_view_get_selected_node (self->graph_view);
+  const FwSkScope *scope;
+  guint at;
+
+  if (sk == NULL || node == NULL || fw_sk_plan_locate (sk, node, &at, NULL, NULL) != FW_SK_PLACE_SCOPE)
+    return NULL;
+  scope = g_ptr_array_index (sk->scopes, at);
+  return scope->user != G_MAXUINT ? ((FwSkUserScope *) g_ptr_array_index (sk->user_scopes, scope->user))->name : NULL;
+}
+
+static gboolean
+unparent_later (gpointer data)
+{
+  gtk_widget_unparent (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* After the item's action ran: the popover still finds win.* through its parent until then. */
+static void
+on_context_closed (GtkPopover *popover)
+{
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, unparent_later, g_object_ref (popover), g_object_unref);
+}
+
+/* A right click on the canvas: the SuperKernel actions on what is selected. */
+static void
+on_context_click (GtkGestureClick *gesture, gint n_press, gdouble x, gdouble y, FwWindow *self)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+  const char *remove = selected_user_scope (self);
+  GtkWidget *popover;
+
+  if (self->project == NULL)
+    return;
+  g_menu_append (menu, _("Make _SuperKernel from Selection"), "win.make-superkernel");
+  if (remove != NULL)
+    {
+      /* The name's own underscores are not mnemonics. */
+      g_auto(GStrv) parts = g_strsplit (remove, "_", -1);
+      g_autofree char *escaped = g_strjoinv ("__", parts);
+      /* TRANSLATORS: the name of the user's SuperKernel scope */
+      g_autofree char *label = g_strdup_printf (_("_Remove SuperKernel “%s”"), escaped);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.remove-superkernel", g_variant_new_string (remove));
+      g_menu_append_item (menu, item);
+    }
+  popover = gtk_popover_menu_new_from_model (G_MENU_MODEL (menu));
+  gtk_widget_set_parent (popover, GTK_WIDGET (self->graph_view));
+  gtk_popover_set_pointing_to (GTK_POPOVER (popover), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_set_has_arrow (GTK_POPOVER (popover), FALSE);
+  /* One popover per click: it goes when it closes. */
+  g_signal_connect (popover, "closed", G_CALLBACK (on_context_closed), NULL);
+  gtk_popover_popup (GTK_POPOVER (popover));
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
 /* The page about scopes shows them on the canvas too: a restored session's scopes are otherwise out of sight
  * behind the op-class colours. */
 static void
@@ -177,6 +239,11 @@ on_side_page (FwWindow *self, GParamSpec *pspec, GtkStack *stack)
 void
 fw_window_superkernel_init (FwWindow *self)
 {
+  GtkGesture *context = gtk_gesture_click_new ();
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (context), GDK_BUTTON_SECONDARY);
+  g_signal_connect_object (context, "pressed", G_CALLBACK (on_context_click), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self->graph_view), GTK_EVENT_CONTROLLER (context));
   g_signal_connect_object (self->side_stack, "notify::visible-child", G_CALLBACK (on_side_page), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->superkernel_list, "scope-activated", G_CALLBACK (on_scope_activated), self,

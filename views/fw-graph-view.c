@@ -38,7 +38,11 @@ static void
 fw_graph_view_dispose (GObject *object)
 {
   FwGraphView *self = FW_GRAPH_VIEW (object);
+  GtkWidget *child;
 
+  /* A context menu the window opened over the canvas. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   g_cancellable_cancel (self->compute_cancellable);
   g_clear_object (&self->compute_cancellable);
   if (self->project != NULL)
@@ -111,6 +115,16 @@ fw_graph_view_set_property (GObject *object, guint prop_id, const GValue *value,
     }
 }
 
+/* The canvas draws itself; its only children are popovers (a context menu), which GTK 4 shows only when
+ * the parent presents them as it is allocated. */
+static void
+fw_graph_view_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER (child))
+      gtk_popover_present (GTK_POPOVER (child));
+}
+
 static void
 fw_graph_view_class_init (FwGraphViewClass *klass)
 {
@@ -121,6 +135,7 @@ fw_graph_view_class_init (FwGraphViewClass *klass)
   object_class->get_property = fw_graph_view_get_property;
   object_class->set_property = fw_graph_view_set_property;
   widget_class->snapshot = fw_graph_view_snapshot;
+  widget_class->size_allocate = fw_graph_view_size_allocate;
   fw_graph_view_fill_palettes ();
 
   fw_graph_view_properties[PROP_LAYOUT] =

@@ -51,17 +51,7 @@ frame_both (FwWindow *window, const FwNode *a, const FwNode *b)
 static void
 point_of (FwWindow *window, const FwNode *node, gdouble *x, gdouble *y)
 {
-  FwLayout *layout = fw_graph_view_get_layout (window->graph_view);
-  const FwLayoutBox *box = fw_layout_get_box (layout, fw_layout_find_node (layout, node));
-  gdouble x0, y0, x1, y1, zoom = fw_graph_view_get_zoom (window->graph_view);
-
-  fw_graph_view_get_visible_area (window->graph_view, &x0, &y0, &x1, &y1);
-  *x = (box->x + box->w / 2 - x0) * zoom;
-  *y = (box->y + box->h / 2 - y0) * zoom;
-  g_assert_cmpfloat (*x, >=, 0);
-  g_assert_cmpfloat (*y, >=, 0);
-  g_assert_cmpfloat (*x, <, gtk_widget_get_width (GTK_WIDGET (window->graph_view)));
-  g_assert_cmpfloat (*y, <, gtk_widget_get_height (GTK_WIDGET (window->graph_view)));
+  g_assert_true (try_point_of (window, node, x, y));
 }
 
 static gboolean

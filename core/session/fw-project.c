@@ -275,7 +275,7 @@ struct _FwProject
   GPtrArray  *verification; /* char* by candidate index, NULL unknown */
   GPtrArray  *twin;         /* char* by candidate index: the Ascend kernel on the twin, NULL unknown */
   GPtrArray  *details;      /* char* by candidate index, NULL none */
-  FwSkPlan   *superkernel;  /* automatic SuperKernel scopes of the plan at superkernel_revision, or NULL */
+  FwSkPlan   *superkernel;  /* SuperKernel scopes of the plan at superkernel_revision, or NULL */
   guint64     superkernel_revision;
   gboolean    busy;
   guint64     revision;
@@ -728,6 +728,30 @@ fw_project_apply_whitelist (FwProject *self, const FwWhitelist *whitelist, GErro
   if (!check_idle (self, error))
     return FALSE;
   fw_plan_apply_whitelist (self->plan, whitelist);
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_make_superkernel (FwProject *self, const FwSkUserScope *scope, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (scope != NULL, FALSE);
+
+  if (!check_idle (self, error) || !fw_plan_make_superkernel (self->plan, scope, error))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_remove_superkernel (FwProject *self, const char *name, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (!check_idle (self, error) || !fw_plan_remove_superkernel (self->plan, name, error))
+    return FALSE;
   plan_changed (self, TRUE);
   return TRUE;
 }

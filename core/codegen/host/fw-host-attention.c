@@ -38,8 +38,8 @@ is_op (const FwNode *node, const char *op)
 
 /* Coordinates of `v` (rank `v->rank`) for an operand of a node whose result has coordinates `c` (rank
  * `rank`): numpy broadcasting from the right, "0" along v's axes of one. */
-static char **
-broadcast_coords (const FwValue *v, char **c, gint rank)
+char **
+fw_hc_broadcast_coords (const FwValue *v, char **c, gint rank)
 {
   char **s = g_new0 (char *, v->rank + 1);
 
@@ -50,8 +50,8 @@ broadcast_coords (const FwValue *v, char **c, gint rank)
 
 /* The linear index of coordinates c over dims, then the coordinates of the same element over v's dims: a
  * view's operand. */
-static char **
-reshape_coords (const FwValue *from, char **c, const FwValue *to)
+char **
+fw_hc_reshape_coords (const FwValue *from, char **c, const FwValue *to)
 {
   GString *lin = g_string_new ("0");
   char **s = g_new0 (char *, to->rank + 1);
@@ -110,7 +110,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
 static gboolean
 operand_expr (Gen *g, FwValue *v, char **c, gint rank, GString *out, GError **error)
 {
-  char **s = broadcast_coords (v, c, rank);
+  char **s = fw_hc_broadcast_coords (v, c, rank);
   gboolean ok = value_expr (g, v, s, out, error);
 
   g_strfreev (s);
@@ -183,7 +183,7 @@ view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
         }
     }
   else if (is_op (p, "Expand"))
-    s = broadcast_coords (x, c, v->rank);
+    s = fw_hc_broadcast_coords (x, c, v->rank);
   else if (is_op (p, "Slice"))
     {
       gint64 start[FW_MAX_RANK], step[FW_MAX_RANK];
@@ -194,7 +194,7 @@ view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
         s[a] = g_strdup_printf ("((%s) * %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT ")", c[a], step[a], start[a]);
     }
   else
-    s = reshape_coords (v, c, x);
+    s = fw_hc_reshape_coords (v, c, x);
   ok = value_expr (g, x, s, out, error);
   g_strfreev (s);
   return ok;

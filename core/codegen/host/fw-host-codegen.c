@@ -176,8 +176,10 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.decls = g_string_new (NULL);
   g.body = g_string_new (NULL);
 
-  attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL;
-  ok = attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
+  /* A fused attention and a horizontal GEMM write their whole bodies themselves. */
+  attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL || fw_kernel_spec_get_hgemm (g.cand->spec) != NULL;
+  ok = fw_kernel_spec_get_hgemm (g.cand->spec) != NULL ? fw_hc_emit_hgemm (&g, error)
+       : attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
   if (ok && !attention)
     fw_hc_choose_producer (&g);
   for (guint i = 0; ok && i < g.vals->len; i++)

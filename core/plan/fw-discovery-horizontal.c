@@ -1,0 +1,252 @@
+/* fw-discovery-horizontal.c: the aggressive strategy's horizontal GEMM (FwHgemmSpec, fw-kernel-spec.h).
+ * Projections that read the same activation with constant weights (attention's Q, K and V; an MLP's gate
+ * and up) become one group: one product over their weights side by side, each projection's epilogue group
+ * kept whole on its column slice. Run before the merge pass, on the groups the epilogue pass made; the
+ * group is taken when it saves more than the projections' own kernels did, else the refusal says why. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "fw-discovery-private.h"
+
+/* The candidate a projection's root leads (G_MAXUINT: none, it runs alone), or FALSE when the root is in
+ * some other group (an attention, an integer kernel) and is not this pass's to take. */
+static gboolean
+slice_group (Disc *d, FwNode *root, guint *cand)
+{
+  guint g = d->group_of[root->index];
+  FwCandidate *c;
+
+  *cand = G_MAXUINT;
+  if (g == 0)
+    return !is_taken (d, root);
+  c = g_ptr_array_index (d->plan->candidates, g - 1);
+  if (c->root != root || strcmp (c->kind, "epilogue") != 0)
+    return FALSE;
+  *cand = g - 1;
+  return TRUE;
+}
+
+/* Whether every non-root member of a projection's group is one the horizontal kernel computes per slice;
+ * the first that is not in *bad. */
+static gboolean
+epilogue_fits (Disc *d, guint cand, FwNode **bad)
+{
+  FwCandidate *c = cand != G_MAXUINT ? g_ptr_array_index (d->plan->candidates, cand) : NULL;
+
+  for (guint i = 0; c != NULL && i < c->nodes->len; i++)
+    {
+      FwNode *m = g_ptr_array_index (c->nodes, i);
+      if (m != c->root && !fw_hgemm_epilogue_op (m))
+        {
+          *bad = m;
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gdouble
+saving_of (Disc *d, guint cand)
+{
+  return cand != G_MAXUINT ? fw_candidate_get_cost (g_ptr_array_index (d->plan->candidates, cand))->saving_s : 0;
+}
+
+/* No value of the group is read outside by a node that leads back into it (siblings have no order between
+ * them, so a path from one slice's result to another's epilogue through an outside node would be a cycle). */
+static gboolean
+acyclic (Disc *d)
+{
+  for (guint i = 0; i < d->group.nodes->len; i++)
+    {
+      FwNode *m = g_ptr_array_index (d->group.nodes, i);
+      for (guint k = 0; k < m->n_outputs; k++)
+        for (guint u = 0; m->outputs[k] != NULL && u < m->outputs[k]->n_uses; u++)
+          {
+            FwNode *x = m->outputs[k]->uses[u].node;
+            if (!is_member (d, x) && x->graph == d->graph && fw_disc_group_depends_on (d, x))
+              return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+/* Makes the group of the slices (roots and their candidates, aligned) the new candidate, emptying theirs
+ * (the merge pass drops empty candidates when it renumbers). */
+static void
+take (Disc *d, GPtrArray *roots, GArray *cands)
+{
+  FwCandidate *c = g_new0 (FwCandidate, 1);
+
+  c->nodes = g_ptr_array_copy (d->group.nodes, NULL, NULL);
+  c->root = d->group.root;
+  c->kind = g_strdup ("horizontal_gemm");
+  c->pattern = g_strdup ("horizontal_gemm");
+  c->depth = fw_disc_group_depth (d);
+  c->body = d->region->path;
+  fw_candidate_set_spec (d->plan, c, &d->group);
+  c->index = d->plan->candidates->len;
+  g_ptr_array_add (d->plan->candidates, c);
+  g_array_append_val (d->spaces, d->group.space);
+  for (guint i = 0; i < cands->len; i++)
+    {
+      guint old = g_array_index (cands, guint, i);
+      if (old != G_MAXUINT)
+        g_ptr_array_set_size (((FwCandidate *) g_ptr_array_index (d->plan->candidates, old))->nodes, 0);
+    }
+  for (guint i = 0; i < c->nodes->len; i++)
+    d->group_of[((FwNode *) g_ptr_array_index (c->nodes, i))->index] = c->index + 1;
+  fw_plan_debug (d->plan, "horizontal GEMM of %u projections from %s: %u nodes", roots->len,
+                 ((FwNode *) g_ptr_array_index (roots, 0))->name, c->nodes->len);
+}
+
+/* The projections reading `a`: each qualifying root and its candidate; refusals for those that do not. */
+static void
+collect (Disc *d, FwValue *a, GPtrArray *roots, GArray *cands)
+{
+  for (guint u = 0; u < a->n_uses; u++)
+    {
+      FwNode *x = a->uses[u].node;
+      g_autofree char *why = NULL;
+      FwNode *bad = NULL;
+      guint cand;
+
+      if (a->uses[u].slot != 0 || x->graph != d->graph || !fw_node_runs (x) || x->domain[0] != '\0' ||
+          (strcmp (x->op_type, "MatMul") != 0 && strcmp (x->op_type, "Gemm") != 0) || g_ptr_array_find (roots, x, NULL))
+        continue;
+      if (!slice_group (d, x, &cand))
+        continue;
+      if (!fw_hgemm_slice_root (x, &why))
+        {
+          if (why != NULL)
+            {
+              fw_disc_group_add (d, x);
+              fw_disc_refuse (d, FW_NF_HGEMM, x, "%s", why);
+              fw_disc_group_reset (d);
+            }
+          continue;
+        }
+      if (!epilogue_fits (d, cand, &bad))
+        {
+          fw_disc_group_add (d, x);
+          fw_disc_refuse (d, FW_NF_HGEMM_EPILOGUE, bad,
+                          _("%s “%s” in the epilogue of “%s”: the horizontal GEMM computes elementwise arithmetic, "
+                            "activations and views on each slice"), bad->op_type, bad->name, x->name);
+          fw_disc_group_reset (d);
+          continue;
+        }
+      g_ptr_array_add (roots, x);
+      g_array_append_val (cands, cand);
+    }
+}
+
+/* One activation's projections: FALSE when no group was made. */
+static gboolean
+grow (Disc *d, FwValue *a)
+{
+  g_autoptr(GPtrArray) roots = g_ptr_array_new ();
+  g_autoptr(GArray) cands = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint n_products = 0;
+  gdouble apart = 0;
+  FwResourceEstimate res;
+  gboolean ok;
+
+  for (guint u = 0; u < a->n_uses; u++)
+    {
+      FwNode *x = a->uses[u].node;
+      n_products += a->uses[u].slot == 0 && x->graph == d->graph && fw_node_runs (x) && x->domain[0] == '\0' &&
+                    (strcmp (x->op_type, "MatMul") == 0 || strcmp (x->op_type, "Gemm") == 0);
+    }
+  if (n_products < 2)
+    return FALSE;
+  collect (d, a, roots, cands);
+  if (roots->len < 2)
+    return FALSE;
+  fw_disc_group_reset (d);
+  for (guint i = 0; i < roots->len; i++)
+    {
+      guint cand = g_array_index (cands, guint, i);
+      FwCandidate *c = cand != G_MAXUINT ? g_ptr_array_index (d->plan->candidates, cand) : NULL;
+
+      if (c == NULL)
+        fw_disc_group_add (d, g_ptr_array_index (roots, i));
+      for (guint n = 0; c != NULL && n < c->nodes->len; n++)
+        fw_disc_group_add (d, g_ptr_array_index (c->nodes, n));
+      apart += saving_of (d, cand);
+    }
+  d->group.root = g_ptr_array_index (d->group.nodes, 0);
+  {
+    /* The space is the product's: A's rows by every slice's columns. */
+    g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile, FALSE);
+    const FwHgemmSpec *h = fw_kernel_spec_get_hgemm (spec);
+
+    if (h == NULL)
+      {
+        fw_disc_group_reset (d);
+        return FALSE;
+      }
+    d->group.space.rank = a->rank;
+    for (gint i = 0; i < a->rank - 1; i++)
+      d->group.space.dims[i] = a->dims[i].value;
+    d->group.space.dims[a->rank - 1] = h->n;
+    d->group.space.row_axes = 0;
+  }
+  ok = d->group.nodes->len <= d->max_size;
+  if (!ok)
+    fw_disc_refuse (d, FW_NF_MAX_SIZE, d->group.root, _("the group would have %u nodes; the maximum fusion size is %u"),
+                    d->group.nodes->len, d->max_size);
+  if (ok && (!acyclic (d) || fw_disc_covers_vetoed (d)))
+    {
+      fw_disc_refuse (d, FW_NF_HGEMM, d->group.root,
+                      _("the projections of “%s” reach each other through nodes outside them"), a->name);
+      ok = FALSE;
+    }
+  if (ok && fw_disc_group_fits (d, &res) && res.kernel_inputs > d->plan->profile->max_kernel_inputs)
+    {
+      fw_disc_refuse (d, FW_NF_MAX_INPUTS, d->group.root, _("the kernel would read %u inputs; %s allows %u"),
+                      res.kernel_inputs, d->plan->profile->name, d->plan->profile->max_kernel_inputs);
+      ok = FALSE;
+    }
+  if (ok)
+    {
+      g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile, FALSE);
+      FwCostEstimate cost;
+
+      fw_estimate_cost (spec, d->plan->profile, &cost);
+      if (cost.saving_s <= apart)
+        {
+          fw_disc_refuse (d, FW_NF_NO_BENEFIT, d->group.root,
+                          _("one GEMM for the %u projections of “%s” saves %.2f us, their own kernels %.2f us on %s"),
+                          roots->len, a->name, cost.saving_s * 1e6, apart * 1e6, d->plan->profile->name);
+          ok = FALSE;
+        }
+    }
+  if (ok)
+    take (d, roots, cands);
+  fw_disc_group_reset (d);
+  return ok;
+}
+
+gboolean
+fw_disc_grow_horizontal_gemms (Disc *d)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  gboolean any = FALSE;
+  guint n_order;
+  FwNode **order = fw_graph_get_order (d->graph, &n_order);
+
+  for (guint i = 0; i < n_order; i++)
+    {
+      FwNode *node = order[i];
+      FwValue *a = node->n_inputs > 0 ? node->inputs[0] : NULL;
+
+      if (a == NULL || !fw_node_runs (node) || node->domain[0] != '\0' ||
+          (strcmp (node->op_type, "MatMul") != 0 && strcmp (node->op_type, "Gemm") != 0) ||
+          !g_hash_table_add (seen, a) || a->n_uses < 2)
+        continue;
+      any |= grow (d, a);
+    }
+  return any;
+}

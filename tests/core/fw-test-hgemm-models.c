@@ -1,0 +1,61 @@
+/* fw-test-hgemm-models.c: projections sharing one activation (fw-test-models.h, fw_test_hgemm_model), the
+ * horizontal GEMM's cases: x [2, 16, 32] → Q (MatMul + bias Add → Reshape into heads), K (MatMul alone) and
+ * V (MatMul → Relu); an MLP's gate and up with SwiGLU between them; and the variants that stay refused. */
+#include "config.h"
+
+#include "fw-test-models.h"
+
+#define op fw_test_add_node
+
+FwModel *
+fw_test_hgemm_model (FwTestHgemmCase which)
+{
+  FwModel *model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (23);
+  gint64 x[3] = { 2, 16, 32 }, wq[2] = { 32, 32 }, wk[2] = { 32, 16 }, bq[1] = { 32 }, heads[4] = { 2, 16, 4, 8 };
+  gint64 n4 = 4;
+
+  fw_test_add_float_input (g, "x", 3, x);
+  /* The activation is made inside the graph, as a norm's result is. */
+  op (g, "Tanh", "/norm", "x", NULL, "h");
+  fw_test_add_random_weight (g, rand, "wq", 2, wq, 0.2f);
+  fw_test_add_random_weight (g, rand, "wk", 2, wk, 0.2f);
+  fw_test_add_random_weight (g, rand, "bq", 1, bq, 0.5f);
+  if (which == FW_TEST_HGEMM_SWIGLU)
+    {
+      op (g, "MatMul", "/gate_proj", "h", "wq", "g");
+      op (g, "Sigmoid", "/sigmoid", "g", NULL, "gs");
+      op (g, "Mul", "/silu", "g", "gs", "silu");
+      op (g, "MatMul", "/up_proj", "h", "wk2", "u");
+      fw_test_add_random_weight (g, rand, "wk2", 2, wq, 0.2f);
+      op (g, "Mul", "/swiglu", "silu", "u", "y");
+      g_assert_true (fw_graph_add_output (g, "y", NULL));
+      g_assert_true (fw_graph_link (g, NULL));
+      g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+      return model;
+    }
+  {
+    g_autoptr(FwTensor) t = fw_tensor_new_int64 (1, &n4, heads);
+    g_assert_nonnull (fw_graph_add_initializer (g, "heads", t, NULL));
+  }
+  op (g, "MatMul", "/q_proj", "h", "wq", "qm");
+  op (g, "Add", "/q_bias", "qm", "bq", "qb");
+  op (g, "Reshape", "/q_view", "qb", "heads", "q");
+  op (g, "MatMul", "/k_proj", "h", "wk", "k");
+  if (which == FW_TEST_HGEMM_DYNAMIC_WEIGHT)
+    {
+      gint64 wv[2] = { 32, 16 };
+      fw_test_add_float_input (g, "wv", 2, wv);
+    }
+  else
+    fw_test_add_random_weight (g, rand, "wv", 2, wk, 0.2f);
+  op (g, "MatMul", "/v_proj", "h", "wv", "vm");
+  op (g, which == FW_TEST_HGEMM_FLOOR ? "Floor" : "Relu", "/v_act", "vm", NULL, "v");
+  g_assert_true (fw_graph_add_output (g, "q", NULL));
+  g_assert_true (fw_graph_add_output (g, "k", NULL));
+  g_assert_true (fw_graph_add_output (g, "v", NULL));
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  return model;
+}

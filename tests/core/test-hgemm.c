@@ -1,0 +1,150 @@
+/* test-hgemm: the horizontal GEMM (core/plan/fw-hgemm.c, fw-discovery-horizontal.c): projections sharing an
+ * activation with constant weights are one candidate under the aggressive strategy only, their weights side
+ * by side in the spec, each projection's epilogue kept on its slice, priced with the activation read once
+ * and one launch; a projection that cannot be a slice stays out with its code, and the Ascend target refuses
+ * the group with FW-TG-006. The host kernels are verified in test-codegen-host (hgemm). */
+#include "config.h"
+
+#include <string.h>
+
+#include "codegen/ascend/fw-ascend.h"
+#include "fw-error.h"
+#include "fw-test-models.h"
+#include "plan/fw-kernel-spec.h"
+#include "plan/fw-plan.h"
+
+static const FwCandidate *
+hgemm_of (const FwPlan *plan)
+{
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      const FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      if (strcmp (c->kind, "horizontal_gemm") == 0)
+        return c;
+    }
+  return NULL;
+}
+
+/* Q, K and V: one group of the three products, Q's bias and view and V's Relu; [32, 64] of packed columns;
+ * the activation read once (not three times) and one launch instead of six. */
+static void
+test_qkv (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_QKV);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = hgemm_of (plan);
+  const FwHgemmSpec *h;
+  const FwCostEstimate *cost;
+
+  g_assert_nonnull (c);
+  g_assert_true (fw_candidate_is_fused (c));
+  g_assert_cmpuint (c->nodes->len, ==, 6);
+  h = fw_kernel_spec_get_hgemm (c->spec);
+  g_assert_nonnull (h);
+  g_assert_cmpuint (h->n_slices, ==, 3);
+  g_assert_cmpint (h->m, ==, 32);
+  g_assert_cmpint (h->k, ==, 32);
+  g_assert_cmpint (h->n, ==, 64);
+  g_assert_cmpstr (fw_node_get_name (h->slices[0].root), ==, "/q_proj");
+  g_assert_cmpint (h->slices[0].col, ==, 0);
+  g_assert_cmpint (h->slices[1].col, ==, 32);
+  g_assert_cmpint (h->slices[2].col, ==, 48);
+  g_assert_cmpstr (h->a->name, ==, "h");
+  cost = fw_candidate_get_cost (c);
+  g_assert_cmpuint (cost->launches_before, ==, 6);
+  g_assert_cmpuint (cost->launches_after, ==, 1);
+  /* A once, the three weights, the bias and the view's four int64 dims, against A three times apart. */
+  g_assert_cmpfloat (cost->bytes_read_after, ==, 4.0 * (32 * 32 + 32 * 64 + 32) + 8 * 4);
+  g_assert_cmpfloat (cost->bytes_read_before, >=, 4.0 * 3 * 32 * 32);
+  g_assert_cmpfloat (cost->bytes_written_after, ==, 4.0 * 32 * 64);
+  g_assert_cmpfloat (cost->saving_s, >, 0);
+}
+
+/* Balanced keeps each projection with its own epilogue. */
+static void
+test_balanced (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_QKV);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_BALANCED);
+
+  g_assert_null (hgemm_of (plan));
+  for (guint i = 0; i < plan->candidates->len; i++)
+    g_assert_null (fw_kernel_spec_get_hgemm (((FwCandidate *) g_ptr_array_index (plan->candidates, i))->spec));
+}
+
+/* Gate and up: the up slice is read by the gate's epilogue, inside the one group. */
+static void
+test_swiglu (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_SWIGLU);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = hgemm_of (plan);
+
+  g_assert_nonnull (c);
+  g_assert_cmpuint (c->nodes->len, ==, 5);
+  g_assert_cmpuint (fw_kernel_spec_get_hgemm (c->spec)->n_slices, ==, 2);
+  g_assert_cmpuint (fw_kernel_spec_get_n_outputs (c->spec), ==, 1);
+}
+
+/* A weight that is a graph input cannot be packed once: V stays out (FW-NF-025), Q and K still fuse. */
+static void
+test_dynamic_weight (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_DYNAMIC_WEIGHT);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = hgemm_of (plan);
+
+  g_assert_nonnull (fw_test_refusal_of (plan, FW_NF_HGEMM, "/v_proj"));
+  g_assert_nonnull (c);
+  g_assert_cmpuint (fw_kernel_spec_get_hgemm (c->spec)->n_slices, ==, 2);
+  g_assert_cmpstr (fw_reason_code_string (FW_NF_HGEMM), ==, "FW-NF-025");
+}
+
+/* An epilogue operator the slices do not compute keeps its projection out: FW-NF-026 on it. */
+static void
+test_epilogue_refused (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_FLOOR);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = hgemm_of (plan);
+
+  g_assert_nonnull (fw_test_refusal_of (plan, FW_NF_HGEMM_EPILOGUE, "/v_act"));
+  g_assert_nonnull (c);
+  g_assert_cmpuint (fw_kernel_spec_get_hgemm (c->spec)->n_slices, ==, 2);
+  g_assert_cmpstr (fw_reason_code_string (FW_NF_HGEMM_EPILOGUE), ==, "FW-NF-026");
+}
+
+/* The Ascend generator has no lowering for it yet: FW-TG-006, in arranging and in generating. */
+static void
+test_ascend_refuses (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_QKV);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  g_autoptr(GError) error = NULL;
+  const FwCandidate *c = hgemm_of (plan);
+  FwUbArrangement arrangement;
+
+  g_assert_nonnull (c);
+  fw_ub_arrangement_init (&arrangement);
+  g_assert_false (fw_ascend_arrange (plan, c, &arrangement, &error));
+  fw_ub_arrangement_clear (&arrangement);
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "[FW-TG-006]"));
+  g_clear_error (&error);
+  g_assert_null (fw_ascend_kernel_generate (plan, c, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "[FW-TG-006]"));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/plan/hgemm/qkv", test_qkv);
+  g_test_add_func ("/core/plan/hgemm/balanced", test_balanced);
+  g_test_add_func ("/core/plan/hgemm/swiglu", test_swiglu);
+  g_test_add_func ("/core/plan/hgemm/dynamic-weight", test_dynamic_weight);
+  g_test_add_func ("/core/plan/hgemm/epilogue-refused", test_epilogue_refused);
+  g_test_add_func ("/core/plan/hgemm/ascend", test_ascend_refuses);
+  return g_test_run ();
+}

@@ -157,6 +157,56 @@ fw_hgemm_describe (GPtrArray *nodes)
   return h;
 }
 
+static gboolean
+element (const FwValue *v, gint64 i, float *out)
+{
+  gsize size = 0;
+  const guint8 *data = v->constant != NULL ? fw_tensor_get_data (v->constant, &size) : NULL;
+
+  if (data == NULL || v->dtype != FW_DTYPE_FLOAT || size < (gsize) (i + 1) * sizeof (float))
+    return FALSE;
+  memcpy (out, data + (gsize) i * sizeof (float), sizeof (float));
+  return TRUE;
+}
+
+float *
+fw_hgemm_pack (const FwHgemmSpec *h, float **bias_out)
+{
+  g_autofree float *w = g_try_new (float, MAX (h->k * h->n, 1));
+  g_autofree float *b = NULL;
+
+  if (w == NULL)
+    return NULL;
+  for (guint i = 0; i < h->n_slices; i++)
+    {
+      const FwHgemmSlice *s = &h->slices[i];
+      if (fw_value_get_n_elements (s->weight) != h->k * s->n)
+        return NULL;
+      for (gint64 kk = 0; kk < h->k; kk++)
+        for (gint64 j = 0; j < s->n; j++)
+          {
+            float x;
+            if (!element (s->weight, s->trans_b ? j * h->k + kk : kk * s->n + j, &x))
+              return NULL;
+            w[kk * h->n + s->col + j] = (float) s->alpha * x;
+          }
+      if (bias_out == NULL || s->bias == NULL || s->beta == 0)
+        continue;
+      if (b == NULL)
+        b = g_new0 (float, MAX (h->n, 1));
+      for (gint64 j = 0; j < s->n; j++)
+        {
+          float x;
+          if (!element (s->bias, fw_value_get_n_elements (s->bias) == 1 ? 0 : j, &x))
+            return NULL;
+          b[s->col + j] = (float) s->beta * x;
+        }
+    }
+  if (bias_out != NULL)
+    *bias_out = g_steal_pointer (&b);
+  return g_steal_pointer (&w);
+}
+
 void
 fw_hgemm_spec_free (FwHgemmSpec *hgemm)
 {

@@ -307,6 +307,11 @@ gboolean              fw_kernel_spec_has_index_maps  (const FwKernelSpec *spec,
 const FwAttentionSpec *fw_kernel_spec_get_attention (const FwKernelSpec *spec);
 /* The horizontal GEMM the group computes, or NULL when it is none. */
 const FwHgemmSpec    *fw_kernel_spec_get_hgemm      (const FwKernelSpec *spec);
+/* Its weights side by side, [K, n] row-major (transposed ones turned, a Gemm's alpha folded in), and, when
+ * bias_out is not NULL, the slices' biases times beta side by side ([n], 0 where a slice has none; NULL when
+ * none has one); NULL when a weight or bias has no float32 data. g_free both. */
+float                *fw_hgemm_pack                  (const FwHgemmSpec  *hgemm,
+                                                      float             **bias_out);
 /* The Unified Buffer plan. */
 guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
 const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codegen/ascend/fw-ascend.h"
+#include "export/fw-fused-model.h"
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "plan/fw-kernel-spec.h"
@@ -136,6 +137,60 @@ test_ascend_refuses (void)
   g_assert_nonnull (strstr (error->message, "[FW-TG-006]"));
 }
 
+static gboolean
+bytes_have (GBytes *bytes, const char *text)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (bytes, &len);
+
+  return memmem (data, len, text, strlen (text)) != NULL;
+}
+
+/* The fused export: the three weights packed once into a new [32, 64] initializer the function's one MatMul
+ * reads, split back into the projections' results; the original weights leave the file. */
+static void
+test_export (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_QKV);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = fw_fused_model_serialize (plan, FW_ONNX_WRITE_DEFAULT, &error);
+  g_autoptr(FwModel) back = NULL;
+  const FwCandidate *c = hgemm_of (plan);
+  g_autofree char *name = NULL;
+  g_autofree float *packed = NULL;
+  FwValue *w;
+  gsize size;
+  const float *data;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  back = fw_onnx_load_bytes (bytes, "fused.onnx", NULL, NULL, &error);
+  g_assert_no_error (error);
+  name = g_strdup_printf ("Fused_horizontal_gemm_%u.packed_weight", c->index);
+  w = fw_graph_lookup_value (fw_model_get_graph (back), name);
+  g_assert_nonnull (w);
+  g_assert_nonnull (w->constant);
+  g_assert_cmpint (w->rank, ==, 2);
+  g_assert_cmpint (w->dims[0].value, ==, 32);
+  g_assert_cmpint (w->dims[1].value, ==, 64);
+  packed = fw_hgemm_pack (fw_kernel_spec_get_hgemm (c->spec), NULL);
+  data = fw_tensor_get_data (w->constant, &size);
+  g_assert_cmpuint (size, ==, sizeof (float) * 32 * 64);
+  g_assert_cmpmem (data, size, packed, sizeof (float) * 32 * 64);
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *orig[] = { "wq", "wk", "wv" };
+      FwValue *o = fw_graph_lookup_value (fw_model_get_graph (back), orig[i]);
+      g_assert_true (o == NULL || o->constant == NULL);
+    }
+  /* The function's body: the packed product and its split, no projection of its own. */
+  g_assert_true (bytes_have (bytes, "/packed_matmul"));
+  g_assert_true (bytes_have (bytes, "/packed_split"));
+  g_assert_false (bytes_have (bytes, "/q_proj"));
+  g_assert_true (bytes_have (bytes, "/q_bias"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -146,5 +201,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/plan/hgemm/dynamic-weight", test_dynamic_weight);
   g_test_add_func ("/core/plan/hgemm/epilogue-refused", test_epilogue_refused);
   g_test_add_func ("/core/plan/hgemm/ascend", test_ascend_refuses);
+  g_test_add_func ("/core/plan/hgemm/export", test_export);
   return g_test_run ();
 }

@@ -171,7 +171,7 @@ value_expr (Gen *g, const FwHgemmSpec *h, FwValue *v, char **c, GString *out, GE
   return fw_hc_unsupported (error, _("%s in a horizontal GEMM's epilogue"), p->op_type);
 }
 
-/* The weights side by side, [K, n] row-major, alpha folded in: made once, passed after the inputs. */
+/* The weights side by side, made once (fw_hgemm_pack), passed after the inputs. */
 static gboolean
 pack_weights (Gen *g, const FwHgemmSpec *h, GError **error)
 {
@@ -179,28 +179,9 @@ pack_weights (Gen *g, const FwHgemmSpec *h, GError **error)
 
   if (h->k * h->n > G_MAXINT32 || h->m > G_MAXINT32)
     return fw_hc_unsupported (error, _("a horizontal GEMM this large is beyond one sgemm call"));
-  w = g_try_new (float, MAX (h->k * h->n, 1));
+  w = fw_hgemm_pack (h, NULL);
   if (w == NULL)
-    return fw_hc_unsupported (error, _("no memory for the packed weights"));
-  for (guint i = 0; i < h->n_slices; i++)
-    {
-      const FwHgemmSlice *s = &h->slices[i];
-      gsize size = 0;
-      const guint8 *src = s->weight->constant != NULL ? fw_tensor_get_data (s->weight->constant, &size) : NULL;
-
-      if (src == NULL || s->weight->dtype != FW_DTYPE_FLOAT || size != (gsize) (h->k * s->n) * sizeof (float))
-        {
-          g_free (w);
-          return fw_hc_unsupported (error, _("the weight “%s” has no float32 data"), s->weight->name);
-        }
-      for (gint64 kk = 0; kk < h->k; kk++)
-        for (gint64 j = 0; j < s->n; j++)
-          {
-            float x;
-            memcpy (&x, src + sizeof (float) * (gsize) (s->trans_b ? j * h->k + kk : kk * s->n + j), sizeof x);
-            w[kk * h->n + s->col + j] = (float) s->alpha * x;
-          }
-    }
+    return fw_hc_unsupported (error, _("a horizontal GEMM's weights have no float32 data"));
   g_free (g->kernel->packed);
   g->kernel->packed = w;
   return TRUE;

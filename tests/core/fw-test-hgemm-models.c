@@ -22,6 +22,32 @@ fw_test_hgemm_model (FwTestHgemmCase which)
   fw_test_add_random_weight (g, rand, "wq", 2, wq, 0.2f);
   fw_test_add_random_weight (g, rand, "wk", 2, wk, 0.2f);
   fw_test_add_random_weight (g, rand, "bq", 1, bq, 0.5f);
+  if (which == FW_TEST_HGEMM_GEMM)
+    {
+      gint64 x2[2] = { 32, 32 }, wt[2] = { 16, 32 }, one[1] = { 1 };
+      FwNode *n;
+
+      fw_test_add_float_input (g, "x2", 2, x2);
+      op (g, "Tanh", "/norm2", "x2", NULL, "h2");
+      fw_test_add_random_weight (g, rand, "wt", 2, wt, 0.2f);
+      fw_test_add_random_weight (g, rand, "b1", 1, one, 0.5f);
+      n = fw_test_add_node3 (g, "Gemm", "/q_gemm", "q", "h2", "wq", "bq");
+      fw_node_set_attr_int (n, "transB", 1);
+      fw_node_set_attr_float (n, "alpha", 0.5f);
+      n = fw_test_add_node3 (g, "Gemm", "/k_gemm", "k", "h2", "wt", "b1");
+      fw_node_set_attr_int (n, "transB", 1);
+      fw_node_set_attr_float (n, "beta", 2.0f);
+      fw_test_add_node3 (g, "Gemm", "/v_gemm", "vm", "h2", "wk", NULL);
+      op (g, "Sigmoid", "/v_act", "vm", NULL, "v");
+      op (g, "Relu", "/x_act", "h", NULL, "hx");
+      g_assert_true (fw_graph_add_output (g, "q", NULL));
+      g_assert_true (fw_graph_add_output (g, "k", NULL));
+      g_assert_true (fw_graph_add_output (g, "v", NULL));
+      g_assert_true (fw_graph_add_output (g, "hx", NULL));
+      g_assert_true (fw_graph_link (g, NULL));
+      g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+      return model;
+    }
   if (which == FW_TEST_HGEMM_SWIGLU)
     {
       op (g, "MatMul", "/gate_proj", "h", "wq", "g");

@@ -127,6 +127,8 @@ typedef enum {
   FW_TEST_HGEMM_SWIGLU,         /* gate and up, gate · sigmoid (gate) · up: one group, a slice reads another */
   FW_TEST_HGEMM_DYNAMIC_WEIGHT, /* V's weight is a graph input: V stays out, FW-NF-025; Q and K fuse */
   FW_TEST_HGEMM_FLOOR,          /* V's epilogue has a Floor: V stays out, FW-NF-026; Q and K fuse */
+  FW_TEST_HGEMM_GEMM,           /* Gemm projections of a [32, 32] activation: transB, alpha, beta, a bias of
+                                   [32] and of one element, none; one group */
 } FwTestHgemmCase;
 FwModel  *fw_test_hgemm_model          (FwTestHgemmCase which);
 

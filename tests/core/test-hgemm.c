@@ -61,6 +61,33 @@ test_qkv (void)
   g_assert_cmpfloat (cost->saving_s, >, 0);
 }
 
+/* Gemm projections: the transposed weights turned, alpha folded in, beta times each bias. */
+static void
+test_gemm (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_GEMM);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = hgemm_of (plan);
+  const FwHgemmSpec *h;
+  g_autofree float *bias = NULL;
+  g_autofree float *w = NULL;
+
+  g_assert_nonnull (c);
+  h = fw_kernel_spec_get_hgemm (c->spec);
+  g_assert_cmpuint (h->n_slices, ==, 3);
+  g_assert_true (h->slices[0].trans_b);
+  g_assert_cmpfloat (h->slices[0].alpha, ==, 0.5);
+  g_assert_cmpfloat (h->slices[1].beta, ==, 2.0);
+  g_assert_null (h->slices[2].bias);
+  g_assert_cmpint (h->n, ==, 64);
+  w = fw_hgemm_pack (h, &bias);
+  g_assert_nonnull (w);
+  g_assert_nonnull (bias);
+  /* The unbiased slice's columns add nothing. */
+  for (gint64 j = 48; j < 64; j++)
+    g_assert_cmpfloat (bias[j], ==, 0.0f);
+}
+
 /* Balanced keeps each projection with its own epilogue. */
 static void
 test_balanced (void)
@@ -198,6 +225,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/plan/hgemm/qkv", test_qkv);
   g_test_add_func ("/core/plan/hgemm/balanced", test_balanced);
   g_test_add_func ("/core/plan/hgemm/swiglu", test_swiglu);
+  g_test_add_func ("/core/plan/hgemm/gemm", test_gemm);
   g_test_add_func ("/core/plan/hgemm/dynamic-weight", test_dynamic_weight);
   g_test_add_func ("/core/plan/hgemm/epilogue-refused", test_epilogue_refused);
   g_test_add_func ("/core/plan/hgemm/ascend", test_ascend_refuses);

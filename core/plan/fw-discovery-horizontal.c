@@ -78,26 +78,14 @@ acyclic (Disc *d)
 static void
 take (Disc *d, GPtrArray *roots, GArray *cands)
 {
-  FwCandidate *c = g_new0 (FwCandidate, 1);
+  FwCandidate *c = fw_disc_add_candidate (d, "horizontal_gemm");
 
-  c->nodes = g_ptr_array_copy (d->group.nodes, NULL, NULL);
-  c->root = d->group.root;
-  c->kind = g_strdup ("horizontal_gemm");
-  c->pattern = g_strdup ("horizontal_gemm");
-  c->depth = fw_disc_group_depth (d);
-  c->body = d->region->path;
-  fw_candidate_set_spec (d->plan, c, &d->group);
-  c->index = d->plan->candidates->len;
-  g_ptr_array_add (d->plan->candidates, c);
-  g_array_append_val (d->spaces, d->group.space);
   for (guint i = 0; i < cands->len; i++)
     {
       guint old = g_array_index (cands, guint, i);
       if (old != G_MAXUINT)
         g_ptr_array_set_size (((FwCandidate *) g_ptr_array_index (d->plan->candidates, old))->nodes, 0);
     }
-  for (guint i = 0; i < c->nodes->len; i++)
-    d->group_of[((FwNode *) g_ptr_array_index (c->nodes, i))->index] = c->index + 1;
   fw_plan_debug (d->plan, "horizontal GEMM of %u projections from %s: %u nodes", roots->len,
                  ((FwNode *) g_ptr_array_index (roots, 0))->name, c->nodes->len);
 }

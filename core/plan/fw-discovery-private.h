@@ -110,6 +110,9 @@ gboolean     fw_disc_check_limits         (Disc           *d,
 guint        fw_disc_row_ops_after_reduce (Disc           *d);
 void         fw_disc_finish_group         (Disc           *d,
                                            const char     *kind);
+/* The group as it stands as a new candidate of kind, its nodes marked as taken (no trimming, no reset). */
+FwCandidate *fw_disc_add_candidate        (Disc           *d,
+                                           const char     *kind);
 
 /* The passes. */
 void         fw_disc_grow_attention       (Disc           *d,

@@ -7,6 +7,19 @@
 
 #define op fw_test_add_node
 
+/* The outputs (NULL-terminated), then linked and inferred. */
+static FwModel *
+finish (FwModel *model, const char *const *outputs)
+{
+  FwGraph *g = fw_model_get_graph (model);
+
+  for (guint i = 0; outputs[i] != NULL; i++)
+    g_assert_true (fw_graph_add_output (g, outputs[i], NULL));
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  return model;
+}
+
 FwModel *
 fw_test_hgemm_model (FwTestHgemmCase which)
 {
@@ -40,13 +53,7 @@ fw_test_hgemm_model (FwTestHgemmCase which)
       fw_test_add_node3 (g, "Gemm", "/v_gemm", "vm", "h2", "wk", NULL);
       op (g, "Sigmoid", "/v_act", "vm", NULL, "v");
       op (g, "Relu", "/x_act", "h", NULL, "hx");
-      g_assert_true (fw_graph_add_output (g, "q", NULL));
-      g_assert_true (fw_graph_add_output (g, "k", NULL));
-      g_assert_true (fw_graph_add_output (g, "v", NULL));
-      g_assert_true (fw_graph_add_output (g, "hx", NULL));
-      g_assert_true (fw_graph_link (g, NULL));
-      g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
-      return model;
+      return finish (model, (const char *[]) { "q", "k", "v", "hx", NULL });
     }
   if (which == FW_TEST_HGEMM_SWIGLU)
     {
@@ -56,10 +63,7 @@ fw_test_hgemm_model (FwTestHgemmCase which)
       op (g, "MatMul", "/up_proj", "h", "wk2", "u");
       fw_test_add_random_weight (g, rand, "wk2", 2, wq, 0.2f);
       op (g, "Mul", "/swiglu", "silu", "u", "y");
-      g_assert_true (fw_graph_add_output (g, "y", NULL));
-      g_assert_true (fw_graph_link (g, NULL));
-      g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
-      return model;
+      return finish (model, (const char *[]) { "y", NULL });
     }
   {
     g_autoptr(FwTensor) t = fw_tensor_new_int64 (1, &n4, heads);
@@ -78,10 +82,5 @@ fw_test_hgemm_model (FwTestHgemmCase which)
     fw_test_add_random_weight (g, rand, "wv", 2, wk, 0.2f);
   op (g, "MatMul", "/v_proj", "h", "wv", "vm");
   op (g, which == FW_TEST_HGEMM_FLOOR ? "Floor" : "Relu", "/v_act", "vm", NULL, "v");
-  g_assert_true (fw_graph_add_output (g, "q", NULL));
-  g_assert_true (fw_graph_add_output (g, "k", NULL));
-  g_assert_true (fw_graph_add_output (g, "v", NULL));
-  g_assert_true (fw_graph_link (g, NULL));
-  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
-  return model;
+  return finish (model, (const char *[]) { "q", "k", "v", NULL });
 }

@@ -20,16 +20,6 @@
 #include "fw-host-codegen-private.h"
 #include "plan/fw-kernel-spec.h"
 
-static gint
-add_input (Gen *g, FwValue *v)
-{
-  for (guint i = 0; i < g->kernel->inputs->len; i++)
-    if (g_ptr_array_index (g->kernel->inputs, i) == v)
-      return (gint) i;
-  g_ptr_array_add (g->kernel->inputs, v);
-  return (gint) g->kernel->inputs->len - 1;
-}
-
 static gboolean
 is_op (const FwNode *node, const char *op)
 {
@@ -95,7 +85,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
       fw_hc_append_const_element (out, v->constant, 0, FW_DTYPE_FLOAT);
       return TRUE;
     }
-  in = add_input (g, v);
+  in = fw_hc_kernel_input (g, v);
   g_string_append_printf (out, "in%d[0", in);
   for (gint a = v->rank - 1; a >= 0; a--)
     {

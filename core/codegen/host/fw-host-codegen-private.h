@@ -130,6 +130,10 @@ gboolean     fw_hc_unsupported         (GError       **error,
                                         const char    *format,
                                         ...);
 
+/* The index of v among the kernel's inputs, added when it is not one yet (the generators that write their
+ * whole bodies: attention, horizontal GEMM). */
+gint         fw_hc_kernel_input        (Gen           *g,
+                                        FwValue       *v);
 /* A model's string inside a generated comment, escaped so it cannot end the comment or splice lines. */
 void         fw_hc_append_comment_text (GString       *s,
                                         const char    *text);

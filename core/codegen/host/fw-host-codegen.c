@@ -140,6 +140,16 @@ fw_hc_append_prelude (GString *src, gboolean half)
     fw_hc_append_half_helpers (src);
 }
 
+gint
+fw_hc_kernel_input (Gen *g, FwValue *v)
+{
+  for (guint i = 0; i < g->kernel->inputs->len; i++)
+    if (g_ptr_array_index (g->kernel->inputs, i) == v)
+      return (gint) i;
+  g_ptr_array_add (g->kernel->inputs, v);
+  return (gint) g->kernel->inputs->len - 1;
+}
+
 static void emit_function_body (Gen *g, GString *src);
 
 static void

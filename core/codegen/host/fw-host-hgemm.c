@@ -14,16 +14,6 @@
 #include "fw-host-codegen-private.h"
 #include "plan/fw-kernel-spec.h"
 
-static gint
-add_input (Gen *g, FwValue *v)
-{
-  for (guint i = 0; i < g->kernel->inputs->len; i++)
-    if (g_ptr_array_index (g->kernel->inputs, i) == v)
-      return (gint) i;
-  g_ptr_array_add (g->kernel->inputs, v);
-  return (gint) g->kernel->inputs->len - 1;
-}
-
 static const FwHgemmSlice *
 slice_of (const FwHgemmSpec *h, const FwNode *node)
 {
@@ -78,7 +68,7 @@ slice_expr (Gen *g, const FwHgemmSpec *h, const FwHgemmSlice *s, FwValue *v, cha
           fw_hc_append_const_element (out, s->bias->constant, 0, FW_DTYPE_FLOAT);
         }
       else
-        g_string_append_printf (out, " + %s * in%d[%s]", beta, add_input (g, s->bias), c[v->rank - 1]);
+        g_string_append_printf (out, " + %s * in%d[%s]", beta, fw_hc_kernel_input (g, s->bias), c[v->rank - 1]);
     }
   g_string_append_c (out, ')');
 }
@@ -126,7 +116,7 @@ value_expr (Gen *g, const FwHgemmSpec *h, FwValue *v, char **c, GString *out, GE
         fw_hc_append_const_element (out, v->constant, 0, FW_DTYPE_FLOAT);
       else
         {
-          g_string_append_printf (out, "in%d[", add_input (g, v));
+          g_string_append_printf (out, "in%d[", fw_hc_kernel_input (g, v));
           append_linear (out, v, c, 0);
           g_string_append_c (out, ']');
         }
@@ -228,7 +218,7 @@ fw_hc_emit_hgemm (Gen *g, GError **error)
     return fw_hc_unsupported (error, _("a horizontal GEMM's packed weights are not passed inside a scope program"));
   if (!pack_weights (g, h, error))
     return FALSE;
-  a_in = add_input (g, h->a);
+  a_in = fw_hc_kernel_input (g, h->a);
   for (guint p = 0; p < fw_kernel_spec_get_n_nodes (spec); p++)
     {
       FwNode *node = fw_kernel_spec_get_node (spec, p);

@@ -130,6 +130,126 @@ collect (Disc *d, FwValue *a, GPtrArray *roots, GArray *cands)
     }
 }
 
+static FwNode *
+first_product (Disc *d)
+{
+  for (guint i = 0; i < d->group.nodes->len; i++)
+    {
+      FwNode *m = g_ptr_array_index (d->group.nodes, i);
+      if (strcmp (m->op_type, "MatMul") == 0 || strcmp (m->op_type, "Gemm") == 0)
+        return m;
+    }
+  return NULL;
+}
+
+static gdouble
+group_saving (Disc *d)
+{
+  g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile, FALSE);
+  FwCostEstimate cost;
+
+  fw_estimate_cost (spec, d->plan->profile, &cost);
+  return cost.saving_s;
+}
+
+/* What the norm would save in the group of its input's producer instead (the merge pass joins the two under
+ * the aggressive strategy): the saving of the two together less the producer group's own; 0 when its input
+ * comes from no group. The group under construction is kept. */
+static gdouble
+saving_in_producer (Disc *d, FwValue *x, GPtrArray *norm)
+{
+  guint g = x->producer != NULL && x->producer->graph == d->graph ? d->group_of[x->producer->index] : 0;
+  g_autoptr(GPtrArray) kept = NULL;
+  FwCandidate *p;
+  FwGroup saved;
+  gdouble both;
+
+  if (g == 0)
+    return 0;
+  p = g_ptr_array_index (d->plan->candidates, g - 1);
+  if (p->nodes->len == 0 || strcmp (p->kind, "epilogue") != 0)
+    return 0;
+  kept = g_ptr_array_copy (d->group.nodes, NULL, NULL);
+  saved = d->group;
+  fw_disc_group_reset (d);
+  for (guint i = 0; i < p->nodes->len; i++)
+    fw_disc_group_add (d, g_ptr_array_index (p->nodes, i));
+  for (guint i = 0; i < norm->len; i++)
+    fw_disc_group_add (d, g_ptr_array_index (norm, i));
+  d->group.root = p->root;
+  d->group.space = g_array_index (d->spaces, FwSpace, g - 1);
+  /* As the merge pass joins them: the norm's rows held whole. */
+  d->group.space.row_axes = MAX (d->group.space.row_axes, 1);
+  both = group_saving (d);
+  fw_disc_group_reset (d);
+  for (guint i = 0; i < kept->len; i++)
+    fw_disc_group_add (d, g_ptr_array_index (kept, i));
+  d->group.root = saved.root;
+  d->group.space = saved.space;
+  return both - fw_candidate_get_cost (p)->saving_s;
+}
+
+/* The RMSNorm making `a`, read by the products only, into the group's prologue when the one kernel saves more
+ * than the products apart (`saving`: the group's without it) and the norm as its own group or in its input's
+ * producer's: its candidate, if it has one made of exactly its nodes, is appended to cands to be emptied. The
+ * refusal says why not. */
+static void
+take_norm (Disc *d, FwValue *a, GPtrArray *roots, GArray *cands, gdouble saving)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new ();
+  FwHgemmSpec norm = { 0 };
+  guint cand = G_MAXUINT, n_in = 0;
+  gdouble with, apart;
+
+  if (a->is_output || !fw_hgemm_match_norm (a, nodes, &norm))
+    return;
+  /* Read by the products only (a Shape folded at load reads no element). */
+  for (guint u = 0; u < a->n_uses; u++)
+    if (!g_ptr_array_find (roots, a->uses[u].node, NULL) && fw_node_runs (a->uses[u].node))
+      return;
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      FwNode *m = g_ptr_array_index (nodes, i);
+      guint g = m->graph == d->graph ? d->group_of[m->index] : 0;
+      if (m->graph != d->graph || !fw_node_runs (m) || (d->excluded != NULL && d->excluded[m->index]))
+        return;
+      if (g != 0)
+        {
+          if ((cand != G_MAXUINT && cand != g - 1) ||
+              ((FwCandidate *) g_ptr_array_index (d->plan->candidates, g - 1))->nodes->len != nodes->len)
+            return;
+          cand = g - 1;
+          n_in++;
+        }
+    }
+  if (n_in != 0 && n_in != nodes->len)
+    return;
+  for (guint i = 0; i < nodes->len; i++)
+    fw_disc_group_add (d, g_ptr_array_index (nodes, i));
+  /* A reader that does not run may still lead back in (Llama's Shape of the normalised value feeds the bounds
+     of a view among the epilogues): no cycle through it either. */
+  if (!acyclic (d))
+    {
+      for (guint i = nodes->len; i > 0; i--)
+        fw_disc_group_remove_last (d, g_ptr_array_index (nodes, i - 1));
+      fw_disc_refuse (d, FW_NF_HGEMM, g_ptr_array_index (nodes, 0),
+                      _("the RMSNorm making “%s” reaches the products' epilogues through nodes outside them"), a->name);
+      return;
+    }
+  with = group_saving (d);
+  apart = saving + MAX (saving_of (d, cand), saving_in_producer (d, norm.norm_x, nodes));
+  if (with > apart && d->group.nodes->len <= d->max_size)
+    {
+      g_array_append_val (cands, cand);
+      return;
+    }
+  for (guint i = nodes->len; i > 0; i--)
+    fw_disc_group_remove_last (d, g_ptr_array_index (nodes, i - 1));
+  fw_disc_refuse (d, FW_NF_NO_BENEFIT, g_ptr_array_index (nodes, 0),
+                  _("the RMSNorm making “%s” in the products' prologue saves %.2f us, apart %.2f us on %s"), a->name,
+                  with * 1e6, apart * 1e6, d->plan->profile->name);
+}
+
 /* One activation's projections: FALSE when no group was made. */
 static gboolean
 grow (Disc *d, FwValue *a)
@@ -164,7 +284,7 @@ grow (Disc *d, FwValue *a)
         fw_disc_group_add (d, g_ptr_array_index (c->nodes, n));
       apart += saving_of (d, cand);
     }
-  d->group.root = g_ptr_array_index (d->group.nodes, 0);
+  d->group.root = first_product (d);
   {
     /* The space is the product's: A's rows by every slice's columns. */
     g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile, FALSE);
@@ -199,17 +319,17 @@ grow (Disc *d, FwValue *a)
     }
   if (ok)
     {
-      g_autoptr(FwKernelSpec) spec = fw_group_spec (&d->group, d->plan->profile, FALSE);
-      FwCostEstimate cost;
+      gdouble saving = group_saving (d);
 
-      fw_estimate_cost (spec, d->plan->profile, &cost);
-      if (cost.saving_s <= apart)
+      if (saving <= apart)
         {
           fw_disc_refuse (d, FW_NF_NO_BENEFIT, d->group.root,
                           _("one GEMM for the %u projections of “%s” saves %.2f us, their own kernels %.2f us on %s"),
-                          roots->len, a->name, cost.saving_s * 1e6, apart * 1e6, d->plan->profile->name);
+                          roots->len, a->name, saving * 1e6, apart * 1e6, d->plan->profile->name);
           ok = FALSE;
         }
+      else
+        take_norm (d, a, roots, cands, saving);
     }
   if (ok)
     take (d, roots, cands);

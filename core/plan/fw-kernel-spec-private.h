@@ -113,6 +113,13 @@ gboolean      fw_hgemm_slice_root    (const FwNode     *node,
                                       char            **why);
 /* Whether a node may be in a slice's epilogue: float elementwise arithmetic and activations, and views. */
 gboolean      fw_hgemm_epilogue_op   (const FwNode     *node);
+/* An RMSNorm (Pow or Mul → ReduceMean over the last axis → Add eps → Sqrt → Div, or Div (1, ·) or Reciprocal
+ * and Mul → Mul by a constant gamma, or without it) whose result is a: TRUE with its nodes appended in
+ * topological order (when nodes is not NULL) and the description in *norm (norm_* fields); FALSE when a is not
+ * made so, or a value between its nodes is read outside them. */
+gboolean      fw_hgemm_match_norm    (FwValue          *a,
+                                      GPtrArray        *nodes,
+                                      FwHgemmSpec      *norm);
 /* The horizontal GEMM of a group's nodes, or NULL when they are none: two or more slice roots reading the
  * same A at the same K, every other member an epilogue op reached from them. Freed by fw_hgemm_spec_free. */
 FwHgemmSpec  *fw_hgemm_describe      (GPtrArray        *nodes);

@@ -240,6 +240,12 @@ typedef struct
   gint64        m, k, n;   /* rows (every axis of A but the last), the inner dimension, all columns */
   guint         n_slices;
   FwHgemmSlice *slices;    /* in the group's order */
+  /* An RMSNorm computed row by row as A is loaded, when the group holds the one that makes A (its result read
+   * by the products only): A = x / √(mean (x²) + eps) · gamma over the last axis; norm_x NULL otherwise. */
+  FwValue      *norm_x;        /* read instead of A */
+  FwValue      *norm_gamma;    /* a constant [K], or NULL */
+  gdouble       norm_eps;
+  gboolean      norm_divides;  /* x / √… as exported; else x · (1 / √…) */
 } FwHgemmSpec;
 
 typedef struct _FwKernelSpec FwKernelSpec;

@@ -20,6 +20,32 @@ finish (FwModel *model, const char *const *outputs)
   return model;
 }
 
+static void
+scalar (FwGraph *g, const char *name, float value)
+{
+  g_autoptr(FwTensor) t = fw_tensor_new_float (0, NULL, &value);
+  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+}
+
+/* y = x / √(mean (x²) + eps) · gamma over the last axis, as Llama's exporter writes it (Div (1, ·), Mul). */
+static void
+rms_norm (FwGraph *g, GRand *rand, const char *x, const char *y)
+{
+  gint64 axes[1] = { -1 }, k[1] = { 32 };
+
+  scalar (g, "two", 2.0f);
+  scalar (g, "eps", 1e-6f);
+  scalar (g, "one", 1.0f);
+  fw_test_add_random_weight (g, rand, "gamma", 1, k, 1.0f);
+  op (g, "Pow", "/rms_pow", x, "two", "rms.sq");
+  fw_node_set_attr_ints (op (g, "ReduceMean", "/rms_mean", "rms.sq", NULL, "rms.mean"), "axes", 1, axes);
+  op (g, "Add", "/rms_eps", "rms.mean", "eps", "rms.var");
+  op (g, "Sqrt", "/rms_sqrt", "rms.var", NULL, "rms.sd");
+  op (g, "Div", "/rms_recip", "one", "rms.sd", "rms.r");
+  op (g, "Mul", "/rms_norm", x, "rms.r", "rms.n");
+  op (g, "Mul", "/rms_gamma", "gamma", "rms.n", y);
+}
+
 FwModel *
 fw_test_hgemm_model (FwTestHgemmCase which)
 {
@@ -31,7 +57,10 @@ fw_test_hgemm_model (FwTestHgemmCase which)
 
   fw_test_add_float_input (g, "x", 3, x);
   /* The activation is made inside the graph, as a norm's result is. */
-  op (g, "Tanh", "/norm", "x", NULL, "h");
+  if (which == FW_TEST_HGEMM_RMSNORM || which == FW_TEST_HGEMM_RMSNORM_OUT)
+    rms_norm (g, rand, "x", "h");
+  else
+    op (g, "Tanh", "/norm", "x", NULL, "h");
   fw_test_add_random_weight (g, rand, "wq", 2, wq, 0.2f);
   fw_test_add_random_weight (g, rand, "wk", 2, wk, 0.2f);
   fw_test_add_random_weight (g, rand, "bq", 1, bq, 0.5f);
@@ -82,5 +111,7 @@ fw_test_hgemm_model (FwTestHgemmCase which)
     fw_test_add_random_weight (g, rand, "wv", 2, wk, 0.2f);
   op (g, "MatMul", "/v_proj", "h", "wv", "vm");
   op (g, which == FW_TEST_HGEMM_FLOOR ? "Floor" : "Relu", "/v_act", "vm", NULL, "v");
+  if (which == FW_TEST_HGEMM_RMSNORM_OUT)
+    return finish (model, (const char *[]) { "q", "k", "v", "h", NULL });
   return finish (model, (const char *[]) { "q", "k", "v", NULL });
 }

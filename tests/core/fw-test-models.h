@@ -129,6 +129,8 @@ typedef enum {
   FW_TEST_HGEMM_FLOOR,          /* V's epilogue has a Floor: V stays out, FW-NF-026; Q and K fuse */
   FW_TEST_HGEMM_GEMM,           /* Gemm projections of a [32, 32] activation: transB, alpha, beta, a bias of
                                    [32] and of one element, none; one group */
+  FW_TEST_HGEMM_RMSNORM,        /* Q, K and V of an RMSNorm's result: the norm in the product's prologue */
+  FW_TEST_HGEMM_RMSNORM_OUT,    /* the same, the normalised value also a graph output: the norm stays out */
 } FwTestHgemmCase;
 FwModel  *fw_test_hgemm_model          (FwTestHgemmCase which);
 

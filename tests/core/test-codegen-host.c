@@ -434,12 +434,13 @@ test_attention (Fixture *f, gconstpointer data)
 
 /* Horizontal GEMMs (test-hgemm has their plans): Q with its bias and head view, K, V with its Relu as one
  * product over packed weights; gate and up with SwiGLU reading both slices; Q and K alone where V stays out;
- * Gemm projections with transposed weights, alpha, beta and biases; each kernel matching the reference. */
+ * Gemm projections with transposed weights, alpha, beta and biases; an RMSNorm computed as A is loaded; each
+ * kernel matching the reference. */
 static void
 test_hgemm (Fixture *f, gconstpointer data)
 {
   static const FwTestHgemmCase cases[] = { FW_TEST_HGEMM_QKV, FW_TEST_HGEMM_SWIGLU, FW_TEST_HGEMM_FLOOR,
-                                           FW_TEST_HGEMM_GEMM };
+                                           FW_TEST_HGEMM_GEMM, FW_TEST_HGEMM_RMSNORM };
 
   NEED_TOOLCHAIN (f);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

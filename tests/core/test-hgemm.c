@@ -88,6 +88,39 @@ test_gemm (void)
     g_assert_cmpfloat (bias[j], ==, 0.0f);
 }
 
+/* The RMSNorm making the activation, read by the products only, is computed as A is loaded: one kernel reads
+ * x (not the normalised value), the norm's own launch and its result's round trip saved. Read outside, the
+ * norm stays a group of its own. */
+static void
+test_rmsnorm (void)
+{
+  g_autoptr(FwModel) model = fw_test_hgemm_model (FW_TEST_HGEMM_RMSNORM);
+  g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+  g_autoptr(FwModel) out_model = fw_test_hgemm_model (FW_TEST_HGEMM_RMSNORM_OUT);
+  g_autoptr(FwPlan) out_plan = fw_test_plan_with (out_model, FW_STRATEGY_AGGRESSIVE);
+  const FwCandidate *c = hgemm_of (plan);
+  const FwHgemmSpec *h;
+
+  g_assert_nonnull (c);
+  g_assert_cmpuint (c->nodes->len, ==, 6 + 7);
+  h = fw_kernel_spec_get_hgemm (c->spec);
+  g_assert_cmpuint (h->n_slices, ==, 3);
+  g_assert_nonnull (h->norm_x);
+  g_assert_cmpstr (h->norm_x->name, ==, "x");
+  g_assert_cmpstr (h->norm_gamma->name, ==, "gamma");
+  g_assert_false (h->norm_divides);
+  g_assert_cmpfloat_with_epsilon (h->norm_eps, 1e-6, 1e-12);
+  g_assert_cmpstr (h->a->name, ==, "h");
+  g_assert_cmpuint (fw_candidate_get_cost (c)->launches_before, ==, 13);
+  /* x, the weights, the bias, gamma, the view's dims and the norm's three scalars, once each. */
+  g_assert_cmpfloat (fw_candidate_get_cost (c)->bytes_read_after, ==,
+                     4.0 * (32 * 32 + 32 * 64 + 32 + 32 + 3) + 8 * 4);
+  c = hgemm_of (out_plan);
+  g_assert_nonnull (c);
+  g_assert_null (fw_kernel_spec_get_hgemm (c->spec)->norm_x);
+  g_assert_cmpuint (c->nodes->len, ==, 6);
+}
+
 /* Balanced keeps each projection with its own epilogue. */
 static void
 test_balanced (void)
@@ -226,6 +259,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/plan/hgemm/balanced", test_balanced);
   g_test_add_func ("/core/plan/hgemm/swiglu", test_swiglu);
   g_test_add_func ("/core/plan/hgemm/gemm", test_gemm);
+  g_test_add_func ("/core/plan/hgemm/rmsnorm", test_rmsnorm);
   g_test_add_func ("/core/plan/hgemm/dynamic-weight", test_dynamic_weight);
   g_test_add_func ("/core/plan/hgemm/epilogue-refused", test_epilogue_refused);
   g_test_add_func ("/core/plan/hgemm/ascend", test_ascend_refuses);

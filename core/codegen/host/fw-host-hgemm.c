@@ -122,6 +122,14 @@ value_expr (Gen *g, const FwHgemmSpec *h, FwValue *v, char **c, GString *out, GE
         }
       return TRUE;
     }
+  /* The normalised rows, where the product read them. */
+  if (v == h->a && h->norm_x != NULL)
+    {
+      g_string_append (out, "col[");
+      append_linear (out, v, c, 0);
+      g_string_append_c (out, ']');
+      return TRUE;
+    }
   if ((s = slice_of (h, p)) != NULL)
     {
       slice_expr (g, h, s, v, c, out);
@@ -206,6 +214,40 @@ emit_output (Gen *g, const FwHgemmSpec *h, FwValue *v, gint index, GString *s, G
   return ok;
 }
 
+/* The RMSNorm of the rows of x into col, the product's A: each row's mean square, then x / √(… + eps) (or x times
+ * its reciprocal, as the model writes it) times gamma, as the reference computes them. */
+static void
+emit_norm (Gen *g, const FwHgemmSpec *h, gint x_in, GString *s)
+{
+  g_autofree char *eps = fw_hc_flit ((float) h->norm_eps);
+  g_autofree char *kf = fw_hc_flit ((float) h->k);
+  gint gamma = h->norm_gamma != NULL ? fw_hc_kernel_input (g, h->norm_gamma) : -1;
+  g_autofree char *scale = gamma >= 0 ? g_strdup_printf (" * in%d[k]", gamma) : g_strdup ("");
+
+  g_string_append (s, "  /* RMSNorm of the rows of ");
+  fw_hc_append_comment_text (s, h->norm_x->name);
+  g_string_append_printf (s, " as A is loaded */\n"
+                          "  col = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n"
+                          "  if (col == NULL)\n    goto out;\n"
+                          "#pragma omp parallel for num_threads(%s) schedule(static)\n"
+                          "  for (int64_t r = 0; r < %" G_GINT64_FORMAT "; r++)\n  {\n"
+                          "    const float *restrict xr = in%d + r * %" G_GINT64_FORMAT ";\n"
+                          "    float *restrict ar = col + r * %" G_GINT64_FORMAT ";\n"
+                          "    float ss = 0.0f;\n"
+                          "    for (int64_t k = 0; k < %" G_GINT64_FORMAT "; k++)\n      ss += xr[k] * xr[k];\n"
+                          "    const float d = sqrtf (ss / %s + %s);\n",
+                          MAX (h->m * h->k, 1), h->m * h->k > PARALLEL_MIN_ELEMENTS ? "nt" : "1", h->m,
+                          x_in, h->k, h->k, h->k, kf, eps);
+  if (h->norm_divides)
+    g_string_append_printf (s, "    for (int64_t k = 0; k < %" G_GINT64_FORMAT "; k++)\n      ar[k] = (xr[k] / d)%s;\n",
+                            h->k, scale);
+  else
+    g_string_append_printf (s, "    const float inv = 1.0f / d;\n"
+                            "    for (int64_t k = 0; k < %" G_GINT64_FORMAT "; k++)\n      ar[k] = (xr[k] * inv)%s;\n",
+                            h->k, scale);
+  g_string_append (s, "  }\n");
+}
+
 gboolean
 fw_hc_emit_hgemm (Gen *g, GError **error)
 {
@@ -213,12 +255,13 @@ fw_hc_emit_hgemm (Gen *g, GError **error)
   const FwKernelSpec *spec = g->cand->spec;
   GString *s = g->body;
   gint a_in;
+  char a_name[32];
 
   if (g->kernel->unit_name != NULL)
     return fw_hc_unsupported (error, _("a horizontal GEMM's packed weights are not passed inside a scope program"));
   if (!pack_weights (g, h, error))
     return FALSE;
-  a_in = fw_hc_kernel_input (g, h->a);
+  a_in = fw_hc_kernel_input (g, h->norm_x != NULL ? h->norm_x : h->a);
   for (guint p = 0; p < fw_kernel_spec_get_n_nodes (spec); p++)
     {
       FwNode *node = fw_kernel_spec_get_node (spec, p);
@@ -231,15 +274,19 @@ fw_hc_emit_hgemm (Gen *g, GError **error)
             g_ptr_array_add (g->kernel->outputs, node->outputs[k]);
           }
     }
+  g_snprintf (a_name, sizeof a_name, "in%d", a_in);
   g_string_append_printf (s, "  /* horizontal GEMM: %u projections, %" G_GINT64_FORMAT " rows, K = %" G_GINT64_FORMAT
                           ", %" G_GINT64_FORMAT " columns */\n", h->n_slices, h->m, h->k, h->n);
   g_string_append_printf (s, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n"
                           "  if (tile == NULL)\n    goto out;\n  {\n  float *restrict cb = tile;\n",
                           MAX (h->m * h->n, 1));
+  if (h->norm_x != NULL)
+    emit_norm (g, h, a_in, s);
   /* The packed weights come after the kernel's inputs. */
   g_string_append_printf (s, "  rt->sgemm (0, 0, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", 1.0f, in%d, %" G_GINT64_FORMAT ", (const float *) ins[FW_HGEMM_PACKED], %" G_GINT64_FORMAT
-                          ", 0.0f, cb, %" G_GINT64_FORMAT ");\n", h->m, h->n, h->k, a_in, h->k, h->n, h->n);
+                          ", 1.0f, %s, %" G_GINT64_FORMAT ", (const float *) ins[FW_HGEMM_PACKED], %" G_GINT64_FORMAT
+                          ", 0.0f, cb, %" G_GINT64_FORMAT ");\n", h->m, h->n, h->k,
+                          h->norm_x != NULL ? "col" : a_name, h->k, h->n, h->n);
   for (guint i = 0; i < g->kernel->outputs->len; i++)
     if (!emit_output (g, h, g_ptr_array_index (g->kernel->outputs, i), (gint) i, s, error))
       return FALSE;

@@ -305,7 +305,9 @@ grow (Disc *d, FwValue *a)
   if (!ok)
     fw_disc_refuse (d, FW_NF_MAX_SIZE, d->group.root, _("the group would have %u nodes; the maximum fusion size is %u"),
                     d->group.nodes->len, d->max_size);
-  if (ok && (!acyclic (d) || fw_disc_covers_vetoed (d)))
+  /* A set the user vetoed is not made again, and says so in the decisions already. */
+  ok = ok && !fw_disc_covers_vetoed (d);
+  if (ok && !acyclic (d))
     {
       fw_disc_refuse (d, FW_NF_HGEMM, d->group.root,
                       _("the projections of “%s” reach each other through nodes outside them"), a->name);

@@ -185,10 +185,14 @@ pack_weights (Gen *g, const FwHgemmSpec *h, GError **error)
   return TRUE;
 }
 
+/* One value that leaves: a loop over its rows (every axis but the last, their coordinates from the row number
+ * once a row) and, inside, over the last axis, unit stride in the product's columns, so the compiler can keep
+ * the inner loop free of index arithmetic. */
 static gboolean
 emit_output (Gen *g, const FwHgemmSpec *h, FwValue *v, gint index, GString *s, GError **error)
 {
-  gint64 n = fw_value_get_n_elements (v), stride = 1;
+  gint64 n = fw_value_get_n_elements (v), last = v->rank > 0 ? MAX (v->dims[v->rank - 1].value, 1) : 1;
+  gint64 stride = 1;
   char **c = g_new0 (char *, v->rank + 2);
   GString *e = g_string_new (NULL);
   gboolean ok;
@@ -200,15 +204,20 @@ emit_output (Gen *g, const FwHgemmSpec *h, FwValue *v, gint index, GString *s, G
   ok = value_expr (g, h, v, c, e, error);
   g_string_append_printf (s, "  /* %s */\n#pragma omp parallel for num_threads(%s) schedule(static)\n", v->name,
                           n > PARALLEL_MIN_ELEMENTS ? "nt" : "1");
-  g_string_append_printf (s, "  for (int64_t e = 0; e < %" G_GINT64_FORMAT "; e++)\n  {\n", n);
-  for (gint a = v->rank - 1; a >= 0; a--)
+  g_string_append_printf (s, "  for (int64_t row = 0; row < %" G_GINT64_FORMAT "; row++)\n  {\n", n / last);
+  for (gint a = v->rank - 2; a >= 0; a--)
     {
-      g_string_append_printf (s, "    const int64_t c%d = (e / %" G_GINT64_FORMAT ") %% %" G_GINT64_FORMAT ";\n", a,
+      g_string_append_printf (s, "    const int64_t c%d = (row / %" G_GINT64_FORMAT ") %% %" G_GINT64_FORMAT ";\n", a,
                               stride, MAX (v->dims[a].value, 1));
       g_string_append_printf (s, "    (void) c%d;\n", a);
       stride *= v->dims[a].value;
     }
-  g_string_append_printf (s, "    out%d[e] = %s;\n  }\n", index, e->str);
+  g_string_append_printf (s, "    float *restrict orow = out%d + row * %" G_GINT64_FORMAT ";\n", index, last);
+  if (v->rank > 0)
+    g_string_append_printf (s, "    for (int64_t c%d = 0; c%d < %" G_GINT64_FORMAT "; c%d++)\n      orow[c%d] = %s;\n"
+                            "  }\n", v->rank - 1, v->rank - 1, last, v->rank - 1, v->rank - 1, e->str);
+  else
+    g_string_append_printf (s, "    orow[0] = %s;\n  }\n", e->str);
   g_string_free (e, TRUE);
   g_strfreev (c);
   return ok;

@@ -1,10 +1,11 @@
 /* fw-host-hgemm.c: the host kernel of a horizontal GEMM group (FwHgemmSpec, fw-kernel-spec.h).
  *
  * The slices' weights are packed side by side once, when the kernel is generated: one [K, n] matrix
- * (transposed weights turned, a Gemm's alpha folded in), which the host passes after the inputs. The kernel
- * makes the whole product with one sgemm into a buffer of its own, then writes each value that leaves the
- * group element by element: a slice's result is its columns of the product (plus its Gemm's bias), an
- * epilogue member's an expression of its operands at the element's coordinates, a view an index expression. */
+ * (transposed weights turned, a Gemm's alpha folded in), which the host passes after the inputs. With an
+ * RMSNorm in the prologue the kernel first normalises A's rows into a buffer. It makes the whole product with
+ * one sgemm into a buffer of its own, then writes each value that leaves the group row by row: a slice's result
+ * is its columns of the product (plus its Gemm's bias), an epilogue member's an expression of its operands at
+ * the element's coordinates, a view an index expression. */
 #include "config.h"
 
 #include <string.h>

@@ -94,6 +94,11 @@ switch (base) {
     // norm and the head counted in (the blocks' own kernels are fewer).
     console.log(`${name}: ${blocks} decoder blocks, ${bal.plan.totals.after.launches} kernels after fusion ` +
                 `(${(bal.plan.totals.after.launches / blocks).toFixed(1)} per block, embedding and head included)`);
+    // Under aggressive each block's Q, K and V projections are one horizontal GEMM, and its gate and up another.
+    expect('horizontal GEMMs under aggressive (two per block)',
+      live(aggr).filter((c) => c.kind === 'horizontal_gemm').length, 2 * blocks);
+    console.log(`${name}: aggressive: ${aggr.plan.totals.after.launches} kernels after fusion ` +
+                `(${(aggr.plan.totals.after.launches / blocks).toFixed(1)} per block, embedding and head included)`);
     break;
   }
   default:

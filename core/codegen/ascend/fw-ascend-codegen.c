@@ -582,10 +582,18 @@ refuse_integer (GError **error)
 
 /* A fused attention (two cube products with the softmax between them on the vector unit, per block of
  * query rows) is no kernel of one compute root and its epilogue, the only ones this generator writes: refused
- * with its code (docs/reason-codes.md) until it has a lowering of its own. */
+ * with its code (docs/reason-codes.md) until it has a lowering of its own. A horizontal GEMM (one cube product
+ * whose column slices each take their own epilogue) is refused the same way (FW-TG-006). */
 static gboolean
 refuse_attention (const FwCandidate *candidate, GError **error)
 {
+  if (fw_kernel_spec_get_hgemm (candidate->spec) != NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: [FW-TG-006] a horizontal GEMM (one product over concatenated weights, each "
+                     "projection's epilogue on its column slice) has no Ascend C lowering yet"));
+      return TRUE;
+    }
   if (fw_kernel_spec_get_attention (candidate->spec) == NULL)
     return FALSE;
   g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,

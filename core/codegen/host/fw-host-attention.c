@@ -20,16 +20,6 @@
 #include "fw-host-codegen-private.h"
 #include "plan/fw-kernel-spec.h"
 
-static gint
-add_input (Gen *g, FwValue *v)
-{
-  for (guint i = 0; i < g->kernel->inputs->len; i++)
-    if (g_ptr_array_index (g->kernel->inputs, i) == v)
-      return (gint) i;
-  g_ptr_array_add (g->kernel->inputs, v);
-  return (gint) g->kernel->inputs->len - 1;
-}
-
 static gboolean
 is_op (const FwNode *node, const char *op)
 {
@@ -38,8 +28,8 @@ is_op (const FwNode *node, const char *op)
 
 /* Coordinates of `v` (rank `v->rank`) for an operand of a node whose result has coordinates `c` (rank
  * `rank`): numpy broadcasting from the right, "0" along v's axes of one. */
-static char **
-broadcast_coords (const FwValue *v, char **c, gint rank)
+char **
+fw_hc_broadcast_coords (const FwValue *v, char **c, gint rank)
 {
   char **s = g_new0 (char *, v->rank + 1);
 
@@ -50,8 +40,8 @@ broadcast_coords (const FwValue *v, char **c, gint rank)
 
 /* The linear index of coordinates c over dims, then the coordinates of the same element over v's dims: a
  * view's operand. */
-static char **
-reshape_coords (const FwValue *from, char **c, const FwValue *to)
+char **
+fw_hc_reshape_coords (const FwValue *from, char **c, const FwValue *to)
 {
   GString *lin = g_string_new ("0");
   char **s = g_new0 (char *, to->rank + 1);
@@ -95,7 +85,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
       fw_hc_append_const_element (out, v->constant, 0, FW_DTYPE_FLOAT);
       return TRUE;
     }
-  in = add_input (g, v);
+  in = fw_hc_kernel_input (g, v);
   g_string_append_printf (out, "in%d[0", in);
   for (gint a = v->rank - 1; a >= 0; a--)
     {
@@ -110,7 +100,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
 static gboolean
 operand_expr (Gen *g, FwValue *v, char **c, gint rank, GString *out, GError **error)
 {
-  char **s = broadcast_coords (v, c, rank);
+  char **s = fw_hc_broadcast_coords (v, c, rank);
   gboolean ok = value_expr (g, v, s, out, error);
 
   g_strfreev (s);
@@ -183,7 +173,7 @@ view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
         }
     }
   else if (is_op (p, "Expand"))
-    s = broadcast_coords (x, c, v->rank);
+    s = fw_hc_broadcast_coords (x, c, v->rank);
   else if (is_op (p, "Slice"))
     {
       gint64 start[FW_MAX_RANK], step[FW_MAX_RANK];
@@ -194,7 +184,7 @@ view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
         s[a] = g_strdup_printf ("((%s) * %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT ")", c[a], step[a], start[a]);
     }
   else
-    s = reshape_coords (v, c, x);
+    s = fw_hc_reshape_coords (v, c, x);
   ok = value_expr (g, x, s, out, error);
   g_strfreev (s);
   return ok;

@@ -140,6 +140,16 @@ fw_hc_append_prelude (GString *src, gboolean half)
     fw_hc_append_half_helpers (src);
 }
 
+gint
+fw_hc_kernel_input (Gen *g, FwValue *v)
+{
+  for (guint i = 0; i < g->kernel->inputs->len; i++)
+    if (g_ptr_array_index (g->kernel->inputs, i) == v)
+      return (gint) i;
+  g_ptr_array_add (g->kernel->inputs, v);
+  return (gint) g->kernel->inputs->len - 1;
+}
+
 static void emit_function_body (Gen *g, GString *src);
 
 static void
@@ -157,7 +167,7 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
 {
   Gen g = { 0 };
   GString *src;
-  gboolean ok, attention;
+  gboolean ok, attention, whole;
 
   g.plan = kernel->plan;
   g.cand = kernel->candidate;
@@ -176,22 +186,25 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.decls = g_string_new (NULL);
   g.body = g_string_new (NULL);
 
+  /* A fused attention and a horizontal GEMM write their whole bodies themselves. A scope's attention
+     sub-kernel (its own loops, no library) is in team form (see below); a horizontal GEMM calls sgemm and is
+     never a scope's sub-kernel. */
   attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL;
-  /* Attention is emitted whole next: a scope's attention sub-kernel (its own loops, no library) is in team
-     form (see below). */
+  whole = attention || fw_kernel_spec_get_hgemm (g.cand->spec) != NULL;
   g.team = attention && kernel->unit_name != NULL;
-  ok = attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
-  if (ok && !attention)
+  ok = fw_kernel_spec_get_hgemm (g.cand->spec) != NULL ? fw_hc_emit_hgemm (&g, error)
+       : attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
+  if (ok && !whole)
     fw_hc_choose_producer (&g);
   for (guint i = 0; ok && i < g.vals->len; i++)
     g.half |= fw_hc_is_half (((SkVal *) g_ptr_array_index (g.vals, i))->dtype);
   /* A scope's sub-kernel that calls no library joins its program's one team (fw-host-scope.c); sgemm and
      oneDNN run their own threads, so a sub-kernel calling them keeps its parallel regions. */
-  if (!attention)
+  if (!whole)
     g.team = ok && kernel->unit_name != NULL && !g.half &&
              (g.root == NULL || kernel->producer_kind == FW_SK_PRODUCER_DIRECT);
   kernel->team = g.team;
-  if (attention)
+  if (whole)
     ;
   else if (ok && g.root == NULL)
     {

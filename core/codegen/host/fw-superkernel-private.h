@@ -89,6 +89,9 @@ struct _FwSuperKernel
   guint64            product_k;
   gdouble            product_alpha;
   FwValue           *product_a, *product_b;
+  /* A horizontal GEMM's weights side by side (fw-host-hgemm.c), made once when the kernel is generated and
+     passed to the entry after its inputs (ins[inputs->len]); NULL otherwise. */
+  float             *packed;
 };
 
 /* fw-superkernel.c: fw_superkernel_generate for a scope's sub-kernel, whose unit is named unit_name. */

@@ -132,6 +132,7 @@ fw_superkernel_free (FwSuperKernel *kernel)
   g_free (kernel->producer_fallback);
   fw_dnnl_prim_free (kernel->dnnl);
   g_free (kernel->producer_table);
+  g_free (kernel->packed);
   g_free (kernel);
 }
 
@@ -292,7 +293,8 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
           return FALSE;
         }
     }
-  ins = g_new0 (gconstpointer, MAX (n_in, 1));
+  ins = g_new0 (gconstpointer, n_in + 1);
+  ins[n_in] = kernel->packed;
   outs = g_new0 (gpointer, n_out + 1);
   outs[n_out] = arena;
   for (guint i = 0; i < n_in; i++)

@@ -41,8 +41,22 @@ struct _FwAscendKernel
 {
   FwAscendTiling  tiling;
   FwKernelSource *source;     /* the kernel .cpp first, then its tiling header, host tiling, CMake, README */
-  char           *body;       /* the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body) */
+  char           *body;       /* the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body); NULL: none */
+  gboolean        integer;    /* an integer kernel (fw-ascend-int8.c): its product bound is product_abs */
+  gdouble         product_abs;
 };
+
+FwAscendKernel *
+fw_ac_kernel_new_integer (FwKernelSource *source, const FwAscendTiling *tiling, gdouble product_abs)
+{
+  FwAscendKernel *kernel = g_new0 (FwAscendKernel, 1);
+
+  kernel->source = source;
+  kernel->tiling = *tiling;
+  kernel->integer = TRUE;
+  kernel->product_abs = product_abs;
+  return kernel;
+}
 
 char *
 fw_ascend_escape_comment (const char *text)
@@ -330,7 +344,13 @@ fw_ascend_cmake_preamble (const char *name, const char *what)
 static char *
 gen_cmake (Gen *g)
 {
-  g_autofree char *preamble = fw_ascend_cmake_preamble (g->name, "fused kernel");
+  return fw_ac_gen_cmake (g->name);
+}
+
+char *
+fw_ac_gen_cmake (const char *name)
+{
+  g_autofree char *preamble = fw_ascend_cmake_preamble (name, "fused kernel");
 
   return g_strdup_printf (
     "%s"
@@ -343,7 +363,7 @@ gen_cmake (Gen *g)
     "target_compile_features(%s_tiling PRIVATE cxx_std_17)\n\n"
     "install(TARGETS %s_kernels %s_tiling LIBRARY DESTINATION lib)\n"
     "install(FILES %s_tiling.h DESTINATION include)\n",
-    preamble, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
+    preamble, name, name, name, name, name, name, name, name, name, name);
 }
 
 static void
@@ -570,16 +590,6 @@ to_arrangement (Gen *g, FwUbArrangement *out)
     }
 }
 
-/* The cube part of an integer (QDQ) group (int8 Matmul, int32 output) and its dequantising vector epilogue
- * are not generated yet: the host target computes the group. */
-static gboolean
-refuse_integer (GError **error)
-{
-  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-               _("Ascend target: no Ascend C lowering for integer (QDQ) groups yet; the host target computes them"));
-  return FALSE;
-}
-
 /* A fused attention (two cube products with the softmax between them on the vector unit, per block of
  * query rows) is no kernel of one compute root and its epilogue, the only ones this generator writes: refused
  * with its code (docs/reason-codes.md) until it has a lowering of its own. */
@@ -604,7 +614,7 @@ fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrange
   if (refuse_attention (candidate, error))
     return FALSE;
   if (fw_candidate_is_integer (candidate))
-    return refuse_integer (error);
+    return fw_ascend_int8_arrange (plan, candidate, out, error);
   gen_init (&g, plan, candidate);
   ok = arrange (&g, TRUE, error);
   if (ok)
@@ -698,10 +708,7 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
   if (refuse_attention (candidate, error))
     return NULL;
   if (fw_candidate_is_integer (candidate))
-    {
-      refuse_integer (error);
-      return NULL;
-    }
+    return fw_ascend_int8_generate (plan, candidate, error);
   for (guint i = 0; i < candidate->nodes->len; i++)
     {
       const FwNode *node = g_ptr_array_index (candidate->nodes, i);
@@ -764,6 +771,8 @@ fw_ascend_kernel_product_tolerance (FwAscendKernel *kernel, FwArray *const *inpu
 {
   const FwAscendTiling *t = &kernel->tiling;
 
+  if (kernel->integer)
+    return kernel->product_abs;
   if (t->n_cube == 0 || inputs == NULL)
     return 0;
   /* cube[3] is Ka; the fields are in cube_fields' order (fw-ascend-cube.c). */

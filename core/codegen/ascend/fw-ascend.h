@@ -40,6 +40,9 @@ typedef struct
    * any other kernel. */
   guint   n_cube;
   guint64 cube[32];
+  /* Bytes of GM workspace the kernel takes (its argument after the outputs; an integer kernel's activation
+   * requantised to int8 for the cube, fw-ascend-int8.c); 0: none. */
+  gint64  workspace_bytes;
 } FwAscendTiling;
 
 /* One generated file: a name relative to the kernel's folder and its text. */

@@ -219,6 +219,12 @@ void         fw_ac_cube_entry_fields      (Gen            *g,
                                            GString        *s);
 void         fw_ac_cube_struct_fields     (Gen            *g,
                                            GString        *s);
+/* The TCubeTiling fields a mixed kernel's tiling struct carries (as cubeNAME), in order. */
+#define FW_AC_N_CUBE_FIELDS 22
+extern const char *const fw_ac_cube_fields[FW_AC_N_CUBE_FIELDS];
+/* Init's lines after the tiling is in this->cube: the Matmul object registered with the pipe, this core's
+ * share of C (m0, n0, sm, sn: M shares first). */
+extern const char fw_ac_cube_share_code[];
 
 /* fw-ascend-int8.c: an integer (QDQ) group's kernel: int8 Matmul, int32 C, the dequantise/requantise
  * epilogue in vector code (FALSE / NULL with error, code FW-TG-005, for the groups it does not make). */
@@ -236,6 +242,13 @@ FwAscendKernel *fw_ascend_int8_generate   (FwPlan            *plan,
 FwAscendKernel *fw_ac_kernel_new_integer  (FwKernelSource       *source,
                                            const FwAscendTiling *tiling,
                                            gdouble               product_abs);
+/* The host tiling file after its header comment, for a kernel whose tiling was computed here for profile (a
+ * mixed kernel's): it hands out t's numbers when the UB given holds the kernel's buffers. */
+void         fw_ac_host_tiling_fixed      (GString              *s,
+                                           const char           *name,
+                                           const char           *struct_name,
+                                           const FwProfile      *profile,
+                                           const FwAscendTiling *t);
 /* The kernel folder's CMakeLists.txt: the device kernel NAME.cpp and the host tiling NAME_tiling.cpp. */
 char        *fw_ac_gen_cmake              (const char     *name);
 const char  *fw_ac_node_label             (const FwNode   *node);

@@ -180,6 +180,14 @@ gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
   GString *s = g_string_new (NULL);
 
   fw_ac_append_header (g, s, "host tiling");
+  fw_ac_host_tiling_fixed (s, g->name, g->struct_name, g->profile, t);
+  return g_string_free (s, FALSE);
+}
+
+void
+fw_ac_host_tiling_fixed (GString *s, const char *name, const char *struct_name, const FwProfile *profile,
+                         const FwAscendTiling *t)
+{
   g_string_append_printf (s, "#include <cstdint>\n\n#include \"%s_tiling.h\"\n\n"
     "/* The C block and the cube tiling were computed for %s (its L1, L0A/B/C, cube cores and UB) by Fusion\n"
     " * Workbench's cube tiling; another profile needs the kernel generated again. -1 when the UB given does not\n"
@@ -191,13 +199,12 @@ gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
     "    return -1;\n"
     "  const %s values = { %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT
     "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u",
-    g->name, g->profile->name ? g->profile->name : "the plan's profile", t->kernel_ub_bytes, g->struct_name, g->struct_name,
-    t->kernel_ub_bytes, g->struct_name, t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
+    name, profile->name ? profile->name : "the plan's profile", t->kernel_ub_bytes, struct_name, struct_name,
+    t->kernel_ub_bytes, struct_name, t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
     t->block_num, t->tiles_per_block);
   for (guint i = 0; i < t->n_cube; i++)
     g_string_append_printf (s, ", %" G_GUINT64_FORMAT "u", t->cube[i]);
   g_string_append (s, " };\n  *tiling = values;\n  return 0;\n}\n");
-  return g_string_free (s, FALSE);
 }
 
 static char *
@@ -764,6 +771,12 @@ max_abs (const FwArray *a)
         m = v;
     }
   return m;
+}
+
+gboolean
+fw_ascend_kernel_is_integer (FwAscendKernel *kernel)
+{
+  return kernel->integer;
 }
 
 gdouble

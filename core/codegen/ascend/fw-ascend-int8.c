@@ -105,25 +105,8 @@ refuse (GError **error, const char *format, ...)
   return FALSE;
 }
 
-static gint64
-zp_at (const FwQdqParams *p, gint64 i)
-{
-  gint64 z = 0;
-
-  if (p->zero_point != NULL && !fw_tensor_get_int64 (p->zero_point, p->n == 1 ? 0 : i, &z))
-    z = 0;
-  return z;
-}
-
-static float
-scale_at (const FwQdqParams *p, gint64 i)
-{
-  double s = 1.0;
-
-  if (!fw_tensor_get_double (p->scale, p->n == 1 ? 0 : i, &s))
-    s = 1.0;
-  return (float) s;
-}
+#define zp_at fw_qdq_zero_point_at
+#define scale_at fw_qdq_scale_at
 
 static const char *
 ctype_of (FwDType t)
@@ -574,10 +557,7 @@ fw_ascend_int8_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbAr
 
 /* ---- the files ---- */
 
-static const char *const cube_fields[] = {
-  "usedCoreNum", "M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN", "singleCoreK", "baseM", "baseN", "baseK",
-  "depthA1", "depthB1", "stepM", "stepN", "stepKa", "stepKb", "isBias", "iterateOrder", "dbL0A", "dbL0B", "dbL0C",
-};
+#define cube_fields fw_ac_cube_fields
 
 static void
 compute_tiling (const I8 *g, FwAscendTiling *t)
@@ -761,16 +741,8 @@ append_init (const I8 *g, GString *s)
   g_string_append_printf (s, "const %s &tiling)\n  {\n", g->struct_name);
   for (guint i = 0; i < G_N_ELEMENTS (cube_fields); i++)
     g_string_append_printf (s, "    this->cube.%s = static_cast<int>(tiling.cube%s);\n", cube_fields[i], cube_fields[i]);
+  g_string_append (s, fw_ac_cube_share_code);
   g_string_append_printf (s,
-    "    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &this->cube);\n"
-    "    uint32_t idx = static_cast<uint32_t>(AscendC::GetBlockIdx());\n"
-    "    uint32_t m = static_cast<uint32_t>(this->cube.M), n = static_cast<uint32_t>(this->cube.N);\n"
-    "    uint32_t scm = static_cast<uint32_t>(this->cube.singleCoreM), scn = static_cast<uint32_t>(this->cube.singleCoreN);\n"
-    "    uint32_t mShares = (m + scm - 1) / scm;\n"
-    "    this->m0 = (idx %% mShares) * scm;\n"
-    "    this->n0 = (idx / mShares) * scn;\n"
-    "    this->sm = m - this->m0 < scm ? m - this->m0 : scm;\n"
-    "    this->sn = n - this->n0 < scn ? n - this->n0 : scn;\n"
     "    this->baseM = static_cast<uint32_t>(this->cube.baseM);\n"
     "    this->baseN = static_cast<uint32_t>(this->cube.baseN);\n"
     "    this->outPitch = %s;\n"
@@ -1090,22 +1062,7 @@ gen_host_tiling (const I8 *g, const FwAscendTiling *t)
   GString *s = g_string_new (NULL);
 
   append_header (g, s, "host tiling");
-  g_string_append_printf (s, "#include <cstdint>\n\n#include \"%s_tiling.h\"\n\n"
-    "/* The blocks, the cube tiling and the workspace were computed for %s by Fusion Workbench; another profile\n"
-    " * needs the kernel generated again. -1 when the UB given does not hold the kernel's %.0f bytes of buffers. */\n"
-    "extern \"C\" int %sComputeTiling(uint64_t ubBytes, uint64_t ubReserveBytes, double budgetFraction,\n"
-    "                                 uint32_t alignBytes, uint32_t vectorCores, %s *tiling)\n{\n"
-    "  (void)alignBytes;\n  (void)vectorCores;\n"
-    "  if ((static_cast<double>(ubBytes) - static_cast<double>(ubReserveBytes)) * budgetFraction < %.0f)\n"
-    "    return -1;\n"
-    "  const %s values = { %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT
-    "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u",
-    g->name, g->profile->name ? g->profile->name : "the plan's profile", t->kernel_ub_bytes, g->struct_name,
-    g->struct_name, t->kernel_ub_bytes, g->struct_name, t->total_length, t->tile_length, t->tile_num, t->rows,
-    t->row_length, t->block_num, t->tiles_per_block);
-  for (guint i = 0; i < t->n_cube; i++)
-    g_string_append_printf (s, ", %" G_GUINT64_FORMAT "u", t->cube[i]);
-  g_string_append (s, " };\n  *tiling = values;\n  return 0;\n}\n");
+  fw_ac_host_tiling_fixed (s, g->name, g->struct_name, g->profile, t);
   return g_string_free (s, FALSE);
 }
 

@@ -542,7 +542,7 @@ fw_ascend_int8_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbAr
 
       g_array_append_val (out->buffers, tile);
       g_array_append_val (out->buffers, fixed);
-      out->row_stride = 0;
+      out->row_stride = g.tiling.base_n;  /* a tile row is a row of the C block */
       out->tile_align = 1;
       out->block_bytes = 32;
       out->form = FW_KERNEL_FORM_CUBE_VECTOR;

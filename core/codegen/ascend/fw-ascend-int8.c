@@ -940,9 +940,10 @@ append_compute (const I8 *g, GString *s)
   g_string_append (s, "    }\n");
   if (g->q.out.node != NULL)
     {
-      g_string_append_printf (s, "    /* Requantised: QuantizeLinear, then half -> %s row by row into the output's 32-byte rows. */\n"
+      g_string_append_printf (s, "    /* Requantised: QuantizeLinear, then half -> %s%s. */\n"
                                  "    AscendC::LocalTensor<float> scaleT = scaleBuf.Get<float>();\n"
-                                 "    AscendC::LocalTensor<half> h = hBuf.Get<half>();\n", out_t);
+                                 "    AscendC::LocalTensor<half> h = hBuf.Get<half>();\n", out_t,
+                              g->tiling.base_n % 32 == 0 ? "" : " row by row into the output's 32-byte rows");
       append_quantize (s, &g->q.out, 0, g->result, "h", "static_cast<uint32_t>(n)", "    ");
       /* Rows of baseN bytes are 32-byte aligned when baseN is a multiple of 32: one Cast over the block. */
       if (g->tiling.base_n % 32 == 0)

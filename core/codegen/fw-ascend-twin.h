@@ -95,6 +95,9 @@ typedef struct
   guint           drop_barrier;     /* test builds: every block skips its K-th barrier (1-based) and stops at
                                        the next, the outputs incomplete: the diagnostics tell; 0 none */
   guint           sync_timeout_ms;  /* a barrier incomplete this long is a hang; 0: 20 s */
+  /* The kernel's GM workspace (CANN's convention: the argument between the outputs and the tiling), in bytes;
+   * 0: the kernel takes none. */
+  guint64         workspace_bytes;
 } FwTwinKernel;
 
 /* Finds the C++ compiler and compiles the twin's runtime (once; cached). toolchain is borrowed. */

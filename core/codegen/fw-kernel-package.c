@@ -200,6 +200,18 @@ add_ascend_kernel (JsonBuilder *b, const char *folder, FwAscendKernel *kernel)
         json_builder_add_int_value (b, (gint64) t->cube[i]);
       json_builder_end_array (b);
     }
+  /* An integer kernel's GM workspace (its argument after the outputs) and the bound of a float reference's sum
+   * against its exact integer one. */
+  if (t->workspace_bytes > 0)
+    {
+      json_builder_set_member_name (b, "workspace_bytes");
+      json_builder_add_int_value (b, t->workspace_bytes);
+    }
+  if (fw_ascend_kernel_is_integer (kernel))
+    {
+      json_builder_set_member_name (b, "product_bound");
+      json_builder_add_double_value (b, fw_ascend_kernel_product_tolerance (kernel, NULL));
+    }
   json_builder_set_member_name (b, "arguments");
   json_builder_begin_array (b);
   for (guint i = 0; i < fw_kernel_source_get_n_inputs (src) + fw_kernel_source_get_n_outputs (src); i++)

@@ -312,3 +312,23 @@ fw_qdq_read_bytes (const FwValue *value)
     return 0;
   return (gdouble) bytes;
 }
+
+gint64
+fw_qdq_zero_point_at (const FwQdqParams *p, gint64 i)
+{
+  gint64 z = 0;
+
+  if (p->zero_point != NULL && !fw_tensor_get_int64 (p->zero_point, p->n == 1 ? 0 : i, &z))
+    z = 0;
+  return z;
+}
+
+float
+fw_qdq_scale_at (const FwQdqParams *p, gint64 i)
+{
+  double s = 1.0;
+
+  if (!fw_tensor_get_double (p->scale, p->n == 1 ? 0 : i, &s))
+    s = 1.0;
+  return (float) s;
+}

@@ -305,39 +305,44 @@ emit_binary (Gen *g, const char *op, const char *dst, const View *a, const View 
 }
 
 /* Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7): the vector unit has no Erf instruction.
- * erf(x) = sign(x) (1 − (a1 t + a2 t² + a3 t³ + a4 t⁴ + a5 t⁵) e^(−x²)), t = 1 / (1 + p|x|). */
+ * erf(x) = sign(x) (1 − (a1 t + a2 t² + a3 t³ + a4 t⁴ + a5 t⁵) e^(−x²)), t = 1 / (1 + p|x|). Into s, over
+ * count elements, with the three scratch tensors sA, sB, sC in scope. */
+void
+fw_ac_erf_statements (GString *s, const char *dst, const char *src, const char *ctype, const char *c)
+{
+  g_string_append (s, "      /* erf by Abramowitz-Stegun 7.1.26: no Erf instruction exists */\n");
+  g_string_append_printf (s, "      AscendC::Abs(sA, %s, %s);\n", src, c);
+  g_string_append_printf (s, "      AscendC::Muls(sB, sA, static_cast<%s>(0.3275911f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Adds(sB, sB, static_cast<%s>(1.0f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Reciprocal(sB, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Muls(sC, sB, static_cast<%s>(1.061405429f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(-1.453152027f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(1.421413741f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(-0.284496736f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(0.254829592f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Mul(sB, sA, sA, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Muls(sB, sB, static_cast<%s>(-1.0f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Exp(sB, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Muls(sC, sC, static_cast<%s>(-1.0f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(1.0f), %s);\n", ctype, c);
+  /* sign(x) as x / (|x| + tiny): exact away from 0, and erf is 0 there anyway. */
+  g_string_append_printf (s, "      AscendC::Adds(sA, sA, static_cast<%s>(1e-7f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Div(sA, %s, sA, %s);\n", src, c);
+  g_string_append_printf (s, "      AscendC::Mul(%s, sC, sA, %s);\n", dst, c);
+}
+
 static void
 emit_erf (Gen *g, const char *dst, const char *src, const char *ctype)
 {
-  const char *c = "n";
-
   use_scratch (g, 0, ctype);
   use_scratch (g, 1, ctype);
   use_scratch (g, 2, ctype);
-  emit (g, "      /* erf by Abramowitz-Stegun 7.1.26: no Erf instruction exists */\n");
-  emit (g, "      AscendC::Abs(sA, %s, %s);\n", src, c);
-  emit (g, "      AscendC::Muls(sB, sA, static_cast<%s>(0.3275911f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Adds(sB, sB, static_cast<%s>(1.0f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Reciprocal(sB, sB, %s);\n", c);
-  emit (g, "      AscendC::Muls(sC, sB, static_cast<%s>(1.061405429f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(-1.453152027f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(1.421413741f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(-0.284496736f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(0.254829592f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Mul(sB, sA, sA, %s);\n", c);
-  emit (g, "      AscendC::Muls(sB, sB, static_cast<%s>(-1.0f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Exp(sB, sB, %s);\n", c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Muls(sC, sC, static_cast<%s>(-1.0f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(1.0f), %s);\n", ctype, c);
-  /* sign(x) as x / (|x| + tiny): exact away from 0, and erf is 0 there anyway. */
-  emit (g, "      AscendC::Adds(sA, sA, static_cast<%s>(1e-7f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Div(sA, %s, sA, %s);\n", src, c);
-  emit (g, "      AscendC::Mul(%s, sC, sA, %s);\n", dst, c);
+  fw_ac_erf_statements (g->compute, dst, src, ctype, "n");
 }
 
 /* Sigmoid = 1 / (1 + e^(−x)) and tanh = 2 sigmoid(2x) − 1: no instruction for either; this form does not

@@ -42,25 +42,8 @@ add_input (Int8Gen *g, FwValue *v)
   return g->kernel->inputs->len - 1;
 }
 
-static gint64
-zp_at (const FwQdqParams *p, gint64 i)
-{
-  gint64 z = 0;
-
-  if (p->zero_point != NULL && !fw_tensor_get_int64 (p->zero_point, p->n == 1 ? 0 : i, &z))
-    z = 0;
-  return z;
-}
-
-static float
-scale_at (const FwQdqParams *p, gint64 i)
-{
-  double s = 1.0;
-
-  if (!fw_tensor_get_double (p->scale, p->n == 1 ? 0 : i, &s))
-    s = 1.0;
-  return (float) s;
-}
+#define zp_at fw_qdq_zero_point_at
+#define scale_at fw_qdq_scale_at
 
 static void
 qrange (FwDType t, gint64 *lo, gint64 *hi)

@@ -281,6 +281,21 @@ void
 GmRead (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int line)
 {
   GmBuffer &b = g.gm[buffer];
+  /* The workspace holds nothing the host put there: a byte read before this block wrote it is garbage
+   * (blocks run one by one here; a scope's concurrent run checks every block's writes below). */
+  if (b.workspace && !sync_config.concurrent)
+    {
+      uint64_t off = static_cast<uint64_t> (p - b.data);
+      uint16_t me = static_cast<uint16_t> (g.block_idx + 1);
+      for (uint64_t k = off; k < off + bytes; k++)
+        if (b.owner[k] != me)
+          {
+            Diag ("FW-TWIN-WS-UNWRITTEN", file, line, "block %d reads byte %llu of the workspace before writing it",
+                  g.block_idx, (unsigned long long) k);
+            return;
+          }
+      return;
+    }
   if (!sync_config.concurrent || !b.output || b.epoch == nullptr)
     return;
   uint64_t off = static_cast<uint64_t> (p - b.data);

@@ -75,6 +75,7 @@ struct GmBuffer
   uint16_t *owner;     /* output bytes: block index + 1 of the block that wrote it, 0 never */
   uint16_t *epoch;     /* output bytes, concurrent runs: the writer's barrier count when it wrote */
   const char *name;
+  bool workspace;      /* the kernel's GM workspace: scratch it writes before it reads */
 };
 
 struct Stats

@@ -411,6 +411,32 @@ inline double RoundBy (double v, RoundMode m)
 }
 }  // namespace twin
 
+namespace twin {
+/* Cast.md, "Atlas A2 训练系列产品/Atlas A2 推理系列产品支持的数据类型组合情况", for the forms the 8-bit (integer
+ * group) kernels use: int8_t/uint8_t -> half CAST_NONE only; half -> int8_t/uint8_t any of CAST_RINT, FLOOR, CEIL,
+ * ROUND, TRUNC, NONE; float -> float any of RINT, FLOOR, CEIL, ROUND, TRUNC (not NONE); int32_t -> half has no
+ * round mode and needs SetDeqScale ("int32_t到half数据类型的转换，设置舍入模式无效"), which the twin does not model.
+ * There is no direct float <-> int8_t form on A2 (the page's table has none): a float is requantised through
+ * half. Other pairs are not checked here. 0: allowed, else the reason. */
+template <typename T, typename U> const char *CastForm (RoundMode m)
+{
+  constexpr bool t8 = std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value;
+  constexpr bool u8 = std::is_same<U, int8_t>::value || std::is_same<U, uint8_t>::value;
+  if constexpr (u8)
+    return std::is_same<T, half>::value ? (m == RoundMode::CAST_NONE ? nullptr : "an 8-bit -> half Cast takes CAST_NONE only")
+                                        : "an 8-bit source casts to half only";
+  if constexpr (t8)
+    return std::is_same<U, half>::value ? (m == RoundMode::CAST_ODD ? "half -> 8-bit has no CAST_ODD" : nullptr)
+                                        : "an 8-bit destination is cast from half only";
+  if constexpr (std::is_same<T, float>::value && std::is_same<U, float>::value)
+    return m == RoundMode::CAST_NONE || m == RoundMode::CAST_ODD ? "float -> float takes CAST_RINT, FLOOR, CEIL, ROUND or TRUNC"
+                                                                 : nullptr;
+  if constexpr (std::is_same<T, half>::value && std::is_same<U, int32_t>::value)
+    return "int32_t -> half needs SetDeqScale (its round mode has no effect), which the twin does not model";
+  return nullptr;
+}
+}  // namespace twin
+
 template <typename T, typename U>
 void Cast (const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode, const uint32_t count,
            FW_LOC)
@@ -421,15 +447,34 @@ void Cast (const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode
   if (s == nullptr || d == nullptr)
     return;
   twin::VectorStats ("Cast", count, sizeof (T), sizeof (U));
+  if (const char *why = twin::CastForm<T, U> (roundMode))
+    {
+      fwtwin::Diag ("FW-TWIN-CAST-MODE", FW_AT, "Cast of %u-byte to %u-byte elements with round mode %d: %s",
+                    (unsigned) sizeof (U), (unsigned) sizeof (T), static_cast<int> (roundMode), why);
+      return;
+    }
   if constexpr (std::is_integral<T>::value)
     {
+      /* precision_conversion.md: a value outside the destination's range saturates ("溢出默认按照饱和模式处理");
+       * half -> uint8_t: "负数输入会被视为异常", a negative input is an error, not a 0. */
       const double lo = static_cast<double> (std::numeric_limits<T>::min ());
       const double hi = static_cast<double> (std::numeric_limits<T>::max ());
+      bool negative = false;
       for (uint32_t i = 0; i < count; i++)
         {
           double v = twin::RoundBy (static_cast<double> (static_cast<typename twin::Calc<U>::type> (s[i])), roundMode);
+          negative = negative || (std::is_same<T, uint8_t>::value && std::is_same<U, half>::value && v < 0);
           d[i] = static_cast<T> (v != v ? 0 : v < lo ? lo : v > hi ? hi : v);
         }
+      if (negative)
+        fwtwin::Diag ("FW-TWIN-CAST-RANGE", FW_AT, "Cast of a negative half to uint8_t (precision_conversion.md: an error)");
+      return;
+    }
+  if constexpr (std::is_same<T, float>::value && std::is_same<U, float>::value)
+    {
+      /* float -> float rounds to an integral value in the mode (RINT: half to even, as QuantizeLinear). */
+      for (uint32_t i = 0; i < count; i++)
+        d[i] = static_cast<float> (twin::RoundBy (static_cast<double> (s[i]), roundMode));
       return;
     }
   if constexpr (std::is_same<T, half>::value)

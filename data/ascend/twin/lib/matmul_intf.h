@@ -10,6 +10,7 @@
 #define FW_ASCEND_MATMUL_INTF_H
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "../kernel_operator.h"
@@ -52,12 +53,30 @@ bool CheckTiling (const TCubeTiling &t, unsigned a_bytes, unsigned b_bytes, unsi
                   int line);
 }  // namespace twin
 
+/* The accumulator (L0C) type: Matmul使用说明 (Matmul模板参数, the L0cT of the CO1 form): "A矩阵数据类型是int8_t或
+ * int4b_t时，C矩阵的数据类型是int32_t; A矩阵数据类型是half、float或bfloat16_t时，C矩阵的数据类型是float". */
+template <typename TA> struct L0cType { using type = float; };
+template <> struct L0cType<int8_t> { using type = int32_t; };
+
+/* Matmul使用说明, 表2 "Matmul输入输出数据类型的支持列表" on Atlas A2: A and B both half, float or bfloat16 with C
+ * of their type or float, or A and B int8_t with C int32_t, half or int8_t and an int32_t bias. Anything else
+ * (uint8_t operands, int8_t A with a half B, an int8 product into float) is not a form the API takes. */
+template <typename TA, typename TB, typename TC, typename TBias> constexpr bool MatmulTypesSupported ()
+{
+  return std::is_same<TA, int8_t>::value
+             ? std::is_same<TB, int8_t>::value && std::is_same<TBias, int32_t>::value &&
+                   (std::is_same<TC, int32_t>::value || std::is_same<TC, half>::value || std::is_same<TC, int8_t>::value)
+             : (std::is_same<TA, half>::value || std::is_same<TA, float>::value) && std::is_same<TA, TB>::value &&
+                   (std::is_same<TC, TA>::value || std::is_same<TC, float>::value) && !std::is_integral<TBias>::value;
+}
+
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE> class Matmul
 {
   using TA = typename A_TYPE::T;
   using TB = typename B_TYPE::T;
   using TC = typename C_TYPE::T;
   using TBias = typename BIAS_TYPE::T;
+  using TAcc = typename L0cType<TA>::type;
 
 public:
   Matmul () {}
@@ -81,6 +100,14 @@ public:
         return;
       }
     t_ = *tiling;
+    if (!MatmulTypesSupported<TA, TB, TC, TBias> ())
+      {
+        fwtwin::Diag ("FW-TWIN-MATMUL-TYPE", file, line,
+                      "Matmul with A, B, C, bias of %u, %u, %u, %u bytes%s: not a combination of Matmul使用说明's table 2",
+                      (unsigned) sizeof (TA), (unsigned) sizeof (TB), (unsigned) sizeof (TC), (unsigned) sizeof (TBias),
+                      std::is_unsigned<TA>::value || std::is_unsigned<TB>::value ? " (unsigned operands)" : "");
+        return;
+      }
     ok_ = twin::CheckTiling (t_, sizeof (TA), sizeof (TB), t_.isBias ? sizeof (TBias) : 0, file, line);
   }
 
@@ -262,18 +289,19 @@ private:
     fwtwin::g.block.cube_size = sizeof (TA);
     cached_a_ = pa;
     cached_b_ = pb;
-    acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, 0.0f);
+    acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, TAcc (0));
     const TA *A = a_.Address ();
     const TB *B = b_.Address ();
+    /* int8_t x int8_t products summed in int32_t, exactly (the int8 row of table 2); float otherwise. */
     for (int i = 0; i < rows_; i++)
       for (int j = 0; j < cols_; j++)
         {
-          float s = 0.0f;
+          TAcc s = TAcc (0);
           for (int k = 0; k < K; k++)
-            s += static_cast<float> (A[(m0 + i) * t_.Ka + k]) *
-                 static_cast<float> (trans_b_ ? B[(n0 + j) * t_.Kb + k] : B[static_cast<uint64_t> (k) * t_.N + n0 + j]);
+            s += static_cast<TAcc> (A[(m0 + i) * t_.Ka + k]) *
+                 static_cast<TAcc> (trans_b_ ? B[(n0 + j) * t_.Kb + k] : B[static_cast<uint64_t> (k) * t_.N + n0 + j]);
           if (t_.isBias)
-            s += static_cast<float> (bias_.Address ()[n0 + j]);
+            s += static_cast<TAcc> (bias_.Address ()[n0 + j]);
           acc_[static_cast<uint64_t> (i) * t_.baseN + j] = s;
         }
     return true;
@@ -285,7 +313,7 @@ private:
   AscendC::GlobalTensor<TA> a_;
   AscendC::GlobalTensor<TB> b_;
   AscendC::GlobalTensor<TBias> bias_;
-  std::vector<float> acc_;
+  std::vector<TAcc> acc_;
   const char *init_file_ = "-", *iter_file_ = "-";
   int init_line_ = 0, iter_line_ = 0;
 };

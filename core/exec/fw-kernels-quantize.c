@@ -54,10 +54,12 @@ quant_range (const FwNode *node, FwDType dtype, gboolean with_int32, gint64 *lo,
                          fw_dtype_name (dtype), with_int32 ? ", int32" : "");
 }
 
+/* float64 comes only from the golden run (fw-golden.c), which widens a float32 scale exactly. */
 static gboolean
 is_scale_dtype (FwDType dtype)
 {
-  return dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16;
+  return dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16 ||
+         dtype == FW_DTYPE_DOUBLE;
 }
 
 /* Where an element of x finds its scale and zero point: x seen as [outer, len, inner] around axis; the
@@ -147,6 +149,18 @@ saturate_round (float v, gint64 zp, gint64 lo, gint64 hi)
   return (gint64) rintf (v) + zp;
 }
 
+/* saturate_round in float64: the golden run's QuantizeLinear, the same clamp and rounding on the widened
+ * quotient. */
+static gint64
+saturate_round_double (double v, gint64 zp, gint64 lo, gint64 hi)
+{
+  double min_v = (double) (lo - zp), max_v = (double) (hi - zp);
+
+  v = v > min_v ? v : min_v;
+  v = v < max_v ? v : max_v;
+  return (gint64) rint (v) + zp;
+}
+
 static void
 store_int (FwArray *y, gint64 i, gint64 v)
 {
@@ -174,6 +188,8 @@ quantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *
     return fw_kernel_fail (error, node, _("inputs x and y_scale are required"));
   if (!is_scale_dtype (x->dtype) && x->dtype != FW_DTYPE_INT32)
     return fw_kernel_fail (error, node, _("input dtype %s is not supported"), fw_dtype_name (x->dtype));
+  if (x->dtype == FW_DTYPE_DOUBLE && scale->dtype != FW_DTYPE_DOUBLE)
+    return fw_kernel_fail (error, node, _("input dtype %s is not supported"), fw_dtype_name (x->dtype));
   if (dtype == 0)
     dtype = FW_DTYPE_UINT8;
   if (!quant_range (node, dtype, FALSE, &lo, &hi, error) || !quant_layout (node, x, scale, zp, &l, error))
@@ -183,10 +199,14 @@ quantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *
   for (gint64 e = 0; e < x->n_elements; e++)
     {
       gint64 p = layout_index (&l, e);
-      float s = (float) fw_array_get_double (scale, p);
       gint64 z = zp ? fw_array_get_int64 (zp, p) : 0;
 
-      store_int (y, e, saturate_round ((float) fw_array_get_double (x, e) / s, z, lo, hi));
+      /* The golden run's widened input: the quotient in float64, the model's scale and rounding. */
+      if (x->dtype == FW_DTYPE_DOUBLE)
+        store_int (y, e, saturate_round_double (fw_array_get_double (x, e) / fw_array_get_double (scale, p), z, lo, hi));
+      else
+        store_int (y, e, saturate_round ((float) fw_array_get_double (x, e) / (float) fw_array_get_double (scale, p),
+                                         z, lo, hi));
     }
   outputs[0] = y;
   (void) ctx;
@@ -215,13 +235,16 @@ dequantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const
     {
       gint64 p = layout_index (&l, e);
       gint64 z = zp ? fw_array_get_int64 (zp, p) : 0;
-      /* int32 subtraction, then float: (x − zp) × scale as ONNX Runtime computes it */
-      float v = (float) (gint32) (fw_array_get_int64 (x, e) - z) * (float) fw_array_get_double (scale, p);
+      /* int32 subtraction, then float: (x − zp) × scale as ONNX Runtime computes it; the golden run's
+         float64 scale makes the product exact */
+      gint32 d = (gint32) (fw_array_get_int64 (x, e) - z);
 
-      if (y->dtype == FW_DTYPE_FLOAT)
-        ((float *) y->data)[e] = v;
+      if (y->dtype == FW_DTYPE_DOUBLE)
+        ((double *) y->data)[e] = (double) d * fw_array_get_double (scale, p);
+      else if (y->dtype == FW_DTYPE_FLOAT)
+        ((float *) y->data)[e] = (float) d * (float) fw_array_get_double (scale, p);
       else
-        fw_array_set_double (y, e, v);
+        fw_array_set_double (y, e, (float) d * (float) fw_array_get_double (scale, p));
     }
   outputs[0] = y;
   (void) ctx;

@@ -481,6 +481,72 @@ test_host_broken_requantisation (void)
     }
 }
 
+/* The golden policy on a float32 QDQ model: the float64 golden run keeps QuantizeLinear's and
+ * DequantizeLinear's scales and zero points and their integer rounding, and widens only the float
+ * arithmetic, so it runs and the fused integer kernel passes against it. */
+static void
+test_host_golden_policy (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+  g_autoptr(GError) error = NULL;
+  FwVerifyOptions options = { 0 };
+  FwVerifyResult *r;
+
+  options.seed = 1;
+  options.n_threads = 2;
+  options.policy = FW_VERIFY_POLICY_GOLDEN;
+  r = fw_verify_run (plan, kernels, &options, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (r);
+  g_assert_cmpint (r->golden, ==, FW_DTYPE_DOUBLE);
+  g_assert_cmpuint (r->groups->len, ==, 1);
+  g_assert_true (g_array_index (r->groups, FwGroupCheck, 0).pass);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+}
+
+/* The golden run's QuantizeLinear on a float64 input: the model's float32 scale and zero point, rounding
+ * half to even and saturating as the model says, in float64 arithmetic. */
+static void
+test_golden_quantize_semantics (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[1] = { FW_DIM_STATIC (6) };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  /* scale 0.5: x / 0.5 = 2.5 and 3.5 round to 2 and 4 (half to even); 1000 saturates to 255 − 10 + 10. */
+  const double xv[6] = { 1.25, 1.75, -0.25, 1000.0, -1000.0, 0.1 };
+  const gint64 dims[1] = { 6 };
+  g_autoptr(FwArray) x = fw_array_new (FW_DTYPE_FLOAT, 1, dims, &error);
+  FwArray *ins[1], *outs[2] = { NULL };
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, xd, NULL);
+  scalar (g, "s", FW_DTYPE_FLOAT, 0.5);
+  scalar (g, "z", FW_DTYPE_UINT8, 10);
+  node3 (g, "QuantizeLinear", "/q", "x", "s", "z", "q");
+  node3 (g, "DequantizeLinear", "/dq", "q", "s", "z", "y");
+  fw_graph_add_output (g, "y", NULL);
+  linked (model);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 6; i++)
+    fw_array_set_double (x, i, xv[i]);
+  ins[0] = x;
+  fw_exec_context_set_golden (ctx, FW_DTYPE_DOUBLE);
+  g_assert_true (fw_exec_run_reference (ctx, g, ins, 1, outs, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (outs[0]->dtype, ==, FW_DTYPE_DOUBLE);
+  {
+    const double want[6] = { 1.0, 2.0, 0.0, 122.5, -5.0, 0.0 };
+    for (guint i = 0; i < 6; i++)
+      g_assert_cmpfloat (fw_array_get_double (outs[0], i), ==, want[i]);
+  }
+  fw_array_unref (outs[0]);
+}
+
 /* Two integer groups reading one shared weight DequantizeLinear through: verified in the fused program,
  * and run on reference kernels from their own boundary (what --measure and the golden policy do), the
  * DequantizeLinear computed there from the integer input the kernel reads. */
@@ -539,5 +605,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/codegen/host/int8/paths-agree", test_host_paths_agree);
   g_test_add_func ("/core/codegen/host/int8/broken-requantisation", test_host_broken_requantisation);
   g_test_add_func ("/core/codegen/host/int8/shared-read-through", test_host_shared_read_through);
+  g_test_add_func ("/core/codegen/host/int8/golden-policy", test_host_golden_policy);
+  g_test_add_func ("/core/exec/golden/quantize-semantics", test_golden_quantize_semantics);
   return g_test_run ();
 }

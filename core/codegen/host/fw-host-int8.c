@@ -136,39 +136,45 @@ append_runtime (GString *s)
     "          const uint8_t *u = rows[i] + toff[tp] + k;\n          const int8_t *x = wb + (tp * kt + k) * 16;\n"
     "          sum += u[0] * x[0] + u[1] * x[1] + u[2] * x[2] + u[3] * x[3];\n        }\n"
     "      t[i * 64 + j] = sum;\n    }\n}\n\n"
-    "#ifdef FW_HAVE_VNNI\n"
-    "static inline __attribute__ ((always_inline)) FW_VNNI_TARGET void\n"
-    "fw_mk_vnni (const int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
-    "            const int8_t *w, int64_t ws, int32_t *t)\n{\n"
-    "  __m512i a[6][4];\n"
-    "  for (int i = 0; i < mi; i++)\n    for (int j = 0; j < 4; j++)\n      a[i][j] = _mm512_setzero_si512 ();\n"
-    "  for (int64_t tp = 0; tp < ntaps; tp++)\n  {\n"
-    "    const uint8_t *r[6];\n    const int8_t *wt = w + tp * kt * 16;\n"
-    "    for (int i = 0; i < mi; i++)\n      r[i] = rows[i] + toff[tp];\n"
-    "    for (int64_t k = 0; k < kt; k += 4)\n    {\n"
-    "      const __m512i w0 = _mm512_loadu_si512 ((const void *) (wt + k * 16));\n"
-    "      const __m512i w1 = _mm512_loadu_si512 ((const void *) (wt + ws + k * 16));\n"
-    "      const __m512i w2 = _mm512_loadu_si512 ((const void *) (wt + 2 * ws + k * 16));\n"
-    "      const __m512i w3 = _mm512_loadu_si512 ((const void *) (wt + 3 * ws + k * 16));\n"
-    "      for (int i = 0; i < mi; i++)\n      {\n"
-    "        int32_t v;\n        memcpy (&v, r[i] + k, 4);\n        const __m512i b = _mm512_set1_epi32 (v);\n"
-    "        a[i][0] = _mm512_dpbusd_epi32 (a[i][0], b, w0);\n        a[i][1] = _mm512_dpbusd_epi32 (a[i][1], b, w1);\n"
-    "        a[i][2] = _mm512_dpbusd_epi32 (a[i][2], b, w2);\n        a[i][3] = _mm512_dpbusd_epi32 (a[i][3], b, w3);\n"
-    "      }\n    }\n  }\n"
-    "  for (int i = 0; i < mi; i++)\n    for (int j = 0; j < 4; j++)\n"
-    "      _mm512_storeu_si512 ((void *) (t + i * 64 + j * 16), a[i][j]);\n}\n\n"
-    "/* One copy of the loops per row count, each with its accumulators in registers. */\n"
-    "static FW_VNNI_TARGET void\n"
-    "fw_mk_vnni_n (int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
-    "              const int8_t *w, int64_t ws, int32_t *t)\n{\n"
-    "  switch (mi)\n  {\n"
-    "  case 6: fw_mk_vnni (6, rows, toff, ntaps, kt, w, ws, t); break;\n"
-    "  case 5: fw_mk_vnni (5, rows, toff, ntaps, kt, w, ws, t); break;\n"
-    "  case 4: fw_mk_vnni (4, rows, toff, ntaps, kt, w, ws, t); break;\n"
-    "  case 3: fw_mk_vnni (3, rows, toff, ntaps, kt, w, ws, t); break;\n"
-    "  case 2: fw_mk_vnni (2, rows, toff, ntaps, kt, w, ws, t); break;\n"
-    "  default: fw_mk_vnni (1, rows, toff, ntaps, kt, w, ws, t); break;\n"
-    "  }\n}\n#endif\n\n");
+    );
+  /* Each row count written out, its accumulators plain variables: with an array indexed by a loop, GCC
+     interchanged the loops and reloaded the columns for each row. */
+  g_string_append (s, "#ifdef FW_HAVE_VNNI\n");
+  for (gint mi = 1; mi <= 6; mi++)
+    {
+      g_string_append_printf (s, "static FW_VNNI_TARGET void\n"
+                              "fw_mk_vnni_%d (const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
+                              "               const int8_t *w, int64_t ws, int32_t *t)\n{\n", mi);
+      for (gint i = 0; i < mi; i++)
+        g_string_append_printf (s, "  __m512i a%d0 = _mm512_setzero_si512 (), a%d1 = a%d0, a%d2 = a%d0, a%d3 = a%d0;\n",
+                                i, i, i, i, i, i, i);
+      g_string_append (s, "  for (int64_t tp = 0; tp < ntaps; tp++)\n  {\n    const int8_t *wt = w + tp * kt * 16;\n");
+      for (gint i = 0; i < mi; i++)
+        g_string_append_printf (s, "    const uint8_t *r%d = rows[%d] + toff[tp];\n", i, i);
+      g_string_append (s, "    for (int64_t k = 0; k < kt; k += 4)\n    {\n"
+                          "      const __m512i w0 = _mm512_loadu_si512 ((const void *) (wt + k * 16));\n"
+                          "      const __m512i w1 = _mm512_loadu_si512 ((const void *) (wt + ws + k * 16));\n"
+                          "      const __m512i w2 = _mm512_loadu_si512 ((const void *) (wt + 2 * ws + k * 16));\n"
+                          "      const __m512i w3 = _mm512_loadu_si512 ((const void *) (wt + 3 * ws + k * 16));\n"
+                          "      int32_t v;\n      __m512i b;\n");
+      for (gint i = 0; i < mi; i++)
+        g_string_append_printf (s, "      memcpy (&v, r%d + k, 4);\n      b = _mm512_set1_epi32 (v);\n"
+                                "      a%d0 = _mm512_dpbusd_epi32 (a%d0, b, w0);\n      a%d1 = _mm512_dpbusd_epi32 (a%d1, b, w1);\n"
+                                "      a%d2 = _mm512_dpbusd_epi32 (a%d2, b, w2);\n      a%d3 = _mm512_dpbusd_epi32 (a%d3, b, w3);\n",
+                                i, i, i, i, i, i, i, i, i);
+      g_string_append (s, "    }\n  }\n");
+      for (gint i = 0; i < mi; i++)
+        for (gint j = 0; j < 4; j++)
+          g_string_append_printf (s, "  _mm512_storeu_si512 ((void *) (t + %d), a%d%d);\n", i * 64 + j * 16, i, j);
+      g_string_append (s, "}\n\n");
+    }
+  g_string_append (s, "static FW_VNNI_TARGET void\n"
+                      "fw_mk_vnni_n (int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
+                      "              const int8_t *w, int64_t ws, int32_t *t)\n{\n  switch (mi)\n  {\n");
+  for (gint mi = 6; mi >= 2; mi--)
+    g_string_append_printf (s, "  case %d: fw_mk_vnni_%d (rows, toff, ntaps, kt, w, ws, t); break;\n", mi, mi);
+  g_string_append (s, "  default: fw_mk_vnni_1 (rows, toff, ntaps, kt, w, ws, t); break;\n");
+  g_string_append (s, "  }\n}\n#endif\n\n");
 }
 
 static void

@@ -137,22 +137,11 @@ quant_layout (const FwNode *node, const FwArray *x, const FwArray *scale, const 
   return TRUE;
 }
 
-/* round_half_even (clamp (v, lo − zp, hi − zp)) + zp, in float as MLAS does; NaN becomes lo (SSE's MAXPS
- * returns its second operand on NaN). */
+/* round_half_even (clamp (v, lo − zp, hi − zp)) + zp, as MLAS does in float; NaN becomes lo (SSE's MAXPS
+ * returns its second operand on NaN). A float v is exact in double and the bounds are small integers, so
+ * the same function serves the golden run's float64 quotient. */
 static gint64
-saturate_round (float v, gint64 zp, gint64 lo, gint64 hi)
-{
-  float min_v = (float) (lo - zp), max_v = (float) (hi - zp);
-
-  v = v > min_v ? v : min_v;
-  v = v < max_v ? v : max_v;
-  return (gint64) rintf (v) + zp;
-}
-
-/* saturate_round in float64: the golden run's QuantizeLinear, the same clamp and rounding on the widened
- * quotient. */
-static gint64
-saturate_round_double (double v, gint64 zp, gint64 lo, gint64 hi)
+saturate_round (double v, gint64 zp, gint64 lo, gint64 hi)
 {
   double min_v = (double) (lo - zp), max_v = (double) (hi - zp);
 
@@ -203,7 +192,7 @@ quantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *
 
       /* The golden run's widened input: the quotient in float64, the model's scale and rounding. */
       if (x->dtype == FW_DTYPE_DOUBLE)
-        store_int (y, e, saturate_round_double (fw_array_get_double (x, e) / fw_array_get_double (scale, p), z, lo, hi));
+        store_int (y, e, saturate_round (fw_array_get_double (x, e) / fw_array_get_double (scale, p), z, lo, hi));
       else
         store_int (y, e, saturate_round ((float) fw_array_get_double (x, e) / (float) fw_array_get_double (scale, p),
                                          z, lo, hi));

@@ -345,7 +345,7 @@ run_broken (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_th
 }
 
 static FwVerifyResult *
-verify (FwPlan *plan, GPtrArray *kernels)
+verify_with (FwPlan *plan, GPtrArray *kernels, FwVerifyPolicy policy)
 {
   g_autoptr(GError) error = NULL;
   FwVerifyOptions options = { 0 };
@@ -353,9 +353,16 @@ verify (FwPlan *plan, GPtrArray *kernels)
 
   options.seed = 1;
   options.n_threads = 2;
+  options.policy = policy;
   r = fw_verify_run (plan, kernels, &options, &error);
   g_assert_no_error (error);
   return r;
+}
+
+static FwVerifyResult *
+verify (FwPlan *plan, GPtrArray *kernels)
+{
+  return verify_with (plan, kernels, FW_VERIFY_POLICY_AUTO);
 }
 
 static void
@@ -491,15 +498,8 @@ test_host_golden_policy (void)
   g_autoptr(FwPlan) plan = plan_for (model);
   g_autoptr(FwTargets) t = build (plan);
   g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
-  g_autoptr(GError) error = NULL;
-  FwVerifyOptions options = { 0 };
-  FwVerifyResult *r;
+  FwVerifyResult *r = verify_with (plan, kernels, FW_VERIFY_POLICY_GOLDEN);
 
-  options.seed = 1;
-  options.n_threads = 2;
-  options.policy = FW_VERIFY_POLICY_GOLDEN;
-  r = fw_verify_run (plan, kernels, &options, &error);
-  g_assert_no_error (error);
   g_assert_nonnull (r);
   g_assert_cmpint (r->golden, ==, FW_DTYPE_DOUBLE);
   g_assert_cmpuint (r->groups->len, ==, 1);

@@ -281,6 +281,7 @@ typedef struct
   gint64 a_batch, b_batch;  /* element offsets per batch of A and B (0: shared) */
   gint64 b_ks, b_cs;        /* S[c][k] = B[b_batch·bt + k·b_ks + c·b_cs] */
   gboolean conv;            /* output [bt][c][r]; else [bt][r][c] */
+  gboolean depthwise;       /* a Conv with one input channel per group and one group per channel */
   /* How the micro-kernel reads a row: ntaps runs of kt bytes (a multiple of 4), krun of them real. A Conv
    * reads its activation as padded NHWC bytes (hp × wp pixels of cp channels), one run per tap; a product
    * reads packed rows of kt bytes, one run. */
@@ -328,12 +329,15 @@ conv_shape (const FwNode *node, Shape *sh, GError **error)
     }
   else if ((v = fw_node_get_attr_ints (node, "pads", &n)) && n == 4)
     sh->pt = v[0], sh->pl = v[1];
-  if (sh->sh < 1 || sh->sw < 1 || sh->dh < 1 || sh->dw < 1 || w->dims[1].value != sh->C)
+  sh->depthwise = fw_node_get_attr_int (node, "group", 1) != 1;
+  if (sh->depthwise && (fw_node_get_attr_int (node, "group", 1) != sh->C || w->dims[1].value != 1 || sh->nc != sh->C))
+    return fw_hc_unsupported (error, _("a grouped integer Conv other than depthwise (one channel per group)"));
+  if (sh->sh < 1 || sh->sw < 1 || sh->dh < 1 || sh->dw < 1 || (!sh->depthwise && w->dims[1].value != sh->C))
     return fw_hc_unsupported (error, _("Conv attributes out of range"));
   sh->a_batch = sh->C * sh->H * sh->W;
   sh->b_batch = 0;
   sh->b_ks = 1;
-  sh->b_cs = sh->C * sh->KH * sh->KW;
+  sh->b_cs = w->dims[1].value * sh->KH * sh->KW;
   return TRUE;
 }
 
@@ -401,7 +405,7 @@ round64 (gint64 n)
 static gint64
 panel_bytes (const Shape *sh)
 {
-  return sh->ncp * sh->ntaps * sh->kt;
+  return sh->depthwise ? round64 (sh->ntaps * sh->nc * 4) : sh->ncp * sh->ntaps * sh->kt;
 }
 
 static void
@@ -428,6 +432,17 @@ pack_s_body (Int8Gen *g, const Shape *sh, gint64 zu)
   g_autofree char *sb = byte_expr (g, &g->q.b, FALSE, i);
   gint64 ws = sh->ntaps * sh->kt * 16;
 
+  if (sh->depthwise)
+    {
+      /* A depthwise Conv's weights as int32 [tap][c], their zero point taken off: its few taps are summed
+         directly, (u − zu)(s − zs), without the panel. */
+      g_string_append_printf (s, "  (void) fix;\n#pragma omp parallel for num_threads(nt) schedule(static)\n"
+                              "  for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
+                              "    for (int64_t k = 0; k < %" G_GINT64_FORMAT "; k++)\n"
+                              "      ((int32_t *) ps)[k * %" G_GINT64_FORMAT " + c] = (int32_t) (%s) - (int32_t) zsb[%s];\n",
+                              sh->nc, sh->ntaps, sh->nc, sb, g->q.b.dq.n == 1 ? "0" : "c");
+      return g_string_free (s, FALSE);
+    }
   g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
                           "  for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n  {\n"
                           "    int8_t *d = ps + (c >> 4) * %" G_GINT64_FORMAT " + (c & 15) * 4;\n    int64_t sum = 0;\n",
@@ -519,8 +534,11 @@ epilogue_body (Int8Gen *g, const Shape *sh, gboolean need_rsum, GString *s, GErr
   else
     g_string_append_printf (s, "      const int64_t o = bt * %" G_GINT64_FORMAT " + r * %" G_GINT64_FORMAT " + c;\n",
                             sh->nr * sh->nc, sh->nc);
-  g_string_append_printf (s, "      const int64_t exact = (int64_t) t[(r - r0) * 64 + (c - c0)] + fix[c]%s;\n",
-                          need_rsum ? (g->q.b.dq.n == 1 ? " - zsb[0] * (int64_t) rsum[r]" : " - zsb[c] * (int64_t) rsum[r]") : "");
+  if (sh->depthwise)
+    g_string_append (s, "      const int64_t exact = acc[c];\n");
+  else
+    g_string_append_printf (s, "      const int64_t exact = (int64_t) t[(r - r0) * 64 + (c - c0)] + fix[c]%s;\n",
+                            need_rsum ? (g->q.b.dq.n == 1 ? " - zsb[0] * (int64_t) rsum[r]" : " - zsb[c] * (int64_t) rsum[r]") : "");
   g_string_append_printf (s, "      float y = (float) exact * mult[%s];\n", pc);
   if (bias_v != NULL)
     {
@@ -571,6 +589,31 @@ append_tile (Int8Gen *g, const Shape *sh, GString *src, const char *name, const 
   g_string_append (src, "    }\n}\n\n");
 }
 
+/* A depthwise Conv's rows TILE_ROWS from r0: per output pixel, the taps' zero-point-free products summed
+ * along the channels (contiguous in the padded NHWC bytes, so the loop vectorises), then the epilogue.
+ * Written twice, for the AVX-512 target and portable. */
+static void
+append_depthwise (Int8Gen *g, const Shape *sh, GString *src, const char *name, const char *attr, gint64 zu,
+                  const char *element)
+{
+  g_string_append_printf (src, "static %svoid\n%s (const void *const *ins, void *const *outs, const uint8_t *xu, "
+                          "const int8_t *ps,\n    int64_t bt, int64_t r0)\n{\n", attr, name);
+  emit_decls_of_io (g, src, TRUE);
+  g_string_append_printf (src, "  int32_t acc[%" G_GINT64_FORMAT "];\n  const int32_t *wz = (const int32_t *) ps;\n"
+                          "  const int64_t r1 = r0 + %d < %" G_GINT64_FORMAT " ? r0 + %d : %" G_GINT64_FORMAT ";\n",
+                          sh->nc, TILE_ROWS, sh->nr, TILE_ROWS, sh->nr);
+  g_string_append_printf (src, "  for (int64_t r = r0; r < r1; r++)\n  {\n    const uint8_t *p = FW_ROW (r);\n"
+                          "    for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n      acc[c] = 0;\n"
+                          "    for (int64_t tp = 0; tp < %" G_GINT64_FORMAT "; tp++)\n    {\n"
+                          "      const uint8_t *x = p + fw_toff[tp];\n      const int32_t *w = wz + tp * %" G_GINT64_FORMAT ";\n"
+                          "      for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
+                          "        acc[c] += ((int32_t) x[c] - %" G_GINT64_FORMAT ") * w[c];\n    }\n",
+                          sh->nc, sh->ntaps, sh->nc, sh->nc, zu);
+  g_string_append_printf (src, "    for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n    {\n", sh->nc);
+  g_string_append (src, element);
+  g_string_append (src, "    }\n  }\n}\n\n");
+}
+
 static gboolean
 generate (Int8Gen *g, GString *src, GError **error)
 {
@@ -590,7 +633,7 @@ generate (Int8Gen *g, GString *src, GError **error)
   finish_shape (&sh);
   if (q->bias.node != NULL && q->bias.integer->dtype != FW_DTYPE_INT32)
     return fw_hc_unsupported (error, _("an integer bias that is not int32"));
-  for (gint64 c = 0; c < q->b.dq.n; c++)
+  for (gint64 c = 0; c < q->b.dq.n && !sh.depthwise; c++)
     need_rsum |= zp_at (&q->b.dq, c) + shift_s != 0;
   s_const = sh.b_batch == 0 && fw_value_get_constant (s_src) != NULL;
   append_array (d, "float", "mult", q->b.dq.n, TRUE, &q->b.dq, 0, scale_at (&q->a.dq, 0));
@@ -637,9 +680,18 @@ generate (Int8Gen *g, GString *src, GError **error)
       g->kernel->int8_pack_bytes = pbytes + 8 * sh.ncp;
       g->kernel->int8_pack_input = g->s_input;
     }
-  append_tile (g, &sh, src, "fw_tile_portable", "fw_mk_portable", "", element->str);
-  g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
-  append_tile (g, &sh, src, "fw_tile_vnni", "fw_mk_vnni_n", "FW_VNNI_TARGET ", element->str);
+  if (sh.depthwise)
+    {
+      append_depthwise (g, &sh, src, "fw_tile_portable", "", zu, element->str);
+      g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
+      append_depthwise (g, &sh, src, "fw_tile_vnni", "FW_VNNI_TARGET ", zu, element->str);
+    }
+  else
+    {
+      append_tile (g, &sh, src, "fw_tile_portable", "fw_mk_portable", "", element->str);
+      g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
+      append_tile (g, &sh, src, "fw_tile_vnni", "fw_mk_vnni_n", "FW_VNNI_TARGET ", element->str);
+    }
   g_string_append (src, "#endif\n\n");
 
   g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
@@ -665,12 +717,19 @@ generate (Int8Gen *g, GString *src, GError **error)
     g_string_append_printf (src, "    fw_pack_s (ins, bt * %" G_GINT64_FORMAT ", own, (int64_t *) (own + %" G_GINT64_FORMAT
                             "), nt);\n", sh.b_batch, pbytes);
   g_string_append (src, pack_u);
-  g_string_append_printf (src, "#pragma omp parallel for num_threads(nt) collapse(2) schedule(static)\n"
-                          "    for (int64_t cg = 0; cg < %" G_GINT64_FORMAT "; cg++)\n"
-                          "      for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n      {\n"
-                          "#ifdef FW_HAVE_VNNI\n        if (vnni)\n          fw_tile_vnni (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n"
-                          "        else\n#endif\n          fw_tile_portable (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n      }\n  }\n",
-                          sh.ncp / 64, sh.nr, TILE_ROWS);
+  if (sh.depthwise)
+    g_string_append_printf (src, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
+                            "    for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n    {\n"
+                            "#ifdef FW_HAVE_VNNI\n      if (vnni)\n        fw_tile_vnni (ins, outs, xu, ps, bt, r0);\n"
+                            "      else\n#endif\n        fw_tile_portable (ins, outs, xu, ps, bt, r0);\n    }\n  }\n",
+                            sh.nr, TILE_ROWS);
+  else
+    g_string_append_printf (src, "#pragma omp parallel for num_threads(nt) collapse(2) schedule(static)\n"
+                            "    for (int64_t cg = 0; cg < %" G_GINT64_FORMAT "; cg++)\n"
+                            "      for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n      {\n"
+                            "#ifdef FW_HAVE_VNNI\n        if (vnni)\n          fw_tile_vnni (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n"
+                            "        else\n#endif\n          fw_tile_portable (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n      }\n  }\n",
+                            sh.ncp / 64, sh.nr, TILE_ROWS);
   g_string_append (src, "  status = 0;\nout:\n  free (xu);\n  free (rsum);\n  free (own);\n  return status;\n}\n");
   return TRUE;
 }

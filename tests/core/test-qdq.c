@@ -375,6 +375,17 @@ verify (FwPlan *plan, GPtrArray *kernels)
   return verify_with (plan, kernels, FW_VERIFY_POLICY_AUTO);
 }
 
+/* model planned, built and verified under policy. */
+static FwVerifyResult *
+verify_model (FwModel *model, FwVerifyPolicy policy)
+{
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+
+  return verify_with (plan, kernels, policy);
+}
+
 static void
 check_verified (FwModel *model)
 {
@@ -425,10 +436,7 @@ static void
 test_host_exact (void)
 {
   g_autoptr(FwModel) model = matmul_model (QDQ_EXACT);
-  g_autoptr(FwPlan) plan = plan_for (model);
-  g_autoptr(FwTargets) t = build (plan);
-  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
-  FwVerifyResult *r = verify (plan, kernels);
+  FwVerifyResult *r = verify_model (model, FW_VERIFY_POLICY_AUTO);
 
   g_assert_cmpuint (r->groups->len, ==, 1);
   g_assert_cmpfloat (g_array_index (r->groups, FwGroupCheck, 0).isolated.max_abs, ==, 0.0);
@@ -522,10 +530,7 @@ static void
 test_host_golden_policy (void)
 {
   g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
-  g_autoptr(FwPlan) plan = plan_for (model);
-  g_autoptr(FwTargets) t = build (plan);
-  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
-  FwVerifyResult *r = verify_with (plan, kernels, FW_VERIFY_POLICY_GOLDEN);
+  FwVerifyResult *r = verify_model (model, FW_VERIFY_POLICY_GOLDEN);
 
   g_assert_nonnull (r);
   g_assert_cmpint (r->golden, ==, FW_DTYPE_DOUBLE);

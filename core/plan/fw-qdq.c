@@ -145,7 +145,10 @@ root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **why)
       FwValue *w = root->inputs[1];
       if (out->rank != 4 || root->inputs[0]->rank != 4 || w == NULL || w->rank != 4)
         return refuse (code, why, FW_NF_QDQ_FORM, g_strdup_printf (_("Conv “%s” is not 2-D"), root->name));
-      if (fw_node_get_attr_int (root, "group", 1) != 1)
+      gint64 groups = fw_node_get_attr_int (root, "group", 1);
+      /* Depthwise (one input channel per group, one group per channel) is the grouped form the kernel takes. */
+      if (groups != 1 && (w->dims[1].value != 1 || groups != root->inputs[0]->dims[1].value ||
+                          w->dims[0].value != groups))
         return refuse (code, why, FW_NF_QDQ_FORM,
                        g_strdup_printf (_("Conv “%s” is grouped; the integer kernel computes ungrouped convolutions"),
                                         root->name));

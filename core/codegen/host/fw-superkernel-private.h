@@ -92,6 +92,12 @@ struct _FwSuperKernel
   /* A horizontal GEMM's weights side by side (fw-host-hgemm.c), made once when the kernel is generated and
      passed to the entry after its inputs (ins[inputs->len]); NULL otherwise. */
   float             *packed;
+  /* An integer kernel whose signed operand is a constant (fw-host-int8.c): the bytes of its packed form (the
+     VNNI panel and the column corrections), the input it is packed from, and the packing, made once by the
+     object's fw_sk_pack when the kernel is compiled and passed to each run as the table's producer. */
+  gsize              int8_pack_bytes;
+  guint              int8_pack_input;
+  gpointer           int8_pack;
 };
 
 /* fw-superkernel.c: fw_superkernel_generate for a scope's sub-kernel, whose unit is named unit_name. */

@@ -587,6 +587,60 @@ test_float16 (void)
   check_model (model, FW_STRATEGY_BALANCED, 1);
 }
 
+/* A float16 softmax and an erf after it (x [16, 256] half -> Softmax -> Erf -> Add x): the generator widens
+ * the row and the erf composition to float32 with Cast.md's modes (half -> float CAST_NONE, float -> half
+ * CAST_RINT), reduces in float (row scratch of float), keeps the Add in half, and the kernels pass on the
+ * twin, every instruction in its own dtype. */
+static void
+test_float16_wide (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
+  g_autoptr(FwPlan) plan = NULL;
+  gboolean widened = FALSE;
+  Tally tally = { 0 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      g_object_unref (model);
+      return;
+    }
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  add_node (g, "Softmax", "t0", "x", NULL);
+  add_node (g, "Erf", "t1", "t0", NULL);
+  add_node (g, "Add", "y", "t1", "x");
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      g_autoptr(FwAscendKernel) k = fw_ascend_kernel_generate (plan, g_ptr_array_index (plan->candidates, i), &error);
+      const char *src;
+
+      g_assert_no_error (error);
+      src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (k));
+      if (strstr (src, "Softmax") == NULL && strstr (src, "Erf") == NULL)
+        continue;
+      widened = TRUE;
+      g_assert_nonnull (strstr (src, "AscendC::RoundMode::CAST_NONE"));
+      g_assert_nonnull (strstr (src, "AscendC::RoundMode::CAST_RINT"));
+      g_assert_null (strstr (src, "CAST_ROUND"));
+      if (strstr (src, "Softmax") != NULL)
+        g_assert_nonnull (strstr (src, "AscendC::LocalTensor<float> sR = rowScratch.Get<float>();"));
+      if (strstr (src, "Erf") != NULL)
+        g_assert_nonnull (strstr (src, "AscendC::LocalTensor<float> sE = scratch4.Get<float>();"));
+      g_assert_nonnull (strstr (src, "AscendC::LocalTensor<half>"));
+    }
+  g_assert_true (widened);
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, >=, 1);
+}
+
 /* The bundled example model (data/examples/encoder-block.onnx). */
 static void
 test_example (void)
@@ -773,6 +827,9 @@ static const Broken broken[] = {
   { "repeat_forms.cpp", "#define BROKEN 4\n", "FW-TWIN-STRIDE", 44, 64, 64, 1 },
   { "repeat_forms.cpp", "#define BROKEN 5\n", "FW-TWIN-STRIDE", 37, 64, 64, 1 },
   { "repeat_forms.cpp", "#define BROKEN 6\n", "FW-TWIN-MASK", 41, 64, 64, 1 },
+  { "cast_modes.cpp", "#define BROKEN 1\n", "FW-TWIN-CAST-MODE", 42, 64, 64, 1 },
+  { "cast_modes.cpp", "#define BROKEN 2\n", "FW-TWIN-CAST-MODE", 45, 64, 64, 1 },
+  { "cast_modes.cpp", "#define BROKEN 3\n", "FW-TWIN-CAST-MODE", 49, 64, 64, 1 },
 };
 
 /* Each broken kernel gives its diagnostic at its line, and none is wrong silently: with no diagnostic to
@@ -945,6 +1002,100 @@ test_reduce_sum_example (void)
   g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
   g_assert_cmpfloat (fabs (fw_array_get_double (y, 0) - 35604.0), <=, 32.0);
   g_assert_cmpfloat (fw_array_get_double (y, 0), ==, 35584.0);
+}
+
+/* Runs tests/twin/NAME (after `defines`) on x, one block, one tile; *y (allocated by the caller) receives
+ * the output. */
+static FwTwinRun *
+run_fixture_on (const char *name, const char *defines, FwArray *x, FwArray *y)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (defines);
+  FwTwinKernel k = { "fixture", name, NULL, NULL, NULL, { (guint64) x->n_elements, (guint64) x->n_elements, 1, 0, 0, 1, 1 }, 1 };
+  FwTwinRun *run;
+
+  append_fixture (text, name);
+  k.kernel_source = text->str;
+  run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, &y, 1, &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    {
+      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
+      g_test_message ("%s: %s %s:%d: %s", name, e->code, e->file, e->line, e->message);
+    }
+  return run;
+}
+
+/* Cast.md's float -> half round modes (tests/twin/cast_modes.cpp): the page's example 0.5 + 2^-12 (a tie),
+ * its negative, a tie between an odd and an even neighbour (0.5 + 3 2^-12), a value a quarter step past 0.5,
+ * an exact one and one past the half range (saturating at 65504). A twin that rounded every mode to nearest
+ * even, or ignored the sign in FLOOR/CEIL, fails here. */
+static void
+test_cast_modes (void)
+{
+  static const double u = 1.0 / 2048.0;  /* 2^-11: one binary16 step at 0.5 */
+  static const struct { double x; double y[7]; } rows[] = {
+    /*            NONE       RINT       FLOOR      CEIL       ROUND      TRUNC      ODD */
+    { 0.5 + u / 2, { 0.5, 0.5, 0.5, 0.5 + u, 0.5 + u, 0.5, 0.5 + u } },
+    { -(0.5 + u / 2), { -0.5, -0.5, -0.5 - u, -0.5, -0.5 - u, -0.5, -0.5 - u } },
+    { 0.5 + 1.5 * u, { 0.5 + 2 * u, 0.5 + 2 * u, 0.5 + u, 0.5 + 2 * u, 0.5 + 2 * u, 0.5 + u, 0.5 + u } },
+    { 0.5 + u / 4, { 0.5, 0.5, 0.5, 0.5 + u, 0.5, 0.5, 0.5 + u } },
+    { 1.0, { 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0 } },
+    { 1e5, { 65504, 65504, 65504, 65504, 65504, 65504, 65504 } },
+  };
+  gint64 n_in = 16, n_out = 128;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT, 1, &n_in, &error);
+  g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    fw_array_set_double (x, i, rows[i].x);
+  run = run_fixture_on ("cast_modes.cpp", "#define BROKEN 0\n", x, y);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    for (guint m = 0; m < 7; m++)
+      {
+        g_test_message ("x %.9g mode %u: %.9g, expected %.9g", rows[i].x, m, fw_array_get_double (y, 16 * m + i),
+                        rows[i].y[m]);
+        g_assert_cmpfloat (fw_array_get_double (y, 16 * m + i), ==, rows[i].y[m]);
+      }
+}
+
+/* A float16 mean over 4096 values of 20 (tests/twin/half_mean.cpp): accumulated in float32 it is 20; summed in
+ * half, as a half ReduceSum does, the sum saturates at 65504 and the mean is 15.99. */
+static void
+test_half_mean (void)
+{
+  gint64 n_in = 4096, n_out = 16;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_in, &error);
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (gint64 i = 0; i < n_in; i++)
+    fw_array_set_double (x, i, 20.0);
+  for (int variant = 0; variant < 2; variant++)
+    {
+      g_autofree char *defines = g_strdup_printf ("#define BROKEN %d\n", variant);
+      g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+      g_autoptr(FwTwinRun) run = run_fixture_on ("half_mean.cpp", defines, x, y);
+
+      g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+      g_test_message ("variant %d: mean %.9g", variant, fw_array_get_double (y, 0));
+      if (variant == 0)
+        g_assert_cmpfloat (fw_array_get_double (y, 0), ==, 20.0);
+      else
+        g_assert_cmpfloat (fabs (fw_array_get_double (y, 0) - 20.0), >, 1.0);
+    }
 }
 
 /* tests/twin/matmul.cpp (after `#define BROKEN variant`) on seeded A [48, 40], B [40, 32], bias [32] over two
@@ -1193,6 +1344,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/conv-block", test_conv_block);
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
+  g_test_add_func ("/core/ascend-twin/float16-wide", test_float16_wide);
   g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
   g_test_add_func ("/core/ascend-twin/cube-forms", test_cube_forms);
   g_test_add_func ("/core/ascend-twin/example", test_example);
@@ -1200,6 +1352,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/correct", test_correct);
   g_test_add_func ("/core/ascend-twin/counters", test_counters);
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
+  g_test_add_func ("/core/ascend-twin/cast-modes", test_cast_modes);
+  g_test_add_func ("/core/ascend-twin/half-mean", test_half_mean);
   g_test_add_func ("/core/ascend-twin/repeat-forms", test_repeat_forms);
   g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
   g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);

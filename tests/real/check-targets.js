@@ -27,7 +27,12 @@ const notAscend = asc.filter((k) => k.status !== 'generated');
 for (const k of notAscend) console.error(`${label}: Ascend kernel of candidate ${k.candidate} not generated: ${k.message}`);
 // Integer (QDQ) groups have no Ascend C form yet (issue 19's Ascend part): listed, host-verified.
 const integer = (k) => /no Ascend C lowering for integer \(QDQ\) groups/.test(k.message || '');
-const gaps = notAscend.filter((k) => !indexMapped(k) && !trigonometric(k) && !attention(k) && !integer(k));
+// bfloat16 groups: the A2 vector unit computes half and float only; refused with FW-TG-004, host-verified.
+const bfloat16 = (k) => /\[FW-TG-004\]/.test(k.message || '');
+const gaps = notAscend.filter((k) => !indexMapped(k) && !trigonometric(k) && !attention(k) && !integer(k) &&
+                                     !bfloat16(k));
+if (notAscend.some(bfloat16))
+  console.log(`${label}: ${notAscend.filter(bfloat16).length} Ascend kernels refused: bfloat16, FW-TG-004 (host-verified)`);
 if (notAscend.some(integer))
   console.log(`${label}: ${notAscend.filter(integer).length} Ascend kernels refused: integer (QDQ) groups (host-verified)`);
 if (notAscend.some(indexMapped))

@@ -641,6 +641,73 @@ test_float16_wide (void)
   g_assert_cmpuint (tally.passed, >=, 1);
 }
 
+/* The twin under the golden policy (fw_ascend_twin_check_policy): a float16 Softmax -> Erf -> Add kernel on
+ * seeded inputs passes with the golden figures filled (its float32 islands no farther from the float32
+ * golden than the per-op reference); with the reference's output spoiled, the strict verdict (against the
+ * reference) fails and the golden one, measured against the golden run, does not. */
+static void
+test_float16_golden (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) k = NULL;
+  g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  const FwCandidate *cand;
+  const FwKernelSource *src;
+  FwTwinCheck *strict, *golden;
+  g_autofree char *why = NULL;
+  FwArray *want;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      g_object_unref (model);
+      return;
+    }
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  add_node (g, "Softmax", "t0", "x", NULL);
+  add_node (g, "Erf", "t1", "t0", NULL);
+  add_node (g, "Add", "y", "t1", "x");
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  g_assert_cmpuint (plan->candidates->len, ==, 1);
+  cand = g_ptr_array_index (plan->candidates, 0);
+  k = fw_ascend_kernel_generate (plan, cand, &error);
+  g_assert_no_error (error);
+  src = fw_ascend_kernel_get_kernel_source (k);
+  for (guint i = 0; i < fw_kernel_source_get_n_inputs (src); i++)
+    g_hash_table_insert (values, fw_kernel_source_get_input (src, i), random_array (fw_kernel_source_get_input (src, i), rand));
+  g_assert_true (reference (cand, values, &why));
+  golden = fw_ascend_twin_check_policy (shared.twin, k, shared.profile, values, NULL, NULL, cand, FW_DTYPE_FLOAT);
+  g_test_message ("golden: unfused %.3g, fused %.3g (max abs)", golden->unfused_golden.max_abs,
+                  golden->fused_golden.max_abs);
+  g_assert_true (golden->ran);
+  g_assert_true (golden->pass);
+  g_assert_cmpint (golden->golden, ==, FW_DTYPE_FLOAT);
+  g_assert_cmpfloat (golden->unfused_golden.max_abs, >, 0.0);
+  g_assert_cmpint (golden->fused_golden.n_failed, ==, 0);
+  g_assert_cmpfloat (golden->fused_golden.max_abs, <=, golden->unfused_golden.max_abs * (1.0 + FW_GOLDEN_SLACK));
+  fw_twin_check_free (golden);
+  /* The reference's result spoiled: y + 0.5 everywhere. */
+  want = g_hash_table_lookup (values, fw_kernel_source_get_output (src, 0));
+  for (gint64 i = 0; i < want->n_elements; i++)
+    fw_array_set_double (want, i, fw_array_get_double (want, i) + 0.5);
+  strict = fw_ascend_twin_check (shared.twin, k, shared.profile, values, NULL, NULL);
+  golden = fw_ascend_twin_check_policy (shared.twin, k, shared.profile, values, NULL, NULL, cand, FW_DTYPE_FLOAT);
+  g_assert_false (strict->pass);
+  g_assert_cmpint (strict->golden, ==, FW_DTYPE_UNDEFINED);
+  g_assert_true (golden->pass);
+  g_assert_cmpfloat (golden->unfused_golden.max_abs, >=, 0.49);
+  fw_twin_check_free (strict);
+  fw_twin_check_free (golden);
+}
+
 /* The bundled example model (data/examples/encoder-block.onnx). */
 static void
 test_example (void)
@@ -658,7 +725,8 @@ test_example (void)
     }
 }
 
-/* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real); every candidate of each, under
+/* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real; a model missing there is skipped with a
+ * message, so the float16 forms run where the folder has them); every candidate of each, under
  * the three strategies, runs on the twin (slow), and every mixed cube + vector kernel's traffic is checked
  * against the plan (check_traffic). FW_REAL_MODELS_ONLY=NAME keeps one model, FW_REAL_MODELS_STRATEGY=
  * balanced (conservative, aggressive) one strategy. */
@@ -670,6 +738,9 @@ test_real_models (void)
     { "bert_like.onnx", { NULL } }, { "vit_b_16.onnx", { NULL } }, { "swin_t.onnx", { NULL } },
     { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
     { "llama_decoder.onnx", { "batch=2", "seq=32", NULL } },
+    /* tests/real/convert-half.py's float16 forms (FW_REAL_MODELS naming their folder, FW_REAL_MODELS_ONLY=float16):
+       half kernels with float32 islands, within float16's tolerance of the reference */
+    { "bert_like_float16.onnx", { NULL } }, { "resnet18_float16.onnx", { NULL } },
   };
   static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };
   static const char *const strategy_names[] = { "balanced", "conservative", "aggressive" };
@@ -1345,6 +1416,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
   g_test_add_func ("/core/ascend-twin/float16-wide", test_float16_wide);
+  g_test_add_func ("/core/ascend-twin/float16-golden", test_float16_golden);
   g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
   g_test_add_func ("/core/ascend-twin/cube-forms", test_cube_forms);
   g_test_add_func ("/core/ascend-twin/example", test_example);

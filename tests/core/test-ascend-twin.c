@@ -641,6 +641,64 @@ test_float16_wide (void)
   g_assert_cmpuint (tally.passed, >=, 1);
 }
 
+/* A float16 LayerNormalization and a Relu (x [16, 256] half, gamma and beta [256] half rows): mean, variance
+ * and the affine step in float32 (the resident rows cast into float scratch rows), one CAST_RINT into the
+ * normalised value, the Relu in half. */
+static void
+test_float16_layer_norm (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
+  gint64 cd[1] = { 256 };
+  const char *ins[3] = { "x", "gamma", "beta" }, *outs[1] = { "t0" };
+  guint16 gamma[256], beta[256];
+  g_autoptr(FwTensor) tg = NULL, tb = NULL;
+  g_autoptr(GBytes) bg = NULL, bb = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) k = NULL;
+  const char *src;
+  Tally tally = { 0 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      g_object_unref (model);
+      return;
+    }
+  for (guint i = 0; i < 256; i++)
+    {
+      gamma[i] = fw_float_to_half (0.5f + (float) i / 256.0f);
+      beta[i] = fw_float_to_half ((float) i / 128.0f - 1.0f);
+    }
+  bg = g_bytes_new (gamma, sizeof gamma);
+  bb = g_bytes_new (beta, sizeof beta);
+  tg = fw_tensor_new (FW_DTYPE_FLOAT16, 1, cd, bg);
+  tb = fw_tensor_new (FW_DTYPE_FLOAT16, 1, cd, bb);
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "gamma", tg, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "beta", tb, NULL));
+  g_assert_nonnull (fw_graph_add_node (g, "LayerNormalization", "", "ln", 3, ins, 1, outs, NULL));
+  add_node (g, "Relu", "y", "t0", NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  g_assert_cmpuint (plan->candidates->len, ==, 1);
+  k = fw_ascend_kernel_generate (plan, g_ptr_array_index (plan->candidates, 0), &error);
+  g_assert_no_error (error);
+  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (k));
+  g_assert_nonnull (strstr (src, "/* the resident row */"));
+  g_assert_nonnull (strstr (src, "AscendC::LocalTensor<float> sR = rowScratch.Get<float>();"));
+  /* One rounding to half: the result's. */
+  g_assert_nonnull (strstr (src, "CAST_RINT"));
+  g_assert_null (strstr (strstr (src, "CAST_RINT") + 1, "CAST_RINT"));
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, ==, 1);
+}
+
 /* The twin under the golden policy (fw_ascend_twin_check_policy): a float16 Softmax -> Erf -> Add kernel on
  * seeded inputs passes with the golden figures filled (its float32 islands no farther from the float32
  * golden than the per-op reference); with the reference's output spoiled, the strict verdict (against the
@@ -1417,6 +1475,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
   g_test_add_func ("/core/ascend-twin/float16-wide", test_float16_wide);
   g_test_add_func ("/core/ascend-twin/float16-golden", test_float16_golden);
+  g_test_add_func ("/core/ascend-twin/float16-layer-norm", test_float16_layer_norm);
   g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
   g_test_add_func ("/core/ascend-twin/cube-forms", test_cube_forms);
   g_test_add_func ("/core/ascend-twin/example", test_example);

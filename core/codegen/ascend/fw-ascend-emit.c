@@ -912,6 +912,29 @@ emit_rows_scalar (Gen *g, gboolean sub, const char *dst, const char *src, gboole
           dst, src, ctype);
 }
 
+/* Whether a half operand view has a float32 form for widen_view: not the per-row scalars. */
+static gboolean
+widens (const View *v)
+{
+  return v->scalar || v->per_row != VIEW_ROW_SCALAR;
+}
+
+/* The view in float32: a resident row cast into the first row of scratch s (read with a repeat stride of 0
+ * as before), a tile widened into it; a scalar expression is already float. */
+static void
+widen_view (Gen *g, View *v, guint s)
+{
+  if (v->scalar)
+    return;
+  use_scratch (g, s, "float");
+  if (v->per_row == VIEW_ROW_VECTOR)
+    emit (g, "      AscendC::Cast(%s, %s, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(ROW_LEN));  /* the resident row */\n",
+          scratch_names[s], v->expr);
+  else
+    emit_widen (g, scratch_names[s], v->expr, "n");
+  g_strlcpy (v->expr, scratch_names[s], sizeof v->expr);
+}
+
 /* LayerNormalization, LogSoftmax and Softmax over whole rows. */
 static Lowered
 lower_row_norm (const NodeLowering *x, GError **error)
@@ -958,7 +981,20 @@ lower_row_norm (const NodeLowering *x, GError **error)
       emit (g, "      AscendC::Adds(sR, sR, static_cast<%s>(%s), rowsN);\n", ct, eps);
       emit (g, "      AscendC::Sqrt(sR, sR, rowsN);\n");
       emit_rows_scalar (g, FALSE, work, work, TRUE, ct);
-      /* The scale and bias are resident half rows: applied in half after the one rounding. */
+      if (x->wide && widens (&scale) && (ibias == NULL || widens (&bias)))
+        {
+          /* The scale and bias in float32 too: one rounding, at the result. */
+          widen_view (g, &scale, 1);
+          if (ibias != NULL)
+            widen_view (g, &bias, 2);
+          view_tensor (&d, work);
+          if (!emit_binary (g, "Mul", work, &d, &scale, "n", ct, error) ||
+              (ibias != NULL && !emit_binary (g, "Add", work, &d, &bias, "n", ct, error)))
+            return LOWER_FAILED;
+          emit_narrow (g, dst, work, "n");
+          return LOWERED;
+        }
+      /* Per-row scale or bias values: applied in half after the rounding. */
       if (x->wide)
         emit_narrow (g, dst, work, "n");
       view_tensor (&d, dst);

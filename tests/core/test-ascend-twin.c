@@ -587,6 +587,25 @@ test_float16 (void)
   check_model (model, FW_STRATEGY_BALANCED, 1);
 }
 
+/* The plan (balanced) of x [16, 256] float16 -> Softmax -> Erf -> Add x. */
+static FwPlan *
+softmax_erf_plan (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  add_node (g, "Softmax", "t0", "x", NULL);
+  add_node (g, "Erf", "t1", "t0", NULL);
+  add_node (g, "Add", "y", "t1", "x");
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  return plan_for (model, FW_STRATEGY_BALANCED, NULL);
+}
+
 /* A float16 softmax and an erf after it (x [16, 256] half -> Softmax -> Erf -> Add x): the generator widens
  * the row and the erf composition to float32 with Cast.md's modes (half -> float CAST_NONE, float -> half
  * CAST_RINT), reduces in float (row scratch of float), keeps the Add in half, and the kernels pass on the
@@ -595,9 +614,6 @@ static void
 test_float16_wide (void)
 {
   g_autoptr(GError) error = NULL;
-  FwModel *model = fw_test_model_new (13);
-  FwGraph *g = fw_model_get_graph (model);
-  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
   g_autoptr(FwPlan) plan = NULL;
   gboolean widened = FALSE;
   Tally tally = { 0 };
@@ -605,17 +621,9 @@ test_float16_wide (void)
   if (get_twin () == NULL)
     {
       g_test_skip ("no C++ compiler for the twin");
-      g_object_unref (model);
       return;
     }
-  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
-  add_node (g, "Softmax", "t0", "x", NULL);
-  add_node (g, "Erf", "t1", "t0", NULL);
-  add_node (g, "Add", "y", "t1", "x");
-  g_assert_true (fw_graph_add_output (g, "y", NULL));
-  g_assert_true (fw_graph_link (g, &error));
-  g_assert_no_error (error);
-  plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  plan = softmax_erf_plan ();
   for (guint i = 0; i < plan->candidates->len; i++)
     {
       g_autoptr(FwAscendKernel) k = fw_ascend_kernel_generate (plan, g_ptr_array_index (plan->candidates, i), &error);
@@ -707,9 +715,6 @@ static void
 test_float16_golden (void)
 {
   g_autoptr(GError) error = NULL;
-  FwModel *model = fw_test_model_new (13);
-  FwGraph *g = fw_model_get_graph (model);
-  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
   g_autoptr(FwPlan) plan = NULL;
   g_autoptr(FwAscendKernel) k = NULL;
   g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
@@ -723,17 +728,9 @@ test_float16_golden (void)
   if (get_twin () == NULL)
     {
       g_test_skip ("no C++ compiler for the twin");
-      g_object_unref (model);
       return;
     }
-  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
-  add_node (g, "Softmax", "t0", "x", NULL);
-  add_node (g, "Erf", "t1", "t0", NULL);
-  add_node (g, "Add", "y", "t1", "x");
-  g_assert_true (fw_graph_add_output (g, "y", NULL));
-  g_assert_true (fw_graph_link (g, &error));
-  g_assert_no_error (error);
-  plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  plan = softmax_erf_plan ();
   g_assert_cmpuint (plan->candidates->len, ==, 1);
   cand = g_ptr_array_index (plan->candidates, 0);
   k = fw_ascend_kernel_generate (plan, cand, &error);
@@ -873,6 +870,17 @@ append_fixture (GString *s, const char *name)
     }
 }
 
+/* The run's diagnostics in the test log, each after what. */
+static void
+log_diagnostics (FwTwinRun *run, const char *what)
+{
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    {
+      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
+      g_test_message ("%s: %s %s:%d: %s", what, e->code, e->file, e->line, e->message);
+    }
+}
+
 /* Runs tests/twin/NAME (after `defines`) on x = 0, 1, 2, ... of n floats over `blocks` blocks of tiles
  * of `tile` elements; *y receives the output. */
 static FwTwinRun *
@@ -894,11 +902,7 @@ run_fixture (const char *name, const char *defines, gint64 n, gint64 tile, guint
   *y = fw_array_new0 (dtype, 1, &n, &error);
   run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, y, 1, &error);
   g_assert_no_error (error);
-  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
-    {
-      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
-      g_test_message ("%s: %s %s:%d: %s", name, e->code, e->file, e->line, e->message);
-    }
+  log_diagnostics (run, name);
   return run;
 }
 
@@ -1147,11 +1151,7 @@ run_fixture_on (const char *name, const char *defines, FwArray *x, FwArray *y)
   k.kernel_source = text->str;
   run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, &y, 1, &error);
   g_assert_no_error (error);
-  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
-    {
-      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
-      g_test_message ("%s: %s %s:%d: %s", name, e->code, e->file, e->line, e->message);
-    }
+  log_diagnostics (run, name);
   return run;
 }
 

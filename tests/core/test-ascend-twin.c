@@ -1196,6 +1196,33 @@ test_cast_modes (void)
       }
 }
 
+/* Each instruction in its own type (tests/twin/half_round.cpp): 2048 + 1 in a half Adds is 2048 (the tie to
+ * even), in a float Adds 2049, which CAST_CEIL takes to 2050. */
+static void
+test_half_round (void)
+{
+  gint64 n_in = 16, n_out = 32;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_in, &error);
+  g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (gint64 i = 0; i < n_in; i++)
+    fw_array_set_double (x, i, 2048.0);
+  run = run_fixture_on ("half_round.cpp", "", x, y);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (gint64 i = 0; i < n_in; i++)
+    {
+      g_assert_cmpfloat (fw_array_get_double (y, i), ==, 2048.0);
+      g_assert_cmpfloat (fw_array_get_double (y, 16 + i), ==, 2050.0);
+    }
+}
+
 /* A float16 mean over 4096 values of 20 (tests/twin/half_mean.cpp): accumulated in float32 it is 20; summed in
  * half, as a half ReduceSum does, the sum saturates at 65504 and the mean is 15.99. */
 static void
@@ -1485,6 +1512,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
   g_test_add_func ("/core/ascend-twin/cast-modes", test_cast_modes);
   g_test_add_func ("/core/ascend-twin/half-mean", test_half_mean);
+  g_test_add_func ("/core/ascend-twin/half-round", test_half_round);
   g_test_add_func ("/core/ascend-twin/repeat-forms", test_repeat_forms);
   g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
   g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);

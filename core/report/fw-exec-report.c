@@ -127,6 +127,16 @@ fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s
       fw_json_member_double (b, "cube", t->pipe_s[3] * 1e6);
       json_builder_end_object (b);
     }
+  /* Golden policy: the reference's and the twin's outputs against the group run widened (the verdict). */
+  if (t->ran && t->golden != FW_DTYPE_UNDEFINED)
+    {
+      json_builder_set_member_name (b, "golden");
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "dtype", fw_dtype_name (t->golden));
+      add_golden_error (b, "unfused", &t->unfused_golden);
+      add_golden_error (b, "fused", &t->fused_golden);
+      json_builder_end_object (b);
+    }
   if (t->error != NULL)
     fw_json_member_string (b, "error", t->error);
   json_builder_end_object (b);

@@ -30,8 +30,12 @@ for (const k of notAscend) console.error(`${label}: Ascend kernel of candidate $
 // Integer (QDQ) groups the Ascend generator does not make (Conv roots, two activations: FW-TG-005,
 // docs/reason-codes.md): listed, host-verified; the MatMul/Gemm ones are generated and checked like the rest.
 const integer = (k) => /\[FW-TG-005\]/.test(k.message || '');
+// bfloat16 groups: the A2 vector unit computes half and float only; refused with FW-TG-004, host-verified.
+const bfloat16 = (k) => /\[FW-TG-004\]/.test(k.message || '');
 const gaps = notAscend.filter((k) => !indexMapped(k) && !trigonometric(k) && !attention(k) && !integer(k) &&
-  !hgemm(k));
+                                     !hgemm(k) && !bfloat16(k));
+if (notAscend.some(bfloat16))
+  console.log(`${label}: ${notAscend.filter(bfloat16).length} Ascend kernels refused: bfloat16, FW-TG-004 (host-verified)`);
 if (notAscend.some(integer))
   console.log(`${label}: ${notAscend.filter(integer).length} Ascend kernels refused: integer (QDQ) groups, FW-TG-005 (host-verified)`);
 if (notAscend.some(indexMapped))

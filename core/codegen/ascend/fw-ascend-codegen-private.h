@@ -32,6 +32,9 @@ typedef enum {
 
 typedef struct _Operand Operand;
 
+/* Tile-shaped scratch buffers sA..sE a node's statements may use (fw-ascend-emit.c). */
+#define FW_AC_N_SCRATCH 5
+
 struct _Operand
 {
   FwValue     *value;
@@ -89,7 +92,10 @@ typedef struct
   GArray            *slot_eb;    /* guint per temp slot */
   GArray            *kernel_buffers;
   GString           *compute;
-  gboolean           scratch[3];
+  gboolean           scratch[FW_AC_N_SCRATCH];
+  /* A float16 group whose reductions, normalisations or transcendental chains compute in float32
+   * (fw_ac_decide_wide): its scratch, row scratch and reduction buffers hold float (max_eb 4). */
+  gboolean           wide;
   gboolean           row_scratch;
   gboolean           reduce;
   gboolean           uses_mask;   /* Compare/Select: counts and tile buffers in whole 256-byte blocks */
@@ -125,6 +131,8 @@ gboolean     fw_ac_read_space             (Gen            *g,
                                            GError        **error);
 gboolean     fw_ac_build_operands         (Gen            *g,
                                            GError        **error);
+void         fw_ac_decide_wide            (Gen            *g);
+gboolean     fw_ac_computes_wide          (const FwNode   *node);
 void         fw_ac_collect_kernel_buffers (Gen            *g);
 gdouble      fw_ac_kernel_bytes           (Gen            *g,
                                            gint64          tile_len,

@@ -498,6 +498,7 @@ arrange_once (Gen *g, GError **error)
   fw_ac_cube_decide (g);
   if (!fw_ac_build_operands (g, error) || (g->cube && !fw_ac_cube_check_operands (g)))
     return FALSE;
+  fw_ac_decide_wide (g);
   fw_ac_rows_decide (g);
   if (g->cube && g->alpha != 1.0)
     g_string_append_printf (g->compute, "    AscendC::Muls(v%u, v%u, static_cast<%s>(%.9g), n);  /* Gemm's alpha */\n",
@@ -619,6 +620,34 @@ refuse_attention (const FwCandidate *candidate, GError **error)
   return TRUE;
 }
 
+/* bfloat16 on the 910B profile: the vector instructions (Add.md, Exp.md, ReduceSum.md... on Atlas A2) take
+ * half, float and the integers, not bfloat16_t; only Cast converts it (bfloat16 -> float CAST_NONE, float ->
+ * bfloat16 CAST_RINT and the directed modes). A bfloat16 group would be widened to float32 throughout, which
+ * this generator and the twin (no bfloat16_t) do not do yet: refused with its code (docs/reason-codes.md). */
+static gboolean
+refuse_bfloat16 (const FwCandidate *candidate, GError **error)
+{
+  for (guint i = 0; i < candidate->nodes->len; i++)
+    {
+      const FwNode *node = g_ptr_array_index (candidate->nodes, i);
+      gboolean bf16 = FALSE;
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        bf16 |= node->inputs[k] != NULL && node->inputs[k]->dtype == FW_DTYPE_BFLOAT16;
+      for (guint k = 0; k < node->n_outputs; k++)
+        bf16 |= node->outputs[k] != NULL && node->outputs[k]->dtype == FW_DTYPE_BFLOAT16;
+      if (bf16)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: [FW-TG-004] bfloat16 group: the Ascend vector instructions compute half and "
+                         "float, not bfloat16 (only Cast converts it), and the float32 form of a bfloat16 group is not "
+                         "generated yet"));
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 gboolean
 fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrangement *out, GError **error)
 {
@@ -626,7 +655,7 @@ fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrange
   gboolean ok;
 
   g_return_val_if_fail (plan != NULL && candidate != NULL && candidate->spec != NULL && out != NULL, FALSE);
-  if (refuse_attention (candidate, error))
+  if (refuse_attention (candidate, error) || refuse_bfloat16 (candidate, error))
     return FALSE;
   if (fw_candidate_is_integer (candidate))
     return fw_ascend_int8_arrange (plan, candidate, out, error);
@@ -720,7 +749,7 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
                    candidate->index);
       return NULL;
     }
-  if (refuse_attention (candidate, error))
+  if (refuse_attention (candidate, error) || refuse_bfloat16 (candidate, error))
     return NULL;
   if (fw_candidate_is_integer (candidate))
     return fw_ascend_int8_generate (plan, candidate, error);

@@ -10,9 +10,12 @@
 #   check-real-model.sh quantize-ops   small models of the quantisation operators (make-quantize-models.py)
 #   check-real-model.sh control-flow   a Silero-VAD-like model whose work sits in Loop and If bodies
 #                                      (tests/data/control-flow/cflow_vad.onnx, make-control-flow-model.py)
-#   check-real-model.sh half NAME DTYPE       NAME converted to DTYPE (float16 or bfloat16) throughout by
-#                                             tests/real/convert-half.py, or NAME_torch_DTYPE exported in
-#                                             DTYPE by torch (export-models.py): the half-precision checks below
+#   check-real-model.sh half NAME DTYPE [islands]
+#                                             NAME converted to DTYPE (float16 or bfloat16) throughout by
+#                                             tests/real/convert-half.py (islands: keeping float32 islands
+#                                             around Softmax, LayerNormalization and ReduceMean), or
+#                                             NAME_torch_DTYPE exported in DTYPE by torch (export-models.py):
+#                                             the half-precision checks below
 #
 # For each model:
 #   (a) `fusion-workbench --batch` writes a JSON report, exits 0, every value has a static shape
@@ -149,12 +152,14 @@ quantized_model() {
   echo "$dst"
 }
 
-# half_model_path NAME DTYPE: NAME's model converted to DTYPE, made once into the cache (under the lock).
+# half_model_path NAME DTYPE [islands]: NAME's model converted to DTYPE (with islands: float32 islands
+# around Softmax, LayerNormalization and ReduceMean), made once into the cache (under the lock).
 half_model_path() {
-  local n=$1 dt=$2 src dst
+  local n=$1 dt=$2 islands=${3:-} src dst keep=()
   src=$(model_path "$n")
   : "${FW_MODEL_CACHE:?FW_MODEL_CACHE is not set}"
-  dst=$FW_MODEL_CACHE/${n}_$dt.onnx
+  dst=$FW_MODEL_CACHE/${n}_$dt${islands:+_islands}.onnx
+  [[ -n $islands ]] && keep=(--keep-float32 Softmax,LayerNormalization,ReduceMean)
   if [[ -s $dst && $dst -nt $(dirname "$0")/convert-half.py ]]; then echo "$dst"; return; fi
   /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null ||
     missing "python3-onnx (with numpy) is not installed (needed to convert $n to $dt)"
@@ -163,7 +168,7 @@ half_model_path() {
   flock 9
   if [[ ! -s $dst || ! $dst -nt $(dirname "$0")/convert-half.py ]]; then
     local t0=$SECONDS
-    /usr/bin/python3 "$(dirname "$0")/convert-half.py" "$src" "$dst" "$dt" >"$work/convert.log" 2>&1 ||
+    /usr/bin/python3 "$(dirname "$0")/convert-half.py" "$src" "$dst" "$dt" "${keep[@]}" >"$work/convert.log" 2>&1 ||
       { cat "$work/convert.log" >&2; die "conversion of $n to $dt failed"; }
     echo "converted $n to $dt in $((SECONDS - t0)) s" >&2
   fi
@@ -571,8 +576,10 @@ case $mode in
     esac
     case $name in
       resnet18|mobilenet_v3_small|vit_b_16|bert_like)
-        m=$(half_model_path "$name" "$half_dtype")
-        check_half "${name}_$half_dtype" "$m" "$half_dtype"
+        islands=${4:-}
+        [[ -z $islands || $islands == islands ]] || die "unknown half variant '$islands' (want: islands)"
+        m=$(half_model_path "$name" "$half_dtype" "$islands")
+        check_half "${name}_$half_dtype${islands:+_islands}" "$m" "$half_dtype"
         ;;
       # Exported in the half type by torch itself (export-models.py), not converted by us.
       *_torch_"$half_dtype")

@@ -157,8 +157,10 @@ drop_widening_tail (Disc *d)
       gint64 a = 0, b = 0;
       gboolean read_inside = FALSE;
 
-      if (strcmp (last->op_type, "Cast") != 0 || in == NULL || out == NULL ||
-          !fw_dtype_bytes_for (in->dtype, 1, &a) || !fw_dtype_bytes_for (out->dtype, 1, &b) || b <= a)
+      /* Floats only: a mask cast from bool at the end of an epilogue is the epilogue's own result. */
+      if (strcmp (last->op_type, "Cast") != 0 || in == NULL || out == NULL || !fw_dtype_is_float (in->dtype) ||
+          !fw_dtype_is_float (out->dtype) || !fw_dtype_bytes_for (in->dtype, 1, &a) ||
+          !fw_dtype_bytes_for (out->dtype, 1, &b) || b <= a)
         return;
       for (guint u = 0; u < out->n_uses; u++)
         read_inside |= is_member (d, out->uses[u].node);

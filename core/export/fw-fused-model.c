@@ -229,7 +229,7 @@ fw_fused_model_write_kernel_package_with_scopes (FwPlan *plan, const FwTargets *
 
   /* The groups are only for re-running Ascend kernels. */
   if (!targets->enabled[FW_TARGET_ASCEND])
-    return fw_kernel_package_write (plan, targets, dir, error);
+    return fw_kernel_package_write_with_scopes (plan, targets, dir, NULL, NULL, sk, error);
   if ((rewrite = fw_fused_model_rewrite (plan, error)) == NULL)
     return FALSE;
   groups.rewrite = rewrite;

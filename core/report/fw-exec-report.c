@@ -134,8 +134,8 @@ fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s
 
 /* Which library computes a host kernel's compute root: oneDNN's version, ISA and chosen implementation, or
  * the fallback and why. */
-static void
-add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
+void
+fw_report_add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
 {
   if (p->backend == NULL)
     return;
@@ -173,7 +173,7 @@ add_target_kernel (JsonBuilder *b, const FwPlan *plan, FwTargetId target, const 
       if (k->host != NULL)
         {
           fw_json_member_int (b, "row_scratch_elements", fw_superkernel_get_scratch_elements (k->host));
-          add_host_producer (b, fw_superkernel_get_producer (k->host));
+          fw_report_add_host_producer (b, fw_superkernel_get_producer (k->host));
         }
     }
   else

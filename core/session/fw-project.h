@@ -40,6 +40,9 @@ const char  *fw_candidate_item_get_status         (FwCandidateItem *self);   /* 
 const char  *fw_candidate_item_get_search_text    (FwCandidateItem *self);
 /* "body": the control-flow body holding the candidate ("/If_0/then_branch"), NULL in the main graph. */
 const char  *fw_candidate_item_get_body           (FwCandidateItem *self);
+/* "location": the name scope the candidate's nodes share ("encoder/layer.3/attention"), else its first node's
+ * name; "" for a candidate without nodes. */
+const char  *fw_candidate_item_get_location       (FwCandidateItem *self);
 
 #define FW_TYPE_PROJECT (fw_project_get_type ())
 G_DECLARE_FINAL_TYPE (FwProject, fw_project, FW, PROJECT, GObject)

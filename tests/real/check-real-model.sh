@@ -10,6 +10,7 @@
 #   check-real-model.sh quantize-ops   small models of the quantisation operators (make-quantize-models.py)
 #   check-real-model.sh control-flow   a Silero-VAD-like model whose work sits in Loop and If bodies
 #                                      (tests/data/control-flow/cflow_vad.onnx, make-control-flow-model.py)
+#                                      and a recurrent encoder written with Scan (cflow_scan.onnx)
 #   check-real-model.sh half NAME DTYPE [islands]
 #                                             NAME converted to DTYPE (float16 or bfloat16) throughout by
 #                                             tests/real/convert-half.py (islands: keeping float32 islands
@@ -609,6 +610,8 @@ case $mode in
     # The checked-in model (the generator needs python3-onnx; the model is 11 KB): its bodies' groups are
     # planned, verified and exported into the bodies, and ONNX Runtime runs the fused export.
     check_model cflow_vad "$(dirname "$0")/../data/control-flow/cflow_vad.onnx" 0
+    # The recurrent encoder written with Scan (reversed axes and directions): its body's groups likewise.
+    check_model cflow_scan "$(dirname "$0")/../data/control-flow/cflow_scan.onnx" 0
     ;;
   quantize-ops)
     /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null ||

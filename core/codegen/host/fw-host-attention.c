@@ -368,6 +368,8 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_autofree char *dv = g_strdup_printf ("%" G_GINT64_FORMAT, a->dv);
   const gint64 *os = a->out_strides;
   GString *s = g->body;
+  gint64 block;
+  gboolean wide;
 
   for (gint i = 0; i < a->lead_rank; i++)
     nb *= a->lead[i];
@@ -377,13 +379,30 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append_printf (s, "  /* attention: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " queries in blocks of %"
                           G_GINT64_FORMAT ", %" G_GINT64_FORMAT " keys in blocks of %" G_GINT64_FORMAT "%s */\n",
                           nb, a->sq, qb, a->sk, kb, a->online ? ", online softmax" : "");
-  g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n    {\n",
-                          nb * a->sq * a->sk > PARALLEL_MIN_ELEMENTS ? "nt" : "1");
-  g_string_append_printf (s, "    float *sb = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n",
-                          qb * kb + qb * a->dv + 2 * qb + qb * a->d + a->d * kb + kb * a->dv);
-  g_string_append (s, "    if (sb == NULL)\n    {\n#pragma omp atomic write\n      fail = 1;\n    }\n");
-  g_string_append_printf (s, "#pragma omp for schedule(static)\n    for (int64_t t = 0; t < %" G_GINT64_FORMAT "; t++)\n"
-                          "    {\n      if (sb == NULL)\n        continue;\n", nb * nqb);
+  block = qb * kb + qb * a->dv + 2 * qb + qb * a->d + a->d * kb + kb * a->dv;
+  wide = nb * a->sq * a->sk > PARALLEL_MIN_ELEMENTS;
+  if (g->team)
+    {
+      /* Team form (FwSuperKernel.team): the program's team shares the query blocks, and the blocks' buffer
+         is the per-thread one it passes after the output. */
+      g->kernel->team_wide |= wide;
+      g->kernel->team_scratch_bytes = MAX (g->kernel->team_scratch_bytes, block * (gint64) sizeof (float));
+      g_string_append (s, "  {\n    {\n    float *sb = (float *) outs[1];\n");
+      if (wide)
+        g_string_append (s, "#pragma omp for schedule(static)\n");
+      else
+        g_string_append_printf (s, "#pragma omp for schedule(static, %" G_GINT64_FORMAT ")\n", MAX (nb * nqb, 1));
+      g_string_append_printf (s, "    for (int64_t t = 0; t < %" G_GINT64_FORMAT "; t++)\n    {\n", nb * nqb);
+    }
+  else
+    {
+      g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n    {\n",
+                              wide ? "nt" : "1");
+      g_string_append_printf (s, "    float *sb = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n", block);
+      g_string_append (s, "    if (sb == NULL)\n    {\n#pragma omp atomic write\n      fail = 1;\n    }\n");
+      g_string_append_printf (s, "#pragma omp for schedule(static)\n    for (int64_t t = 0; t < %" G_GINT64_FORMAT
+                              "; t++)\n    {\n      if (sb == NULL)\n        continue;\n", nb * nqb);
+    }
   g_string_append_printf (s, "      const int64_t b = t / %" G_GINT64_FORMAT ", i0 = (t %% %" G_GINT64_FORMAT ") * %"
                           G_GINT64_FORMAT ";\n", nqb, nqb, qb);
   g_string_append_printf (s, "      const int64_t nr = %" G_GINT64_FORMAT " - i0 < %" G_GINT64_FORMAT " ? %"
@@ -425,6 +444,9 @@ fw_hc_emit_attention (Gen *g, GError **error)
                           "          out0[oo + (i0 + i) * %" G_GINT64_FORMAT " + e * %" G_GINT64_FORMAT "] = "
                           "o[i * %s + e] * inv;\n      }\n",
                           dv, os[rank - 2], os[rank - 1], dv);
-  g_string_append (s, "    }\n    free (sb);\n    }\n    if (fail)\n      goto out;\n  }\n");
+  if (g->team)
+    g_string_append (s, "    }\n    }\n  }\n");
+  else
+    g_string_append (s, "    }\n    free (sb);\n    }\n    if (fail)\n      goto out;\n  }\n");
   return TRUE;
 }

@@ -199,11 +199,20 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.body = g_string_new (NULL);
 
   attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL;
+  /* Attention is emitted whole next: a scope's attention sub-kernel (its own loops, no library) is in team
+     form (see below). */
+  g.team = attention && kernel->unit_name != NULL;
   ok = attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
   if (ok && !attention)
     fw_hc_choose_producer (&g);
   for (guint i = 0; ok && i < g.vals->len; i++)
     g.half |= fw_hc_is_half (((SkVal *) g_ptr_array_index (g.vals, i))->dtype);
+  /* A scope's sub-kernel that calls no library joins its program's one team (fw-host-scope.c); sgemm and
+     oneDNN run their own threads, so a sub-kernel calling them keeps its parallel regions. */
+  if (!attention)
+    g.team = ok && kernel->unit_name != NULL && !g.half &&
+             (g.root == NULL || kernel->producer_kind == FW_SK_PRODUCER_DIRECT);
+  kernel->team = g.team;
   if (attention)
     ;
   else if (ok && g.root == NULL)
@@ -281,6 +290,13 @@ emit_function_body (Gen *g, GString *src)
   if (g->n_panels > 0)
     g_string_append_printf (src, "  float *hp[%d] = { NULL };\n", g->n_panels);
   g_string_append (src, g->body->str);
+  if (g->team)
+    {
+      /* The tile is the team's one (omp single copyprivate) and every loop ended at its barrier. */
+      g_string_append (src, "  status = 0;\nout:\n  ;\n#pragma omp single nowait\n  free (tile);\n"
+                            "  (void) col;\n  return status;\n}\n");
+      return;
+    }
   g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n");
   for (gint k = 0; k < g->n_panels; k++)
     g_string_append_printf (src, "  free (hp[%d]);\n", k);

@@ -473,6 +473,63 @@ emit_row (Gen *g, GString *s, GError **error)
   return TRUE;
 }
 
+/* The row loop's first lines: the row r (and the chunk's columns) of iteration t. */
+static void
+emit_row_index (Gen *g, GString *s, const char *row_expr)
+{
+  if (g->n_chunks > 1)
+    g_string_append_printf (s, "    const int64_t r = t / %" G_GINT64_FORMAT ", c = t %% %" G_GINT64_FORMAT ";\n"
+                               "    const int64_t j0 = c * %" G_GINT64_FORMAT ";\n"
+                               "    const int64_t j1 = j0 + %" G_GINT64_FORMAT " < %" G_GINT64_FORMAT " ? j0 + %"
+                               G_GINT64_FORMAT " : %" G_GINT64_FORMAT ";\n",
+                            g->n_chunks, g->n_chunks, g->chunk, g->chunk, g->row_len, g->chunk, g->row_len);
+  else
+    g_string_append_printf (s, "    const int64_t r = %s;\n", row_expr);
+  g_string_append (s, "    (void) r;\n");
+}
+
+/* Iteration t of the row loop: its row, row_pre, the row prologue and the row's passes. */
+static gboolean
+emit_row_body (Gen *g, GString *s, const char *row_expr, const char *row_pre, GError **error)
+{
+  emit_row_index (g, s, row_expr);
+  if (row_pre != NULL)
+    g_string_append (s, row_pre);
+  emit_row_prologue (g, s, "r", "t");
+  return emit_row (g, s, error);
+}
+
+/* A scope sub-kernel's region in team form (FwSuperKernel.team): the caller's team shares the rows, and the
+ * row scratch is the per-thread buffer the program passes after the outputs. A region one thread should run
+ * gives all its rows to the team's first thread, the others wait at the loop's barrier. */
+static gboolean
+emit_team_region (Gen *g, const char *count, const char *row_expr, const char *row_pre, gboolean wide,
+                  GError **error)
+{
+  GString *s = g->body;
+
+  g->kernel->team_wide |= wide;
+  g->kernel->team_scratch_bytes = MAX (g->kernel->team_scratch_bytes, (gint64) g->n_scratch * g->row_len * 8);
+  if (g->n_scratch > 0)
+    g_string_append_printf (s, "  {\n    double *scr = (double *) outs[%u];\n", g->kernel->outputs->len);
+  else
+    g_string_append (s, "  {\n    double *scr = NULL;\n");
+  g_string_append (s, "    (void) scr;\n");
+  if (wide)
+    g_string_append (s, "#pragma omp for schedule(static)\n");
+  else
+    {
+      gint64 n = g_ascii_strtoll (count, NULL, 10);
+
+      g_string_append_printf (s, "#pragma omp for schedule(static, %" G_GINT64_FORMAT ")\n", MAX (n, 1));
+    }
+  g_string_append_printf (s, "  for (int64_t t = 0; t < %s; t++)\n  {\n", count);
+  if (!emit_row_body (g, s, row_expr, row_pre, error))
+    return FALSE;
+  g_string_append (s, "  }\n  }\n");
+  return TRUE;
+}
+
 /* One parallel region over rows [0, count): `row_expr` names the row in the space (the tile's row is t).
  * row_pre, when not NULL, is code that fills the tile's row t first (a direct convolution), so the epilogue
  * reads it from cache. */
@@ -481,6 +538,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
 {
   GString *s = g->body;
   gint64 elements = g->n_rows * g->row_len, ops = 0;
+  gboolean wide;
 
   fw_hc_widen_row_invariant (g);
   /* Right after sgemm, OpenBLAS's threads still spin on the cores waiting for more work, and an OpenMP
@@ -500,11 +558,12 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
       ops += sn->kind != NK_ELEM || strcmp (op, "Erf") == 0 || strcmp (op, "Exp") == 0 || strcmp (op, "Tanh") == 0 ||
              strcmp (op, "Sigmoid") == 0 || strcmp (op, "Log") == 0 || strcmp (op, "Gelu") == 0 ? 8 : 1;
     }
+  wide = elements > PARALLEL_MIN_ELEMENTS &&
+         ((g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && ops >= 8) || 2 * g->gemm_k < 32 * ops);
+  if (g->team)
+    return emit_team_region (g, count, row_expr, row_pre, wide, error);
   g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n  {\n",
-                          elements > PARALLEL_MIN_ELEMENTS &&
-                            ((g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && ops >= 8) ||
-                             2 * g->gemm_k < 32 * ops)
-                            ? "nt" : "1");
+                          wide ? "nt" : "1");
   /* Scratch holds float or narrower values only, 8 bytes a slot keeps any register type aligned. */
   if (g->n_scratch > 0)
     g_string_append_printf (s, "    double *scr = (double *) malloc (sizeof (double) * %" G_GINT64_FORMAT ");\n",
@@ -514,19 +573,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
   g_string_append_printf (s, "#pragma omp for schedule(static)\n  for (int64_t t = 0; t < %s; t++)\n  {\n", count);
   if (g->n_scratch > 0)
     g_string_append (s, "    if (scr == NULL) continue;\n");
-  if (g->n_chunks > 1)
-    g_string_append_printf (s, "    const int64_t r = t / %" G_GINT64_FORMAT ", c = t %% %" G_GINT64_FORMAT ";\n"
-                               "    const int64_t j0 = c * %" G_GINT64_FORMAT ";\n"
-                               "    const int64_t j1 = j0 + %" G_GINT64_FORMAT " < %" G_GINT64_FORMAT " ? j0 + %"
-                               G_GINT64_FORMAT " : %" G_GINT64_FORMAT ";\n",
-                            g->n_chunks, g->n_chunks, g->chunk, g->chunk, g->row_len, g->chunk, g->row_len);
-  else
-    g_string_append_printf (s, "    const int64_t r = %s;\n", row_expr);
-  g_string_append (s, "    (void) r;\n");
-  if (row_pre != NULL)
-    g_string_append (s, row_pre);
-  emit_row_prologue (g, s, "r", "t");
-  if (!emit_row (g, s, error))
+  if (!emit_row_body (g, s, row_expr, row_pre, error))
     return FALSE;
   g_string_append (s, "  }\n");
   if (g->n_scratch > 0)

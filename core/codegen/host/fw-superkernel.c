@@ -68,6 +68,12 @@ runtime_table (void)
                          fw_dnnl_prim_run, NULL };
 }
 
+int
+fw_superkernel_abi_version (void)
+{
+  return FW_SK_ABI_VERSION;
+}
+
 FwSuperKernel *
 fw_superkernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
@@ -125,6 +131,7 @@ fw_superkernel_free (FwSuperKernel *kernel)
   g_free (kernel->unit);
   g_free (kernel->producer_fallback);
   fw_dnnl_prim_free (kernel->dnnl);
+  g_free (kernel->producer_table);
   g_free (kernel);
 }
 
@@ -308,7 +315,7 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
     }
   if (n_threads == 0)
     n_threads = g_get_num_processors ();
-  rt.producer = kernel->dnnl;
+  rt.producer = kernel->producer_table != NULL ? (gpointer) kernel->producer_table : kernel->dnnl;
   if (kernel->entry (&rt, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
     {
       for (guint k = 0; k < n_out; k++)

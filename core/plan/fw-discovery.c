@@ -362,7 +362,10 @@ fw_disc_row_ops_after_reduce (Disc *d)
     {
       FwNode *m = g_ptr_array_index (d->group.nodes, i);
       FwValue *out = first_output (m);
-      if (fw_node_class (m) != FW_OP_CLASS_REDUCE && out && fw_space_role (&d->group.space, out) == FW_SHAPE_ROW)
+      /* A Cast is not counted: it converts the row's value between the dtype in memory and the one it is
+         computed in (a float32 island's Cast pair around a ReduceMean, convert-half.py --keep-float32). */
+      if (fw_node_class (m) != FW_OP_CLASS_REDUCE && strcmp (m->op_type, "Cast") != 0 && out &&
+          fw_space_role (&d->group.space, out) == FW_SHAPE_ROW)
         n++;
     }
   return n;

@@ -117,6 +117,7 @@ typedef struct
   guint              n_imm;
   gint               n_panels;  /* float32 copies of half root operands (hp[k]) */
   gboolean           half;      /* some value is float16 or bfloat16: the conversions are emitted */
+  gboolean           pass_lanes; /* the pass being emitted sums into lane accumulators (fw-host-region.c) */
   gboolean           team;      /* kernel->team: the body's loops are work-shared in the caller's team */
   GString           *decls;     /* file-scope constants */
   GString           *body;      /* the entry's body */

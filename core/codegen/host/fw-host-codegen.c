@@ -152,6 +152,28 @@ fw_hc_kernel_input (Gen *g, FwValue *v)
 
 static void emit_function_body (Gen *g, GString *src);
 
+/* A half kernel's body twice: compiled for AVX2 with F16C, taken at run time where the CPU has both, and at
+ * the baseline (SSE2, or FW_SK_PORTABLE). Its conversions are F16C or AVX-512 instructions either way; the
+ * AVX2 copy also runs the float32 arithmetic between them eight lanes wide, where the baseline's is four,
+ * with the same operations in the same order (no FMA: -ffp-contract=off), so both give the same bits. A
+ * float32 kernel has no conversions to pay for and keeps one portable body (fw-host-toolchain.c: no
+ * -march). */
+static void
+emit_half_entries (Gen *g, GString *src)
+{
+  static const char args[] = " (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)";
+  static const char both[] = "(FW_SK_CPU_AVX2 | FW_SK_CPU_F16C)";
+
+  g_string_append_printf (src, "#if FW_SK_X86\n__attribute__ ((target (\"avx2,f16c\"))) static int\nfw_sk_entry_avx2%s\n{\n",
+                          args);
+  emit_function_body (g, src);
+  g_string_append_printf (src, "#endif\n\nstatic int\nfw_sk_entry_base%s\n{\n", args);
+  emit_function_body (g, src);
+  g_string_append_printf (src, "\nint\nfw_sk_entry%s\n{\n#if FW_SK_X86\n  if ((rt->features & %s) == %s)\n"
+                               "    return fw_sk_entry_avx2 (rt, ins, outs, nt);\n#endif\n"
+                               "  return fw_sk_entry_base (rt, ins, outs, nt);\n}\n", args, both, both);
+}
+
 static void
 gen_clear (Gen *g)
 {
@@ -228,8 +250,14 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g_string_append (src, g.decls->str);
   if (g.decls->len)
     g_string_append_c (src, '\n');
-  g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
-  emit_function_body (&g, src);
+  if (g.half)
+    emit_half_entries (&g, src);
+  else
+    {
+      g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, "
+                            "int nt)\n{\n");
+      emit_function_body (&g, src);
+    }
   kernel->source = g_string_free (src, FALSE);
   kernel->half = g.half;
   if (kernel->unit_name != NULL)

@@ -425,7 +425,8 @@ write_model_explorer (const FwBatchOptions *options, FwPlan *plan, FwMeasureResu
 
 /* The --fail-on conditions that hold, each said on stderr; TRUE when any does. */
 /* --superkernel, --superkernel-scope, --no-superkernel and --superkernel-max-kernels; *wanted FALSE when no
- * scopes were asked for (the report then has no superkernel member). */
+ * scopes were asked for here (the report then has no superkernel member unless the plan's decisions made
+ * scopes). */
 static gboolean
 superkernel_options_for (const FwBatchOptions *options, FwSkOptions *out, gboolean *wanted, GError **error)
 {
@@ -603,7 +604,12 @@ fw_batch_run (const FwBatchOptions *options)
       if (!fw_whitelist_save (out, options->export_whitelist, &error))
         goto fail;
     }
-  /* Scopes bind the kernels of the plan as decided. */
+  /* Scopes bind the kernels of the plan as decided; scopes a whitelist or session made ask for them too. */
+  if (!want_sk && g_strcmp0 (options->superkernel, "off") != 0)
+    {
+      g_autoptr(GPtrArray) decided = fw_plan_get_user_scopes (plan);
+      want_sk = decided->len > 0;
+    }
   if (want_sk && !(sk = fw_sk_plan_build (plan, &sk_options, &error)))
     goto fail;
   if ((want_host || want_ascend) &&

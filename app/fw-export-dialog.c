@@ -254,6 +254,14 @@ fw_export_dialog_start (FwExportDialog *self)
   options.kernels = gtk_check_button_get_active (self->kernels_check);
   options.report = gtk_check_button_get_active (self->report_check);
   options.model_report = fw_project_get_model_report (self->project);
+  /* Scopes the user made go into the report and the package; the automatic ones only with batch's
+   * --superkernel auto, as before. */
+  {
+    g_autoptr(GPtrArray) decided = fw_plan_get_user_scopes (fw_project_get_plan (self->project));
+
+    if (decided->len > 0)
+      options.superkernel = fw_project_get_superkernel_plan (self->project);
+  }
   /* A check of this very plan (same revision) puts its verification and timings into the report. */
   check = self->window != NULL ? fw_window_get_last_check (self->window) : NULL;
   if (check != NULL && fw_check_get_project (check) == self->project &&

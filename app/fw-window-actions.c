@@ -28,6 +28,8 @@ fw_window_actions_update (FwWindow *self)
   set_enabled (self, "veto", idle);
   set_enabled (self, "accept-pattern", idle);
   set_enabled (self, "veto-pattern", idle);
+  set_enabled (self, "make-superkernel", idle);
+  set_enabled (self, "remove-superkernel", idle);
   set_enabled (self, "check", idle);
   set_enabled (self, "measure", idle);
   set_enabled (self, "export", idle);
@@ -122,6 +124,37 @@ static void
 veto_pattern_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   decide_pattern (user_data, FW_DECISION_VETO, parameter);
+}
+
+/* win.make-superkernel: the graph's selection made one SuperKernel scope (fw-window-superkernel.c). */
+static void
+make_superkernel_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+
+  if (!fw_window_make_superkernel (self, &name, &error))
+    fw_window_toast (self, error->message);
+  else
+    {
+      /* TRANSLATORS: the name of the SuperKernel scope just made */
+      g_autofree char *message = g_strdup_printf (_("SuperKernel “%s” made: its kernels are one launch"), name);
+      fw_window_toast (self, message);
+    }
+  fw_window_actions_update (self);
+}
+
+/* win.remove-superkernel NAME: the user's scope of that name removed, a decision undone like the others. */
+static void
+remove_superkernel_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FwWindow *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!fw_window_remove_superkernel (self, g_variant_get_string (parameter, NULL), &error))
+    fw_window_toast (self, error->message);
+  fw_window_actions_update (self);
 }
 
 static void
@@ -245,6 +278,8 @@ static const GActionEntry window_actions[] = {
   { "veto", veto_activated },
   { "accept-pattern", accept_pattern_activated, "s" },
   { "veto-pattern", veto_pattern_activated, "s" },
+  { "make-superkernel", make_superkernel_activated },
+  { "remove-superkernel", remove_superkernel_activated, "s" },
   { "zoom-in", zoom_in_activated },
   { "zoom-out", zoom_out_activated },
   { "zoom-fit", zoom_fit_activated },

@@ -8,6 +8,7 @@
 #include "fw-inspector.h"
 #include "fw-roofline-view.h"
 #include "fw-summary-view.h"
+#include "fw-superkernel-list.h"
 #include "session/fw-check.h"
 #include "session/fw-open.h"
 
@@ -73,6 +74,7 @@ struct _FwWindow
   GtkStack *side_stack;
   FwRooflineView *roofline_view;
   FwSummaryView *summary_view;
+  FwSuperkernelList *superkernel_list;
   GMenu *recent_section;
   GtkRevealer *dims_revealer;
   GtkLabel *dims_label;
@@ -99,6 +101,14 @@ void fw_window_begin_job             (FwWindow *self, const char *message);
 void fw_window_end_job               (FwWindow *self);
 /* What the whitelists applied while opening did, for a toast; NULL when the plan holds no whitelist entry. */
 char *fw_window_whitelist_summary    (const FwPlan *plan);
+/* fw-window-superkernel.c */
+/* The user's SuperKernel scope from the graph's selection: the selected collapsed name scope, or the range of
+ * kernels from the selected node to the one Shift+click added; FALSE with a FW_ERROR_USAGE error that says
+ * how to select one. The new scope's name in *name (may be NULL). */
+gboolean fw_window_make_superkernel      (FwWindow *self, char **name, GError **error);
+gboolean fw_window_remove_superkernel    (FwWindow *self, const char *name, GError **error);
+/* Connects the scope list to the graph (a row selects its scope's kernels). */
+void     fw_window_superkernel_init      (FwWindow *self);
 /* fw-window-fused.c */
 /* Shows the plan after fusion (each fused group one box) or the graph as it is; the header's toggle. */
 void     fw_window_set_fused_view        (FwWindow *self, gboolean fused);

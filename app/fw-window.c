@@ -265,6 +265,7 @@ install_project (FwWindow *self)
   fw_candidate_list_set_project (self->candidate_list, NULL);
   fw_roofline_view_set_project (self->roofline_view, NULL);
   fw_summary_view_set_project (self->summary_view, NULL);
+  fw_superkernel_list_set_project (self->superkernel_list, NULL);
   fw_graph_view_set_project (self->graph_view, NULL);
   fw_graph_view_set_layout (self->graph_view, NULL);
   g_clear_object (&self->layout);
@@ -283,6 +284,7 @@ install_project (FwWindow *self)
   fw_candidate_list_set_project (self->candidate_list, self->project);
   fw_roofline_view_set_project (self->roofline_view, self->project);
   fw_summary_view_set_project (self->summary_view, self->project);
+  fw_superkernel_list_set_project (self->superkernel_list, self->project);
   fw_inspector_set_project (self->inspector, self->project);
   fw_graph_view_zoom_to_fit (self->graph_view);
 
@@ -909,6 +911,7 @@ fw_window_class_init (FwWindowClass *klass)
   g_type_ensure (FW_TYPE_INSPECTOR);
   g_type_ensure (FW_TYPE_ROOFLINE_VIEW);
   g_type_ensure (FW_TYPE_SUMMARY_VIEW);
+  g_type_ensure (FW_TYPE_SUPERKERNEL_LIST);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fusionworkbench/FusionWorkbench/fw-window.ui");
   gtk_widget_class_bind_template_child (widget_class, FwWindow, window_title);
@@ -926,6 +929,7 @@ fw_window_class_init (FwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, roofline_view);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, summary_view);
+  gtk_widget_class_bind_template_child (widget_class, FwWindow, superkernel_list);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_revealer);
   gtk_widget_class_bind_template_child (widget_class, FwWindow, dims_label);
@@ -985,6 +989,7 @@ fw_window_init (FwWindow *self)
   rebuild_recent_section (self);
 
   fw_window_actions_init (self);
+  fw_window_superkernel_init (self);
   fw_window_add_shortcuts (self);
   fw_window_actions_update (self);
 }

@@ -68,6 +68,39 @@ format_pattern (FwCandidateItem *item)
   return g_strdup (fw_candidate_item_get_pattern (item));
 }
 
+/* The part of a candidate's scope that tells it from its neighbours, for a narrow column: from the last
+ * component holding a digit (the layer or block: "layers.3", "encoder_layer_3" shortened to its last two
+ * words, "layer_3") to the end, else the last two components. The whole scope is the cell's tooltip. */
+static char *
+format_location (FwCandidateItem *item)
+{
+  const char *where = fw_candidate_item_get_location (item);
+  g_auto(GStrv) parts = g_strsplit (where, "/", -1);
+  guint n = g_strv_length (parts), from = n > 2 ? n - 2 : 0;
+  g_autofree char *tail = NULL;
+  const char *layer;
+
+  for (guint k = n; k-- > 0;)
+    if (strpbrk (parts[k], "0123456789") != NULL)
+      {
+        from = k;
+        break;
+      }
+  tail = g_strjoinv ("/", parts + from);
+  layer = from < n ? parts[from] : "";
+  if (strpbrk (layer, "0123456789") != NULL && strlen (layer) > 8)
+    {
+      const char *last = strrchr (layer, '_');
+      const char *word = last;
+
+      while (word != NULL && word > layer && word[-1] != '_')
+        word--;
+      if (last != NULL && word > layer)
+        return g_strdup (tail + (word - layer));
+    }
+  return g_steal_pointer (&tail);
+}
+
 static char *
 format_nodes (FwCandidateItem *item)
 {
@@ -135,6 +168,8 @@ format_status (FwCandidateItem *item)
  * the list for after deciding and checking. */
 static const ColumnInfo columns[] = {
   { "pattern", N_("Pattern"), "pattern", format_pattern, FALSE },
+  /* Translators: the column naming where in the model a candidate sits (its nodes' name scope) */
+  { "location", N_("Location"), "location", format_location, FALSE },
   { "decision", N_("Decision"), "status", format_status, FALSE },
   { "verification", N_("Verification"), "verification", format_verification, FALSE },
   /* Translators: the column of each Ascend kernel's result on the Ascend C twin */
@@ -163,9 +198,11 @@ cell_update (GtkListItem *list_item)
     return;
   text = info->format (item);
   gtk_inscription_set_text (GTK_INSCRIPTION (label), text);
-  /* Pattern names of rules run long ("MatMul+elementwise_chain"): the whole name on hover. */
+  /* Pattern names of rules and name scopes run long ("MatMul+elementwise_chain"): the whole text on hover. */
   if (strcmp (info->id, "pattern") == 0)
     gtk_widget_set_tooltip_text (label, text);
+  else if (strcmp (info->id, "location") == 0)
+    gtk_widget_set_tooltip_text (label, fw_candidate_item_get_location (item));
   if (strcmp (info->id, "decision") == 0)
     {
       g_autofree char *css = g_strdup_printf ("fw-status-%s", fw_candidate_item_get_status (item));
@@ -207,9 +244,11 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
       gtk_inscription_set_xalign (GTK_INSCRIPTION (label), 1.0);
       gtk_widget_add_css_class (label, "numeric");
     }
-  /* The pattern column holds the longest words, and the others shrink to let it show them. */
+  /* The pattern column holds the longest words, and the others shrink to let it show them. A cut text
+     ends in an ellipsis, so nobody takes it for the whole. */
   gtk_inscription_set_min_chars (GTK_INSCRIPTION (label),
-                                 info->numeric ? 8 : strcmp (info->id, "pattern") == 0 ? 22 : 12);
+                                 info->numeric ? 8 : strcmp (info->id, "pattern") == 0 ? 16 : 12);
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (label), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
   g_object_set_data (G_OBJECT (list_item), "fw-column", (gpointer) info);
   gtk_list_item_set_child (list_item, label);
   /* A right click selects the row (unless it is among the selected ones) and opens its menu. */

@@ -160,7 +160,7 @@ fw_graph_view_clear_index (FwGraphView *self)
   self->bounds_w = self->bounds_h = 0;
   self->max_span = 0;
   self->box_h = 0;
-  self->selected_box = self->hover_box = G_MAXUINT;
+  self->selected_box = self->range_box = self->hover_box = G_MAXUINT;
   self->search_pos = G_MAXUINT;
 }
 

@@ -17,6 +17,7 @@ fw_graph_view_select_box (FwGraphView *self, guint b, gboolean emit)
   const FwLayoutBox *box = b != G_MAXUINT ? fw_layout_get_box (self->layout, b) : NULL;
 
   self->selected_box = b;
+  self->range_box = G_MAXUINT;
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (emit)
     g_signal_emit (self, fw_graph_view_signals[NODE_SELECTED], 0, box != NULL ? (gpointer) box->node : NULL);
@@ -157,9 +158,24 @@ expand_scope (FwGraphView *self, guint b)
   fw_layout_compute_async (self->layout, self->compute_cancellable, on_compute_done, g_object_ref (self));
 }
 
-/* A click at widget point (x, y): a box selects its node, otherwise a hull its candidate. */
+/* Shift+click on a node box with a node selected: the range of kernels between the two (a SuperKernel scope
+ * to make, fw_graph_view_get_range_node). */
+static gboolean
+extend_to (FwGraphView *self, guint b)
+{
+  if (self->selected_box == G_MAXUINT || b == self->selected_box ||
+      fw_layout_get_box (self->layout, b)->kind == FW_LAYOUT_BOX_SCOPE ||
+      fw_layout_get_box (self->layout, self->selected_box)->kind == FW_LAYOUT_BOX_SCOPE)
+    return FALSE;
+  self->range_box = b;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return TRUE;
+}
+
+/* A click at widget point (x, y): a box selects its node (Shift: extends the selection to it), otherwise a
+ * hull its candidate. */
 static void
-click_at (FwGraphView *self, gint n_press, gdouble x, gdouble y)
+click_at (FwGraphView *self, gint n_press, gdouble x, gdouble y, gboolean extend)
 {
   gdouble lx = self->origin_x + x / self->zoom, ly = self->origin_y + y / self->zoom;
   guint b, c;
@@ -176,7 +192,7 @@ click_at (FwGraphView *self, gint n_press, gdouble x, gdouble y)
     {
       if (n_press == 2)
         expand_scope (self, b);
-      else
+      else if (!extend || !extend_to (self, b))
         fw_graph_view_select_box (self, b, TRUE);
       return;
     }
@@ -194,8 +210,10 @@ click_at (FwGraphView *self, gint n_press, gdouble x, gdouble y)
 static void
 on_click_released (GtkGestureClick *gesture, gint n_press, gdouble x, gdouble y, FwGraphView *self)
 {
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+
   gtk_widget_grab_focus (GTK_WIDGET (self));
-  click_at (self, n_press, x, y);
+  click_at (self, n_press, x, y, (state & GDK_SHIFT_MASK) != 0);
 }
 
 static void
@@ -329,5 +347,28 @@ void
 fw_graph_view_click (FwGraphView *self, gint n_press, gdouble x, gdouble y)
 {
   g_return_if_fail (FW_IS_GRAPH_VIEW (self));
-  click_at (self, n_press, x, y);
+  click_at (self, n_press, x, y, FALSE);
+}
+
+void
+fw_graph_view_shift_click (FwGraphView *self, gdouble x, gdouble y)
+{
+  g_return_if_fail (FW_IS_GRAPH_VIEW (self));
+  click_at (self, 1, x, y, TRUE);
+}
+
+gboolean
+fw_graph_view_select_range (FwGraphView *self, const FwNode *first, const FwNode *last)
+{
+  guint a, b;
+
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), FALSE);
+  if (self->layout == NULL || self->n_boxes == 0)
+    return FALSE;
+  a = fw_layout_find_node (self->layout, first);
+  b = fw_layout_find_node (self->layout, last);
+  if (a == G_MAXUINT || b == G_MAXUINT)
+    return FALSE;
+  fw_graph_view_select_box (self, a, TRUE);
+  return extend_to (self, b);
 }

@@ -84,6 +84,7 @@ struct _FwGraphView
   gdouble        minimap_scale;
 
   guint          selected_box;
+  guint          range_box;    /* Shift+click: the other end of a range of kernels from selected_box, or G_MAXUINT */
   guint          hover_box;
   guint          selected_candidate;
   guint          search_pos;   /* position in order of the last search hit */

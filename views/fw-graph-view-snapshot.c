@@ -119,7 +119,7 @@ draw_boxes_detailed (FwGraphView *self, GtkSnapshot *snapshot,
           }
         {
           GskRoundedRect rr;
-          gboolean selected = b == self->selected_box;
+          gboolean selected = b == self->selected_box || b == self->range_box;
           float width = selected ? 3.0f : box->kind == FW_LAYOUT_BOX_SCOPE ? 2.0f : 1.0f;
           float widths[4] = { width, width, width, width };
           GdkRGBA border = selected ? selection : (GdkRGBA) { 0.25, 0.25, 0.28, 1 };

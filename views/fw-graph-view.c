@@ -38,7 +38,11 @@ static void
 fw_graph_view_dispose (GObject *object)
 {
   FwGraphView *self = FW_GRAPH_VIEW (object);
+  GtkWidget *child;
 
+  /* A context menu the window opened over the canvas. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   g_cancellable_cancel (self->compute_cancellable);
   g_clear_object (&self->compute_cancellable);
   if (self->project != NULL)
@@ -111,6 +115,16 @@ fw_graph_view_set_property (GObject *object, guint prop_id, const GValue *value,
     }
 }
 
+/* The canvas draws itself; its only children are popovers (a context menu), which GTK 4 shows only when
+ * the parent presents them as it is allocated. */
+static void
+fw_graph_view_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER (child))
+      gtk_popover_present (GTK_POPOVER (child));
+}
+
 static void
 fw_graph_view_class_init (FwGraphViewClass *klass)
 {
@@ -121,6 +135,7 @@ fw_graph_view_class_init (FwGraphViewClass *klass)
   object_class->get_property = fw_graph_view_get_property;
   object_class->set_property = fw_graph_view_set_property;
   widget_class->snapshot = fw_graph_view_snapshot;
+  widget_class->size_allocate = fw_graph_view_size_allocate;
   fw_graph_view_fill_palettes ();
 
   fw_graph_view_properties[PROP_LAYOUT] =
@@ -162,7 +177,7 @@ fw_graph_view_init (FwGraphView *self)
 
   self->zoom = 1.0;
   self->detail = FW_GRAPH_DETAIL_LABELS;
-  self->selected_box = self->hover_box = G_MAXUINT;
+  self->selected_box = self->range_box = self->hover_box = G_MAXUINT;
   self->selected_candidate = G_MAXUINT;
   self->search_pos = G_MAXUINT;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
@@ -324,6 +339,27 @@ fw_graph_view_get_selected_candidate (FwGraphView *self)
 {
   g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), G_MAXUINT);
   return self->selected_candidate;
+}
+
+FwNode *
+fw_graph_view_get_range_node (FwGraphView *self)
+{
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  if (self->range_box == G_MAXUINT)
+    return NULL;
+  return fw_layout_get_box (self->layout, self->range_box)->node;
+}
+
+const char *
+fw_graph_view_get_selected_scope (FwGraphView *self)
+{
+  const FwLayoutBox *box;
+
+  g_return_val_if_fail (FW_IS_GRAPH_VIEW (self), NULL);
+  if (self->selected_box == G_MAXUINT)
+    return NULL;
+  box = fw_layout_get_box (self->layout, self->selected_box);
+  return box->kind == FW_LAYOUT_BOX_SCOPE ? box->scope : NULL;
 }
 
 FwNode *

@@ -66,9 +66,19 @@ gboolean     fw_graph_view_get_candidate_flagged (FwGraphView *self, guint candi
 /* The layout rectangle now on screen. */
 void         fw_graph_view_get_visible_area   (FwGraphView *self, gdouble *x0, gdouble *y0, gdouble *x1, gdouble *y1);
 FwNode      *fw_graph_view_get_selected_node  (FwGraphView *self);
+/* A range of kernels: the node Shift+click extended the selection to (the selected node is the other end),
+ * or NULL; a plain click clears it. */
+FwNode      *fw_graph_view_get_range_node     (FwGraphView *self);
+/* The collapsed name scope whose box is selected ("/encoder/layers.3"), or NULL. */
+const char  *fw_graph_view_get_selected_scope (FwGraphView *self);
+/* Selects first's box and extends the selection to last's (both drawn as node boxes): FALSE when either
+ * is not drawn or inside a collapsed scope. For tests and keyboard-driven pointers, as Shift+click. */
+gboolean     fw_graph_view_select_range       (FwGraphView *self, const FwNode *first, const FwNode *last);
 /* What a click of n_press presses at widget point (x, y) does: select a node or a hull, open a scope
  * (n_press 2), move the view (in the minimap). For tests and for keyboard-driven pointers. */
 void         fw_graph_view_click              (FwGraphView *self, gint n_press, gdouble x, gdouble y);
+/* The same click with Shift held: extends the selection to the node there. */
+void         fw_graph_view_shift_click        (FwGraphView *self, gdouble x, gdouble y);
 /* The pointer moving to widget point (x, y): the box there is hovered and its tooltip set (op, shapes, and
  * the fusion holding the node or the refusals that kept it out). */
 void         fw_graph_view_hover              (FwGraphView *self, gdouble x, gdouble y);

@@ -37,6 +37,8 @@ struct _FwInspector
   /* Its pattern, kind and status, kept so a decision on it (or an undo) updates the status shown. */
   GtkWidget       *about_label;
   GtkWidget       *accept_button;   /* insensitive while the candidate is vetoed: undo is the way back */
+  /* The node on show, or NULL: shown again when the plan changes (its fusion, its SuperKernel scope). */
+  FwNode          *shown_node;
   /* Source buffers on show, restyled when the theme turns light or dark. */
   GPtrArray       *source_buffers;
   /* The sources being generated for the shown candidate: the request's number (0: none) and the
@@ -89,6 +91,7 @@ clear_box (FwInspector *self)
   GtkWidget *child;
 
   forget_candidate (self);
+  self->shown_node = NULL;
   g_ptr_array_set_size (self->source_buffers, 0);
   while ((child = gtk_widget_get_first_child (self->box)) != NULL)
     gtk_box_remove (GTK_BOX (self->box), child);
@@ -472,6 +475,7 @@ fw_inspector_show_node (FwInspector *self, FwNode *node)
   g_return_if_fail (node != NULL);
 
   clear_box (self);
+  self->shown_node = node;
   op_type = fw_node_get_op_type (node);
   domain = fw_node_get_domain (node);
   scope = fw_node_get_scope (node);
@@ -570,6 +574,13 @@ on_plan_changed (FwInspector *self)
   const FwCandidate *c;
   g_autofree char *about = NULL;
 
+  /* Only a node of the project's own graph: the fused view's graph is laid out anew on a change. */
+  if (self->shown_node != NULL &&
+      g_ptr_array_find (fw_model_get_graph (fw_project_get_model (self->project))->nodes, self->shown_node, NULL))
+    {
+      fw_inspector_show_node (self, self->shown_node);
+      return;
+    }
   if (self->about_label == NULL)
     return;
   /* An undo can take back the re-plan that added the candidate on show. */

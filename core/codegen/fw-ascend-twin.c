@@ -371,6 +371,8 @@ execute (const char *exe, const char *dir, const FwTwinKernel *k, const FwProfil
         return FALSE;
       g_string_append_printf (job, "arg %s %" G_GSIZE_FORMAT " %s %s\n", is_out ? "out" : "in", a->n_bytes, path, name);
     }
+  if (k->workspace_bytes > 0)
+    g_string_append_printf (job, "arg ws %" G_GUINT64_FORMAT " - workspace\n", k->workspace_bytes);
   if (!g_file_set_contents (job_path, job->str, -1, error))
     return FALSE;
   if (!g_spawn_sync (dir, (char **) argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err, &status, error))
@@ -419,7 +421,7 @@ fw_ascend_twin_run_kernel (FwAscendTwin *twin, const FwTwinKernel *k, const FwPr
   gboolean ok;
 
   g_return_val_if_fail (twin != NULL && k != NULL && profile != NULL, NULL);
-  shim = shim_source (k, n_inputs + n_outputs + 1);
+  shim = shim_source (k, n_inputs + n_outputs + (k->workspace_bytes > 0) + 1);
   if (!fw_host_toolchain_build_cxx (twin->toolchain, shim, flags, extra, twin->salt, ".twin", &exe, error))
     {
       g_prefix_error (error, _("kernel %s does not compile against the Ascend C twin: "), k->entry);
@@ -464,6 +466,7 @@ fw_ascend_twin_run (FwAscendTwin *twin, FwAscendKernel *kernel, const FwProfile 
   /* A mixed kernel's struct goes on with its cube tiling. */
   for (guint i = 0; i < t->n_cube && 7 + i < FW_TWIN_TILING_MAX; i++)
     k.tiling[k.n_tiling++] = t->cube[i];
+  k.workspace_bytes = (guint64) MAX (t->workspace_bytes, 0);
 
   for (guint i = 0; i < n_in; i++)
     {

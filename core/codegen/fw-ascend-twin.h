@@ -95,6 +95,9 @@ typedef struct
   guint           drop_barrier;     /* test builds: every block skips its K-th barrier (1-based) and stops at
                                        the next, the outputs incomplete: the diagnostics tell; 0 none */
   guint           sync_timeout_ms;  /* a barrier incomplete this long is a hang; 0: 20 s */
+  /* The kernel's GM workspace (CANN's convention: the argument between the outputs and the tiling), in bytes;
+   * 0: the kernel takes none. */
+  guint64         workspace_bytes;
 } FwTwinKernel;
 
 /* Finds the C++ compiler and compiles the twin's runtime (once; cached). toolchain is borrowed. */
@@ -157,6 +160,12 @@ typedef struct
   gdouble       estimated_s;  /* the twin's time estimate (fw-twin-time.h); NAN when it did not run */
   gdouble       pipe_s[4];    /* of it, MTE2, vector, MTE3 and cube on the slowest core (start-ups included) */
   char         *error;        /* why it did not run, or NULL */
+  /* Under the golden verification policy (a half model by default): the group's nodes widened to golden
+     (fw_verify_golden_dtype) on the same inputs; the reference's outputs (unfused) and the twin's (fused)
+     against them, worst over the outputs. The verdict is then the golden rule, as host verification's. */
+  FwDType       golden;       /* FW_DTYPE_UNDEFINED: strict, judged against the reference alone */
+  FwGoldenError unfused_golden;
+  FwGoldenError fused_golden;
 } FwTwinCheck;
 
 /* Runs kernel on the twin with its inputs taken from values (FwValue* → FwArray*, constants from the model)
@@ -168,6 +177,17 @@ FwTwinCheck       *fw_ascend_twin_check         (FwAscendTwin        *twin,
                                                  GHashTable          *values,
                                                  const FwTolerance   *tolerance,
                                                  const char          *unavailable);
+/* The same under the golden policy when golden is not FW_DTYPE_UNDEFINED: group (the kernel's candidate)
+ * runs widened to golden on the kernel's inputs, and the twin passes when no diagnostic and, for each
+ * output, the golden rule holds (fw_golden_error_pass). */
+FwTwinCheck       *fw_ascend_twin_check_policy  (FwAscendTwin        *twin,
+                                                 FwAscendKernel      *kernel,
+                                                 const FwProfile     *profile,
+                                                 GHashTable          *values,
+                                                 const FwTolerance   *tolerance,
+                                                 const char          *unavailable,
+                                                 const FwCandidate   *group,
+                                                 FwDType              golden);
 /* A SuperKernel scope's source on the twin, its blocks at once (fw-ascend-scope-twin.c): its inputs and the
  * stand-ins' results from values, every value it writes compared with values' (a float16 one makes the bar
  * float16's). drop_barrier: 0, or K to run it as if its K-th barrier were missing (test builds). */

@@ -18,6 +18,7 @@
 #include "fw-ascend-scopes.h"
 #include "fw-targets.h"
 #include "graph/fw-fingerprint.h"
+#include "host/fw-host-scope.h"
 #include "host/fw-superkernel.h"
 #include "io/fw-file-write.h"
 #include "io/fw-folder-swap.h"
@@ -124,6 +125,17 @@ add_file_entry (JsonBuilder *b, const char *relative, GBytes *bytes)
   json_builder_end_object (b);
 }
 
+/* A string member, null for NULL. */
+static void
+add_string_or_null (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
 static void
 add_double (JsonBuilder *b, const char *name, gdouble value)
 {
@@ -187,6 +199,18 @@ add_ascend_kernel (JsonBuilder *b, const char *folder, FwAscendKernel *kernel)
       for (guint i = 0; i < t->n_cube; i++)
         json_builder_add_int_value (b, (gint64) t->cube[i]);
       json_builder_end_array (b);
+    }
+  /* An integer kernel's GM workspace (its argument after the outputs) and the bound of a float reference's sum
+   * against its exact integer one. */
+  if (t->workspace_bytes > 0)
+    {
+      json_builder_set_member_name (b, "workspace_bytes");
+      json_builder_add_int_value (b, t->workspace_bytes);
+    }
+  if (fw_ascend_kernel_is_integer (kernel))
+    {
+      json_builder_set_member_name (b, "product_bound");
+      json_builder_add_double_value (b, fw_ascend_kernel_product_tolerance (kernel, NULL));
     }
   json_builder_set_member_name (b, "arguments");
   json_builder_begin_array (b);
@@ -345,38 +369,174 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const GroupSource *gr
   return TRUE;
 }
 
-/* The SuperKernel scopes' Ascend sources: superkernels/sNNN/ascend/ with the scope's files, and in the
- * manifest's "superkernels" what re-running one on the twin needs (fusion-workbench --twin): the entry, its
- * launch's block count, the tiling struct's fields, its arguments with their roles (an input, a stand-in's
- * result, or a value the scope writes). */
-static gboolean
-package_superkernels_ascend (const FwTargets *targets, const FwSkPlan *sk, JsonBuilder *b, GPtrArray *pending,
-                             GError **error)
+static void
+add_source_files (JsonBuilder *b, const FwKernelSource *src, const char *folder, GPtrArray *pending)
 {
-  g_autoptr(GPtrArray) scopes = fw_ascend_scopes_generate (targets, sk, error);
+  for (guint f = 0; f < fw_kernel_source_get_n_files (src); f++)
+    {
+      const FwKernelFile *file = fw_kernel_source_get_file (src, f);
+      g_autofree char *rel = g_build_filename (folder, file->name, NULL);
+      GBytes *bytes = g_bytes_new (file->contents, strlen (file->contents));
 
-  if (scopes == NULL)
+      add_file_entry (b, rel, bytes);
+      add_pending (pending, rel, bytes);
+    }
+}
+
+/* A scope's Ascend source in the manifest: what re-running it on the twin needs (fusion-workbench --twin):
+ * the entry, its launch's block count, the tiling struct's fields, its arguments with their roles (an input,
+ * a stand-in's result, or a value the scope writes). */
+static void
+add_ascend_superkernel (JsonBuilder *b, FwAscendScope *scope, const char *folder)
+{
+  const FwKernelSource *src = fw_ascend_scope_get_kernel_source (scope);
+  const char *name = fw_kernel_source_get_name (src);
+  guint n_in = fw_kernel_source_get_n_inputs (src), n_out = fw_kernel_source_get_n_outputs (src), n_tiling = 0;
+  guint n_results = 0;
+  const guint64 *tiling = fw_ascend_scope_get_tiling (scope, &n_tiling);
+  g_autofree char *cpp = g_strdup_printf ("%s/ascend/%s.cpp", folder, name);
+  g_autofree char *header = g_strdup_printf ("%s/ascend/%s_tiling.h", folder, name);
+
+  /* The stand-ins' results are the inputs that are also outputs. */
+  for (guint j = 0; j < n_in; j++)
+    for (guint o = 0; o < n_out; o++)
+      n_results += fw_kernel_source_get_input (src, j) == fw_kernel_source_get_output (src, o);
+  json_builder_set_member_name (b, "ascend_superkernel");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "entry");
+  json_builder_add_string_value (b, name);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, cpp);
+  json_builder_set_member_name (b, "tiling_header");
+  json_builder_add_string_value (b, header);
+  json_builder_set_member_name (b, "block_dim");
+  json_builder_add_int_value (b, fw_ascend_scope_get_blocks (scope));
+  json_builder_set_member_name (b, "barriers");
+  json_builder_add_int_value (b, fw_ascend_scope_get_n_barriers (scope));
+  json_builder_set_member_name (b, "stand_ins");
+  json_builder_add_int_value (b, fw_ascend_scope_get_n_stand_ins (scope));
+  json_builder_set_member_name (b, "tiling");
+  json_builder_begin_array (b);
+  for (guint t = 0; t < n_tiling; t++)
+    json_builder_add_int_value (b, (gint64) tiling[t]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "arguments");
+  json_builder_begin_array (b);
+  for (guint a = 0; a < n_in + n_out; a++)
+    {
+      gboolean out = a >= n_in;
+      FwValue *v = out ? fw_kernel_source_get_output (src, a - n_in) : fw_kernel_source_get_input (src, a);
+      add_value (b, v, out ? "output" : a >= n_in - n_results ? "result" : "input");
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_host_program (JsonBuilder *b, FwHostScope *s, const char *folder, const char *name)
+{
+  g_autofree char *scope_name = utf8 (s->name);
+  g_autofree char *source = g_strdup_printf ("%s/host/%s.c", folder, name);
+  g_autofree char *object = g_strdup_printf ("%s/host/%s.so", folder, name);
+
+  json_builder_begin_object (b);
+  add_string_or_null (b, "name", scope_name);
+  add_string_or_null (b, "source", source);
+  add_string_or_null (b, "object", object);
+  add_string_or_null (b, "entry", "fw_sk_entry");
+  json_builder_set_member_name (b, "abi");
+  json_builder_add_int_value (b, fw_superkernel_abi_version ());
+  json_builder_set_member_name (b, "arena_bytes");
+  json_builder_add_int_value (b, s->arena_bytes);
+  json_builder_set_member_name (b, "arena_align");
+  json_builder_add_int_value (b, FW_ARENA_ALIGN);
+  json_builder_set_member_name (b, "inputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < s->inputs->len; i++)
+    add_value (b, g_ptr_array_index (s->inputs, i), NULL);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "outputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < s->outputs->len; i++)
+    add_value (b, g_ptr_array_index (s->outputs, i), NULL);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "sub_kernels");
+  json_builder_begin_array (b);
+  for (guint u = 0; u < s->units->len; u++)
+    {
+      const FwScopeMember *m = &g_array_index (s->members, FwScopeMember, u);
+      const char *producer = fw_host_scope_unit_producer (s, u);
+      gboolean view = g_ptr_array_index (s->units, u) == NULL;
+      g_autofree char *function = view ? NULL : g_strdup_printf ("fw_k%u", u);
+
+      json_builder_begin_object (b);
+      add_string_or_null (b, "kind", view ? "view" : m->node != NULL ? "single_op" : "group");
+      if (m->node == NULL)
+        {
+          json_builder_set_member_name (b, "candidate");
+          json_builder_add_int_value (b, m->candidate);
+        }
+      add_string_or_null (b, "function", function);
+      add_string_or_null (b, "producer", producer);
+      json_builder_set_member_name (b, "team");
+      json_builder_add_boolean_value (b, fw_host_scope_unit_in_team (s, u));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* A scope's host programs in the manifest: each program's source, the object the Makefile builds, its
+ * entry, arena and boundary, and its sub-kernels with their producers. */
+static void
+add_host_superkernel (JsonBuilder *b, FwHostScopes *hosts, guint sk_scope, const char *folder)
+{
+  g_autofree char *makefile = g_strdup_printf ("%s/host/Makefile", folder);
+  g_autofree char *readme = g_strdup_printf ("%s/host/README.md", folder);
+
+  json_builder_set_member_name (b, "host_superkernel");
+  json_builder_begin_object (b);
+  add_string_or_null (b, "makefile", makefile);
+  add_string_or_null (b, "readme", readme);
+  json_builder_set_member_name (b, "programs");
+  json_builder_begin_array (b);
+  for (guint i = 0, p = 0; i < hosts->scopes->len; i++)
+    {
+      FwHostScope *s = g_ptr_array_index (hosts->scopes, i);
+      g_autofree char *name = NULL;
+
+      if (s->sk_scope != sk_scope)
+        continue;
+      name = fw_host_scope_package_program_name (sk_scope, p++);
+      add_host_program (b, s, folder, name);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* The SuperKernel scopes: superkernels/sNNN/ascend/ with the scope's Ascend files and superkernels/sNNN/host/
+ * with its host programs, as the targets ran, each named in the manifest's "superkernels". */
+static gboolean
+package_superkernels (FwPlan *plan, const FwTargets *targets, const FwSkPlan *sk, JsonBuilder *b,
+                      GPtrArray *pending, GError **error)
+{
+  gboolean ascend = targets->enabled[FW_TARGET_ASCEND], host = targets->enabled[FW_TARGET_HOST];
+  g_autoptr(GPtrArray) scopes = NULL;
+  g_autoptr(FwHostScopes) hosts = NULL;
+
+  if (ascend && (scopes = fw_ascend_scopes_generate (targets, sk, error)) == NULL)
     return FALSE;
+  if (host)
+    hosts = fw_host_scopes_build (plan, sk);
   json_builder_set_member_name (b, "superkernels");
   json_builder_begin_array (b);
-  for (guint i = 0; i < scopes->len; i++)
+  for (guint i = 0; i < sk->scopes->len; i++)
     {
-      FwAscendScope *scope = g_ptr_array_index (scopes, i);
       const FwSkScope *s = g_ptr_array_index (sk->scopes, i);
-      const FwKernelSource *src = fw_ascend_scope_get_kernel_source (scope);
-      const char *name = fw_kernel_source_get_name (src);
-      guint n_in = fw_kernel_source_get_n_inputs (src), n_out = fw_kernel_source_get_n_outputs (src), n_tiling = 0;
-      guint n_results = 0;
-      const guint64 *tiling = fw_ascend_scope_get_tiling (scope, &n_tiling);
       g_autofree char *folder = g_strdup_printf ("superkernels/s%03u", i);
       g_autofree char *scope_name = utf8 (s->name);
-      g_autofree char *cpp = g_strdup_printf ("%s/ascend/%s.cpp", folder, name);
-      g_autofree char *header = g_strdup_printf ("%s/ascend/%s_tiling.h", folder, name);
+      g_autoptr(FwKernelSource) host_src = hosts != NULL ? fw_host_scope_package (hosts, i) : NULL;
 
-      /* The stand-ins' results are the inputs that are also outputs. */
-      for (guint j = 0; j < n_in; j++)
-        for (guint o = 0; o < n_out; o++)
-          n_results += fw_kernel_source_get_input (src, j) == fw_kernel_source_get_output (src, o);
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "id");
       json_builder_add_int_value (b, i);
@@ -388,45 +548,23 @@ package_superkernels_ascend (const FwTargets *targets, const FwSkPlan *sk, JsonB
       json_builder_add_int_value (b, s->kernels->len);
       json_builder_set_member_name (b, "files");
       json_builder_begin_array (b);
-      for (guint f = 0; f < fw_kernel_source_get_n_files (src); f++)
+      if (scopes != NULL)
         {
-          const FwKernelFile *file = fw_kernel_source_get_file (src, f);
-          g_autofree char *rel = g_build_filename (folder, "ascend", file->name, NULL);
-          GBytes *bytes = g_bytes_new (file->contents, strlen (file->contents));
-
-          add_file_entry (b, rel, bytes);
-          add_pending (pending, rel, bytes);
+          g_autofree char *sub = g_build_filename (folder, "ascend", NULL);
+          add_source_files (b, fw_ascend_scope_get_kernel_source (g_ptr_array_index (scopes, i)), sub, pending);
+        }
+      if (host_src != NULL)
+        {
+          g_autofree char *sub = g_build_filename (folder, "host", NULL);
+          add_source_files (b, host_src, sub, pending);
         }
       json_builder_end_array (b);
-      json_builder_set_member_name (b, "ascend_superkernel");
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "entry");
-      json_builder_add_string_value (b, name);
-      json_builder_set_member_name (b, "source");
-      json_builder_add_string_value (b, cpp);
-      json_builder_set_member_name (b, "tiling_header");
-      json_builder_add_string_value (b, header);
-      json_builder_set_member_name (b, "block_dim");
-      json_builder_add_int_value (b, fw_ascend_scope_get_blocks (scope));
-      json_builder_set_member_name (b, "barriers");
-      json_builder_add_int_value (b, fw_ascend_scope_get_n_barriers (scope));
-      json_builder_set_member_name (b, "stand_ins");
-      json_builder_add_int_value (b, fw_ascend_scope_get_n_stand_ins (scope));
-      json_builder_set_member_name (b, "tiling");
-      json_builder_begin_array (b);
-      for (guint t = 0; t < n_tiling; t++)
-        json_builder_add_int_value (b, (gint64) tiling[t]);
-      json_builder_end_array (b);
-      json_builder_set_member_name (b, "arguments");
-      json_builder_begin_array (b);
-      for (guint a = 0; a < n_in + n_out; a++)
-        {
-          gboolean out = a >= n_in;
-          FwValue *v = out ? fw_kernel_source_get_output (src, a - n_in) : fw_kernel_source_get_input (src, a);
-          add_value (b, v, out ? "output" : a >= n_in - n_results ? "result" : "input");
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+      if (scopes != NULL)
+        add_ascend_superkernel (b, g_ptr_array_index (scopes, i), folder);
+      if (host_src != NULL)
+        add_host_superkernel (b, hosts, i, folder);
+      else if (host)
+        add_string_or_null (b, "host_skipped", "no host program: fewer than two of its kernels have host code");
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -512,7 +650,8 @@ fw_kernel_package_write_with_scopes (FwPlan *plan, const FwTargets *targets, con
     if (!package_candidate (plan, targets, &groups, g_ptr_array_index (targets->kernels, i), b, pending, error))
       return FALSE;
   json_builder_end_array (b);
-  if (sk != NULL && targets->enabled[FW_TARGET_ASCEND] && !package_superkernels_ascend (targets, sk, b, pending, error))
+  if (sk != NULL && (targets->enabled[FW_TARGET_ASCEND] || targets->enabled[FW_TARGET_HOST]) &&
+      !package_superkernels (plan, targets, sk, b, pending, error))
     return FALSE;
   json_builder_end_object (b);
   root = json_builder_get_root (b);

@@ -153,8 +153,12 @@ fw_twin_estimate_time (const GArray *blocks, const FwProfile *profile, FwTwinTim
       if (b->cube_macs > 0)
         {
           /* 4096 fp16 MACs per cycle per cube core (the clock's derivation); 32-bit inputs at half that rate, as
-           * the planner assumes (fw-estimate.c node_rate). Blocks beyond the cube cores share them. */
+           * the planner assumes (fw-estimate.c node_rate); int8 inputs at the profile's cube_int8 over its fp16
+           * rate (twice on 910B, docs/hardware.md), as the planner prices integer groups. Blocks beyond the
+           * cube cores share them. */
           cube_rate = (b->cube_size >= 4 ? 2048.0 : 4096.0) * MIN (1.0, (gdouble) cube_cores / cores);
+          if (b->cube_size == 1 && profile->cube_flops_per_s > 0 && profile->cube_int8_ops_per_s > 0)
+            cube_rate *= profile->cube_int8_ops_per_s / profile->cube_flops_per_s;
           p->cube += (gdouble) b->cube_macs / cube_rate + (gdouble) b->cube_bytes / bw;
         }
     }

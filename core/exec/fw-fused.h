@@ -232,6 +232,19 @@ typedef struct
                              quantisation error */
 } FwVerifyResult;
 
+/* What policy (AUTO resolved) asks of graph: the golden run's widest type (float32 for a model with half
+ * values, float64 for a float32 one), or FW_DTYPE_UNDEFINED under strict. */
+FwDType         fw_verify_golden_dtype (FwGraph         *graph,
+                                        FwVerifyPolicy   policy);
+/* x against the golden run's golden, tol deciding n_failed; and the golden rule on an unfused and a fused
+ * result's errors (within tolerance of the golden, or no farther than the unfused one with FW_GOLDEN_SLACK).
+ * Other checkers of fused kernels (the Ascend twin) judge with these. */
+void            fw_golden_error_measure (const FwArray  *golden,
+                                        const FwArray   *x,
+                                        const FwTolerance *tol,
+                                        FwGoldenError   *out);
+gboolean        fw_golden_error_pass   (const FwGoldenError *unfused,
+                                        const FwGoldenError *fused);
 FwVerifyResult *fw_verify_run          (FwPlan          *plan,
                                         GPtrArray       *kernels,
                                         const FwVerifyOptions *options,

@@ -1,8 +1,10 @@
 /* fw-golden.c: the golden mode of the reference interpreter: the same graph with every floating-point
  * tensor of a narrower type widened (float16 and bfloat16 to float32, or everything to float64), so a
  * half-precision model runs without any rounding to half. Each node's half inputs are widened before its
- * kernel runs and its half outputs after; a Cast to a narrower float type is the widened value itself. The
- * verification policy "golden" compares the unfused and the fused runs against it (fw-verify.c). */
+ * kernel runs and its half outputs after; a Cast to a narrower float type is the widened value itself.
+ * QuantizeLinear and DequantizeLinear keep the quantisation as the model states it: their widened scale holds
+ * the model's value exactly, the zero points and the integer rounding and saturation are unchanged, and only
+ * the quotient and the product are computed in float64 (fw-kernels-quantize.c). The verification policy "golden" compares the unfused and the fused runs against it (fw-verify.c). */
 #include "config.h"
 
 #include <glib/gi18n-lib.h>

@@ -213,6 +213,43 @@ FW_FN (conv_transpose) (const FwNode *node, const FW_T *x, const FW_T *wt, const
   return TRUE;
 }
 
+/* Max pooling of a 2-D window without indices: pool's result, its window clipped to the input once per
+ * output instead of each tap tested (the first tap inside is taken, a later one when greater, as there). */
+static void
+FW_FN (max_pool_2d) (const FW_T *x, FW_T *y, gint64 planes, const Window *w, guint n_threads)
+{
+  gint64 in_plane = w->in[1] * w->in[2], out_plane = w->out[1] * w->out[2];
+
+#pragma omp parallel for num_threads (n_threads) schedule (static)
+  for (gint64 pl = 0; pl < planes; pl++)
+    for (gint64 o1 = 0; o1 < w->out[1]; o1++)
+      {
+        gint64 s1 = o1 * w->stride[1] - w->pad_begin[1], d1 = w->dilation[1];
+        gint64 a1 = s1 < 0 ? (-s1 + d1 - 1) / d1 : 0;
+        gint64 b1 = w->in[1] - s1 <= 0 ? 0 : MIN (w->kernel[1], (w->in[1] - s1 + d1 - 1) / d1);
+
+        for (gint64 o2 = 0; o2 < w->out[2]; o2++)
+          {
+            gint64 s2 = o2 * w->stride[2] - w->pad_begin[2], d2 = w->dilation[2];
+            gint64 a2 = s2 < 0 ? (-s2 + d2 - 1) / d2 : 0;
+            gint64 b2 = w->in[2] - s2 <= 0 ? 0 : MIN (w->kernel[2], (w->in[2] - s2 + d2 - 1) / d2);
+            const FW_T *xp = x + pl * in_plane;
+            double acc = -G_MAXDOUBLE;
+            gboolean any = FALSE;
+
+            for (gint64 k1 = a1; k1 < b1; k1++)
+              for (gint64 k2 = a2; k2 < b2; k2++)
+                {
+                  double v = xp[(s1 + k1 * d1) * w->in[2] + s2 + k2 * d2];
+                  if (!any || v > acc)
+                    acc = v;
+                  any = TRUE;
+                }
+            y[pl * out_plane + o1 * w->out[2] + o2] = (FW_T) acc;
+          }
+      }
+}
+
 /* Max, average and Lp pooling over each (image, channel) plane. Taps in the padding are skipped; average
  * pooling divides by the taps inside the input, or with count_include_pad by those inside the padded
  * input (a ceil_mode window may reach past even that). */

@@ -460,7 +460,14 @@ fw_nn_pool (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, guin
     return FALSE;
   planes = x->dims[0] * x->dims[1];
   nt = fw_nn_threads (ctx, n_out * win.kernel[0] * win.kernel[1] * win.kernel[2]);
-  if (xw->dtype == FW_DTYPE_DOUBLE)
+  if (kind == POOL_MAX && indices == NULL && win.in[0] == 1 && win.out[0] == 1 && win.kernel[0] == 1)
+    {
+      if (xw->dtype == FW_DTYPE_DOUBLE)
+        max_pool_2d_d (xw->data, y->data, planes, &win, nt);
+      else
+        max_pool_2d_f (xw->data, y->data, planes, &win, nt);
+    }
+  else if (xw->dtype == FW_DTYPE_DOUBLE)
     pool_d (xw->data, y->data, indices ? indices->data : NULL, planes, kind, include_pad, p, &win, nt);
   else
     pool_f (xw->data, y->data, indices ? indices->data : NULL, planes, kind, include_pad, p, &win, nt);

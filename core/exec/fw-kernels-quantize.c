@@ -54,10 +54,12 @@ quant_range (const FwNode *node, FwDType dtype, gboolean with_int32, gint64 *lo,
                          fw_dtype_name (dtype), with_int32 ? ", int32" : "");
 }
 
+/* float64 comes only from the golden run (fw-golden.c), which widens a float32 scale exactly. */
 static gboolean
 is_scale_dtype (FwDType dtype)
 {
-  return dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16;
+  return dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16 ||
+         dtype == FW_DTYPE_DOUBLE;
 }
 
 /* Where an element of x finds its scale and zero point: x seen as [outer, len, inner] around axis; the
@@ -135,16 +137,17 @@ quant_layout (const FwNode *node, const FwArray *x, const FwArray *scale, const 
   return TRUE;
 }
 
-/* round_half_even (clamp (v, lo − zp, hi − zp)) + zp, in float as MLAS does; NaN becomes lo (SSE's MAXPS
- * returns its second operand on NaN). */
+/* round_half_even (clamp (v, lo − zp, hi − zp)) + zp, as MLAS does in float; NaN becomes lo (SSE's MAXPS
+ * returns its second operand on NaN). A float v is exact in double and the bounds are small integers, so
+ * the same function serves the golden run's float64 quotient. */
 static gint64
-saturate_round (float v, gint64 zp, gint64 lo, gint64 hi)
+saturate_round (double v, gint64 zp, gint64 lo, gint64 hi)
 {
-  float min_v = (float) (lo - zp), max_v = (float) (hi - zp);
+  double min_v = (double) (lo - zp), max_v = (double) (hi - zp);
 
   v = v > min_v ? v : min_v;
   v = v < max_v ? v : max_v;
-  return (gint64) rintf (v) + zp;
+  return (gint64) rint (v) + zp;
 }
 
 static void
@@ -174,6 +177,8 @@ quantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *
     return fw_kernel_fail (error, node, _("inputs x and y_scale are required"));
   if (!is_scale_dtype (x->dtype) && x->dtype != FW_DTYPE_INT32)
     return fw_kernel_fail (error, node, _("input dtype %s is not supported"), fw_dtype_name (x->dtype));
+  if (x->dtype == FW_DTYPE_DOUBLE && scale->dtype != FW_DTYPE_DOUBLE)
+    return fw_kernel_fail (error, node, _("input dtype %s is not supported"), fw_dtype_name (x->dtype));
   if (dtype == 0)
     dtype = FW_DTYPE_UINT8;
   if (!quant_range (node, dtype, FALSE, &lo, &hi, error) || !quant_layout (node, x, scale, zp, &l, error))
@@ -183,10 +188,14 @@ quantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *
   for (gint64 e = 0; e < x->n_elements; e++)
     {
       gint64 p = layout_index (&l, e);
-      float s = (float) fw_array_get_double (scale, p);
       gint64 z = zp ? fw_array_get_int64 (zp, p) : 0;
 
-      store_int (y, e, saturate_round ((float) fw_array_get_double (x, e) / s, z, lo, hi));
+      /* The golden run's widened input: the quotient in float64, the model's scale and rounding. */
+      if (x->dtype == FW_DTYPE_DOUBLE)
+        store_int (y, e, saturate_round (fw_array_get_double (x, e) / fw_array_get_double (scale, p), z, lo, hi));
+      else
+        store_int (y, e, saturate_round ((float) fw_array_get_double (x, e) / (float) fw_array_get_double (scale, p),
+                                         z, lo, hi));
     }
   outputs[0] = y;
   (void) ctx;
@@ -211,17 +220,42 @@ dequantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const
     return fw_kernel_fail (error, node, _("the zero point must have the input's dtype"));
   if ((y = fw_array_new (scale->dtype, x->rank, x->dims, error)) == NULL)
     return FALSE;
+  if ((x->dtype == FW_DTYPE_UINT8 || x->dtype == FW_DTYPE_INT8) && y->dtype == FW_DTYPE_FLOAT &&
+      scale->dtype == FW_DTYPE_FLOAT && l.kind != LAYOUT_BLOCKED)
+    {
+      /* The 8-bit case the loop below computes through the generic accessors, at byte speed: the same
+         arithmetic. */
+      const float *sv = scale->data;
+      float *yv = y->data;
+      gboolean s8 = x->dtype == FW_DTYPE_INT8;
+
+      for (gint64 e = 0; e < x->n_elements; e++)
+        {
+          gint64 p = layout_index (&l, e);
+          gint32 xv = s8 ? ((const gint8 *) x->data)[e] : ((const guint8 *) x->data)[e];
+          gint32 z = zp == NULL ? 0 : s8 ? ((const gint8 *) zp->data)[p] : ((const guint8 *) zp->data)[p];
+
+          yv[e] = (float) (xv - z) * sv[p];
+        }
+      outputs[0] = y;
+      (void) ctx;
+      (void) n_outputs;
+      return TRUE;
+    }
   for (gint64 e = 0; e < x->n_elements; e++)
     {
       gint64 p = layout_index (&l, e);
       gint64 z = zp ? fw_array_get_int64 (zp, p) : 0;
-      /* int32 subtraction, then float: (x − zp) × scale as ONNX Runtime computes it */
-      float v = (float) (gint32) (fw_array_get_int64 (x, e) - z) * (float) fw_array_get_double (scale, p);
+      /* int32 subtraction, then float: (x − zp) × scale as ONNX Runtime computes it; the golden run's
+         float64 scale makes the product exact */
+      gint32 d = (gint32) (fw_array_get_int64 (x, e) - z);
 
-      if (y->dtype == FW_DTYPE_FLOAT)
-        ((float *) y->data)[e] = v;
+      if (y->dtype == FW_DTYPE_DOUBLE)
+        ((double *) y->data)[e] = (double) d * fw_array_get_double (scale, p);
+      else if (y->dtype == FW_DTYPE_FLOAT)
+        ((float *) y->data)[e] = (float) d * (float) fw_array_get_double (scale, p);
       else
-        fw_array_set_double (y, e, v);
+        fw_array_set_double (y, e, (float) d * (float) fw_array_get_double (scale, p));
     }
   outputs[0] = y;
   (void) ctx;

@@ -1,5 +1,6 @@
 /* fw-kernels-tensor-private.h: what the data-movement kernel files share (fw-kernels-tensor.c,
- * fw-kernels-gather.c, fw-kernels-pad.c, fw-kernels-constant.c, fw-kernels-resize.c, fw-kernels-control.c). */
+ * fw-kernels-gather.c, fw-kernels-pad.c, fw-kernels-constant.c, fw-kernels-resize.c, fw-kernels-control.c,
+ * fw-kernels-scan.c). */
 #pragma once
 
 #include <string.h>
@@ -201,6 +202,13 @@ gboolean  fw_kernel_if        (FwExecContext  *ctx,
                                guint           n_outputs,
                                GError        **error);
 gboolean  fw_kernel_loop      (FwExecContext  *ctx,
+                               const FwNode   *node,
+                               FwArray *const *inputs,
+                               guint           n_inputs,
+                               FwArray       **outputs,
+                               guint           n_outputs,
+                               GError        **error);
+gboolean  fw_kernel_scan      (FwExecContext  *ctx,
                                const FwNode   *node,
                                FwArray *const *inputs,
                                guint           n_inputs,

@@ -966,6 +966,7 @@ static const FwKernelEntry tensor_kernels[] = {
   { "GatherND", fw_kernel_gather_nd },
   { "If", fw_kernel_if },
   { "Loop", fw_kernel_loop },
+  { "Scan", fw_kernel_scan },
   { "NonZero", fw_kernel_nonzero },
   { "Pad", fw_kernel_pad },
   { "Range", fw_kernel_range },

@@ -236,6 +236,28 @@ model_has_half (FwGraph *graph)
 /* Whether the graph is a QDQ model with a float original to recover (Q/DQ passing float values on): it has
  * Q/DQ nodes and none of the operators that compute on integers themselves (QLinearConv, MatMulInteger…),
  * which have no float form to run unquantised. */
+FwDType
+fw_verify_golden_dtype (FwGraph *graph, FwVerifyPolicy policy)
+{
+  if (policy == FW_VERIFY_POLICY_AUTO)
+    policy = model_has_half (graph) ? FW_VERIFY_POLICY_GOLDEN : FW_VERIFY_POLICY_STRICT;
+  /* A float32 model asked for golden gets a float64 golden run. */
+  return policy != FW_VERIFY_POLICY_GOLDEN ? FW_DTYPE_UNDEFINED : model_has_half (graph) ? FW_DTYPE_FLOAT
+                                                                                          : FW_DTYPE_DOUBLE;
+}
+
+void
+fw_golden_error_measure (const FwArray *golden, const FwArray *x, const FwTolerance *tol, FwGoldenError *out)
+{
+  golden_error (golden, x, tol, out);
+}
+
+gboolean
+fw_golden_error_pass (const FwGoldenError *unfused, const FwGoldenError *fused)
+{
+  return golden_pass (unfused, fused);
+}
+
 static gboolean
 model_has_qdq (FwGraph *graph)
 {
@@ -566,12 +588,8 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   gboolean ok = FALSE;
 
   result->seed = options->seed;
-  result->policy = options->policy;
-  if (result->policy == FW_VERIFY_POLICY_AUTO)
-    result->policy = model_has_half (graph) ? FW_VERIFY_POLICY_GOLDEN : FW_VERIFY_POLICY_STRICT;
-  /* A float32 model asked for golden gets a float64 golden run. */
-  result->golden = result->policy != FW_VERIFY_POLICY_GOLDEN ? FW_DTYPE_UNDEFINED
-                   : model_has_half (graph) ? FW_DTYPE_FLOAT : FW_DTYPE_DOUBLE;
+  result->golden = fw_verify_golden_dtype (graph, options->policy);
+  result->policy = result->golden != FW_DTYPE_UNDEFINED ? FW_VERIFY_POLICY_GOLDEN : FW_VERIFY_POLICY_STRICT;
   fw_exec_context_set_golden (golden_ctx, result->golden);
   result->groups = g_array_new (FALSE, TRUE, sizeof (FwGroupCheck));
   result->outputs = g_array_new (FALSE, TRUE, sizeof (FwOutputCheck));

@@ -18,6 +18,7 @@
 #include "report/fw-exec-report.h"
 #include "report/fw-model-report.h"
 #include "report/fw-plan-report.h"
+#include "report/fw-superkernel-report.h"
 
 /* Protobuf messages stop at 2 GiB: models with more than this in weights keep them beside the model. */
 #define EXTERNAL_DATA_BYTES (G_GUINT64_CONSTANT (1) << 30)
@@ -236,6 +237,8 @@ write_report (FwExport *self, FwTargets *targets, const char *json_path, const c
   else
     root = fw_model_report_build (self->model, NULL, NULL, NULL);
   fw_plan_report_add (root, self->plan);
+  if (self->options.superkernel != NULL)
+    fw_superkernel_report_add (root, self->options.superkernel);
   fw_exec_report_add (root, self->plan, targets, self->options.verify, self->options.measure);
   json = fw_model_report_format (root, FW_REPORT_JSON);
   md = fw_model_report_format (root, FW_REPORT_MARKDOWN);

@@ -36,8 +36,8 @@ typedef struct
   JsonNode         *model_report;
   FwVerifyResult   *verify;
   FwMeasureResult  *measure;
-  const FwSkPlan   *superkernel;  /* its scopes' Ascend SuperKernels go into the kernel package (borrowed;
-                                     NULL: none) */
+  const FwSkPlan   *superkernel;  /* its scopes' Ascend SuperKernels go into the kernel package and the
+                                     scopes into the report's "superkernel" (borrowed; NULL: none) */
 } FwExportOptions;
 
 typedef enum

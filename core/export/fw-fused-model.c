@@ -11,6 +11,7 @@
 #include "fw-fused-model.h"
 #include "graph/fw-graph.h"
 #include "onnx/fw-onnx-rewrite.h"
+#include "plan/fw-kernel-spec.h"
 
 /* Function names are identifiers to ONNX and to Netron: anything but [A-Za-z0-9_] becomes '_'. */
 static char *
@@ -105,6 +106,36 @@ describe (const FwCandidate *c, GPtrArray *metadata)
   return doc;
 }
 
+/* A horizontal GEMM's products as one MatMul over its packed weights (plan/fw-hgemm.c), in a main-graph set;
+ * a set whose weights cannot be packed keeps its original nodes, which compute the same. */
+static gboolean
+pack_products (FwOnnxRewrite *rewrite, const FwCandidate *c, GError **error)
+{
+  const FwHgemmSpec *h = c->spec != NULL ? fw_kernel_spec_get_hgemm (c->spec) : NULL;
+  g_autofree float *bias = NULL;
+  g_autofree float *w = NULL;
+  g_autoptr(GPtrArray) roots = g_ptr_array_new ();
+  g_autofree gint64 *columns = NULL;
+  g_autoptr(FwTensor) wt = NULL;
+  g_autoptr(FwTensor) bt = NULL;
+  gint64 wd[2], bd[1];
+
+  if (h == NULL || c->body != NULL || (w = fw_hgemm_pack (h, &bias)) == NULL)
+    return TRUE;
+  columns = g_new (gint64, h->n_slices);
+  for (guint i = 0; i < h->n_slices; i++)
+    {
+      g_ptr_array_add (roots, h->slices[i].root);
+      columns[i] = h->slices[i].n;
+    }
+  wd[0] = h->k;
+  wd[1] = h->n;
+  bd[0] = h->n;
+  wt = fw_tensor_new_float (2, wd, w);
+  bt = bias != NULL ? fw_tensor_new_float (1, bd, bias) : NULL;
+  return fw_onnx_rewrite_pack_products (rewrite, roots, columns, wt, bt, error);
+}
+
 /* One function node per proposed or accepted candidate, in plan order. */
 static FwOnnxRewrite *
 build_rewrite (FwPlan *plan, GError **error)
@@ -132,7 +163,8 @@ build_rewrite (FwPlan *plan, GError **error)
       name = scope[0] ? g_strdup_printf ("/%s/%s", scope, op_type) : g_strdup (op_type);
       metadata = g_ptr_array_new_with_free_func (g_free);
       doc = describe (c, metadata);
-      if (!fw_onnx_rewrite_add (rewrite, c->nodes, op_type, name, doc, metadata, error))
+      if (!fw_onnx_rewrite_add (rewrite, c->nodes, op_type, name, doc, metadata, error) ||
+          !pack_products (rewrite, c, error))
         {
           g_prefix_error (error, _("candidate %u: "), c->index);
           return NULL;
@@ -229,7 +261,7 @@ fw_fused_model_write_kernel_package_with_scopes (FwPlan *plan, const FwTargets *
 
   /* The groups are only for re-running Ascend kernels. */
   if (!targets->enabled[FW_TARGET_ASCEND])
-    return fw_kernel_package_write (plan, targets, dir, error);
+    return fw_kernel_package_write_with_scopes (plan, targets, dir, NULL, NULL, sk, error);
   if ((rewrite = fw_fused_model_rewrite (plan, error)) == NULL)
     return FALSE;
   groups.rewrite = rewrite;

@@ -5,6 +5,20 @@
 
 G_BEGIN_DECLS
 
+/* Products of a set computed as one (fw_onnx_rewrite_pack_products): A times the packed weight, plus the
+ * packed bias, split back into the roots' results. */
+typedef struct
+{
+  FwValue    *a;
+  GPtrArray  *roots;       /* FwNode*, in order */
+  GArray     *columns;     /* gint64 per root */
+  GPtrArray  *dropped;     /* FwValue*: the roots' weights and biases nothing else in the set reads */
+  char       *weight_name;
+  FwTensor   *weight;
+  char       *bias_name;   /* NULL without a bias */
+  FwTensor   *bias;
+} FwOnnxPacked;
+
 /* One set: the node that replaces it in its graph (the main graph or a body) and the function that is its body. */
 typedef struct
 {
@@ -15,6 +29,7 @@ typedef struct
   GPtrArray  *outputs;     /* FwValue*: what the set produces for the rest of the graph */
   GPtrArray  *nodes;       /* FwNode*: the original nodes, topological order */
   GPtrArray  *metadata;    /* char*: key, value, key, value… (node metadata_props where IR >= 10) */
+  FwOnnxPacked *packed;    /* its products as one, or NULL */
 } FwOnnxFusedGroup;
 
 struct _FwOnnxRewrite

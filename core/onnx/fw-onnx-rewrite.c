@@ -22,6 +22,19 @@ fused_group_free (gpointer data)
   g_ptr_array_unref (group->outputs);
   g_ptr_array_unref (group->nodes);
   g_ptr_array_unref (group->metadata);
+  if (group->packed != NULL)
+    {
+      FwOnnxPacked *p = group->packed;
+      g_ptr_array_unref (p->roots);
+      g_array_unref (p->columns);
+      g_ptr_array_unref (p->dropped);
+      g_free (p->weight_name);
+      g_free (p->bias_name);
+      fw_tensor_unref (p->weight);
+      if (p->bias != NULL)
+        fw_tensor_unref (p->bias);
+      g_free (p);
+    }
   g_free (group);
 }
 
@@ -123,6 +136,68 @@ fw_onnx_rewrite_add (FwOnnxRewrite *rewrite, GPtrArray *nodes, const char *op_ty
     g_hash_table_insert (rewrite->group_of, g_ptr_array_index (nodes, k), group);
   g_hash_table_add (rewrite->taken, g_strdup (op_type));
   g_ptr_array_add (rewrite->groups, group);
+  return TRUE;
+}
+
+/* Whether a node of the set other than the roots reads v. */
+static gboolean
+read_besides (const FwOnnxFusedGroup *group, GPtrArray *roots, const FwValue *v)
+{
+  for (guint i = 0; i < group->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (group->nodes, i);
+      if (g_ptr_array_find (roots, node, NULL))
+        continue;
+      for (guint k = 0; k < node->n_inputs; k++)
+        if (node->inputs[k] == v)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+fw_onnx_rewrite_pack_products (FwOnnxRewrite *rewrite, GPtrArray *roots, const gint64 *columns, FwTensor *weight,
+                               FwTensor *bias, GError **error)
+{
+  FwOnnxFusedGroup *group;
+  FwOnnxPacked *p;
+  FwValue *a;
+
+  g_return_val_if_fail (rewrite != NULL && rewrite->order == NULL && roots != NULL && roots->len > 0, FALSE);
+  g_return_val_if_fail (columns != NULL && weight != NULL, FALSE);
+  group = rewrite->groups->len > 0 ? g_ptr_array_index (rewrite->groups, rewrite->groups->len - 1) : NULL;
+  a = ((FwNode *) g_ptr_array_index (roots, 0))->inputs[0];
+  for (guint i = 0; group != NULL && i < roots->len; i++)
+    {
+      FwNode *r = g_ptr_array_index (roots, i);
+      if (g_hash_table_lookup (rewrite->group_of, r) != group || r->graph->parent != NULL || r->n_inputs < 2 ||
+          r->inputs[0] != a || r->n_outputs < 1 || r->outputs[0] == NULL)
+        group = NULL;
+    }
+  if (group == NULL || group->packed != NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the products to pack are not the main-graph set added last"));
+      return FALSE;
+    }
+  p = g_new0 (FwOnnxPacked, 1);
+  p->a = a;
+  p->roots = g_ptr_array_copy (roots, NULL, NULL);
+  p->columns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_append_vals (p->columns, columns, roots->len);
+  p->dropped = g_ptr_array_new ();
+  for (guint i = 0; i < roots->len; i++)
+    {
+      FwNode *r = g_ptr_array_index (roots, i);
+      for (guint k = 1; k < MIN (r->n_inputs, 3u); k++)
+        if (r->inputs[k] != NULL && !read_besides (group, roots, r->inputs[k]) &&
+            !g_ptr_array_find (p->dropped, r->inputs[k], NULL))
+          g_ptr_array_add (p->dropped, r->inputs[k]);
+    }
+  p->weight_name = g_strdup_printf ("%s.packed_weight", group->op_type);
+  p->weight = fw_tensor_ref (weight);
+  p->bias_name = bias != NULL ? g_strdup_printf ("%s.packed_bias", group->op_type) : NULL;
+  p->bias = bias != NULL ? fw_tensor_ref (bias) : NULL;
+  group->packed = p;
   return TRUE;
 }
 

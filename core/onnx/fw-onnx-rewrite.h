@@ -43,6 +43,18 @@ gboolean       fw_onnx_rewrite_add        (FwOnnxRewrite       *rewrite,
                                            const char          *doc_string,
                                            GPtrArray           *metadata,
                                            GError             **error);
+/* Makes the set added last compute its products `roots` (MatMul or Gemm nodes of the set reading the same
+ * activation, each result's last axis `columns[i]` wide) as one MatMul of that activation with `weight` (their
+ * weights side by side, [K, Σ columns]: a new initializer named after the set), plus `bias` ([Σ columns]) when
+ * not NULL, split back into the roots' results along the last axis; the roots' own weights and biases no
+ * longer enter the function. The tensors are referenced. FW_ERROR_INTERNAL for a set in a control-flow body,
+ * or roots that are not the set's or read different activations. */
+gboolean       fw_onnx_rewrite_pack_products (FwOnnxRewrite    *rewrite,
+                                           GPtrArray           *roots,
+                                           const gint64        *columns,
+                                           FwTensor            *weight,
+                                           FwTensor            *bias,
+                                           GError             **error);
 /* FW_ERROR_INTERNAL when the sets form a cycle (a path leaves a set and comes back into it). */
 GBytes        *fw_onnx_rewrite_serialize  (FwOnnxRewrite       *rewrite,
                                            FwOnnxWriteFlags     flags,

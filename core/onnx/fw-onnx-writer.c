@@ -281,6 +281,92 @@ put_value_names (GByteArray *out, guint32 field, GPtrArray *values)
     fw_pb_put_string (out, field, ((FwValue *) g_ptr_array_index (values, i))->name);
 }
 
+/* A set's inputs: what it reads from outside, less the weights its packed product no longer reads, then the
+ * packed initializers. */
+static void
+put_group_inputs (GByteArray *out, guint32 field, const FwOnnxFusedGroup *group)
+{
+  const FwOnnxPacked *p = group->packed;
+
+  for (guint i = 0; i < group->inputs->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (group->inputs, i);
+      if (p == NULL || !g_ptr_array_find (p->dropped, v, NULL))
+        fw_pb_put_string (out, field, v->name);
+    }
+  if (p != NULL)
+    {
+      fw_pb_put_string (out, field, p->weight_name);
+      if (p->bias_name != NULL)
+        fw_pb_put_string (out, field, p->bias_name);
+    }
+}
+
+/* A node the writer makes (not one of the model's): inputs, outputs, name, type, and one attribute or none. */
+static void
+put_made_node (Writer *w, GByteArray *out, const char *const *inputs, guint n_inputs, const char *const *outputs,
+               guint n_outputs, const char *name, const char *op_type, const FwAttr *attr)
+{
+  gsize mark = fw_pb_begin (out, FUNCTION_NODE);
+
+  for (guint i = 0; i < n_inputs; i++)
+    fw_pb_put_string (out, NODE_INPUT, inputs[i]);
+  for (guint i = 0; i < n_outputs; i++)
+    fw_pb_put_string (out, NODE_OUTPUT, outputs[i]);
+  fw_pb_put_string (out, NODE_NAME, name);
+  fw_pb_put_string (out, NODE_OP_TYPE, op_type);
+  if (attr != NULL)
+    write_attribute (w, out, attr);
+  fw_pb_end (out, mark);
+}
+
+/* The packed products: MatMul (A, packed weight) [+ packed bias], split along the last axis into the roots'
+ * results. Split takes its sizes as an input from opset 13, as an attribute before. */
+static void
+write_packed (Writer *w, GByteArray *out, FwModel *model, const FwOnnxFusedGroup *group)
+{
+  const FwOnnxPacked *p = group->packed;
+  g_autofree char *prod = g_strdup_printf ("%s.packed_product", group->op_type);
+  g_autofree char *biased = g_strdup_printf ("%s.packed_biased", group->op_type);
+  g_autofree char *sizes = g_strdup_printf ("%s.packed_split", group->op_type);
+  g_autofree char *n1 = g_strdup_printf ("%s/packed_matmul", group->op_type);
+  g_autofree char *n2 = g_strdup_printf ("%s/packed_bias", group->op_type);
+  g_autofree char *n3 = g_strdup_printf ("%s/packed_split_sizes", group->op_type);
+  g_autofree char *n4 = g_strdup_printf ("%s/packed_split", group->op_type);
+  g_autofree const char **outs = g_new0 (const char *, p->roots->len + 1);
+  const char *mm[2] = { p->a->name, p->weight_name }, *add[2] = { prod, p->bias_name }, *split[2];
+  gint64 n = p->roots->len;
+  FwAttr axis = { .name = "axis", .type = FW_ATTR_INT, .i = -1 };
+
+  put_made_node (w, out, mm, 2, (const char *const *) &prod, 1, n1, "MatMul", NULL);
+  if (p->bias_name != NULL)
+    put_made_node (w, out, add, 2, (const char *const *) &biased, 1, n2, "Add", NULL);
+  for (guint i = 0; i < p->roots->len; i++)
+    outs[i] = ((FwNode *) g_ptr_array_index (p->roots, i))->outputs[0]->name;
+  split[0] = p->bias_name != NULL ? biased : prod;
+  split[1] = sizes;
+  if (fw_model_get_opset_version (model, "") >= 13)
+    {
+      g_autoptr(FwTensor) t = fw_tensor_new_int64 (1, &n, (const gint64 *) p->columns->data);
+      FwAttr value = { .name = "value", .type = FW_ATTR_TENSOR, .t = t };
+      put_made_node (w, out, NULL, 0, (const char *const *) &sizes, 1, n3, "Constant", &value);
+      put_made_node (w, out, split, 2, outs, p->roots->len, n4, "Split", &axis);
+    }
+  else
+    {
+      FwAttr attr = { .name = "split", .type = FW_ATTR_INTS, .n = p->roots->len, .ints = (gint64 *) p->columns->data };
+      gsize mark = fw_pb_begin (out, FUNCTION_NODE);
+      fw_pb_put_string (out, NODE_INPUT, split[0]);
+      for (guint i = 0; i < p->roots->len; i++)
+        fw_pb_put_string (out, NODE_OUTPUT, outs[i]);
+      fw_pb_put_string (out, NODE_NAME, n4);
+      fw_pb_put_string (out, NODE_OP_TYPE, "Split");
+      write_attribute (w, out, &axis);
+      write_attribute (w, out, &attr);
+      fw_pb_end (out, mark);
+    }
+}
+
 /* The node that stands for a group in the main graph; its outputs keep the original names, so the rest of
  * the graph reads them unchanged. */
 static void
@@ -288,7 +374,7 @@ write_fused_node (Writer *w, GByteArray *out, const FwOnnxFusedGroup *group)
 {
   gsize mark = fw_pb_begin (out, GRAPH_NODE);
 
-  put_value_names (out, NODE_INPUT, group->inputs);
+  put_group_inputs (out, NODE_INPUT, group);
   put_value_names (out, NODE_OUTPUT, group->outputs);
   fw_pb_put_string (out, NODE_NAME, group->name);
   fw_pb_put_string (out, NODE_OP_TYPE, group->op_type);
@@ -334,16 +420,47 @@ write_function (Writer *w, GByteArray *out, FwModel *model, const FwOnnxFusedGro
   gsize mark = fw_pb_begin (out, MODEL_FUNCTIONS);
 
   fw_pb_put_string (out, FUNCTION_NAME, group->op_type);
-  put_value_names (out, FUNCTION_INPUT, group->inputs);
+  put_group_inputs (out, FUNCTION_INPUT, group);
   put_value_names (out, FUNCTION_OUTPUT, group->outputs);
   for (guint i = 0; i < group->nodes->len; i++)
-    write_node (w, out, FUNCTION_NODE, g_ptr_array_index (group->nodes, i));
+    {
+      FwNode *node = g_ptr_array_index (group->nodes, i);
+      guint at;
+      /* Packed products: written once, where the first of them was. */
+      if (group->packed != NULL && g_ptr_array_find (group->packed->roots, node, &at))
+        {
+          if (at == 0)
+            write_packed (w, out, model, group);
+          continue;
+        }
+      write_node (w, out, FUNCTION_NODE, node);
+    }
   if (group->doc_string && group->doc_string[0])
     fw_pb_put_string (out, FUNCTION_DOC_STRING, group->doc_string);
   /* The model's own imports: ONNX Runtime refuses a function whose opset differs from the model's. */
   write_opset_imports (out, FUNCTION_OPSET_IMPORT, model, FALSE);
   fw_pb_put_string (out, FUNCTION_DOMAIN, FW_ONNX_FUSED_DOMAIN);
   fw_pb_end (out, mark);
+}
+
+/* An initializer only packed products read: their packed weight replaces it in the file. */
+static gboolean
+replaced_by_packed (const FwOnnxRewrite *rewrite, const FwValue *value)
+{
+  gboolean dropped = FALSE;
+
+  if (rewrite == NULL || value->is_input || value->is_output || value->n_uses == 0)
+    return FALSE;
+  for (guint u = 0; u < value->n_uses; u++)
+    {
+      FwNode *node = value->uses[u].node;
+      const FwOnnxFusedGroup *group = g_hash_table_lookup (rewrite->group_of, node);
+      if (group == NULL || group->packed == NULL || !g_ptr_array_find (group->packed->roots, node, NULL) ||
+          !g_ptr_array_find (group->packed->dropped, value, NULL))
+        return FALSE;
+      dropped = TRUE;
+    }
+  return dropped;
 }
 
 static void
@@ -374,7 +491,18 @@ write_graph (Writer *w, GByteArray *out, const FwGraph *graph)
   for (guint i = 0; i < graph->initializers->len; i++)
     {
       FwValue *value = g_ptr_array_index (graph->initializers, i);
-      write_tensor (w, out, GRAPH_INITIALIZER, value->constant, value->name);
+      if (!replaced_by_packed (rewrite, value))
+        write_tensor (w, out, GRAPH_INITIALIZER, value->constant, value->name);
+    }
+  /* Packed weights of the main graph's sets, after the model's own. */
+  for (guint i = 0; rewrite != NULL && graph->parent == NULL && i < rewrite->groups->len; i++)
+    {
+      const FwOnnxPacked *p = ((FwOnnxFusedGroup *) g_ptr_array_index (rewrite->groups, i))->packed;
+      if (p == NULL)
+        continue;
+      write_tensor (w, out, GRAPH_INITIALIZER, p->weight, p->weight_name);
+      if (p->bias != NULL)
+        write_tensor (w, out, GRAPH_INITIALIZER, p->bias, p->bias_name);
     }
   if (graph->doc_string && graph->doc_string[0])
     fw_pb_put_string (out, GRAPH_DOC_STRING, graph->doc_string);

@@ -168,7 +168,7 @@ static const FwOpInfo op_table[] = {
   ROW ("Loop", X, fw_infer_loop, NULL, 1),
   ROW ("NonZero", X, fw_infer_nonzero, fw_cost_movement, 9),
   ROW ("Range", X, fw_infer_range, fw_cost_movement, 11),
-  ROW ("Scan", X, NULL, NULL, 8),
+  ROW ("Scan", X, fw_infer_scan, NULL, 9),
   ROW ("ScatterElements", X, fw_infer_same_as_first, fw_cost_movement, 11),
   ROW ("ScatterND", X, fw_infer_same_as_first, fw_cost_movement, 11),
   ROW ("Shape", X, fw_infer_shape, fw_cost_movement, 1),

@@ -47,6 +47,19 @@ gboolean fw_decision_yaml_get_nodes       (const FwYamlDocument  *doc,
                                            guint                  max_nodes,
                                            GStrv                 *out,
                                            GError               **error);
+/* A SuperKernel scope (fw-superkernel-decisions.c): a name-scope prefix as a plain string, or a mapping of
+ * "name", exactly one of "scope" and "nodes", "who" and "why" (removal: "name" alone, with who and why).
+ * *out is set (the caller frees it) whenever it was begun, also on failure. */
+gboolean fw_decision_yaml_read_scope      (const FwYamlDocument  *doc,
+                                           const FwYamlNode      *node,
+                                           gboolean               removal,
+                                           FwSkUserScope        **out,
+                                           GError               **error);
+/* "INDENT- name: …" (item) or "INDENTname: …" and the scope's other keys below it. */
+void     fw_decision_yaml_append_scope    (GString               *out,
+                                           const char            *indent,
+                                           gboolean               item,
+                                           const FwSkUserScope   *scope);
 
 /* A double-quoted YAML scalar. */
 void     fw_decision_yaml_append_quoted   (GString               *out,

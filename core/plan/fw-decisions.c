@@ -37,6 +37,8 @@ fw_decision_copy (const FwDecision *decision)
   d->nodes = g_strdupv (decision->nodes);
   d->body = g_strdup (decision->body);
   d->fingerprint = g_strdup (decision->fingerprint);
+  d->scope = g_strdup (decision->scope);
+  d->scope_name = g_strdup (decision->scope_name);
   return d;
 }
 
@@ -49,6 +51,8 @@ fw_decision_free (FwDecision *decision)
   g_strfreev (decision->nodes);
   g_free (decision->body);
   g_free (decision->fingerprint);
+  g_free (decision->scope);
+  g_free (decision->scope_name);
   g_free (decision->source);
   g_free (decision->who);
   g_free (decision->why);
@@ -60,7 +64,14 @@ fw_decision_free (FwDecision *decision)
 const char *
 fw_decision_action_name (FwDecisionAction action)
 {
-  return action == FW_DECISION_VETO ? "veto" : "accept";
+  switch (action)
+    {
+    case FW_DECISION_VETO: return "veto";
+    case FW_DECISION_SUPERKERNEL: return "superkernel";
+    case FW_DECISION_SUPERKERNEL_REMOVE: return "superkernel_remove";
+    case FW_DECISION_ACCEPT:
+    default: return "accept";
+    }
 }
 
 const char *
@@ -241,6 +252,12 @@ apply_decision (FwPlan *plan, guint number)
 
   g_array_set_size (d->matched, 0);
   g_array_set_size (d->refused, 0);
+  /* A SuperKernel scope binds kernels as planned; it changes no candidate (fw_plan_get_user_scopes). */
+  if (fw_decision_is_superkernel (d))
+    {
+      d->outcome = FW_DECISION_APPLIED;
+      return;
+    }
   if (d->fingerprint != NULL && strcmp (d->fingerprint, fw_plan_get_fingerprint (plan)) != 0)
     {
       d->outcome = FW_DECISION_OTHER_MODEL;
@@ -269,6 +286,11 @@ fw_plan_decide (FwPlan *plan, FwDecision *decision, GError **error)
 {
   g_return_val_if_fail (plan != NULL && decision != NULL, FALSE);
 
+  if (fw_decision_is_superkernel (decision) && !fw_sk_decision_check (plan, decision, error))
+    {
+      fw_decision_free (decision);
+      return FALSE;
+    }
   if (decision->candidate != G_MAXUINT)
     {
       FwCandidate *c;

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
 typedef enum {
   FW_DECISION_ACCEPT,
   FW_DECISION_VETO,
+  /* SuperKernel scopes (docs/superkernel.md): they set no candidate's status; the scopes the applied ones
+   * leave are fw_plan_get_user_scopes. */
+  FW_DECISION_SUPERKERNEL,          /* makes the scope `scope_name`: the kernels under `scope` or holding `nodes` */
+  FW_DECISION_SUPERKERNEL_REMOVE,   /* removes the scope `scope_name` */
 } FwDecisionAction;
 
 typedef enum {
@@ -40,6 +44,8 @@ typedef struct
   char              *who;          /* may be NULL */
   char              *why;          /* may be NULL */
   gboolean           whitelist;    /* came from a whitelist entry */
+  char              *scope;        /* SuperKernel decisions: the name-scope prefix, else NULL */
+  char              *scope_name;   /* SuperKernel decisions: the scope's name, else NULL */
   /* Filled in when applied: */
   FwDecisionOutcome  outcome;
   GArray            *matched;      /* guint: candidates whose status it set */
@@ -52,7 +58,8 @@ FwDecision   *fw_decision_new            (FwDecisionAction  action,
                                           const char       *why);
 FwDecision   *fw_decision_copy           (const FwDecision *decision);  /* without the outcome */
 void          fw_decision_free           (FwDecision       *decision);
-const char   *fw_decision_action_name    (FwDecisionAction  action);    /* "accept", "veto" */
+/* "accept", "veto", "superkernel", "superkernel_remove" */
+const char   *fw_decision_action_name    (FwDecisionAction  action);
 const char   *fw_decision_outcome_name   (FwDecisionOutcome outcome);   /* "applied", "matched_nothing", … */
 
 /* Applies decision and appends it to the log (taking it), dropping what could have been redone. Returns
@@ -85,6 +92,41 @@ gboolean      fw_plan_can_redo           (const FwPlan     *plan);
  * next one again. Both are deterministic: the plan is what applying the same decisions in order gives. */
 gboolean      fw_plan_undo               (FwPlan           *plan);
 gboolean      fw_plan_redo               (FwPlan           *plan);
+/* ---- SuperKernel scopes the user chose (fw-superkernel-decisions.c) ---- */
+
+/* A scope of kernels bound into one launch: those whose nodes are all under a name-scope prefix, or those
+ * holding any of a list of nodes (a range selected in the window, a whitelist's node list). */
+typedef struct
+{
+  char   *name;     /* unique among the plan's user scopes; the prefix itself for a name scope by default */
+  char   *prefix;   /* a name-scope prefix ("/encoder/layers.3"), or NULL */
+  GStrv   nodes;    /* or node names of the main graph, else NULL */
+  char   *source;   /* "user", "FILE:LINE" of a whitelist, "--superkernel-scope" */
+  char   *who;      /* may be NULL */
+  char   *why;      /* may be NULL */
+  guint   line;     /* in the file it was read from, 0 when built in memory */
+} FwSkUserScope;
+
+FwSkUserScope *fw_sk_user_scope_new      (const char       *name,
+                                          const char       *prefix,
+                                          const char * const *nodes);
+FwSkUserScope *fw_sk_user_scope_copy     (const FwSkUserScope *scope);
+void          fw_sk_user_scope_free      (FwSkUserScope    *scope);
+/* The index of the scope called name in scopes (FwSkUserScope*), or G_MAXUINT. */
+guint         fw_sk_user_scopes_find     (GPtrArray        *scopes,
+                                          const char       *name);
+/* The scopes the applied decisions leave, in the order they were made (FwSkUserScope*, a new array). */
+GPtrArray    *fw_plan_get_user_scopes    (const FwPlan     *plan);
+/* A decision making scope (copied) a user scope; FW_ERROR_USAGE, and nothing logged, when it has neither a
+ * prefix nor nodes, no name, or the name of a scope that exists. */
+gboolean      fw_plan_make_superkernel   (FwPlan           *plan,
+                                          const FwSkUserScope *scope,
+                                          GError          **error);
+/* A decision removing the user scope called name; FW_ERROR_USAGE when there is none. */
+gboolean      fw_plan_remove_superkernel (FwPlan           *plan,
+                                          const char       *name,
+                                          GError          **error);
+
 /* The model fingerprint (fw-fingerprint.h), computed once. */
 const char   *fw_plan_get_fingerprint    (FwPlan           *plan);
 
@@ -108,6 +150,7 @@ typedef struct
   char       *model_file;         /* `model.file`, or NULL */
   char       *model_fingerprint;  /* `model.fingerprint`, or NULL */
   GPtrArray  *entries;            /* FwWhitelistEntry* */
+  GPtrArray  *superkernel_scopes; /* FwSkUserScope*, `superkernel_scopes:`, applied after the entries */
 } FwWhitelist;
 
 FwWhitelist  *fw_whitelist_new           (void);
@@ -126,15 +169,18 @@ gboolean      fw_whitelist_save          (const FwWhitelist *whitelist,
                                           const char       *path,
                                           GError          **error);
 /* Applies every entry in file order (fw_plan_decide with source "FILE:LINE"): pattern-level ones to any
- * model, node-level ones only when their fingerprint is the model's (else the outcome is OTHER_MODEL). */
+ * model, node-level ones only when their fingerprint is the model's (else the outcome is OTHER_MODEL); then
+ * each SuperKernel scope as a fw_plan_make_superkernel decision (one whose name exists already is skipped). */
 void          fw_plan_apply_whitelist    (FwPlan           *plan,
                                           const FwWhitelist *whitelist);
 /* The plan's final state as a whitelist: the pattern-level decisions applied, in order, then one
  * node-level entry per candidate whose status no pattern-level decision set: accept for proposed and
- * accepted ones, veto for vetoed ones (refused ones are left out). model_file may be NULL. */
+ * accepted ones, veto for vetoed ones (refused ones are left out), and the user's SuperKernel scopes.
+ * model_file may be NULL. */
 FwWhitelist  *fw_whitelist_from_plan     (FwPlan           *plan,
                                           const char       *model_file);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwWhitelist, fw_whitelist_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwSkUserScope, fw_sk_user_scope_free)
 
 G_END_DECLS

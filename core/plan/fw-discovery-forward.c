@@ -144,6 +144,32 @@ try_epilogue_node (Disc *d, FwNode *c)
   return TRUE;
 }
 
+/* A Cast that widens the epilogue's result (float16 → float32, into a float32 island around a Softmax or a
+ * norm) would make the kernel write the wide value, twice the bytes: left out, it is the island's load
+ * conversion in the kernel that reads the value (the backward pass takes it). */
+static void
+drop_widening_tail (Disc *d)
+{
+  while (d->group.nodes->len > 1)
+    {
+      FwNode *last = g_ptr_array_index (d->group.nodes, d->group.nodes->len - 1);
+      FwValue *in = first_input (last), *out = first_output (last);
+      gint64 a = 0, b = 0;
+      gboolean read_inside = FALSE;
+
+      /* Floats only: a mask cast from bool at the end of an epilogue is the epilogue's own result. */
+      if (strcmp (last->op_type, "Cast") != 0 || in == NULL || out == NULL || !fw_dtype_is_float (in->dtype) ||
+          !fw_dtype_is_float (out->dtype) || !fw_dtype_bytes_for (in->dtype, 1, &a) ||
+          !fw_dtype_bytes_for (out->dtype, 1, &b) || b <= a)
+        return;
+      for (guint u = 0; u < out->n_uses; u++)
+        read_inside |= is_member (d, out->uses[u].node);
+      if (read_inside)
+        return;
+      fw_disc_group_remove_last (d, last);
+    }
+}
+
 void
 fw_disc_grow_epilogue (Disc *d, FwNode *root)
 {
@@ -188,5 +214,6 @@ fw_disc_grow_epilogue (Disc *d, FwNode *root)
       if (!try_epilogue_node (d, next))
         fw_disc_mark_rejected (d, next);
     }
+  drop_widening_tail (d);
   fw_disc_finish_group (d, "epilogue");
 }

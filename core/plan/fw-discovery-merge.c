@@ -56,6 +56,9 @@ try_merge (Disc *d, guint a, guint b, FwNode *bridge)
   /* A fused attention is a kernel of its own form: nothing merges into it. */
   if ((ca && strcmp (ca->kind, "attention") == 0) || strcmp (cb->kind, "attention") == 0)
     return FALSE;
+  /* Nor into a horizontal GEMM, whose slices are epilogues of its products only. */
+  if ((ca && strcmp (ca->kind, "horizontal_gemm") == 0) || strcmp (cb->kind, "horizontal_gemm") == 0)
+    return FALSE;
   if (bridge == NULL && (ca == NULL || !same_space (sa, sb)))
     return FALSE;
   if (bridge != NULL)
@@ -166,7 +169,7 @@ fw_disc_merge_groups (Disc *d)
 {
   GPtrArray *cands = d->plan->candidates;
   g_autoptr(GPtrArray) kept = g_ptr_array_new ();
-  gboolean changed = TRUE, any = FALSE;
+  gboolean changed = TRUE, any = fw_disc_grow_horizontal_gemms (d);
 
   g_array_set_size (d->horizontal, cands->len);
   g_array_set_size (d->bridged, cands->len);
@@ -290,7 +293,8 @@ fw_disc_merge_groups (Disc *d)
               multi = inside && outside;
             }
         }
-      if (multi || g_array_index (d->horizontal, gboolean, i) || g_array_index (d->bridged, gboolean, i))
+      if (strcmp (c->kind, "horizontal_gemm") != 0 &&
+          (multi || g_array_index (d->horizontal, gboolean, i) || g_array_index (d->bridged, gboolean, i)))
         {
           const char *kind = multi ? "multi_output" : g_array_index (d->horizontal, gboolean, i) ? "horizontal"
                                                                                                : "through_views";

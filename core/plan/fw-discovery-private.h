@@ -110,6 +110,9 @@ gboolean     fw_disc_check_limits         (Disc           *d,
 guint        fw_disc_row_ops_after_reduce (Disc           *d);
 void         fw_disc_finish_group         (Disc           *d,
                                            const char     *kind);
+/* The group as it stands as a new candidate of kind, its nodes marked as taken (no trimming, no reset). */
+FwCandidate *fw_disc_add_candidate        (Disc           *d,
+                                           const char     *kind);
 
 /* The passes. */
 void         fw_disc_grow_attention       (Disc           *d,
@@ -119,6 +122,9 @@ void         fw_disc_grow_epilogue        (Disc           *d,
 void         fw_disc_grow_backward        (Disc           *d,
                                            FwNode         *sink);
 void         fw_disc_merge_groups         (Disc           *d);
+/* The aggressive strategy's horizontal GEMMs (fw-discovery-horizontal.c), before the merges: TRUE when a
+ * group was made (the projections' own candidates are left empty for the merge pass to drop). */
+gboolean     fw_disc_grow_horizontal_gemms (Disc          *d);
 /* Integer groups (fw-discovery-qdq.c): FALSE when root is not one (the float epilogue pass takes it). */
 gboolean     fw_disc_grow_qdq             (Disc           *d,
                                            FwNode         *root);

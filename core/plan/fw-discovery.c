@@ -362,7 +362,10 @@ fw_disc_row_ops_after_reduce (Disc *d)
     {
       FwNode *m = g_ptr_array_index (d->group.nodes, i);
       FwValue *out = first_output (m);
-      if (fw_node_class (m) != FW_OP_CLASS_REDUCE && out && fw_space_role (&d->group.space, out) == FW_SHAPE_ROW)
+      /* A Cast is not counted: it converts the row's value between the dtype in memory and the one it is
+         computed in (a float32 island's Cast pair around a ReduceMean, convert-half.py --keep-float32). */
+      if (fw_node_class (m) != FW_OP_CLASS_REDUCE && strcmp (m->op_type, "Cast") != 0 && out &&
+          fw_space_role (&d->group.space, out) == FW_SHAPE_ROW)
         n++;
     }
   return n;
@@ -411,14 +414,17 @@ trim_outside_uses (Disc *d)
 void
 fw_disc_finish_group (Disc *d, const char *kind)
 {
+  trim_outside_uses (d);
+  if (d->group.nodes->len >= 2)
+    fw_disc_add_candidate (d, kind);
+  fw_disc_group_reset (d);
+}
+
+FwCandidate *
+fw_disc_add_candidate (Disc *d, const char *kind)
+{
   FwCandidate *c;
 
-  trim_outside_uses (d);
-  if (d->group.nodes->len < 2)
-    {
-      fw_disc_group_reset (d);
-      return;
-    }
   c = g_new0 (FwCandidate, 1);
   c->nodes = g_ptr_array_copy (d->group.nodes, NULL, NULL);
   c->root = d->group.root;
@@ -434,7 +440,7 @@ fw_disc_finish_group (Disc *d, const char *kind)
     d->group_of[((FwNode *) g_ptr_array_index (c->nodes, i))->index] = c->index + 1;
   fw_plan_debug (d->plan, "found %s: %u nodes from %s", kind, c->nodes->len,
                  ((FwNode *) g_ptr_array_index (c->nodes, 0))->name);
-  fw_disc_group_reset (d);
+  return c;
 }
 
 /* A node that would have started a group but has a dynamic shape: one record, with the neighbour it would

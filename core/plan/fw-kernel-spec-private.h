@@ -32,6 +32,7 @@ struct _FwKernelSpec
   FwReasonCode  map_code;
   FwNode       *map_culprit;
   FwAttentionSpec *attention; /* a fused attention (fw-attention.c), or NULL */
+  FwHgemmSpec  *hgemm;        /* a horizontal GEMM (fw-hgemm.c), or NULL */
   FwResourceEstimate resource;   /* the prices (fw-estimate.c) */
   FwCostEstimate     cost;
 };
@@ -104,5 +105,24 @@ gboolean      fw_attention_estimate_resource (const FwKernelSpec *spec,
 void          fw_attention_bytes             (const FwKernelSpec *spec,
                                               gdouble            *read,
                                               gdouble            *written);
+
+/* Horizontal GEMM (fw-hgemm.c). Whether a node may be a slice's root: a float32 MatMul of a constant 2-D
+ * weight, or a Gemm without transA whose B is constant and whose C is one that adds along the columns; FALSE
+ * with a translated reason when not. */
+gboolean      fw_hgemm_slice_root    (const FwNode     *node,
+                                      char            **why);
+/* Whether a node may be in a slice's epilogue: float elementwise arithmetic and activations, and views. */
+gboolean      fw_hgemm_epilogue_op   (const FwNode     *node);
+/* An RMSNorm (Pow or Mul → ReduceMean over the last axis → Add eps → Sqrt → Div, or Div (1, ·) or Reciprocal
+ * and Mul → Mul by a constant gamma, or without it) whose result is a: TRUE with its nodes appended in
+ * topological order (when nodes is not NULL) and the description in *norm (norm_* fields); FALSE when a is not
+ * made so, or a value between its nodes is read outside them. */
+gboolean      fw_hgemm_match_norm    (FwValue          *a,
+                                      GPtrArray        *nodes,
+                                      FwHgemmSpec      *norm);
+/* The horizontal GEMM of a group's nodes, or NULL when they are none: two or more slice roots reading the
+ * same A at the same K, every other member an epilogue op reached from them. Freed by fw_hgemm_spec_free. */
+FwHgemmSpec  *fw_hgemm_describe      (GPtrArray        *nodes);
+void          fw_hgemm_spec_free     (FwHgemmSpec      *hgemm);
 
 G_END_DECLS

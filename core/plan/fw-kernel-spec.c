@@ -586,6 +586,8 @@ spec_build (GPtrArray *nodes, FwNode *root, const FwSpace *space, const FwProfil
   /* A fused attention is its own kernel: its views after the product are its output's strides. */
   spec->attention = fw_attention_describe (spec->nodes, root, profile);
   if (spec->attention == NULL)
+    spec->hgemm = fw_hgemm_describe (spec->nodes);
+  if (spec->attention == NULL && spec->hgemm == NULL)
     spec->maps = fw_index_maps_compute (spec->nodes, root, space, &spec->map_code, &spec->map_error,
                                         &spec->map_culprit);
   collect_values (spec);
@@ -689,6 +691,7 @@ fw_kernel_spec_free (FwKernelSpec *spec)
   g_clear_pointer (&spec->maps, g_hash_table_unref);
   g_free (spec->map_error);
   g_free (spec->attention);
+  fw_hgemm_spec_free (spec->hgemm);
   for (guint i = 0; i < spec->nodes->len; i++)
     g_free (spec->row_errors[i]);
   g_free (spec->row_errors);
@@ -792,6 +795,12 @@ const FwAttentionSpec *
 fw_kernel_spec_get_attention (const FwKernelSpec *spec)
 {
   return spec->attention;
+}
+
+const FwHgemmSpec *
+fw_kernel_spec_get_hgemm (const FwKernelSpec *spec)
+{
+  return spec->hgemm;
 }
 
 gboolean

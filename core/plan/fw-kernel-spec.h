@@ -218,6 +218,36 @@ typedef struct
   gint64    out_strides[FW_ATTENTION_RANK + 2]; /* element strides of out over the product's axes */
 } FwAttentionSpec;
 
+/* A horizontal GEMM (fw-hgemm.c, the aggressive strategy): projections that read the same activation A
+ * [.., M, K] with constant weights of the same K (attention's Q, K and V; an MLP's gate and up) computed as
+ * one product of A with their weights side by side, [K, n], each projection's result a column slice of it.
+ * The weights are concatenated once, when the kernel is prepared; each slice keeps its own elementwise
+ * epilogue (a bias, an activation, a view), which may read another slice's result (SwiGLU's gate · up). */
+typedef struct
+{
+  FwNode   *root;      /* the slice's MatMul or Gemm */
+  FwValue  *weight;    /* constant, [K, n] (a Gemm's with transB: [n, K]) */
+  FwValue  *bias;      /* a Gemm's C ([n], [1, n] or one element), or NULL */
+  gboolean  trans_b;
+  gdouble   alpha, beta;
+  gint64    n;         /* the slice's columns */
+  gint64    col;       /* its first column in the product */
+} FwHgemmSlice;
+
+typedef struct
+{
+  FwValue      *a;         /* the shared activation */
+  gint64        m, k, n;   /* rows (every axis of A but the last), the inner dimension, all columns */
+  guint         n_slices;
+  FwHgemmSlice *slices;    /* in the group's order */
+  /* An RMSNorm computed row by row as A is loaded, when the group holds the one that makes A (its result read
+   * by the products only): A = x / √(mean (x²) + eps) · gamma over the last axis; norm_x NULL otherwise. */
+  FwValue      *norm_x;        /* read instead of A */
+  FwValue      *norm_gamma;    /* a constant [K], or NULL */
+  gdouble       norm_eps;
+  gboolean      norm_divides;  /* x / √… as exported; else x · (1 / √…) */
+} FwHgemmSpec;
+
 typedef struct _FwKernelSpec FwKernelSpec;
 
 /* Members in execution (topological) order. */
@@ -281,6 +311,13 @@ gboolean              fw_kernel_spec_has_index_maps  (const FwKernelSpec *spec,
                                                       gboolean            strided);
 /* The attention the group computes, or NULL when it is not a fused attention. */
 const FwAttentionSpec *fw_kernel_spec_get_attention (const FwKernelSpec *spec);
+/* The horizontal GEMM the group computes, or NULL when it is none. */
+const FwHgemmSpec    *fw_kernel_spec_get_hgemm      (const FwKernelSpec *spec);
+/* Its weights side by side, [K, n] row-major (transposed ones turned, a Gemm's alpha folded in), and, when
+ * bias_out is not NULL, the slices' biases times beta side by side ([n], 0 where a slice has none; NULL when
+ * none has one); NULL when a weight or bias has no float32 data. g_free both. */
+float                *fw_hgemm_pack                  (const FwHgemmSpec  *hgemm,
+                                                      float             **bias_out);
 /* The Unified Buffer plan. */
 guint                 fw_kernel_spec_get_n_buffers   (const FwKernelSpec *spec);
 const FwSpecBuffer   *fw_kernel_spec_get_buffer      (const FwKernelSpec *spec,

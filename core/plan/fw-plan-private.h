@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fw-plan.h"
+#include "fw-decisions.h"
 #include "fw-kernel-spec-private.h"
 #include "graph/fw-graph-private.h"
 
@@ -58,6 +59,12 @@ void          fw_discover_region      (FwPlan            *plan,
 void          fw_plan_settle          (FwPlan            *plan,
                                        FwCandidate       *candidate);
 void          fw_plan_add_totals      (FwPlan            *plan);
+/* SuperKernel decisions (fw-superkernel-decisions.c): whether d is one, and whether it may be logged now
+ * (FW_ERROR_USAGE naming what is wrong). */
+gboolean      fw_decision_is_superkernel (const FwDecision *d);
+gboolean      fw_sk_decision_check    (const FwPlan      *plan,
+                                       const FwDecision  *d,
+                                       GError           **error);
 /* Empties the plan and plans the model again, without decisions. */
 void          fw_plan_rebuild         (FwPlan            *plan);
 /* Records a refusal; nodes may be NULL. Takes the message. */

@@ -50,6 +50,8 @@ typedef enum {
   FW_NF_QDQ_SHARED = 22,     /* FW-NF-022 */
   FW_NF_QDQ_FORM = 23,       /* FW-NF-023 */
   FW_NF_ATTENTION = 24,      /* FW-NF-024 */
+  FW_NF_HGEMM = 25,          /* FW-NF-025 */
+  FW_NF_HGEMM_EPILOGUE = 26, /* FW-NF-026 */
   FW_NF_N_CODES
 } FwReasonCode;
 

@@ -145,7 +145,10 @@ root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **why)
       FwValue *w = root->inputs[1];
       if (out->rank != 4 || root->inputs[0]->rank != 4 || w == NULL || w->rank != 4)
         return refuse (code, why, FW_NF_QDQ_FORM, g_strdup_printf (_("Conv “%s” is not 2-D"), root->name));
-      if (fw_node_get_attr_int (root, "group", 1) != 1)
+      gint64 groups = fw_node_get_attr_int (root, "group", 1);
+      /* Depthwise (one input channel per group, one group per channel) is the grouped form the kernel takes. */
+      if (groups != 1 && (w->dims[1].value != 1 || groups != root->inputs[0]->dims[1].value ||
+                          w->dims[0].value != groups))
         return refuse (code, why, FW_NF_QDQ_FORM,
                        g_strdup_printf (_("Conv “%s” is grouped; the integer kernel computes ungrouped convolutions"),
                                         root->name));
@@ -311,4 +314,24 @@ fw_qdq_read_bytes (const FwValue *value)
   if (n < 0 || !fw_dtype_bytes_for (v->dtype, n, &bytes))
     return 0;
   return (gdouble) bytes;
+}
+
+gint64
+fw_qdq_zero_point_at (const FwQdqParams *p, gint64 i)
+{
+  gint64 z = 0;
+
+  if (p->zero_point != NULL && !fw_tensor_get_int64 (p->zero_point, p->n == 1 ? 0 : i, &z))
+    z = 0;
+  return z;
+}
+
+float
+fw_qdq_scale_at (const FwQdqParams *p, gint64 i)
+{
+  double s = 1.0;
+
+  if (!fw_tensor_get_double (p->scale, p->n == 1 ? 0 : i, &s))
+    s = 1.0;
+  return (float) s;
 }

@@ -72,6 +72,12 @@ gboolean      fw_qdq_group_describe   (const FwCandidate *candidate,
                                        FwQdqGroup      *g);
 void          fw_qdq_group_clear      (FwQdqGroup      *g);
 gboolean      fw_candidate_is_integer (const FwCandidate *candidate);
+/* Parameter i of p (the one parameter of a per-tensor p): its zero point (0 without one) and its scale as
+ * float32, as the kernels apply them. */
+gint64        fw_qdq_zero_point_at    (const FwQdqParams *p,
+                                       gint64           i);
+float         fw_qdq_scale_at         (const FwQdqParams *p,
+                                       gint64           i);
 /* The bytes a kernel reads for value: a DequantizeLinear's output read through (its integer input) counts
  * the integer bytes. */
 gdouble       fw_qdq_read_bytes       (const FwValue   *value);

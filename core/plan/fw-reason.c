@@ -36,6 +36,8 @@ static const struct {
   [FW_NF_QDQ_SHARED] = { "FW-NF-022", N_("a DequantizeLinear shared by several integer kernels stays a node of its own") },
   [FW_NF_QDQ_FORM] = { "FW-NF-023", N_("the integer kernel has no form for this operator, type or size") },
   [FW_NF_ATTENTION] = { "FW-NF-024", N_("an attention chain the fused attention kernel cannot follow") },
+  [FW_NF_HGEMM] = { "FW-NF-025", N_("projections sharing an input cannot be one horizontal GEMM") },
+  [FW_NF_HGEMM_EPILOGUE] = { "FW-NF-026", N_("a projection's epilogue has an operator the horizontal GEMM cannot compute per slice") },
 };
 
 const char *

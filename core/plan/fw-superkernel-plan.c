@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fw-superkernel-plan.h"
+#include "fw-error.h"
 #include "fw-kernel-spec.h"
 #include "fw-plan-private.h"
 #include "fw-schedule.h"
@@ -185,22 +186,6 @@ join_code (const FwSkOptions *o, guint max_cores, const Step *s, const char **de
   return FW_SK_END;
 }
 
-/* The user's name scope holding every node of the step, or -1. */
-static gint
-user_scope_of (const FwSkOptions *o, const Step *s)
-{
-  for (guint p = 0; o->scopes && o->scopes[p]; p++)
-    {
-      gboolean all = TRUE;
-
-      for (guint i = 0; i < step_n_nodes (s) && all; i++)
-        all = under_scope (step_node (s, i)->name, o->scopes[p]);
-      if (all)
-        return (gint) p;
-    }
-  return -1;
-}
-
 static char *
 refusal_message (FwSkCode code, const Step *s, const char *detail, guint max_cores)
 {
@@ -263,11 +248,47 @@ typedef struct
   GArray           *open_steps;  /* Step, the open scope's kernels */
   GHashTable       *pending;     /* FwValue* → index in open_steps + 1: written since the last barrier */
   guint             pending_types; /* 1 << FwSkCoreType of the kernels since the last barrier */
+  GPtrArray        *users;       /* FwSkUserScope*: sk->user_scopes */
+  GHashTable      **user_nodes;  /* per user scope of nodes: the node names, else NULL */
   guint            *parts;       /* per user scope: parts made so far */
   guint             serial;      /* of the open scope: scopes opened so far */
   GArray           *step_places; /* Place, one per visited step */
   GArray           *scope_users; /* gint per scope in sk->scopes: its user scope, or -1 */
 } Build;
+
+/* The user's scope holding the step, or -1: the first whose name scope holds every node of it, or whose
+ * node list names one of them. */
+static gint
+user_scope_of (const Build *b, const Step *s)
+{
+  for (guint p = 0; p < b->users->len; p++)
+    {
+      const FwSkUserScope *u = g_ptr_array_index (b->users, p);
+      gboolean all = TRUE, any = FALSE;
+
+      for (guint i = 0; i < step_n_nodes (s); i++)
+        {
+          const char *name = step_node (s, i)->name;
+
+          if (u->prefix != NULL)
+            all = all && under_scope (name, u->prefix);
+          else
+            any = any || (name != NULL && g_hash_table_contains (b->user_nodes[p], name));
+        }
+      if (u->prefix != NULL ? all : any)
+        return (gint) p;
+    }
+  return -1;
+}
+
+/* Why a user's scope ended where its kernels did. */
+static char *
+user_end_message (const Build *b, gint user)
+{
+  if (user >= 0 && ((FwSkUserScope *) g_ptr_array_index (b->users, user))->prefix == NULL)
+    return g_strdup (_("the kernels chosen for it ended"));
+  return g_strdup (_("the name scope ended"));
+}
 
 static void
 record_place (Build *b, const Step *s, guint scope, guint kernel, guint refusal)
@@ -408,9 +429,11 @@ open_scope (Build *b, gint user)
   if (user < 0)
     s->name = g_strdup_printf ("sk_%03u", b->sk->scopes->len);
   else if (b->parts[user]++ == 0)
-    s->name = g_strdup (b->options->scopes[user]);
+    s->name = g_strdup (((FwSkUserScope *) g_ptr_array_index (b->users, user))->name);
   else
-    s->name = g_strdup_printf ("%s#%u", b->options->scopes[user], b->parts[user]);
+    s->name = g_strdup_printf ("%s#%u", ((FwSkUserScope *) g_ptr_array_index (b->users, user))->name,
+                               b->parts[user]);
+  s->user = user < 0 ? G_MAXUINT : (guint) user;
   b->open = s;
   b->open_user = user;
   b->serial++;
@@ -530,10 +553,10 @@ visit_one (Build *b, const Step *s)
 {
   const char *detail = NULL;
   FwSkCode code = join_code (b->options, b->max_cores, s, &detail);
-  gint user = b->options->scopes ? user_scope_of (b->options, s) : -1;
+  gint user = b->users->len > 0 ? user_scope_of (b, s) : -1;
 
   b->sk->n_kernels++;
-  if (code == FW_SK_END && b->options->scopes && user < 0)
+  if (code == FW_SK_END && b->users->len > 0 && user < 0)
     /* A kernel outside the user's scopes that reads what the open one wrote would have to run inside it. */
     code = b->open != NULL && reads_open_scope (b, s) ? FW_SK_DEADLOCK : FW_SK_OUTSIDE;
   if (code != FW_SK_END)
@@ -550,7 +573,7 @@ visit_one (Build *b, const Step *s)
       return;
     }
   if (b->open != NULL && b->open_user != user)
-    close_scope (b, FW_SK_END, s->node, g_strdup (_("the name scope ended")));
+    close_scope (b, FW_SK_END, s->node, user_end_message (b, b->open_user));
   if (b->open != NULL && b->open->kernels->len >= b->max_kernels)
     {
       g_autofree char *limit = g_strdup_printf ("%u", b->max_kernels);
@@ -582,8 +605,43 @@ settle_user_ends (Build *b)
         continue;
       s->end = FW_SK_END;
       g_free (s->end_message);
-      s->end_message = g_strdup (_("the name scope ended"));
+      s->end_message = user_end_message (b, user);
     }
+}
+
+/* The name scopes given (options->scopes) first, then the scopes the plan's decisions made, a name given
+ * twice counted once. */
+static GPtrArray *
+user_scopes_for (FwPlan *plan, const FwSkOptions *options)
+{
+  GPtrArray *users = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_sk_user_scope_free);
+  g_autoptr(GPtrArray) decided = fw_plan_get_user_scopes (plan);
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; options->scopes && options->scopes[i]; i++)
+    {
+      FwSkUserScope *u = fw_sk_user_scope_new (options->scopes[i], options->scopes[i], NULL);
+
+      g_free (u->source);
+      u->source = g_strdup ("--superkernel-scope");
+      if (g_hash_table_contains (names, u->name))
+        {
+          fw_sk_user_scope_free (u);
+          continue;
+        }
+      g_hash_table_add (names, u->name);
+      g_ptr_array_add (users, u);
+    }
+  for (guint i = 0; i < decided->len; i++)
+    {
+      FwSkUserScope *u = g_ptr_array_index (decided, i);
+
+      if (g_hash_table_contains (names, u->name))
+        continue;
+      g_hash_table_add (names, u->name);
+      g_ptr_array_add (users, fw_sk_user_scope_copy (u));
+    }
+  return users;
 }
 
 FwSkPlan *
@@ -609,6 +667,7 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
   sk->options = *options;
   sk->options.scopes = g_strdupv (options->scopes);
   sk->options.excluded = g_strdupv (options->excluded);
+  sk->user_scopes = user_scopes_for (plan, options);
   sk->scopes = g_ptr_array_new_with_free_func (scope_free);
   sk->refusals = g_ptr_array_new_with_free_func (refusal_free);
   sk->places = g_hash_table_new (NULL, NULL);
@@ -625,7 +684,19 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
   b.open_user = -1;
   b.open_steps = g_array_new (FALSE, FALSE, sizeof (Step));
   b.pending = g_hash_table_new (NULL, NULL);
-  b.parts = g_new0 (guint, options->scopes ? g_strv_length (options->scopes) : 0);
+  b.users = sk->user_scopes;
+  b.parts = g_new0 (guint, b.users->len);
+  b.user_nodes = g_new0 (GHashTable *, b.users->len);
+  for (guint u = 0; u < b.users->len; u++)
+    {
+      const FwSkUserScope *us = g_ptr_array_index (b.users, u);
+
+      if (us->prefix != NULL)
+        continue;
+      b.user_nodes[u] = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; us->nodes && us->nodes[i]; i++)
+        g_hash_table_add (b.user_nodes[u], us->nodes[i]);
+    }
   b.scope_users = g_array_new (FALSE, FALSE, sizeof (gint));
   b.step_places = g_array_new (FALSE, FALSE, sizeof (Place));
   for (guint i = 0; i < schedule->len; i++)
@@ -636,15 +707,104 @@ fw_sk_plan_build (FwPlan *plan, const FwSkOptions *options, GError **error)
       if (step_runs (&s))
         visit (&b, &s);
     }
-  close_scope (&b, FW_SK_END, NULL, g_strdup (options->scopes ? _("the name scope ended") : _("the model ended")));
+  close_scope (&b, FW_SK_END, NULL, b.users->len > 0 ? user_end_message (&b, b.open_user) : g_strdup (_("the model ended")));
   settle_user_ends (&b);
   /* Places refer to steps; keep them as the plan's answer per node. */
   sk->step_places = b.step_places;
   g_array_unref (b.scope_users);
   g_array_unref (b.open_steps);
   g_hash_table_unref (b.pending);
+  for (guint u = 0; u < b.users->len; u++)
+    g_clear_pointer (&b.user_nodes[u], g_hash_table_unref);
+  g_free (b.user_nodes);
   g_free (b.parts);
   return sk;
+}
+
+static gboolean
+step_holds (const Step *s, const FwNode *node)
+{
+  return s->group != NULL ? in_group (s, node) : s->node == node;
+}
+
+/* Where an end of a range lies among the running steps: the step holding node, else (a node folded at load,
+ * a shape computation) the steps around it in topological order: *down the first step after it, *up the
+ * last before it (G_MAXUINT when none). */
+static void
+place_end (const GArray *steps, const FwNode *node, guint *down, guint *up)
+{
+  *down = *up = G_MAXUINT;
+  for (guint i = 0; i < steps->len; i++)
+    if (step_holds (&g_array_index (steps, Step, i), node))
+      {
+        *down = *up = i;
+        return;
+      }
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const Step *s = &g_array_index (steps, Step, i);
+
+      for (guint k = 0; k < step_n_nodes (s); k++)
+        {
+          guint t = step_node (s, k)->topo_index;
+
+          if (t > node->topo_index && *down == G_MAXUINT)
+            *down = i;
+          if (t < node->topo_index)
+            *up = i;
+        }
+    }
+}
+
+GStrv
+fw_sk_plan_range_nodes (FwPlan *plan, const FwNode *first, const FwNode *last, guint *n_kernels, GError **error)
+{
+  g_autoptr(GArray) groups = NULL;
+  g_autoptr(GArray) schedule = NULL;
+  g_autoptr(GArray) steps = g_array_new (FALSE, FALSE, sizeof (Step));
+  g_autoptr(GPtrArray) names = NULL;
+  guint a_down, a_up, b_down, b_up, from, to;
+
+  g_return_val_if_fail (plan != NULL && first != NULL && last != NULL, NULL);
+
+  groups = fw_schedule_fused_candidates (plan);
+  schedule = fw_schedule_build (plan, (const guint *) groups->data, groups->len, error);
+  if (schedule == NULL)
+    return NULL;
+  for (guint i = 0; i < schedule->len; i++)
+    {
+      Step s;
+
+      describe_step (plan, &g_array_index (schedule, FwScheduleStep, i), i, groups, &s);
+      if (step_runs (&s))
+        g_array_append_val (steps, s);
+    }
+  place_end (steps, first, &a_down, &a_up);
+  place_end (steps, last, &b_down, &b_up);
+  /* An end with nothing on one side stands for the step on the other. */
+  a_down = a_down != G_MAXUINT ? a_down : a_up;
+  a_up = a_up != G_MAXUINT ? a_up : a_down;
+  b_down = b_down != G_MAXUINT ? b_down : b_up;
+  b_up = b_up != G_MAXUINT ? b_up : b_down;
+  if (a_down == G_MAXUINT || b_down == G_MAXUINT)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_USAGE, "%s", _("the model has no kernel that runs"));
+      return NULL;
+    }
+  from = a_up < b_down || (a_up == b_up && a_down <= b_down) ? a_down : b_down;
+  to = from == a_down ? b_up : a_up;
+  names = g_ptr_array_new ();
+  for (guint i = from; i <= to && to != G_MAXUINT && from <= to; i++)
+    {
+      const Step *s = &g_array_index (steps, Step, i);
+
+      for (guint k = 0; k < step_n_nodes (s); k++)
+        g_ptr_array_add (names, g_strdup (step_node (s, k)->name));
+    }
+  if (n_kernels != NULL)
+    *n_kernels = from <= to ? to - from + 1 : 0;
+  g_ptr_array_add (names, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
 }
 
 void
@@ -654,6 +814,7 @@ fw_sk_plan_free (FwSkPlan *sk)
     return;
   g_strfreev (sk->options.scopes);
   g_strfreev (sk->options.excluded);
+  g_ptr_array_unref (sk->user_scopes);
   g_ptr_array_unref (sk->scopes);
   g_ptr_array_unref (sk->refusals);
   g_hash_table_unref (sk->places);

@@ -10,6 +10,7 @@
  * stands (decisions included); immutable. */
 #pragma once
 
+#include "plan/fw-decisions.h"
 #include "plan/fw-plan.h"
 
 G_BEGIN_DECLS
@@ -22,8 +23,9 @@ typedef enum {
 typedef struct
 {
   FwSkMode  mode;
-  char    **scopes;       /* name-scope prefixes ("/encoder/layers.3"): each a scope of the kernels under it;
-                             NULL: automatic scopes over the whole model */
+  char    **scopes;       /* name-scope prefixes ("/encoder/layers.3"): each a scope of the kernels under it,
+                             with the scopes the plan's decisions made (fw_plan_make_superkernel); none of
+                             either: automatic scopes over the whole model */
   char    **excluded;     /* name-scope prefixes (or whole names) of nodes marked "no SuperKernel" */
   guint     max_kernels;  /* kernels in one scope; 0: FW_SK_DEFAULT_MAX_KERNELS */
   guint     max_cores;    /* cores a scope may launch on; 0: the profile's */
@@ -89,6 +91,8 @@ typedef struct
   guint     syncs_kept;
   guint     syncs_removed;
   gdouble   saving_s;       /* launches saved plus syncs removed, on the plan's profile */
+  guint     user;           /* index in FwSkPlan.user_scopes of the user's scope it is (a part of), else
+                               G_MAXUINT: an automatic scope */
 } FwSkScope;
 
 /* A kernel that could not join any scope, with the reason. */
@@ -103,6 +107,9 @@ typedef struct
 typedef struct
 {
   FwSkOptions  options;     /* as given, the strings copied */
+  /* FwSkUserScope*: the scopes the user chose, options.scopes first, then the plan's decisions
+   * (fw_plan_get_user_scopes); when there are any, only the kernels in them are bound into scopes. */
+  GPtrArray   *user_scopes;
   guint        n_kernels;   /* running steps of the schedule */
   GPtrArray   *scopes;      /* FwSkScope*, in execution order; none shorter than two kernels */
   GPtrArray   *refusals;    /* FwSkRefusal* */
@@ -136,6 +143,15 @@ FwSkPlan     *fw_sk_plan_build      (FwPlan            *plan,
                                      const FwSkOptions *options,
                                      GError           **error);
 void          fw_sk_plan_free       (FwSkPlan          *sk);
+/* The node names of the kernels that run from the one holding first to the one holding last (either
+ * order), in execution order: a range of kernels as a user scope's nodes; *n_kernels (may be NULL) how many
+ * kernels. An end that is in no kernel (folded at load) stands for the kernels next to it in topological
+ * order, inside the range. NULL with FW_ERROR_USAGE only when no kernel runs. */
+GStrv         fw_sk_plan_range_nodes (FwPlan           *plan,
+                                      const FwNode     *first,
+                                      const FwNode     *last,
+                                      guint            *n_kernels,
+                                      GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwSkPlan, fw_sk_plan_free)
 

@@ -33,6 +33,7 @@ fw_whitelist_new (void)
   FwWhitelist *w = g_new0 (FwWhitelist, 1);
 
   w->entries = g_ptr_array_new_with_free_func (entry_free);
+  w->superkernel_scopes = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_sk_user_scope_free);
   return w;
 }
 
@@ -45,6 +46,7 @@ fw_whitelist_free (FwWhitelist *whitelist)
   g_free (whitelist->model_file);
   g_free (whitelist->model_fingerprint);
   g_ptr_array_unref (whitelist->entries);
+  g_ptr_array_unref (whitelist->superkernel_scopes);
   g_free (whitelist);
 }
 
@@ -111,11 +113,35 @@ read_entry (const FwYamlDocument *doc, const FwYamlNode *node, FwWhitelist *w, G
          fw_decision_yaml_get_optional (doc, node, "why", &e->why, error);
 }
 
+/* `superkernel_scopes:`, each a fw_decision_yaml_read_scope, no two of one name. */
+static gboolean
+read_scopes (const FwYamlDocument *doc, const FwYamlNode *scopes, FwWhitelist *w, GError **error)
+{
+  if (!fw_yaml_expect (doc, scopes, FW_YAML_SEQUENCE, _("“superkernel_scopes”"), error))
+    return FALSE;
+  for (guint i = 0; i < scopes->items->len; i++)
+    {
+      const FwYamlNode *item = g_ptr_array_index (scopes->items, i);
+      FwSkUserScope *s = NULL;
+      gboolean ok = fw_decision_yaml_read_scope (doc, item, FALSE, &s, error);
+
+      if (s != NULL)
+        g_ptr_array_add (w->superkernel_scopes, s);
+      if (!ok)
+        return FALSE;
+      for (guint j = 0; j + 1 < w->superkernel_scopes->len; j++)
+        if (strcmp (((FwSkUserScope *) g_ptr_array_index (w->superkernel_scopes, j))->name, s->name) == 0)
+          return fw_yaml_error (error, doc, item, _("a second SuperKernel scope named “%s” (the first is on line %u)"),
+                                s->name, ((FwSkUserScope *) g_ptr_array_index (w->superkernel_scopes, j))->line);
+    }
+  return TRUE;
+}
+
 static gboolean
 read_document (const FwYamlDocument *doc, FwWhitelist *w, GError **error)
 {
-  static const char * const keys[] = { "version", "model", "entries", NULL };
-  const FwYamlNode *root = doc->root, *model, *entries;
+  static const char * const keys[] = { "version", "model", "entries", "superkernel_scopes", NULL };
+  const FwYamlNode *root = doc->root, *model, *entries, *scopes;
 
   if (!fw_decision_yaml_check_root (doc, _("the whitelist"), _("the whitelist is empty"), keys, error))
     return FALSE;
@@ -131,7 +157,8 @@ read_document (const FwYamlDocument *doc, FwWhitelist *w, GError **error)
   for (guint i = 0; i < entries->items->len; i++)
     if (!read_entry (doc, g_ptr_array_index (entries->items, i), w, error))
       return FALSE;
-  return TRUE;
+  scopes = fw_yaml_get (root, "superkernel_scopes");
+  return scopes == NULL || read_scopes (doc, scopes, w, error);
 }
 
 static FwWhitelist *
@@ -199,6 +226,11 @@ fw_whitelist_to_string (const FwWhitelist *w)
       fw_decision_yaml_append_field (out, "    ", "who", e->who);
       fw_decision_yaml_append_field (out, "    ", "why", e->why);
     }
+  /* Only when there are some: whitelists without scopes stay as they were. */
+  if (w->superkernel_scopes->len > 0)
+    g_string_append (out, "superkernel_scopes:\n");
+  for (guint i = 0; i < w->superkernel_scopes->len; i++)
+    fw_decision_yaml_append_scope (out, "  ", TRUE, g_ptr_array_index (w->superkernel_scopes, i));
   return g_string_free (out, FALSE);
 }
 
@@ -230,6 +262,16 @@ fw_plan_apply_whitelist (FwPlan *plan, const FwWhitelist *whitelist)
       d->fingerprint = g_strdup (e->fingerprint);
       /* Entries never name candidates by index, so this cannot fail. */
       fw_plan_decide (plan, d, NULL);
+    }
+  for (guint i = 0; i < whitelist->superkernel_scopes->len; i++)
+    {
+      g_autoptr(FwSkUserScope) s = fw_sk_user_scope_copy (g_ptr_array_index (whitelist->superkernel_scopes, i));
+
+      g_free (s->source);
+      s->source = s->line ? g_strdup_printf ("%s:%u", whitelist->filename ? whitelist->filename : "?", s->line)
+                          : g_strdup (whitelist->filename ? whitelist->filename : "whitelist");
+      /* A scope of that name made already (a session, an earlier whitelist) stands. */
+      fw_plan_make_superkernel (plan, s, NULL);
     }
 }
 
@@ -277,5 +319,6 @@ fw_whitelist_from_plan (FwPlan *plan, const char *model_file)
         }
       g_ptr_array_add (w->entries, e);
     }
+  g_ptr_array_extend_and_steal (w->superkernel_scopes, fw_plan_get_user_scopes (plan));
   return w;
 }

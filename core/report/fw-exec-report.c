@@ -127,6 +127,16 @@ fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s
       fw_json_member_double (b, "cube", t->pipe_s[3] * 1e6);
       json_builder_end_object (b);
     }
+  /* Golden policy: the reference's and the twin's outputs against the group run widened (the verdict). */
+  if (t->ran && t->golden != FW_DTYPE_UNDEFINED)
+    {
+      json_builder_set_member_name (b, "golden");
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "dtype", fw_dtype_name (t->golden));
+      add_golden_error (b, "unfused", &t->unfused_golden);
+      add_golden_error (b, "fused", &t->fused_golden);
+      json_builder_end_object (b);
+    }
   if (t->error != NULL)
     fw_json_member_string (b, "error", t->error);
   json_builder_end_object (b);
@@ -134,8 +144,8 @@ fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s
 
 /* Which library computes a host kernel's compute root: oneDNN's version, ISA and chosen implementation, or
  * the fallback and why. */
-static void
-add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
+void
+fw_report_add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
 {
   if (p->backend == NULL)
     return;
@@ -173,7 +183,7 @@ add_target_kernel (JsonBuilder *b, const FwPlan *plan, FwTargetId target, const 
       if (k->host != NULL)
         {
           fw_json_member_int (b, "row_scratch_elements", fw_superkernel_get_scratch_elements (k->host));
-          add_host_producer (b, fw_superkernel_get_producer (k->host));
+          fw_report_add_host_producer (b, fw_superkernel_get_producer (k->host));
         }
     }
   else

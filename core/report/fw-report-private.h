@@ -5,6 +5,8 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
+#include "codegen/host/fw-superkernel.h"
+
 G_BEGIN_DECLS
 
 /* One member of the object being built per call, so the writers read as the schema does. */
@@ -48,5 +50,9 @@ fw_json_member_double (JsonBuilder *b, const char *name, gdouble value)
 /* Appends text as one Markdown table cell: pipes escaped and newlines flattened, so a model's names cannot
  * break the table. */
 void fw_markdown_append_cell (GString *md, const char *text);
+
+/* fw-exec-report.c: member "producer" of a host kernel (nothing when it has no compute root): oneDNN's
+ * version, ISA and chosen implementation, or the fallback and why. */
+void fw_report_add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p);
 
 G_END_DECLS

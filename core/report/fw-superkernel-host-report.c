@@ -26,6 +26,32 @@ add_us_or_null (JsonBuilder *b, const char *name, gboolean known, gdouble second
     json_builder_add_null_value (b);
 }
 
+/* Each sub-kernel: what it is, which library computes its root (as targets.host.kernels[].producer), and
+ * whether it runs in the program's team. */
+static void
+add_units (JsonBuilder *b, const FwHostScope *s)
+{
+  json_builder_set_member_name (b, "units");
+  json_builder_begin_array (b);
+  for (guint u = 0; u < s->units->len; u++)
+    {
+      FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+      const FwScopeMember *m = &g_array_index (s->members, FwScopeMember, u);
+      /* A view is always a single op; a group's sub-kernel is named by its first node. */
+      const FwNode *node = m->node != NULL ? m->node
+                                           : g_ptr_array_index (fw_superkernel_get_candidate (unit)->nodes, 0);
+
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "kind", unit == NULL ? "view" : m->node != NULL ? "single_op" : "group");
+      fw_json_member_string (b, "node", node->name);
+      if (unit != NULL)
+        fw_report_add_host_producer (b, fw_superkernel_get_producer (unit));
+      fw_json_member_bool (b, "team", fw_host_scope_unit_in_team (s, u));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static void
 add_program (JsonBuilder *b, const FwHostScope *s, const FwScopeCheck *c, gboolean verified, gboolean measured)
 {
@@ -60,6 +86,9 @@ add_program (JsonBuilder *b, const FwHostScope *s, const FwScopeCheck *c, gboole
   else
     json_builder_add_null_value (b);
   add_us_or_null (b, "measured_saving_us", c != NULL && measured, c ? c->members_s - c->scope_s : 0);
+  json_builder_set_member_name (b, "teams");
+  json_builder_add_int_value (b, s->n_teams);
+  add_units (b, s);
   json_builder_end_object (b);
 }
 

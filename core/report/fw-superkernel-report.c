@@ -63,6 +63,35 @@ add_scope (JsonBuilder *b, const FwSkScope *s)
   json_builder_end_object (b);
 }
 
+/* The scopes the user chose (the command line's, the session's, a whitelist's), as they were given. */
+static void
+add_user_scopes (JsonBuilder *b, const FwSkPlan *sk)
+{
+  json_builder_set_member_name (b, "user_scopes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < sk->user_scopes->len; i++)
+    {
+      const FwSkUserScope *u = g_ptr_array_index (sk->user_scopes, i);
+
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "name", u->name);
+      fw_json_member_string (b, "scope", u->prefix);
+      json_builder_set_member_name (b, "nodes");
+      if (u->nodes != NULL)
+        {
+          json_builder_begin_array (b);
+          for (guint k = 0; u->nodes[k]; k++)
+            json_builder_add_string_value (b, u->nodes[k]);
+          json_builder_end_array (b);
+        }
+      else
+        json_builder_add_null_value (b);
+      fw_json_member_string (b, "source", u->source);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 void
 fw_superkernel_report_add (JsonNode *report, const FwSkPlan *sk)
 {
@@ -78,6 +107,7 @@ fw_superkernel_report_add (JsonNode *report, const FwSkPlan *sk)
   for (guint i = 0; sk->options.scopes && sk->options.scopes[i]; i++)
     json_builder_add_string_value (b, sk->options.scopes[i]);
   json_builder_end_array (b);
+  add_user_scopes (b, sk);
   fw_json_member_int (b, "kernels", sk->n_kernels);
   fw_json_member_int (b, "kernels_in_scopes", in_scopes);
   fw_json_member_int (b, "launches_after", sk->launches_after);

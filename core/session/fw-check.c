@@ -216,8 +216,12 @@ twin_one (gpointer data, gpointer user_data)
 
   if (g_cancellable_is_cancelled (job->cancellable))
     return;
-  k->twin = fw_ascend_twin_check (job->twin, k->ascend, job->plan->profile, job->values,
-                                  self->options.has_tolerance ? &self->options.tolerance : NULL, job->why);
+  /* Judged as host verification judges the group: under golden (a half model by default) by the golden rule. */
+  k->twin = fw_ascend_twin_check_policy (job->twin, k->ascend, job->plan->profile, job->values,
+                                         self->options.has_tolerance ? &self->options.tolerance : NULL, job->why,
+                                         g_ptr_array_index (job->plan->candidates, k->candidate),
+                                         fw_verify_golden_dtype (fw_model_get_graph (job->plan->model),
+                                                                 self->options.verify_policy));
   done = (guint) g_atomic_int_add (&job->done, 1) + 1;
   /* TRANSLATORS: %u of %u Ascend kernels run on the twin so far */
   message = g_strdup_printf (_("Running Ascend kernels on the twin (%u of %u)…"), done, job->total);

@@ -34,6 +34,7 @@ struct _FwCandidateItem
   char    *status;
   char    *search_text;
   char    *body;
+  char    *location;
 };
 
 G_DEFINE_FINAL_TYPE (FwCandidateItem, fw_candidate_item, G_TYPE_OBJECT)
@@ -53,6 +54,7 @@ enum {
   ITEM_PROP_STATUS,
   ITEM_PROP_SEARCH_TEXT,
   ITEM_PROP_BODY,
+  ITEM_PROP_LOCATION,
   ITEM_N_PROPS
 };
 
@@ -69,6 +71,7 @@ fw_candidate_item_finalize (GObject *object)
   g_free (self->status);
   g_free (self->search_text);
   g_free (self->body);
+  g_free (self->location);
   G_OBJECT_CLASS (fw_candidate_item_parent_class)->finalize (object);
 }
 
@@ -92,6 +95,7 @@ fw_candidate_item_get_property (GObject *object, guint prop_id, GValue *value, G
     case ITEM_PROP_STATUS: g_value_set_string (value, self->status); break;
     case ITEM_PROP_SEARCH_TEXT: g_value_set_string (value, self->search_text); break;
     case ITEM_PROP_BODY: g_value_set_string (value, self->body); break;
+    case ITEM_PROP_LOCATION: g_value_set_string (value, self->location); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -124,6 +128,7 @@ fw_candidate_item_class_init (FwCandidateItemClass *klass)
   item_properties[ITEM_PROP_STATUS] = g_param_spec_string ("status", NULL, NULL, NULL, flags);
   item_properties[ITEM_PROP_SEARCH_TEXT] = g_param_spec_string ("search-text", NULL, NULL, NULL, flags);
   item_properties[ITEM_PROP_BODY] = g_param_spec_string ("body", NULL, NULL, NULL, flags);
+  item_properties[ITEM_PROP_LOCATION] = g_param_spec_string ("location", NULL, NULL, "", flags);
   g_object_class_install_properties (object_class, ITEM_N_PROPS, item_properties);
 }
 
@@ -148,6 +153,43 @@ const char *fw_candidate_item_get_twin (FwCandidateItem *self) { return self->tw
 const char *fw_candidate_item_get_status (FwCandidateItem *self) { return self->status; }
 const char *fw_candidate_item_get_search_text (FwCandidateItem *self) { return self->search_text; }
 const char *fw_candidate_item_get_body (FwCandidateItem *self) { return self->body; }
+const char *fw_candidate_item_get_location (FwCandidateItem *self) { return self->location ? self->location : ""; }
+
+/* Where the candidate sits in the model: the name scope its nodes share ("encoder/layer.3/attention"),
+ * cut at a '/' boundary; without one, its first node's name. Twelve attention rows then read apart. */
+static char *
+candidate_location (const FwCandidate *c)
+{
+  g_auto(GStrv) common = NULL;
+  guint n_common = 0;
+
+  for (guint i = 0; i < c->nodes->len; i++)
+    {
+      const char *scope = fw_node_get_scope (g_ptr_array_index (c->nodes, i));
+      g_auto(GStrv) parts = g_strsplit (scope != NULL ? scope : "", "/", -1);
+      guint k = 0;
+
+      if (common == NULL)
+        {
+          common = g_steal_pointer (&parts);
+          n_common = g_strv_length (common);
+          continue;
+        }
+      /* Whole components only: "layer.1" and "layer.10" share no scope. */
+      while (k < n_common && parts[k] != NULL && strcmp (parts[k], common[k]) == 0)
+        k++;
+      n_common = k;
+    }
+  if (common != NULL && n_common > 0 && common[0][0] != '\0')
+    {
+      GString *joined = g_string_new (common[0]);
+
+      for (guint k = 1; k < n_common; k++)
+        g_string_append_printf (joined, "/%s", common[k]);
+      return g_string_free (joined, FALSE);
+    }
+  return g_strdup (c->nodes->len > 0 ? fw_node_get_name (g_ptr_array_index (c->nodes, 0)) : "");
+}
 
 static void
 item_set_string (FwCandidateItem *self, char **field, const char *value, guint prop)
@@ -186,6 +228,7 @@ item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, cons
   const char *status = fw_candidate_status_name (c->status);
   g_autoptr(GString) search = g_string_new (NULL);
   g_autofree char *text = NULL;
+  g_autofree char *location = NULL;
 
   g_object_freeze_notify (G_OBJECT (self));
   item_set_uint (self, &self->index, c->index, ITEM_PROP_INDEX);
@@ -204,6 +247,8 @@ item_update (FwCandidateItem *self, const FwCandidate *c, gdouble measured, cons
   item_set_string (self, &self->twin, twin ? twin : "", ITEM_PROP_TWIN);
   item_set_string (self, &self->status, status, ITEM_PROP_STATUS);
   item_set_string (self, &self->body, c->body, ITEM_PROP_BODY);
+  location = candidate_location (c);
+  item_set_string (self, &self->location, location, ITEM_PROP_LOCATION);
 
   g_string_append_printf (search, "%s %s %s", c->pattern, c->kind, status);
   if (c->body != NULL)
@@ -230,7 +275,7 @@ struct _FwProject
   GPtrArray  *verification; /* char* by candidate index, NULL unknown */
   GPtrArray  *twin;         /* char* by candidate index: the Ascend kernel on the twin, NULL unknown */
   GPtrArray  *details;      /* char* by candidate index, NULL none */
-  FwSkPlan   *superkernel;  /* automatic SuperKernel scopes of the plan at superkernel_revision, or NULL */
+  FwSkPlan   *superkernel;  /* SuperKernel scopes of the plan at superkernel_revision, or NULL */
   guint64     superkernel_revision;
   gboolean    busy;
   guint64     revision;
@@ -683,6 +728,30 @@ fw_project_apply_whitelist (FwProject *self, const FwWhitelist *whitelist, GErro
   if (!check_idle (self, error))
     return FALSE;
   fw_plan_apply_whitelist (self->plan, whitelist);
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_make_superkernel (FwProject *self, const FwSkUserScope *scope, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (scope != NULL, FALSE);
+
+  if (!check_idle (self, error) || !fw_plan_make_superkernel (self->plan, scope, error))
+    return FALSE;
+  plan_changed (self, TRUE);
+  return TRUE;
+}
+
+gboolean
+fw_project_remove_superkernel (FwProject *self, const char *name, GError **error)
+{
+  g_return_val_if_fail (FW_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (!check_idle (self, error) || !fw_plan_remove_superkernel (self->plan, name, error))
+    return FALSE;
   plan_changed (self, TRUE);
   return TRUE;
 }

@@ -40,6 +40,9 @@ const char  *fw_candidate_item_get_status         (FwCandidateItem *self);   /* 
 const char  *fw_candidate_item_get_search_text    (FwCandidateItem *self);
 /* "body": the control-flow body holding the candidate ("/If_0/then_branch"), NULL in the main graph. */
 const char  *fw_candidate_item_get_body           (FwCandidateItem *self);
+/* "location": the name scope the candidate's nodes share ("encoder/layer.3/attention"), else its first node's
+ * name; "" for a candidate without nodes. */
+const char  *fw_candidate_item_get_location       (FwCandidateItem *self);
 
 #define FW_TYPE_PROJECT (fw_project_get_type ())
 G_DECLARE_FINAL_TYPE (FwProject, fw_project, FW, PROJECT, GObject)
@@ -72,6 +75,10 @@ gboolean     fw_project_decide_pattern     (FwProject *self, FwDecisionAction ac
                                             GError **error);
 /* Applies a whitelist's entries in order (fw_plan_apply_whitelist), each a decision of its own. */
 gboolean     fw_project_apply_whitelist    (FwProject *self, const FwWhitelist *whitelist, GError **error);
+/* SuperKernel scopes the user chooses (fw_plan_make_superkernel, fw_plan_remove_superkernel): decisions
+ * like the others, undone, redone and saved in the session; fw_project_get_superkernel_plan follows. */
+gboolean     fw_project_make_superkernel   (FwProject *self, const FwSkUserScope *scope, GError **error);
+gboolean     fw_project_remove_superkernel (FwProject *self, const char *name, GError **error);
 gboolean     fw_project_can_undo           (FwProject *self);   /* "can-undo" */
 gboolean     fw_project_can_redo           (FwProject *self);   /* "can-redo" */
 gboolean     fw_project_undo               (FwProject *self);
@@ -81,8 +88,9 @@ gboolean     fw_project_redo               (FwProject *self);
 void         fw_project_set_measured       (FwProject *self, guint candidate, gdouble saved_us);
 void         fw_project_set_verification   (FwProject *self, guint candidate, const char *result);
 void         fw_project_set_twin           (FwProject *self, guint candidate, const char *result);
-/* The plan's automatic SuperKernel scopes as it stands (fw-superkernel-plan.h): computed when first asked
- * after a change, owned by the project. NULL only if the plan cannot be scheduled. Main thread. */
+/* The plan's SuperKernel scopes as it stands (fw-superkernel-plan.h): the user's when the decisions made
+ * some, else automatic ones; computed when first asked after a change, owned by the project. NULL only if
+ * the plan cannot be scheduled. Main thread. */
 const FwSkPlan *fw_project_get_superkernel_plan (FwProject *self);
 /* What the check found for a candidate, for the inspector: compile errors, measured errors against their
  * tolerance, timings; NULL clears. Emits "check-changed" (guint candidate). */

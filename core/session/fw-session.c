@@ -23,6 +23,7 @@ decision_free (gpointer data)
   g_free (d->body);
   g_free (d->who);
   g_free (d->why);
+  fw_sk_user_scope_free (d->superkernel);
   g_free (d);
 }
 
@@ -55,8 +56,9 @@ fw_session_free (FwSession *session)
 static gboolean
 read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, GError **error)
 {
-  static const char * const keys[] = { "action", "candidate", "pattern", "nodes", "body", "who", "why", NULL };
-  const FwYamlNode *action, *candidate, *nodes;
+  static const char * const keys[] = { "action", "candidate", "pattern", "nodes", "body", "who", "why",
+                                       "superkernel", NULL };
+  const FwYamlNode *action, *candidate, *nodes, *superkernel;
   FwSessionDecision *d;
   const char *text;
 
@@ -73,8 +75,21 @@ read_decision (const FwYamlDocument *doc, const FwYamlNode *node, FwSession *s, 
     return fw_yaml_error (error, doc, node, _("a decision needs “action: accept” or “action: veto”"));
   if (!fw_yaml_get_string (doc, action, &text, error))
     return FALSE;
+  superkernel = fw_yaml_get (node, "superkernel");
+  if (strcmp (text, "superkernel") == 0 || strcmp (text, "superkernel_remove") == 0)
+    {
+      d->action = text[strlen ("superkernel")] ? FW_DECISION_SUPERKERNEL_REMOVE : FW_DECISION_SUPERKERNEL;
+      if (superkernel == NULL)
+        return fw_yaml_error (error, doc, node, _("a SuperKernel decision needs “superkernel:” with the scope’s "
+                                                  "“name”"));
+      return fw_decision_yaml_read_scope (doc, superkernel, d->action == FW_DECISION_SUPERKERNEL_REMOVE,
+                                          &d->superkernel, error);
+    }
   if (!fw_decision_yaml_action_from_name (text, &d->action))
-    return fw_yaml_error (error, doc, action, _("action “%s”: expected accept or veto"), text);
+    return fw_yaml_error (error, doc, action, _("action “%s”: expected accept, veto, superkernel or "
+                                                "superkernel_remove"), text);
+  if (superkernel != NULL)
+    return fw_yaml_error (error, doc, superkernel, _("“superkernel” belongs to SuperKernel decisions only"));
 
   candidate = fw_yaml_get (node, "candidate");
   if (candidate != NULL)
@@ -256,6 +271,12 @@ fw_session_to_string (const FwSession *s)
       const FwSessionDecision *d = g_ptr_array_index (s->decisions, i);
 
       g_string_append_printf (out, "  - action: %s\n", fw_decision_action_name (d->action));
+      if (d->superkernel != NULL)
+        {
+          g_string_append (out, "    superkernel:\n");
+          fw_decision_yaml_append_scope (out, "      ", FALSE, d->superkernel);
+          continue;
+        }
       if (d->candidate != G_MAXUINT)
         g_string_append_printf (out, "    candidate: %u\n", d->candidate);
       fw_decision_yaml_append_field (out, "    ", "pattern", d->pattern);
@@ -304,6 +325,17 @@ fw_session_from_plan (FwPlan *plan, const char *model_path, const char * const *
       /* It did nothing on this model, so replaying it could not either. */
       if (pd->outcome == FW_DECISION_OTHER_MODEL)
         continue;
+      if (pd->action == FW_DECISION_SUPERKERNEL || pd->action == FW_DECISION_SUPERKERNEL_REMOVE)
+        {
+          d = g_new0 (FwSessionDecision, 1);
+          d->action = pd->action;
+          d->candidate = G_MAXUINT;
+          d->superkernel = fw_sk_user_scope_new (pd->scope_name, pd->scope, (const char * const *) pd->nodes);
+          d->superkernel->who = g_strdup (pd->who);
+          d->superkernel->why = g_strdup (pd->why);
+          g_ptr_array_add (s->decisions, d);
+          continue;
+        }
       if (pd->pattern == NULL && pd->nodes == NULL)
         continue;
       if (candidate == G_MAXUINT && pd->pattern == NULL && pd->matched->len == 1)
@@ -357,8 +389,21 @@ fw_session_apply (const FwSession *session, FwPlan *plan)
       g_autofree char *source = sd->line ? g_strdup_printf ("%s:%u", session->filename ? session->filename
                                                                                         : "session", sd->line)
                                          : g_strdup (session->filename ? session->filename : "session");
-      FwDecision *d = fw_decision_new (sd->action, source, sd->who, sd->why);
+      FwDecision *d;
 
+      if (sd->superkernel != NULL)
+        {
+          g_autoptr(FwSkUserScope) scope = fw_sk_user_scope_copy (sd->superkernel);
+
+          g_free (scope->source);
+          scope->source = g_strdup (source);
+          /* One that cannot stand (its name taken, nothing to remove) is left out, as it was when made. */
+          if (sd->action == FW_DECISION_SUPERKERNEL ? fw_plan_make_superkernel (plan, scope, NULL)
+                                                    : fw_plan_remove_superkernel (plan, scope->name, NULL))
+            applied++;
+          continue;
+        }
+      d = fw_decision_new (sd->action, source, sd->who, sd->why);
       if (sd->nodes != NULL)
         {
           d->nodes = g_strdupv (sd->nodes);

@@ -29,6 +29,8 @@ typedef struct
   char             *who;         /* may be NULL */
   char             *why;         /* may be NULL */
   guint             line;        /* in the file, 0 when built in memory */
+  FwSkUserScope    *superkernel; /* SuperKernel decisions (`action: superkernel` or `superkernel_remove`): the
+                                    scope made, or the name of the one removed; else NULL */
 } FwSessionDecision;
 
 typedef struct

@@ -1,7 +1,8 @@
-/* fw-shape-control.c: If and Loop. Their bodies are inferred by the walk before the node itself; here the
+/* fw-shape-control.c: If, Loop and Scan. Their bodies are inferred by the walk before the node itself; here the
  * node's outputs follow from the bodies' outputs. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -146,12 +147,154 @@ fw_infer_loop (FwInferContext *ctx, FwNode *node, GError **error)
   return TRUE;
 }
 
+static gboolean
+is_onnx_op (const FwNode *node, const char *op)
+{
+  return strcmp (node->op_type, op) == 0 && (!node->domain[0] || strcmp (node->domain, "ai.onnx") == 0);
+}
+
+/* Scan's inputs are its state variables, then num_scan_inputs scan inputs; FALSE when the count is bad. */
+static gboolean
+scan_counts (const FwNode *node, guint *n_state, guint *n_scan_in)
+{
+  gint64 m = fw_node_get_attr_int (node, "num_scan_inputs", -1);
+
+  if (m < 1 || m > (gint64) node->n_inputs)
+    return FALSE;
+  *n_scan_in = (guint) m;
+  *n_state = node->n_inputs - (guint) m;
+  return TRUE;
+}
+
+/* Entry k of an axes attribute (default 0), normalised into [0, rank); FALSE when out of range. */
+static gboolean
+scan_axis (const FwNode *node, const char *name, guint k, gint rank, guint *axis)
+{
+  guint n = 0;
+  const gint64 *v = fw_node_get_attr_ints (node, name, &n);
+  gint64 a = v != NULL && k < n ? v[k] : 0;
+
+  if (a < 0)
+    a += rank;
+  if (a < 0 || a >= rank)
+    return FALSE;
+  *axis = (guint) a;
+  return TRUE;
+}
+
+/* The body's untyped inputs from the Scan's: states as their initial values (widened afterwards like a
+ * Loop's carried values), each scan input as one slice, its scan axis removed. */
+static void
+prepare_scan (FwNode *node)
+{
+  FwGraph *body = graph_attr (node, "body");
+  guint n_state, n_scan_in;
+
+  if (body == NULL || !scan_counts (node, &n_state, &n_scan_in))
+    return;
+  for (guint k = 0; k < body->inputs->len && k < node->n_inputs; k++)
+    {
+      FwValue *in = g_ptr_array_index (body->inputs, k);
+      const FwValue *src = node->inputs[k];
+      FwDType dtype;
+      FwDim dims[FW_MAX_RANK];
+      guint axis, rank = 0;
+
+      if (src == NULL || !(in->type_inferred || in->rank < 0))
+        continue;
+      dtype = in->dtype != FW_DTYPE_UNDEFINED && !in->type_inferred ? in->dtype : src->dtype;
+      if (k < n_state)
+        fw_value_set_type (in, dtype, src->rank, src->rank > 0 ? src->dims : NULL);
+      else if (src->rank > 0 && src->rank <= FW_MAX_RANK &&
+               scan_axis (node, "scan_input_axes", k - n_state, src->rank, &axis))
+        {
+          for (gint i = 0; i < src->rank; i++)
+            if ((guint) i != axis)
+              dims[rank++] = src->dims[i];
+          fw_value_set_type (in, dtype, (gint) rank, rank > 0 ? dims : NULL);
+        }
+      else
+        fw_value_set_type (in, dtype, FW_RANK_UNKNOWN, NULL);
+      in->type_inferred = TRUE;
+    }
+}
+
+gboolean
+fw_infer_scan (FwInferContext *ctx, FwNode *node, GError **error)
+{
+  FwGraph *body = graph_attr (node, "body");
+  guint n_state, n_scan_in;
+  FwDim seq = FW_DIM_UNKNOWN;
+
+  if (node->opset > 0 && node->opset < 9)
+    return fw_infer_error (error, node, _("Scan of opset %" PRId64 " (with sequence lengths and a batch axis) is not "
+                                          "supported; opset 9 and later are"), node->opset);
+  if (body == NULL)
+    return fw_infer_error (error, node, _("attribute “body” is required"));
+  if (!scan_counts (node, &n_state, &n_scan_in))
+    return fw_infer_error (error, node, _("attribute “num_scan_inputs” must be between 1 and the %u inputs"),
+                           node->n_inputs);
+  if (body->inputs->len != node->n_inputs || body->outputs->len != node->n_outputs)
+    return fw_infer_error (error, node, _("the body has %u inputs and %u outputs where %u and %u are needed"),
+                           body->inputs->len, body->outputs->len, node->n_inputs, node->n_outputs);
+  for (guint m = 0; m < n_scan_in; m++)
+    {
+      const FwValue *x = node->inputs[n_state + m];
+      guint axis;
+
+      if (x == NULL || x->rank < 0)
+        continue;
+      if (!scan_axis (node, "scan_input_axes", m, x->rank, &axis))
+        return fw_infer_error (error, node, _("scan input %u of rank %d has no axis given by “scan_input_axes”"), m,
+                               x->rank);
+      seq = x->dims[axis];
+      break;
+    }
+  for (guint k = 0; k < node->n_outputs; k++)
+    {
+      const FwValue *per = body_output (body, k);
+      FwDim out[FW_MAX_RANK];
+      guint axis;
+
+      if (k < n_state)
+        {
+          const FwValue *init = node->inputs[k];
+          if (init != NULL && per != NULL && init->rank >= 0 && init->rank == per->rank && init->rank <= FW_MAX_RANK)
+            {
+              for (gint i = 0; i < init->rank; i++)
+                out[i] = fw_dims_equal (&init->dims[i], &per->dims[i]) ? init->dims[i] : FW_DIM_UNKNOWN;
+              fw_infer_set (ctx, node, k, init->dtype, init->rank, out);
+            }
+          else
+            fw_infer_set (ctx, node, k, init ? init->dtype : FW_DTYPE_UNDEFINED, FW_RANK_UNKNOWN, NULL);
+          continue;
+        }
+      if (per == NULL || per->rank < 0 || per->rank >= FW_MAX_RANK)
+        {
+          fw_infer_set (ctx, node, k, per ? per->dtype : FW_DTYPE_UNDEFINED, FW_RANK_UNKNOWN, NULL);
+          continue;
+        }
+      if (!scan_axis (node, "scan_output_axes", k - n_state, per->rank + 1, &axis))
+        return fw_infer_error (error, node, _("scan output %u of rank %d has no axis given by “scan_output_axes”"),
+                               k - n_state, per->rank + 1);
+      for (gint i = 0, j = 0; i < per->rank + 1; i++)
+        out[i] = (guint) i == axis ? seq : per->dims[j++];
+      fw_infer_set (ctx, node, k, per->dtype, per->rank + 1, out);
+    }
+  return TRUE;
+}
+
 void
 fw_infer_prepare_subgraphs (FwInferContext *ctx G_GNUC_UNUSED, FwNode *node)
 {
   FwGraph *body;
 
-  if (strcmp (node->op_type, "Loop") != 0 || (node->domain[0] && strcmp (node->domain, "ai.onnx") != 0))
+  if (is_onnx_op (node, "Scan"))
+    {
+      prepare_scan (node);
+      return;
+    }
+  if (!is_onnx_op (node, "Loop"))
     return;
   body = graph_attr (node, "body");
   if (body == NULL)
@@ -185,13 +328,21 @@ fw_infer_loop_widen (FwNode *node)
   FwGraph *body;
   gboolean changed = FALSE;
 
-  if (strcmp (node->op_type, "Loop") != 0 || (node->domain[0] && strcmp (node->domain, "ai.onnx") != 0))
+  guint first, end, shift, n_state, n_scan_in;
+
+  /* Loop: body inputs 2… are the carried values, fed by body outputs 1…; Scan: inputs and outputs 0… up to
+     the state count. */
+  if (is_onnx_op (node, "Loop"))
+    first = 2, end = G_MAXUINT, shift = 1;
+  else if (is_onnx_op (node, "Scan") && scan_counts (node, &n_state, &n_scan_in))
+    first = 0, end = n_state, shift = 0;
+  else
     return FALSE;
   body = graph_attr (node, "body");
-  for (guint k = 2; body != NULL && k < body->inputs->len && k - 1 < body->outputs->len; k++)
+  for (guint k = first; body != NULL && k < end && k < body->inputs->len && k - shift < body->outputs->len; k++)
     {
       FwValue *in = g_ptr_array_index (body->inputs, k);
-      const FwValue *last = body_output (body, k - 1);
+      const FwValue *last = body_output (body, k - shift);
       FwDim dims[FW_MAX_RANK];
       gboolean differs = FALSE;
 

@@ -216,10 +216,12 @@ gboolean fw_infer_nonzero        (FwInferContext *ctx, FwNode *node, GError **er
 /* fw-shape-control.c */
 gboolean fw_infer_if             (FwInferContext *ctx, FwNode *node, GError **error);
 gboolean fw_infer_loop           (FwInferContext *ctx, FwNode *node, GError **error);
-/* Seeds a Loop body's untyped inputs from the Loop's inputs before the body is inferred. */
+gboolean fw_infer_scan           (FwInferContext *ctx, FwNode *node, GError **error);
+/* Seeds a Loop's or Scan's body's untyped inputs from the node's inputs before the body is inferred. */
 void     fw_infer_prepare_subgraphs (FwInferContext *ctx, FwNode *node);
-/* After a Loop body's inference: each carried input seeded with the initial value's shape keeps only the
- * dims the body's output for it keeps too. TRUE when one changed: the body must be inferred again. */
+/* After a Loop's or Scan's body's inference: each carried or state input seeded with the initial value's
+ * shape keeps only the dims the body's output for it keeps too. TRUE when one changed: the body must be
+ * inferred again. */
 gboolean fw_infer_loop_widen     (FwNode *node);
 
 G_END_DECLS

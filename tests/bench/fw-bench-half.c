@@ -6,8 +6,10 @@
  * (x/√2 → Erf → +1 → ×x → ×0.5 on bert_like's MLP activation [2, 128, 1024]), each built in float32 and in
  * float16 and planned for the host: the float32 SuperKernel's time over the float16 one's (bar: at least
  * 1.0, the half kernel moving half the bytes), then the float16 kernel with the portable conversions
- * (FW_SK_PORTABLE) for information. One thread, so the figures are the kernels' own; each sample repeats
- * the call until it lasts at least 20 ms, the fastest of FW_BENCH_REPEAT (default 7) samples (the kernel's
+ * (FW_SK_PORTABLE: the baseline body and the portable conversions) for information. The half kernel runs its
+ * AVX2 body where the CPU has AVX2 and F16C, and sums rows in lanes (docs/design.md §6.1): the float32 one
+ * has neither, so on these shapes, which fit in L2, the ratio is mostly those two and not the bytes. One
+ * thread, so the figures are the kernels' own; each sample repeats the call until it lasts at least 20 ms, the fastest of FW_BENCH_REPEAT (default 7) samples (the kernel's
  * own time: on a shared machine the others' load only ever adds), float32 and float16 samples alternating
  * so both see the same load. Exit 1 when a bar fails, 77 when no C compiler
  * is found. Never a unit test: times on shared machines are noisy. */

@@ -121,6 +121,18 @@ typedef enum {
 } FwTestAttentionCase;
 
 FwModel  *fw_test_attention_model      (FwTestAttentionCase which);
+/* Projections sharing one activation (fw-test-hgemm-models.c), linked and inferred: the horizontal GEMM. */
+typedef enum {
+  FW_TEST_HGEMM_QKV,            /* Q (bias, head view), K, V (Relu) on one activation: one group */
+  FW_TEST_HGEMM_SWIGLU,         /* gate and up, gate · sigmoid (gate) · up: one group, a slice reads another */
+  FW_TEST_HGEMM_DYNAMIC_WEIGHT, /* V's weight is a graph input: V stays out, FW-NF-025; Q and K fuse */
+  FW_TEST_HGEMM_FLOOR,          /* V's epilogue has a Floor: V stays out, FW-NF-026; Q and K fuse */
+  FW_TEST_HGEMM_GEMM,           /* Gemm projections of a [32, 32] activation: transB, alpha, beta, a bias of
+                                   [32] and of one element, none; one group */
+  FW_TEST_HGEMM_RMSNORM,        /* Q, K and V of an RMSNorm's result: the norm in the product's prologue */
+  FW_TEST_HGEMM_RMSNORM_OUT,    /* the same, the normalised value also a graph output: the norm stays out */
+} FwTestHgemmCase;
+FwModel  *fw_test_hgemm_model          (FwTestHgemmCase which);
 
 /* Writes model to ONNX bytes and reads it back, as a fresh model. */
 FwModel  *fw_test_roundtrip            (FwModel    *model,

@@ -587,6 +587,182 @@ test_float16 (void)
   check_model (model, FW_STRATEGY_BALANCED, 1);
 }
 
+/* The plan (balanced) of x [16, 256] float16 -> Softmax -> Erf -> Add x. */
+static FwPlan *
+softmax_erf_plan (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  add_node (g, "Softmax", "t0", "x", NULL);
+  add_node (g, "Erf", "t1", "t0", NULL);
+  add_node (g, "Add", "y", "t1", "x");
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  return plan_for (model, FW_STRATEGY_BALANCED, NULL);
+}
+
+/* A float16 softmax and an erf after it (x [16, 256] half -> Softmax -> Erf -> Add x): the generator widens
+ * the row and the erf composition to float32 with Cast.md's modes (half -> float CAST_NONE, float -> half
+ * CAST_RINT), reduces in float (row scratch of float), keeps the Add in half, and the kernels pass on the
+ * twin, every instruction in its own dtype. */
+static void
+test_float16_wide (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  gboolean widened = FALSE;
+  Tally tally = { 0 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  plan = softmax_erf_plan ();
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      g_autoptr(FwAscendKernel) k = fw_ascend_kernel_generate (plan, g_ptr_array_index (plan->candidates, i), &error);
+      const char *src;
+
+      g_assert_no_error (error);
+      src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (k));
+      if (strstr (src, "Softmax") == NULL && strstr (src, "Erf") == NULL)
+        continue;
+      widened = TRUE;
+      g_assert_nonnull (strstr (src, "AscendC::RoundMode::CAST_NONE"));
+      g_assert_nonnull (strstr (src, "AscendC::RoundMode::CAST_RINT"));
+      g_assert_null (strstr (src, "CAST_ROUND"));
+      if (strstr (src, "Softmax") != NULL)
+        g_assert_nonnull (strstr (src, "AscendC::LocalTensor<float> sR = rowScratch.Get<float>();"));
+      if (strstr (src, "Erf") != NULL)
+        g_assert_nonnull (strstr (src, "AscendC::LocalTensor<float> sE = scratch4.Get<float>();"));
+      g_assert_nonnull (strstr (src, "AscendC::LocalTensor<half>"));
+    }
+  g_assert_true (widened);
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, >=, 1);
+}
+
+/* A float16 LayerNormalization and a Relu (x [16, 256] half, gamma and beta [256] half rows): mean, variance
+ * and the affine step in float32 (the resident rows cast into float scratch rows), one CAST_RINT into the
+ * normalised value, the Relu in half. */
+static void
+test_float16_layer_norm (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim d[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (256) };
+  gint64 cd[1] = { 256 };
+  const char *ins[3] = { "x", "gamma", "beta" }, *outs[1] = { "t0" };
+  guint16 gamma[256], beta[256];
+  g_autoptr(FwTensor) tg = NULL, tb = NULL;
+  g_autoptr(GBytes) bg = NULL, bb = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) k = NULL;
+  const char *src;
+  Tally tally = { 0 };
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      g_object_unref (model);
+      return;
+    }
+  for (guint i = 0; i < 256; i++)
+    {
+      gamma[i] = fw_float_to_half (0.5f + (float) i / 256.0f);
+      beta[i] = fw_float_to_half ((float) i / 128.0f - 1.0f);
+    }
+  bg = g_bytes_new (gamma, sizeof gamma);
+  bb = g_bytes_new (beta, sizeof beta);
+  tg = fw_tensor_new (FW_DTYPE_FLOAT16, 1, cd, bg);
+  tb = fw_tensor_new (FW_DTYPE_FLOAT16, 1, cd, bb);
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT16, 2, d, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "gamma", tg, NULL));
+  g_assert_nonnull (fw_graph_add_initializer (g, "beta", tb, NULL));
+  g_assert_nonnull (fw_graph_add_node (g, "LayerNormalization", "", "ln", 3, ins, 1, outs, NULL));
+  add_node (g, "Relu", "y", "t0", NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  plan = plan_for (model, FW_STRATEGY_BALANCED, NULL);
+  g_assert_cmpuint (plan->candidates->len, ==, 1);
+  k = fw_ascend_kernel_generate (plan, g_ptr_array_index (plan->candidates, 0), &error);
+  g_assert_no_error (error);
+  src = fw_kernel_source_get_main (fw_ascend_kernel_get_kernel_source (k));
+  g_assert_nonnull (strstr (src, "/* the resident row */"));
+  g_assert_nonnull (strstr (src, "AscendC::LocalTensor<float> sR = rowScratch.Get<float>();"));
+  /* One rounding to half: the result's. */
+  g_assert_nonnull (strstr (src, "CAST_RINT"));
+  g_assert_null (strstr (strstr (src, "CAST_RINT") + 1, "CAST_RINT"));
+  check_plan (plan, &tally);
+  g_assert_cmpuint (tally.failed, ==, 0);
+  g_assert_cmpuint (tally.passed, ==, 1);
+}
+
+/* The twin under the golden policy (fw_ascend_twin_check_policy): a float16 Softmax -> Erf -> Add kernel on
+ * seeded inputs passes with the golden figures filled (its float32 islands no farther from the float32
+ * golden than the per-op reference); with the reference's output spoiled, the strict verdict (against the
+ * reference) fails and the golden one, measured against the golden run, does not. */
+static void
+test_float16_golden (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) k = NULL;
+  g_autoptr(GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  const FwCandidate *cand;
+  const FwKernelSource *src;
+  FwTwinCheck *strict, *golden;
+  g_autofree char *why = NULL;
+  FwArray *want;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  plan = softmax_erf_plan ();
+  g_assert_cmpuint (plan->candidates->len, ==, 1);
+  cand = g_ptr_array_index (plan->candidates, 0);
+  k = fw_ascend_kernel_generate (plan, cand, &error);
+  g_assert_no_error (error);
+  src = fw_ascend_kernel_get_kernel_source (k);
+  for (guint i = 0; i < fw_kernel_source_get_n_inputs (src); i++)
+    g_hash_table_insert (values, fw_kernel_source_get_input (src, i), random_array (fw_kernel_source_get_input (src, i), rand));
+  g_assert_true (reference (cand, values, &why));
+  golden = fw_ascend_twin_check_policy (shared.twin, k, shared.profile, values, NULL, NULL, cand, FW_DTYPE_FLOAT);
+  g_test_message ("golden: unfused %.3g, fused %.3g (max abs)", golden->unfused_golden.max_abs,
+                  golden->fused_golden.max_abs);
+  g_assert_true (golden->ran);
+  g_assert_true (golden->pass);
+  g_assert_cmpint (golden->golden, ==, FW_DTYPE_FLOAT);
+  g_assert_cmpfloat (golden->unfused_golden.max_abs, >, 0.0);
+  g_assert_cmpint (golden->fused_golden.n_failed, ==, 0);
+  g_assert_cmpfloat (golden->fused_golden.max_abs, <=, golden->unfused_golden.max_abs * (1.0 + FW_GOLDEN_SLACK));
+  fw_twin_check_free (golden);
+  /* The reference's result spoiled: y + 0.5 everywhere. */
+  want = g_hash_table_lookup (values, fw_kernel_source_get_output (src, 0));
+  for (gint64 i = 0; i < want->n_elements; i++)
+    fw_array_set_double (want, i, fw_array_get_double (want, i) + 0.5);
+  strict = fw_ascend_twin_check (shared.twin, k, shared.profile, values, NULL, NULL);
+  golden = fw_ascend_twin_check_policy (shared.twin, k, shared.profile, values, NULL, NULL, cand, FW_DTYPE_FLOAT);
+  g_assert_false (strict->pass);
+  g_assert_cmpint (strict->golden, ==, FW_DTYPE_UNDEFINED);
+  g_assert_true (golden->pass);
+  g_assert_cmpfloat (golden->unfused_golden.max_abs, >=, 0.49);
+  fw_twin_check_free (strict);
+  fw_twin_check_free (golden);
+}
+
 /* The bundled example model (data/examples/encoder-block.onnx). */
 static void
 test_example (void)
@@ -604,7 +780,8 @@ test_example (void)
     }
 }
 
-/* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real); every candidate of each, under
+/* Opt-in: FW_REAL_MODELS names a folder of the real models (tests/real; a model missing there is skipped with a
+ * message, so the float16 forms run where the folder has them); every candidate of each, under
  * the three strategies, runs on the twin (slow), and every mixed cube + vector kernel's traffic is checked
  * against the plan (check_traffic). FW_REAL_MODELS_ONLY=NAME keeps one model, FW_REAL_MODELS_STRATEGY=
  * balanced (conservative, aggressive) one strategy. */
@@ -616,6 +793,9 @@ test_real_models (void)
     { "bert_like.onnx", { NULL } }, { "vit_b_16.onnx", { NULL } }, { "swin_t.onnx", { NULL } },
     { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
     { "llama_decoder.onnx", { "batch=2", "seq=32", NULL } },
+    /* tests/real/convert-half.py's float16 forms (FW_REAL_MODELS naming their folder, FW_REAL_MODELS_ONLY=float16):
+       half kernels with float32 islands, within float16's tolerance of the reference */
+    { "bert_like_float16.onnx", { NULL } }, { "resnet18_float16.onnx", { NULL } },
   };
   static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };
   static const char *const strategy_names[] = { "balanced", "conservative", "aggressive" };
@@ -690,6 +870,17 @@ append_fixture (GString *s, const char *name)
     }
 }
 
+/* The run's diagnostics in the test log, each after what. */
+static void
+log_diagnostics (FwTwinRun *run, const char *what)
+{
+  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
+    {
+      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
+      g_test_message ("%s: %s %s:%d: %s", what, e->code, e->file, e->line, e->message);
+    }
+}
+
 /* Runs tests/twin/NAME (after `defines`) on x = 0, 1, 2, ... of n floats over `blocks` blocks of tiles
  * of `tile` elements; *y receives the output. */
 static FwTwinRun *
@@ -711,11 +902,7 @@ run_fixture (const char *name, const char *defines, gint64 n, gint64 tile, guint
   *y = fw_array_new0 (dtype, 1, &n, &error);
   run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, y, 1, &error);
   g_assert_no_error (error);
-  for (guint d = 0; d < fw_twin_run_get_n_diagnostics (run); d++)
-    {
-      const FwTwinDiagnostic *e = fw_twin_run_get_diagnostic (run, d);
-      g_test_message ("%s: %s %s:%d: %s", name, e->code, e->file, e->line, e->message);
-    }
+  log_diagnostics (run, name);
   return run;
 }
 
@@ -773,6 +960,9 @@ static const Broken broken[] = {
   { "repeat_forms.cpp", "#define BROKEN 4\n", "FW-TWIN-STRIDE", 44, 64, 64, 1 },
   { "repeat_forms.cpp", "#define BROKEN 5\n", "FW-TWIN-STRIDE", 37, 64, 64, 1 },
   { "repeat_forms.cpp", "#define BROKEN 6\n", "FW-TWIN-MASK", 41, 64, 64, 1 },
+  { "cast_modes.cpp", "#define BROKEN 1\n", "FW-TWIN-CAST-MODE", 42, 64, 64, 1 },
+  { "cast_modes.cpp", "#define BROKEN 2\n", "FW-TWIN-CAST-MODE", 45, 64, 64, 1 },
+  { "cast_modes.cpp", "#define BROKEN 3\n", "FW-TWIN-CAST-MODE", 49, 64, 64, 1 },
 };
 
 /* Each broken kernel gives its diagnostic at its line, and none is wrong silently: with no diagnostic to
@@ -945,6 +1135,123 @@ test_reduce_sum_example (void)
   g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
   g_assert_cmpfloat (fabs (fw_array_get_double (y, 0) - 35604.0), <=, 32.0);
   g_assert_cmpfloat (fw_array_get_double (y, 0), ==, 35584.0);
+}
+
+/* Runs tests/twin/NAME (after `defines`) on x, one block, one tile; *y (allocated by the caller) receives
+ * the output. */
+static FwTwinRun *
+run_fixture_on (const char *name, const char *defines, FwArray *x, FwArray *y)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (defines);
+  FwTwinKernel k = { "fixture", name, NULL, NULL, NULL, { (guint64) x->n_elements, (guint64) x->n_elements, 1, 0, 0, 1, 1 }, 1 };
+  FwTwinRun *run;
+
+  append_fixture (text, name);
+  k.kernel_source = text->str;
+  run = fw_ascend_twin_run_kernel (shared.twin, &k, shared.profile, &x, 1, &y, 1, &error);
+  g_assert_no_error (error);
+  log_diagnostics (run, name);
+  return run;
+}
+
+/* Cast.md's float -> half round modes (tests/twin/cast_modes.cpp): the page's example 0.5 + 2^-12 (a tie),
+ * its negative, a tie between an odd and an even neighbour (0.5 + 3 2^-12), a value a quarter step past 0.5,
+ * an exact one and one past the half range (saturating at 65504). A twin that rounded every mode to nearest
+ * even, or ignored the sign in FLOOR/CEIL, fails here. */
+static void
+test_cast_modes (void)
+{
+  static const double u = 1.0 / 2048.0;  /* 2^-11: one binary16 step at 0.5 */
+  static const struct { double x; double y[7]; } rows[] = {
+    /*            NONE       RINT       FLOOR      CEIL       ROUND      TRUNC      ODD */
+    { 0.5 + u / 2, { 0.5, 0.5, 0.5, 0.5 + u, 0.5 + u, 0.5, 0.5 + u } },
+    { -(0.5 + u / 2), { -0.5, -0.5, -0.5 - u, -0.5, -0.5 - u, -0.5, -0.5 - u } },
+    { 0.5 + 1.5 * u, { 0.5 + 2 * u, 0.5 + 2 * u, 0.5 + u, 0.5 + 2 * u, 0.5 + 2 * u, 0.5 + u, 0.5 + u } },
+    { 0.5 + u / 4, { 0.5, 0.5, 0.5, 0.5 + u, 0.5, 0.5, 0.5 + u } },
+    { 1.0, { 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0 } },
+    { 1e5, { 65504, 65504, 65504, 65504, 65504, 65504, 65504 } },
+  };
+  gint64 n_in = 16, n_out = 128;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT, 1, &n_in, &error);
+  g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    fw_array_set_double (x, i, rows[i].x);
+  run = run_fixture_on ("cast_modes.cpp", "#define BROKEN 0\n", x, y);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    for (guint m = 0; m < 7; m++)
+      {
+        g_test_message ("x %.9g mode %u: %.9g, expected %.9g", rows[i].x, m, fw_array_get_double (y, 16 * m + i),
+                        rows[i].y[m]);
+        g_assert_cmpfloat (fw_array_get_double (y, 16 * m + i), ==, rows[i].y[m]);
+      }
+}
+
+/* Each instruction in its own type (tests/twin/half_round.cpp): 2048 + 1 in a half Adds is 2048 (the tie to
+ * even), in a float Adds 2049, which CAST_CEIL takes to 2050. */
+static void
+test_half_round (void)
+{
+  gint64 n_in = 16, n_out = 32;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_in, &error);
+  g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (gint64 i = 0; i < n_in; i++)
+    fw_array_set_double (x, i, 2048.0);
+  run = run_fixture_on ("half_round.cpp", "", x, y);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (gint64 i = 0; i < n_in; i++)
+    {
+      g_assert_cmpfloat (fw_array_get_double (y, i), ==, 2048.0);
+      g_assert_cmpfloat (fw_array_get_double (y, 16 + i), ==, 2050.0);
+    }
+}
+
+/* A float16 mean over 4096 values of 20 (tests/twin/half_mean.cpp): accumulated in float32 it is 20; summed in
+ * half, as a half ReduceSum does, the sum saturates at 65504 and the mean is 15.99. */
+static void
+test_half_mean (void)
+{
+  gint64 n_in = 4096, n_out = 16;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwArray) x = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_in, &error);
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  for (gint64 i = 0; i < n_in; i++)
+    fw_array_set_double (x, i, 20.0);
+  for (int variant = 0; variant < 2; variant++)
+    {
+      g_autofree char *defines = g_strdup_printf ("#define BROKEN %d\n", variant);
+      g_autoptr(FwArray) y = fw_array_new0 (FW_DTYPE_FLOAT16, 1, &n_out, &error);
+      g_autoptr(FwTwinRun) run = run_fixture_on ("half_mean.cpp", defines, x, y);
+
+      g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+      g_test_message ("variant %d: mean %.9g", variant, fw_array_get_double (y, 0));
+      if (variant == 0)
+        g_assert_cmpfloat (fw_array_get_double (y, 0), ==, 20.0);
+      else
+        g_assert_cmpfloat (fabs (fw_array_get_double (y, 0) - 20.0), >, 1.0);
+    }
 }
 
 /* tests/twin/matmul.cpp (after `#define BROKEN variant`) on seeded A [48, 40], B [40, 32], bias [32] over two
@@ -1193,6 +1500,9 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/conv-block", test_conv_block);
   g_test_add_func ("/core/ascend-twin/chain", test_chain);
   g_test_add_func ("/core/ascend-twin/float16", test_float16);
+  g_test_add_func ("/core/ascend-twin/float16-wide", test_float16_wide);
+  g_test_add_func ("/core/ascend-twin/float16-golden", test_float16_golden);
+  g_test_add_func ("/core/ascend-twin/float16-layer-norm", test_float16_layer_norm);
   g_test_add_func ("/core/ascend-twin/small-models", test_small_models);
   g_test_add_func ("/core/ascend-twin/cube-forms", test_cube_forms);
   g_test_add_func ("/core/ascend-twin/example", test_example);
@@ -1200,6 +1510,9 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/correct", test_correct);
   g_test_add_func ("/core/ascend-twin/counters", test_counters);
   g_test_add_func ("/core/ascend-twin/reduce-sum-example", test_reduce_sum_example);
+  g_test_add_func ("/core/ascend-twin/cast-modes", test_cast_modes);
+  g_test_add_func ("/core/ascend-twin/half-mean", test_half_mean);
+  g_test_add_func ("/core/ascend-twin/half-round", test_half_round);
   g_test_add_func ("/core/ascend-twin/repeat-forms", test_repeat_forms);
   g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
   g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);

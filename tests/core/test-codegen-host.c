@@ -432,6 +432,31 @@ test_attention (Fixture *f, gconstpointer data)
     }
 }
 
+/* Horizontal GEMMs (test-hgemm has their plans): Q with its bias and head view, K, V with its Relu as one
+ * product over packed weights; gate and up with SwiGLU reading both slices; Q and K alone where V stays out;
+ * Gemm projections with transposed weights, alpha, beta and biases; an RMSNorm computed as A is loaded; each
+ * kernel matching the reference. */
+static void
+test_hgemm (Fixture *f, gconstpointer data)
+{
+  static const FwTestHgemmCase cases[] = { FW_TEST_HGEMM_QKV, FW_TEST_HGEMM_SWIGLU, FW_TEST_HGEMM_FLOOR,
+                                           FW_TEST_HGEMM_GEMM, FW_TEST_HGEMM_RMSNORM };
+
+  NEED_TOOLCHAIN (f);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FwModel) model = fw_test_hgemm_model (cases[i]);
+      g_autoptr(FwPlan) plan = fw_test_plan_with (model, FW_STRATEGY_AGGRESSIVE);
+      guint n = 0;
+
+      for (guint c = 0; c < plan->candidates->len; c++)
+        if (strcmp (((FwCandidate *) g_ptr_array_index (plan->candidates, c))->kind, "horizontal_gemm") == 0)
+          n++;
+      g_assert_cmpuint (n, ==, 1);
+      check_plan (f, model, FW_STRATEGY_AGGRESSIVE, 1);
+    }
+}
+
 /* float16 in memory, float in registers: a chain with a half constant and a Cast to float at the end. */
 static void
 test_float16 (Fixture *f, gconstpointer data)
@@ -1220,6 +1245,7 @@ main (int argc, char *argv[])
   ADD ("chain", test_chain);
   ADD ("index-maps", test_index_maps);
   ADD ("attention", test_attention);
+  ADD ("hgemm", test_hgemm);
   ADD ("transformer", test_transformer);
   ADD ("layernorm-op", test_layernorm_op);
   ADD ("softmax", test_softmax);

@@ -182,15 +182,14 @@ test_dynamic_body (void)
   g_assert_true (refused);
 }
 
-/* A Scan's body is a region too, planned with the slice shapes its inputs declare. */
-static void
-test_scan_body (void)
+/* A Scan over the 3 rows of x whose body is one fusable chain (Relu → Sigmoid → Mul) per row. */
+static FwModel *
+scan_model (void)
 {
-  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwModel *model = fw_test_model_new (17);
   FwGraph *g = fw_model_get_graph (model), *body = fw_graph_new (g);
   FwDim dims[2] = { FW_DIM_STATIC (3), FW_DIM_STATIC (64) };
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwPlan) plan = NULL;
   FwNode *scan;
 
   g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL));
@@ -207,7 +206,21 @@ test_scan_body (void)
   g_assert_no_error (error);
   g_assert_true (fw_test_infer (model, NULL, NULL, &error));
   g_assert_no_error (error);
-  plan = plan_vad (model);
+  return model;
+}
+
+/* A Scan's body is a region too, planned with the slice shapes its inputs declare; the Scan's output
+ * stacks the rows again, so it is static. */
+static void
+test_scan_body (void)
+{
+  g_autoptr(FwModel) model = scan_model ();
+  g_autoptr(FwPlan) plan = plan_vad (model);
+  const FwValue *y = fw_graph_get_output (fw_model_get_graph (model), 0);
+
+  g_assert_true (fw_value_is_static (y));
+  g_assert_cmpint (y->rank, ==, 2);
+  g_assert_cmpint (y->dims[0].value, ==, 3);
   g_assert_cmpuint (plan->regions->len, ==, 2);
   g_assert_cmpstr (((FwPlanRegion *) g_ptr_array_index (plan->regions, 1))->path, ==, "/Scan_0/body");
   g_assert_cmpuint (count_in (plan, "/Scan_0/body"), ==, 1);
@@ -293,6 +306,55 @@ test_verify (void)
   g_assert_cmpuint (seeded, >, 0);
   for (guint k = 0; k < n; k++)
     fw_group_kernel_reference_free (g_array_index (counts, Counted, k).inner);
+}
+
+/* The fused executor runs the Scan body's kernel once per row, and verification checks it against the
+ * reference; a kernel that computes something else is caught. */
+static gboolean
+run_wrong (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  Counted *c = data;
+
+  if (!run_counted (data, inputs, outputs, n_threads, error))
+    return FALSE;
+  if (c->runs > 1)
+    ((float *) outputs[0]->data)[5] += 0.5f;
+  return TRUE;
+}
+
+static void
+test_scan_verify (void)
+{
+  for (int wrong = 0; wrong < 2; wrong++)
+    {
+      g_autoptr(FwModel) model = scan_model ();
+      g_autoptr(FwPlan) plan = plan_vad (model);
+      g_autoptr(GPtrArray) kernels = g_ptr_array_new ();
+      g_autoptr(FwVerifyResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      FwVerifyOptions options = { 0 };
+      FwGroupKernel k;
+      Counted count = { 0 };
+      guint index = G_MAXUINT;
+
+      for (guint i = 0; i < plan->candidates->len; i++)
+        if (fw_candidate_is_fused (g_ptr_array_index (plan->candidates, i)))
+          index = i;
+      g_assert_cmpuint (index, !=, G_MAXUINT);
+      count.inner = fw_group_kernel_new_reference (plan, index);
+      k = *count.inner;
+      k.run = wrong ? run_wrong : run_counted;
+      k.data = &count;
+      g_ptr_array_add (kernels, &k);
+      options.seed = 3;
+      options.n_threads = 1;
+      result = fw_verify_run (plan, kernels, &options, &error);
+      g_assert_no_error (error);
+      /* Once on its own, then once per row inside the Scan on the fused run. */
+      g_assert_cmpuint (count.runs, ==, 1 + 3);
+      g_assert_cmpint (result->pass, ==, !wrong);
+      fw_group_kernel_reference_free (count.inner);
+    }
 }
 
 static guint
@@ -407,6 +469,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/control-flow/dynamic-body", test_dynamic_body);
   g_test_add_func ("/core/plan/control-flow/scan-body", test_scan_body);
   g_test_add_func ("/core/plan/control-flow/verify", test_verify);
+  g_test_add_func ("/core/plan/control-flow/scan-verify", test_scan_verify);
   g_test_add_func ("/core/plan/control-flow/export", test_export);
   g_test_add_func ("/core/plan/control-flow/decisions", test_decisions);
   return g_test_run ();

@@ -498,6 +498,41 @@ test_pool_max_ceil (void)
   case_clear (&c);
 }
 
+/* 2-D MaxPool without indices takes a fast path (the window clipped once per output); with indices, the
+ * generic loop. Both agree on padded, strided, dilated and ceil_mode windows. */
+static void
+test_pool_max_fast_path (void)
+{
+  gint64 xd[4] = { 1, 2, 7, 8 };
+  double x[112];
+
+  for (guint i = 0; i < 112; i++)
+    x[i] = (double) ((i * 37) % 23) - 11.5;
+  for (guint config = 0; config < 2; config++)
+    {
+      Case c[2];
+
+      for (guint with_indices = 0; with_indices < 2; with_indices++)
+        {
+          FwNode *n = case_begin (&c[with_indices], "MaxPool", 12, "x", with_indices ? 2 : 1);
+          fw_node_set_attr_ints (n, "kernel_shape", 2, (gint64[]) { 3, 3 });
+          fw_node_set_attr_ints (n, "strides", 2, (gint64[]) { 2, 2 });
+          fw_node_set_attr_ints (n, "pads", 4, (gint64[]) { 1, 1, 1, 1 });
+          if (config == 1)
+            {
+              fw_node_set_attr_ints (n, "dilations", 2, (gint64[]) { 2, 1 });
+              fw_node_set_attr_int (n, "ceil_mode", 1);
+            }
+          case_input (&c[with_indices], 0, FW_DTYPE_FLOAT, 4, xd, x, FALSE);
+          case_run (&c[with_indices]);
+        }
+      g_assert_cmpint (c[0].out[0]->n_elements, ==, c[1].out[0]->n_elements);
+      g_assert_cmpint (memcmp (c[0].out[0]->data, c[1].out[0]->data, c[0].out[0]->n_elements * sizeof (float)), ==, 0);
+      case_clear (&c[0]);
+      case_clear (&c[1]);
+    }
+}
+
 static void
 test_pool_average_pads (void)
 {
@@ -1029,6 +1064,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/exec/nn/conv/errors", test_conv_errors);
   g_test_add_func ("/core/exec/nn/conv-transpose", test_conv_transpose);
   g_test_add_func ("/core/exec/nn/pool/max-ceil-indices", test_pool_max_ceil);
+  g_test_add_func ("/core/exec/nn/pool/max-fast-path", test_pool_max_fast_path);
   g_test_add_func ("/core/exec/nn/pool/average-pads", test_pool_average_pads);
   g_test_add_func ("/core/exec/nn/pool/lp-global", test_pool_lp_and_global);
   g_test_add_func ("/core/exec/nn/reduce/each", test_reduce_all);

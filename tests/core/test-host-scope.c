@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "codegen/fw-kernel-package.h"
 #include "codegen/fw-targets.h"
 #include "codegen/host/fw-host-scope.h"
 #include "exec/fw-exec.h"
@@ -139,6 +140,28 @@ residual_model (gboolean with_slice)
   return model;
 }
 
+/* Softmax(x) → Softmax → Relu on [128, 1024]: sub-kernels that call no library, large enough for two
+ * threads, so the program runs them in its one team. */
+static FwModel *
+team_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GError) error = NULL;
+  FwDim d[2] = { FW_DIM_STATIC (128), FW_DIM_STATIC (1024) };
+
+  g_assert_nonnull (fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, d, NULL));
+  fw_node_set_attr_int (fw_test_add_node (g, "Softmax", "/a/Softmax", "x", NULL, "a"), "axis", 1);
+  fw_node_set_attr_int (fw_test_add_node (g, "Softmax", "/b/Softmax", "a", NULL, "b"), "axis", 0);
+  fw_test_add_node (g, "Relu", "/c/Relu", "b", NULL, "y");
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_no_error (error);
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
 static void
 fixture_set_up (Fixture *f, gconstpointer data)
 {
@@ -150,7 +173,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->dir = fw_test_temp_dir ();
   cache = g_build_filename (f->dir, "kernels", NULL);
   f->toolchain = fw_host_toolchain_new (cache, &error);
-  f->model = residual_model (GPOINTER_TO_INT (data));
+  f->model = GPOINTER_TO_INT (data) == 2 ? team_model () : residual_model (GPOINTER_TO_INT (data));
   fw_plan_options_init (&options);
   f->plan = fw_plan_new (f->model, profile, NULL, &options, &error);
   g_assert_no_error (error);
@@ -195,6 +218,24 @@ check_scopes (Fixture *f)
   return result;
 }
 
+/* The programs compiled and checked on the reference's values; NULL (the test skipped) without a compiler. */
+static FwScopeCheckResult *
+compile_and_check (Fixture *f, FwHostScope *s)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (f->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      return NULL;
+    }
+  g_assert_true (fw_host_scopes_compile (f->scopes, f->toolchain, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (s->error);
+  g_assert_true (s->compiled);
+  return check_scopes (f);
+}
+
 static void
 test_program_runs (Fixture *f, gconstpointer data)
 {
@@ -224,16 +265,8 @@ test_program_runs (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (src, "fw_sk_entry"));
   g_assert_nonnull (strstr (src, "static int\nfw_k0 ("));
   g_assert_nonnull (strstr (src, "arena + "));
-  if (f->toolchain == NULL)
-    {
-      g_test_skip ("no C compiler");
-      return;
-    }
-  g_assert_true (fw_host_scopes_compile (f->scopes, f->toolchain, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_null (s->error);
-  g_assert_true (s->compiled);
-  result = check_scopes (f);
+  if ((result = compile_and_check (f, s)) == NULL)
+    return;
   g_assert_cmpuint (result->scopes->len, ==, 1);
   g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).contracted);
   g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).pass);
@@ -348,6 +381,114 @@ test_cut (Fixture *f, gconstpointer data)
   }
 }
 
+/* Sub-kernels without a library call run in the program's one OpenMP team: their loops are work-shared
+ * (no parallel region of their own) and the program still matches the reference on two threads. */
+static void
+test_team (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwScopeCheckResult) result = NULL;
+  FwHostScope *s;
+  const char *src;
+  guint team = 0;
+
+  for (guint i = 0; i < f->scopes->scopes->len; i++)
+    {
+      s = g_ptr_array_index (f->scopes->scopes, i);
+      for (guint u = 0; u < s->units->len; u++)
+        g_test_message ("%s unit %u: team %d", s->name, u, fw_host_scope_unit_in_team (s, u));
+    }
+  g_assert_cmpuint (f->scopes->scopes->len, ==, 1);
+  s = g_ptr_array_index (f->scopes->scopes, 0);
+  for (guint u = 0; u < s->units->len; u++)
+    team += fw_host_scope_unit_in_team (s, u);
+  g_assert_cmpuint (team, >=, 2);
+  g_assert_cmpuint (s->n_teams, ==, 1);
+  src = fw_kernel_source_get_main (fw_host_scope_get_source (s));
+  g_assert_nonnull (strstr (src, "#pragma omp for schedule(static)"));
+  /* The entry's region is the program's only one. */
+  g_assert_nonnull (strstr (src, "#pragma omp parallel"));
+  g_assert_null (strstr (strstr (src, "#pragma omp parallel") + 1, "#pragma omp parallel"));
+  if ((result = compile_and_check (f, s)) == NULL)
+    return;
+  g_assert_true (g_array_index (result->scopes, FwScopeCheck, 0).pass);
+  g_assert_true (result->pass);
+}
+
+/* The kernel package with the host target and the scopes: superkernels/s000/host/ holds the program's
+ * source, a Makefile and a README, the manifest names them, and the program compiles as the Makefile says. */
+static void
+test_package (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *pkg = g_build_filename (f->dir, "package", NULL);
+  g_autofree char *manifest = g_build_filename (pkg, "manifest.json", NULL);
+  g_autofree char *host = g_build_filename (pkg, "superkernels", "s000", "host", NULL);
+  g_autofree char *source = g_build_filename (host, "sk_000_0.c", NULL);
+  g_autofree char *object = g_build_filename (host, "sk_000_0.so", NULL);
+  const char *const names[] = { "sk_000_0.c", "Makefile", "README.md" };
+  JsonObject *sk, *hs, *program;
+  JsonArray *files;
+
+  if (f->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      return;
+    }
+  g_assert_true (fw_kernel_package_write_with_scopes (f->plan, f->targets, pkg, NULL, NULL, f->sk, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (host, names[i], NULL);
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  g_assert_no_error (error);
+  sk = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                                    "superkernels"), 0);
+  g_assert_cmpstr (json_object_get_string_member (sk, "folder"), ==, "superkernels/s000");
+  g_assert_false (json_object_has_member (sk, "ascend_superkernel"));   /* the Ascend target did not run */
+  hs = json_object_get_object_member (sk, "host_superkernel");
+  g_assert_cmpstr (json_object_get_string_member (hs, "makefile"), ==, "superkernels/s000/host/Makefile");
+  g_assert_cmpstr (json_object_get_string_member (hs, "readme"), ==, "superkernels/s000/host/README.md");
+  program = json_array_get_object_element (json_object_get_array_member (hs, "programs"), 0);
+  g_assert_cmpstr (json_object_get_string_member (program, "source"), ==, "superkernels/s000/host/sk_000_0.c");
+  g_assert_cmpstr (json_object_get_string_member (program, "entry"), ==, "fw_sk_entry");
+  g_assert_cmpint (json_object_get_int_member (program, "arena_bytes"), >, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (program, "sub_kernels")), >=, 3);
+  files = json_object_get_array_member (sk, "files");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("superkernels/s000/host/%s", names[i]);
+      gboolean named = FALSE;
+
+      for (guint k = 0; k < json_array_get_length (files); k++)
+        named |= g_strcmp0 (json_object_get_string_member (json_array_get_object_element (files, k), "path"),
+                            rel) == 0;
+      g_assert_true (named);
+    }
+  {
+    /* The Makefile's own command, with the toolchain's compiler. */
+    g_auto(GStrv) flags = g_strsplit (fw_host_toolchain_default_flags (), " ", -1);
+    g_autoptr(GStrvBuilder) argv = g_strv_builder_new ();
+    g_auto(GStrv) args = NULL;
+    g_autofree char *err = NULL;
+    gint status = 0;
+
+    g_strv_builder_add (argv, fw_host_toolchain_get_compiler (f->toolchain));
+    g_strv_builder_addv (argv, (const char **) flags);
+    g_strv_builder_add_many (argv, "-o", object, source, "-lm", NULL);
+    args = g_strv_builder_end (argv);
+    g_assert_true (g_spawn_sync (NULL, args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
+                                 &error));
+    g_assert_no_error (error);
+    g_test_message ("%s", err);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_true (g_file_test (object, G_FILE_TEST_IS_REGULAR));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -359,6 +500,10 @@ main (int argc, char **argv)
   g_test_add ("/core/host-scope/program/wrong-placement", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up,
               test_wrong_placement, fixture_tear_down);
   g_test_add ("/core/host-scope/program/cut", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up, test_cut,
+              fixture_tear_down);
+  g_test_add ("/core/host-scope/program/team", Fixture, GINT_TO_POINTER (2), fixture_set_up, test_team,
+              fixture_tear_down);
+  g_test_add ("/core/host-scope/package", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up, test_package,
               fixture_tear_down);
   return g_test_run ();
 }

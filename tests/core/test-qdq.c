@@ -159,17 +159,19 @@ matmul_model (QdqCase which)
 /* A 3×3 Conv, stride 2, pads 1 (padded taps are the activation's zero point), uint8 activations with zero
  * point 131, per-channel int8 weights, an int32 bias through DequantizeLinear, Relu, requantised to int8. */
 static FwModel *
-conv_model (void)
+conv_model_with (gboolean depthwise)
 {
   FwModel *model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
   FwDim xd[4] = { FW_DIM_STATIC (2), FW_DIM_STATIC (5), FW_DIM_STATIC (9), FW_DIM_STATIC (8) };
-  gint64 wd[4] = { 7, 5, 3, 3 }, cd[1] = { 7 }, pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
-  g_autofree double *w = weights (7 * 5 * 9, 5);
+  /* Depthwise: 5 groups of one channel each. */
+  gint64 m = depthwise ? 5 : 7, wd[4] = { m, depthwise ? 1 : 5, 3, 3 }, cd[1] = { m };
+  gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 };
+  g_autofree double *w = weights (m * wd[1] * 9, 5);
   double ws[7], wz[7], b[7], bs[7], bz[7];
   FwNode *conv;
 
-  for (gint i = 0; i < 7; i++)
+  for (gint i = 0; i < m; i++)
     {
       ws[i] = 0.003 + 0.001 * i;
       wz[i] = 0;
@@ -180,12 +182,12 @@ conv_model (void)
   fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 4, xd, NULL);
   scalar (g, "xs", FW_DTYPE_FLOAT, 2.0 / 255);
   scalar (g, "xz", FW_DTYPE_UINT8, 131);
-  tensor (g, "w_q", FW_DTYPE_INT8, 4, wd, w, 7 * 5 * 9);
-  tensor (g, "w_s", FW_DTYPE_FLOAT, 1, cd, ws, 7);
-  tensor (g, "w_z", FW_DTYPE_INT8, 1, cd, wz, 7);
-  tensor (g, "b_q", FW_DTYPE_INT32, 1, cd, b, 7);
-  tensor (g, "b_s", FW_DTYPE_FLOAT, 1, cd, bs, 7);
-  tensor (g, "b_z", FW_DTYPE_INT32, 1, cd, bz, 7);
+  tensor (g, "w_q", FW_DTYPE_INT8, 4, wd, w, m * wd[1] * 9);
+  tensor (g, "w_s", FW_DTYPE_FLOAT, 1, cd, ws, m);
+  tensor (g, "w_z", FW_DTYPE_INT8, 1, cd, wz, m);
+  tensor (g, "b_q", FW_DTYPE_INT32, 1, cd, b, m);
+  tensor (g, "b_s", FW_DTYPE_FLOAT, 1, cd, bs, m);
+  tensor (g, "b_z", FW_DTYPE_INT32, 1, cd, bz, m);
   scalar (g, "ys", FW_DTYPE_FLOAT, 0.004);
   scalar (g, "yz", FW_DTYPE_INT8, -20);
   node3 (g, "QuantizeLinear", "/q_x", "x", "xs", "xz", "x_q");
@@ -195,10 +197,18 @@ conv_model (void)
   conv = node3 (g, "Conv", "/conv", "x_dq", "w_dq", "b_dq", "c");
   fw_node_set_attr_ints (conv, "pads", 4, pads);
   fw_node_set_attr_ints (conv, "strides", 2, strides);
+  if (depthwise)
+    fw_node_set_attr_int (conv, "group", 5);
   node3 (g, "Relu", "/relu", "c", NULL, NULL, "act");
   node3 (g, "QuantizeLinear", "/q_y", "act", "ys", "yz", "y");
   fw_graph_add_output (g, "y", NULL);
   return linked (model);
+}
+
+static FwModel *
+conv_model (void)
+{
+  return conv_model_with (FALSE);
 }
 
 static FwPlan *
@@ -345,7 +355,7 @@ run_broken (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_th
 }
 
 static FwVerifyResult *
-verify (FwPlan *plan, GPtrArray *kernels)
+verify_with (FwPlan *plan, GPtrArray *kernels, FwVerifyPolicy policy)
 {
   g_autoptr(GError) error = NULL;
   FwVerifyOptions options = { 0 };
@@ -353,9 +363,27 @@ verify (FwPlan *plan, GPtrArray *kernels)
 
   options.seed = 1;
   options.n_threads = 2;
+  options.policy = policy;
   r = fw_verify_run (plan, kernels, &options, &error);
   g_assert_no_error (error);
   return r;
+}
+
+static FwVerifyResult *
+verify (FwPlan *plan, GPtrArray *kernels)
+{
+  return verify_with (plan, kernels, FW_VERIFY_POLICY_AUTO);
+}
+
+/* model planned, built and verified under policy. */
+static FwVerifyResult *
+verify_model (FwModel *model, FwVerifyPolicy policy)
+{
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = build (plan);
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
+
+  return verify_with (plan, kernels, policy);
 }
 
 static void
@@ -394,16 +422,21 @@ test_host_conv_verified (void)
   check_verified (model);
 }
 
+/* A depthwise Conv (group = channels) is one integer group too, verified like the others. */
+static void
+test_host_depthwise_verified (void)
+{
+  g_autoptr(FwModel) model = conv_model_with (TRUE);
+  check_verified (model);
+}
+
 /* Scales 1 and zero points 0: every product and sum is a small integer, exact in float too, so the kernel
  * equals the reference exactly. */
 static void
 test_host_exact (void)
 {
   g_autoptr(FwModel) model = matmul_model (QDQ_EXACT);
-  g_autoptr(FwPlan) plan = plan_for (model);
-  g_autoptr(FwTargets) t = build (plan);
-  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
-  FwVerifyResult *r = verify (plan, kernels);
+  FwVerifyResult *r = verify_model (model, FW_VERIFY_POLICY_AUTO);
 
   g_assert_cmpuint (r->groups->len, ==, 1);
   g_assert_cmpfloat (g_array_index (r->groups, FwGroupCheck, 0).isolated.max_abs, ==, 0.0);
@@ -413,9 +446,8 @@ test_host_exact (void)
 
 /* The VNNI path (where the CPU has it) and the portable path compute the same bytes. */
 static void
-test_host_paths_agree (void)
+check_paths_agree (FwModel *model)
 {
-  g_autoptr(FwModel) model = conv_model ();
   g_autoptr(FwPlan) plan = plan_for (model);
   g_autoptr(FwTargets) t = build (plan);
   g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (t);
@@ -445,6 +477,16 @@ test_host_paths_agree (void)
     fw_array_unref (in[i]);
   fw_array_unref (out[0][0]);
   fw_array_unref (out[1][0]);
+}
+
+static void
+test_host_paths_agree (void)
+{
+  for (guint depthwise = 0; depthwise < 2; depthwise++)
+    {
+      g_autoptr(FwModel) model = conv_model_with (depthwise);
+      check_paths_agree (model);
+    }
 }
 
 /* A requantisation off by two steps at one element: outside the one-step tolerance, caught; by one step:
@@ -479,6 +521,62 @@ test_host_broken_requantisation (void)
         g_assert_true (g_array_index (r->groups, FwGroupCheck, 0).pass);
       fw_verify_result_free (r);
     }
+}
+
+/* The golden policy on a float32 QDQ model: the float64 golden run keeps QuantizeLinear's and
+ * DequantizeLinear's scales and zero points and their integer rounding, and widens only the float
+ * arithmetic, so it runs and the fused integer kernel passes against it. */
+static void
+test_host_golden_policy (void)
+{
+  g_autoptr(FwModel) model = matmul_model (QDQ_PLAIN);
+  FwVerifyResult *r = verify_model (model, FW_VERIFY_POLICY_GOLDEN);
+
+  g_assert_nonnull (r);
+  g_assert_cmpint (r->golden, ==, FW_DTYPE_DOUBLE);
+  g_assert_cmpuint (r->groups->len, ==, 1);
+  g_assert_true (g_array_index (r->groups, FwGroupCheck, 0).pass);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+}
+
+/* The golden run's QuantizeLinear on a float64 input: the model's float32 scale and zero point, rounding
+ * half to even and saturating as the model says, in float64 arithmetic. */
+static void
+test_golden_quantize_semantics (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[1] = { FW_DIM_STATIC (6) };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  /* scale 0.5: x / 0.5 = 2.5 and 3.5 round to 2 and 4 (half to even); 1000 saturates to 255 − 10 + 10. */
+  const double xv[6] = { 1.25, 1.75, -0.25, 1000.0, -1000.0, 0.1 };
+  const gint64 dims[1] = { 6 };
+  g_autoptr(FwArray) x = fw_array_new (FW_DTYPE_FLOAT, 1, dims, &error);
+  FwArray *ins[1], *outs[2] = { NULL };
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 1, xd, NULL);
+  scalar (g, "s", FW_DTYPE_FLOAT, 0.5);
+  scalar (g, "z", FW_DTYPE_UINT8, 10);
+  node3 (g, "QuantizeLinear", "/q", "x", "s", "z", "q");
+  node3 (g, "DequantizeLinear", "/dq", "q", "s", "z", "y");
+  fw_graph_add_output (g, "y", NULL);
+  linked (model);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 6; i++)
+    fw_array_set_double (x, i, xv[i]);
+  ins[0] = x;
+  fw_exec_context_set_golden (ctx, FW_DTYPE_DOUBLE);
+  g_assert_true (fw_exec_run_reference (ctx, g, ins, 1, outs, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (outs[0]->dtype, ==, FW_DTYPE_DOUBLE);
+  {
+    const double want[6] = { 1.0, 2.0, 0.0, 122.5, -5.0, 0.0 };
+    for (guint i = 0; i < 6; i++)
+      g_assert_cmpfloat (fw_array_get_double (outs[0], i), ==, want[i]);
+  }
+  fw_array_unref (outs[0]);
 }
 
 /* Two integer groups reading one shared weight DequantizeLinear through: verified in the fused program,
@@ -535,9 +633,12 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/qdq/priced-int8", test_plan_priced_int8);
   g_test_add_func ("/core/codegen/host/int8/matmul-verified", test_host_matmul_verified);
   g_test_add_func ("/core/codegen/host/int8/conv-verified", test_host_conv_verified);
+  g_test_add_func ("/core/codegen/host/int8/depthwise-verified", test_host_depthwise_verified);
   g_test_add_func ("/core/codegen/host/int8/exact", test_host_exact);
   g_test_add_func ("/core/codegen/host/int8/paths-agree", test_host_paths_agree);
   g_test_add_func ("/core/codegen/host/int8/broken-requantisation", test_host_broken_requantisation);
   g_test_add_func ("/core/codegen/host/int8/shared-read-through", test_host_shared_read_through);
+  g_test_add_func ("/core/codegen/host/int8/golden-policy", test_host_golden_policy);
+  g_test_add_func ("/core/exec/golden/quantize-semantics", test_golden_quantize_semantics);
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fw-error.h"
@@ -89,6 +90,46 @@ static void
 count_signal (gpointer counter)
 {
   (*(guint *) counter)++;
+}
+
+/* Each row says where its candidate sits: the name scope its nodes share, cut at whole components, so the
+ * same pattern in two layers reads apart. */
+static void
+test_items_location (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = fw_test_transformer_stack (12, 16, 64, 4, FALSE);
+  FwProject *project;
+  GListModel *items;
+  gboolean seen[12] = { FALSE };
+
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  project = project_of (model);
+  items = fw_project_get_candidates (project);
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(FwCandidateItem) item = g_list_model_get_item (items, i);
+      const char *where = fw_candidate_item_get_location (item);
+      guint layer;
+      char rest[2] = "";
+
+      g_assert_true (g_str_has_prefix (where, "layers."));
+      /* "layers.1" is never taken for the common scope of layers.1 and layers.10. */
+      g_assert_cmpint (sscanf (where, "layers.%u%1s", &layer, rest), >=, 1);
+      g_assert_cmpuint (layer, <, 12);
+      g_assert_true (rest[0] == '\0' || rest[0] == '/');
+      seen[layer] = TRUE;
+      /* Every node of the candidate is inside that scope. */
+      {
+        const FwCandidate *c = g_ptr_array_index (fw_project_get_plan (project)->candidates,
+                                                  fw_candidate_item_get_index (item));
+        for (guint k = 0; k < c->nodes->len; k++)
+          g_assert_true (g_str_has_prefix (fw_node_get_scope (g_ptr_array_index (c->nodes, k)), where));
+      }
+    }
+  for (guint l = 0; l < 12; l++)
+    g_assert_true (seen[l]);
+  g_object_unref (project);
 }
 
 static void
@@ -617,6 +658,7 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   rules = fw_rule_set_new ();
   g_assert_true (fw_rule_set_load_builtin (rules, &error));
+  g_test_add_func ("/core/session/items-location", test_items_location);
   g_test_add_func ("/core/session/items-follow-plan", test_items_follow_plan);
   g_test_add_func ("/core/session/undo-redo-notify", test_undo_redo_notify);
   g_test_add_func ("/core/session/autosave-and-replay", test_autosave_and_replay);

@@ -155,6 +155,11 @@ test_window_workflow (void)
   g_assert_true (fw_summary_view_get_project (window->summary_view) == fw_window_get_project (window));
   gtk_stack_set_visible_child_name (window->side_stack, "roofline");
   fw_window_test_iterate (200);
+  /* A page just shown is sized on a later frame: on a loaded machine that can take most of a second. */
+  for (guint waited = 0; waited < 10000 && (gtk_widget_get_width (GTK_WIDGET (window->roofline_view)) == 0 ||
+                                            gtk_widget_get_height (GTK_WIDGET (window->roofline_view)) == 0);
+       waited += 50)
+    fw_window_test_iterate (50);
   {
     GtkWidget *widget = GTK_WIDGET (window->roofline_view);
     FwPlan *plan = fw_project_get_plan (fw_window_get_project (window));

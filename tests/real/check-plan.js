@@ -13,14 +13,21 @@ if (!name || files.length !== 4) {
   process.exit(2);
 }
 const [cons, bal, aggr, small] = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
-// A QDQ model (NAME_qdq, tests/real/quantize-qdq.py) keeps its float model's candidates.
-const base = name.replace(/_qdq$/, '');
+// A QDQ model (NAME_qdq, tests/real/quantize-qdq.py) keeps its float model's candidates; so does a half one
+// (NAME_float16, NAME_bfloat16: tests/real/convert-half.py; NAME_torch_bfloat16 exported so by torch), whose
+// graph is the same but for the dtypes.
+// NAME_float16_islands (convert-half.py --keep-float32) has Casts around its Softmax and ReduceMean nodes:
+// its candidates are compared without them.
+const base = name.replace(/_qdq$/, '').replace(/_islands$/, '').replace(/(_torch)?_b?float16$/, '');
+const qdq = /_qdq$/.test(name);
+const islands = /_islands$/.test(name);
+const half = /_b?float16(_islands)?$/.test(name);
 const errs = [];
 const opCount = (r, op) => (r.graph.op_histogram.find((o) => o.op === op) || { count: 0 }).count;
 const live = (r) => r.plan.candidates.filter((c) => c.status !== 'refused' && c.status !== 'vetoed');
 // An integer group of a QDQ model holds its float model's candidate with the Q/DQ nodes around it.
 const qdqOps = ['QuantizeLinear', 'DequantizeLinear'];
-const ops = (c) => (base !== name ? c.ops.filter((op) => !qdqOps.includes(op)) : c.ops);
+const ops = (c) => (qdq ? c.ops.filter((op) => !qdqOps.includes(op)) : islands ? c.ops.filter((op) => op !== 'Cast') : c.ops);
 const contains = (c, seq) => ops(c).join(',').includes(seq.join(','));
 const countWith = (r, seq) => live(r).filter((c) => contains(c, seq)).length;
 const exactly = (r, seq) => live(r).filter((c) => ops(c).join(',') === seq.join(',')).length;
@@ -60,10 +67,20 @@ switch (base) {
     expect('MatMul→Add→erf-GELU epilogues', countWith(bal, GELU), opCount(bal, 'Erf'));
     // Each attention (MatMul → … → Softmax → MatMul) is one fused kernel from balanced on (kind attention),
     // except in a QDQ model: its score MatMul is an integer group whose epilogue has no Softmax yet, so the
-    // attention stays apart there (printed, not checked).
-    if (base !== name) {
+    // attention stays apart there (printed, not checked); likewise around a float32 island.
+    if (qdq || islands) {
+      // An island's Softmax computes in float32 between half MatMuls: the attention pattern does not cross
+      // its Casts (FW-NF-004 under aggressive), and the kernel is float32-only anyway.
       console.log(`${name}: fused attentions under balanced: ${live(bal).filter((c) => c.kind === 'attention').length}` +
-        ` (the integer score MatMul ends before its Softmax)`);
+        (qdq ? ' (the integer score MatMul ends before its Softmax)' : ' (the Softmax is a float32 island)'));
+    } else if (half) {
+      // The fused attention kernel computes in float32 only: a half model's attentions are each refused so,
+      // with FW-NF-024 on the MatMul that reads the Softmax (docs/reason-codes.md).
+      const f32only = (r) => r.plan.refusals.filter((x) => x.code === 'FW-NF-024' && /float32 only/.test(x.message)).length;
+      for (const [r, s] of [[bal, 'balanced'], [aggr, 'aggressive']]) {
+        expect(`fused attentions under ${s}, or attentions refused as float32-only (one per Softmax)`,
+          live(r).filter((c) => c.kind === 'attention').length + f32only(r), opCount(r, 'Softmax'));
+      }
     } else {
       expect('fused attentions under balanced (one per Softmax)', live(bal).filter((c) => c.kind === 'attention').length,
         opCount(bal, 'Softmax'));
@@ -94,6 +111,11 @@ switch (base) {
     // norm and the head counted in (the blocks' own kernels are fewer).
     console.log(`${name}: ${blocks} decoder blocks, ${bal.plan.totals.after.launches} kernels after fusion ` +
                 `(${(bal.plan.totals.after.launches / blocks).toFixed(1)} per block, embedding and head included)`);
+    // Under aggressive each block's Q, K and V projections are one horizontal GEMM, and its gate and up another.
+    expect('horizontal GEMMs under aggressive (two per block)',
+      live(aggr).filter((c) => c.kind === 'horizontal_gemm').length, 2 * blocks);
+    console.log(`${name}: aggressive: ${aggr.plan.totals.after.launches} kernels after fusion ` +
+                `(${(aggr.plan.totals.after.launches / blocks).toFixed(1)} per block, embedding and head included)`);
     break;
   }
   default:
@@ -127,7 +149,7 @@ if (name === 'vit_b_16') {
 // (256) still fit, so its norms stay fused there.
 if (name === 'vit_b_16') expect('LayerNorm candidates with a 16 KiB UB', countWith(small, LAYERNORM), 0);
 if (base === 'bert_like') expect('LayerNorm candidates with a 16 KiB UB', countWith(small, LAYERNORM), opCount(small, 'ReduceMean') / 2);
-if (base !== name) {
+if (qdq) {
   // Every Q/DQ node is in an integer group or refused with a code (FW-NF-020..023: shared, per-axis,
   // not constant, no integer form); every MatMul/Gemm/Conv whose operands are all dequantised is computed
   // in integers unless refused.

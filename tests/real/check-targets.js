@@ -23,13 +23,21 @@ const trigonometric = (k) => /no Ascend C lowering for (Sin|Cos) /.test(k.messag
 // A fused attention (scores, softmax and P·V in one kernel) has no Ascend C lowering yet: refused with
 // FW-TG-003 (docs/reason-codes.md), listed, host-verified.
 const attention = (k) => /\[FW-TG-003\]/.test(k.message || '');
+// A horizontal GEMM (the aggressive strategy's packed projections) has none either: FW-TG-006, host-verified.
+const hgemm = (k) => /\[FW-TG-006\]/.test(k.message || '');
 const notAscend = asc.filter((k) => k.status !== 'generated');
 for (const k of notAscend) console.error(`${label}: Ascend kernel of candidate ${k.candidate} not generated: ${k.message}`);
-// Integer (QDQ) groups have no Ascend C form yet (issue 19's Ascend part): listed, host-verified.
-const integer = (k) => /no Ascend C lowering for integer \(QDQ\) groups/.test(k.message || '');
-const gaps = notAscend.filter((k) => !indexMapped(k) && !trigonometric(k) && !attention(k) && !integer(k));
+// Integer (QDQ) groups the Ascend generator does not make (Conv roots, two activations: FW-TG-005,
+// docs/reason-codes.md): listed, host-verified; the MatMul/Gemm ones are generated and checked like the rest.
+const integer = (k) => /\[FW-TG-005\]/.test(k.message || '');
+// bfloat16 groups: the A2 vector unit computes half and float only; refused with FW-TG-004, host-verified.
+const bfloat16 = (k) => /\[FW-TG-004\]/.test(k.message || '');
+const gaps = notAscend.filter((k) => !indexMapped(k) && !trigonometric(k) && !attention(k) && !integer(k) &&
+                                     !hgemm(k) && !bfloat16(k));
+if (notAscend.some(bfloat16))
+  console.log(`${label}: ${notAscend.filter(bfloat16).length} Ascend kernels refused: bfloat16, FW-TG-004 (host-verified)`);
 if (notAscend.some(integer))
-  console.log(`${label}: ${notAscend.filter(integer).length} Ascend kernels refused: integer (QDQ) groups (host-verified)`);
+  console.log(`${label}: ${notAscend.filter(integer).length} Ascend kernels refused: integer (QDQ) groups, FW-TG-005 (host-verified)`);
 if (notAscend.some(indexMapped))
   console.log(`${label}: ${notAscend.filter(indexMapped).length} Ascend kernels refused for strided index maps (host-verified)`);
 if (notAscend.some(trigonometric))

@@ -5,7 +5,8 @@
 //   node compare-outputs.js ORT.json ORT_DIR OURS.json OURS_DIR [--rel R] [--abs A] [--scale S]
 //
 // ORT.json / OURS.json are the tools' stdout ({outputs:[{name,type,dims}]}). An element passes when
-// |ours − ort| <= abs + rel × |ort| (float32 defaults: rel 1e-4, abs 1e-5); integers and bools must be equal.
+// |ours − ort| <= abs + rel × |ort| (float32 defaults: rel 1e-4, abs 1e-5; float16 and bfloat16 are decoded
+// and compared the same way, with the tolerances the caller gives); integers and bools must be equal.
 // --scale S (for intermediate values) raises each output's abs to S × its largest |ort|: rounding
 // differences of the first layers (another summation order in a GEMM) carry through the rest of a deep
 // network, so deep activations are compared at the scale of their tensor. Model outputs are compared without it.
@@ -36,7 +37,16 @@ const views = {
   int8: (b) => new Int8Array(b.buffer, b.byteOffset, b.length),
   int16: (b) => new Int16Array(b.buffer, b.byteOffset, b.length / 2),
   uint16: (b) => new Uint16Array(b.buffer, b.byteOffset, b.length / 2),
+  float16: (b) => Float64Array.from(new Uint16Array(b.buffer, b.byteOffset, b.length / 2), halfToNumber),
+  bfloat16: (b) => Float64Array.from(new Uint16Array(b.buffer, b.byteOffset, b.length / 2),
+    (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0]),
 };
+// IEEE binary16 bits → number (exact: every half value is a double).
+function halfToNumber(h) {
+  const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (e ? (1 + m / 1024) * 2 ** (e - 15) : m * 2 ** -24);
+}
 let failed = false;
 if (ort.length !== ours.length) { console.log(`FAIL: ${ort.length} outputs from ONNX Runtime, ${ours.length} from ours`); process.exit(1); }
 for (let i = 0; i < ort.length; i++) {

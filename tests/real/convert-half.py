@@ -4,7 +4,13 @@ tensor becomes the half type (round to nearest even), except the inputs the ONNX
 float32 (Resize's scales), which stay float32. Uses only the onnx package and numpy (Debian's
 python3-onnx).
 
-Usage: convert-half.py IN.onnx OUT.onnx float16|bfloat16
+Usage: convert-half.py IN.onnx OUT.onnx float16|bfloat16 [--keep-float32 OP[,OP...]]
+
+--keep-float32 leaves float32 islands around the named operators, as torch autocast's and
+onnxconverter-common's keep-in-float32 lists do for Softmax, LayerNormalization and ReduceMean: each such
+node computes in float32, its half inputs cast up by a Cast(to float32) in front of it, its outputs cast back
+by a Cast(to the half type) after it; a value between two kept nodes stays float32 (no Cast pair), and a
+constant read only by kept nodes stays float32.
 
 The output is written under a temporary name and renamed into place, so OUT.onnx is always complete."""
 import os
@@ -47,8 +53,74 @@ def convert_type(type_proto, target):
         type_proto.tensor_type.elem_type = target
 
 
-def convert_graph(graph, target):
+def float_values(model):
+    """Names of the float32 values of the (float32) model, from ONNX shape inference."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    g = inferred.graph
+    names = {t.name for t in g.initializer if t.data_type == TensorProto.FLOAT}
+    for v in list(g.input) + list(g.output) + list(g.value_info):
+        if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            names.add(v.name)
+    for node in g.node:
+        if node.op_type == "Constant":
+            for a in node.attribute:
+                if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.FLOAT:
+                    names.update(node.output)
+    return names
+
+
+def add_islands(graph, target, ops, floats):
+    """Wraps every node whose op_type is in ops in Casts (see --keep-float32); returns the names that stay
+    float32."""
     keep = set()
+    consumers = {}
+    for node in graph.node:
+        for x in node.input:
+            consumers.setdefault(x, []).append(node)
+    producer = {o: node for node in graph.node for o in node.output}
+    constants = {t.name for t in graph.initializer}
+    constants.update(o for n in graph.node if n.op_type == "Constant" for o in n.output)
+    outputs = {o.name for o in graph.output}
+    kept = lambda n: n.op_type in ops  # noqa: E731
+    nodes = []
+    for node in graph.node:
+        if not kept(node):
+            nodes.append(node)
+            continue
+        for k, x in enumerate(node.input):
+            if not x or x not in floats:
+                continue
+            if x in constants and all(kept(c) for c in consumers[x]):
+                keep.add(x)
+            elif not (x in producer and kept(producer[x])):
+                up = f"{x}__to_float32_{node.name or node.output[0]}"
+                nodes.append(onnx.helper.make_node("Cast", [x], [up], name=up, to=TensorProto.FLOAT))
+                keep.add(up)
+                node.input[k] = up
+        nodes.append(node)
+        for k, y in enumerate(node.output):
+            if not y or y not in floats:
+                continue
+            if y not in outputs and all(kept(c) for c in consumers.get(y, [])):
+                keep.add(y)
+                continue
+            wide = f"{y}__float32"
+            node.output[k] = wide
+            keep.add(wide)
+            nodes.append(onnx.helper.make_node("Cast", [wide], [y], name=f"{y}__to_half", to=target))
+            # Kept consumers read the float32 value directly.
+            for c in consumers.get(y, []):
+                if kept(c):
+                    for i, x in enumerate(c.input):
+                        if x == y:
+                            c.input[i] = wide
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return keep
+
+
+def convert_graph(graph, target, keep=None):
+    keep = set(keep or ())
     for node in graph.node:
         for op, k in KEEP_FLOAT32:
             if node.op_type == op and k < len(node.input) and node.input[k]:
@@ -76,12 +148,17 @@ def convert_graph(graph, target):
 
 
 def main(argv):
+    ops = set()
+    if len(argv) == 6 and argv[4] == "--keep-float32":
+        ops = set(argv[5].split(","))
+        argv = argv[:4]
     if len(argv) != 4 or argv[3] not in ("float16", "bfloat16"):
         print(__doc__, file=sys.stderr)
         return 2
     target = TensorProto.FLOAT16 if argv[3] == "float16" else TensorProto.BFLOAT16
     model = onnx.load(argv[1])
-    convert_graph(model.graph, target)
+    keep = add_islands(model.graph, target, ops, float_values(model)) if ops else set()
+    convert_graph(model.graph, target, keep)
     out = argv[2]
     tmp = os.path.join(os.path.dirname(os.path.abspath(out)), f".{os.path.basename(out)}.{os.getpid()}.tmp")
     try:

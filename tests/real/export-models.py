@@ -8,6 +8,8 @@ Usage: export-models.py OUTDIR [NAME...]   (default: every model)
   swin_t                                          window attention with shape arithmetic, rolls and pads, opset 14
   vit_b_16_dynamic bert_like_dynamic              dynamic-axes variants whose shape subgraphs stay symbolic
                                                   until --bind, opset 14
+  bert_like_torch_bfloat16                        bert_like in bfloat16, weights and input, exported so by torch
+                                                  (float16 cannot be: see MODELS), opset 14
   llama_decoder                                   Llama-style decoder (tests/real/llama_like.py: 2 blocks of
                                                   RMSNorm, rotary GQA attention 8/2 heads with a causal mask,
                                                   SwiGLU; d_model 256, vocab 1000), int64 token ids
@@ -57,6 +59,11 @@ MODELS = {
                                   {"input": {0: "batch", 1: "seq"}, "output": {0: "batch", 1: "seq"}}),
     "llama_decoder": lambda: (llama_like.LlamaLike(), torch.randint(0, 10, (2, 32)), 17,
                               {"input": {0: "batch", 1: "seq"}, "output": {0: "batch", 1: "seq"}}),
+    # Exported in half precision by torch itself: Debian's CPU torch (1.13) has no float16 kernels for
+    # addmm, GELU, Softmax, LayerNorm, Erf or convolutions, and the exporter traces by running the model, so
+    # float16 cannot be exported on the CPU; bfloat16 has them all.
+    "bert_like_torch_bfloat16": lambda: (bert_like().to(torch.bfloat16),
+                                         torch.randn(2, 128, 256).to(torch.bfloat16), 14, None),
 }
 
 

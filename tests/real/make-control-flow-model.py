@@ -5,10 +5,16 @@ a sigmoid gate, odd ones: a leaky sum), as its scan output; then an If on the si
 one of two heads on the final state, each a MatMul + Add followed by an elementwise chain. Random weights, opset 17. The carried state's body input is given
 without a shape (as exporters write it), so its shape comes from the Loop's initial value.
 
-Usage: make-control-flow-model.py OUTDIR [SEED]   (prints the path of the model written)
+Second model, cflow_scan: a recurrent encoder written with Scan (as a streaming keyword spotter's GRU-like
+cell is exported): the Scan reads the frames of x along axis 1 last frame first, carries a state through
+MatMul + Add + Tanh, and stacks a gated copy of each state along axis 1 in reverse order, so every
+attribute of Scan that is not a default is exercised; the body's inputs are given without shapes.
+
+Usage: make-control-flow-model.py OUTDIR [SEED]   (prints the paths of the models written)
 
   cflow_vad   x [1, 6, 16] float → prob [1, 8] (the If), states [6, 1, 32] (the Loop's scan output),
-              h [1, 32] (the last state)"""
+              h [1, 32] (the last state)
+  cflow_scan  x [1, 5, 16] float → h [1, 32] (the final state), ys [1, 5, 32] (the Scan's output)"""
 import math
 import os
 import sys
@@ -18,6 +24,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 FRAMES, FEATURES, HIDDEN, HEAD = 6, 16, 32, 8
+SCAN_FRAMES = 5
 
 
 def const(name, array):
@@ -131,15 +138,45 @@ def build(rng):
     return model
 
 
+def build_scan(rng):
+    body = helper.make_graph([
+        helper.make_node("MatMul", ["x_t", "w_x"], ["px"], name="/gru/x/MatMul"),
+        helper.make_node("Add", ["px", "b_x"], ["pxb"], name="/gru/x/Add"),
+        helper.make_node("MatMul", ["h_in", "w_h"], ["ph"], name="/gru/h/MatMul"),
+        helper.make_node("Add", ["pxb", "ph"], ["pre"], name="/gru/Add"),
+        helper.make_node("Tanh", ["pre"], ["h_out"], name="/gru/Tanh"),
+        helper.make_node("Sigmoid", ["h_out"], ["g"], name="/gate/Sigmoid"),
+        helper.make_node("Mul", ["g", "h_out"], ["gm"], name="/gate/Mul"),
+        helper.make_node("Add", ["gm", "h_in"], ["y_t"], name="/gate/Add"),
+    ], "gru_cell", [value("h_in", TensorProto.FLOAT, None), value("x_t", TensorProto.FLOAT, None)],
+        [value("h_out", TensorProto.FLOAT, None), value("y_t", TensorProto.FLOAT, None)],
+        [weight(rng, "b_x", HIDDEN)])
+    scan = helper.make_node("Scan", ["h0", "x"], ["h", "ys"], name="/Scan_0", body=body, num_scan_inputs=1,
+                            scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1],
+                            scan_output_directions=[1])
+    inits = [const("h0", np.zeros((1, HIDDEN), np.float32)), weight(rng, "w_x", FEATURES, HIDDEN),
+             weight(rng, "w_h", HIDDEN, HIDDEN)]
+    graph = helper.make_graph([scan], "cflow_scan", [value("x", TensorProto.FLOAT, [1, SCAN_FRAMES, FEATURES])],
+                              [value("h", TensorProto.FLOAT, [1, HIDDEN]),
+                               value("ys", TensorProto.FLOAT, [1, SCAN_FRAMES, HIDDEN])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="make-control-flow-model.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     out = sys.argv[1]
-    rng = np.random.default_rng(int(sys.argv[2]) if len(sys.argv) == 3 else 14)
+    seed = int(sys.argv[2]) if len(sys.argv) == 3 else 14
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "cflow_vad.onnx")
-    onnx.save(build(rng), path)
-    print(path)
+    for name, make, rng in (("cflow_vad", build, np.random.default_rng(seed)),
+                            ("cflow_scan", build_scan, np.random.default_rng(seed + 1))):
+        path = os.path.join(out, name + ".onnx")
+        onnx.save(make(rng), path)
+        print(path)
 
 
 if __name__ == "__main__":

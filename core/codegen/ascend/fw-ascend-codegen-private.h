@@ -10,7 +10,9 @@
  *   fw-ascend-rows.c           many rows per instruction: row reductions and per-row operands in the
  *                              repeat/stride forms, and the kernel's helpers for them
  *   fw-ascend-cube.c           whether a MatMul/Gemm group is one mixed cube + vector kernel, its cube tiling
- *                              and HBM traffic, and the Matmul API parts of its .cpp */
+ *                              and HBM traffic, and the Matmul API parts of its .cpp
+ *   fw-ascend-int8.c           an integer (QDQ) MatMul/Gemm group's own mixed kernel (int8 cube, the
+ *                              dequantise/requantise epilogue in vector code) */
 #pragma once
 
 #include "fw-ascend.h"
@@ -29,6 +31,9 @@ typedef enum {
 } OperandKind;
 
 typedef struct _Operand Operand;
+
+/* Tile-shaped scratch buffers sA..sE a node's statements may use (fw-ascend-emit.c). */
+#define FW_AC_N_SCRATCH 5
 
 struct _Operand
 {
@@ -87,7 +92,10 @@ typedef struct
   GArray            *slot_eb;    /* guint per temp slot */
   GArray            *kernel_buffers;
   GString           *compute;
-  gboolean           scratch[3];
+  gboolean           scratch[FW_AC_N_SCRATCH];
+  /* A float16 group whose reductions, normalisations or transcendental chains compute in float32
+   * (fw_ac_decide_wide): its scratch, row scratch and reduction buffers hold float (max_eb 4). */
+  gboolean           wide;
   gboolean           row_scratch;
   gboolean           reduce;
   gboolean           uses_mask;   /* Compare/Select: counts and tile buffers in whole 256-byte blocks */
@@ -123,6 +131,8 @@ gboolean     fw_ac_read_space             (Gen            *g,
                                            GError        **error);
 gboolean     fw_ac_build_operands         (Gen            *g,
                                            GError        **error);
+void         fw_ac_decide_wide            (Gen            *g);
+gboolean     fw_ac_computes_wide          (const FwNode   *node);
 void         fw_ac_collect_kernel_buffers (Gen            *g);
 gdouble      fw_ac_kernel_bytes           (Gen            *g,
                                            gint64          tile_len,
@@ -138,6 +148,14 @@ gboolean     fw_ac_emit_node              (Gen            *g,
                                            guint           pos,
                                            FwNode         *node,
                                            GError        **error);
+
+/* erf(src) into dst over count elements (the vector unit has no Erf instruction), with three scratch tensors
+ * of ctype named sA, sB and sC in scope. */
+void         fw_ac_erf_statements         (GString        *s,
+                                           const char     *dst,
+                                           const char     *src,
+                                           const char     *ctype,
+                                           const char     *count);
 
 /* fw-ascend-rows.c. How an operand of a per-row binary instruction is laid out: a tile (a row every
  * ROW_STRIDE), one value per row (broadcast with Brcb first), or the one resident row. */
@@ -209,8 +227,38 @@ void         fw_ac_cube_entry_fields      (Gen            *g,
                                            GString        *s);
 void         fw_ac_cube_struct_fields     (Gen            *g,
                                            GString        *s);
+/* The TCubeTiling fields a mixed kernel's tiling struct carries (as cubeNAME), in order. */
+#define FW_AC_N_CUBE_FIELDS 22
+extern const char *const fw_ac_cube_fields[FW_AC_N_CUBE_FIELDS];
+/* Init's lines after the tiling is in this->cube: the Matmul object registered with the pipe, this core's
+ * share of C (m0, n0, sm, sn: M shares first). */
+extern const char fw_ac_cube_share_code[];
+
+/* fw-ascend-int8.c: an integer (QDQ) group's kernel: int8 Matmul, int32 C, the dequantise/requantise
+ * epilogue in vector code (FALSE / NULL with error, code FW-TG-005, for the groups it does not make). */
+gboolean        fw_ascend_int8_arrange    (const FwPlan      *plan,
+                                           const FwCandidate *candidate,
+                                           FwUbArrangement   *out,
+                                           GError           **error);
+FwAscendKernel *fw_ascend_int8_generate   (FwPlan            *plan,
+                                           const FwCandidate *candidate,
+                                           GError           **error);
 
 /* fw-ascend-codegen.c */
+/* An integer kernel from its files (source, taken) and tiling; product_abs: the bound of the reference's
+ * float sum against the kernel's exact integer one (fw_ascend_kernel_product_tolerance). No SuperKernel body. */
+FwAscendKernel *fw_ac_kernel_new_integer  (FwKernelSource       *source,
+                                           const FwAscendTiling *tiling,
+                                           gdouble               product_abs);
+/* The host tiling file after its header comment, for a kernel whose tiling was computed here for profile (a
+ * mixed kernel's): it hands out t's numbers when the UB given holds the kernel's buffers. */
+void         fw_ac_host_tiling_fixed      (GString              *s,
+                                           const char           *name,
+                                           const char           *struct_name,
+                                           const FwProfile      *profile,
+                                           const FwAscendTiling *t);
+/* The kernel folder's CMakeLists.txt: the device kernel NAME.cpp and the host tiling NAME_tiling.cpp. */
+char        *fw_ac_gen_cmake              (const char     *name);
 const char  *fw_ac_node_label             (const FwNode   *node);
 void         fw_ac_append_header          (Gen            *g,
                                            GString        *s,

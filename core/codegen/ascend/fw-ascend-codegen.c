@@ -41,8 +41,22 @@ struct _FwAscendKernel
 {
   FwAscendTiling  tiling;
   FwKernelSource *source;     /* the kernel .cpp first, then its tiling header, host tiling, CMake, README */
-  char           *body;       /* the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body) */
+  char           *body;       /* the kernel as a SuperKernel's sub-kernel (fw_ac_gen_body); NULL: none */
+  gboolean        integer;    /* an integer kernel (fw-ascend-int8.c): its product bound is product_abs */
+  gdouble         product_abs;
 };
+
+FwAscendKernel *
+fw_ac_kernel_new_integer (FwKernelSource *source, const FwAscendTiling *tiling, gdouble product_abs)
+{
+  FwAscendKernel *kernel = g_new0 (FwAscendKernel, 1);
+
+  kernel->source = source;
+  kernel->tiling = *tiling;
+  kernel->integer = TRUE;
+  kernel->product_abs = product_abs;
+  return kernel;
+}
 
 char *
 fw_ascend_escape_comment (const char *text)
@@ -166,6 +180,14 @@ gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
   GString *s = g_string_new (NULL);
 
   fw_ac_append_header (g, s, "host tiling");
+  fw_ac_host_tiling_fixed (s, g->name, g->struct_name, g->profile, t);
+  return g_string_free (s, FALSE);
+}
+
+void
+fw_ac_host_tiling_fixed (GString *s, const char *name, const char *struct_name, const FwProfile *profile,
+                         const FwAscendTiling *t)
+{
   g_string_append_printf (s, "#include <cstdint>\n\n#include \"%s_tiling.h\"\n\n"
     "/* The C block and the cube tiling were computed for %s (its L1, L0A/B/C, cube cores and UB) by Fusion\n"
     " * Workbench's cube tiling; another profile needs the kernel generated again. -1 when the UB given does not\n"
@@ -177,13 +199,12 @@ gen_host_tiling_cube (Gen *g, const FwAscendTiling *t)
     "    return -1;\n"
     "  const %s values = { %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT
     "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u, %" G_GINT64_FORMAT "u",
-    g->name, g->profile->name ? g->profile->name : "the plan's profile", t->kernel_ub_bytes, g->struct_name, g->struct_name,
-    t->kernel_ub_bytes, g->struct_name, t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
+    name, profile->name ? profile->name : "the plan's profile", t->kernel_ub_bytes, struct_name, struct_name,
+    t->kernel_ub_bytes, struct_name, t->total_length, t->tile_length, t->tile_num, t->rows, t->row_length,
     t->block_num, t->tiles_per_block);
   for (guint i = 0; i < t->n_cube; i++)
     g_string_append_printf (s, ", %" G_GUINT64_FORMAT "u", t->cube[i]);
   g_string_append (s, " };\n  *tiling = values;\n  return 0;\n}\n");
-  return g_string_free (s, FALSE);
 }
 
 static char *
@@ -330,7 +351,13 @@ fw_ascend_cmake_preamble (const char *name, const char *what)
 static char *
 gen_cmake (Gen *g)
 {
-  g_autofree char *preamble = fw_ascend_cmake_preamble (g->name, "fused kernel");
+  return fw_ac_gen_cmake (g->name);
+}
+
+char *
+fw_ac_gen_cmake (const char *name)
+{
+  g_autofree char *preamble = fw_ascend_cmake_preamble (name, "fused kernel");
 
   return g_strdup_printf (
     "%s"
@@ -343,7 +370,7 @@ gen_cmake (Gen *g)
     "target_compile_features(%s_tiling PRIVATE cxx_std_17)\n\n"
     "install(TARGETS %s_kernels %s_tiling LIBRARY DESTINATION lib)\n"
     "install(FILES %s_tiling.h DESTINATION include)\n",
-    preamble, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name, g->name);
+    preamble, name, name, name, name, name, name, name, name, name, name);
 }
 
 static void
@@ -471,6 +498,7 @@ arrange_once (Gen *g, GError **error)
   fw_ac_cube_decide (g);
   if (!fw_ac_build_operands (g, error) || (g->cube && !fw_ac_cube_check_operands (g)))
     return FALSE;
+  fw_ac_decide_wide (g);
   fw_ac_rows_decide (g);
   if (g->cube && g->alpha != 1.0)
     g_string_append_printf (g->compute, "    AscendC::Muls(v%u, v%u, static_cast<%s>(%.9g), n);  /* Gemm's alpha */\n",
@@ -570,28 +598,54 @@ to_arrangement (Gen *g, FwUbArrangement *out)
     }
 }
 
-/* The cube part of an integer (QDQ) group (int8 Matmul, int32 output) and its dequantising vector epilogue
- * are not generated yet: the host target computes the group. */
-static gboolean
-refuse_integer (GError **error)
-{
-  g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
-               _("Ascend target: no Ascend C lowering for integer (QDQ) groups yet; the host target computes them"));
-  return FALSE;
-}
-
 /* A fused attention (two cube products with the softmax between them on the vector unit, per block of
  * query rows) is no kernel of one compute root and its epilogue, the only ones this generator writes: refused
- * with its code (docs/reason-codes.md) until it has a lowering of its own. */
+ * with its code (docs/reason-codes.md) until it has a lowering of its own. A horizontal GEMM (one cube product
+ * whose column slices each take their own epilogue) is refused the same way (FW-TG-006). */
 static gboolean
 refuse_attention (const FwCandidate *candidate, GError **error)
 {
+  if (fw_kernel_spec_get_hgemm (candidate->spec) != NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                   _("Ascend target: [FW-TG-006] a horizontal GEMM (one product over concatenated weights, each "
+                     "projection's epilogue on its column slice) has no Ascend C lowering yet"));
+      return TRUE;
+    }
   if (fw_kernel_spec_get_attention (candidate->spec) == NULL)
     return FALSE;
   g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                _("Ascend target: [FW-TG-003] fused attention (scores, softmax and the product with V in one kernel) "
                  "has no Ascend C lowering yet"));
   return TRUE;
+}
+
+/* bfloat16 on the 910B profile: the vector instructions (Add.md, Exp.md, ReduceSum.md... on Atlas A2) take
+ * half, float and the integers, not bfloat16_t; only Cast converts it (bfloat16 -> float CAST_NONE, float ->
+ * bfloat16 CAST_RINT and the directed modes). A bfloat16 group would be widened to float32 throughout, which
+ * this generator and the twin (no bfloat16_t) do not do yet: refused with its code (docs/reason-codes.md). */
+static gboolean
+refuse_bfloat16 (const FwCandidate *candidate, GError **error)
+{
+  for (guint i = 0; i < candidate->nodes->len; i++)
+    {
+      const FwNode *node = g_ptr_array_index (candidate->nodes, i);
+      gboolean bf16 = FALSE;
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        bf16 |= node->inputs[k] != NULL && node->inputs[k]->dtype == FW_DTYPE_BFLOAT16;
+      for (guint k = 0; k < node->n_outputs; k++)
+        bf16 |= node->outputs[k] != NULL && node->outputs[k]->dtype == FW_DTYPE_BFLOAT16;
+      if (bf16)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
+                       _("Ascend target: [FW-TG-004] bfloat16 group: the Ascend vector instructions compute half and "
+                         "float, not bfloat16 (only Cast converts it), and the float32 form of a bfloat16 group is not "
+                         "generated yet"));
+          return TRUE;
+        }
+    }
+  return FALSE;
 }
 
 gboolean
@@ -601,10 +655,10 @@ fw_ascend_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbArrange
   gboolean ok;
 
   g_return_val_if_fail (plan != NULL && candidate != NULL && candidate->spec != NULL && out != NULL, FALSE);
-  if (refuse_attention (candidate, error))
+  if (refuse_attention (candidate, error) || refuse_bfloat16 (candidate, error))
     return FALSE;
   if (fw_candidate_is_integer (candidate))
-    return refuse_integer (error);
+    return fw_ascend_int8_arrange (plan, candidate, out, error);
   gen_init (&g, plan, candidate);
   ok = arrange (&g, TRUE, error);
   if (ok)
@@ -695,13 +749,10 @@ fw_ascend_kernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **
                    candidate->index);
       return NULL;
     }
-  if (refuse_attention (candidate, error))
+  if (refuse_attention (candidate, error) || refuse_bfloat16 (candidate, error))
     return NULL;
   if (fw_candidate_is_integer (candidate))
-    {
-      refuse_integer (error);
-      return NULL;
-    }
+    return fw_ascend_int8_generate (plan, candidate, error);
   for (guint i = 0; i < candidate->nodes->len; i++)
     {
       const FwNode *node = g_ptr_array_index (candidate->nodes, i);
@@ -759,11 +810,19 @@ max_abs (const FwArray *a)
   return m;
 }
 
+gboolean
+fw_ascend_kernel_is_integer (FwAscendKernel *kernel)
+{
+  return kernel->integer;
+}
+
 gdouble
 fw_ascend_kernel_product_tolerance (FwAscendKernel *kernel, FwArray *const *inputs)
 {
   const FwAscendTiling *t = &kernel->tiling;
 
+  if (kernel->integer)
+    return kernel->product_abs;
   if (t->n_cube == 0 || inputs == NULL)
     return 0;
   /* cube[3] is Ka; the fields are in cube_fields' order (fw-ascend-cube.c). */

@@ -264,10 +264,22 @@ fw_ac_cube_tile (Gen *g)
 
 /* The tiling struct's fields after the seven of every kernel, in order (the kernel copies them into its
  * TCubeTiling and its batch walk). */
-static const char *const cube_fields[] = {
+const char *const fw_ac_cube_fields[FW_AC_N_CUBE_FIELDS] = {
   "usedCoreNum", "M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN", "singleCoreK", "baseM", "baseN", "baseK",
   "depthA1", "depthB1", "stepM", "stepN", "stepKa", "stepKb", "isBias", "iterateOrder", "dbL0A", "dbL0B", "dbL0C",
 };
+#define cube_fields fw_ac_cube_fields
+
+const char fw_ac_cube_share_code[] =
+  "    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &this->cube);\n"
+  "    uint32_t idx = static_cast<uint32_t>(AscendC::GetBlockIdx());\n"
+  "    uint32_t m = static_cast<uint32_t>(this->cube.M), n = static_cast<uint32_t>(this->cube.N);\n"
+  "    uint32_t scm = static_cast<uint32_t>(this->cube.singleCoreM), scn = static_cast<uint32_t>(this->cube.singleCoreN);\n"
+  "    uint32_t mShares = (m + scm - 1) / scm;\n"
+  "    this->m0 = (idx % mShares) * scm;\n"
+  "    this->n0 = (idx / mShares) * scn;\n"
+  "    this->sm = m - this->m0 < scm ? m - this->m0 : scm;\n"
+  "    this->sn = n - this->n0 < scn ? n - this->n0 : scn;\n";
 
 static guint
 cube_values (Gen *g, guint64 *v)
@@ -384,19 +396,12 @@ fw_ac_cube_init (Gen *g, GString *s)
                       "    this->tileRows = static_cast<uint32_t>(tiling.rows);\n");
   for (guint i = 0; i < G_N_ELEMENTS (cube_fields); i++)
     g_string_append_printf (s, "    this->cube.%s = static_cast<int>(tiling.cube%s);\n", cube_fields[i], cube_fields[i]);
-  g_string_append_printf (s,
+  g_string_append (s,
     "    this->batch = tiling.batch;\n"
     "    this->aBatch = tiling.aBatch;\n"
-    "    this->bBatch = tiling.bBatch;\n"
-    "    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &this->cube);\n"
-    "    uint32_t idx = static_cast<uint32_t>(AscendC::GetBlockIdx());\n"
-    "    uint32_t m = static_cast<uint32_t>(this->cube.M), n = static_cast<uint32_t>(this->cube.N);\n"
-    "    uint32_t scm = static_cast<uint32_t>(this->cube.singleCoreM), scn = static_cast<uint32_t>(this->cube.singleCoreN);\n"
-    "    uint32_t mShares = (m + scm - 1) / scm;\n"
-    "    this->m0 = (idx %% mShares) * scm;\n"
-    "    this->n0 = (idx / mShares) * scn;\n"
-    "    this->sm = m - this->m0 < scm ? m - this->m0 : scm;\n"
-    "    this->sn = n - this->n0 < scn ? n - this->n0 : scn;\n"
+    "    this->bBatch = tiling.bBatch;\n");
+  g_string_append (s, fw_ac_cube_share_code);
+  g_string_append_printf (s,
     "    this->aBase = reinterpret_cast<__gm__ %s *>(cubeA);\n"
     "    this->bBase = reinterpret_cast<__gm__ %s *>(cubeB);\n",
     cube_ctype (g->cube_a), cube_ctype (g->cube_b));

@@ -68,13 +68,30 @@ view_scalar (View *v, const char *expr)
   g_strlcpy (v->expr, expr, sizeof v->expr);
 }
 
-static const char *scratch_names[3] = { "sA", "sB", "sC" };
+static const char *scratch_names[FW_AC_N_SCRATCH] = { "sA", "sB", "sC", "sD", "sE" };
 
 static void
 use_scratch (Gen *g, guint i, const char *ctype)
 {
   g->scratch[i] = TRUE;
   emit (g, "      AscendC::LocalTensor<%s> %s = scratch%u.Get<%s>();\n", ctype, scratch_names[i], i, ctype);
+}
+
+/* A float16 group's float32 islands (fw_ac_computes_wide): the half operand widened into a float scratch
+ * tile, and the float result rounded back once. Cast.md (Atlas A2 table): half -> float takes CAST_NONE only
+ * and is exact; float -> half with CAST_RINT rounds to nearest, ties to even, as ONNX's float -> float16. */
+static void
+emit_widen (Gen *g, const char *dst, const char *src, const char *count)
+{
+  emit (g, "      AscendC::Cast(%s, %s, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(%s));  /* half -> float */\n",
+        dst, src, count);
+}
+
+static void
+emit_narrow (Gen *g, const char *dst, const char *src, const char *count)
+{
+  emit (g, "      AscendC::Cast(%s, %s, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(%s));  /* float -> half */\n",
+        dst, src, count);
 }
 
 static gboolean
@@ -305,39 +322,44 @@ emit_binary (Gen *g, const char *op, const char *dst, const View *a, const View 
 }
 
 /* Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7): the vector unit has no Erf instruction.
- * erf(x) = sign(x) (1 − (a1 t + a2 t² + a3 t³ + a4 t⁴ + a5 t⁵) e^(−x²)), t = 1 / (1 + p|x|). */
+ * erf(x) = sign(x) (1 − (a1 t + a2 t² + a3 t³ + a4 t⁴ + a5 t⁵) e^(−x²)), t = 1 / (1 + p|x|). Into s, over
+ * count elements, with the three scratch tensors sA, sB, sC in scope. */
+void
+fw_ac_erf_statements (GString *s, const char *dst, const char *src, const char *ctype, const char *c)
+{
+  g_string_append (s, "      /* erf by Abramowitz-Stegun 7.1.26: no Erf instruction exists */\n");
+  g_string_append_printf (s, "      AscendC::Abs(sA, %s, %s);\n", src, c);
+  g_string_append_printf (s, "      AscendC::Muls(sB, sA, static_cast<%s>(0.3275911f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Adds(sB, sB, static_cast<%s>(1.0f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Reciprocal(sB, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Muls(sC, sB, static_cast<%s>(1.061405429f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(-1.453152027f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(1.421413741f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(-0.284496736f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(0.254829592f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Mul(sB, sA, sA, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Muls(sB, sB, static_cast<%s>(-1.0f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Exp(sB, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
+  g_string_append_printf (s, "      AscendC::Muls(sC, sC, static_cast<%s>(-1.0f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Adds(sC, sC, static_cast<%s>(1.0f), %s);\n", ctype, c);
+  /* sign(x) as x / (|x| + tiny): exact away from 0, and erf is 0 there anyway. */
+  g_string_append_printf (s, "      AscendC::Adds(sA, sA, static_cast<%s>(1e-7f), %s);\n", ctype, c);
+  g_string_append_printf (s, "      AscendC::Div(sA, %s, sA, %s);\n", src, c);
+  g_string_append_printf (s, "      AscendC::Mul(%s, sC, sA, %s);\n", dst, c);
+}
+
 static void
 emit_erf (Gen *g, const char *dst, const char *src, const char *ctype)
 {
-  const char *c = "n";
-
   use_scratch (g, 0, ctype);
   use_scratch (g, 1, ctype);
   use_scratch (g, 2, ctype);
-  emit (g, "      /* erf by Abramowitz-Stegun 7.1.26: no Erf instruction exists */\n");
-  emit (g, "      AscendC::Abs(sA, %s, %s);\n", src, c);
-  emit (g, "      AscendC::Muls(sB, sA, static_cast<%s>(0.3275911f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Adds(sB, sB, static_cast<%s>(1.0f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Reciprocal(sB, sB, %s);\n", c);
-  emit (g, "      AscendC::Muls(sC, sB, static_cast<%s>(1.061405429f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(-1.453152027f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(1.421413741f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(-0.284496736f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(0.254829592f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Mul(sB, sA, sA, %s);\n", c);
-  emit (g, "      AscendC::Muls(sB, sB, static_cast<%s>(-1.0f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Exp(sB, sB, %s);\n", c);
-  emit (g, "      AscendC::Mul(sC, sC, sB, %s);\n", c);
-  emit (g, "      AscendC::Muls(sC, sC, static_cast<%s>(-1.0f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Adds(sC, sC, static_cast<%s>(1.0f), %s);\n", ctype, c);
-  /* sign(x) as x / (|x| + tiny): exact away from 0, and erf is 0 there anyway. */
-  emit (g, "      AscendC::Adds(sA, sA, static_cast<%s>(1e-7f), %s);\n", ctype, c);
-  emit (g, "      AscendC::Div(sA, %s, sA, %s);\n", src, c);
-  emit (g, "      AscendC::Mul(%s, sC, sA, %s);\n", dst, c);
+  fw_ac_erf_statements (g->compute, dst, src, ctype, "n");
 }
 
 /* Sigmoid = 1 / (1 + e^(−x)) and tanh = 2 sigmoid(2x) − 1: no instruction for either; this form does not
@@ -587,6 +609,7 @@ typedef struct
   const char *ctype;
   gboolean    row_out;  /* the result holds one value per row */
   const char *count;    /* the element count the result's instructions take */
+  gboolean    wide;     /* a float16 result computed in float32 (fw_ac_computes_wide) */
   char        dst[32];
   View        a;
 } NodeLowering;
@@ -637,6 +660,24 @@ lower_unary (const NodeLowering *x, GError **error)
               count, dst, dst, a.expr, count);
       else if (ib->kind == KIND_IMMEDIATE && ib->imm == -1.0)
         emit (g, "      AscendC::Reciprocal(%s, %s, %s);\n", dst, a.expr, count);
+      else if (x->wide)
+        {
+          /* In float32 for a float16 x: a half ln x would carry its rounding, times y, into the exponent. */
+          emit (g, "      /* x^y = exp(y ln x), valid for x > 0: no vector Pow instruction; float32 for half x */\n");
+          use_scratch (g, 3, "float");
+          emit_widen (g, "sD", a.expr, count);
+          emit (g, "      AscendC::Ln(sD, sD, %s);\n", count);
+          if (b.scalar)
+            emit (g, "      AscendC::Muls(sD, sD, static_cast<float>(%s), %s);\n", b.expr, count);
+          else
+            {
+              use_scratch (g, 4, "float");
+              emit_widen (g, "sE", b.expr, count);
+              emit (g, "      AscendC::Mul(sD, sD, sE, %s);\n", count);
+            }
+          emit (g, "      AscendC::Exp(sD, sD, %s);\n", count);
+          emit_narrow (g, dst, "sD", count);
+        }
       else
         {
           /* x^y = e^(y ln x): no Pow instruction; defined for x > 0 only, as the comment in the README says. */
@@ -660,42 +701,58 @@ lower_activation (const NodeLowering *x, GError **error)
 {
   Gen *g = x->g;
   FwNode *node = x->node;
-  const char *op = x->op, *ctype = x->ctype, *count = x->count, *dst = x->dst;
+  const char *op = x->op, *count = x->count;
+  const char *ctype = x->wide ? "float" : x->ctype;
+  /* A float16 result: the chain runs on the input widened into sD, its result in sE, rounded once. */
+  const char *dst = x->wide ? "sE" : x->dst, *src = x->wide ? "sD" : x->a.expr;
   const View a = x->a;
 
+  if (x->wide && (strcmp (op, "Sigmoid") == 0 || strcmp (op, "Tanh") == 0 || strcmp (op, "Erf") == 0 ||
+                  strcmp (op, "Gelu") == 0))
+    {
+      const char *approx = fw_node_get_attr_string (node, "approximate");
+      if (strcmp (op, "Gelu") == 0 && approx != NULL && strcmp (approx, "none") != 0)
+        return NO_LOWERING;
+      emit (g, "      /* %s of a float16 value in float32: one rounding to half at the end */\n", op);
+      use_scratch (g, 3, "float");
+      use_scratch (g, 4, "float");
+      emit_widen (g, "sD", a.expr, "n");
+    }
   if (strcmp (op, "Sigmoid") == 0)
     {
       emit (g, "      /* sigmoid = 1 / (1 + exp(-x)): no Sigmoid instruction */\n");
-      emit_sigmoid (g, dst, a.expr, ctype, 1.0);
-      return LOWERED;
+      emit_sigmoid (g, dst, src, ctype, 1.0);
     }
-  if (strcmp (op, "Tanh") == 0)
+  else if (strcmp (op, "Tanh") == 0)
     {
       emit (g, "      /* tanh = 2 sigmoid(2x) - 1: no Tanh instruction */\n");
-      emit_sigmoid (g, dst, a.expr, ctype, 2.0);
+      emit_sigmoid (g, dst, src, ctype, 2.0);
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(2.0f), n);\n", dst, dst, ctype);
       emit (g, "      AscendC::Adds(%s, %s, static_cast<%s>(-1.0f), n);\n", dst, dst, ctype);
-      return LOWERED;
     }
-  if (strcmp (op, "Erf") == 0)
-    {
-      emit_erf (g, dst, a.expr, ctype);
-      return LOWERED;
-    }
-  if (strcmp (op, "Gelu") == 0)
+  else if (strcmp (op, "Erf") == 0)
+    emit_erf (g, dst, src, ctype);
+  else if (strcmp (op, "Gelu") == 0)
     {
       const char *approx = fw_node_get_attr_string (node, "approximate");
       if (approx != NULL && strcmp (approx, "none") != 0)
         return NO_LOWERING;
       emit (g, "      /* gelu = x (1 + erf(x / sqrt 2)) / 2, erf composed below */\n");
       /* erf reads its argument from dst and writes back there: it needs all three scratch buffers. */
-      emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(0.70710678f), n);\n", dst, a.expr, ctype);
+      emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(0.70710678f), n);\n", dst, src, ctype);
       emit_erf (g, dst, dst, ctype);
       emit (g, "      AscendC::Adds(%s, %s, static_cast<%s>(1.0f), n);\n", dst, dst, ctype);
-      emit (g, "      AscendC::Mul(%s, %s, %s, n);\n", dst, dst, a.expr);
+      emit (g, "      AscendC::Mul(%s, %s, %s, n);\n", dst, dst, src);
       emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(0.5f), n);\n", dst, dst, ctype);
+    }
+  if (strcmp (op, "Sigmoid") == 0 || strcmp (op, "Tanh") == 0 || strcmp (op, "Erf") == 0 || strcmp (op, "Gelu") == 0)
+    {
+      if (x->wide)
+        emit_narrow (g, x->dst, dst, "n");
       return LOWERED;
     }
+  ctype = x->ctype;
+  dst = x->dst;
   if (strcmp (op, "LeakyRelu") == 0)
     {
       g_autofree char *alpha = literal (fw_node_get_attr_float (node, "alpha", 0.01f));
@@ -785,15 +842,38 @@ lower_batch_norm (const NodeLowering *x, GError **error)
   return NOT_THIS;
 }
 
+/* One value per row of x's input: a sum (divided by the row for a mean) or an extreme. A float16 sum widens
+ * the tile into sD and sums in float32 into the row scratch, rounding once into the half result; the half
+ * extremes are exact and stay half. */
+static void
+emit_reduce_rows (const NodeLowering *x, const char *api, gboolean mean)
+{
+  Gen *g = x->g;
+  g_autofree char *inv = literal (1.0 / (double) g->row_len);
+  const char *ctype = x->wide ? "float" : x->ctype, *dst = x->wide ? "sR" : x->dst;
+
+  if (x->wide)
+    {
+      emit (g, "      /* a float16 sum accumulates in float32 */\n");
+      use_scratch (g, 3, "float");
+      g->row_scratch = TRUE;
+      emit (g, "      AscendC::LocalTensor<float> sR = rowScratch.Get<float>();\n");
+      emit_widen (g, "sD", x->a.expr, "n");
+    }
+  emit_row_reduce (g, api, dst, x->wide ? "sD" : x->a.expr, ctype);
+  if (mean)
+    emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
+  if (x->wide)
+    emit_narrow (g, x->dst, "sR", "rowsN");
+}
+
 /* Row reductions: one value per row of the tile. */
 static Lowered
 lower_reduce (const NodeLowering *x, GError **error)
 {
-  Gen *g = x->g;
-  const char *op = x->op, *ctype = x->ctype, *dst = x->dst;
+  const char *op = x->op;
   Operand *ia = x->ia;
   gboolean row_out = x->row_out;
-  const View a = x->a;
 
   if (g_str_has_prefix (op, "Reduce") && row_out && ia->role == FW_SHAPE_FULL &&
       (strcmp (op, "ReduceSum") == 0 || strcmp (op, "ReduceMean") == 0 || strcmp (op, "ReduceMax") == 0 ||
@@ -801,12 +881,7 @@ lower_reduce (const NodeLowering *x, GError **error)
     {
       const char *api = strcmp (op, "ReduceMax") == 0 ? "ReduceMax" : strcmp (op, "ReduceMin") == 0 ? "ReduceMin" :
                         "ReduceSum";
-      emit_row_reduce (g, api, dst, a.expr, ctype);
-      if (strcmp (op, "ReduceMean") == 0)
-        {
-          g_autofree char *inv = literal (1.0 / (double) g->row_len);
-          emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
-        }
+      emit_reduce_rows (x, api, strcmp (op, "ReduceMean") == 0);
       return LOWERED;
     }
   if ((strcmp (op, "GlobalAveragePool") == 0 || strcmp (op, "GlobalMaxPool") == 0) && row_out &&
@@ -814,12 +889,7 @@ lower_reduce (const NodeLowering *x, GError **error)
     {
       /* The planner makes the spatial axes the row: one value per (n, c). */
       gboolean avg = strcmp (op, "GlobalAveragePool") == 0;
-      emit_row_reduce (g, avg ? "ReduceSum" : "ReduceMax", dst, a.expr, ctype);
-      if (avg)
-        {
-          g_autofree char *inv = literal (1.0 / (double) g->row_len);
-          emit (g, "      AscendC::Muls(%s, %s, static_cast<%s>(%s), rowsN);\n", dst, dst, ctype, inv);
-        }
+      emit_reduce_rows (x, avg ? "ReduceSum" : "ReduceMax", avg);
       return LOWERED;
     }
   return NOT_THIS;
@@ -847,6 +917,29 @@ emit_rows_scalar (Gen *g, gboolean sub, const char *dst, const char *src, gboole
           dst, src, ctype);
 }
 
+/* Whether a half operand view has a float32 form for widen_view: not the per-row scalars. */
+static gboolean
+widens (const View *v)
+{
+  return v->scalar || v->per_row != VIEW_ROW_SCALAR;
+}
+
+/* The view in float32: a resident row cast into the first row of scratch s (read with a repeat stride of 0
+ * as before), a tile widened into it; a scalar expression is already float. */
+static void
+widen_view (Gen *g, View *v, guint s)
+{
+  if (v->scalar)
+    return;
+  use_scratch (g, s, "float");
+  if (v->per_row == VIEW_ROW_VECTOR)
+    emit (g, "      AscendC::Cast(%s, %s, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(ROW_LEN));  /* the resident row */\n",
+          scratch_names[s], v->expr);
+  else
+    emit_widen (g, scratch_names[s], v->expr, "n");
+  g_strlcpy (v->expr, scratch_names[s], sizeof v->expr);
+}
+
 /* LayerNormalization, LogSoftmax and Softmax over whole rows. */
 static Lowered
 lower_row_norm (const NodeLowering *x, GError **error)
@@ -857,7 +950,15 @@ lower_row_norm (const NodeLowering *x, GError **error)
   Operand *ia = x->ia, *ib = x->ib;
   gboolean row_out = x->row_out;
   const View a = x->a;
+  /* A float16 row: widened into sD, normalised there in float32 (row scratch float too), rounded once. */
+  const char *ct = x->wide ? "float" : ctype, *work = x->wide ? "sD" : dst, *src = x->wide ? "sD" : a.expr;
 
+  if ((strcmp (op, "LayerNormalization") == 0 || strcmp (op, "LogSoftmax") == 0 || strcmp (op, "Softmax") == 0) &&
+      x->wide && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
+    {
+      emit (g, "      /* %s of float16 rows in float32 */\n", op);
+      use_scratch (g, 3, "float");
+    }
   if (strcmp (op, "LayerNormalization") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL &&
       layer_norm_rows_match (g, node))
     {
@@ -871,18 +972,36 @@ lower_row_norm (const NodeLowering *x, GError **error)
           (ibias != NULL && !get_binary_view (g, ibias, FW_SHAPE_FULL, ctype, 2, &bias, error)))
         return LOWER_FAILED;
       g->row_scratch = TRUE;
-      use_scratch (g, 0, ctype);
+      use_scratch (g, 0, ct);
       emit (g, "      /* layer norm over the row: (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias */\n");
-      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
-      emit_row_reduce (g, "ReduceSum", "sR", a.expr, ctype);
-      emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, inv);
-      emit_rows_scalar (g, TRUE, dst, a.expr, TRUE, ctype);
-      emit (g, "      AscendC::Mul(sA, %s, %s, n);\n", dst, dst);
-      emit_row_reduce (g, "ReduceSum", "sR", "sA", ctype);
-      emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, inv);
-      emit (g, "      AscendC::Adds(sR, sR, static_cast<%s>(%s), rowsN);\n", ctype, eps);
+      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ct, ct);
+      if (x->wide)
+        emit_widen (g, "sD", a.expr, "n");
+      emit_row_reduce (g, "ReduceSum", "sR", src, ct);
+      emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ct, inv);
+      emit_rows_scalar (g, TRUE, work, src, TRUE, ct);
+      emit (g, "      AscendC::Mul(sA, %s, %s, n);\n", work, work);
+      emit_row_reduce (g, "ReduceSum", "sR", "sA", ct);
+      emit (g, "      AscendC::Muls(sR, sR, static_cast<%s>(%s), rowsN);\n", ct, inv);
+      emit (g, "      AscendC::Adds(sR, sR, static_cast<%s>(%s), rowsN);\n", ct, eps);
       emit (g, "      AscendC::Sqrt(sR, sR, rowsN);\n");
-      emit_rows_scalar (g, FALSE, dst, dst, TRUE, ctype);
+      emit_rows_scalar (g, FALSE, work, work, TRUE, ct);
+      if (x->wide && widens (&scale) && (ibias == NULL || widens (&bias)))
+        {
+          /* The scale and bias in float32 too: one rounding, at the result. */
+          widen_view (g, &scale, 1);
+          if (ibias != NULL)
+            widen_view (g, &bias, 2);
+          view_tensor (&d, work);
+          if (!emit_binary (g, "Mul", work, &d, &scale, "n", ct, error) ||
+              (ibias != NULL && !emit_binary (g, "Add", work, &d, &bias, "n", ct, error)))
+            return LOWER_FAILED;
+          emit_narrow (g, dst, work, "n");
+          return LOWERED;
+        }
+      /* Per-row scale or bias values: applied in half after the rounding. */
+      if (x->wide)
+        emit_narrow (g, dst, work, "n");
       view_tensor (&d, dst);
       if (!emit_binary (g, "Mul", dst, &d, &scale, "n", ctype, error) ||
           (ibias != NULL && !emit_binary (g, "Add", dst, &d, &bias, "n", ctype, error)))
@@ -892,27 +1011,35 @@ lower_row_norm (const NodeLowering *x, GError **error)
   if (strcmp (op, "LogSoftmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
     {
       g->row_scratch = TRUE;
-      use_scratch (g, 0, ctype);
+      use_scratch (g, 0, ct);
       emit (g, "      /* log softmax over the row: (x - max) - ln(sum(exp(x - max))), with row reductions */\n");
-      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
-      emit_row_reduce (g, "ReduceMax", "sR", a.expr, ctype);
-      emit_rows_scalar (g, TRUE, dst, a.expr, FALSE, ctype);
-      emit (g, "      AscendC::Exp(sA, %s, n);\n", dst);
-      emit_row_reduce (g, "ReduceSum", "sR", "sA", ctype);
+      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ct, ct);
+      if (x->wide)
+        emit_widen (g, "sD", a.expr, "n");
+      emit_row_reduce (g, "ReduceMax", "sR", src, ct);
+      emit_rows_scalar (g, TRUE, work, src, FALSE, ct);
+      emit (g, "      AscendC::Exp(sA, %s, n);\n", work);
+      emit_row_reduce (g, "ReduceSum", "sR", "sA", ct);
       emit (g, "      AscendC::Ln(sR, sR, rowsN);\n");
-      emit_rows_scalar (g, TRUE, dst, dst, TRUE, ctype);
+      emit_rows_scalar (g, TRUE, work, work, TRUE, ct);
+      if (x->wide)
+        emit_narrow (g, dst, work, "n");
       return LOWERED;
     }
   if (strcmp (op, "Softmax") == 0 && g->rows_mode && !row_out && ia->role == FW_SHAPE_FULL)
     {
       g->row_scratch = TRUE;
       emit (g, "      /* softmax over the row: exp(x - max) / sum, with row reductions */\n");
-      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ctype, ctype);
-      emit_row_reduce (g, "ReduceMax", "sR", a.expr, ctype);
-      emit_rows_scalar (g, TRUE, dst, a.expr, FALSE, ctype);
-      emit (g, "      AscendC::Exp(%s, %s, n);\n", dst, dst);
-      emit_row_reduce (g, "ReduceSum", "sR", dst, ctype);
-      emit_rows_scalar (g, FALSE, dst, dst, FALSE, ctype);
+      emit (g, "      AscendC::LocalTensor<%s> sR = rowScratch.Get<%s>();\n", ct, ct);
+      if (x->wide)
+        emit_widen (g, "sD", a.expr, "n");
+      emit_row_reduce (g, "ReduceMax", "sR", src, ct);
+      emit_rows_scalar (g, TRUE, work, src, FALSE, ct);
+      emit (g, "      AscendC::Exp(%s, %s, n);\n", work, work);
+      emit_row_reduce (g, "ReduceSum", "sR", work, ct);
+      emit_rows_scalar (g, FALSE, work, work, FALSE, ct);
+      if (x->wide)
+        emit_narrow (g, dst, work, "n");
       return LOWERED;
     }
   return NOT_THIS;
@@ -947,8 +1074,19 @@ lower_cast (const NodeLowering *x, GError **error)
     return NO_LOWERING;
   if (strcmp (ia->ctype, ctype) == 0)
     emit (g, "      AscendC::Muls(%s, v%u, static_cast<%s>(1), %s);\n", dst, ia->id, ctype, count);
+  else if (strcmp (ia->ctype, "int32_t") == 0 && strcmp (ctype, "half") == 0)
+    {
+      /* Cast.md (Atlas A2 table): int32 -> half ignores the round mode and scales by SetDeqScale (a dequantise,
+       * not a conversion); int32 -> float (CAST_NONE: round to nearest even where precision is lost) and
+       * float -> half (CAST_RINT) convert as ONNX's Cast does. */
+      use_scratch (g, 3, "float");
+      emit (g, "      AscendC::Cast(sD, v%u, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(%s));\n", ia->id, count);
+      emit_narrow (g, dst, "sD", count);
+    }
   else
     {
+      /* Cast.md's round modes as ONNX's Cast rounds: float to integer truncates (CAST_TRUNC), float -> half to
+       * nearest even (CAST_RINT); half -> float is exact, its one mode CAST_NONE. */
       if (fw_ac_is_float_ctype (ia->ctype) && !fw_ac_is_float_ctype (ctype))
         mode = "CAST_TRUNC";
       else if (strcmp (ia->ctype, "float") == 0 && strcmp (ctype, "half") == 0)
@@ -1007,6 +1145,7 @@ fw_ac_emit_node (Gen *g, guint pos, FwNode *node, GError **error)
   x.ctype = x.out->ctype;
   x.row_out = x.out->role == FW_SHAPE_ROW;
   x.count = x.row_out ? "rowsN" : "n";
+  x.wide = fw_ac_computes_wide (node);
   g_snprintf (x.dst, sizeof x.dst, "v%u", x.out->id);
   if (node->domain[0] != '\0')
     goto unsupported;

@@ -249,7 +249,7 @@ append_init (Gen *g, GString *s)
     append_init_queue (s, "outQueue", i, g_ptr_array_index (g->outputs, i));
   for (guint i = 0; i < g->slot_eb->len; i++)
     g_string_append_printf (s, "    pipe.InitBuffer(tmp%u, fullElems * %uu);\n", i, g_array_index (g->slot_eb, guint, i));
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < FW_AC_N_SCRATCH; i++)
     if (g->scratch[i])
       g_string_append_printf (s, "    pipe.InitBuffer(scratch%u, fullElems * %uu);\n", i, g->max_eb);
   if (g->row_scratch)
@@ -502,7 +502,7 @@ append_members (Gen *g, GString *s)
     g_string_append_printf (s, "  AscendC::TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM> outQueue%u;\n", i);
   for (guint i = 0; i < g->slot_eb->len; i++)
     g_string_append_printf (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> tmp%u;\n", i);
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < FW_AC_N_SCRATCH; i++)
     if (g->scratch[i])
       g_string_append_printf (s, "  AscendC::TBuf<AscendC::TPosition::VECCALC> scratch%u;\n", i);
   if (g->row_scratch)

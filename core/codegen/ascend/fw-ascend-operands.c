@@ -451,6 +451,47 @@ fw_ac_build_operands (Gen *g, GError **error)
   return TRUE;
 }
 
+/* Operators that a float16 group computes in float32: sums and means (CANN's autofuse promotes Sum, Mean and
+ * Prod to float32 for the same reason: a half accumulator loses the small terms and saturates at 65504),
+ * the normalisations built on them, and the compositions of several instructions standing for one ONNX op
+ * (erf, sigmoid, tanh, x^y), whose intermediates would each be rounded to half. */
+gboolean
+fw_ac_computes_wide (const FwNode *node)
+{
+  static const char *const ops[] = {
+    "ReduceSum", "ReduceMean", "GlobalAveragePool", "LayerNormalization", "Softmax", "LogSoftmax",
+    "Erf", "Gelu", "Sigmoid", "Tanh", "Pow",
+  };
+
+  if (node->n_outputs < 1 || node->outputs[0] == NULL || node->outputs[0]->dtype != FW_DTYPE_FLOAT16)
+    return FALSE;
+  for (guint k = 0; k < G_N_ELEMENTS (ops); k++)
+    if (strcmp (node->op_type, ops[k]) == 0)
+      {
+        double y;
+        /* The exponents fw-ascend-emit.c lowers to one instruction (x², √x, x, x³ as two, 1/x) stay half. */
+        if (strcmp (node->op_type, "Pow") == 0 && node->n_inputs == 2 && node->inputs[1] != NULL &&
+            node->inputs[1]->constant != NULL && node->inputs[1]->constant->n_elements == 1 &&
+            fw_tensor_get_double (node->inputs[1]->constant, 0, &y) &&
+            (y == 2.0 || y == 0.5 || y == 1.0 || y == 3.0 || y == -1.0))
+          return FALSE;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Decided before the row forms and the buffers: a half group with such an operator holds float32 in its
+ * scratch and reduction buffers, so they are sized (and the UB budget and tile priced) at 4 bytes. */
+void
+fw_ac_decide_wide (Gen *g)
+{
+  g->wide = FALSE;
+  for (guint i = 0; i < fw_kernel_spec_get_n_nodes (g->spec) && !g->wide; i++)
+    g->wide = fw_ac_computes_wide (fw_kernel_spec_get_node (g->spec, i));
+  if (g->wide)
+    g->max_eb = MAX (g->max_eb, 4);
+}
+
 /* A broadcast operand gets a tile-shaped copy unless it is one scalar or a resident row. */
 gboolean
 fw_ac_needs_expand (const Operand *o)
@@ -484,7 +525,7 @@ fw_ac_collect_kernel_buffers (Gen *g)
     }
   for (guint s = 0; s < g->slot_eb->len; s++)
     add_kernel_buffer (g, FW_SHAPE_FULL, g_array_index (g->slot_eb, guint, s), 1, 0);
-  for (guint s = 0; s < 3; s++)
+  for (guint s = 0; s < FW_AC_N_SCRATCH; s++)
     if (g->scratch[s])
       add_kernel_buffer (g, FW_SHAPE_FULL, g->max_eb, 1, 0);
   if (g->row_scratch)

@@ -149,6 +149,10 @@ collect (Gen *g, FwAscendKernelLookup lookup, gpointer data)
       /* The cube operator before an epilogue is the group's root: CANN's, whatever the group's kernel is. */
       if (s.k->candidate != G_MAXUINT && lookup != NULL)
         s.kernel = lookup (s.k->candidate, data);
+      /* A kernel without a sub-kernel body (an integer kernel: its GM workspace has no place in the scope's
+       * arguments yet) stands in as CANN's own operators do; its arithmetic is checked by its own twin run. */
+      if (s.kernel != NULL && fw_ascend_kernel_get_body (s.kernel) == NULL)
+        s.kernel = NULL;
       if (s.kernel != NULL)
         {
           const FwKernelSource *src = fw_ascend_kernel_get_kernel_source (s.kernel);

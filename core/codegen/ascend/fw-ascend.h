@@ -40,6 +40,9 @@ typedef struct
    * any other kernel. */
   guint   n_cube;
   guint64 cube[32];
+  /* Bytes of GM workspace the kernel takes (its argument after the outputs; an integer kernel's activation
+   * requantised to int8 for the cube, fw-ascend-int8.c); 0: none. */
+  gint64  workspace_bytes;
 } FwAscendTiling;
 
 /* One generated file: a name relative to the kernel's folder and its text. */
@@ -74,6 +77,9 @@ char                 *fw_ascend_cmake_preamble       (const char        *name,
  * order (a BLAS sgemm): the forward error bound of a K-term dot product, K u max|A| max|B| (u = 2^-24), for
  * each of the two sums; 0 for any other kernel. inputs in the kernel source's order (A and B first). An
  * absolute tolerance to add to the dtype's, where no explicit one was asked for. */
+/* An integer (QDQ) group's kernel (fw-ascend-int8.c): its product bound is of the dequantised operands, its
+ * inputs not needed. */
+gboolean              fw_ascend_kernel_is_integer    (FwAscendKernel    *kernel);
 gdouble               fw_ascend_kernel_product_tolerance (FwAscendKernel    *kernel,
                                                       FwArray *const    *inputs);
 /* The same bound for a product over k terms of a and b (a kernel re-run from a package, whose tiling gives k). */

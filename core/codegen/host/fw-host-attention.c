@@ -20,16 +20,6 @@
 #include "fw-host-codegen-private.h"
 #include "plan/fw-kernel-spec.h"
 
-static gint
-add_input (Gen *g, FwValue *v)
-{
-  for (guint i = 0; i < g->kernel->inputs->len; i++)
-    if (g_ptr_array_index (g->kernel->inputs, i) == v)
-      return (gint) i;
-  g_ptr_array_add (g->kernel->inputs, v);
-  return (gint) g->kernel->inputs->len - 1;
-}
-
 static gboolean
 is_op (const FwNode *node, const char *op)
 {
@@ -38,8 +28,8 @@ is_op (const FwNode *node, const char *op)
 
 /* Coordinates of `v` (rank `v->rank`) for an operand of a node whose result has coordinates `c` (rank
  * `rank`): numpy broadcasting from the right, "0" along v's axes of one. */
-static char **
-broadcast_coords (const FwValue *v, char **c, gint rank)
+char **
+fw_hc_broadcast_coords (const FwValue *v, char **c, gint rank)
 {
   char **s = g_new0 (char *, v->rank + 1);
 
@@ -50,8 +40,8 @@ broadcast_coords (const FwValue *v, char **c, gint rank)
 
 /* The linear index of coordinates c over dims, then the coordinates of the same element over v's dims: a
  * view's operand. */
-static char **
-reshape_coords (const FwValue *from, char **c, const FwValue *to)
+char **
+fw_hc_reshape_coords (const FwValue *from, char **c, const FwValue *to)
 {
   GString *lin = g_string_new ("0");
   char **s = g_new0 (char *, to->rank + 1);
@@ -95,7 +85,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
       fw_hc_append_const_element (out, v->constant, 0, FW_DTYPE_FLOAT);
       return TRUE;
     }
-  in = add_input (g, v);
+  in = fw_hc_kernel_input (g, v);
   g_string_append_printf (out, "in%d[0", in);
   for (gint a = v->rank - 1; a >= 0; a--)
     {
@@ -110,7 +100,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
 static gboolean
 operand_expr (Gen *g, FwValue *v, char **c, gint rank, GString *out, GError **error)
 {
-  char **s = broadcast_coords (v, c, rank);
+  char **s = fw_hc_broadcast_coords (v, c, rank);
   gboolean ok = value_expr (g, v, s, out, error);
 
   g_strfreev (s);
@@ -183,7 +173,7 @@ view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
         }
     }
   else if (is_op (p, "Expand"))
-    s = broadcast_coords (x, c, v->rank);
+    s = fw_hc_broadcast_coords (x, c, v->rank);
   else if (is_op (p, "Slice"))
     {
       gint64 start[FW_MAX_RANK], step[FW_MAX_RANK];
@@ -194,7 +184,7 @@ view_expr (Gen *g, FwNode *p, char **c, GString *out, GError **error)
         s[a] = g_strdup_printf ("((%s) * %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT ")", c[a], step[a], start[a]);
     }
   else
-    s = reshape_coords (v, c, x);
+    s = fw_hc_reshape_coords (v, c, x);
   ok = value_expr (g, x, s, out, error);
   g_strfreev (s);
   return ok;
@@ -368,6 +358,8 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_autofree char *dv = g_strdup_printf ("%" G_GINT64_FORMAT, a->dv);
   const gint64 *os = a->out_strides;
   GString *s = g->body;
+  gint64 block;
+  gboolean wide;
 
   for (gint i = 0; i < a->lead_rank; i++)
     nb *= a->lead[i];
@@ -377,13 +369,30 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append_printf (s, "  /* attention: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " queries in blocks of %"
                           G_GINT64_FORMAT ", %" G_GINT64_FORMAT " keys in blocks of %" G_GINT64_FORMAT "%s */\n",
                           nb, a->sq, qb, a->sk, kb, a->online ? ", online softmax" : "");
-  g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n    {\n",
-                          nb * a->sq * a->sk > PARALLEL_MIN_ELEMENTS ? "nt" : "1");
-  g_string_append_printf (s, "    float *sb = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n",
-                          qb * kb + qb * a->dv + 2 * qb + qb * a->d + a->d * kb + kb * a->dv);
-  g_string_append (s, "    if (sb == NULL)\n    {\n#pragma omp atomic write\n      fail = 1;\n    }\n");
-  g_string_append_printf (s, "#pragma omp for schedule(static)\n    for (int64_t t = 0; t < %" G_GINT64_FORMAT "; t++)\n"
-                          "    {\n      if (sb == NULL)\n        continue;\n", nb * nqb);
+  block = qb * kb + qb * a->dv + 2 * qb + qb * a->d + a->d * kb + kb * a->dv;
+  wide = nb * a->sq * a->sk > PARALLEL_MIN_ELEMENTS;
+  if (g->team)
+    {
+      /* Team form (FwSuperKernel.team): the program's team shares the query blocks, and the blocks' buffer
+         is the per-thread one it passes after the output. */
+      g->kernel->team_wide |= wide;
+      g->kernel->team_scratch_bytes = MAX (g->kernel->team_scratch_bytes, block * (gint64) sizeof (float));
+      g_string_append (s, "  {\n    {\n    float *sb = (float *) outs[1];\n");
+      if (wide)
+        g_string_append (s, "#pragma omp for schedule(static)\n");
+      else
+        g_string_append_printf (s, "#pragma omp for schedule(static, %" G_GINT64_FORMAT ")\n", MAX (nb * nqb, 1));
+      g_string_append_printf (s, "    for (int64_t t = 0; t < %" G_GINT64_FORMAT "; t++)\n    {\n", nb * nqb);
+    }
+  else
+    {
+      g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n    {\n",
+                              wide ? "nt" : "1");
+      g_string_append_printf (s, "    float *sb = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n", block);
+      g_string_append (s, "    if (sb == NULL)\n    {\n#pragma omp atomic write\n      fail = 1;\n    }\n");
+      g_string_append_printf (s, "#pragma omp for schedule(static)\n    for (int64_t t = 0; t < %" G_GINT64_FORMAT
+                              "; t++)\n    {\n      if (sb == NULL)\n        continue;\n", nb * nqb);
+    }
   g_string_append_printf (s, "      const int64_t b = t / %" G_GINT64_FORMAT ", i0 = (t %% %" G_GINT64_FORMAT ") * %"
                           G_GINT64_FORMAT ";\n", nqb, nqb, qb);
   g_string_append_printf (s, "      const int64_t nr = %" G_GINT64_FORMAT " - i0 < %" G_GINT64_FORMAT " ? %"
@@ -425,6 +434,9 @@ fw_hc_emit_attention (Gen *g, GError **error)
                           "          out0[oo + (i0 + i) * %" G_GINT64_FORMAT " + e * %" G_GINT64_FORMAT "] = "
                           "o[i * %s + e] * inv;\n      }\n",
                           dv, os[rank - 2], os[rank - 1], dv);
-  g_string_append (s, "    }\n    free (sb);\n    }\n    if (fail)\n      goto out;\n  }\n");
+  if (g->team)
+    g_string_append (s, "    }\n    }\n  }\n");
+  else
+    g_string_append (s, "    }\n    free (sb);\n    }\n    if (fail)\n      goto out;\n  }\n");
   return TRUE;
 }

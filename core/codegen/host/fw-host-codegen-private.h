@@ -9,7 +9,8 @@
  *   fw-host-dnnl.c       the oneDNN primitives the producers call
  *   fw-host-half.c       float16 and bfloat16: conversions, row converters, float32 panels of root operands
  *   fw-host-int8.c       integer (QDQ) groups: int8 products in int32, the dequantising epilogue, requantisation
- *   fw-host-attention.c  a fused attention group, whole: its own loop over query blocks and key blocks */
+ *   fw-host-attention.c  a fused attention group, whole: its own loop over query blocks and key blocks
+ *   fw-host-hgemm.c      a horizontal GEMM group, whole: one sgemm over packed weights, then each slice */
 #pragma once
 
 #include "fw-superkernel-private.h"
@@ -116,6 +117,8 @@ typedef struct
   guint              n_imm;
   gint               n_panels;  /* float32 copies of half root operands (hp[k]) */
   gboolean           half;      /* some value is float16 or bfloat16: the conversions are emitted */
+  gboolean           pass_lanes; /* the pass being emitted sums into lane accumulators (fw-host-region.c) */
+  gboolean           team;      /* kernel->team: the body's loops are work-shared in the caller's team */
   GString           *decls;     /* file-scope constants */
   GString           *body;      /* the entry's body */
 } Gen;
@@ -129,6 +132,10 @@ gboolean     fw_hc_unsupported         (GError       **error,
                                         const char    *format,
                                         ...);
 
+/* The index of v among the kernel's inputs, added when it is not one yet (the generators that write their
+ * whole bodies: attention, horizontal GEMM). */
+gint         fw_hc_kernel_input        (Gen           *g,
+                                        FwValue       *v);
 /* A model's string inside a generated comment, escaped so it cannot end the comment or splice lines. */
 void         fw_hc_append_comment_text (GString       *s,
                                         const char    *text);
@@ -224,6 +231,20 @@ gboolean     fw_hc_int8_codegen        (FwSuperKernel *kernel,
 /* fw-host-attention.c: a fused attention group's body, its inputs and its output (the schedule does not
  * run for it). */
 gboolean     fw_hc_emit_attention      (Gen           *g,
+                                        GError       **error);
+/* Index expressions (fw-host-attention.c), NULL-terminated arrays the caller frees with g_strfreev: the
+ * coordinates of v for an operand of a node whose result has coordinates c (rank `rank`), numpy broadcasting
+ * from the right; and, for a view, the coordinates over `to` of the element at coordinates c over `from`. */
+char       **fw_hc_broadcast_coords    (const FwValue *v,
+                                        char         **c,
+                                        gint           rank);
+char       **fw_hc_reshape_coords      (const FwValue *from,
+                                        char         **c,
+                                        const FwValue *to);
+
+/* fw-host-hgemm.c: a horizontal GEMM group's body, inputs and outputs, and the weights it packs side by side
+ * once (kernel->packed, passed after the inputs). */
+gboolean     fw_hc_emit_hgemm          (Gen           *g,
                                         GError       **error);
 
 G_END_DECLS

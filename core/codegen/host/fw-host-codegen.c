@@ -140,7 +140,39 @@ fw_hc_append_prelude (GString *src, gboolean half)
     fw_hc_append_half_helpers (src);
 }
 
+gint
+fw_hc_kernel_input (Gen *g, FwValue *v)
+{
+  for (guint i = 0; i < g->kernel->inputs->len; i++)
+    if (g_ptr_array_index (g->kernel->inputs, i) == v)
+      return (gint) i;
+  g_ptr_array_add (g->kernel->inputs, v);
+  return (gint) g->kernel->inputs->len - 1;
+}
+
 static void emit_function_body (Gen *g, GString *src);
+
+/* A half kernel's body twice: compiled for AVX2 with F16C, taken at run time where the CPU has both, and at
+ * the baseline (SSE2, or FW_SK_PORTABLE). Its conversions are F16C or AVX-512 instructions either way; the
+ * AVX2 copy also runs the float32 arithmetic between them eight lanes wide, where the baseline's is four,
+ * with the same operations in the same order (no FMA: -ffp-contract=off), so both give the same bits. A
+ * float32 kernel has no conversions to pay for and keeps one portable body (fw-host-toolchain.c: no
+ * -march). */
+static void
+emit_half_entries (Gen *g, GString *src)
+{
+  static const char args[] = " (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)";
+  static const char both[] = "(FW_SK_CPU_AVX2 | FW_SK_CPU_F16C)";
+
+  g_string_append_printf (src, "#if FW_SK_X86\n__attribute__ ((target (\"avx2,f16c\"))) static int\nfw_sk_entry_avx2%s\n{\n",
+                          args);
+  emit_function_body (g, src);
+  g_string_append_printf (src, "#endif\n\nstatic int\nfw_sk_entry_base%s\n{\n", args);
+  emit_function_body (g, src);
+  g_string_append_printf (src, "\nint\nfw_sk_entry%s\n{\n#if FW_SK_X86\n  if ((rt->features & %s) == %s)\n"
+                               "    return fw_sk_entry_avx2 (rt, ins, outs, nt);\n#endif\n"
+                               "  return fw_sk_entry_base (rt, ins, outs, nt);\n}\n", args, both, both);
+}
 
 static void
 gen_clear (Gen *g)
@@ -157,7 +189,7 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
 {
   Gen g = { 0 };
   GString *src;
-  gboolean ok, attention;
+  gboolean ok, attention, whole;
 
   g.plan = kernel->plan;
   g.cand = kernel->candidate;
@@ -176,13 +208,25 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.decls = g_string_new (NULL);
   g.body = g_string_new (NULL);
 
+  /* A fused attention and a horizontal GEMM write their whole bodies themselves. A scope's attention
+     sub-kernel (its own loops, no library) is in team form (see below); a horizontal GEMM calls sgemm and is
+     never a scope's sub-kernel. */
   attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL;
-  ok = attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
-  if (ok && !attention)
+  whole = attention || fw_kernel_spec_get_hgemm (g.cand->spec) != NULL;
+  g.team = attention && kernel->unit_name != NULL;
+  ok = fw_kernel_spec_get_hgemm (g.cand->spec) != NULL ? fw_hc_emit_hgemm (&g, error)
+       : attention ? fw_hc_emit_attention (&g, error) : fw_hc_schedule (&g, error);
+  if (ok && !whole)
     fw_hc_choose_producer (&g);
   for (guint i = 0; ok && i < g.vals->len; i++)
     g.half |= fw_hc_is_half (((SkVal *) g_ptr_array_index (g.vals, i))->dtype);
-  if (attention)
+  /* A scope's sub-kernel that calls no library joins its program's one team (fw-host-scope.c); sgemm and
+     oneDNN run their own threads, so a sub-kernel calling them keeps its parallel regions. */
+  if (!whole)
+    g.team = ok && kernel->unit_name != NULL && !g.half &&
+             (g.root == NULL || kernel->producer_kind == FW_SK_PRODUCER_DIRECT);
+  kernel->team = g.team;
+  if (whole)
     ;
   else if (ok && g.root == NULL)
     {
@@ -206,8 +250,14 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g_string_append (src, g.decls->str);
   if (g.decls->len)
     g_string_append_c (src, '\n');
-  g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
-  emit_function_body (&g, src);
+  if (g.half)
+    emit_half_entries (&g, src);
+  else
+    {
+      g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, "
+                            "int nt)\n{\n");
+      emit_function_body (&g, src);
+    }
   kernel->source = g_string_free (src, FALSE);
   kernel->half = g.half;
   if (kernel->unit_name != NULL)
@@ -253,6 +303,13 @@ emit_function_body (Gen *g, GString *src)
   if (g->n_panels > 0)
     g_string_append_printf (src, "  float *hp[%d] = { NULL };\n", g->n_panels);
   g_string_append (src, g->body->str);
+  if (g->team)
+    {
+      /* The tile is the team's one (omp single copyprivate) and every loop ended at its barrier. */
+      g_string_append (src, "  status = 0;\nout:\n  ;\n#pragma omp single nowait\n  free (tile);\n"
+                            "  (void) col;\n  return status;\n}\n");
+      return;
+    }
   g_string_append (src, "  status = 0;\nout:\n  free (tile);\n  free (col);\n");
   for (gint k = 0; k < g->n_panels; k++)
     g_string_append_printf (src, "  free (hp[%d]);\n", k);

@@ -51,35 +51,38 @@ static const char half_scalar[] =
 
 /* Row converters: cpu is the runtime table's features (FW_SK_CPU_*). F16C and AVX-512F by inline assembly
  * (vcvtph2ps, vcvtps2ph with imm 0: round to nearest even), ending in vzeroupper so the SSE code around
- * them pays no transition: immintrin.h would add 0.65 s to every half kernel's compile, three times the
+ * them pays no transition (it names every vector register clobbered: it zeroes their upper halves, and
+ * the AVX2 body would otherwise keep ymm values live across it, inlined or through -fipa-ra): immintrin.h would add 0.65 s to every half kernel's compile, three times the
  * rest. The portable loops vectorise at the baseline width; the AVX2 clones of the bfloat16 loops are the
  * same loops, compiled wider. */
 static const char half_rows[] =
   "#define FW_SK_CPU_F16C 1\n#define FW_SK_CPU_AVX512 2\n#define FW_SK_CPU_AVX2 4\n"
   "#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))\n"
+  "#define FW_VZEROUPPER() __asm__ volatile (\"vzeroupper\" : : : \"memory\", \"xmm0\", \"xmm1\", \"xmm2\", \"xmm3\", \"xmm4\", "
+  "\"xmm5\", \"xmm6\", \"xmm7\", \"xmm8\", \"xmm9\", \"xmm10\", \"xmm11\", \"xmm12\", \"xmm13\", \"xmm14\", \"xmm15\")\n"
   "static void\nfw_h2f_row_f16c (const uint16_t *restrict s, float *restrict d, int64_t n)\n{\n"
   "  int64_t i = 0;\n"
   "  for (; i + 8 <= n; i += 8)\n"
   "    __asm__ volatile (\"vcvtph2ps (%1), %%ymm0\\n\\tvmovups %%ymm0, (%0)\" : : \"r\" (d + i), \"r\" (s + i) : \"xmm0\", \"memory\");\n"
-  "  __asm__ volatile (\"vzeroupper\" : : : \"memory\");\n"
+  "  FW_VZEROUPPER ();\n"
   "  for (; i < n; i++)\n    d[i] = fw_h2f (s[i]);\n}\n\n"
   "static void\nfw_f2h_row_f16c (const float *restrict s, uint16_t *restrict d, int64_t n)\n{\n"
   "  int64_t i = 0;\n"
   "  for (; i + 8 <= n; i += 8)\n"
   "    __asm__ volatile (\"vmovups (%1), %%ymm0\\n\\tvcvtps2ph $0, %%ymm0, (%0)\" : : \"r\" (d + i), \"r\" (s + i) : \"xmm0\", \"memory\");\n"
-  "  __asm__ volatile (\"vzeroupper\" : : : \"memory\");\n"
+  "  FW_VZEROUPPER ();\n"
   "  for (; i < n; i++)\n    d[i] = fw_f2h (s[i]);\n}\n\n"
   "static void\nfw_h2f_row_avx512 (const uint16_t *restrict s, float *restrict d, int64_t n)\n{\n"
   "  int64_t i = 0;\n"
   "  for (; i + 16 <= n; i += 16)\n"
   "    __asm__ volatile (\"vcvtph2ps (%1), %%zmm0\\n\\tvmovups %%zmm0, (%0)\" : : \"r\" (d + i), \"r\" (s + i) : \"xmm0\", \"memory\");\n"
-  "  __asm__ volatile (\"vzeroupper\" : : : \"memory\");\n"
+  "  FW_VZEROUPPER ();\n"
   "  for (; i < n; i++)\n    d[i] = fw_h2f (s[i]);\n}\n\n"
   "static void\nfw_f2h_row_avx512 (const float *restrict s, uint16_t *restrict d, int64_t n)\n{\n"
   "  int64_t i = 0;\n"
   "  for (; i + 16 <= n; i += 16)\n"
   "    __asm__ volatile (\"vmovups (%1), %%zmm0\\n\\tvcvtps2ph $0, %%zmm0, (%0)\" : : \"r\" (d + i), \"r\" (s + i) : \"xmm0\", \"memory\");\n"
-  "  __asm__ volatile (\"vzeroupper\" : : : \"memory\");\n"
+  "  FW_VZEROUPPER ();\n"
   "  for (; i < n; i++)\n    d[i] = fw_f2h (s[i]);\n}\n\n"
   "__attribute__ ((target (\"avx2\"))) static void\n"
   "fw_b2f_row_avx2 (const uint16_t *restrict s, float *restrict d, int64_t n)\n{\n"
@@ -122,7 +125,10 @@ fw_hc_widen_row_invariant (Gen *g)
     {
       SkVal *v = g_ptr_array_index (g->vals, i);
       char buf[32];
-      gboolean invariant = v->kind == SV_EXTERNAL && fw_hc_is_half (v->dtype) && fw_hc_val_in_space (v) && v->panel < 0;
+      /* Only across rows: a flat chain has one row in chunks, and its input widened whole would be converted
+         on one thread outside the parallel region, into a buffer as large as the input. */
+      gboolean invariant = v->kind == SV_EXTERNAL && fw_hc_is_half (v->dtype) && fw_hc_val_in_space (v) && v->panel < 0 &&
+                           g->n_rows > 1;
 
       for (gint k = 0; invariant && k < g->n_lead; k++)
         invariant = LEAD_STRIDE (v, k) == 0;

@@ -27,7 +27,7 @@ typedef struct
   FwSuperKernel *kernel;
   FwQdqGroup     q;
   GString       *decls;
-  GString       *body;
+  guint          s_input;   /* the kernel input the signed operand is read from */
   GHashTable    *locals;    /* FwValue* → "t<N>" of the epilogue */
   guint          n_tmp;
 } Int8Gen;
@@ -42,25 +42,8 @@ add_input (Int8Gen *g, FwValue *v)
   return g->kernel->inputs->len - 1;
 }
 
-static gint64
-zp_at (const FwQdqParams *p, gint64 i)
-{
-  gint64 z = 0;
-
-  if (p->zero_point != NULL && !fw_tensor_get_int64 (p->zero_point, p->n == 1 ? 0 : i, &z))
-    z = 0;
-  return z;
-}
-
-static float
-scale_at (const FwQdqParams *p, gint64 i)
-{
-  double s = 1.0;
-
-  if (!fw_tensor_get_double (p->scale, p->n == 1 ? 0 : i, &s))
-    s = 1.0;
-  return (float) s;
-}
+#define zp_at fw_qdq_zero_point_at
+#define scale_at fw_qdq_scale_at
 
 static void
 qrange (FwDType t, gint64 *lo, gint64 *hi)
@@ -106,45 +89,75 @@ byte_expr (Int8Gen *g, const FwQdqOperand *op, gboolean unsigned_side, const cha
   return is_signed ? g_strdup_printf ("(int8_t) (%s)", raw) : g_strdup_printf ("(int8_t) ((uint8_t) (%s) ^ 0x80u)", raw);
 }
 
+/* The runtime text every integer kernel starts with: the table, QuantizeLinear, and the micro-kernel in its
+ * two forms. The micro-kernel sums mi (at most 6) rows of unsigned bytes, each read at ntaps offsets toff
+ * for kt bytes, against 64 signed columns packed as a VNNI panel: per 16 columns (ws bytes apart), per 4
+ * bytes of k, the 16 columns' 4 bytes side by side, so one vpdpbusd takes 4 bytes of a row broadcast
+ * against 16 columns. 6 rows by 4 vectors keep 24 int32 accumulators in registers. */
 static void
 append_runtime (GString *s)
 {
   g_string_append (s,
     "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
-    "#if defined(__x86_64__) && defined(__GNUC__)\n#include <immintrin.h>\n#define FW_HAVE_VNNI 1\n#endif\n\n"
+    "#if defined(__x86_64__) && defined(__GNUC__)\n#include <immintrin.h>\n#define FW_HAVE_VNNI 1\n"
+    "#define FW_VNNI_TARGET __attribute__ ((target (\"avx512f,avx512bw,avx512dq,avx512vl,avx512vnni\")))\n#endif\n\n"
     "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
     "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
-    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; } fw_sk_runtime;\n\n");
+    "typedef int (*fw_sk_producer_run) (void *producer, const float *src, const float *weights, float *dst,\n"
+    "                                   int nt);\n"
+    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; fw_sk_producer_run producer_run; void *producer; }\n"
+    "  fw_sk_runtime;\n\n");
   g_string_append_printf (s, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
   g_string_append (s,
     "static inline int\nfw_q (float x, float s, float lo, float hi, int zp)\n{\n"
     "  float v = x / s;\n  v = v > lo ? v : lo;\n  v = v < hi ? v : hi;\n  return (int) rintf (v) + zp;\n}\n\n"
-    "static void\nfw_dot_portable (const uint8_t *u, const int8_t *w, int64_t r0, int64_t r1, int64_t nc, int64_t kp,\n"
-    "                 int32_t *acc, int64_t rs, int64_t cs)\n{\n"
-    "  for (int64_t r = r0; r < r1; r++)\n    for (int64_t c = 0; c < nc; c++)\n    {\n"
-    "      const uint8_t *a = u + r * kp;\n      const int8_t *b = w + c * kp;\n      int32_t sum = 0;\n"
-    "      for (int64_t k = 0; k < kp; k++)\n        sum += (int32_t) a[k] * (int32_t) b[k];\n"
-    "      acc[r * rs + c * cs] = sum;\n    }\n}\n\n"
-    "#ifdef FW_HAVE_VNNI\n"
-    "/* Four rows by four columns of dot products, 64 bytes of k a step. */\n"
-    "__attribute__ ((target (\"avx512f,avx512bw,avx512vnni\"))) static void\n"
-    "fw_dot_vnni (const uint8_t *u, const int8_t *w, int64_t r0, int64_t r1, int64_t nc, int64_t kp,\n"
-    "             int32_t *acc, int64_t rs, int64_t cs)\n{\n"
-    "  for (int64_t r = r0; r < r1; r += 4)\n    for (int64_t c = 0; c < nc; c += 4)\n    {\n"
-    "      __m512i s[4][4];\n      const uint8_t *a[4];\n      const int8_t *b[4];\n"
-    "      for (int i = 0; i < 4; i++)\n      {\n"
-    "        a[i] = u + (r + i < r1 ? r + i : r1 - 1) * kp;\n"
-    "        b[i] = w + (c + i < nc ? c + i : nc - 1) * kp;\n"
-    "        for (int j = 0; j < 4; j++)\n          s[i][j] = _mm512_setzero_si512 ();\n      }\n"
-    "      for (int64_t k = 0; k < kp; k += 64)\n      {\n"
-    "        __m512i va[4], vb[4];\n"
-    "        for (int i = 0; i < 4; i++)\n        {\n"
-    "          va[i] = _mm512_loadu_si512 ((const void *) (a[i] + k));\n"
-    "          vb[i] = _mm512_loadu_si512 ((const void *) (b[i] + k));\n        }\n"
-    "        for (int i = 0; i < 4; i++)\n          for (int j = 0; j < 4; j++)\n"
-    "            s[i][j] = _mm512_dpbusd_epi32 (s[i][j], va[i], vb[j]);\n      }\n"
-    "      for (int i = 0; i < 4 && r + i < r1; i++)\n        for (int j = 0; j < 4 && c + j < nc; j++)\n"
-    "          acc[(r + i) * rs + (c + j) * cs] = _mm512_reduce_add_epi32 (s[i][j]);\n    }\n}\n#endif\n\n");
+    "static void\nfw_mk_portable (int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
+    "                const int8_t *w, int64_t ws, int32_t *t)\n{\n"
+    "  for (int i = 0; i < mi; i++)\n    for (int j = 0; j < 64; j++)\n    {\n"
+    "      const int8_t *wb = w + (j >> 4) * ws + (j & 15) * 4;\n      int32_t sum = 0;\n"
+    "      for (int64_t tp = 0; tp < ntaps; tp++)\n        for (int64_t k = 0; k < kt; k += 4)\n        {\n"
+    "          const uint8_t *u = rows[i] + toff[tp] + k;\n          const int8_t *x = wb + (tp * kt + k) * 16;\n"
+    "          sum += u[0] * x[0] + u[1] * x[1] + u[2] * x[2] + u[3] * x[3];\n        }\n"
+    "      t[i * 64 + j] = sum;\n    }\n}\n\n"
+    );
+  /* Each row count written out, its accumulators plain variables: with an array indexed by a loop, GCC
+     interchanged the loops and reloaded the columns for each row. */
+  g_string_append (s, "#ifdef FW_HAVE_VNNI\n");
+  for (gint mi = 1; mi <= 6; mi++)
+    {
+      g_string_append_printf (s, "static FW_VNNI_TARGET void\n"
+                              "fw_mk_vnni_%d (const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
+                              "               const int8_t *w, int64_t ws, int32_t *t)\n{\n", mi);
+      for (gint i = 0; i < mi; i++)
+        g_string_append_printf (s, "  __m512i a%d0 = _mm512_setzero_si512 (), a%d1 = a%d0, a%d2 = a%d0, a%d3 = a%d0;\n",
+                                i, i, i, i, i, i, i);
+      g_string_append (s, "  for (int64_t tp = 0; tp < ntaps; tp++)\n  {\n    const int8_t *wt = w + tp * kt * 16;\n");
+      for (gint i = 0; i < mi; i++)
+        g_string_append_printf (s, "    const uint8_t *r%d = rows[%d] + toff[tp];\n", i, i);
+      g_string_append (s, "    for (int64_t k = 0; k < kt; k += 4)\n    {\n"
+                          "      const __m512i w0 = _mm512_loadu_si512 ((const void *) (wt + k * 16));\n"
+                          "      const __m512i w1 = _mm512_loadu_si512 ((const void *) (wt + ws + k * 16));\n"
+                          "      const __m512i w2 = _mm512_loadu_si512 ((const void *) (wt + 2 * ws + k * 16));\n"
+                          "      const __m512i w3 = _mm512_loadu_si512 ((const void *) (wt + 3 * ws + k * 16));\n"
+                          "      int32_t v;\n      __m512i b;\n");
+      for (gint i = 0; i < mi; i++)
+        g_string_append_printf (s, "      memcpy (&v, r%d + k, 4);\n      b = _mm512_set1_epi32 (v);\n"
+                                "      a%d0 = _mm512_dpbusd_epi32 (a%d0, b, w0);\n      a%d1 = _mm512_dpbusd_epi32 (a%d1, b, w1);\n"
+                                "      a%d2 = _mm512_dpbusd_epi32 (a%d2, b, w2);\n      a%d3 = _mm512_dpbusd_epi32 (a%d3, b, w3);\n",
+                                i, i, i, i, i, i, i, i, i);
+      g_string_append (s, "    }\n  }\n");
+      for (gint i = 0; i < mi; i++)
+        for (gint j = 0; j < 4; j++)
+          g_string_append_printf (s, "  _mm512_storeu_si512 ((void *) (t + %d), a%d%d);\n", i * 64 + j * 16, i, j);
+      g_string_append (s, "}\n\n");
+    }
+  g_string_append (s, "static FW_VNNI_TARGET void\n"
+                      "fw_mk_vnni_n (int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
+                      "              const int8_t *w, int64_t ws, int32_t *t)\n{\n  switch (mi)\n  {\n");
+  for (gint mi = 6; mi >= 2; mi--)
+    g_string_append_printf (s, "  case %d: fw_mk_vnni_%d (rows, toff, ntaps, kt, w, ws, t); break;\n", mi, mi);
+  g_string_append (s, "  default: fw_mk_vnni_1 (rows, toff, ntaps, kt, w, ws, t); break;\n");
+  g_string_append (s, "  }\n}\n#endif\n\n");
 }
 
 static void
@@ -247,13 +260,22 @@ epilogue_statement (Int8Gen *g, const FwNode *n, GString *s, GError **error)
 /* The shapes of the product: batches, rows (U), columns (S), and how the output and the operands step. */
 typedef struct
 {
-  gint64 nb, nr, nc, k, kp;
+  gint64 nb, nr, nc, k;
   gint64 a_batch, b_batch;  /* element offsets per batch of A and B (0: shared) */
   gint64 b_ks, b_cs;        /* S[c][k] = B[b_batch·bt + k·b_ks + c·b_cs] */
   gboolean conv;            /* output [bt][c][r]; else [bt][r][c] */
+  gboolean depthwise;       /* a Conv with one input channel per group and one group per channel */
+  /* How the micro-kernel reads a row: ntaps runs of kt bytes (a multiple of 4), krun of them real. A Conv
+   * reads its activation as padded NHWC bytes (hp × wp pixels of cp channels), one run per tap; a product
+   * reads packed rows of kt bytes, one run. */
+  gint64 ntaps, kt, krun;
+  gint64 ncp;               /* columns padded to the micro-kernel's 64 */
   /* Conv */
-  gint64 C, H, W, KH, KW, OH, OW, sh, sw, dh, dw, pt, pl;
+  gint64 C, H, W, KH, KW, OH, OW, sh, sw, dh, dw, pt, pl, hp, wp;
 } Shape;
+
+/* Rows of one tile: four micro-kernel calls of 6 rows, by 64 columns. */
+#define TILE_ROWS 24
 
 static gboolean
 conv_shape (const FwNode *node, Shape *sh, GError **error)
@@ -290,12 +312,15 @@ conv_shape (const FwNode *node, Shape *sh, GError **error)
     }
   else if ((v = fw_node_get_attr_ints (node, "pads", &n)) && n == 4)
     sh->pt = v[0], sh->pl = v[1];
-  if (sh->sh < 1 || sh->sw < 1 || sh->dh < 1 || sh->dw < 1 || w->dims[1].value != sh->C)
+  sh->depthwise = fw_node_get_attr_int (node, "group", 1) != 1;
+  if (sh->depthwise && (fw_node_get_attr_int (node, "group", 1) != sh->C || w->dims[1].value != 1 || sh->nc != sh->C))
+    return fw_hc_unsupported (error, _("a grouped integer Conv other than depthwise (one channel per group)"));
+  if (sh->sh < 1 || sh->sw < 1 || sh->dh < 1 || sh->dw < 1 || (!sh->depthwise && w->dims[1].value != sh->C))
     return fw_hc_unsupported (error, _("Conv attributes out of range"));
   sh->a_batch = sh->C * sh->H * sh->W;
   sh->b_batch = 0;
   sh->b_ks = 1;
-  sh->b_cs = sh->C * sh->KH * sh->KW;
+  sh->b_cs = w->dims[1].value * sh->KH * sh->KW;
   return TRUE;
 }
 
@@ -306,7 +331,6 @@ product_shape (const FwNode *node, gint64 k, Shape *sh, GError **error)
 
   memset (sh, 0, sizeof *sh);
   sh->k = k;
-  sh->kp = (k + 63) / 64 * 64;
   if (strcmp (node->op_type, "Conv") == 0)
     return conv_shape (node, sh, error);
   sh->nr = y->dims[y->rank - 2].value;
@@ -332,76 +356,152 @@ product_shape (const FwNode *node, gint64 k, Shape *sh, GError **error)
 }
 
 /* Packs U (rows of A, or a Conv's im2col patches) for batch bt, with its row sums. */
+
+/* The micro-kernel's reading of the shape: padded runs, taps, the padded activation. */
 static void
-emit_pack_u (Int8Gen *g, const Shape *sh, gint64 zu)
+finish_shape (Shape *sh)
 {
-  GString *s = g->body;
-  g_autofree char *ua = NULL;
+  sh->ncp = (sh->nc + 63) / 64 * 64;
+  if (sh->conv)
+    {
+      sh->ntaps = sh->KH * sh->KW;
+      sh->krun = sh->C;
+      sh->kt = (sh->C + 3) / 4 * 4;
+      sh->hp = MAX (sh->H + sh->pt, (sh->OH - 1) * sh->sh + (sh->KH - 1) * sh->dh + 1);
+      sh->wp = MAX (sh->W + sh->pl, (sh->OW - 1) * sh->sw + (sh->KW - 1) * sh->dw + 1);
+    }
+  else
+    {
+      sh->ntaps = 1;
+      sh->krun = sh->k;
+      sh->kt = (sh->k + 3) / 4 * 4;
+    }
+}
+
+static gint64
+round64 (gint64 n)
+{
+  return (n + 63) / 64 * 64;
+}
+
+/* The panel's bytes (before the int64 column corrections). */
+static gint64
+panel_bytes (const Shape *sh)
+{
+  return sh->depthwise ? round64 (sh->ntaps * sh->nc * 4) : sh->ncp * sh->ntaps * sh->kt;
+}
+
+static void
+emit_decls_of_io (Int8Gen *g, GString *s, gboolean with_output)
+{
+  for (guint i = 0; i < g->kernel->inputs->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (g->kernel->inputs, i);
+      g_string_append_printf (s, "  const %s *restrict in%u = (const %s *) ins[%u];\n  (void) in%u;\n",
+                              fw_hc_mem_type (v->dtype), i, fw_hc_mem_type (v->dtype), i, i);
+    }
+  if (with_output)
+    g_string_append_printf (s, "  %s *restrict out0 = (%s *) outs[0];\n  (void) out0;\n",
+                            fw_hc_mem_type (g->q.result->dtype), fw_hc_mem_type (g->q.result->dtype));
+}
+
+/* fw_pack_s: the signed operand (batch offset boff) as the VNNI panel, and per column the constant part of
+ * the zero-point correction, fix[c] = −zu·Σk s + K·zu·zs[c]. */
+static char *
+pack_s_body (Int8Gen *g, const Shape *sh, gint64 zu)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *i = g_strdup_printf ("boff + k * %" G_GINT64_FORMAT " + c * %" G_GINT64_FORMAT, sh->b_ks, sh->b_cs);
+  g_autofree char *sb = byte_expr (g, &g->q.b, FALSE, i);
+  gint64 ws = sh->ntaps * sh->kt * 16;
+
+  if (sh->depthwise)
+    {
+      /* A depthwise Conv's weights as int32 [tap][c], their zero point taken off: its few taps are summed
+         directly, (u − zu)(s − zs), without the panel. */
+      g_string_append_printf (s, "  (void) fix;\n#pragma omp parallel for num_threads(nt) schedule(static)\n"
+                              "  for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
+                              "    for (int64_t k = 0; k < %" G_GINT64_FORMAT "; k++)\n"
+                              "      ((int32_t *) ps)[k * %" G_GINT64_FORMAT " + c] = (int32_t) (%s) - (int32_t) zsb[%s];\n",
+                              sh->nc, sh->ntaps, sh->nc, sb, g->q.b.dq.n == 1 ? "0" : "c");
+      return g_string_free (s, FALSE);
+    }
+  g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
+                          "  for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n  {\n"
+                          "    int8_t *d = ps + (c >> 4) * %" G_GINT64_FORMAT " + (c & 15) * 4;\n    int64_t sum = 0;\n",
+                          sh->ncp, ws);
+  g_string_append_printf (s, "    for (int64_t tp = 0; tp < %" G_GINT64_FORMAT "; tp++)\n"
+                          "      for (int64_t kk = 0; kk < %" G_GINT64_FORMAT "; kk++)\n      {\n        int8_t x = 0;\n"
+                          "        const int64_t kq = tp * %" G_GINT64_FORMAT " + kk;\n"
+                          "        if (c < %" G_GINT64_FORMAT " && kk < %" G_GINT64_FORMAT ")\n        {\n",
+                          sh->ntaps, sh->kt, sh->kt, sh->nc, sh->krun);
+  /* A Conv's weight [c][cin][ki][kj] is k = cin·taps + tap; the panel runs tap by tap. */
+  g_string_append_printf (s, "          const int64_t k = kk * %" G_GINT64_FORMAT " + tp;\n"
+                          "          x = %s;\n          sum += x;\n        }\n"
+                          "        d[(kq >> 2) * 64 + (kq & 3)] = x;\n      }\n", sh->ntaps, sb);
+  g_string_append_printf (s, "    if (c < %" G_GINT64_FORMAT ")\n      fix[c] = -(int64_t) %" G_GINT64_FORMAT
+                          " * sum + (int64_t) %" G_GINT64_FORMAT " * %" G_GINT64_FORMAT " * zsb[%s];\n  }\n",
+                          sh->nc, zu, sh->k, zu, g->q.b.dq.n == 1 ? "0" : "c");
+  return g_string_free (s, FALSE);
+}
+
+/* The activation of batch bt as the bytes the micro-kernel reads (xu), and their row sums when a column
+ * zero point needs them. */
+static char *
+pack_u_body (Int8Gen *g, const Shape *sh, gint64 zu, gboolean need_rsum)
+{
+  GString *s = g_string_new (NULL);
 
   if (sh->conv)
     {
-      ua = byte_expr (g, &g->q.a, TRUE, "i");
-      /* The activation as bytes once, then the patches from it. */
-      g_string_append_printf (s, "    for (int64_t i = bt * %" G_GINT64_FORMAT "; i < (bt + 1) * %" G_GINT64_FORMAT
-                              "; i++)\n      xu[i - bt * %" G_GINT64_FORMAT "] = %s;\n",
-                              sh->a_batch, sh->a_batch, sh->a_batch, ua);
+      g_autofree char *ua = byte_expr (g, &g->q.a, TRUE, "i");
+      /* Padding and the channels past C hold the zero point: dequantised, 0, as ONNX pads the float input. */
+      g_string_append_printf (s, "    memset (xu, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ");\n", zu,
+                              sh->hp * sh->wp * sh->kt);
       g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
-                              "    for (int64_t r = 0; r < %" G_GINT64_FORMAT "; r++)\n    {\n", sh->nr);
-      g_string_append_printf (s, "      const int64_t oh = r / %" G_GINT64_FORMAT ", ow = r %% %" G_GINT64_FORMAT ";\n"
-                              "      uint8_t *d = pu + r * %" G_GINT64_FORMAT ";\n      int32_t sum = 0;\n      int64_t k = 0;\n",
-                              sh->OW, sh->OW, sh->kp);
-      g_string_append_printf (s, "      for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
-                              "        for (int64_t ki = 0; ki < %" G_GINT64_FORMAT "; ki++)\n"
-                              "          for (int64_t kj = 0; kj < %" G_GINT64_FORMAT "; kj++, k++)\n          {\n",
-                              sh->C, sh->KH, sh->KW);
-      g_string_append_printf (s, "            const int64_t ih = oh * %" G_GINT64_FORMAT " - %" G_GINT64_FORMAT
-                              " + ki * %" G_GINT64_FORMAT ", iw = ow * %" G_GINT64_FORMAT " - %" G_GINT64_FORMAT
-                              " + kj * %" G_GINT64_FORMAT ";\n", sh->sh, sh->pt, sh->dh, sh->sw, sh->pl, sh->dw);
-      g_string_append_printf (s, "            const uint8_t x = ih >= 0 && ih < %" G_GINT64_FORMAT " && iw >= 0 && iw < %"
-                              G_GINT64_FORMAT " ? xu[(c * %" G_GINT64_FORMAT " + ih) * %" G_GINT64_FORMAT " + iw] : %"
-                              G_GINT64_FORMAT ";\n", sh->H, sh->W, sh->H, sh->W, zu);
-      g_string_append (s, "            d[k] = x;\n            sum += x;\n          }\n");
+                              "    for (int64_t h = 0; h < %" G_GINT64_FORMAT "; h++)\n"
+                              "      for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
+                              "        for (int64_t w = 0; w < %" G_GINT64_FORMAT "; w++)\n        {\n",
+                              sh->H, sh->C, sh->W);
+      g_string_append_printf (s, "          const int64_t i = bt * %" G_GINT64_FORMAT " + (c * %" G_GINT64_FORMAT
+                              " + h) * %" G_GINT64_FORMAT " + w;\n"
+                              "          xu[((h + %" G_GINT64_FORMAT ") * %" G_GINT64_FORMAT " + w + %" G_GINT64_FORMAT
+                              ") * %" G_GINT64_FORMAT " + c] = %s;\n        }\n",
+                              sh->C * sh->H * sh->W, sh->H, sh->W, sh->pt, sh->wp, sh->pl, sh->kt, ua);
+      if (need_rsum)
+        g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
+                                "    for (int64_t r = 0; r < %" G_GINT64_FORMAT "; r++)\n    {\n"
+                                "      const uint8_t *p = FW_ROW (r);\n      int32_t sum = 0;\n"
+                                "      for (int64_t tp = 0; tp < %" G_GINT64_FORMAT "; tp++)\n"
+                                "        for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
+                                "          sum += p[fw_toff[tp] + c];\n      rsum[r] = sum;\n    }\n",
+                                sh->nr, sh->ntaps, sh->C);
     }
   else
     {
       g_autofree char *i = g_strdup_printf ("bt * %" G_GINT64_FORMAT " + r * %" G_GINT64_FORMAT " + k", sh->a_batch, sh->k);
-      ua = byte_expr (g, &g->q.a, TRUE, i);
+      g_autofree char *ua = byte_expr (g, &g->q.a, TRUE, i);
       g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
-                              "    for (int64_t r = 0; r < %" G_GINT64_FORMAT "; r++)\n    {\n", sh->nr);
-      g_string_append_printf (s, "      uint8_t *d = pu + r * %" G_GINT64_FORMAT ";\n      int32_t sum = 0;\n"
+                              "    for (int64_t r = 0; r < %" G_GINT64_FORMAT "; r++)\n    {\n"
+                              "      uint8_t *d = xu + r * %" G_GINT64_FORMAT ";\n      int32_t sum = 0;\n"
                               "      int64_t k = 0;\n      for (k = 0; k < %" G_GINT64_FORMAT "; k++)\n"
-                              "      {\n        const uint8_t x = %s;\n        d[k] = x;\n        sum += x;\n      }\n",
-                              sh->kp, sh->k, ua);
+                              "      {\n        const uint8_t x = %s;\n        d[k] = x;\n        sum += x;\n      }\n"
+                              "      for (; k < %" G_GINT64_FORMAT "; k++)\n        d[k] = 0;\n",
+                              sh->nr, sh->kt, sh->k, ua, sh->kt);
+      g_string_append (s, need_rsum ? "      rsum[r] = sum;\n    }\n" : "      (void) sum;\n    }\n");
     }
-  g_string_append_printf (s, "      for (; k < %" G_GINT64_FORMAT "; k++)\n        d[k] = 0;\n"
-                          "      rsum[r] = sum;\n    }\n", sh->kp);
+  return g_string_free (s, FALSE);
 }
 
-static void
-emit_pack_s (Int8Gen *g, const Shape *sh)
-{
-  GString *s = g->body;
-  g_autofree char *i = g_strdup_printf ("bt * %" G_GINT64_FORMAT " + k * %" G_GINT64_FORMAT " + c * %" G_GINT64_FORMAT,
-                                        sh->b_batch, sh->b_ks, sh->b_cs);
-  g_autofree char *sb = byte_expr (g, &g->q.b, FALSE, i);
-
-  g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
-                          "    for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n    {\n", sh->nc);
-  g_string_append_printf (s, "      int8_t *d = ps + c * %" G_GINT64_FORMAT ";\n      int32_t sum = 0;\n      int64_t k = 0;\n"
-                          "      for (k = 0; k < %" G_GINT64_FORMAT "; k++)\n"
-                          "      {\n        const int8_t x = %s;\n        d[k] = x;\n        sum += x;\n      }\n"
-                          "      for (; k < %" G_GINT64_FORMAT "; k++)\n        d[k] = 0;\n      csum[c] = sum;\n    }\n",
-                          sh->kp, sh->k, sb, sh->kp);
-}
-
+/* The per-element part of a tile's epilogue, for r, c and the int32 sum t: dequantise, bias, the float
+ * epilogue, requantise. */
 static gboolean
-emit_epilogue (Int8Gen *g, const Shape *sh, gint64 zu, GError **error)
+epilogue_body (Int8Gen *g, const Shape *sh, gboolean need_rsum, GString *s, GError **error)
 {
-  GString *s = g->body;
   g_autoptr(GString) stmts = g_string_new (NULL);
   const char *result;
   FwValue *bias_v = g->q.bias.node != NULL ? g->q.bias.integer : g->q.float_bias;
-  gint64 per_batch = sh->nr * sh->nc;
+  const char *pc = g->q.b.dq.n == 1 ? "0" : "c";
 
   g_hash_table_insert (g->locals, g->q.root->outputs[0], g_strdup ("y"));
   for (guint i = 0; i < g->q.epilogue->len; i++)
@@ -411,20 +511,18 @@ emit_epilogue (Int8Gen *g, const Shape *sh, gint64 zu, GError **error)
                                                          g->q.out.real : g->q.result) : "y";
   if (result == NULL)
     return fw_hc_unsupported (error, _("the integer group's result is not its last node's"));
-  g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
-                          "    for (int64_t l = 0; l < %" G_GINT64_FORMAT "; l++)\n    {\n", per_batch);
-  g_string_append_printf (s, "      const int64_t o = bt * %" G_GINT64_FORMAT " + l;\n", per_batch);
   if (sh->conv)
-    g_string_append_printf (s, "      const int64_t c = l / %" G_GINT64_FORMAT ", r = l %% %" G_GINT64_FORMAT ";\n",
-                            sh->nr, sh->nr);
+    g_string_append_printf (s, "      const int64_t o = bt * %" G_GINT64_FORMAT " + c * %" G_GINT64_FORMAT " + r;\n",
+                            sh->nr * sh->nc, sh->nr);
   else
-    g_string_append_printf (s, "      const int64_t r = l / %" G_GINT64_FORMAT ", c = l %% %" G_GINT64_FORMAT ";\n",
-                            sh->nc, sh->nc);
-  g_string_append_printf (s, "      const int64_t zs = zsb[%s];\n", g->q.b.dq.n == 1 ? "0" : "c");
-  g_string_append_printf (s, "      const int64_t exact = (int64_t) acc[l] - zs * rsum[r] - (int64_t) %" G_GINT64_FORMAT
-                          " * csum[c] + (int64_t) %" G_GINT64_FORMAT " * %" G_GINT64_FORMAT " * zs;\n",
-                          zu, sh->k, zu);
-  g_string_append_printf (s, "      float y = (float) exact * mult[%s];\n", g->q.b.dq.n == 1 ? "0" : "c");
+    g_string_append_printf (s, "      const int64_t o = bt * %" G_GINT64_FORMAT " + r * %" G_GINT64_FORMAT " + c;\n",
+                            sh->nr * sh->nc, sh->nc);
+  if (sh->depthwise)
+    g_string_append (s, "      const int64_t exact = acc[c];\n");
+  else
+    g_string_append_printf (s, "      const int64_t exact = (int64_t) t[(r - r0) * 64 + (c - c0)] + fix[c]%s;\n",
+                            need_rsum ? (g->q.b.dq.n == 1 ? " - zsb[0] * (int64_t) rsum[r]" : " - zsb[c] * (int64_t) rsum[r]") : "");
+  g_string_append_printf (s, "      float y = (float) exact * mult[%s];\n", pc);
   if (bias_v != NULL)
     {
       guint k = add_input (g, bias_v);
@@ -442,61 +540,180 @@ emit_epilogue (Int8Gen *g, const Shape *sh, gint64 zu, GError **error)
     }
   else
     g_string_append_printf (s, "      out0[o] = %s;\n", result);
-  g_string_append (s, "      (void) r;\n    }\n");
   return TRUE;
 }
 
+/* One tile, TILE_ROWS rows from r0 by the 64 columns of group cg: the micro-kernel, then the epilogue over
+ * the tile while it is in L1. Written twice, for VNNI and portable. */
+static void
+append_tile (Int8Gen *g, const Shape *sh, GString *src, const char *name, const char *mk, const char *attr,
+             const char *element)
+{
+  g_string_append_printf (src, "static %svoid\n%s (const void *const *ins, void *const *outs, const uint8_t *xu, "
+                          "const int8_t *ps,\n    const int64_t *fix, const int32_t *rsum, int64_t bt, int64_t r0, "
+                          "int64_t cg)\n{\n", attr, name);
+  emit_decls_of_io (g, src, TRUE);
+  g_string_append_printf (src, "  int32_t t[%d * 64];\n  (void) rsum;\n"
+                          "  const int64_t r1 = r0 + %d < %" G_GINT64_FORMAT " ? r0 + %d : %" G_GINT64_FORMAT ";\n"
+                          "  const int64_t c0 = cg * 64, c1 = c0 + 64 < %" G_GINT64_FORMAT " ? c0 + 64 : %"
+                          G_GINT64_FORMAT ";\n", TILE_ROWS, TILE_ROWS, sh->nr, TILE_ROWS, sh->nr, sh->nc, sh->nc);
+  g_string_append_printf (src, "  for (int64_t rb = r0; rb < r1; rb += 6)\n  {\n"
+                          "    const int mi = r1 - rb < 6 ? (int) (r1 - rb) : 6;\n    const uint8_t *rows[6];\n"
+                          "    for (int i = 0; i < 6; i++)\n      rows[i] = FW_ROW (rb + (i < mi ? i : mi - 1));\n"
+                          "    %s (mi, rows, fw_toff, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", ps + c0 / 16 * %"
+                          G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", t + (rb - r0) * 64);\n  }\n",
+                          mk, sh->ntaps, sh->kt, sh->ntaps * sh->kt * 16, sh->ntaps * sh->kt * 16);
+  /* The output runs along r for a Conv (NCHW), along c for a product. */
+  if (sh->conv)
+    g_string_append (src, "  for (int64_t c = c0; c < c1; c++)\n    for (int64_t r = r0; r < r1; r++)\n    {\n");
+  else
+    g_string_append (src, "  for (int64_t r = r0; r < r1; r++)\n    for (int64_t c = c0; c < c1; c++)\n    {\n");
+  g_string_append (src, element);
+  g_string_append (src, "    }\n}\n\n");
+}
+
+/* A depthwise Conv's rows TILE_ROWS from r0: per output pixel, the taps' zero-point-free products summed
+ * along the channels (contiguous in the padded NHWC bytes, so the loop vectorises), then the epilogue.
+ * Written twice, for the AVX-512 target and portable. */
+static void
+append_depthwise (Int8Gen *g, const Shape *sh, GString *src, const char *name, const char *attr, gint64 zu,
+                  const char *element)
+{
+  g_string_append_printf (src, "static %svoid\n%s (const void *const *ins, void *const *outs, const uint8_t *xu, "
+                          "const int8_t *ps,\n    int64_t bt, int64_t r0)\n{\n", attr, name);
+  emit_decls_of_io (g, src, TRUE);
+  g_string_append_printf (src, "  int32_t acc[%" G_GINT64_FORMAT "];\n  const int32_t *wz = (const int32_t *) ps;\n"
+                          "  const int64_t r1 = r0 + %d < %" G_GINT64_FORMAT " ? r0 + %d : %" G_GINT64_FORMAT ";\n",
+                          sh->nc, TILE_ROWS, sh->nr, TILE_ROWS, sh->nr);
+  g_string_append_printf (src, "  for (int64_t r = r0; r < r1; r++)\n  {\n    const uint8_t *p = FW_ROW (r);\n"
+                          "    for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n      acc[c] = 0;\n"
+                          "    for (int64_t tp = 0; tp < %" G_GINT64_FORMAT "; tp++)\n    {\n"
+                          "      const uint8_t *x = p + fw_toff[tp];\n      const int32_t *w = wz + tp * %" G_GINT64_FORMAT ";\n"
+                          "      for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n"
+                          "        acc[c] += ((int32_t) x[c] - %" G_GINT64_FORMAT ") * w[c];\n    }\n",
+                          sh->nc, sh->ntaps, sh->nc, sh->nc, zu);
+  g_string_append_printf (src, "    for (int64_t c = 0; c < %" G_GINT64_FORMAT "; c++)\n    {\n", sh->nc);
+  g_string_append (src, element);
+  g_string_append (src, "    }\n  }\n}\n\n");
+}
+
 static gboolean
-generate (Int8Gen *g, GError **error)
+generate (Int8Gen *g, GString *src, GError **error)
 {
   Shape sh;
   FwQdqGroup *q = &g->q;
   gint64 zu = zp_at (&q->a.dq, 0) + (q->a.dq.qtype == FW_DTYPE_INT8 ? 128 : 0);
   gint64 shift_s = q->b.dq.qtype == FW_DTYPE_UINT8 ? -128 : 0;
-  GString *s = g->body;
+  FwValue *s_src = q->b.q.node != NULL ? q->b.q.real : q->b.dq.integer;
+  gboolean need_rsum = FALSE, s_const;
+  g_autofree char *pack_s = NULL, *pack_u = NULL;
+  g_autoptr(GString) element = g_string_new (NULL);
+  GString *d = g->decls;
+  gint64 pbytes, xbytes;
 
   if (!product_shape (q->root, q->k, &sh, error))
     return FALSE;
+  finish_shape (&sh);
   if (q->bias.node != NULL && q->bias.integer->dtype != FW_DTYPE_INT32)
     return fw_hc_unsupported (error, _("an integer bias that is not int32"));
-  append_array (g->decls, "float", "mult", q->b.dq.n, TRUE, &q->b.dq, 0, scale_at (&q->a.dq, 0));
-  append_array (g->decls, "int64_t", "zsb", q->b.dq.n, FALSE, &q->b.dq, shift_s, 0);
+  for (gint64 c = 0; c < q->b.dq.n && !sh.depthwise; c++)
+    need_rsum |= zp_at (&q->b.dq, c) + shift_s != 0;
+  s_const = sh.b_batch == 0 && fw_value_get_constant (s_src) != NULL;
+  append_array (d, "float", "mult", q->b.dq.n, TRUE, &q->b.dq, 0, scale_at (&q->a.dq, 0));
+  append_array (d, "int64_t", "zsb", q->b.dq.n, FALSE, &q->b.dq, shift_s, 0);
   if (q->bias.node != NULL)
     {
-      append_array (g->decls, "float", "sbias", q->bias.n, TRUE, &q->bias, 0, 1.0f);
-      append_array (g->decls, "int64_t", "zbias", q->bias.n, FALSE, &q->bias, 0, 0);
+      append_array (d, "float", "sbias", q->bias.n, TRUE, &q->bias, 0, 1.0f);
+      append_array (d, "int64_t", "zbias", q->bias.n, FALSE, &q->bias, 0, 0);
     }
-  g_ptr_array_add (g->kernel->outputs, q->result);
-  g_string_append_printf (s, "  uint8_t *pu = (uint8_t *) aligned_alloc (64, %" G_GINT64_FORMAT ");\n"
-                          "  int8_t *ps = (int8_t *) aligned_alloc (64, %" G_GINT64_FORMAT ");\n"
-                          "  int32_t *acc = (int32_t *) malloc (sizeof (int32_t) * %" G_GINT64_FORMAT ");\n"
-                          "  int32_t *rsum = (int32_t *) malloc (sizeof (int32_t) * %" G_GINT64_FORMAT ");\n"
-                          "  int32_t *csum = (int32_t *) malloc (sizeof (int32_t) * %" G_GINT64_FORMAT ");\n"
-                          "  uint8_t *xu = (uint8_t *) malloc (%" G_GINT64_FORMAT ");\n"
-                          "  if (!pu || !ps || !acc || !rsum || !csum || !xu) goto out;\n",
-                          sh.nr * sh.kp, sh.nc * sh.kp, sh.nr * sh.nc, sh.nr, sh.nc, sh.conv ? sh.a_batch : 1);
-  g_string_append_printf (s, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", sh.nb);
-  /* A shared right operand (weights) is packed once. */
-  if (sh.b_batch == 0)
-    g_string_append (s, "  if (bt == 0)\n  {\n");
+  g_string_append_printf (d, "static const int64_t fw_toff[%" G_GINT64_FORMAT "] = {", sh.ntaps);
+  for (gint64 t = 0; t < sh.ntaps; t++)
+    g_string_append_printf (d, " %" G_GINT64_FORMAT ",",
+                            sh.conv ? ((t / sh.KW) * sh.dh * sh.wp + (t % sh.KW) * sh.dw) * sh.kt : 0);
+  g_string_append (d, " };\n");
+  if (sh.conv)
+    g_string_append_printf (d, "#define FW_ROW(r) (xu + (((r) / %" G_GINT64_FORMAT ") * %" G_GINT64_FORMAT " + ((r) %% %"
+                            G_GINT64_FORMAT ") * %" G_GINT64_FORMAT ") * %" G_GINT64_FORMAT ")\n\n",
+                            sh.OW, sh.sh * sh.wp, sh.OW, sh.sw, sh.kt);
   else
-    g_string_append (s, "  {\n");
-  emit_pack_s (g, &sh);
-  g_string_append (s, "  }\n");
-  emit_pack_u (g, &sh, zu);
-  g_string_append_printf (s, "  {\n    const int64_t rs = %" G_GINT64_FORMAT ", cs = %" G_GINT64_FORMAT ";\n",
-                          sh.conv ? 1 : sh.nc, sh.conv ? sh.nr : 1);
-  g_string_append_printf (s, "#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)\n"
-                          "    for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += 16)\n    {\n"
-                          "      const int64_t r1 = r0 + 16 < %" G_GINT64_FORMAT " ? r0 + 16 : %" G_GINT64_FORMAT ";\n",
-                          sh.nr, sh.nr, sh.nr);
-  g_string_append_printf (s, "#ifdef FW_HAVE_VNNI\n      if (vnni)\n        fw_dot_vnni (pu, ps, r0, r1, %" G_GINT64_FORMAT
-                          ", %" G_GINT64_FORMAT ", acc, rs, cs);\n      else\n#endif\n"
-                          "        fw_dot_portable (pu, ps, r0, r1, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                          ", acc, rs, cs);\n    }\n  }\n", sh.nc, sh.kp, sh.nc, sh.kp);
-  if (!emit_epilogue (g, &sh, zu, error))
+    g_string_append_printf (d, "#define FW_ROW(r) (xu + (r) * %" G_GINT64_FORMAT ")\n\n", sh.kt);
+  g_ptr_array_add (g->kernel->outputs, q->result);
+  pack_s = pack_s_body (g, &sh, zu);
+  g->s_input = add_input (g, s_src);
+  pack_u = pack_u_body (g, &sh, zu, need_rsum);
+  if (!epilogue_body (g, &sh, need_rsum, element, error))
     return FALSE;
-  g_string_append (s, "  }\n");
+  pbytes = panel_bytes (&sh);
+  xbytes = round64 (sh.conv ? sh.hp * sh.wp * sh.kt : sh.nr * sh.kt);
+
+  /* Every input is known now: the functions can declare them. */
+  append_runtime (src);
+  g_string_append (src, d->str);
+  g_string_append (src, "static void\nfw_pack_s (const void *const *ins, int64_t boff, int8_t *ps, int64_t *fix, int nt)\n{\n");
+  emit_decls_of_io (g, src, FALSE);
+  g_string_append (src, pack_s);
+  g_string_append (src, "}\n\n");
+  if (s_const)
+    {
+      /* The host packs the constant weights once, when the kernel is prepared, and passes them back as
+         rt->producer (fw-superkernel.c). */
+      g_string_append (src, "void\nfw_sk_pack (const void *const *ins, void *dst, int nt)\n{\n");
+      g_string_append_printf (src, "  fw_pack_s (ins, 0, (int8_t *) dst, (int64_t *) ((int8_t *) dst + %" G_GINT64_FORMAT
+                              "), nt);\n}\n\n", pbytes);
+      g->kernel->int8_pack_bytes = pbytes + 8 * sh.ncp;
+      g->kernel->int8_pack_input = g->s_input;
+    }
+  if (sh.depthwise)
+    {
+      append_depthwise (g, &sh, src, "fw_tile_portable", "", zu, element->str);
+      g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
+      append_depthwise (g, &sh, src, "fw_tile_vnni", "FW_VNNI_TARGET ", zu, element->str);
+    }
+  else
+    {
+      append_tile (g, &sh, src, "fw_tile_portable", "fw_mk_portable", "", element->str);
+      g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
+      append_tile (g, &sh, src, "fw_tile_vnni", "fw_mk_vnni_n", "FW_VNNI_TARGET ", element->str);
+    }
+  g_string_append (src, "#endif\n\n");
+
+  g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
+  emit_decls_of_io (g, src, TRUE);
+  g_string_append_printf (src, "  const int vnni = (rt->features & %d) != 0;\n  int status = 1;\n  (void) vnni;\n"
+                          "  if (nt < 1)\n    nt = 1;\n", FW_SK_CPU_VNNI);
+  g_string_append_printf (src, "  uint8_t *xu = (uint8_t *) aligned_alloc (64, %" G_GINT64_FORMAT ");\n"
+                          "  int32_t *rsum = (int32_t *) malloc (sizeof (int32_t) * %" G_GINT64_FORMAT ");\n"
+                          "  int8_t *own = NULL;\n  const int8_t *ps = NULL;\n  const int64_t *fix = NULL;\n"
+                          "  if (!xu || !rsum)\n    goto out;\n", xbytes, need_rsum ? sh.nr : 1);
+  if (s_const)
+    g_string_append (src, "  if (rt->producer != NULL)\n    ps = (const int8_t *) rt->producer;\n  else\n  {\n");
+  else
+    g_string_append (src, "  {\n");
+  g_string_append_printf (src, "    own = (int8_t *) aligned_alloc (64, %" G_GINT64_FORMAT ");\n    if (!own)\n      goto out;\n"
+                          "    ps = own;\n  }\n  fix = (const int64_t *) (ps + %" G_GINT64_FORMAT ");\n",
+                          round64 (pbytes + 8 * sh.ncp), pbytes);
+  if (s_const)
+    g_string_append_printf (src, "  if (own != NULL)\n    fw_pack_s (ins, 0, own, (int64_t *) (own + %" G_GINT64_FORMAT "), nt);\n",
+                            pbytes);
+  g_string_append_printf (src, "  for (int64_t bt = 0; bt < %" G_GINT64_FORMAT "; bt++)\n  {\n", sh.nb);
+  if (!s_const)
+    g_string_append_printf (src, "    fw_pack_s (ins, bt * %" G_GINT64_FORMAT ", own, (int64_t *) (own + %" G_GINT64_FORMAT
+                            "), nt);\n", sh.b_batch, pbytes);
+  g_string_append (src, pack_u);
+  if (sh.depthwise)
+    g_string_append_printf (src, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
+                            "    for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n    {\n"
+                            "#ifdef FW_HAVE_VNNI\n      if (vnni)\n        fw_tile_vnni (ins, outs, xu, ps, bt, r0);\n"
+                            "      else\n#endif\n        fw_tile_portable (ins, outs, xu, ps, bt, r0);\n    }\n  }\n",
+                            sh.nr, TILE_ROWS);
+  else
+    g_string_append_printf (src, "#pragma omp parallel for num_threads(nt) collapse(2) schedule(static)\n"
+                            "    for (int64_t cg = 0; cg < %" G_GINT64_FORMAT "; cg++)\n"
+                            "      for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n      {\n"
+                            "#ifdef FW_HAVE_VNNI\n        if (vnni)\n          fw_tile_vnni (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n"
+                            "        else\n#endif\n          fw_tile_portable (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n      }\n  }\n",
+                            sh.ncp / 64, sh.nr, TILE_ROWS);
+  g_string_append (src, "  status = 0;\nout:\n  free (xu);\n  free (rsum);\n  free (own);\n  return status;\n}\n");
   return TRUE;
 }
 
@@ -511,33 +728,18 @@ fw_hc_int8_codegen (FwSuperKernel *kernel, GError **error)
   if (!fw_qdq_group_describe (kernel->candidate, &g.q))
     return fw_hc_unsupported (error, _("candidate %u is not an integer group"), kernel->candidate->index);
   g.decls = g_string_new (NULL);
-  g.body = g_string_new (NULL);
   g.locals = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  ok = generate (&g, error);
+  src = g_string_new ("/* Fusion Workbench host SuperKernel (integer QDQ group), generated: do not edit. */\n");
+  kernel->int8_pack_bytes = 0;
+  ok = generate (&g, src, error);
   if (ok)
     {
-      src = g_string_new ("/* Fusion Workbench host SuperKernel (integer QDQ group), generated: do not edit. */\n");
-      append_runtime (src);
-      g_string_append (src, g.decls->str);
-      g_string_append (src, "\nint\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
-      for (guint i = 0; i < kernel->inputs->len; i++)
-        {
-          FwValue *v = g_ptr_array_index (kernel->inputs, i);
-          g_string_append_printf (src, "  const %s *restrict in%u = (const %s *) ins[%u];\n", fw_hc_mem_type (v->dtype), i,
-                                  fw_hc_mem_type (v->dtype), i);
-        }
-      g_string_append_printf (src, "  %s *restrict out0 = (%s *) outs[0];\n", fw_hc_mem_type (g.q.result->dtype),
-                              fw_hc_mem_type (g.q.result->dtype));
-      g_string_append_printf (src, "  const int vnni = (rt->features & %d) != 0;\n  int status = 1;\n  (void) vnni;\n"
-                              "  if (nt < 1)\n    nt = 1;\n", FW_SK_CPU_VNNI);
-      g_string_append (src, g.body->str);
-      g_string_append (src, "  status = 0;\nout:\n  free (pu);\n  free (ps);\n  free (acc);\n  free (rsum);\n"
-                            "  free (csum);\n  free (xu);\n  return status;\n}\n");
       kernel->source = g_string_free (src, FALSE);
       kernel->scratch_elements = 0;
     }
+  else
+    g_string_free (src, TRUE);
   g_string_free (g.decls, TRUE);
-  g_string_free (g.body, TRUE);
   g_hash_table_unref (g.locals);
   fw_qdq_group_clear (&g.q);
   return ok;

@@ -18,6 +18,11 @@ emit_tile (Gen *g, gint64 n)
 {
   if (g->in_place)
     g_string_append (g->body, "  dst = out0;\n");
+  else if (g->team)
+    /* One tile for the team: every thread gets the pointer (or NULL) one of them allocated. */
+    g_string_append_printf (g->body, "#pragma omp single copyprivate(tile)\n"
+                            "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n"
+                            "  if (!tile) goto out;\n  dst = tile;\n", n);
   else
     g_string_append_printf (g->body, "  tile = (float *) malloc (sizeof (float) * %" G_GINT64_FORMAT ");\n"
                             "  if (!tile) goto out;\n  dst = tile;\n", n);
@@ -512,10 +517,6 @@ fw_hc_choose_producer (Gen *g)
     why = g_strdup (_("built without oneDNN"));
   else if (force != NULL && strcmp (force, "openblas") == 0)
     why = g_strdup ("FW_HOST_PRODUCER=openblas");
-  else if (k->unit_name != NULL)
-    /* A scope program's runtime carries one producer, and its sub-kernels are never prepared one by one. */
-    why = g_strdup (_("a sub-kernel of a SuperKernel scope program (a oneDNN primitive per sub-kernel is not "
-                      "wired into scope programs yet)"));
   else if (describe_root (g, &d, &why))
     k->dnnl = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), &why);
   if (k->dnnl != NULL)

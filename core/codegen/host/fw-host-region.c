@@ -14,6 +14,68 @@
  * float32 blocks of HALF_BLOCK elements, converted by the vectorised row converters. */
 #define HALF_BLOCK 512
 
+/* A half kernel's row sums (ReduceSum/Mean/L1/L2/SumSquare, LayerNorm's mean and variance, Softmax's
+ * denominator) go into LANES double accumulators, element j into lane j % LANES, added pairwise after the
+ * pass. One double accumulator is a chain of dependent adds the loop cannot vectorise, four cycles an
+ * element; with lanes the adds are independent and run a vector wide. The order changes the double sum
+ * by about n·2⁻⁵³ of its magnitude, far below the one rounding to half at the group's output. A float32
+ * kernel keeps the reference's single chain: its output would show the difference in the last bit. */
+#define LANES 8
+
+/* Whether node sn's accumulator `which` ('a' the first pass's, 'd' the second's) in pass p is in lanes. */
+static gboolean
+lane_acc (Gen *g, SkNode *sn, gint p, char which)
+{
+  const char *op = sn->node->op_type;
+
+  if (!g->half)
+    return FALSE;
+  if (sn->kind == NK_REDUCE)
+    return which == 'a' && sn->pass == p && strcmp (op, "ReduceMax") != 0 && strcmp (op, "ReduceMin") != 0 &&
+           strcmp (op, "ReduceProd") != 0 && strcmp (op, "GlobalMaxPool") != 0;
+  if (sn->kind == NK_LAYERNORM)
+    return (which == 'a' && sn->pass == p) || (which == 'd' && sn->pass + 1 == p);
+  if (sn->kind == NK_SOFTMAX)
+    return which == 'd' && sn->pass + 1 == p;
+  return FALSE;
+}
+
+/* The accumulator a statement of pass p adds into: the lane of element j, or the one accumulator. */
+static const char *
+acc (Gen *g, SkNode *sn, gint p, char which, char *buf, gsize len)
+{
+  if (lane_acc (g, sn, p, which))
+    {
+      g->pass_lanes = TRUE;
+      g_snprintf (buf, len, "l%c%u[l]", which, sn->id);
+    }
+  else
+    g_snprintf (buf, len, "%c%u", which, sn->id);
+  return buf;
+}
+
+/* After pass p's loops: each lane accumulator's sum into its accumulator (decls: the declarations at the
+ * pass's start instead). */
+static void
+emit_lanes (Gen *g, GString *s, gint p, gboolean decls)
+{
+  for (guint i = 0; i < g->nodes->len; i++)
+    {
+      SkNode *sn = &g_array_index (g->nodes, SkNode, i);
+      for (const char *w = "ad"; *w; w++)
+        {
+          if (!lane_acc (g, sn, p, *w))
+            continue;
+          if (decls)
+            g_string_append_printf (s, "    double l%c%u[%d] = { 0 };\n", *w, sn->id, LANES);
+          else
+            g_string_append_printf (s, "    %c%u = ((l%c%u[0] + l%c%u[1]) + (l%c%u[2] + l%c%u[3])) + ((l%c%u[4] + l%c%u[5]) + "
+                                    "(l%c%u[6] + l%c%u[7]));\n", *w, sn->id, *w, sn->id, *w, sn->id, *w, sn->id, *w,
+                                    sn->id, *w, sn->id, *w, sn->id, *w, sn->id, *w, sn->id);
+        }
+    }
+}
+
 /* Statements of one node at row scope (NK_ROWV). */
 static gboolean
 emit_rowv_node (Gen *g, GString *s, SkNode *sn, GError **error)
@@ -116,6 +178,7 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
       SkVal *x = fw_hc_input_val (g, node, 0);
       GString *xe = g_string_new (NULL);
       gboolean ok = TRUE;
+      char ab[32];
 
       switch (sn->kind)
         {
@@ -162,6 +225,8 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
               const char *op = reduce_kind (node->op_type);
               fw_hc_operand (g, s, x, p, xe);
               /* The reference's rule: a NaN wins (x != x is NaN; the flags keep finite-math off). */
+              char a[32];
+              acc (g, sn, p, 'a', a, sizeof a);
               if (strcmp (op, "ReduceMax") == 0)
                 g_string_append_printf (s, "      a%u = (%s > a%u || %s != %s) ? %s : a%u;\n", sn->id, xe->str, sn->id,
                                         xe->str, xe->str, xe->str, sn->id);
@@ -169,13 +234,13 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
                 g_string_append_printf (s, "      a%u = (%s < a%u || %s != %s) ? %s : a%u;\n", sn->id, xe->str, sn->id,
                                         xe->str, xe->str, xe->str, sn->id);
               else if (strcmp (op, "ReduceSumSquare") == 0 || strcmp (op, "ReduceL2") == 0)
-                g_string_append_printf (s, "      a%u += (double) %s * (double) %s;\n", sn->id, xe->str, xe->str);
+                g_string_append_printf (s, "      %s += (double) %s * (double) %s;\n", a, xe->str, xe->str);
               else if (strcmp (op, "ReduceProd") == 0)
                 g_string_append_printf (s, "      a%u *= (double) %s;\n", sn->id, xe->str);
               else if (strcmp (op, "ReduceL1") == 0)
-                g_string_append_printf (s, "      a%u += fabs ((double) %s);\n", sn->id, xe->str);
+                g_string_append_printf (s, "      %s += fabs ((double) %s);\n", a, xe->str);
               else
-                g_string_append_printf (s, "      a%u += (double) %s;\n", sn->id, xe->str);
+                g_string_append_printf (s, "      %s += (double) %s;\n", a, xe->str);
             }
           break;
         case NK_SOFTMAX:
@@ -185,7 +250,8 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
           if (sn->kind == NK_SOFTMAX && sn->pass == p)
             g_string_append_printf (s, "      a%u = %s > a%u ? %s : a%u;\n", sn->id, xe->str, sn->id, xe->str, sn->id);
           else if (sn->kind == NK_SOFTMAX && sn->pass + 1 == p)
-            g_string_append_printf (s, "      d%u += (double) expf (%s - m%u);\n", sn->id, xe->str, sn->id);
+            g_string_append_printf (s, "      %s += (double) expf (%s - m%u);\n", acc (g, sn, p, 'd', ab, sizeof ab),
+                                    xe->str, sn->id);
           else if (sn->kind == NK_SOFTMAX && sn->last_pass == p)
             {
               if (strcmp (node->op_type, "LogSoftmax") == 0)
@@ -197,10 +263,10 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
               fw_hc_append_store (g, s, sn->out, "      ", FALSE);
             }
           else if (sn->pass == p)
-            g_string_append_printf (s, "      a%u += (double) %s;\n", sn->id, xe->str);
+            g_string_append_printf (s, "      %s += (double) %s;\n", acc (g, sn, p, 'a', ab, sizeof ab), xe->str);
           else if (sn->pass + 1 == p)
-            g_string_append_printf (s, "      d%u += (double) (%s - m%u) * (double) (%s - m%u);\n", sn->id, xe->str,
-                                    sn->id, xe->str, sn->id);
+            g_string_append_printf (s, "      %s += (double) (%s - m%u) * (double) (%s - m%u);\n",
+                                    acc (g, sn, p, 'd', ab, sizeof ab), xe->str, sn->id, xe->str, sn->id);
           else if (sn->last_pass == p)
             {
               g_autoptr(GString) e = g_string_new (NULL);
@@ -277,6 +343,22 @@ emit_row_prologue (Gen *g, GString *s, const char *row, const char *tile_row)
     }
 }
 
+/* for j in [lo, hi): body; with lane accumulators, LANES elements at a time, lane l = j's place among them. */
+static void
+append_j_loop (Gen *g, GString *s, const char *lo, const char *hi, const char *body)
+{
+  if (!g->pass_lanes)
+    {
+      g_string_append_printf (s, "      for (int64_t j = %s; j < %s; j++)\n      {\n%s      }\n", lo, hi, body);
+      return;
+    }
+  g_string_append_printf (s, "      int64_t jl = %s;\n      for (; jl + %d <= %s; jl += %d)\n"
+                             "        for (int l = 0; l < %d; l++)\n        {\n        const int64_t j = jl + l;\n%s        }\n",
+                          lo, LANES, hi, LANES, LANES, body);
+  g_string_append_printf (s, "      for (int64_t j = jl; j < %s; j++)\n      {\n      const int l = (int) (j - jl);\n%s      }\n",
+                          hi, body);
+}
+
 /* The innermost loop of a pass around body; with half rows read or written unit-stride, strip-mined into
  * blocks: the inputs converted to float32 before, the outputs rounded after. */
 static void
@@ -294,7 +376,7 @@ emit_pass_loop (Gen *g, GString *s, const char *body)
     }
   if (!blocks)
     {
-      g_string_append_printf (s, "      for (int64_t j = %s; j < %s; j++)\n      {\n%s      }\n", lo, hi, body);
+      append_j_loop (g, s, lo, hi, body);
       return;
     }
   g_string_append_printf (s, "      for (int64_t jb = %s; jb < %s; jb += %d)\n      {\n", lo, hi, HALF_BLOCK);
@@ -308,7 +390,7 @@ emit_pass_loop (Gen *g, GString *s, const char *body)
       if (v->half_out)
         g_string_append_printf (s, "      float O%u[%d];\n", v->id, HALF_BLOCK);
     }
-  g_string_append_printf (s, "      for (int64_t j = jb; j < jb + jn; j++)\n      {\n%s      }\n", body);
+  append_j_loop (g, s, "jb", "jb + jn", body);
   for (guint i = 0; i < g->vals->len; i++)
     {
       SkVal *v = g_ptr_array_index (g->vals, i);
@@ -334,6 +416,7 @@ emit_row (Gen *g, GString *s, GError **error)
       if (p == g->n_passes)
         break;
       emit_acc_decls (g, s, p);
+      emit_lanes (g, s, p, TRUE);
       {
         g_autoptr(GString) body = g_string_new (NULL);
         gint last = g->n_inner - 1;
@@ -343,6 +426,7 @@ emit_row (Gen *g, GString *s, GError **error)
             SkVal *v = g_ptr_array_index (g->vals, i);
             v->need_ptr = v->need_scr = v->half_in = v->half_out = FALSE;
           }
+        g->pass_lanes = FALSE;
         if (!emit_pass_body (g, body, p, error))
           return FALSE;
         g_string_append (s, "    {\n");
@@ -383,8 +467,66 @@ emit_row (Gen *g, GString *s, GError **error)
         emit_pass_loop (g, s, body->str);
         g_string_append (s, "    }\n    }\n");
       }
+      emit_lanes (g, s, p, FALSE);
       emit_finals (g, s, p);
     }
+  return TRUE;
+}
+
+/* The row loop's first lines: the row r (and the chunk's columns) of iteration t. */
+static void
+emit_row_index (Gen *g, GString *s, const char *row_expr)
+{
+  if (g->n_chunks > 1)
+    g_string_append_printf (s, "    const int64_t r = t / %" G_GINT64_FORMAT ", c = t %% %" G_GINT64_FORMAT ";\n"
+                               "    const int64_t j0 = c * %" G_GINT64_FORMAT ";\n"
+                               "    const int64_t j1 = j0 + %" G_GINT64_FORMAT " < %" G_GINT64_FORMAT " ? j0 + %"
+                               G_GINT64_FORMAT " : %" G_GINT64_FORMAT ";\n",
+                            g->n_chunks, g->n_chunks, g->chunk, g->chunk, g->row_len, g->chunk, g->row_len);
+  else
+    g_string_append_printf (s, "    const int64_t r = %s;\n", row_expr);
+  g_string_append (s, "    (void) r;\n");
+}
+
+/* Iteration t of the row loop: its row, row_pre, the row prologue and the row's passes. */
+static gboolean
+emit_row_body (Gen *g, GString *s, const char *row_expr, const char *row_pre, GError **error)
+{
+  emit_row_index (g, s, row_expr);
+  if (row_pre != NULL)
+    g_string_append (s, row_pre);
+  emit_row_prologue (g, s, "r", "t");
+  return emit_row (g, s, error);
+}
+
+/* A scope sub-kernel's region in team form (FwSuperKernel.team): the caller's team shares the rows, and the
+ * row scratch is the per-thread buffer the program passes after the outputs. A region one thread should run
+ * gives all its rows to the team's first thread, the others wait at the loop's barrier. */
+static gboolean
+emit_team_region (Gen *g, const char *count, const char *row_expr, const char *row_pre, gboolean wide,
+                  GError **error)
+{
+  GString *s = g->body;
+
+  g->kernel->team_wide |= wide;
+  g->kernel->team_scratch_bytes = MAX (g->kernel->team_scratch_bytes, (gint64) g->n_scratch * g->row_len * 8);
+  if (g->n_scratch > 0)
+    g_string_append_printf (s, "  {\n    double *scr = (double *) outs[%u];\n", g->kernel->outputs->len);
+  else
+    g_string_append (s, "  {\n    double *scr = NULL;\n");
+  g_string_append (s, "    (void) scr;\n");
+  if (wide)
+    g_string_append (s, "#pragma omp for schedule(static)\n");
+  else
+    {
+      gint64 n = g_ascii_strtoll (count, NULL, 10);
+
+      g_string_append_printf (s, "#pragma omp for schedule(static, %" G_GINT64_FORMAT ")\n", MAX (n, 1));
+    }
+  g_string_append_printf (s, "  for (int64_t t = 0; t < %s; t++)\n  {\n", count);
+  if (!emit_row_body (g, s, row_expr, row_pre, error))
+    return FALSE;
+  g_string_append (s, "  }\n  }\n");
   return TRUE;
 }
 
@@ -396,6 +538,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
 {
   GString *s = g->body;
   gint64 elements = g->n_rows * g->row_len, ops = 0;
+  gboolean wide;
 
   fw_hc_widen_row_invariant (g);
   /* Right after sgemm, OpenBLAS's threads still spin on the cores waiting for more work, and an OpenMP
@@ -415,11 +558,12 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
       ops += sn->kind != NK_ELEM || strcmp (op, "Erf") == 0 || strcmp (op, "Exp") == 0 || strcmp (op, "Tanh") == 0 ||
              strcmp (op, "Sigmoid") == 0 || strcmp (op, "Log") == 0 || strcmp (op, "Gelu") == 0 ? 8 : 1;
     }
+  wide = elements > PARALLEL_MIN_ELEMENTS &&
+         ((g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && ops >= 8) || 2 * g->gemm_k < 32 * ops);
+  if (g->team)
+    return emit_team_region (g, count, row_expr, row_pre, wide, error);
   g_string_append_printf (s, "  {\n    int fail = 0;\n#pragma omp parallel num_threads(%s)\n  {\n",
-                          elements > PARALLEL_MIN_ELEMENTS &&
-                            ((g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && ops >= 8) ||
-                             2 * g->gemm_k < 32 * ops)
-                            ? "nt" : "1");
+                          wide ? "nt" : "1");
   /* Scratch holds float or narrower values only, 8 bytes a slot keeps any register type aligned. */
   if (g->n_scratch > 0)
     g_string_append_printf (s, "    double *scr = (double *) malloc (sizeof (double) * %" G_GINT64_FORMAT ");\n",
@@ -429,19 +573,7 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
   g_string_append_printf (s, "#pragma omp for schedule(static)\n  for (int64_t t = 0; t < %s; t++)\n  {\n", count);
   if (g->n_scratch > 0)
     g_string_append (s, "    if (scr == NULL) continue;\n");
-  if (g->n_chunks > 1)
-    g_string_append_printf (s, "    const int64_t r = t / %" G_GINT64_FORMAT ", c = t %% %" G_GINT64_FORMAT ";\n"
-                               "    const int64_t j0 = c * %" G_GINT64_FORMAT ";\n"
-                               "    const int64_t j1 = j0 + %" G_GINT64_FORMAT " < %" G_GINT64_FORMAT " ? j0 + %"
-                               G_GINT64_FORMAT " : %" G_GINT64_FORMAT ";\n",
-                            g->n_chunks, g->n_chunks, g->chunk, g->chunk, g->row_len, g->chunk, g->row_len);
-  else
-    g_string_append_printf (s, "    const int64_t r = %s;\n", row_expr);
-  g_string_append (s, "    (void) r;\n");
-  if (row_pre != NULL)
-    g_string_append (s, row_pre);
-  emit_row_prologue (g, s, "r", "t");
-  if (!emit_row (g, s, error))
+  if (!emit_row_body (g, s, row_expr, row_pre, error))
     return FALSE;
   g_string_append (s, "  }\n");
   if (g->n_scratch > 0)

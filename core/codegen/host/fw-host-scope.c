@@ -9,6 +9,7 @@
 
 #include "fw-error.h"
 #include "fw-host-codegen-private.h"
+#include "fw-host-dnnl.h"
 #include "fw-host-scope.h"
 
 static gint64
@@ -386,6 +387,95 @@ append_comment (FwHostScope *s, FwPlan *plan, GString *src)
   g_string_append (src, " * The arena is the last pointer after the outputs. */\n");
 }
 
+/* A view's statement: nothing, or the copy of its bytes into the program's output it is. */
+static void
+append_view (FwHostScope *s, GString *src, guint u, const char *indent)
+{
+  FwNode *node = g_array_index (s->members, FwScopeMember, u).node;
+
+  if (!g_ptr_array_find (s->outputs, node->outputs[0], NULL))
+    return;
+  g_string_append_printf (src, "%smemcpy (", indent);
+  append_pointer (s, src, node->outputs[0]);
+  g_string_append (src, ", ");
+  append_pointer (s, src, node->inputs[0]);
+  g_string_append_printf (src, ", %" G_GINT64_FORMAT ");\n", value_bytes (node->outputs[0]));
+}
+
+/* Sub-kernel u's call with its own primitive; on failure, `fail` (a statement). A team sub-kernel finds its
+ * row scratch after its outputs. */
+static void
+append_call (FwHostScope *s, GString *src, guint u, const char *in, const char *fail)
+{
+  FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+
+  g_string_append_printf (src, "%s{\n%s  const void *i[%u] = { ", in, in, unit->inputs->len + 1);
+  for (guint i = 0; i < unit->inputs->len; i++)
+    {
+      append_pointer (s, src, g_ptr_array_index (unit->inputs, i));
+      g_string_append (src, ", ");
+    }
+  g_string_append_printf (src, "0 };\n%s  void *o[%u] = { ", in, unit->outputs->len + 1);
+  for (guint o = 0; o < unit->outputs->len; o++)
+    {
+      append_pointer (s, src, g_ptr_array_index (unit->outputs, o));
+      g_string_append (src, ", ");
+    }
+  g_string_append_printf (src, "%s };\n%s  fw_sk_runtime r = *rt;\n\n%s  r.producer = prims != NULL ? prims[%u] : NULL;\n"
+                          "%s  if (%s (&r, i, o, nt) != 0)\n%s    %s\n%s}\n",
+                          unit->team ? "scr" : "0", in, in, u, in, unit->unit_name, in, fail, in);
+}
+
+/* Team sub-kernels [u, end): one OpenMP team runs them all, each one's loops shared by its threads, so the
+ * fork and join are paid once (FwSuperKernel.team). Every thread calls every sub-kernel, and takes the same
+ * path through each (a failure is the team's alike), so all meet the same barriers. TRUE when it opens a
+ * team (some sub-kernel wants more than one thread). */
+static gboolean
+append_team (FwHostScope *s, GString *src, guint u, guint end)
+{
+  gint64 scratch = 0;
+  gboolean wide = FALSE;
+
+  for (guint k = u; k < end; k++)
+    {
+      FwSuperKernel *unit = g_ptr_array_index (s->units, k);
+
+      if (unit != NULL)
+        {
+          scratch = MAX (scratch, unit->team_scratch_bytes);
+          wide |= unit->team_wide;
+        }
+    }
+  /* No sub-kernel wants a second thread: no team at all, the work-shared loops run on the calling thread. */
+  g_string_append_printf (src, "  {\n    int fail = 0;\n%s    {\n", wide ? "#pragma omp parallel num_threads(nt)\n" : "");
+  if (scratch > 0)
+    g_string_append_printf (src, "      void *scr = malloc (%" G_GINT64_FORMAT ");\n      int f;\n\n"
+                            "      if (scr == NULL)\n      {\n#pragma omp atomic write\n        fail = 1;\n      }\n"
+                            "#pragma omp barrier\n#pragma omp atomic read\n      f = fail;\n", scratch);
+  else
+    g_string_append (src, "      void *scr = NULL;\n      int f = 0;\n\n");
+  for (guint k = u; k < end; k++)
+    {
+      FwNode *node = g_array_index (s->members, FwScopeMember, k).node;
+
+      if (g_ptr_array_index (s->units, k) == NULL && !g_ptr_array_find (s->outputs, node->outputs[0], NULL))
+        continue;
+      g_string_append (src, "      if (!f)\n");
+      if (g_ptr_array_index (s->units, k) != NULL)
+        {
+          append_call (s, src, k, "      ", "f = 1;");
+          continue;
+        }
+      /* One thread copies a view leaving the program; the others wait, as a later sub-kernel may read it. */
+      g_string_append (src, "      {\n#pragma omp single\n        {\n");
+      append_view (s, src, k, "          ");
+      g_string_append (src, "        }\n      }\n");
+    }
+  g_string_append (src, "      if (f)\n      {\n#pragma omp atomic write\n        fail = 1;\n      }\n"
+                        "      free (scr);\n    }\n    if (fail)\n      return 1;\n  }\n");
+  return wide;
+}
+
 gboolean
 fw_host_scope_generate (FwHostScope *s, gboolean check, GError **error)
 {
@@ -406,41 +496,34 @@ fw_host_scope_generate (FwHostScope *s, gboolean check, GError **error)
         g_string_append (src, ((FwSuperKernel *) g_ptr_array_index (s->units, u))->unit);
         g_string_append_c (src, '\n');
       }
+  s->n_teams = 0;
   g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n"
                         "{\n");
-  g_string_append_printf (src, "  unsigned char *const arena = (unsigned char *) outs[%u];\n\n  (void) arena;\n"
-                          "  (void) ins;\n", s->outputs->len);
-  for (guint u = 0; u < s->units->len; u++)
+  g_string_append_printf (src, "  unsigned char *const arena = (unsigned char *) outs[%u];\n"
+                          "  /* The runtime's producer is the table of the sub-kernels' primitives. */\n"
+                          "  void *const *const prims = (void *const *) rt->producer;\n\n  (void) arena;\n"
+                          "  (void) ins;\n  (void) prims;\n", s->outputs->len);
+  for (guint u = 0; u < s->units->len;)
     {
-      FwSuperKernel *unit = g_ptr_array_index (s->units, u);
-      FwNode *node = g_array_index (s->members, FwScopeMember, u).node;
+      guint end = u;
 
-      if (unit == NULL)
+      /* A run of team sub-kernels (views between them join it): one parallel region for all of them. */
+      while (end < s->units->len && (g_ptr_array_index (s->units, end) == NULL ||
+                                     ((FwSuperKernel *) g_ptr_array_index (s->units, end))->team))
+        end++;
+      while (end > u && g_ptr_array_index (s->units, end - 1) == NULL)
+        end--;
+      if (end > u)
         {
-          /* A view: the same bytes, copied only when it leaves the program. */
-          if (g_ptr_array_find (s->outputs, node->outputs[0], NULL))
-            {
-              g_string_append (src, "  memcpy (");
-              append_pointer (s, src, node->outputs[0]);
-              g_string_append (src, ", ");
-              append_pointer (s, src, node->inputs[0]);
-              g_string_append_printf (src, ", %" G_GINT64_FORMAT ");\n", value_bytes (node->outputs[0]));
-            }
+          s->n_teams += append_team (s, src, u, end);
+          u = end;
           continue;
         }
-      g_string_append_printf (src, "  {\n    const void *i[%u] = { ", unit->inputs->len + 1);
-      for (guint i = 0; i < unit->inputs->len; i++)
-        {
-          append_pointer (s, src, g_ptr_array_index (unit->inputs, i));
-          g_string_append (src, ", ");
-        }
-      g_string_append_printf (src, "0 };\n    void *o[%u] = { ", unit->outputs->len + 1);
-      for (guint o = 0; o < unit->outputs->len; o++)
-        {
-          append_pointer (s, src, g_ptr_array_index (unit->outputs, o));
-          g_string_append (src, ", ");
-        }
-      g_string_append_printf (src, "0 };\n\n    if (%s (rt, i, o, nt) != 0)\n      return 1;\n  }\n", unit->unit_name);
+      if (g_ptr_array_index (s->units, u) == NULL)
+        append_view (s, src, u, "  ");
+      else
+        append_call (s, src, u, "  ", "return 1;");
+      u++;
     }
   g_string_append (src, "  return 0;\n}\n");
   if (s->program->kernel_source != NULL)
@@ -655,6 +738,19 @@ fw_host_scopes_compile (FwHostScopes *scopes, FwHostToolchain *toolchain, GCance
         {
           s->error = g_strdup (local->message);
           continue;
+        }
+      /* Each sub-kernel's primitive, prepared as a kernel of its own is when it is compiled. */
+      g_clear_pointer (&s->program->producer_table, g_free);
+      s->program->producer_table = g_new0 (gpointer, MAX (s->units->len, 1));
+      for (guint u = 0; u < s->units->len; u++)
+        {
+          FwSuperKernel *unit = g_ptr_array_index (s->units, u);
+
+          if (unit != NULL && unit->dnnl != NULL)
+            {
+              fw_dnnl_prim_prepare (unit->dnnl, (int) g_get_num_processors ());
+              s->program->producer_table[u] = unit->dnnl;
+            }
         }
       if (s->arena == NULL && posix_memalign (&s->arena, FW_ARENA_ALIGN, (gsize) MAX (s->arena_bytes, 1)) != 0)
         {

@@ -68,6 +68,9 @@ typedef struct
   gboolean       compiled;
   char          *error;         /* why it did not compile, or NULL */
   FwScopeKernel  kernel;        /* the fused executor's view (valid once compiled) */
+  guint          n_teams;       /* OpenMP teams the program opens per call: one per run of sub-kernels that
+                                   call no library (FwSuperKernel.team) where one of them wants a second
+                                   thread; the sub-kernels calling sgemm or oneDNN open their own */
   /* private */
   GPtrArray     *own;           /* the candidates made for single ops, and the program's */
   GHashTable    *alias;         /* FwValue* of a view → the value whose bytes it is */
@@ -112,6 +115,21 @@ gboolean      fw_host_scope_generate (FwHostScope         *scope,
                                       gboolean             check,
                                       GError             **error);
 const FwKernelSource *fw_host_scope_get_source (FwHostScope *scope);
+/* Sub-kernel unit's producer backend ("onednn", "openblas", "direct"; NULL for a view or no compute root),
+ * and whether it runs in the program's team (work-shared loops, no parallel region of its own). */
+const char   *fw_host_scope_unit_producer (const FwHostScope *scope,
+                                           guint              unit);
+gboolean      fw_host_scope_unit_in_team  (const FwHostScope *scope,
+                                           guint              unit);
+
+/* fw-host-scope-package.c: plan scope sk_scope's host programs as the kernel package's
+ * superkernels/sNNN/host/: "NAME.c" per program (NAME from fw_host_scope_package_program_name, the
+ * programs numbered in order), a Makefile and a README.md; NULL when the scope has no host program. */
+FwKernelSource *fw_host_scope_package     (const FwHostScopes *scopes,
+                                           guint               sk_scope);
+/* "sk_NNN_P": program P (from 0) of plan scope NNN, newly allocated. */
+char         *fw_host_scope_package_program_name (guint        sk_scope,
+                                                  guint        program);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwHostScopes, fw_host_scopes_free)
 

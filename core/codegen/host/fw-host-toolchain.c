@@ -153,6 +153,20 @@ fw_host_toolchain_get_flags (FwHostToolchain *toolchain)
 }
 
 const char *
+fw_host_toolchain_default_flags (void)
+{
+  static char *flags = NULL;
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      flags = g_strjoinv (" ", (char **) default_flags);
+      g_once_init_leave (&once, 1);
+    }
+  return flags;
+}
+
+const char *
 fw_host_toolchain_get_cache_dir (FwHostToolchain *toolchain)
 {
   return toolchain->cache_dir;

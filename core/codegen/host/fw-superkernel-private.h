@@ -69,15 +69,35 @@ struct _FwSuperKernel
      (the entry's body, its constants inside it) for the scope program to include; NULL otherwise. */
   char              *unit_name;
   char              *unit;
+  /* A sub-kernel in team form (fw-host-scope.c): its function runs on every thread of the scope program's
+     one OpenMP team, its loops as work-shared `omp for` (no parallel region of its own) and its row scratch
+     the per-thread buffer of team_scratch_bytes the program passes after its outputs (outs[n_outputs]).
+     team_wide: some loop of it wants more than one thread. Set by fw_host_codegen for a sub-kernel that
+     calls no library (the libraries run their own threads). */
+  gboolean           team;
+  gboolean           team_wide;
+  gint64             team_scratch_bytes;
   FwSkProducerKind   producer_kind;
   FwSuperKernelProducer producer;  /* what the report prints of producer_kind */
   char              *producer_fallback;  /* why oneDNN does not back the root, or NULL */
   struct _FwDnnlPrim *dnnl;         /* FW_SK_PRODUCER_ONEDNN: the root's primitive */
+  /* A scope program (fw-host-scope.c): each sub-kernel's primitive, NULL where it has none, passed as the
+     runtime's producer; the entry hands entry u to sub-kernel u. Owned (not the primitives); NULL otherwise. */
+  gpointer          *producer_table;
   /* FW_SK_PRODUCER_ONEDNN sums the root's products in another order than the reference's sgemm: its
      reduction length, |alpha| and operands, from which verification bounds the difference (0 otherwise). */
   guint64            product_k;
   gdouble            product_alpha;
   FwValue           *product_a, *product_b;
+  /* A horizontal GEMM's weights side by side (fw-host-hgemm.c), made once when the kernel is generated and
+     passed to the entry after its inputs (ins[inputs->len]); NULL otherwise. */
+  float             *packed;
+  /* An integer kernel whose signed operand is a constant (fw-host-int8.c): the bytes of its packed form (the
+     VNNI panel and the column corrections), the input it is packed from, and the packing, made once by the
+     object's fw_sk_pack when the kernel is compiled and passed to each run as the table's producer. */
+  gsize              int8_pack_bytes;
+  guint              int8_pack_input;
+  gpointer           int8_pack;
 };
 
 /* fw-superkernel.c: fw_superkernel_generate for a scope's sub-kernel, whose unit is named unit_name. */

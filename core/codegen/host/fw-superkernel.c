@@ -68,6 +68,12 @@ runtime_table (void)
                          fw_dnnl_prim_run, NULL };
 }
 
+int
+fw_superkernel_abi_version (void)
+{
+  return FW_SK_ABI_VERSION;
+}
+
 FwSuperKernel *
 fw_superkernel_generate (FwPlan *plan, const FwCandidate *candidate, GError **error)
 {
@@ -125,6 +131,9 @@ fw_superkernel_free (FwSuperKernel *kernel)
   g_free (kernel->unit);
   g_free (kernel->producer_fallback);
   fw_dnnl_prim_free (kernel->dnnl);
+  g_free (kernel->producer_table);
+  g_free (kernel->packed);
+  g_aligned_free (kernel->int8_pack);
   g_free (kernel);
 }
 
@@ -207,6 +216,31 @@ pin_openmp_runtime (void)
     }
 }
 
+typedef void (*FwSkPack) (const void *const *inputs, void *dst, int n_threads);
+
+/* An integer kernel's constant weights packed by its own fw_sk_pack, once (fw-host-int8.c). */
+static gboolean
+pack_int8 (FwSuperKernel *kernel, GModule *module, GError **error)
+{
+  gpointer pack = NULL;
+  g_autofree gconstpointer *ins = g_new0 (gconstpointer, kernel->inputs->len + 1);
+  const FwTensor *w = fw_value_get_constant (g_ptr_array_index (kernel->inputs, kernel->int8_pack_input));
+
+  g_clear_pointer (&kernel->int8_pack, g_aligned_free);
+  if (kernel->int8_pack_bytes == 0)
+    return TRUE;
+  if (!g_module_symbol (module, "fw_sk_pack", &pack) || pack == NULL || w == NULL)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("the SuperKernel “%s” lacks its entry point or was built "
+                                                            "for another ABI"), kernel->object_path);
+      return FALSE;
+    }
+  ins[kernel->int8_pack_input] = fw_tensor_get_data (w, NULL);
+  kernel->int8_pack = g_aligned_alloc0 (1, (kernel->int8_pack_bytes + 63) / 64 * 64, 64);
+  ((FwSkPack) pack) ((const void *const *) ins, kernel->int8_pack, (int) g_get_num_processors ());
+  return TRUE;
+}
+
 gboolean
 fw_superkernel_compile (FwSuperKernel *kernel, FwHostToolchain *toolchain, GError **error)
 {
@@ -235,6 +269,11 @@ fw_superkernel_compile (FwSuperKernel *kernel, FwHostToolchain *toolchain, GErro
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                    _("the SuperKernel “%s” lacks its entry point or was built for another ABI"), kernel->object_path);
+      g_module_close (module);
+      return FALSE;
+    }
+  if (!pack_int8 (kernel, module, error))
+    {
       g_module_close (module);
       return FALSE;
     }
@@ -285,7 +324,8 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
           return FALSE;
         }
     }
-  ins = g_new0 (gconstpointer, MAX (n_in, 1));
+  ins = g_new0 (gconstpointer, n_in + 1);
+  ins[n_in] = kernel->packed;
   outs = g_new0 (gpointer, n_out + 1);
   outs[n_out] = arena;
   for (guint i = 0; i < n_in; i++)
@@ -308,7 +348,9 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
     }
   if (n_threads == 0)
     n_threads = g_get_num_processors ();
-  rt.producer = kernel->dnnl;
+  rt.producer = kernel->producer_table != NULL ? (gpointer) kernel->producer_table
+                : kernel->dnnl != NULL          ? (gpointer) kernel->dnnl
+                                                : kernel->int8_pack;
   if (kernel->entry (&rt, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
     {
       for (guint k = 0; k < n_out; k++)

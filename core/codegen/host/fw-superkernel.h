@@ -27,6 +27,10 @@ const char      *fw_host_toolchain_get_compiler (FwHostToolchain *toolchain);  /
 const char      *fw_host_toolchain_get_version  (FwHostToolchain *toolchain);  /* first line of --version */
 const char      *fw_host_toolchain_get_flags    (FwHostToolchain *toolchain);  /* as passed, one string */
 const char      *fw_host_toolchain_get_cache_dir(FwHostToolchain *toolchain);
+/* The version of the generated entry's runtime table (each object exports it as fw_sk_abi_version). */
+int              fw_superkernel_abi_version (void);
+/* The flags every host kernel is compiled with, one string (what a packaged Makefile passes). */
+const char      *fw_host_toolchain_default_flags (void);
 /* Compiles C++ source with the C++ compiler ($CXX, else c++, g++, clang++) and flags (before -o; extra_args
  * after the source: objects to link, libraries) into the kernel cache, or finds it there; salt is keyed on
  * too (the contents of headers the source includes). *object_path: the result, named with object_ext. */

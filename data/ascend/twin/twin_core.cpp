@@ -281,6 +281,21 @@ void
 GmRead (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int line)
 {
   GmBuffer &b = g.gm[buffer];
+  /* The workspace holds nothing the host put there: a byte read before this block wrote it is garbage
+   * (blocks run one by one here; a scope's concurrent run checks every block's writes below). */
+  if (b.workspace && !sync_config.concurrent)
+    {
+      uint64_t off = static_cast<uint64_t> (p - b.data);
+      uint16_t me = static_cast<uint16_t> (g.block_idx + 1);
+      for (uint64_t k = off; k < off + bytes; k++)
+        if (b.owner[k] != me)
+          {
+            Diag ("FW-TWIN-WS-UNWRITTEN", file, line, "block %d reads byte %llu of the workspace before writing it",
+                  g.block_idx, (unsigned long long) k);
+            return;
+          }
+      return;
+    }
   if (!sync_config.concurrent || !b.output || b.epoch == nullptr)
     return;
   uint64_t off = static_cast<uint64_t> (p - b.data);
@@ -335,6 +350,49 @@ FloatToHalf (float f)
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
     h++;
   return static_cast<uint16_t> (sign | h);
+}
+
+/* The next binary16 value from h away from zero (h finite). */
+static uint16_t
+HalfAway (uint16_t h)
+{
+  return static_cast<uint16_t> (h + 1u);
+}
+
+uint16_t
+FloatToHalfMode (float f, int mode)
+{
+  if (f != f || f - f != 0.0f)
+    return FloatToHalf (f);  /* NaN and the infinities convert as they are */
+  const double v = f, mag = v < 0 ? -v : v;
+  const uint16_t sign = v < 0 ? 0x8000u : 0;
+  uint16_t near = static_cast<uint16_t> (FloatToHalf (static_cast<float> (mag)) & 0x7fffu);
+  /* t: the largest half magnitude <= |v| (toward zero); a: the next one (away from zero). */
+  uint16_t t = near;
+  if (near >= 0x7c00u || static_cast<double> (HalfToFloat (near)) > mag)
+    t = static_cast<uint16_t> (near - 1u);
+  const double tv = HalfToFloat (t);
+  uint16_t r;
+  if (tv == mag)
+    r = t;
+  else
+    {
+      const uint16_t a = HalfAway (t);
+      const double av = a >= 0x7c00u ? 65536.0 : static_cast<double> (HalfToFloat (a));
+      const bool up = v > 0;  /* away from zero is toward +inf */
+      switch (mode)
+        {
+        case 2: r = up ? t : a; break;                      /* CAST_FLOOR */
+        case 3: r = up ? a : t; break;                      /* CAST_CEIL */
+        case 4: r = mag - tv >= av - mag ? a : t; break;    /* CAST_ROUND: ties away from zero */
+        case 5: r = t; break;                               /* CAST_TRUNC */
+        case 6: r = (t & 1u) ? t : a; break;                /* CAST_ODD */
+        default: r = near; break;                           /* CAST_NONE, CAST_RINT: nearest, ties to even */
+        }
+    }
+  if (r >= 0x7c00u)
+    r = 0x7bffu;  /* saturation: the largest finite half */
+  return static_cast<uint16_t> (sign | r);
 }
 
 float

@@ -75,6 +75,7 @@ struct GmBuffer
   uint16_t *owner;     /* output bytes: block index + 1 of the block that wrote it, 0 never */
   uint16_t *epoch;     /* output bytes, concurrent runs: the writer's barrier count when it wrote */
   const char *name;
+  bool workspace;      /* the kernel's GM workspace: scratch it writes before it reads */
 };
 
 struct Stats
@@ -198,6 +199,11 @@ void GmRead (int buffer, const uint8_t *p, uint64_t bytes, const char *file, int
 /* Half precision as IEEE binary16, round to nearest even (the data types page: half is binary16). */
 uint16_t FloatToHalf (float f);
 float HalfToFloat (uint16_t h);
+/* Cast.md's float -> half in round mode `mode` (RoundMode's order: 0 CAST_NONE and 1 CAST_RINT to nearest
+ * even, 2 CAST_FLOOR, 3 CAST_CEIL, 4 CAST_ROUND to nearest with ties away from zero, 5 CAST_TRUNC, 6 CAST_ODD
+ * to the odd neighbour when inexact); a finite value past the half range saturates at +-65504, as the page
+ * says overflow is handled by default. */
+uint16_t FloatToHalfMode (float f, int mode);
 
 }  // namespace fwtwin
 

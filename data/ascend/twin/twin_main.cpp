@@ -8,7 +8,8 @@
  * Job file, one item a line:
  *   ub BYTES | cube L1 L0A L0B L0C | reduce 1|2 | blocks N | seed S | tiling V1 ... V7 [...] | diag PATH
  *   concurrent 1 | drop_barrier K (every block skips its K-th barrier) | sync_timeout_ms MS | time_limit S
- *   arg in|out BYTES PATH NAME      (kernel arguments in order; the tiling is passed last)
+ *   arg in|out|ws BYTES PATH NAME   (kernel arguments in order; the tiling is passed last; ws: the kernel's GM
+ *                                    workspace, writable, neither read from nor written to PATH, not compared)
  * Diagnostics file: "D\tCODE\tFILE\tLINE\tCOUNT\tMESSAGE" lines, then "S\tMTE2 MTE3 REPEATS INSTRUCTIONS SCALAR",
  * then per block of the ordered run "B\tBLOCK\tMTE2 COPIES MAXCOPY MTE3 COPIES MACS CUBEBYTES CUBESIZE SCALAR" and
  * one "V\tBLOCK\tNAME\tDSTSIZE\tSRCSIZE\tCALLS\tELEMENTS\tREPEATS" per vector kind it issued. */
@@ -37,6 +38,7 @@ namespace {
 struct Arg
 {
   bool output;
+  bool workspace = false;  /* written like an output, but scratch: never checked, compared or saved */
   uint64_t bytes;
   std::string path, name;
   uint8_t *map = nullptr;
@@ -290,6 +292,7 @@ ReadJob (const char *path, int *blocks, unsigned *seed)
       else if (std::sscanf (line, "arg %15s %llu %4095s %255s", kind, &bytes, path_buf, name) == 4)
         {
           Arg a;
+          a.workspace = std::strcmp (kind, "ws") == 0;
           a.output = std::strcmp (kind, "out") == 0;
           a.bytes = bytes;
           a.path = path_buf;
@@ -307,7 +310,7 @@ LoadArg (Arg &a)
   a.data = GuardedAlloc (a.bytes, &a.map, &a.map_len);
   if (a.data == nullptr)
     return false;
-  if (a.output)
+  if (a.output || a.workspace)
     return true;
   FILE *f = std::fopen (a.path.c_str (), "rb");
   if (f == nullptr)
@@ -350,11 +353,15 @@ main (int argc, char **argv)
       GmBuffer &b = g.gm[g.n_gm++];
       b.data = a.data;
       b.bytes = a.bytes;
-      b.output = a.output;
-      b.owner = a.output ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t))) : nullptr;
-      b.epoch = a.output && sync_config.concurrent ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t)))
+      /* A workspace takes writes as an output does, and who wrote each byte is kept (two blocks writing one
+       * byte of it race as they would on an output). */
+      bool writable = a.output || a.workspace;
+      b.output = writable;
+      b.owner = writable ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t))) : nullptr;
+      b.epoch = writable && sync_config.concurrent ? static_cast<uint16_t *> (std::calloc (a.bytes + 1, sizeof (uint16_t)))
                                                    : nullptr;
       b.name = a.name.c_str ();
+      b.workspace = a.workspace;
       argp.push_back (a.data);
     }
   uint8_t *tmap;

@@ -93,7 +93,8 @@ CheckTiling (const TCubeTiling &t, unsigned a_bytes, unsigned b_bytes, unsigned 
             (unsigned long long) l1, g.l1_capacity);
       ok = false;
     }
-  /* L0A/L0B hold dbL0A (dbL0B) base blocks of A (B); L0C dbL0C blocks of C in float (the accumulator). */
+  /* L0A/L0B hold dbL0A (dbL0B) base blocks of A (B); L0C dbL0C blocks of C in float or, for int8_t
+   * operands, int32_t (the accumulator, 4 bytes either way). */
   uint64_t l0a = static_cast<uint64_t> (t.dbL0A) * t.baseM * t.baseK * a_bytes;
   uint64_t l0b = static_cast<uint64_t> (t.dbL0B) * t.baseK * t.baseN * b_bytes;
   uint64_t l0c = static_cast<uint64_t> (t.dbL0C) * t.baseM * t.baseN * 4;

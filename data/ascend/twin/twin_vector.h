@@ -396,8 +396,7 @@ void Select (const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const Loc
 
 namespace twin {
 /* Cast.md round modes on a value already in double: CAST_RINT to nearest even, CAST_FLOOR, CAST_CEIL,
- * CAST_ROUND half away from zero, CAST_TRUNC toward zero; CAST_NONE rounds as CAST_RINT where precision is
- * lost. */
+ * CAST_ROUND half away from zero, CAST_TRUNC toward zero. */
 inline double RoundBy (double v, RoundMode m)
 {
   switch (m)
@@ -409,34 +408,160 @@ inline double RoundBy (double v, RoundMode m)
     default: return __builtin_nearbyint (v);
     }
 }
+
+/* int32 -> float in round mode m: the nearest float below or above where the value has more than 24 bits. */
+inline float IntToFloatBy (double v, RoundMode m)
+{
+  float r = static_cast<float> (v);  /* to nearest, ties to even */
+  double rv = r;
+  if (rv == v || m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT)
+    return r;
+  float lo = rv < v ? r : __builtin_nextafterf (r, -__builtin_inff ());
+  float hi = rv > v ? r : __builtin_nextafterf (r, __builtin_inff ());
+  switch (m)
+    {
+    case RoundMode::CAST_FLOOR: return lo;
+    case RoundMode::CAST_CEIL: return hi;
+    case RoundMode::CAST_TRUNC: return v > 0 ? lo : hi;
+    default: return v - lo == static_cast<double> (hi) - v ? (v > 0 ? hi : lo) : r;  /* CAST_ROUND */
+    }
+}
+
+template <typename T> const char *TypeName ()
+{
+  if constexpr (std::is_same<T, half>::value)
+    return "half";
+  else if constexpr (std::is_same<T, float>::value)
+    return "float";
+  else if constexpr (std::is_same<T, int32_t>::value)
+    return "int32_t";
+  else
+    return "an integer";
+}
+
+inline const char *RoundName (RoundMode m)
+{
+  static const char *const names[] = { "CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND",
+                                       "CAST_TRUNC", "CAST_ODD" };
+  unsigned i = static_cast<unsigned> (m);
+  return i < sizeof names / sizeof names[0] ? names[i] : "?";
+}
+
+/* Cast.md, table "Atlas A2 ... Cast指令参数说明": the round modes each conversion takes. half -> float has only
+ * CAST_NONE (it is exact); float -> half all seven; float or half -> int32 the five rounding ones (not
+ * CAST_NONE); int32 -> float those and CAST_NONE; float -> float the five (it rounds to an integer). int32 ->
+ * half is a dequantise (the mode is ignored, SetDeqScale scales it): not a conversion the twin models. */
+template <typename T, typename U> bool CastModeAllowed (RoundMode m, const char **why)
+{
+  const bool rounding = m == RoundMode::CAST_RINT || m == RoundMode::CAST_FLOOR || m == RoundMode::CAST_CEIL ||
+                        m == RoundMode::CAST_ROUND || m == RoundMode::CAST_TRUNC;
+  *why = nullptr;
+  if constexpr (std::is_same<U, half>::value && std::is_same<T, float>::value)
+    return m == RoundMode::CAST_NONE;
+  else if constexpr (std::is_same<U, float>::value && std::is_same<T, half>::value)
+    return rounding || m == RoundMode::CAST_NONE || m == RoundMode::CAST_ODD;
+  else if constexpr (std::is_integral<T>::value && !std::is_integral<U>::value)
+    return rounding;
+  else if constexpr (std::is_same<U, int32_t>::value && std::is_same<T, float>::value)
+    return rounding || m == RoundMode::CAST_NONE;
+  else if constexpr (std::is_same<U, float>::value && std::is_same<T, float>::value)
+    return rounding;
+  else if constexpr (std::is_same<U, int32_t>::value && std::is_same<T, half>::value)
+    {
+      *why = "int32 -> half is a dequantise on Atlas A2 (SetDeqScale scales it, the round mode is ignored)";
+      return false;
+    }
+  else
+    return true;
+}
 }  // namespace twin
 
+namespace twin {
+/* Cast.md, "Atlas A2 训练系列产品/Atlas A2 推理系列产品支持的数据类型组合情况", for the forms the 8-bit (integer
+ * group) kernels use: int8_t/uint8_t -> half CAST_NONE only; half -> int8_t/uint8_t any of CAST_RINT, FLOOR, CEIL,
+ * ROUND, TRUNC, NONE; float -> float any of RINT, FLOOR, CEIL, ROUND, TRUNC (not NONE); int32_t -> half has no
+ * round mode and needs SetDeqScale ("int32_t到half数据类型的转换，设置舍入模式无效"), which the twin does not model.
+ * There is no direct float <-> int8_t form on A2 (the page's table has none): a float is requantised through
+ * half. Other pairs are not checked here. 0: allowed, else the reason. */
+template <typename T, typename U> const char *CastForm (RoundMode m)
+{
+  constexpr bool t8 = std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value;
+  constexpr bool u8 = std::is_same<U, int8_t>::value || std::is_same<U, uint8_t>::value;
+  if constexpr (u8)
+    return std::is_same<T, half>::value ? (m == RoundMode::CAST_NONE ? nullptr : "an 8-bit -> half Cast takes CAST_NONE only")
+                                        : "an 8-bit source casts to half only";
+  if constexpr (t8)
+    return std::is_same<U, half>::value ? (m == RoundMode::CAST_ODD ? "half -> 8-bit has no CAST_ODD" : nullptr)
+                                        : "an 8-bit destination is cast from half only";
+  if constexpr (std::is_same<T, float>::value && std::is_same<U, float>::value)
+    return m == RoundMode::CAST_NONE || m == RoundMode::CAST_ODD ? "float -> float takes CAST_RINT, FLOOR, CEIL, ROUND or TRUNC"
+                                                                 : nullptr;
+  if constexpr (std::is_same<T, half>::value && std::is_same<U, int32_t>::value)
+    return "int32_t -> half needs SetDeqScale (its round mode has no effect), which the twin does not model";
+  return nullptr;
+}
+}  // namespace twin
+
+/* Cast.md: each element converted in roundMode, where the conversion takes it (CastModeAllowed); a mode it
+ * does not take is a diagnostic, not a guess. float -> half rounds as FloatToHalfMode (saturating). */
 template <typename T, typename U>
 void Cast (const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode, const uint32_t count,
            FW_LOC)
 {
+  constexpr bool eight = std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value ||
+                         std::is_same<U, int8_t>::value || std::is_same<U, uint8_t>::value;
+  const char *why = nullptr;
   fwtwin::Issue (fwtwin::P_V);
+  /* The 8-bit forms, float -> float and int32 -> half by CastForm (no result where the form does not exist);
+     every other pair by CastModeAllowed (the result in the mode asked, with the diagnostic). */
+  if (!eight && !twin::CastForm<T, U> (roundMode) && !twin::CastModeAllowed<T, U> (roundMode, &why))
+    {
+      if (why != nullptr)
+        fwtwin::Diag ("FW-TWIN-CAST-MODE", FW_AT, "Cast: %s", why);
+      else
+        fwtwin::Diag ("FW-TWIN-CAST-MODE", FW_AT, "Cast %s -> %s does not take %s (Cast.md, Atlas A2 table)",
+                      twin::TypeName<U> (), twin::TypeName<T> (), twin::RoundName (roundMode));
+    }
   const U *s = src.Use (count, fwtwin::P_V, false, true, "Cast", FW_AT);
   T *d = dst.Use (count, fwtwin::P_V, true, true, "Cast", FW_AT);
   if (s == nullptr || d == nullptr)
     return;
   twin::VectorStats ("Cast", count, sizeof (T), sizeof (U));
+  if (const char *form = twin::CastForm<T, U> (roundMode))
+    {
+      fwtwin::Diag ("FW-TWIN-CAST-MODE", FW_AT, "Cast of %u-byte to %u-byte elements with round mode %s: %s",
+                    (unsigned) sizeof (U), (unsigned) sizeof (T), twin::RoundName (roundMode), form);
+      return;
+    }
   if constexpr (std::is_integral<T>::value)
     {
+      /* precision_conversion.md: a value outside the destination's range saturates ("溢出默认按照饱和模式处理");
+       * half -> uint8_t: "负数输入会被视为异常", a negative input is an error, not a 0. */
       const double lo = static_cast<double> (std::numeric_limits<T>::min ());
       const double hi = static_cast<double> (std::numeric_limits<T>::max ());
+      bool negative = false;
       for (uint32_t i = 0; i < count; i++)
         {
           double v = twin::RoundBy (static_cast<double> (static_cast<typename twin::Calc<U>::type> (s[i])), roundMode);
+          negative = negative || (std::is_same<T, uint8_t>::value && std::is_same<U, half>::value && v < 0);
           d[i] = static_cast<T> (v != v ? 0 : v < lo ? lo : v > hi ? hi : v);
         }
-      return;
+      if (negative)
+        fwtwin::Diag ("FW-TWIN-CAST-RANGE", FW_AT, "Cast of a negative half to uint8_t (precision_conversion.md: an error)");
     }
-  if constexpr (std::is_same<T, half>::value)
-    if (roundMode != RoundMode::CAST_RINT && roundMode != RoundMode::CAST_NONE)
-    fwtwin::Diag ("FW-TWIN-UNSUPPORTED", FW_AT, "Cast to half is modelled with CAST_RINT and CAST_NONE only");
-  for (uint32_t i = 0; i < count; i++)
-    d[i] = static_cast<T> (static_cast<float> (static_cast<typename twin::Calc<U>::type> (s[i])));
+  else if constexpr (std::is_same<T, half>::value && std::is_same<U, float>::value)
+    for (uint32_t i = 0; i < count; i++)
+      d[i].bits = fwtwin::FloatToHalfMode (s[i], static_cast<int> (roundMode));
+  else if constexpr (std::is_same<T, float>::value && std::is_same<U, float>::value)
+    /* float -> float rounds to an integral value in the mode (RINT: half to even, as QuantizeLinear). */
+    for (uint32_t i = 0; i < count; i++)
+      d[i] = static_cast<float> (twin::RoundBy (static_cast<double> (s[i]), roundMode));
+  else if constexpr (std::is_same<T, float>::value && std::is_integral<U>::value)
+    for (uint32_t i = 0; i < count; i++)
+      d[i] = twin::IntToFloatBy (static_cast<double> (s[i]), roundMode);
+  else
+    for (uint32_t i = 0; i < count; i++)
+      d[i] = static_cast<T> (static_cast<float> (static_cast<typename twin::Calc<U>::type> (s[i])));
 }
 
 }  // namespace AscendC

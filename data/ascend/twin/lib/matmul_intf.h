@@ -58,12 +58,30 @@ void BlockProduct (const float *a, uint64_t lda, const float *b, uint64_t ldb, b
                    int rows, int cols, int K, float *c, uint64_t ldc);
 }  // namespace twin
 
+/* The accumulator (L0C) type: Matmul使用说明 (Matmul模板参数, the L0cT of the CO1 form): "A矩阵数据类型是int8_t或
+ * int4b_t时，C矩阵的数据类型是int32_t; A矩阵数据类型是half、float或bfloat16_t时，C矩阵的数据类型是float". */
+template <typename TA> struct L0cType { using type = float; };
+template <> struct L0cType<int8_t> { using type = int32_t; };
+
+/* Matmul使用说明, 表2 "Matmul输入输出数据类型的支持列表" on Atlas A2: A and B both half, float or bfloat16 with C
+ * of their type or float, or A and B int8_t with C int32_t, half or int8_t and an int32_t bias. Anything else
+ * (uint8_t operands, int8_t A with a half B, an int8 product into float) is not a form the API takes. */
+template <typename TA, typename TB, typename TC, typename TBias> constexpr bool MatmulTypesSupported ()
+{
+  return std::is_same<TA, int8_t>::value
+             ? std::is_same<TB, int8_t>::value && std::is_same<TBias, int32_t>::value &&
+                   (std::is_same<TC, int32_t>::value || std::is_same<TC, half>::value || std::is_same<TC, int8_t>::value)
+             : (std::is_same<TA, half>::value || std::is_same<TA, float>::value) && std::is_same<TA, TB>::value &&
+                   (std::is_same<TC, TA>::value || std::is_same<TC, float>::value) && !std::is_integral<TBias>::value;
+}
+
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE> class Matmul
 {
   using TA = typename A_TYPE::T;
   using TB = typename B_TYPE::T;
   using TC = typename C_TYPE::T;
   using TBias = typename BIAS_TYPE::T;
+  using TAcc = typename L0cType<TA>::type;
 
 public:
   Matmul () {}
@@ -87,6 +105,14 @@ public:
         return;
       }
     t_ = *tiling;
+    if (!MatmulTypesSupported<TA, TB, TC, TBias> ())
+      {
+        fwtwin::Diag ("FW-TWIN-MATMUL-TYPE", file, line,
+                      "Matmul with A, B, C, bias of %u, %u, %u, %u bytes%s: not a combination of Matmul使用说明's table 2",
+                      (unsigned) sizeof (TA), (unsigned) sizeof (TB), (unsigned) sizeof (TC), (unsigned) sizeof (TBias),
+                      std::is_unsigned<TA>::value || std::is_unsigned<TB>::value ? " (unsigned operands)" : "");
+        return;
+      }
     ok_ = twin::CheckTiling (t_, sizeof (TA), sizeof (TB), t_.isBias ? sizeof (TBias) : 0, file, line);
   }
 
@@ -268,25 +294,45 @@ private:
     fwtwin::g.block.cube_size = sizeof (TA);
     cached_a_ = pa;
     cached_b_ = pb;
-    acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, 0.0f);
-    /* The arithmetic runs in the runtime (twin_matmul.cpp, compiled once and optimised) on float views of
-     * the block's rows of A and columns of B: half operands are widened first, exactly as each product
-     * would widen them. */
-    const float *A = Widen (a_.Address () + m0 * t_.Ka, static_cast<uint64_t> (rows_) * t_.Ka, &wide_a_);
-    const float *B;
-    uint64_t ldb;
-    if (trans_b_)
+    acc_.assign (static_cast<uint64_t> (t_.baseM) * t_.baseN, TAcc (0));
+    if constexpr (std::is_same<TAcc, float>::value)
       {
-        B = Widen (b_.Address () + n0 * t_.Kb, static_cast<uint64_t> (cols_) * t_.Kb, &wide_b_);
-        ldb = t_.Kb;
+        /* The arithmetic runs in the runtime (twin_matmul.cpp, compiled once and optimised) on float views
+         * of the block's rows of A and columns of B: half operands are widened first, exactly as each
+         * product would widen them. */
+        const float *A = Widen (a_.Address () + m0 * t_.Ka, static_cast<uint64_t> (rows_) * t_.Ka, &wide_a_);
+        const float *B;
+        uint64_t ldb;
+        if (trans_b_)
+          {
+            B = Widen (b_.Address () + n0 * t_.Kb, static_cast<uint64_t> (cols_) * t_.Kb, &wide_b_);
+            ldb = t_.Kb;
+          }
+        else
+          {
+            B = Widen (b_.Address () + n0, static_cast<uint64_t> (K - 1) * t_.N + cols_, &wide_b_);
+            ldb = t_.N;
+          }
+        const float *bias = t_.isBias ? Widen (bias_.Address () + n0, cols_, &wide_bias_) : nullptr;
+        twin::BlockProduct (A, t_.Ka, B, ldb, trans_b_, bias, rows_, cols_, K, acc_.data (), t_.baseN);
       }
     else
       {
-        B = Widen (b_.Address () + n0, static_cast<uint64_t> (K - 1) * t_.N + cols_, &wide_b_);
-        ldb = t_.N;
+        const TA *A = a_.Address ();
+        const TB *B = b_.Address ();
+        /* int8_t x int8_t products summed in int32_t, exactly (the int8 row of table 2). */
+        for (int i = 0; i < rows_; i++)
+          for (int j = 0; j < cols_; j++)
+            {
+              TAcc s = TAcc (0);
+              for (int k = 0; k < K; k++)
+                s += static_cast<TAcc> (A[(m0 + i) * t_.Ka + k]) *
+                     static_cast<TAcc> (trans_b_ ? B[(n0 + j) * t_.Kb + k] : B[static_cast<uint64_t> (k) * t_.N + n0 + j]);
+              if (t_.isBias)
+                s += static_cast<TAcc> (bias_.Address ()[n0 + j]);
+              acc_[static_cast<uint64_t> (i) * t_.baseN + j] = s;
+            }
       }
-    const float *bias = t_.isBias ? Widen (bias_.Address () + n0, cols_, &wide_bias_) : nullptr;
-    twin::BlockProduct (A, t_.Ka, B, ldb, trans_b_, bias, rows_, cols_, K, acc_.data (), t_.baseN);
     return true;
   }
 
@@ -314,7 +360,8 @@ private:
   AscendC::GlobalTensor<TA> a_;
   AscendC::GlobalTensor<TB> b_;
   AscendC::GlobalTensor<TBias> bias_;
-  std::vector<float> acc_, wide_a_, wide_b_, wide_bias_;
+  std::vector<TAcc> acc_;
+  std::vector<float> wide_a_, wide_b_, wide_bias_;
   const char *init_file_ = "-", *iter_file_ = "-";
   int init_line_ = 0, iter_line_ = 0;
 };

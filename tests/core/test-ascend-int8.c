@@ -20,37 +20,17 @@
 #include "exec/fw-exec.h"
 #include "fw-error.h"
 #include "fw-test-models.h"
+#include "fw-test-twin.h"
 #include "graph/fw-graph-private.h"
 #include "plan/fw-plan-private.h"
 #include "plan/fw-qdq.h"
 
-typedef struct
-{
-  char            *dir;
-  FwHostToolchain *toolchain;
-  FwAscendTwin    *twin;
-  FwProfile       *profile;
-} Shared;
-
-static Shared shared;
+static FwTestTwin shared;
 
 static FwAscendTwin *
 get_twin (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *cache = NULL;
-
-  if (shared.dir != NULL)
-    return shared.twin;
-  shared.dir = fw_test_temp_dir ();
-  shared.profile = fw_test_profile_910b ();
-  cache = g_build_filename (shared.dir, "kernels", NULL);
-  shared.toolchain = fw_host_toolchain_new (cache, &error);
-  if (shared.toolchain != NULL)
-    shared.twin = fw_ascend_twin_new (shared.toolchain, &error);
-  if (shared.twin == NULL)
-    g_test_message ("no twin: %s", error ? error->message : "-");
-  return shared.twin;
+  return fw_test_twin_get (&shared);
 }
 
 static char *
@@ -492,11 +472,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-int8/generated-requantised", test_generated_requantised);
   g_test_add_func ("/core/ascend-int8/conv-refused", test_conv_refused);
   status = g_test_run ();
-  fw_ascend_twin_free (shared.twin);
-  fw_host_toolchain_free (shared.toolchain);
-  g_clear_pointer (&shared.profile, fw_profile_unref);
-  if (shared.dir != NULL)
-    fw_test_remove_dir (shared.dir);
-  g_free (shared.dir);
+  fw_test_twin_clear (&shared);
   return status;
 }

@@ -13,41 +13,17 @@
 #include "exec/fw-fused.h"
 #include "fw-error.h"
 #include "fw-test-models.h"
+#include "fw-test-twin.h"
 #include "onnx/fw-onnx.h"
 #include "plan/fw-plan-private.h"
 #include "plan/fw-superkernel-plan.h"
 
-typedef struct
-{
-  char            *dir;
-  FwHostToolchain *toolchain;
-  FwAscendTwin    *twin;
-  FwProfile       *profile;
-} Shared;
-
-static Shared shared;
+static FwTestTwin shared;
 
 static FwAscendTwin *
 get_twin (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *cache = NULL;
-
-  if (shared.twin != NULL || shared.dir != NULL)
-    return shared.twin;
-  shared.dir = fw_test_temp_dir ();
-  shared.profile = fw_test_profile_910b ();
-  cache = g_build_filename (shared.dir, "kernels", NULL);
-  shared.toolchain = fw_host_toolchain_new (cache, &error);
-  if (shared.toolchain == NULL)
-    {
-      g_test_message ("no toolchain: %s", error->message);
-      return NULL;
-    }
-  shared.twin = fw_ascend_twin_new (shared.toolchain, &error);
-  if (shared.twin == NULL)
-    g_test_message ("no twin: %s", error->message);
-  return shared.twin;
+  return fw_test_twin_get (&shared);
 }
 
 /* ---- hand-written kernels ---- */
@@ -438,11 +414,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/core/ascend-superkernel/scopes/bert_like", "bert_like.onnx", test_real);
   g_test_add_data_func ("/core/ascend-superkernel/scopes/vit_b_16", "vit_b_16.onnx", test_real);
   status = g_test_run ();
-  fw_ascend_twin_free (shared.twin);
-  fw_host_toolchain_free (shared.toolchain);
-  g_clear_pointer (&shared.profile, fw_profile_unref);
-  if (shared.dir != NULL)
-    fw_test_remove_dir (shared.dir);
-  g_free (shared.dir);
+  fw_test_twin_clear (&shared);
   return status;
 }

@@ -17,45 +17,16 @@
 #include "fw-error.h"
 #include "fw-test-ascend-models.h"
 #include "fw-test-models.h"
+#include "fw-test-twin.h"
 #include "onnx/fw-onnx.h"
 #include "plan/fw-plan-private.h"
 
-typedef struct
-{
-  char            *dir;
-  FwHostToolchain *toolchain;
-  FwAscendTwin    *twin;
-  FwProfile       *profile;
-} Shared;
+static FwTestTwin shared;
 
-static Shared shared;
-
-/* One toolchain and twin for the whole binary, in a temporary kernel cache: the runtime compiles once. */
 static FwAscendTwin *
 get_twin (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *cache = NULL;
-
-  if (shared.twin != NULL)
-    return shared.twin;
-  if (shared.dir == NULL)
-    {
-      shared.dir = fw_test_temp_dir ();
-      shared.profile = fw_test_profile_910b ();
-      cache = g_build_filename (shared.dir, "kernels", NULL);
-      shared.toolchain = fw_host_toolchain_new (cache, &error);
-      if (shared.toolchain == NULL)
-        {
-          g_test_message ("no toolchain: %s", error->message);
-          return NULL;
-        }
-      shared.twin = fw_ascend_twin_new (shared.toolchain, &error);
-      if (shared.twin == NULL)
-        g_test_message ("no twin: %s", error->message);
-      g_assert_true (shared.twin != NULL || g_error_matches (error, FW_ERROR, FW_ERROR_UNSUPPORTED));
-    }
-  return shared.twin;
+  return fw_test_twin_get (&shared);
 }
 
 static FwRuleSet *
@@ -1480,12 +1451,7 @@ test_cube_tiling (void)
 static void
 shared_free (void)
 {
-  fw_ascend_twin_free (shared.twin);
-  fw_host_toolchain_free (shared.toolchain);
-  g_clear_pointer (&shared.profile, fw_profile_unref);
-  if (shared.dir != NULL)
-    fw_test_remove_dir (shared.dir);
-  g_free (shared.dir);
+  fw_test_twin_clear (&shared);
 }
 
 int

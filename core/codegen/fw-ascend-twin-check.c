@@ -180,19 +180,7 @@ run_golden (const FwKernelSource *src, const FwCandidate *group, FwDType golden,
   kernel.n_outputs = fw_kernel_source_get_n_outputs (src);
   kernel.outputs = out;
   fw_exec_context_set_golden (ctx, golden);
-  /* Verification runs the twin's kernels on a thread pool, and a golden run is the reference interpreter,
-     whose products are OpenBLAS calls with OpenBLAS's own threads: one golden run at a time, so the pool's
-     workers never call the threaded library at once. Concurrent calls into a threaded OpenBLAS are the likeliest
-     source of the idle 20-minute hang one CI rehearsal showed in a half model's verification. */
-  {
-    static GMutex one_at_a_time;
-    gboolean ok;
-
-    g_mutex_lock (&one_at_a_time);
-    ok = fw_group_run_reference (ctx, &kernel, nodes, ins, gold, error);
-    g_mutex_unlock (&one_at_a_time);
-    return ok;
-  }
+  return fw_group_run_reference (ctx, &kernel, nodes, ins, gold, error);
 }
 
 /* check judged by the golden rule: the twin's outputs and the reference's (want) against the golden run. */

@@ -20,6 +20,7 @@
 #include "fw-ascend-twin.h"
 #include "fw-error.h"
 #include "io/fw-file-write.h"
+#include "io/fw-spawn.h"
 
 static const char *const twin_files[] = {
   "kernel_operator.h", "twin_core.h", "twin_copy.h", "twin_vector.h", "twin_repeat.h", "twin_diag.h", "twin_core.cpp",
@@ -375,7 +376,7 @@ execute (const char *exe, const char *dir, const FwTwinKernel *k, const FwProfil
     g_string_append_printf (job, "arg ws %" G_GUINT64_FORMAT " - workspace\n", k->workspace_bytes);
   if (!g_file_set_contents (job_path, job->str, -1, error))
     return FALSE;
-  if (!g_spawn_sync (dir, (char **) argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err, &status, error))
+  if (!fw_spawn_sync (dir, argv, FW_SPAWN_DEFAULT, &out, &err, &status, error))
     return FALSE;
   if (g_file_get_contents (diag_path, &diag, NULL, NULL))
     parse_diagnostics (run, diag);

@@ -19,6 +19,7 @@
 #include "fw-error.h"
 #include "fw-superkernel-private.h"
 #include "io/fw-file-write.h"
+#include "io/fw-spawn.h"
 
 /* -O3 -fno-trapping-math: GCC refuses to vectorise a loop holding Relu's `x > 0 ? x : 0` (or Clip, Max, a
  * Where) while comparisons may trap, and the chain is then several times slower than memory allows. We never
@@ -100,8 +101,7 @@ fw_host_toolchain_new (const char *cache_dir, GError **error)
   argv[0] = path;
   argv[1] = "--version";
   argv[2] = NULL;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err, &status,
-                     &local) ||
+  if (!fw_spawn_sync (NULL, argv, FW_SPAWN_DEFAULT, &out, &err, &status, &local) ||
       !g_spawn_check_wait_status (status, NULL))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED, _("the C compiler “%s” does not run: %s"), path,
@@ -326,8 +326,8 @@ compile_job (FwHostToolchain *tc, const CacheJob *job, const char *src, const ch
   for (guint i = 0; job->extra_args && job->extra_args[i]; i++)
     g_ptr_array_add (argv, (char *) job->extra_args[i]);
   g_ptr_array_add (argv, NULL);
-  if (!g_spawn_sync (tc->cache_dir, (char **) argv->pdata, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err,
-                     &status, &local) ||
+  if (!fw_spawn_sync (tc->cache_dir, (const char *const *) argv->pdata, FW_SPAWN_DEFAULT, &out, &err, &status,
+                      &local) ||
       !g_spawn_check_wait_status (status, NULL))
     {
       const char *text = local ? local->message : (err && *err ? err : (out ? out : ""));
@@ -452,8 +452,7 @@ find_cxx (FwHostToolchain *tc, GError **error)
   argv[1] = "--version";
   argv[2] = NULL;
   if (path == NULL ||
-      !g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                     &out, NULL, &status, NULL) ||
+      !fw_spawn_sync (NULL, argv, FW_SPAWN_STDERR_TO_NULL, &out, NULL, &status, NULL) ||
       !g_spawn_check_wait_status (status, NULL))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,

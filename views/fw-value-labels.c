@@ -43,6 +43,12 @@ fw_label_kind (const char *kind)
     { "horizontal", N_("horizontal") },
     /* Translators: a fusion that reaches across reshape-like operators */
     { "through_views", N_("across reshapes") },
+    /* Translators: MatMul, scale and mask, Softmax and MatMul in one kernel */
+    { "attention", N_("fused attention") },
+    /* Translators: several MatMul/Gemm nodes reading one input fused into one wider product */
+    { "horizontal_gemm", N_("side-by-side products") },
+    /* Translators: an int8 compute operator with its DequantizeLinear and QuantizeLinear nodes (QDQ form) */
+    { "qdq_integer", N_("integer (QDQ)") },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)

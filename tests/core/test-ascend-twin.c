@@ -201,6 +201,25 @@ check_traffic (const FwCandidate *cand, FwTwinRun *run, const char *name)
   return FALSE;
 }
 
+/* A kernel with a float16 operand computes in half, and is judged as `--verify` judges it under a half model's
+ * default golden policy: its outputs and the reference's against the group widened to float32, the fused error
+ * within the unfused one's (fw_ascend_twin_check_policy). A strict comparison with the per-op reference would
+ * fail kernels that keep float32 islands in registers where the reference rounds every op to half. */
+static gboolean
+check_half_golden (FwAscendKernel *k, const FwCandidate *cand, GHashTable *values, const char *name)
+{
+  FwTwinCheck *check = fw_ascend_twin_check_policy (shared.twin, k, shared.profile, values, NULL, NULL, cand,
+                                                    FW_DTYPE_FLOAT);
+  gboolean pass = check->ran && check->pass;
+
+  if (!pass)
+    g_test_message ("FAIL %s (%s): golden verdict: %s; cosine %.6f, fused max abs %.3g against the float32 golden "
+                    "(unfused %.3g)", name, cand->pattern, check->error ? check->error : "fails", check->cosine,
+                    check->fused_golden.max_abs, check->unfused_golden.max_abs);
+  fw_twin_check_free (check);
+  return pass;
+}
+
 /* Generates the candidate's kernel, runs it on the twin and compares with the reference: no diagnostics,
  * cosine >= 0.9999, every element within tolerance. A candidate the generator refuses is counted, with its
  * reason; a failure is counted and said. */
@@ -215,7 +234,7 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
   g_autoptr(FwTwinRun) run = NULL;
   g_autofree char *why = NULL;
   const FwKernelSource *src;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, half = FALSE;
 
   if (k == NULL)
     {
@@ -266,15 +285,15 @@ check_candidate (FwPlan *plan, const FwCandidate *cand, Tally *tally)
       tally->no_reference++;
       return;
     }
-  for (guint o = 0; o < fw_kernel_source_get_n_outputs (src); o++)
+  for (guint i = 0; i < ins->len; i++)
+    half |= ((FwArray *) g_ptr_array_index (ins, i))->dtype == FW_DTYPE_FLOAT16;
+  if (half)
+    ok &= check_half_golden (k, cand, values, fw_kernel_source_get_name (src));
+  for (guint o = 0; o < fw_kernel_source_get_n_outputs (src) && !half; o++)
     {
       FwArray *want = g_hash_table_lookup (values, fw_kernel_source_get_output (src, o));
-      /* A kernel with a float16 operand computes in half: the tolerance and cosine bar of verification's */
-      gboolean half = FALSE;
       Compare c;
 
-      for (guint i = 0; i < ins->len; i++)
-        half |= ((FwArray *) g_ptr_array_index (ins, i))->dtype == FW_DTYPE_FLOAT16;
       c = compare (want, fw_twin_run_get_output (run, o), half,
                    fw_ascend_kernel_product_tolerance (k, (FwArray *const *) ins->pdata));
       if (!c.within || c.cosine < (half ? 0.999 : 0.9999))
@@ -765,7 +784,7 @@ test_real_models (void)
     { "vit_b_16_dynamic.onnx", { "batch=3", NULL } }, { "bert_like_dynamic.onnx", { "batch=3", "seq=50", NULL } },
     { "llama_decoder.onnx", { "batch=2", "seq=32", NULL } },
     /* tests/real/convert-half.py's float16 forms (FW_REAL_MODELS naming their folder, FW_REAL_MODELS_ONLY=float16):
-       half kernels with float32 islands, within float16's tolerance of the reference */
+       half kernels with float32 islands, judged by the golden policy as `--verify` judges them */
     { "bert_like_float16.onnx", { NULL } }, { "resnet18_float16.onnx", { NULL } },
   };
   static const FwStrategy strategies[] = { FW_STRATEGY_BALANCED, FW_STRATEGY_CONSERVATIVE, FW_STRATEGY_AGGRESSIVE };

@@ -290,6 +290,7 @@ package_candidate (FwPlan *plan, const FwTargets *targets, const GroupSource *gr
   json_builder_add_int_value (b, (gint64) cost->launches_before - (gint64) cost->launches_after);
   add_double (b, "time_before_s", cost->time_before_s);
   add_double (b, "time_after_s", cost->time_after_s);
+  add_double (b, "kernel_time_s", cost->kernel_time_s);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "files");

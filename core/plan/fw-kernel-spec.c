@@ -475,7 +475,7 @@ fw_ub_arrangement_equal (const FwUbArrangement *a, const FwUbArrangement *b)
 {
   if (a->buffers->len != b->buffers->len || a->row_stride != b->row_stride || a->tile_align != b->tile_align ||
       a->block_bytes != b->block_bytes || a->form != b->form || a->fixed_tile != b->fixed_tile ||
-      a->fixed_rows != b->fixed_rows)
+      a->fixed_rows != b->fixed_rows || a->vector_cores != b->vector_cores)
     return FALSE;
   for (guint i = 0; i < a->buffers->len; i++)
     {

@@ -137,6 +137,9 @@ typedef struct
   gint64   fixed_rows;
   gdouble  hbm_read;
   gdouble  hbm_written;
+  /* CUBE_VECTOR: the vector cores the epilogue runs on, one per block (a cube core's share of C): fewer than
+   * the profile's vector cores on a split chip, so the vector work is priced over these. 0 otherwise. */
+  guint    vector_cores;
 } FwUbArrangement;
 
 void                  fw_ub_arrangement_init         (FwUbArrangement    *arrangement);
@@ -191,6 +194,9 @@ typedef struct
   gdouble  time_before_s;
   gdouble  time_after_s;
   gdouble  saving_s;          /* time_before − time_after */
+  /* The target's own kernel alone, what the twin runs and estimates: time_after_s, except for an EPILOGUE
+     form, whose compute root is the vendor's operator (its bytes, cube work and launch are not the kernel's) */
+  gdouble  kernel_time_s;
 } FwCostEstimate;
 
 /* A fused attention group (fw-attention.c): the scores Q·K (the first MatMul; K is its second operand,

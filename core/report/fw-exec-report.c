@@ -197,7 +197,7 @@ add_target_kernel (JsonBuilder *b, const FwPlan *plan, FwTargetId target, const 
     }
   if (target == FW_TARGET_ASCEND && k->twin != NULL)
     fw_exec_report_add_twin (b, k->twin,
-                             fw_candidate_get_cost (g_ptr_array_index (plan->candidates, k->candidate))->time_after_s);
+                             fw_candidate_get_cost (g_ptr_array_index (plan->candidates, k->candidate))->kernel_time_s);
   if (k->errors[target] != NULL)
     fw_json_member_string (b, "message", k->errors[target]);
 }
@@ -217,7 +217,7 @@ add_twin_rank_correlation (JsonBuilder *b, const FwPlan *plan, const FwTargets *
 
       if (k->twin == NULL || !k->twin->ran)
         continue;
-      p = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, k->candidate))->time_after_s;
+      p = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, k->candidate))->kernel_time_s;
       g_array_append_val (twin, k->twin->estimated_s);
       g_array_append_val (planner, p);
     }

@@ -350,10 +350,14 @@ plan_all (const char *dir, const char *manifest, JsonObject *root, const char *c
       k->id = g_strdup_printf ("k%03" G_GINT64_FORMAT, id);
       k->folder = g_strdup (folder);
       k->pattern = g_strdup (json_object_get_string_member_with_default (ko, "pattern", ""));
-      k->planner_s = json_object_has_member (ko, "estimates")
-                       ? json_object_get_double_member_with_default (json_object_get_object_member (ko, "estimates"),
-                                                                     "time_after_s", 0)
-                       : 0;
+      /* kernel_time_s (the kernel alone); packages written before it give the group's time_after_s. */
+      if (json_object_has_member (ko, "estimates"))
+        {
+          JsonObject *est = json_object_get_object_member (ko, "estimates");
+          if (est != NULL)
+            k->planner_s = json_object_get_double_member_with_default (
+              est, "kernel_time_s", json_object_get_double_member_with_default (est, "time_after_s", 0));
+        }
       for (gsize w = 0; w < n_only; w++)
         wanted |= named (only[w], k);
       if (!wanted)

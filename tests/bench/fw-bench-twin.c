@@ -280,7 +280,7 @@ main (int argc, char **argv)
       item = g_new0 (Item, 1);
       item->kernel = k;
       item->inputs = seeded_inputs (k, 1 + i);
-      item->planner_us = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, i))->time_after_s * 1e6;
+      item->planner_us = fw_candidate_get_cost (g_ptr_array_index (plan->candidates, i))->kernel_time_s * 1e6;
       g_ptr_array_add (items, item);
     }
   {

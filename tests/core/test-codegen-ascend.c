@@ -869,6 +869,51 @@ test_priced_buffers (void)
   }
 }
 
+/* What the twin runs is what the plan prices: a mixed cube + vector kernel's epilogue is priced over the vector
+ * cores its blocks use (one per block of C, at most the cube cores), and a Conv epilogue's kernel_time_s is
+ * the epilogue kernel alone (one launch, not the vendor's convolution's bytes), below the group's time. */
+static void
+test_priced_cores (void)
+{
+  g_autoptr(FwPlan) plan = plan_for (fw_test_transformer_block (16, 64, 4, FALSE), FW_STRATEGY_BALANCED);
+  g_autoptr(FwPlan) conv = plan_for (fw_test_conv_block (), FW_STRATEGY_BALANCED);
+  guint mixed = 0, epilogues = 0;
+
+  for (guint i = 0; i < plan->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (plan->candidates, i);
+      const FwUbArrangement *a = c->spec ? fw_kernel_spec_get_arrangement (c->spec) : NULL;
+      g_autoptr(FwAscendKernel) kernel = NULL;
+      g_autoptr(GError) error = NULL;
+
+      if (a == NULL || a->form != FW_KERNEL_FORM_CUBE_VECTOR)
+        continue;
+      kernel = fw_ascend_kernel_generate (plan, c, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (a->vector_cores, >, 0);
+      g_assert_cmpuint (a->vector_cores, <=, plan->profile->cube_cores);
+      g_assert_cmpint (a->vector_cores, ==, fw_ascend_kernel_get_tiling (kernel)->block_num);
+      g_assert_cmpfloat (fw_candidate_get_cost (c)->kernel_time_s, ==, fw_candidate_get_cost (c)->time_after_s);
+      mixed++;
+    }
+  g_assert_cmpuint (mixed, >, 0);
+  for (guint i = 0; i < conv->candidates->len; i++)
+    {
+      FwCandidate *c = g_ptr_array_index (conv->candidates, i);
+      const FwUbArrangement *a = c->spec ? fw_kernel_spec_get_arrangement (c->spec) : NULL;
+      const FwCostEstimate *cost = fw_candidate_get_cost (c);
+
+      if (a == NULL || a->form != FW_KERNEL_FORM_EPILOGUE)
+        continue;
+      g_assert_cmpuint (a->vector_cores, ==, 0);
+      g_assert_cmpuint (cost->launches_after, ==, 2);
+      g_assert_cmpfloat (cost->kernel_time_s, >=, conv->profile->launch_overhead_s);
+      g_assert_cmpfloat (cost->kernel_time_s, <=, cost->time_after_s - conv->profile->launch_overhead_s + 1e-12);
+      epilogues++;
+    }
+  g_assert_cmpuint (epilogues, >, 0);
+}
+
 /* The Matmul API's declarations (data/ascend/lib/matmul_intf.h) take the mixed cube + vector kernel the twin
  * runs (tests/twin/matmul_tiled.cpp, the form the generator's mixed kernels are to take), warning-free. */
 static void
@@ -917,6 +962,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/codegen/ascend/real-models", test_real_models);
   g_test_add_func ("/core/codegen/ascend/injection", test_injection);
   g_test_add_func ("/core/codegen/ascend/package", test_package);
+  g_test_add_func ("/core/codegen/ascend/priced-cores", test_priced_cores);
   g_test_add_func ("/core/codegen/ascend/priced-buffers", test_priced_buffers);
   g_test_add_func ("/core/codegen/ascend/matmul-api", test_matmul_api);
   return g_test_run ();

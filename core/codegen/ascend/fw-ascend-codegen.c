@@ -595,6 +595,7 @@ to_arrangement (Gen *g, FwUbArrangement *out)
       out->fixed_tile = (gint64) g->cube_tiling.base_m * g->cube_tiling.base_n;
       out->fixed_rows = g->cube_tiling.base_m;
       fw_ac_cube_traffic (g, &out->hbm_read, &out->hbm_written);
+      out->vector_cores = (guint) MAX (g->cube_tiling.used_core_num, 1);
     }
 }
 

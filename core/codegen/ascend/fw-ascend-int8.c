@@ -550,6 +550,7 @@ fw_ascend_int8_arrange (const FwPlan *plan, const FwCandidate *candidate, FwUbAr
       out->fixed_tile = (gint64) g.tiling.base_m * g.tiling.base_n;
       out->fixed_rows = g.tiling.base_m;
       traffic (&g, &out->hbm_read, &out->hbm_written);
+      out->vector_cores = (guint) MAX (g.tiling.used_core_num, 1);
     }
   i8_clear (&g);
   return ok;

@@ -169,14 +169,18 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
   return TRUE;
 }
 
-/* Compute throughput for a node's arithmetic on the profile: the cube for matrix products, the vector
- * units for the rest; on an NPU fp32 vector work runs at half the fp16 rate (estimate). */
+/* Compute throughput for a node's arithmetic (flops of it) on the profile: the cube for matrix products,
+ * the vector units for the rest, each scaled by its class's calibrated factor (1 on a profile without a
+ * calibration, so the Ascend profiles price as they always did); on an NPU fp32 vector work runs at half
+ * the fp16 rate (estimate). */
 static gdouble
-node_rate (const FwNode *node, const FwProfile *profile)
+node_rate (const FwNode *node, gdouble flops, const FwProfile *profile)
 {
   gboolean cube = fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE;
   gdouble rate = cube ? profile->cube_flops_per_s : profile->vector_flops_per_s;
   FwValue *out = node->n_outputs > 0 ? node->outputs[0] : NULL;
+
+  rate *= fw_profile_class_factor (profile, cube ? fw_op_gemm_class (flops) : fw_op_vector_class (node));
 
   if (profile->kind == FW_PROFILE_NPU && out != NULL && fw_dtype_bits (out->dtype) >= 32)
     rate /= 2;
@@ -203,7 +207,7 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
         if (node->outputs[k])
           cost.bytes_written += value_bytes (node->outputs[k]);
     }
-  t = MAX (MAX (cost.bytes_read / bw, cost.flops / node_rate (node, profile)), cost.bytes_written / bw);
+  t = MAX (MAX (cost.bytes_read / bw, cost.flops / node_rate (node, cost.flops, profile)), cost.bytes_written / bw);
   if (bytes_read)
     *bytes_read = cost.bytes_read;
   if (bytes_written)
@@ -276,9 +280,9 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && integer)
         cube_t += f / MAX (profile->cube_int8_ops_per_s, 1.0);
       else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
-        cube_t += f / node_rate (node, profile);
+        cube_t += f / node_rate (node, f, profile);
       else
-        vector_t += f / node_rate (node, profile);
+        vector_t += f / node_rate (node, f, profile);
     }
   /* Fused, the kernel reads each value from outside once (immediates included, as their bytes are in the
    * model) and writes only its outputs. */

@@ -244,7 +244,8 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   result->repeats = repeats;
   result->n_threads = ctx->n_threads;
   result->rank_correlation = NAN;
-  result->calibrated = plan->profile->calibrated;
+  /* A calibrated copy of the host profile under another name has no uncalibrated form to load. */
+  result->calibrated = plan->profile->calibrated && g_strcmp0 (plan->profile->name, "host") == 0;
   /* What calibration changed: the same kernels priced on the profile the probe alone gives. */
   if (result->calibrated)
     {

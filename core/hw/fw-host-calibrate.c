@@ -370,7 +370,8 @@ fw_host_calibrate (FwProfile **before_out, FwCalProgressFunc progress, gpointer 
                    _("FW_HOST_PROFILE_NO_PROBE=1 keeps the host profile's fixed numbers: unset it to calibrate"));
       return NULL;
     }
-  before = fw_host_profile_load_uncalibrated (error);
+  /* What loads now, an earlier calibration included: the numbers this one replaces. */
+  before = fw_host_profile_load (error);
   if (before == NULL)
     return NULL;
   samples = fw_host_calibration_measure (before->vector_cores, progress, progress_data,

@@ -51,8 +51,8 @@ typedef void (*FwCalProgressFunc) (gdouble     fraction,
                                    gpointer    user_data);
 
 const char *fw_cal_bench_name           (FwCalBench         bench);
-/* Times every benchmark (about 10 s on two cores): FwCalSample. n_threads: the parallel regions' and the
- * triad's threads (the loops run on one core, the products on the BLAS's threads). */
+/* Times every benchmark (a few seconds; about 4 s on two cores): FwCalSample. n_threads: the parallel
+ * regions' and the triad's threads (the loops run on one core, the products on the BLAS's threads). */
 GArray     *fw_host_calibration_measure (guint              n_threads,
                                          FwCalProgressFunc  progress,
                                          gpointer           progress_data,
@@ -84,7 +84,7 @@ gboolean    fw_host_calibration_write   (const char        *path,
                                          GError           **error);
 
 /* Measures, fits and writes the cache; returns the calibrated host profile and, in before_out (may be
- * NULL), the one it replaces (probed, uncalibrated). FW_ERROR_USAGE under FW_HOST_PROFILE_NO_PROBE=1,
+ * NULL), the one it replaces (as the host profile loaded before: probed, and calibrated if it was). FW_ERROR_USAGE under FW_HOST_PROFILE_NO_PROBE=1,
  * which promises fixed numbers. */
 FwProfile  *fw_host_calibrate           (FwProfile        **before_out,
                                          FwCalProgressFunc  progress,

@@ -51,8 +51,9 @@ typedef void (*FwCalProgressFunc) (gdouble     fraction,
                                    gpointer    user_data);
 
 const char *fw_cal_bench_name           (FwCalBench         bench);
-/* Times every benchmark (a few seconds; about 4 s on two cores): FwCalSample. n_threads: the parallel
- * regions' and the triad's threads (the loops run on one core, the products on the BLAS's threads). */
+/* Times every benchmark, three rounds keeping each timing's fastest (a few seconds; about 12 s on two
+ * loaded cores): FwCalSample. n_threads: the parallel regions' and the triad's threads (the loops run on
+ * one core, the products on the BLAS's threads). */
 GArray     *fw_host_calibration_measure (guint              n_threads,
                                          FwCalProgressFunc  progress,
                                          gpointer           progress_data,

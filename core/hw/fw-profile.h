@@ -16,8 +16,8 @@ typedef enum {
 } FwProfileKind;
 
 /* Classes of work whose throughput the host calibration measures apart (fw-host-calibrate.h): the vector
- * classes scale vector_flops_per_s, the matrix-product classes cube_flops_per_s. The product's class is
- * its size in FLOP (fw_op_cost_class). */
+ * classes scale vector_flops_per_s for an op run alone (the planner's unfused side), the matrix-product
+ * classes cube_flops_per_s everywhere. A product's class is its size in FLOP (fw_op_gemm_class). */
 typedef enum {
   FW_COST_CLASS_SIMPLE,          /* add, multiply, compare, select: a lane an operation */
   FW_COST_CLASS_DIVIDE,          /* Div, Sqrt, Reciprocal: the long-latency units */

@@ -330,6 +330,45 @@ test_cost_reads_factors (void)
               2 * fw_estimate_node_time (mm, plain, NULL, NULL, NULL));
 }
 
+/* Fused, Erf is the host target's own vectorised approximation, which the FLOP weights count: the
+ * transcendental factor (the C library's erff, which the interpreter runs) prices only the unfused side. */
+static void
+test_fused_keeps_vector_rate (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {transcendental: 0.1}\n", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
+  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
+                                                          strlen (calibrated_yaml), &error);
+  g_autoptr(FwPlan) plan_plain = NULL, plan_calibrated = NULL;
+  const FwCostEstimate *a, *b;
+  FwPlanOptions options;
+
+  g_assert_no_error (error);
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_test_add_node (g, "Erf", "/erf", "x", NULL, "e");
+  fw_test_add_node (g, "Add", "/add", "x", "e", "s");
+  fw_graph_add_output (g, "s", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  fw_test_infer (model, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  plan_plain = fw_plan_new (model, plain, NULL, &options, &error);
+  g_assert_no_error (error);
+  plan_calibrated = fw_plan_new (model, calibrated, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan_plain->candidates->len, ==, 1);
+  g_assert_cmpuint (plan_calibrated->candidates->len, ==, 1);
+  a = fw_candidate_get_cost (g_ptr_array_index (plan_plain->candidates, 0));
+  b = fw_candidate_get_cost (g_ptr_array_index (plan_calibrated->candidates, 0));
+  /* Unfused, Erf takes ten times as long; fused, the kernel costs the same. */
+  assert_rel (b->time_before_s - a->time_before_s, 9 * 64 * 1024 * 24 / 10e9);
+  assert_rel (b->time_after_s, a->time_after_s);
+}
+
 static void
 test_no_probe_refuses (void)
 {
@@ -392,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/hw/calibrate/ascend-untouched", test_ascend_untouched);
   g_test_add_func ("/core/hw/calibrate/op-classes", test_op_classes);
   g_test_add_func ("/core/hw/calibrate/cost-reads-factors", test_cost_reads_factors);
+  g_test_add_func ("/core/hw/calibrate/fused-keeps-vector-rate", test_fused_keeps_vector_rate);
   g_test_add_func ("/core/hw/calibrate/no-probe-refuses", test_no_probe_refuses);
   g_test_add_func ("/core/hw/calibrate/async-cancelled", test_async_cancelled);
   status = g_test_run ();

@@ -8,6 +8,7 @@
 
 #include "exec/fw-host-tuning.h"
 #include "fw-batch.h"
+#include "fw-calibrate-command.h"
 #include "fw-twin-command.h"
 #include "graph/fw-tensor.h"
 #include "rules/fw-rules.h"
@@ -38,7 +39,7 @@ run_command_line (int argc, char **argv)
   g_autofree char *report = NULL;
   g_autofree char *format = NULL;
   g_auto(GStrv) binds = NULL;
-  gboolean version = FALSE;
+  gboolean version = FALSE, calibrate = FALSE;
   g_autofree char *convert_rules = NULL;
   g_autofree char *dump_graph = NULL;
   g_autofree char *twin = NULL;
@@ -109,6 +110,7 @@ run_command_line (int argc, char **argv)
     { "max-tensor-elements", 0, 0, G_OPTION_ARG_INT64, &max_tensor_elements, N_("Refuse tensors claiming more than N elements (default 2^39)"), N_("N") },
     { "twin", 0, 0, G_OPTION_ARG_FILENAME, &twin, N_("Run every Ascend kernel of an exported kernel package (DIR with manifest.json) on the Ascend C twin against the reference run of its group, print a table (--format json for JSON) and exit: 0 all pass, 1 a kernel failed or gave a diagnostic, 2 bad input"), N_("DIR") },
     { "kernel", 0, 0, G_OPTION_ARG_STRING_ARRAY, &twin_kernels, N_("With --twin: run only this kernel (kNNN or its folder; repeatable)"), N_("kNNN") },
+    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate, N_("Time a short set of microbenchmarks on this machine (a few seconds), fit the host profile's bandwidth, throughputs, overheads and per-class factors to them, cache the result (applied whenever the host profile loads), print the numbers old → new and exit"), NULL },
     { "convert-rules", 0, 0, G_OPTION_ARG_FILENAME, &convert_rules, N_("Print a fusion_rules file (the graph-autofusion articles' rule dialect) in this tool's rule format and exit"), N_("FILE") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
     { NULL }
@@ -130,6 +132,8 @@ run_command_line (int argc, char **argv)
       printf ("fusion-workbench %s\n", PACKAGE_VERSION);
       return FW_EXIT_OK;
     }
+  if (calibrate)
+    return fw_calibrate_command_run ();
   if (convert_rules != NULL)
     return convert_rules_file (convert_rules);
   if (twin != NULL)

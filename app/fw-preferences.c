@@ -3,6 +3,7 @@
 #include <glib/gi18n.h>
 
 #include "fw-preferences.h"
+#include "hw/fw-host-calibrate.h"
 
 struct _FwPreferences
 {
@@ -20,6 +21,9 @@ struct _FwPreferences
   AdwEntryRow *whitelists_row;
   AdwEntryRow *ops_row;
   AdwComboRow *theme_row;
+  AdwActionRow *calibrate_row;
+  GtkButton *calibrate_button;
+  GCancellable *calibrating;   /* while a calibration runs; cancelled when the window goes */
 };
 
 G_DEFINE_FINAL_TYPE (FwPreferences, fw_preferences, ADW_TYPE_PREFERENCES_WINDOW)
@@ -120,10 +124,49 @@ show_paths (FwPreferences *self, const char *key, AdwEntryRow *row)
   gtk_editable_set_text (GTK_EDITABLE (row), text);
 }
 
+/* The calibration's result in the row: the fitted numbers, or why there are none. The window may have
+ * been closed meanwhile (its template children are then gone): nothing to show. */
+static void
+on_calibrated (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(FwPreferences) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) after = fw_host_calibrate_finish (result, NULL, &error);
+  g_autofree char *text = NULL;
+
+  (void) source;
+  g_clear_object (&self->calibrating);
+  if (self->calibrate_row == NULL)
+    return;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_button), TRUE);
+  if (after == NULL)
+    text = g_strdup_printf (_("Not calibrated: %s"), error->message);
+  else
+    text = g_strdup_printf (_("Calibrated: memory %.3g GB/s, vector %.3g GFLOP/s, matrix %.3g GFLOP/s, "
+                              "launch %.3g µs; plans made from now on use them"),
+                            after->hbm_bytes_per_s / 1e9, after->vector_flops_per_s / 1e9,
+                            after->cube_flops_per_s / 1e9, after->launch_overhead_s * 1e6);
+  adw_action_row_set_subtitle (self->calibrate_row, text);
+}
+
+static void
+on_calibrate_clicked (FwPreferences *self)
+{
+  if (self->calibrating != NULL)
+    return;
+  self->calibrating = g_cancellable_new ();
+  gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_button), FALSE);
+  adw_action_row_set_subtitle (self->calibrate_row, _("Calibrating…"));
+  fw_host_calibrate_async (NULL, NULL, self->calibrating, on_calibrated, g_object_ref (self));
+}
+
 static void
 fw_preferences_dispose (GObject *object)
 {
   FwPreferences *self = FW_PREFERENCES (object);
+
+  if (self->calibrating != NULL)
+    g_cancellable_cancel (self->calibrating);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), FW_TYPE_PREFERENCES);
   g_clear_object (&self->settings);
@@ -149,6 +192,9 @@ fw_preferences_class_init (FwPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, rules_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, whitelists_row);
   gtk_widget_class_bind_template_child (widget_class, FwPreferences, ops_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, calibrate_row);
+  gtk_widget_class_bind_template_child (widget_class, FwPreferences, calibrate_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_calibrate_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_bindings_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_rules_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_whitelists_changed);

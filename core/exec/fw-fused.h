@@ -268,6 +268,10 @@ typedef struct
   gdouble  measured_speedup;  /* reference_s / kernel_s */
   gdouble  predicted_speedup; /* the plan's cost.time_before_s / cost.time_after_s */
   gdouble  model_error;       /* predicted / measured − 1 */
+  /* The same on the host profile without its calibration (fw-host-calibrate.h); the plan's own figures
+   * when its profile is not a calibrated one. */
+  gdouble  predicted_speedup_uncalibrated;
+  gdouble  model_error_uncalibrated;
 } FwKernelTiming;
 
 typedef struct
@@ -276,6 +280,10 @@ typedef struct
   gdouble   unfused_s;      /* median time of the whole model on the reference interpreter */
   gdouble   fused_s;        /* median time on the fused executor */
   gdouble   rank_correlation; /* Spearman's rho between predicted and measured speed-ups; NaN under 3 */
+  gdouble   median_abs_error; /* median of |model_error| over the kernels; NaN without kernels */
+  gboolean  calibrated;       /* the plan's profile is a calibrated host profile */
+  gdouble   rank_correlation_uncalibrated;  /* the two above on the uncalibrated profile */
+  gdouble   median_abs_error_uncalibrated;
   guint     warmup;
   guint     repeats;
   guint     n_threads;

@@ -12,6 +12,8 @@
 #include "fw-error.h"
 #include "fw-exec-private.h"
 #include "fw-fused.h"
+#include "hw/fw-host-calibrate.h"
+#include "plan/fw-plan-private.h"
 
 #define MIN_SAMPLE_S 0.003
 
@@ -173,6 +175,54 @@ fw_measure_result_free (FwMeasureResult *result)
   g_free (result);
 }
 
+static gdouble
+speedup_of (const FwCostEstimate *cost)
+{
+  return cost->time_after_s > 0 ? cost->time_before_s / cost->time_after_s : NAN;
+}
+
+/* The plan's predicted speed-up for the candidate and, when uncalibrated is given, the same kernel's on it. */
+static void
+predict (const FwCandidate *c, const FwProfile *uncalibrated, FwKernelTiming *timing)
+{
+  timing->predicted_speedup = speedup_of (fw_candidate_get_cost (c));
+  timing->predicted_speedup_uncalibrated = timing->predicted_speedup;
+  if (uncalibrated != NULL && c->spec != NULL)
+    {
+      FwCostEstimate cost;
+      fw_estimate_cost (c->spec, uncalibrated, &cost);
+      timing->predicted_speedup_uncalibrated = speedup_of (&cost);
+    }
+  timing->model_error = timing->predicted_speedup / timing->measured_speedup - 1.0;
+  timing->model_error_uncalibrated = timing->predicted_speedup_uncalibrated / timing->measured_speedup - 1.0;
+}
+
+/* Rank correlation and median absolute error of the predictions, calibrated and not. */
+static void
+summarise (FwMeasureResult *result)
+{
+  guint n = result->kernels->len;
+  g_autofree gdouble *predicted = g_new (gdouble, n + 1);
+  g_autofree gdouble *predicted_u = g_new (gdouble, n + 1);
+  g_autofree gdouble *measured = g_new (gdouble, n + 1);
+  g_autofree gdouble *error = g_new (gdouble, n + 1);
+  g_autofree gdouble *error_u = g_new (gdouble, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const FwKernelTiming *k = &g_array_index (result->kernels, FwKernelTiming, i);
+      predicted[i] = k->predicted_speedup;
+      predicted_u[i] = k->predicted_speedup_uncalibrated;
+      measured[i] = k->measured_speedup;
+      error[i] = fabs (k->model_error);
+      error_u[i] = fabs (k->model_error_uncalibrated);
+    }
+  result->rank_correlation = fw_rank_correlation (predicted, measured, n);
+  result->rank_correlation_uncalibrated = fw_rank_correlation (predicted_u, measured, n);
+  result->median_abs_error = n ? fw_measure_median (error, n) : NAN;
+  result->median_abs_error_uncalibrated = n ? fw_measure_median (error_u, n) : NAN;
+}
+
 FwMeasureResult *
 fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *options, GError **error)
 {
@@ -185,7 +235,7 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   guint warmup = options->warmup ? options->warmup : 1, repeats = options->repeats ? options->repeats : 5;
   guint n_out = graph->outputs->len;
   g_autofree FwArray **out = g_new0 (FwArray *, n_out + 1);
-  g_autofree gdouble *predicted = NULL, *measured = NULL;
+  g_autoptr(FwProfile) uncalibrated = NULL;
   Timed t = { 0 };
   gboolean ok;
 
@@ -194,6 +244,15 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   result->repeats = repeats;
   result->n_threads = ctx->n_threads;
   result->rank_correlation = NAN;
+  /* A calibrated copy of the host profile under another name has no uncalibrated form to load. */
+  result->calibrated = plan->profile->calibrated && g_strcmp0 (plan->profile->name, "host") == 0;
+  /* What calibration changed: the same kernels priced on the profile the probe alone gives. */
+  if (result->calibrated)
+    {
+      uncalibrated = fw_host_profile_load_uncalibrated (error);
+      if (uncalibrated == NULL)
+        return NULL;
+    }
   inputs = fw_exec_make_inputs (plan->model, options->seed, error);
   if (inputs == NULL)
     return NULL;
@@ -241,9 +300,7 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
           return NULL;
         }
       timing.measured_speedup = timing.kernel_s > 0 ? timing.reference_s / timing.kernel_s : NAN;
-      const FwCostEstimate *cost = fw_candidate_get_cost (c);
-      timing.predicted_speedup = cost->time_after_s > 0 ? cost->time_before_s / cost->time_after_s : NAN;
-      timing.model_error = timing.predicted_speedup / timing.measured_speedup - 1.0;
+      predict (c, uncalibrated, &timing);
       g_array_append_val (result->kernels, timing);
     }
   g_hash_table_remove_all (keep);
@@ -257,13 +314,6 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->fused_s, error))
     return NULL;
 
-  predicted = g_new (gdouble, result->kernels->len + 1);
-  measured = g_new (gdouble, result->kernels->len + 1);
-  for (guint i = 0; i < result->kernels->len; i++)
-    {
-      predicted[i] = g_array_index (result->kernels, FwKernelTiming, i).predicted_speedup;
-      measured[i] = g_array_index (result->kernels, FwKernelTiming, i).measured_speedup;
-    }
-  result->rank_correlation = fw_rank_correlation (predicted, measured, result->kernels->len);
+  summarise (result);
   return g_steal_pointer (&result);
 }

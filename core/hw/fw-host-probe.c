@@ -8,15 +8,13 @@
 #include <glib/gstdio.h>
 
 #include "fw-error.h"
+#include "hw/fw-host-bench.h"
+#include "hw/fw-host-calibrate.h"
 #include "hw/fw-hw-private.h"
 
 /* Bump when the probe changes, so old caches are measured again. */
 #define PROBE_VERSION 1
 
-/* Each triad array; three of them must dwarf the caches or the probe measures cache bandwidth. */
-#define TRIAD_BYTES   (64u * 1024 * 1024)
-#define TRIAD_REPEATS 3
-#define MAX_THREADS   16
 /* Floats one iteration of the FMA loop updates (each with a multiply and an add). */
 #define FMA_LANES     32
 #define FMA_MIN_US    10000
@@ -171,83 +169,6 @@ machine_key (const HostTopology *t)
 
 /* ---- the probe ---- */
 
-typedef struct
-{
-  double *a, *b, *c;
-  gsize   begin, end;
-  gboolean init;
-} TriadSlice;
-
-static gpointer
-triad_worker (gpointer data)
-{
-  TriadSlice *s = data;
-  const double scalar = 3.0;
-
-  if (s->init)
-    {
-      /* First touch from the thread that will use the pages, so they land on its NUMA node. */
-      for (gsize i = s->begin; i < s->end; i++)
-        {
-          s->a[i] = 0.0;
-          s->b[i] = 1.0;
-          s->c[i] = 2.0;
-        }
-      return NULL;
-    }
-  for (gsize i = s->begin; i < s->end; i++)
-    s->a[i] = s->b[i] + scalar * s->c[i];
-  return NULL;
-}
-
-static gint64
-triad_pass (double *a, double *b, double *c, gsize n, guint n_threads, gboolean init)
-{
-  TriadSlice slices[MAX_THREADS];
-  GThread *threads[MAX_THREADS] = { NULL };
-  gint64 start = g_get_monotonic_time ();
-
-  for (guint i = 0; i < n_threads; i++)
-    {
-      slices[i] = (TriadSlice) { a, b, c, n * i / n_threads, n * (i + 1) / n_threads, init };
-      if (i > 0)
-        threads[i] = g_thread_try_new ("fw-probe", triad_worker, &slices[i], NULL);
-    }
-  triad_worker (&slices[0]);
-  for (guint i = 1; i < n_threads; i++)
-    {
-      if (threads[i])
-        g_thread_join (threads[i]);
-      else
-        triad_worker (&slices[i]);
-    }
-  return g_get_monotonic_time () - start;
-}
-
-/* STREAM's triad a = b + s·c over arrays much larger than the caches, on all CPUs, best of a few passes;
- * STREAM's convention counts 24 bytes per element (two reads, one write). 0 if the memory is not there. */
-static double
-measure_bandwidth (guint n_threads)
-{
-  gsize n = TRIAD_BYTES / sizeof (double);
-  g_autofree double *a = g_try_new (double, n);
-  g_autofree double *b = g_try_new (double, n);
-  g_autofree double *c = g_try_new (double, n);
-  gint64 best = G_MAXINT64;
-  volatile double sink;
-
-  if (!a || !b || !c)
-    return 0;
-  n_threads = CLAMP (n_threads, 1, MAX_THREADS);
-  triad_pass (a, b, c, n, n_threads, TRUE);
-  for (guint r = 0; r < TRIAD_REPEATS; r++)
-    best = MIN (best, triad_pass (a, b, c, n, n_threads, FALSE));
-  /* Reading a result keeps the compiler from dropping the passes as dead stores. */
-  sink = a[n / 2];
-  (void) sink;
-  return best <= 0 ? 0 : 3.0 * sizeof (double) * n / (best * 1e-6);
-}
-
 /* Volatile inputs make the kernel read memory, so the compiler can neither treat it as a pure function and
  * move it out from between the two clock readings nor fold the loop at compile time. */
 static volatile float fma_multiplier = 0.999999f;
@@ -388,8 +309,23 @@ write_cache (const char *path, const FwProfile *profile, const char *key, GError
   return g_file_set_contents_full (path, yaml, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
+char *
+fw_host_machine_key (void)
+{
+  HostTopology topo;
+
+  read_topology (&topo);
+  return machine_key (&topo);
+}
+
+gboolean
+fw_host_profile_no_probe (void)
+{
+  return g_strcmp0 (g_getenv ("FW_HOST_PROFILE_NO_PROBE"), "1") == 0;
+}
+
 FwProfile *
-fw_host_profile_load (GError **error)
+fw_host_profile_load_uncalibrated (GError **error)
 {
   g_autoptr(FwProfile) profile = NULL;
   g_autoptr(GMutexLocker) locker = NULL;
@@ -413,7 +349,7 @@ fw_host_profile_load (GError **error)
   if (topo.llc_bytes)
     profile->l2_bytes = topo.llc_bytes;
 
-  if (g_strcmp0 (g_getenv ("FW_HOST_PROFILE_NO_PROBE"), "1") == 0)
+  if (fw_host_profile_no_probe ())
     {
       /* Tests want speed and the same numbers everywhere, so the cache is neither read nor written. */
       g_free (profile->source);
@@ -431,7 +367,7 @@ fw_host_profile_load (GError **error)
       return cached;
   }
 
-  bandwidth = measure_bandwidth (topo.logical_cpus);
+  bandwidth = fw_host_bench_triad (topo.logical_cpus);
   flops = measure_flops_per_core () * topo.physical_cores;
   if (bandwidth > 0)
     profile->hbm_bytes_per_s = bandwidth;

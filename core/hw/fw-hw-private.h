@@ -22,7 +22,12 @@ char      *fw_profile_serialize     (const FwProfile      *profile,
                                      const char           *machine,
                                      const char           *header_comment);
 
-/* The `host` profile: host.yaml, then the topology and caches from sysfs, then the probe or its cache. */
+/* The `host` profile: host.yaml, then the topology and caches from sysfs, then the probe or its cache,
+ * then the calibration's cache when there is one (fw-host-calibrate.c). */
 FwProfile *fw_host_profile_load     (GError              **error);
+/* What identifies this machine in the caches: CPU model, CPU count and the probe's version. */
+char      *fw_host_machine_key      (void);
+/* FW_HOST_PROFILE_NO_PROBE=1: fixed numbers, no cache read or written. */
+gboolean   fw_host_profile_no_probe (void);
 
 G_END_DECLS

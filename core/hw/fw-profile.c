@@ -24,7 +24,7 @@ static const char * const builtin_names[] = { "ascend-910b", "ascend-310p", "hos
 
 static const char * const top_keys[] = {
   "version", "name", "description", "kind", "machine", "cores", "memory", "bandwidth", "throughput",
-  "overhead", "limits", NULL,
+  "overhead", "limits", "calibration", NULL,
 };
 static const char * const cores_keys[] = { "cube", "vector", NULL };
 static const char * const memory_keys[] = { "ub", "ub_reserve", "l1", "l0a", "l0b", "l0c", "l2", NULL };
@@ -33,6 +33,13 @@ static const char * const bandwidth_keys[] = { "hbm", NULL };
 static const char * const throughput_npu_keys[] = { "cube_fp16", "vector_fp16", "cube_int8", NULL };
 static const char * const throughput_cpu_keys[] = { "cube_fp32", "vector_fp32", "cube_int8", NULL };
 static const char * const overhead_keys[] = { "launch", "sync", NULL };
+/* In FwCostClass order. */
+static const char * const calibration_keys[] = {
+  "simple", "divide", "transcendental", "reduce", "gemm_small", "gemm_medium", "gemm_large", NULL,
+};
+/* A factor beyond these is a broken measurement, not a machine. */
+#define MIN_CLASS_FACTOR 1e-4
+#define MAX_CLASS_FACTOR 1e4
 static const char * const limits_keys[] = {
   "budget_fraction", "max_vector_queues", "max_kernel_inputs", "max_fused_nodes", "ub_align", NULL,
 };
@@ -60,6 +67,20 @@ const char * const *
 fw_profile_builtin_names (void)
 {
   return builtin_names;
+}
+
+gdouble
+fw_profile_class_factor (const FwProfile *profile, FwCostClass cost_class)
+{
+  g_return_val_if_fail (profile != NULL && cost_class < FW_COST_N_CLASSES, 1);
+  return profile->class_factor[cost_class] > 0 ? profile->class_factor[cost_class] : 1;
+}
+
+const char *
+fw_cost_class_key (FwCostClass cost_class)
+{
+  g_return_val_if_fail (cost_class < FW_COST_N_CLASSES, NULL);
+  return calibration_keys[cost_class];
 }
 
 gdouble
@@ -437,6 +458,33 @@ read_limits (const FwYamlDocument *doc, FwProfile *p, GError **error)
   return TRUE;
 }
 
+/* calibration: optional; every class absent from it keeps factor 1. */
+static gboolean
+read_calibration (const FwYamlDocument *doc, FwProfile *p, GError **error)
+{
+  Section calibration;
+
+  for (guint c = 0; c < FW_COST_N_CLASSES; c++)
+    p->class_factor[c] = 1;
+  if (!get_section (doc, doc->root, "calibration", FALSE, calibration_keys, &calibration, error))
+    return FALSE;
+  if (calibration.map == NULL)
+    return TRUE;
+  p->calibrated = TRUE;
+  for (guint c = 0; c < FW_COST_N_CLASSES; c++)
+    {
+      const FwYamlNode *node = fw_yaml_get (calibration.map, calibration_keys[c]);
+      g_autofree char *path = key_path (&calibration, calibration_keys[c]);
+      GError *local = NULL;
+
+      if (node == NULL)
+        continue;
+      if (!fw_yaml_get_double (doc, node, MIN_CLASS_FACTOR, MAX_CLASS_FACTOR, &p->class_factor[c], &local))
+        return rethrow_with_key (&calibration, node, path, local, error);
+    }
+  return TRUE;
+}
+
 FwProfile *
 fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **machine_out, GError **error)
 {
@@ -446,7 +494,8 @@ fw_profile_from_document (const FwYamlDocument *doc, const char *source, char **
   g_atomic_ref_count_init (&p->ref_count);
   if (!read_identity (doc, &top, p, machine_out, error))
     return NULL;
-  if (!read_cores_and_memory (doc, p, error) || !read_rates (doc, p, error) || !read_limits (doc, p, error))
+  if (!read_cores_and_memory (doc, p, error) || !read_rates (doc, p, error) || !read_limits (doc, p, error)
+      || !read_calibration (doc, p, error))
     {
       if (machine_out)
         g_clear_pointer (machine_out, g_free);
@@ -682,6 +731,16 @@ fw_profile_serialize (const FwProfile *p, const char *machine, const char *heade
   g_string_append_printf (out, "\n  max_vector_queues: %u\n  max_kernel_inputs: %u\n  max_fused_nodes: %u\n",
                           p->max_vector_queues, p->max_kernel_inputs, p->max_fused_nodes);
   append_size (out, "ub_align", p->ub_align_bytes);
+  if (p->calibrated)
+    {
+      g_string_append (out, "calibration:\n");
+      for (guint c = 0; c < FW_COST_N_CLASSES; c++)
+        {
+          g_string_append_printf (out, "  %s: ", calibration_keys[c]);
+          append_number (out, fw_profile_class_factor (p, c));
+          g_string_append_c (out, '\n');
+        }
+    }
   return g_string_free (out, FALSE);
 }
 

@@ -15,6 +15,20 @@ typedef enum {
   FW_PROFILE_CPU,
 } FwProfileKind;
 
+/* Classes of work whose throughput the host calibration measures apart (fw-host-calibrate.h): the vector
+ * classes scale vector_flops_per_s for an op run alone (the planner's unfused side), the matrix-product
+ * classes cube_flops_per_s everywhere. A product's class is its size in FLOP (fw_op_gemm_class). */
+typedef enum {
+  FW_COST_CLASS_SIMPLE,          /* add, multiply, compare, select: a lane an operation */
+  FW_COST_CLASS_DIVIDE,          /* Div, Sqrt, Reciprocal: the long-latency units */
+  FW_COST_CLASS_TRANSCENDENTAL,  /* Exp, Erf, Tanh and what is made of them (Gelu, Sigmoid, Softmax) */
+  FW_COST_CLASS_REDUCE,          /* sums and norms along an axis */
+  FW_COST_CLASS_GEMM_SMALL,      /* a product under 4 MFLOP */
+  FW_COST_CLASS_GEMM_MEDIUM,     /* 4 to 256 MFLOP */
+  FW_COST_CLASS_GEMM_LARGE,      /* above 256 MFLOP */
+  FW_COST_N_CLASSES
+} FwCostClass;
+
 typedef struct _FwProfile FwProfile;
 
 struct _FwProfile
@@ -44,6 +58,10 @@ struct _FwProfile
   guint          max_kernel_inputs;    /* inputs one fused kernel may take */
   guint          max_fused_nodes;      /* original nodes in one fused kernel */
   guint          ub_align_bytes;       /* buffer alignment in UB (32 on Ascend) */
+  /* The optional `calibration` section: each class's throughput against its unit's rate. All 1 (and
+   * calibrated FALSE) unless the file has the section, which only a calibrated host profile writes. */
+  gdouble        class_factor[FW_COST_N_CLASSES];
+  gboolean       calibrated;
 };
 
 FwProfile          *fw_profile_ref              (FwProfile   *profile);
@@ -66,6 +84,11 @@ FwProfile          *fw_profile_lookup           (const char  *name_or_path,
 const char * const *fw_profile_builtin_names    (void);
 /* The profile in the format of data/hw/README.md; loading it back gives the same numbers. */
 char               *fw_profile_to_yaml          (const FwProfile *profile);
+/* The profile's factor for a class of work; 1 when it has none (a hand-made profile may leave it 0). */
+gdouble             fw_profile_class_factor     (const FwProfile *profile,
+                                                 FwCostClass      cost_class);
+/* "simple", "gemm_large": the class's key in the `calibration` section. */
+const char         *fw_cost_class_key           (FwCostClass      cost_class);
 /* Bytes one fused kernel may plan for: (ub − reserve) × budget_fraction. */
 gdouble             fw_profile_budget_bytes     (const FwProfile *profile);
 

@@ -70,8 +70,8 @@ static const struct {
   { "Clip", 2 }, { "Where", 1 }, { "Mean", 2 }, { "Cast", 1 }, { "Identity", 0 }, { "Dropout", 0 },
 };
 
-static gdouble
-elementwise_weight (const char *op_type)
+gdouble
+fw_op_elementwise_weight (const char *op_type)
 {
   for (guint k = 0; k < G_N_ELEMENTS (elementwise_weights); k++)
     if (strcmp (elementwise_weights[k].op, op_type) == 0)
@@ -90,7 +90,7 @@ fw_cost_elementwise (const FwNode *node, FwOpCost *cost)
   if (n < 0)
     return FALSE;
   /* n-ary Sum/Min/Max do one operation per extra input. */
-  cost->flops = n * elementwise_weight (node->op_type) * MAX ((gint) node->n_inputs - 1, 1);
+  cost->flops = n * fw_op_elementwise_weight (node->op_type) * MAX ((gint) node->n_inputs - 1, 1);
   return TRUE;
 }
 
@@ -259,4 +259,38 @@ fw_cost_pool (const FwNode *node, FwOpCost *cost)
     window *= (gdouble) MAX (k[i], 1);
   cost->flops = out * window;
   return TRUE;
+}
+
+/* The ops whose work is mostly a division or square root, and those made of exp, erf or tanh (their own
+ * weights above are counted in these units' operations). */
+static const char * const divide_ops[] = { "Div", "Sqrt", "Reciprocal", "Mod", NULL };
+static const char * const transcendental_ops[] = {
+  "Exp", "Log", "Pow", "Sin", "Cos", "Tan", "Erf", "Tanh", "Sigmoid", "Softplus", "Elu", "Selu", "Celu", "Gelu",
+  "FastGelu", "BiasGelu", "QuickGelu", "Mish", "Softmax", "LogSoftmax", NULL,
+};
+
+/* 4 MFLOP: a product this small is mostly packing and call overhead; 256 MFLOP: past it the library
+ * reaches its steady rate (the shapes fw-host-calibrate.c times are inside each class). */
+#define GEMM_SMALL_FLOPS  4e6
+#define GEMM_MEDIUM_FLOPS 256e6
+
+FwCostClass
+fw_op_gemm_class (gdouble flops)
+{
+  return flops < GEMM_SMALL_FLOPS ? FW_COST_CLASS_GEMM_SMALL
+         : flops < GEMM_MEDIUM_FLOPS ? FW_COST_CLASS_GEMM_MEDIUM : FW_COST_CLASS_GEMM_LARGE;
+}
+
+FwCostClass
+fw_op_vector_class (const FwNode *node)
+{
+  if (node->domain[0] != '\0' && strcmp (node->domain, "com.microsoft") != 0)
+    return FW_COST_CLASS_SIMPLE;
+  if (g_strv_contains (transcendental_ops, node->op_type))
+    return FW_COST_CLASS_TRANSCENDENTAL;
+  if (g_strv_contains (divide_ops, node->op_type))
+    return FW_COST_CLASS_DIVIDE;
+  if (fw_node_get_op_class (node) == FW_OP_CLASS_REDUCE)
+    return FW_COST_CLASS_REDUCE;
+  return FW_COST_CLASS_SIMPLE;
 }

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "graph/fw-graph-private.h"
+#include "hw/fw-profile.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,12 @@ const char     *fw_op_class_name    (FwOpClass   op_class);
 FwOpClass       fw_node_get_op_class (const FwNode *node);
 /* All rows, for documentation and tests. */
 const FwOpInfo *fw_op_registry_get  (guint      *n_ops);
+/* FLOPs the cost model counts an element of an elementwise op (1 for the ops not in its table). */
+gdouble         fw_op_elementwise_weight (const char *op_type);
+/* Which throughput a node's arithmetic runs at (fw-profile.h's classes): a matrix product's by its size in
+ * FLOP, any other node's by its op. */
+FwCostClass     fw_op_gemm_class    (gdouble       flops);
+FwCostClass     fw_op_vector_class  (const FwNode *node);
 /* Generic cost for a node: FLOPs per output element by class, bytes from static shapes. */
 gboolean        fw_op_cost          (const FwNode *node,
                                      FwOpCost     *cost);

@@ -169,14 +169,25 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
   return TRUE;
 }
 
-/* Compute throughput for a node's arithmetic on the profile: the cube for matrix products, the vector
- * units for the rest; on an NPU fp32 vector work runs at half the fp16 rate (estimate). */
+/* Compute throughput for a node's arithmetic (flops of it) on the profile: the cube for matrix products,
+ * the vector units for the rest, each scaled by its class's calibrated factor (1 on a profile without a
+ * calibration, so the Ascend profiles price as they always did); on an NPU fp32 vector work runs at half
+ * the fp16 rate (estimate). A vector class's factor prices the node run alone (unfused): on the host
+ * that is the interpreter, whose Erf, Exp or Pow is the C library's scalar function, which is what the
+ * calibration times. Inside a fused kernel the host target computes them with its own vectorised
+ * approximations, whose operations the FLOP weights already count (fw-op-cost.c), so there they run at
+ * the plain vector rate. */
 static gdouble
-node_rate (const FwNode *node, const FwProfile *profile)
+node_rate (const FwNode *node, gdouble flops, const FwProfile *profile, gboolean unfused)
 {
   gboolean cube = fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE;
   gdouble rate = cube ? profile->cube_flops_per_s : profile->vector_flops_per_s;
   FwValue *out = node->n_outputs > 0 ? node->outputs[0] : NULL;
+
+  if (cube)
+    rate *= fw_profile_class_factor (profile, fw_op_gemm_class (flops));
+  else if (unfused)
+    rate *= fw_profile_class_factor (profile, fw_op_vector_class (node));
 
   if (profile->kind == FW_PROFILE_NPU && out != NULL && fw_dtype_bits (out->dtype) >= 32)
     rate /= 2;
@@ -203,7 +214,7 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
         if (node->outputs[k])
           cost.bytes_written += value_bytes (node->outputs[k]);
     }
-  t = MAX (MAX (cost.bytes_read / bw, cost.flops / node_rate (node, profile)), cost.bytes_written / bw);
+  t = MAX (MAX (cost.bytes_read / bw, cost.flops / node_rate (node, cost.flops, profile, TRUE)), cost.bytes_written / bw);
   if (bytes_read)
     *bytes_read = cost.bytes_read;
   if (bytes_written)
@@ -276,9 +287,9 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && integer)
         cube_t += f / MAX (profile->cube_int8_ops_per_s, 1.0);
       else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
-        cube_t += f / node_rate (node, profile);
+        cube_t += f / node_rate (node, f, profile, FALSE);
       else
-        vector_t += f / node_rate (node, profile);
+        vector_t += f / node_rate (node, f, profile, FALSE);
     }
   /* Fused, the kernel reads each value from outside once (immediates included, as their bytes are in the
    * model) and writes only its outputs. */

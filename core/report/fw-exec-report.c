@@ -350,6 +350,11 @@ add_measurement (JsonBuilder *b, const FwPlan *plan, const FwMeasureResult *m)
                          plan->after.time_s > 0 ? plan->before.time_s / plan->after.time_s : NAN);
   json_builder_end_object (b);
   fw_json_member_double (b, "rank_correlation", m->rank_correlation);
+  fw_json_member_double (b, "median_abs_error_percent", m->median_abs_error * 100.0);
+  json_builder_set_member_name (b, "calibrated");
+  json_builder_add_boolean_value (b, m->calibrated);
+  fw_json_member_double (b, "rank_correlation_uncalibrated", m->rank_correlation_uncalibrated);
+  fw_json_member_double (b, "median_abs_error_percent_uncalibrated", m->median_abs_error_uncalibrated * 100.0);
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
   for (guint i = 0; i < m->kernels->len; i++)
@@ -362,6 +367,8 @@ add_measurement (JsonBuilder *b, const FwPlan *plan, const FwMeasureResult *m)
       fw_json_member_double (b, "measured_speedup", k->measured_speedup);
       fw_json_member_double (b, "predicted_speedup", k->predicted_speedup);
       fw_json_member_double (b, "model_error_percent", k->model_error * 100.0);
+      fw_json_member_double (b, "predicted_speedup_uncalibrated", k->predicted_speedup_uncalibrated);
+      fw_json_member_double (b, "model_error_percent_uncalibrated", k->model_error_uncalibrated * 100.0);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -410,6 +417,24 @@ get_string (JsonObject *o, const char *name)
 }
 
 /* How the Ascend kernels did on the twin, and what each one that did not pass gave first. */
+/* How far the predicted speed-ups were from the measured ones, with the calibration and without. */
+static void
+append_model_error (GString *md, JsonObject *m)
+{
+  gboolean calibrated = json_object_has_member (m, "calibrated") && json_object_get_boolean_member (m, "calibrated");
+
+  g_string_append_printf (md, _("Median absolute error of the predicted speed-ups: %.0f %%."),
+                          get_double (m, "median_abs_error_percent"));
+  if (calibrated)
+    g_string_append_printf (md, _(" The profile is calibrated; without its calibration: rank correlation %.2f, "
+                                  "median absolute error %.0f %%."),
+                            get_double (m, "rank_correlation_uncalibrated"),
+                            get_double (m, "median_abs_error_percent_uncalibrated"));
+  else
+    g_string_append (md, _(" The profile is not calibrated (fusion-workbench --calibrate)."));
+  g_string_append (md, "\n\n");
+}
+
 static void
 append_twin_markdown (GString *md, JsonObject *ascend, JsonArray *ks)
 {
@@ -561,17 +586,19 @@ fw_exec_report_markdown (GString *md, JsonObject *root)
                               get_double (model, "unfused_ms"), get_double (model, "fused_ms"),
                               get_double (model, "speedup"), get_string (m, "profile"),
                               get_double (model, "predicted_speedup"), get_double (m, "rank_correlation"));
-      g_string_append_printf (md, "| %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", _("candidate"),
-                              _("pattern"), _("kernel µs"), _("unfused µs"), _("measured speed-up"),
-                              _("predicted speed-up"));
+      append_model_error (md, m);
+      g_string_append_printf (md, "| %s | %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|---|\n",
+                              _("candidate"), _("pattern"), _("kernel µs"), _("unfused µs"), _("measured speed-up"),
+                              _("predicted speed-up"), _("predicted, uncalibrated"));
       for (guint i = 0; i < json_array_get_length (ks); i++)
         {
           JsonObject *k = json_array_get_object_element (ks, i);
           g_string_append_printf (md, "| #%" PRId64 " | ", json_object_get_int_member (k, "candidate"));
           fw_markdown_append_cell (md, get_string (k, "pattern"));
-          g_string_append_printf (md, " | %.1f | %.1f | %.2fx | %.2fx |\n", get_double (k, "kernel_us"),
+          g_string_append_printf (md, " | %.1f | %.1f | %.2fx | %.2fx | %.2fx |\n", get_double (k, "kernel_us"),
                                   get_double (k, "reference_us"), get_double (k, "measured_speedup"),
-                                  get_double (k, "predicted_speedup"));
+                                  get_double (k, "predicted_speedup"),
+                                  get_double (k, "predicted_speedup_uncalibrated"));
         }
     }
 }

@@ -15,6 +15,11 @@
 #    resnet18_qdq (int8, integer SuperKernels) too when the real suite's cache holds it.
 # 3. Cost model: Spearman's rank correlation between predicted and measured per-kernel speed-ups on
 #    bert_like with the host profile (bar: at least 0.8).
+# 4. Calibration: `fusion-workbench --calibrate` (its fitted numbers printed), then --measure three times
+#    (FW_BENCH_CAL_RUNS) on bert_like and vit_b_16 (FW_BENCH_CAL_MODELS): the rank correlation (the lowest
+#    of the runs) and the median absolute error of the predicted speed-ups (the highest of the runs), on
+#    the calibrated profile and on the same kernels priced without the calibration (bars, calibrated:
+#    rank correlation at least 0.8, median absolute error at most 25 %).
 #
 # Models come from $FW_REAL_MODELS_DIR or BUILD_DIR/tests/real/models (the real suite's cache). Missing
 # prerequisites: exit 77 (skip), or 1 when CI is set. FW_BENCH_REPEAT (default 5) sets the samples;
@@ -40,7 +45,9 @@ missing() {
 command -v "$NODE" >/dev/null 2>&1 || missing "node not found"
 [[ -d $ORT_DIR/node_modules/onnxruntime-node ]] || missing "onnxruntime-node not installed in $ORT_DIR"
 BENCH_MODELS=${FW_BENCH_MODELS:-resnet18 bert_like vit_b_16}
-for m in $BENCH_MODELS bert_like; do
+CAL_MODELS=${FW_BENCH_CAL_MODELS:-bert_like vit_b_16}
+CAL_RUNS=${FW_BENCH_CAL_RUNS:-3}
+for m in $BENCH_MODELS bert_like $CAL_MODELS; do
   [[ -s $MODELS/$m.onnx ]] || missing "$MODELS/$m.onnx (run the real suite once to export it)"
 done
 
@@ -91,6 +98,35 @@ if [[ -s $MODELS/resnet18_qdq.onnx ]]; then
 else
   echo "resnet18_qdq   (not in $MODELS: run the real suite's real-resnet18_qdq once)"
 fi
+
+calibration() {
+  echo
+  echo "== Calibration (fusion-workbench --calibrate, then --measure $CAL_RUNS times per model)"
+  "$FW" --calibrate 2>"$work/calibrate.err" || { cat "$work/calibrate.err"; echo "FAIL: --calibrate"; status=1; return; }
+  printf '%-14s %8s %10s %8s %10s\n' model rho_uncal mae_uncal rho_cal mae_cal
+  for m in $CAL_MODELS; do
+    local runs=()
+    for r in $(seq 1 "$CAL_RUNS"); do
+      "$FW" --batch "$MODELS/$m.onnx" --bind batch=1 --profile host --measure --repeats "$REPEAT" --threads 2 \
+        --report "$work/$m.cal$r.json" 2>"$work/$m.cal.err" || { cat "$work/$m.cal.err"; echo "FAIL: $m"; status=1; continue 2; }
+      runs+=("$work/$m.cal$r.json")
+    done
+    "$NODE" -e '
+      const [name, ...files] = process.argv.slice(1);
+      const ms = files.map(f => require(f).measurement);
+      const num = v => (v === null || v === undefined) ? NaN : v;
+      const lo = k => Math.min(...ms.map(m => num(m[k]))), hi = k => Math.max(...ms.map(m => num(m[k])));
+      const rho = lo("rank_correlation"), mae = hi("median_abs_error_percent");
+      const ok = ms.every(m => m.calibrated) && rho >= 0.8 && mae <= 25;
+      console.log(name.padEnd(14), lo("rank_correlation_uncalibrated").toFixed(3).padStart(8),
+                  (hi("median_abs_error_percent_uncalibrated").toFixed(0) + "%").padStart(10), rho.toFixed(3).padStart(8),
+                  (mae.toFixed(0) + "%").padStart(10), ok ? "PASS" : "FAIL", "(" + ms[0].kernels.length + " kernels)");
+      process.exit(ok ? 0 : 1);' "$m" "${runs[@]}" || status=1
+  done
+  echo "  (rho: lowest of the runs, bar >= 0.80; mae: median |predicted/measured - 1| of the speed-ups, highest"
+  echo "   of the runs, bar <= 25%; the bars are on the calibrated columns)"
+}
+calibration
 
 [[ -s $work/bert_like.json ]] || exit $status
 echo

@@ -80,6 +80,34 @@ test_help (void)
   g_assert_nonnull (strstr (out, "--report"));
 }
 
+/* --calibrate measures, prints each number old → new and caches a calibrated profile; under
+ * FW_HOST_PROFILE_NO_PROBE=1, which promises fixed numbers, it refuses. */
+static void
+test_calibrate (void)
+{
+  const char *args[] = { "--calibrate", NULL };
+  g_autofree char *cache = g_build_filename (workdir, "calibrate-cache", NULL);
+  g_autofree char *file = g_build_filename (cache, "fusion-workbench", "host-calibration.yaml", NULL);
+  const char *env[] = { "XDG_CACHE_HOME", cache, NULL };
+  const char *no_probe_env[] = { "XDG_CACHE_HOME", cache, "FW_HOST_PROFILE_NO_PROBE", "1", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+  g_autoptr(FwProfile) p = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (run_env (args, no_probe_env, &o1, &e1), ==, 2);
+  g_assert_nonnull (strstr (e1, "FW_HOST_PROFILE_NO_PROBE"));
+  g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
+
+  g_assert_cmpint (run_env (args, env, &o2, &e2), ==, 0);
+  g_assert_nonnull (strstr (o2, file));
+  g_assert_nonnull (strstr (o2, "factor transcendental"));
+  g_assert_nonnull (strstr (o2, "→"));
+  p = fw_profile_load_file (file, &error);
+  g_assert_no_error (error);
+  g_assert_true (p->calibrated);
+  g_assert_cmpfloat (p->hbm_bytes_per_s, >, 0);
+}
+
 static void
 test_bad_usage (void)
 {
@@ -663,6 +691,19 @@ test_verify_export (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (measurement, "kernels")), ==, n_fused);
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (measurement, "model"),
                                                     "fused_ms"), >, 0.0);
+  /* The Ascend profile is never calibrated: the uncalibrated figures are the plan's own. */
+  g_assert_false (json_object_get_boolean_member (measurement, "calibrated"));
+  g_assert_true (json_object_has_member (measurement, "median_abs_error_percent"));
+  g_assert_true (json_object_has_member (measurement, "rank_correlation_uncalibrated"));
+  {
+    JsonArray *ks = json_object_get_array_member (measurement, "kernels");
+    for (guint i = 0; i < json_array_get_length (ks); i++)
+      {
+        JsonObject *k = json_array_get_object_element (ks, i);
+        g_assert_cmpfloat (json_object_get_double_member (k, "predicted_speedup_uncalibrated"), ==,
+                           json_object_get_double_member (k, "predicted_speedup"));
+      }
+  }
   g_assert_true (g_file_test (yaml, G_FILE_TEST_IS_REGULAR));
   g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
   back = fw_onnx_load (fused, NULL, NULL, &error);
@@ -1291,6 +1332,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/version", test_version);
   g_test_add_func ("/app/cli/help", test_help);
   g_test_add_func ("/app/cli/bad-usage", test_bad_usage);
+  g_test_add_func ("/app/cli/calibrate", test_calibrate);
   g_test_add_func ("/app/cli/missing-model", test_missing_model);
   g_test_add_func ("/app/cli/bad-model", test_bad_model);
   g_test_add_func ("/app/cli/json-report", test_json_report);

@@ -11,6 +11,7 @@
 #include "fw-application.h"
 #include "fw-compare-window.h"
 #include "fw-export-dialog.h"
+#include "fw-preferences.h"
 #include "plan/fw-plan-diff.h"
 #include "fw-settings.h"
 #include "fw-test-models.h"
@@ -965,6 +966,55 @@ test_window_fused_view (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first widget under root of type whose label (a button) or title (a row) is text. */
+static GtkWidget *
+find_widget (GtkWidget *root, GType type, const char *text)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    {
+      const char *t = GTK_IS_BUTTON (root) ? gtk_button_get_label (GTK_BUTTON (root))
+                      : ADW_IS_PREFERENCES_ROW (root) ? adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)) : NULL;
+      if (g_strcmp0 (t, text) == 0)
+        return root;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type, text);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* Preferences' Calibrate button runs the host calibration off the main thread and says how it ended in
+ * its row; here FW_HOST_PROFILE_NO_PROBE=1 makes it refuse, which must reach the row and free the button. */
+static void
+test_preferences_calibrate (void)
+{
+  g_autoptr(GSettings) settings = fw_settings_new ();
+  GtkWidget *prefs = fw_preferences_new (NULL, settings);
+  GtkWidget *row, *button;
+  const char *subtitle = NULL;
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  row = find_widget (prefs, ADW_TYPE_ACTION_ROW, "Calibration");
+  button = find_widget (prefs, GTK_TYPE_BUTTON, "Calibrate");
+  g_assert_nonnull (row);
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  for (guint i = 0; i < 200; i++)
+    {
+      fw_window_test_iterate (50);
+      subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+      if (g_str_has_prefix (subtitle, "Not calibrated"))
+        break;
+    }
+  g_assert_true (g_str_has_prefix (subtitle, "Not calibrated"));
+  g_assert_nonnull (strstr (subtitle, "FW_HOST_PROFILE_NO_PROBE"));
+  g_assert_true (gtk_widget_get_sensitive (button));
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -991,6 +1041,7 @@ main (int argc, char **argv)
   g_test_add_func ("/window/list-menu", test_window_list_menu);
   g_test_add_func ("/window/compare", test_window_compare);
   g_test_add_func ("/window/fused-view", test_window_fused_view);
+  g_test_add_func ("/window/preferences-calibrate", test_preferences_calibrate);
   ret = g_test_run ();
   fw_test_remove_dir (tmp_dir);
   g_free (tmp_dir);

@@ -1,0 +1,39 @@
+/* fw-host-bench.h: the host's microbenchmarks, shared by the first-use probe (fw-host-probe.c) and the
+ * calibration (fw-host-calibrate.c). Each returns what it timed; none decides what the numbers mean. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* STREAM's triad over arrays far larger than the caches on n_threads threads, best of a few passes, in
+ * bytes/s (24 bytes an element, STREAM's convention); 0 if the memory is not there. */
+double   fw_host_bench_triad        (guint n_threads);
+
+/* The loops fw-host-calibrate.c times on one core, over n elements in the caches, repeated `repeats`
+ * times: the interpreter's float loops for each class of elementwise work. */
+typedef enum {
+  FW_HOST_LOOP_MUL_ADD,      /* y = x·a + b */
+  FW_HOST_LOOP_DIVIDE,       /* y = x / d */
+  FW_HOST_LOOP_EXP,          /* y = expf (x) */
+  FW_HOST_LOOP_ERF,          /* y = erff (x) */
+  FW_HOST_LOOP_TANH,         /* y = tanhf (x) */
+  FW_HOST_LOOP_ROW_SUM,      /* one sum per row of 768 */
+} FwHostLoop;
+
+/* Seconds the loop took, best of three. */
+double   fw_host_bench_loop         (FwHostLoop loop,
+                                     gsize      n,
+                                     guint      repeats);
+/* Seconds of one float matrix product (m×k by k×n) through the interpreter's BLAS, best of three. */
+double   fw_host_bench_sgemm        (guint m,
+                                     guint n,
+                                     guint k);
+/* Seconds one empty OpenMP parallel region on n_threads takes to fork and join, and one barrier inside a
+ * region, each averaged over `count`. */
+double   fw_host_bench_fork_join    (guint n_threads,
+                                     guint count);
+double   fw_host_bench_barrier      (guint n_threads,
+                                     guint count);
+
+G_END_DECLS

@@ -1,0 +1,442 @@
+/* test-host-calibrate.c: the host calibration (core/hw/fw-host-calibrate.c): the fit on synthetic timings,
+ * its cache, the cost model reading its class factors, and the Ascend profiles left as they are. No test
+ * here times anything: the microbenchmarks' figures depend on the machine and are the bench's business. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "fw-error.h"
+#include "fw-test-models.h"
+#include "hw/fw-host-calibrate.h"
+#include "hw/fw-hw-private.h"
+#include "ops/fw-op-registry.h"
+#include "plan/fw-plan-private.h"
+
+static char *tmp_dir;
+
+/* Known parameters, the timings they would give, and the fit must give them back. */
+#define T_STREAM     12e9
+#define T_SIMPLE     4e9
+#define T_DIVIDE     1e9
+#define T_TRANSC     2e8
+#define T_REDUCE     3e9
+#define T_GEMM_S     5e9
+#define T_GEMM_M     2e10
+#define T_GEMM_L     4e10
+#define T_FIXED      1e-4   /* a fixed cost per timed call, which the line's intercept absorbs */
+#define T_LAUNCH     3e-6
+#define T_SYNC       1e-6
+
+static GArray *
+synthetic_samples (gboolean with_barrier)
+{
+  static const struct { FwCalBench bench; gdouble rate; } rates[] = {
+    { FW_CAL_SIMPLE, T_SIMPLE }, { FW_CAL_DIVIDE, T_DIVIDE }, { FW_CAL_TRANSCENDENTAL, T_TRANSC },
+    { FW_CAL_REDUCE, T_REDUCE }, { FW_CAL_GEMM_SMALL, T_GEMM_S }, { FW_CAL_GEMM_MEDIUM, T_GEMM_M },
+    { FW_CAL_GEMM_LARGE, T_GEMM_L },
+  };
+  GArray *samples = g_array_new (FALSE, FALSE, sizeof (FwCalSample));
+  FwCalSample s = { FW_CAL_STREAM, T_STREAM, 1.0 };
+
+  g_array_append_val (samples, s);
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    for (guint k = 1; k <= 3; k++)
+      {
+        gdouble work = 1e7 * k * k;
+        s = (FwCalSample) { rates[i].bench, work, T_FIXED + work / rates[i].rate };
+        g_array_append_val (samples, s);
+      }
+  /* Two samples either side of the mean. */
+  s = (FwCalSample) { FW_CAL_FORK_JOIN, 0, T_LAUNCH * 0.5 };
+  g_array_append_val (samples, s);
+  s = (FwCalSample) { FW_CAL_FORK_JOIN, 0, T_LAUNCH * 1.5 };
+  g_array_append_val (samples, s);
+  if (with_barrier)
+    {
+      s = (FwCalSample) { FW_CAL_BARRIER, 0, T_SYNC };
+      g_array_append_val (samples, s);
+    }
+  return samples;
+}
+
+#define assert_rel(a, b) g_assert_cmpfloat_with_epsilon ((a) / (b), 1.0, 1e-9)
+
+static void
+test_fit (void)
+{
+  g_autoptr(GArray) samples = synthetic_samples (TRUE);
+  g_autoptr(GError) error = NULL;
+  FwCalFit fit;
+
+  g_assert_true (fw_host_calibration_fit ((FwCalSample *) samples->data, samples->len, 2, &fit, &error));
+  g_assert_no_error (error);
+  assert_rel (fit.hbm_bytes_per_s, T_STREAM);
+  /* The loops ran on one core of two. */
+  assert_rel (fit.vector_flops_per_s, 2 * T_SIMPLE);
+  assert_rel (fit.cube_flops_per_s, T_GEMM_L);
+  assert_rel (fit.launch_overhead_s, T_LAUNCH);
+  assert_rel (fit.sync_overhead_s, T_SYNC);
+  assert_rel (fit.class_factor[FW_COST_CLASS_SIMPLE], 1.0);
+  assert_rel (fit.class_factor[FW_COST_CLASS_DIVIDE], T_DIVIDE / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_TRANSCENDENTAL], T_TRANSC / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_REDUCE], T_REDUCE / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_SMALL], T_GEMM_S / T_GEMM_L);
+  assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_MEDIUM], T_GEMM_M / T_GEMM_L);
+  assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_LARGE], 1.0);
+}
+
+static void
+test_fit_missing (void)
+{
+  g_autoptr(GArray) samples = synthetic_samples (FALSE);
+  g_autoptr(GError) error = NULL;
+  FwCalFit fit;
+
+  g_assert_false (fw_host_calibration_fit ((FwCalSample *) samples->data, samples->len, 2, &fit, &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "barrier"));
+}
+
+/* The fixed numbers of host.yaml with the synthetic fit applied. */
+static FwProfile *
+calibrated_profile (void)
+{
+  g_autoptr(GArray) samples = synthetic_samples (TRUE);
+  g_autoptr(GError) error = NULL;
+  FwProfile *p;
+  FwCalFit fit;
+
+  g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
+  p = fw_profile_load_builtin ("host", &error);
+  g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
+  g_assert_no_error (error);
+  g_assert_false (p->calibrated);
+  g_assert_true (fw_host_calibration_fit ((FwCalSample *) samples->data, samples->len, 2, &fit, &error));
+  fw_host_calibration_apply (p, &fit);
+  return p;
+}
+
+static void
+assert_same_rates (const FwProfile *a, const FwProfile *b)
+{
+  g_assert_cmpfloat (a->hbm_bytes_per_s, ==, b->hbm_bytes_per_s);
+  g_assert_cmpfloat (a->vector_flops_per_s, ==, b->vector_flops_per_s);
+  g_assert_cmpfloat (a->cube_flops_per_s, ==, b->cube_flops_per_s);
+  g_assert_cmpfloat (a->cube_int8_ops_per_s, ==, b->cube_int8_ops_per_s);
+  g_assert_cmpfloat (a->launch_overhead_s, ==, b->launch_overhead_s);
+  g_assert_cmpfloat (a->sync_overhead_s, ==, b->sync_overhead_s);
+  g_assert_cmpint (a->calibrated, ==, b->calibrated);
+  for (guint c = 0; c < FW_COST_N_CLASSES; c++)
+    g_assert_cmpfloat (fw_profile_class_factor (a, c), ==, fw_profile_class_factor (b, c));
+}
+
+static void
+test_cache_round_trip (void)
+{
+  g_autoptr(FwProfile) p = calibrated_profile ();
+  g_autoptr(FwProfile) back = NULL, other = NULL, from_yaml = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (tmp_dir, "round-trip.yaml", NULL);
+  g_autofree char *yaml = fw_profile_to_yaml (p);
+
+  g_assert_true (fw_host_calibration_write (path, p, "Test CPU; 2 CPUs; probe 1", &error));
+  g_assert_no_error (error);
+  back = fw_host_calibration_read (path, "Test CPU; 2 CPUs; probe 1", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  assert_same_rates (p, back);
+  /* Another machine's calibration is not applied, and that is not an error. */
+  other = fw_host_calibration_read (path, "Other CPU; 64 CPUs; probe 1", &error);
+  g_assert_no_error (error);
+  g_assert_null (other);
+  /* The section is part of the profile format: any profile file may carry it. */
+  g_assert_nonnull (strstr (yaml, "calibration:\n  simple: 1\n"));
+  from_yaml = fw_profile_load_data ("calibrated.yaml", yaml, strlen (yaml), &error);
+  g_assert_no_error (error);
+  assert_same_rates (p, from_yaml);
+}
+
+static void
+test_corrupt_cache (void)
+{
+  static const char *corrupt[] = {
+    "version: 1\nname: [unterminated\n",
+    "version: 1\nname: host\nkind: cpu\n",
+  };
+  g_autofree char *path = g_build_filename (tmp_dir, "corrupt.yaml", NULL);
+  g_autoptr(FwProfile) plain = NULL;
+  g_autofree char *plain_yaml = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (corrupt); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FwProfile) p = NULL;
+
+      g_assert_true (g_file_set_contents (path, corrupt[i], -1, NULL));
+      p = fw_host_calibration_read (path, "Test CPU", &error);
+      g_assert_null (p);
+      g_assert_nonnull (error);
+      g_assert_nonnull (strstr (error->message, path));
+    }
+  /* A valid profile for this machine, but without the calibration: not a calibration file. */
+  g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
+  plain = fw_profile_load_builtin ("host", NULL);
+  g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
+  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 1", NULL);
+  g_assert_true (g_file_set_contents (path, plain_yaml, -1, NULL));
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FwProfile) p = fw_host_calibration_read (path, "Test CPU", &error);
+    g_assert_null (p);
+    g_assert_error (error, FW_ERROR, FW_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, path));
+  }
+}
+
+/* Loading `host` applies the cached calibration, warns about a broken one and keeps the probe's numbers,
+ * and under FW_HOST_PROFILE_NO_PROBE=1 ignores it. */
+static void
+test_applied_on_load (void)
+{
+  g_autoptr(FwProfile) p = calibrated_profile ();
+  g_autoptr(FwProfile) loaded = NULL, fixed = NULL, warned = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = fw_host_calibration_path ();
+  g_autofree char *machine = fw_host_machine_key ();
+
+  g_assert_true (g_str_has_prefix (path, tmp_dir));
+  g_assert_true (fw_host_calibration_write (path, p, machine, &error));
+  g_assert_no_error (error);
+  loaded = fw_profile_load_builtin ("host", &error);
+  g_assert_no_error (error);
+  g_assert_true (loaded->calibrated);
+  g_assert_true (g_str_has_prefix (loaded->source, "calibrated: "));
+  g_assert_cmpfloat (loaded->hbm_bytes_per_s, ==, p->hbm_bytes_per_s);
+  g_assert_cmpfloat (fw_profile_class_factor (loaded, FW_COST_CLASS_TRANSCENDENTAL), ==,
+                     fw_profile_class_factor (p, FW_COST_CLASS_TRANSCENDENTAL));
+
+  g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
+  fixed = fw_profile_load_builtin ("host", &error);
+  g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
+  g_assert_no_error (error);
+  g_assert_false (fixed->calibrated);
+  g_assert_cmpfloat (fixed->hbm_bytes_per_s, ==, 5e9);
+
+  g_assert_true (g_file_set_contents (path, "version: 1\nname: [broken\n", -1, NULL));
+  g_test_expect_message ("fw-core", G_LOG_LEVEL_WARNING, "*host-calibration.yaml*ignored*");
+  warned = fw_profile_load_builtin ("host", &error);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  g_assert_false (warned->calibrated);
+  g_assert_true (g_str_has_prefix (warned->source, "probe") || g_str_has_suffix (warned->source, ".yaml"));
+  g_remove (path);
+}
+
+static void
+test_ascend_untouched (void)
+{
+  static const char * const names[] = { "ascend-910b", "ascend-310p" };
+  g_autoptr(FwProfile) p = calibrated_profile ();
+  g_autofree char *path = fw_host_calibration_path ();
+  g_autofree char *machine = fw_host_machine_key ();
+
+  /* Even with a host calibration cached. */
+  g_assert_true (fw_host_calibration_write (path, p, machine, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FwProfile) a = fw_profile_load_builtin (names[i], &error);
+      g_autofree char *yaml = NULL;
+
+      g_assert_no_error (error);
+      g_assert_false (a->calibrated);
+      for (guint c = 0; c < FW_COST_N_CLASSES; c++)
+        g_assert_cmpfloat (fw_profile_class_factor (a, c), ==, 1.0);
+      yaml = fw_profile_to_yaml (a);
+      g_assert_null (strstr (yaml, "calibration"));
+    }
+  g_remove (path);
+}
+
+static void
+test_op_classes (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  static const struct { const char *op; FwCostClass cls; } cases[] = {
+    { "Add", FW_COST_CLASS_SIMPLE }, { "Relu", FW_COST_CLASS_SIMPLE }, { "Div", FW_COST_CLASS_DIVIDE },
+    { "Sqrt", FW_COST_CLASS_DIVIDE }, { "Erf", FW_COST_CLASS_TRANSCENDENTAL },
+    { "Softmax", FW_COST_CLASS_TRANSCENDENTAL }, { "ReduceSum", FW_COST_CLASS_REDUCE },
+    { "LayerNormalization", FW_COST_CLASS_REDUCE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/n%u", i), *out = g_strdup_printf ("y%u", i);
+      FwNode *node = fw_test_add_node (g, cases[i].op, name, "x", NULL, out);
+      /* Inference binds a node to its registry row; these nodes are never inferred. */
+      node->op = fw_op_lookup ("", cases[i].op);
+      g_assert_cmpint (fw_op_vector_class (node), ==, cases[i].cls);
+    }
+  g_assert_cmpint (fw_op_gemm_class (1e6), ==, FW_COST_CLASS_GEMM_SMALL);
+  g_assert_cmpint (fw_op_gemm_class (151e6), ==, FW_COST_CLASS_GEMM_MEDIUM);
+  g_assert_cmpint (fw_op_gemm_class (604e6), ==, FW_COST_CLASS_GEMM_LARGE);
+}
+
+/* Bandwidth far above the arithmetic and no overheads, so each node's time is its FLOPs over its rate. */
+static const char compute_bound[] =
+  "version: 1\nname: t\nkind: cpu\ncores: {cube: 1, vector: 1}\nmemory: {ub: 256 KiB}\n"
+  "bandwidth: {hbm: 1000 TB/s}\nthroughput: {cube_fp32: 10 GFLOP/s, vector_fp32: 10 GFLOP/s}\n"
+  "overhead: {launch: 0 s, sync: 0 s}\n";
+
+static void
+test_cost_reads_factors (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
+  gint64 wd[2] = { 1024, 64 };
+  g_autofree float *w = g_new0 (float, 1024 * 64);
+  g_autoptr(FwTensor) wt = fw_tensor_new_float (2, wd, w);
+  g_autofree char *calibrated_yaml =
+    g_strconcat (compute_bound, "calibration: {transcendental: 0.1, gemm_medium: 0.5}\n", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
+  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml, strlen (calibrated_yaml), &error);
+  FwNode *erf, *add, *mm;
+
+  g_assert_no_error (error);
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_graph_add_initializer (g, "w", wt, NULL);
+  erf = fw_test_add_node (g, "Erf", "/erf", "x", NULL, "e");
+  add = fw_test_add_node (g, "Add", "/add", "x", "e", "s");
+  mm = fw_test_add_node (g, "MatMul", "/mm", "s", "w", "m");
+  fw_graph_add_output (g, "m", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  fw_test_infer (model, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Erf: 24 FLOP an element over 64×1024 elements, at a tenth of the rate. */
+  assert_rel (fw_estimate_node_time (erf, plain, NULL, NULL, NULL), 64 * 1024 * 24 / 10e9);
+  assert_rel (fw_estimate_node_time (erf, calibrated, NULL, NULL, NULL), 64 * 1024 * 24 / 1e9);
+  /* A class the calibration leaves out keeps the unit's rate. */
+  assert_rel (fw_estimate_node_time (add, calibrated, NULL, NULL, NULL),
+              fw_estimate_node_time (add, plain, NULL, NULL, NULL));
+  /* 2·64·64·1024 = 8.4 MFLOP: a medium product, at half the matrix rate. */
+  assert_rel (fw_estimate_node_time (mm, calibrated, NULL, NULL, NULL),
+              2 * fw_estimate_node_time (mm, plain, NULL, NULL, NULL));
+}
+
+/* Fused, Erf is the host target's own vectorised approximation, which the FLOP weights count: the
+ * transcendental factor (the C library's erff, which the interpreter runs) prices only the unfused side. */
+static void
+test_fused_keeps_vector_rate (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {transcendental: 0.1}\n", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
+  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
+                                                          strlen (calibrated_yaml), &error);
+  g_autoptr(FwPlan) plan_plain = NULL, plan_calibrated = NULL;
+  const FwCostEstimate *a, *b;
+  FwPlanOptions options;
+
+  g_assert_no_error (error);
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_test_add_node (g, "Erf", "/erf", "x", NULL, "e");
+  fw_test_add_node (g, "Add", "/add", "x", "e", "s");
+  fw_graph_add_output (g, "s", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  fw_test_infer (model, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  plan_plain = fw_plan_new (model, plain, NULL, &options, &error);
+  g_assert_no_error (error);
+  plan_calibrated = fw_plan_new (model, calibrated, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan_plain->candidates->len, ==, 1);
+  g_assert_cmpuint (plan_calibrated->candidates->len, ==, 1);
+  a = fw_candidate_get_cost (g_ptr_array_index (plan_plain->candidates, 0));
+  b = fw_candidate_get_cost (g_ptr_array_index (plan_calibrated->candidates, 0));
+  /* Unfused, Erf takes ten times as long; fused, the kernel costs the same. */
+  assert_rel (b->time_before_s - a->time_before_s, 9 * 64 * 1024 * 24 / 10e9);
+  assert_rel (b->time_after_s, a->time_after_s);
+}
+
+static void
+test_no_probe_refuses (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) p = NULL;
+
+  g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
+  p = fw_host_calibrate (NULL, NULL, NULL, NULL, &error);
+  g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
+  g_assert_null (p);
+  g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
+}
+
+static void
+calibrated_cb (GObject *source, GAsyncResult *result, gpointer data)
+{
+  GError **error = data;
+  FwProfile *p = fw_host_calibrate_finish (result, NULL, error);
+
+  (void) source;
+  g_assert_null (p);
+}
+
+/* Cancelled before the first benchmark: the async form reports it and writes no cache. */
+static void
+test_async_cancelled (void)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = fw_host_calibration_path ();
+
+  g_remove (path);
+  g_cancellable_cancel (cancellable);
+  fw_host_calibrate_async (NULL, NULL, cancellable, calibrated_cb, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *cache_home = NULL;
+  int status;
+
+  /* Before anything asks GLib for the cache folder: it remembers the first answer. */
+  tmp_dir = g_dir_make_tmp ("fw-test-calibrate-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  cache_home = g_build_filename (tmp_dir, "cache", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
+  g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/hw/calibrate/fit", test_fit);
+  g_test_add_func ("/core/hw/calibrate/fit-missing", test_fit_missing);
+  g_test_add_func ("/core/hw/calibrate/cache-round-trip", test_cache_round_trip);
+  g_test_add_func ("/core/hw/calibrate/corrupt-cache", test_corrupt_cache);
+  g_test_add_func ("/core/hw/calibrate/applied-on-load", test_applied_on_load);
+  g_test_add_func ("/core/hw/calibrate/ascend-untouched", test_ascend_untouched);
+  g_test_add_func ("/core/hw/calibrate/op-classes", test_op_classes);
+  g_test_add_func ("/core/hw/calibrate/cost-reads-factors", test_cost_reads_factors);
+  g_test_add_func ("/core/hw/calibrate/fused-keeps-vector-rate", test_fused_keeps_vector_rate);
+  g_test_add_func ("/core/hw/calibrate/no-probe-refuses", test_no_probe_refuses);
+  g_test_add_func ("/core/hw/calibrate/async-cancelled", test_async_cancelled);
+  status = g_test_run ();
+
+  fw_test_remove_dir (tmp_dir);
+  g_free (tmp_dir);
+  return status;
+}

@@ -444,7 +444,8 @@ test_host_exact (void)
   fw_verify_result_free (r);
 }
 
-/* The VNNI path (where the CPU has it) and the portable path compute the same bytes. */
+/* The VNNI path (where the CPU has it), the AVX2 path (FW_SK_NO_VNNI; where the CPU has AVX2) and the
+ * portable path (FW_SK_PORTABLE) compute the same bytes. */
 static void
 check_paths_agree (FwModel *model)
 {
@@ -455,7 +456,7 @@ check_paths_agree (FwModel *model)
   FwGroupKernel *k = g_ptr_array_index (kernels, 0);
   g_autoptr(GPtrArray) inputs = fw_exec_make_inputs (model, 3, &error);
   g_autofree FwArray **in = g_new0 (FwArray *, k->n_inputs + 1);
-  FwArray *out[2][2] = { { NULL } };
+  FwArray *out[3][2] = { { NULL } };
 
   g_assert_no_error (error);
   /* The group's first input is the model's float input x; the others are constants. */
@@ -463,20 +464,26 @@ check_paths_agree (FwModel *model)
     in[i] = k->inputs[i]->constant != NULL ? fw_array_new_from_tensor (k->inputs[i]->constant, &error)
                                            : fw_array_ref (g_ptr_array_index (inputs, 0));
   g_assert_no_error (error);
-  for (guint pass = 0; pass < 2; pass++)
+  for (guint pass = 0; pass < 3; pass++)
     {
       if (pass == 1)
+        g_setenv ("FW_SK_NO_VNNI", "1", TRUE);
+      if (pass == 2)
         g_setenv ("FW_SK_PORTABLE", "1", TRUE);
       g_assert_true (k->run (k->data, in, out[pass], 2, &error));
       g_assert_no_error (error);
     }
+  g_unsetenv ("FW_SK_NO_VNNI");
   g_unsetenv ("FW_SK_PORTABLE");
-  g_assert_cmpint (out[0][0]->n_elements, ==, out[1][0]->n_elements);
-  g_assert_cmpint (memcmp (out[0][0]->data, out[1][0]->data, out[0][0]->n_elements), ==, 0);
+  for (guint pass = 1; pass < 3; pass++)
+    {
+      g_assert_cmpint (out[0][0]->n_elements, ==, out[pass][0]->n_elements);
+      g_assert_cmpint (memcmp (out[0][0]->data, out[pass][0]->data, out[0][0]->n_elements), ==, 0);
+      fw_array_unref (out[pass][0]);
+    }
   for (guint i = 0; i < k->n_inputs; i++)
     fw_array_unref (in[i]);
   fw_array_unref (out[0][0]);
-  fw_array_unref (out[1][0]);
 }
 
 static void

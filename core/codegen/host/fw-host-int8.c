@@ -8,7 +8,8 @@
  * +128 (x ^ 0x80) and a uint8 one on the signed side by −128, the zero points shifted alike, so
  * Σ (u − zu)(s − zs) = Σ u·s − zs·Σu − zu·Σs + K·zu·zs is exact whatever the types. Padded taps of a Conv
  * hold the activation's zero point, so they dequantise to 0 as ONNX pads the float input. The VNNI path
- * is chosen at run time (rt->features); the portable path computes the same integers with scalar loops.
+ * is chosen at run time (rt->features), then AVX2 (exact int16 pair products); the portable path computes the
+ * same integers with scalar loops.
  *
  * The float part follows the ONNX operators' arithmetic: y = float(acc) × (s_a · s_b[c]) + bias[c], the
  * bias dequantised as (b − zp) × scale; QuantizeLinear divides by its scale, clamps to the type's range
@@ -100,7 +101,8 @@ append_runtime (GString *s)
   g_string_append (s,
     "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
     "#if defined(__x86_64__) && defined(__GNUC__)\n#include <immintrin.h>\n#define FW_HAVE_VNNI 1\n"
-    "#define FW_VNNI_TARGET __attribute__ ((target (\"avx512f,avx512bw,avx512dq,avx512vl,avx512vnni\")))\n#endif\n\n"
+    "#define FW_VNNI_TARGET __attribute__ ((target (\"avx512f,avx512bw,avx512dq,avx512vl,avx512vnni\")))\n"
+    "#define FW_AVX2_TARGET __attribute__ ((target (\"avx2\")))\n#endif\n\n"
     "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
     "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
     "typedef int (*fw_sk_producer_run) (void *producer, const float *src, const float *weights, float *dst,\n"
@@ -157,7 +159,31 @@ append_runtime (GString *s)
   for (gint mi = 6; mi >= 2; mi--)
     g_string_append_printf (s, "  case %d: fw_mk_vnni_%d (rows, toff, ntaps, kt, w, ws, t); break;\n", mi, mi);
   g_string_append (s, "  default: fw_mk_vnni_1 (rows, toff, ntaps, kt, w, ws, t); break;\n");
-  g_string_append (s, "  }\n}\n#endif\n\n");
+  g_string_append (s, "  }\n}\n\n");
+  /* AVX2 without VNNI: the panel's bytes widened to int16 and multiplied by vpmaddwd, whose int32 pair sums
+     are exact (2 · 255 · 128 fits). vpmaddubsw would be one instruction fewer but sums its pairs in saturating
+     int16, which full-range weights overflow (ONNX Runtime's error on such CPUs). Per row and 16 columns, four
+     accumulators hold each column's two partial sums side by side. */
+  g_string_append (s,
+    "static FW_AVX2_TARGET void\n"
+    "fw_mk_avx2 (int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
+    "            const int8_t *w, int64_t ws, int32_t *t)\n{\n"
+    "  for (int i = 0; i < mi; i++)\n    for (int g = 0; g < 4; g++)\n    {\n"
+    "      __m256i a0 = _mm256_setzero_si256 (), a1 = a0, a2 = a0, a3 = a0;\n      int32_t part[32];\n"
+    "      for (int64_t tp = 0; tp < ntaps; tp++)\n      {\n"
+    "        const uint8_t *r = rows[i] + toff[tp];\n        const int8_t *wt = w + g * ws + tp * kt * 16;\n"
+    "        for (int64_t k = 0; k < kt; k += 4)\n        {\n"
+    "          const int8_t *x = wt + k * 16;\n          int32_t v;\n          __m256i u;\n"
+    "          memcpy (&v, r + k, 4);\n          u = _mm256_cvtepu8_epi16 (_mm_set1_epi32 (v));\n"
+    "          a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) x))));\n"
+    "          a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 16)))));\n"
+    "          a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 32)))));\n"
+    "          a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 48)))));\n"
+    "        }\n      }\n"
+    "      _mm256_storeu_si256 ((__m256i *) part, a0);\n      _mm256_storeu_si256 ((__m256i *) (part + 8), a1);\n"
+    "      _mm256_storeu_si256 ((__m256i *) (part + 16), a2);\n      _mm256_storeu_si256 ((__m256i *) (part + 24), a3);\n"
+    "      for (int c = 0; c < 16; c++)\n        t[i * 64 + g * 16 + c] = part[2 * c] + part[2 * c + 1];\n"
+    "    }\n}\n#endif\n\n");
 }
 
 static void
@@ -668,19 +694,22 @@ generate (Int8Gen *g, GString *src, GError **error)
       append_depthwise (g, &sh, src, "fw_tile_portable", "", zu, element->str);
       g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
       append_depthwise (g, &sh, src, "fw_tile_vnni", "FW_VNNI_TARGET ", zu, element->str);
+      append_depthwise (g, &sh, src, "fw_tile_avx2", "FW_AVX2_TARGET ", zu, element->str);
     }
   else
     {
       append_tile (g, &sh, src, "fw_tile_portable", "fw_mk_portable", "", element->str);
       g_string_append (src, "#ifdef FW_HAVE_VNNI\n");
       append_tile (g, &sh, src, "fw_tile_vnni", "fw_mk_vnni_n", "FW_VNNI_TARGET ", element->str);
+      append_tile (g, &sh, src, "fw_tile_avx2", "fw_mk_avx2", "FW_AVX2_TARGET ", element->str);
     }
   g_string_append (src, "#endif\n\n");
 
   g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)\n{\n");
   emit_decls_of_io (g, src, TRUE);
-  g_string_append_printf (src, "  const int vnni = (rt->features & %d) != 0;\n  int status = 1;\n  (void) vnni;\n"
-                          "  if (nt < 1)\n    nt = 1;\n", FW_SK_CPU_VNNI);
+  g_string_append_printf (src, "  const int vnni = (rt->features & %d) != 0, avx2 = (rt->features & %d) != 0;\n"
+                          "  int status = 1;\n  (void) vnni;\n  (void) avx2;\n  if (nt < 1)\n    nt = 1;\n",
+                          FW_SK_CPU_VNNI, FW_SK_CPU_AVX2);
   g_string_append_printf (src, "  uint8_t *xu = (uint8_t *) aligned_alloc (64, %" G_GINT64_FORMAT ");\n"
                           "  int32_t *rsum = (int32_t *) malloc (sizeof (int32_t) * %" G_GINT64_FORMAT ");\n"
                           "  int8_t *own = NULL;\n  const int8_t *ps = NULL;\n  const int64_t *fix = NULL;\n"
@@ -704,6 +733,7 @@ generate (Int8Gen *g, GString *src, GError **error)
     g_string_append_printf (src, "#pragma omp parallel for num_threads(nt) schedule(static)\n"
                             "    for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n    {\n"
                             "#ifdef FW_HAVE_VNNI\n      if (vnni)\n        fw_tile_vnni (ins, outs, xu, ps, bt, r0);\n"
+                            "      else if (avx2)\n        fw_tile_avx2 (ins, outs, xu, ps, bt, r0);\n"
                             "      else\n#endif\n        fw_tile_portable (ins, outs, xu, ps, bt, r0);\n    }\n  }\n",
                             sh.nr, TILE_ROWS);
   else
@@ -711,6 +741,7 @@ generate (Int8Gen *g, GString *src, GError **error)
                             "    for (int64_t cg = 0; cg < %" G_GINT64_FORMAT "; cg++)\n"
                             "      for (int64_t r0 = 0; r0 < %" G_GINT64_FORMAT "; r0 += %d)\n      {\n"
                             "#ifdef FW_HAVE_VNNI\n        if (vnni)\n          fw_tile_vnni (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n"
+                            "        else if (avx2)\n          fw_tile_avx2 (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n"
                             "        else\n#endif\n          fw_tile_portable (ins, outs, xu, ps, fix, rsum, bt, r0, cg);\n      }\n  }\n",
                             sh.ncp / 64, sh.nr, TILE_ROWS);
   g_string_append (src, "  status = 0;\nout:\n  free (xu);\n  free (rsum);\n  free (own);\n  return status;\n}\n");

@@ -52,7 +52,7 @@ cpu_features (void)
 }
 
 /* The table the generated code receives. FW_SK_PORTABLE set (tests, benches): the portable conversions
- * only, as on a CPU without F16C. */
+ * only, as on a CPU without F16C; FW_SK_NO_VNNI: as on a CPU without AVX-512 VNNI. */
 static FwSkRuntime
 runtime_table (void)
 {
@@ -64,8 +64,11 @@ runtime_table (void)
       features = cpu_features ();
       g_once_init_leave (&once, 1);
     }
-  return (FwSkRuntime) { FW_SK_ABI_VERSION, g_getenv ("FW_SK_PORTABLE") != NULL ? 0 : features, runtime_sgemm,
-                         fw_dnnl_prim_run, NULL };
+  /* FW_SK_NO_VNNI (tests): the integer kernels' AVX2 path on a CPU that has VNNI. */
+  return (FwSkRuntime) { FW_SK_ABI_VERSION,
+                         g_getenv ("FW_SK_PORTABLE") != NULL ? 0
+                         : g_getenv ("FW_SK_NO_VNNI") != NULL ? features & ~FW_SK_CPU_VNNI : features,
+                         runtime_sgemm, fw_dnnl_prim_run, NULL };
 }
 
 int

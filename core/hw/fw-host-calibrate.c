@@ -6,7 +6,6 @@
  * and one bad cache file must not stop every plan on the host until someone finds and deletes it. */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -17,7 +16,6 @@
 #include "hw/fw-host-bench.h"
 #include "hw/fw-host-calibrate.h"
 #include "hw/fw-hw-private.h"
-#include "io/fw-file-write.h"
 #include "ops/fw-op-registry.h"
 
 /* Bump when a benchmark or the fit changes, so old calibrations are not applied. */
@@ -343,22 +341,11 @@ fw_host_calibration_read (const char *path, const char *machine, GError **error)
 gboolean
 fw_host_calibration_write (const char *path, const FwProfile *profile, const char *machine, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *key = calibration_key (machine);
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *stamp = g_date_time_format_iso8601 (now);
-  g_autofree char *header = g_strdup_printf ("Fusion Workbench host calibration, measured %s on this machine.\n"
-                                             "fusion-workbench --calibrate measures again; delete this file "
-                                             "to go back to the probe's numbers.", stamp);
-  g_autofree char *yaml = fw_profile_serialize (profile, key, header);
 
-  if (g_mkdir_with_parents (dir, 0700) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, FW_ERROR, FW_ERROR_IO, "%s: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
-  return fw_file_write (path, yaml, -1, error);
+  return fw_host_cache_write (path, profile, key, "host calibration",
+                              "fusion-workbench --calibrate measures again; delete this file to go back to the "
+                              "probe's numbers.", error);
 }
 
 /* The calibrated numbers of cached onto profile: the topology stays what sysfs says today. */

@@ -290,15 +290,16 @@ read_cache (const char *path, const char *key)
   return g_steal_pointer (&profile);
 }
 
-static gboolean
-write_cache (const char *path, const FwProfile *profile, const char *key, GError **error)
+gboolean
+fw_host_cache_write (const char *path, const FwProfile *profile, const char *machine, const char *what,
+                     const char *advice, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *stamp = g_date_time_format_iso8601 (now);
-  g_autofree char *header = g_strdup_printf ("Fusion Workbench host profile, measured %s on this machine.\n"
-                                             "Delete this file to measure again.", stamp);
-  g_autofree char *yaml = fw_profile_serialize (profile, key, header);
+  g_autofree char *header = g_strdup_printf ("Fusion Workbench %s, measured %s on this machine.\n%s", what, stamp,
+                                             advice);
+  g_autofree char *yaml = fw_profile_serialize (profile, machine, header);
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
@@ -381,7 +382,7 @@ fw_host_profile_load_uncalibrated (GError **error)
 
   /* source stays untranslated, like a path: reports quote it and must not change with the locale. */
   g_free (profile->source);
-  if (write_cache (path, profile, key, &write_error))
+  if (fw_host_cache_write (path, profile, key, "host profile", "Delete this file to measure again.", &write_error))
     profile->source = g_strdup_printf ("probe: measured now, saved to %s", path);
   else
     {

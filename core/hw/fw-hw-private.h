@@ -27,6 +27,14 @@ char      *fw_profile_serialize     (const FwProfile      *profile,
 FwProfile *fw_host_profile_load     (GError              **error);
 /* What identifies this machine in the caches: CPU model, CPU count and the probe's version. */
 char      *fw_host_machine_key      (void);
+/* A profile cache (the probe's, the calibration's) written atomically under its folder, made if missing:
+ * the profile as YAML keyed to machine, headed by what, "measured DATE on this machine." and advice. */
+gboolean   fw_host_cache_write      (const char           *path,
+                                     const FwProfile      *profile,
+                                     const char           *machine,
+                                     const char           *what,
+                                     const char           *advice,
+                                     GError              **error);
 /* FW_HOST_PROFILE_NO_PROBE=1: fixed numbers, no cache read or written. */
 gboolean   fw_host_profile_no_probe (void);
 

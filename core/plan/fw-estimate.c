@@ -270,6 +270,8 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
 {
   gdouble bw = MAX (profile->hbm_bytes_per_s, 1.0);
   gdouble cube_t = 0, vector_t = 0, compute;
+  /* An EPILOGUE form's own kernel: what it reads and writes, the vendor's operator left out; < 0: not one. */
+  gdouble epilogue_read = -1, epilogue_written = -1;
 
   gboolean integer = spec_is_integer (spec);
 
@@ -328,6 +330,12 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
     else if (a != NULL && a->form == FW_KERNEL_FORM_EPILOGUE && root != NULL && root->n_outputs > 0 &&
              root->outputs[0] != NULL)
       {
+        /* The epilogue reads the root's result but not the root's operands, which the vendor's operator reads. */
+        epilogue_read = out->bytes_read_after + value_bytes (root->outputs[0]);
+        for (guint k = 0; k < root->n_inputs; k++)
+          if (root->inputs[k] != NULL)
+            epilogue_read -= value_bytes (root->inputs[k]);
+        epilogue_written = out->bytes_written_after;
         out->bytes_read_after += value_bytes (root->outputs[0]);
         out->bytes_written_after += value_bytes (root->outputs[0]);
         out->launches_after = 2;
@@ -338,22 +346,7 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
   out->time_after_s = MAX (MAX (out->bytes_read_after / bw, compute), out->bytes_written_after / bw) +
                       out->launches_after * (profile->launch_overhead_s + profile->sync_overhead_s);
   out->saving_s = out->time_before_s - out->time_after_s;
-  out->kernel_time_s = out->time_after_s;
-  {
-    const FwUbArrangement *a = fw_kernel_spec_get_arrangement (spec);
-    FwNode *root = fw_kernel_spec_get_root (spec);
-
-    if (a != NULL && a->form == FW_KERNEL_FORM_EPILOGUE && out->launches_after == 2)
-      {
-        /* Less what the vendor's operator reads (the root's operands) and writes (its result, which the
-           epilogue then reads: that read stays). */
-        gdouble read = out->bytes_read_after, written = out->bytes_written_after - value_bytes (root->outputs[0]);
-
-        for (guint k = 0; k < root->n_inputs; k++)
-          if (root->inputs[k] != NULL)
-            read -= value_bytes (root->inputs[k]);
-        out->kernel_time_s = MAX (MAX (MAX (read, 0.0) / bw, vector_t), MAX (written, 0.0) / bw) +
-                             profile->launch_overhead_s + profile->sync_overhead_s;
-      }
-  }
+  out->kernel_time_s = epilogue_read < 0 ? out->time_after_s
+                      : MAX (MAX (MAX (epilogue_read, 0.0) / bw, vector_t), epilogue_written / bw) +
+                          profile->launch_overhead_s + profile->sync_overhead_s;
 }

@@ -212,7 +212,7 @@ run_command_line (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-  fw_host_tuning_apply (argv);
+  fw_host_tuning_apply ();
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

@@ -1,5 +1,5 @@
 /* fw-kernels-conv-loops.h: the typed loops of fw-kernels-conv.c, included once with FW_T float and once
- * with FW_T double (FW_FN names the instance, FW_GEMM is cblas_sgemm or cblas_dgemm). Spatial axes are
+ * with FW_T double (FW_FN names the instance, FW_GEMM is fw_blas_sgemm or fw_blas_dgemm). Spatial axes are
  * padded to three (leading 1s) so one loop nest serves 1-D, 2-D and 3-D windows. */
 
 /* One row of the column matrix per (channel, kernel tap), one column per output position. */
@@ -126,6 +126,8 @@ FW_FN (conv) (const FwNode *node, const FW_T *x, const FW_T *wt, const FW_T *bia
   for (guint i = 0; i < 3 && direct; i++)
     if (w->stride[i] != 1 || w->pad_begin[i] != 0)
       direct = FALSE;
+  if (!fw_blas_ensure (error))
+    return FALSE;
   if (!direct)
     {
       gint64 n;
@@ -146,9 +148,9 @@ FW_FN (conv) (const FwNode *node, const FW_T *x, const FW_T *wt, const FW_T *bia
         if (!direct)
           FW_FN (im2col) (xg, col, cg, w, fw_nn_threads_n (n_threads, kc * p_size));
         if (mg > 0 && p_size > 0)
-          FW_GEMM (CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint) mg, (blasint) p_size, (blasint) kc, 1,
-                   wt + g * mg * kc, (blasint) MAX (kc, 1), direct ? xg : col, (blasint) p_size, 0, yg,
-                   (blasint) p_size);
+          FW_GEMM (FALSE, FALSE, (gint) mg, (gint) p_size, (gint) kc, 1,
+                   wt + g * mg * kc, (gint) MAX (kc, 1), direct ? xg : col, (gint) p_size, 0, yg,
+                   (gint) p_size);
         if (kc == 0)
           memset (yg, 0, mg * p_size * sizeof (FW_T));
       }
@@ -180,6 +182,8 @@ FW_FN (conv_transpose) (const FwNode *node, const FW_T *x, const FW_T *wt, const
   gint64 rows = mg * k_size, n;
   g_autofree FW_T *col = NULL;
 
+  if (!fw_blas_ensure (error))
+    return FALSE;
   if (!fw_nn_mul (rows, p_in, &n))
     return fw_kernel_fail (error, node, _("the column matrix (%" PRId64 " × %" PRId64
                                           ") is too large"), rows, p_in);
@@ -198,8 +202,8 @@ FW_FN (conv_transpose) (const FwNode *node, const FW_T *x, const FW_T *wt, const
         if (cg == 0)
           memset (col, 0, n * sizeof (FW_T));
         else
-          FW_GEMM (CblasRowMajor, CblasTrans, CblasNoTrans, (blasint) rows, (blasint) p_in, (blasint) cg, 1,
-                   wt + g * cg * rows, (blasint) rows, xg, (blasint) p_in, 0, col, (blasint) p_in);
+          FW_GEMM (TRUE, FALSE, (gint) rows, (gint) p_in, (gint) cg, 1,
+                   wt + g * cg * rows, (gint) rows, xg, (gint) p_in, 0, col, (gint) p_in);
         FW_FN (col2im) (col, yg, mg, w, fw_nn_threads_n (n_threads, n));
       }
   if (bias != NULL)

@@ -5,11 +5,11 @@
 
 #include <inttypes.h>
 
-#include <cblas.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
+#include "fw-blas.h"
 #include "fw-kernels-nn-private.h"
 
 typedef struct

@@ -1,5 +1,5 @@
 /* fw-kernels-nn-loops.h: the typed loops of fw-kernels-nn.c, included with FW_T float and double (FW_FN
- * names the instance, FW_GEMM is cblas_sgemm or cblas_dgemm). */
+ * names the instance, FW_GEMM is fw_blas_sgemm or fw_blas_dgemm). */
 
 /* Batched MatMul: one GEMM per broadcast batch entry, or one GEMM over all of them when B is shared and A
  * is laid out batch after batch (x @ W with x [B, S, H]). */
@@ -16,13 +16,13 @@ FW_FN (matmul) (const FW_T *a, const FW_T *b, FW_T *y, gint64 n_batch, const gin
     }
   if (fold)
     {
-      FW_GEMM (CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint) (n_batch * m), (blasint) n, (blasint) k, 1,
-               a, (blasint) k, b, (blasint) n, 0, y, (blasint) n);
+      FW_GEMM (FALSE, FALSE, (gint) (n_batch * m), (gint) n, (gint) k, 1,
+               a, (gint) k, b, (gint) n, 0, y, (gint) n);
       return;
     }
   for (gint64 i = 0; i < n_batch; i++)
-    FW_GEMM (CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) n, (blasint) k, 1,
-             a + a_off[i], (blasint) k, b + b_off[i], (blasint) n, 0, y + i * m * n, (blasint) n);
+    FW_GEMM (FALSE, FALSE, (gint) m, (gint) n, (gint) k, 1,
+             a + a_off[i], (gint) k, b + b_off[i], (gint) n, 0, y + i * m * n, (gint) n);
 }
 
 /* Softmax, LogSoftmax or Hardmax along an axis of n elements spaced inner apart. */

@@ -5,11 +5,11 @@
 
 #include <inttypes.h>
 
-#include <cblas.h>
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
+#include "fw-blas.h"
 #include "fw-kernels-nn-private.h"
 
 typedef enum { SOFTMAX_SOFT, SOFTMAX_LOG, SOFTMAX_HARD } SoftmaxKind;
@@ -316,7 +316,8 @@ matmul_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
   if (fw_nn_is_float (a->dtype))
     {
       if ((aw = fw_nn_to_work (node, a, error)) == NULL || (bw = fw_nn_to_work (node, b, error)) == NULL
-          || (y = fw_array_new (aw->dtype, s.out_rank, s.out_dims, error)) == NULL)
+          || (y = fw_array_new (aw->dtype, s.out_rank, s.out_dims, error)) == NULL
+          || !fw_blas_ensure (error))
         goto out;
       if (aw->dtype == FW_DTYPE_DOUBLE)
         matmul_d (aw->data, bw->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n);
@@ -383,7 +384,8 @@ matmul_integer_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *i
     goto out;
   if ((ad = dequantize_matrix (node, a, n_inputs > 2 ? inputs[2] : NULL, s.m, s.k, error)) == NULL
       || (bd = dequantize_matrix (node, b, n_inputs > 3 ? inputs[3] : NULL, s.n, 1, error)) == NULL
-      || (y = fw_array_new (FW_DTYPE_DOUBLE, s.out_rank, s.out_dims, error)) == NULL)
+      || (y = fw_array_new (FW_DTYPE_DOUBLE, s.out_rank, s.out_dims, error)) == NULL
+      || !fw_blas_ensure (error))
     goto out;
   matmul_d (ad->data, bd->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n);
   if ((outputs[0] = fw_array_new (FW_DTYPE_INT32, s.out_rank, s.out_dims, error)) == NULL)
@@ -462,14 +464,14 @@ gemm_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, gui
     {
       if (k == 0 && cw == NULL)
         memset (y->data, 0, y->n_bytes);
+      else if (k > 0 && !fw_blas_ensure (error))
+        return FALSE;
       else if (k > 0 && aw->dtype == FW_DTYPE_DOUBLE)
-        cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint) m,
-                     (blasint) n, (blasint) k, alpha, aw->data, (blasint) a->dims[1], bw->data, (blasint) b->dims[1],
-                     cw ? 1.0 : 0.0, y->data, (blasint) n);
+        fw_blas_dgemm (ta, tb, (gint) m, (gint) n, (gint) k, alpha, aw->data, (gint) a->dims[1], bw->data,
+                       (gint) b->dims[1], cw ? 1.0 : 0.0, y->data, (gint) n);
       else if (k > 0)
-        cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint) m,
-                     (blasint) n, (blasint) k, (float) alpha, aw->data, (blasint) a->dims[1], bw->data,
-                     (blasint) b->dims[1], cw ? 1.0f : 0.0f, y->data, (blasint) n);
+        fw_blas_sgemm (ta, tb, (gint) m, (gint) n, (gint) k, (float) alpha, aw->data, (gint) a->dims[1], bw->data,
+                       (gint) b->dims[1], cw ? 1.0f : 0.0f, y->data, (gint) n);
     }
   (void) ctx;
   outputs[0] = fw_nn_from_work (y, a->dtype, error);

@@ -3,10 +3,10 @@
  * functions), so what they time is what an unfused op costs there. */
 #include "config.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
+#include "exec/fw-blas.h"
 #include "hw/fw-host-bench.h"
 
 /* Each triad array; three of them must dwarf the caches or the probe measures cache bandwidth. */
@@ -184,8 +184,7 @@ fw_host_bench_sgemm (guint m, guint n, guint k)
   for (guint r = 0; r <= BEST_OF; r++)
     {
       gint64 start = g_get_monotonic_time ();
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) n, (blasint) k, 1.0f, a,
-                   (blasint) k, b, (blasint) n, 0.0f, c, (blasint) n);
+      fw_blas_sgemm (FALSE, FALSE, (gint) m, (gint) n, (gint) k, 1.0f, a, (gint) k, b, (gint) n, 0.0f, c, (gint) n);
       if (r > 0)
         best = MIN (best, g_get_monotonic_time () - start);
     }

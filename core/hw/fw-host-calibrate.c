@@ -12,6 +12,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
+#include "exec/fw-blas.h"
 #include "fw-error.h"
 #include "hw/fw-host-bench.h"
 #include "hw/fw-host-calibrate.h"
@@ -131,6 +132,8 @@ measure_round (GArray *samples, guint n_threads, Progress *p, GCancellable *canc
       for (guint s = 0; s < G_N_ELEMENTS (loop_sizes); s++)
         time_vector_class (samples, b, loop_sizes[s]);
     }
+  if (!fw_blas_ensure (error))
+    return FALSE;
   for (guint c = 0; c < 3; c++)
     {
       if (!step (p, FW_CAL_GEMM_SMALL + c, cancellable, error))

@@ -501,7 +501,7 @@ main (int argc, char **argv)
   gint gelu_rank = 0;
   gint64 gelu_dims[FW_MAX_RANK];
 
-  fw_host_tuning_apply (argv);
+  fw_host_tuning_apply ();
   if ((env = g_getenv ("FW_BENCH_ELEMS")) != NULL)
     n = MAX (1024, g_ascii_strtoll (env, NULL, 10));
   if ((env = g_getenv ("FW_BENCH_REPEAT")) != NULL)

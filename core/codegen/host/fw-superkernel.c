@@ -5,11 +5,11 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #endif
-#include <cblas.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 
+#include "exec/fw-blas.h"
 #include "fw-error.h"
 #include "fw-host-dnnl.h"
 #include "fw-superkernel-private.h"
@@ -20,8 +20,7 @@ static void
 runtime_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                int ldb, float beta, float *c, int ldc)
 {
-  cblas_sgemm (CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
-               alpha, a, lda, b, ldb, beta, c, ldc);
+  fw_blas_sgemm (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* What the generated half-precision row converters may use on this CPU. */
@@ -309,6 +308,8 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
       g_set_error (error, FW_ERROR, FW_ERROR_USAGE, _("the SuperKernel has not been compiled"));
       return FALSE;
     }
+  if (!fw_blas_ensure (error))
+    return FALSE;
   for (guint i = 0; i < n_in; i++)
     {
       FwValue *v = g_ptr_array_index (kernel->inputs, i);

@@ -6,7 +6,7 @@
 
 #include <glib/gi18n.h>
 
-#include "exec/fw-host-tuning.h"
+#include "hw/fw-host-tuning.h"
 #include "fw-batch.h"
 #include "fw-calibrate-command.h"
 #include "fw-twin-command.h"

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fw-blas.h"
+#include "hw/fw-blas.h"
 #include "fw-kernels-nn-private.h"
 
 typedef struct

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "exec/fw-blas.h"
+#include "hw/fw-blas.h"
 #include "hw/fw-host-bench.h"
 
 /* Each triad array; three of them must dwarf the caches or the probe measures cache bandwidth. */

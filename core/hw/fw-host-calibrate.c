@@ -12,7 +12,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
-#include "exec/fw-blas.h"
+#include "hw/fw-blas.h"
 #include "fw-error.h"
 #include "hw/fw-host-bench.h"
 #include "hw/fw-host-calibrate.h"

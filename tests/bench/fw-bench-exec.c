@@ -27,7 +27,7 @@
 #include "codegen/fw-targets.h"
 #include "exec/fw-exec.h"
 #include "exec/fw-fused.h"
-#include "exec/fw-host-tuning.h"
+#include "hw/fw-host-tuning.h"
 #include "fw-test-models.h"
 #include "onnx/fw-onnx.h"
 

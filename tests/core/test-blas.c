@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "exec/fw-blas.h"
-#include "exec/fw-host-tuning.h"
+#include "hw/fw-blas.h"
+#include "hw/fw-host-tuning.h"
 
 static gboolean
 blas_mapped (void)

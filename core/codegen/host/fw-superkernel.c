@@ -9,7 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "exec/fw-blas.h"
+#include "hw/fw-blas.h"
 #include "fw-error.h"
 #include "fw-host-dnnl.h"
 #include "fw-superkernel-private.h"

@@ -1,7 +1,7 @@
 /* fw-host-tuning.c: the OpenBLAS core type, set before OpenBLAS is opened (fw-blas.c). */
 #include "config.h"
 
-#include "fw-host-tuning.h"
+#include "hw/fw-host-tuning.h"
 
 const char *
 fw_host_tuning_blas_core (void)

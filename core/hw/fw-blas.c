@@ -7,9 +7,9 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fw-blas.h"
+#include "hw/fw-blas.h"
 #include "fw-error.h"
-#include "fw-host-tuning.h"
+#include "hw/fw-host-tuning.h"
 
 typedef void (*SgemmFn) (enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
                          float, const float *, blasint, const float *, blasint, float, float *, blasint);

@@ -2,10 +2,10 @@
  *
  * One parallel loop over (batch, block of query rows). Each block loads its Q rows, then walks the keys in
  * the planner's key blocks (one block when the scores fit whole): it loads the block's K and V, makes the
- * scores Q·K row by row (the inner loop over keys, unit stride), applies the score chain to them as they are
- * made, and folds them into the row's running maximum, sum and output (an online softmax: what was summed is
- * rescaled by exp(old max − new max)); after the last key block each output row is divided by its sum and
- * written through the strides of the views after the product.
+ * block's scores Q·K with one sgemm, applies the score chain to them row by row, and folds them into the
+ * row's running maximum and sum (an online softmax: what was summed is rescaled by exp(old max − new max)),
+ * then adds P·V to the rows' outputs with a second sgemm; after the last key block each output row is
+ * divided by its sum and written through the strides of the views after the product.
  *
  * Q, K, V and the masks are loaded as expressions of the block's coordinates: an operand made inside the
  * group (its prologue: the heads split off and repeated by views, a slice, a concat, a rotary embedding's
@@ -292,13 +292,14 @@ emit_chain (Gen *g, const FwAttentionSpec *a, GString *s, GError **error)
 }
 
 /* The loads of one block of an operand: rows r0 + r for r < nr, columns k0 + k for k < nk, into
- * buf[r * ld + k]. */
+ * buf[r * ld + k]; transposed, the operand's rows k0 + k and columns r0 + r (buf's rows are its columns). */
 static gboolean
-emit_block_load (Gen *g, const FwAttentionSpec *a, FwValue *v, const char *rows, const char *cols,
-                 const char *r0, const char *k0, const char *buf, gint64 ld, GString *s, GError **error)
+emit_block_load (Gen *g, const FwAttentionSpec *a, FwValue *v, gboolean transposed, const char *rows,
+                 const char *cols, const char *r0, const char *k0, const char *buf, gint64 ld, GString *s,
+                 GError **error)
 {
-  g_autofree char *r = g_strdup_printf ("(%s + r)", r0);
-  g_autofree char *k = g_strdup_printf ("(%s + k)", k0);
+  g_autofree char *r = g_strdup_printf (transposed ? "(%s + k)" : "(%s + r)", transposed ? k0 : r0);
+  g_autofree char *k = g_strdup_printf (transposed ? "(%s + r)" : "(%s + k)", transposed ? r0 : k0);
   g_autofree char *dst = g_strdup_printf ("            %s[r * %" G_GINT64_FORMAT " + k]", buf, ld);
 
   g_string_append_printf (s, "        for (int64_t r = 0; r < %s; r++)\n          for (int64_t k = 0; k < %s; k++)\n"
@@ -329,7 +330,8 @@ emit_coords (const FwAttentionSpec *a, GString *s)
   g_string_append (s, ";\n");
 }
 
-/* The online softmax over one key block's scores in srow, then P·V into the row's output. */
+/* The online softmax over one key block's scores in srow: srow becomes the row's P, and what the row's
+ * output summed so far is rescaled to the new maximum (P·V is added for the whole block after). */
 static void
 emit_fold (const FwAttentionSpec *a, GString *s)
 {
@@ -342,10 +344,6 @@ emit_fold (const FwAttentionSpec *a, GString *s)
   g_string_append_printf (s, "          float *restrict orow = o + i * %" G_GINT64_FORMAT ";\n"
                           "          for (int64_t e = 0; e < %" G_GINT64_FORMAT "; e++)\n            orow[e] *= corr;\n",
                           a->dv, a->dv);
-  g_string_append_printf (s, "          for (int64_t j = 0; j < nk; j++)\n          {\n            const float p = srow[j];\n"
-                          "            const float *restrict vr = vb + j * %" G_GINT64_FORMAT ";\n"
-                          "            for (int64_t e = 0; e < %" G_GINT64_FORMAT "; e++)\n"
-                          "              orow[e] += p * vr[e];\n          }\n", a->dv, a->dv);
 }
 
 gboolean
@@ -405,30 +403,33 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append_printf (s, "      for (int64_t i = 0; i < nr; i++)\n      {\n        m[i] = -INFINITY;\n"
                           "        l[i] = 0.0f;\n        for (int64_t e = 0; e < %s; e++)\n"
                           "          o[i * %s + e] = 0.0f;\n      }\n      {\n", dv, dv);
-  if (!emit_block_load (g, a, a->q, "nr", d, "i0", "0", "qa", a->d, s, error))
+  if (!emit_block_load (g, a, a->q, FALSE, "nr", d, "i0", "0", "qa", a->d, s, error))
     return FALSE;
   g_string_append_printf (s, "      }\n      for (int64_t j0 = 0; j0 < %" G_GINT64_FORMAT "; j0 += %" G_GINT64_FORMAT ")\n"
                           "      {\n", a->sk, kb);
   g_string_append_printf (s, "        const int64_t nk = %" G_GINT64_FORMAT " - j0 < %" G_GINT64_FORMAT " ? %"
                           G_GINT64_FORMAT " - j0 : %" G_GINT64_FORMAT ";\n", a->sk, kb, a->sk, kb);
-  if (!emit_block_load (g, a, a->k, d, "nk", "0", "j0", "ka", kb, s, error) ||
-      !emit_block_load (g, a, a->v, "nk", dv, "j0", "0", "vb", a->dv, s, error))
+  /* K's block key by key (the rows of Kᵀ, unit stride along the head's elements in the usual layouts), for
+     a transposed product. */
+  if (!emit_block_load (g, a, a->k, TRUE, "nk", d, "j0", "0", "ka", a->d, s, error) ||
+      !emit_block_load (g, a, a->v, FALSE, "nk", dv, "j0", "0", "vb", a->dv, s, error))
     return FALSE;
+  /* The block's two products go to sgemm (OpenBLAS): called from inside the team, its OpenMP build runs
+     each on the calling thread, with register-blocked AVX2/AVX-512 kernels that this file's C, compiled for
+     any x86-64, does not reach. Q·K first, into the block's scores. */
+  g_string_append_printf (s, "        rt->sgemm (0, 1, (int) nr, (int) nk, %s, 1.0f, qa, %s, ka, %s, 0.0f, sc, %"
+                          G_GINT64_FORMAT ");\n", d, d, d, kb);
   g_string_append (s, "        for (int64_t i = 0; i < nr; i++)\n        {\n");
   g_string_append_printf (s, "          float *restrict srow = sc + i * %" G_GINT64_FORMAT ";\n", kb);
-  g_string_append (s, "          for (int64_t j = 0; j < nk; j++)\n            srow[j] = 0.0f;\n");
-  /* Q·K: each of Q's elements scales one row of K's block, unit stride over the keys. */
-  g_string_append_printf (s, "          for (int64_t d = 0; d < %s; d++)\n          {\n"
-                          "            const float qv = qa[i * %s + d];\n"
-                          "            const float *restrict kr = ka + d * %" G_GINT64_FORMAT ";\n"
-                          "            for (int64_t j = 0; j < nk; j++)\n              srow[j] += qv * kr[j];\n"
-                          "          }\n", d, d, kb);
   g_string_append (s, "          for (int64_t j = 0; j < nk; j++)\n          {\n            float x = srow[j];\n");
   if (!emit_chain (g, a, s, error))
     return FALSE;
   g_string_append (s, "            srow[j] = x;\n          }\n");
   emit_fold (a, s);
-  g_string_append (s, "        }\n      }\n");
+  g_string_append (s, "        }\n");
+  /* Then P·V added to the rows' rescaled outputs. */
+  g_string_append_printf (s, "        rt->sgemm (0, 0, (int) nr, %s, (int) nk, 1.0f, sc, %" G_GINT64_FORMAT
+                          ", vb, %s, 1.0f, o, %s);\n      }\n", dv, kb, dv, dv);
   g_string_append_printf (s, "      for (int64_t i = 0; i < nr; i++)\n      {\n        const float inv = 1.0f / l[i];\n"
                           "        for (int64_t e = 0; e < %s; e++)\n"
                           "          out0[oo + (i0 + i) * %" G_GINT64_FORMAT " + e * %" G_GINT64_FORMAT "] = "

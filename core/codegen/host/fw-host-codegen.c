@@ -209,8 +209,9 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g.body = g_string_new (NULL);
 
   /* A fused attention and a horizontal GEMM write their whole bodies themselves. A scope's attention
-     sub-kernel (its own loops, no library) is in team form (see below); a horizontal GEMM calls sgemm and is
-     never a scope's sub-kernel. */
+     sub-kernel is in team form (see below): its per-block sgemm calls run on the calling team thread (the
+     OpenMP build of OpenBLAS does not nest a team inside one); a horizontal GEMM calls sgemm over whole
+     matrices and is never a scope's sub-kernel. */
   attention = fw_kernel_spec_get_attention (g.cand->spec) != NULL;
   whole = attention || fw_kernel_spec_get_hgemm (g.cand->spec) != NULL;
   g.team = attention && kernel->unit_name != NULL;

@@ -467,6 +467,15 @@ test_plan_refused_int4 (void)
   FwVerifyResult *r;
   guint n_refused = 0, n_fused = 0;
 
+  FwGraph *g = fw_model_get_graph (model);
+  FwOpCost cost;
+
+  /* Priced at 4 bits an element, as the file stores them (the interpreter's array holds a byte each): the
+     standalone DequantizeLinear reads K4 × N / 2 weight bytes, and a group reading its output through it
+     would too. */
+  g_assert_true (fw_op_cost (fw_graph_lookup_value (g, "w_dq")->producer, &cost));
+  g_assert_cmpfloat (cost.bytes_read, ==, K4 * N / 2 + 3 * N * 4 + (3 * N + 1) / 2);
+  g_assert_cmpfloat (fw_qdq_read_bytes (fw_graph_lookup_value (g, "w_dq")), ==, K4 * N / 2);
   g_assert_cmpuint (count_integer (plan), ==, 0);
   for (guint i = 0; i < plan->refusals->len; i++)
     {

@@ -165,7 +165,7 @@ matmul_model (QdqCase which)
 #define K4 40
 
 static FwModel *
-int4_matmul_model (void)
+int4_matmul_model (gboolean gemm)
 {
   FwModel *model = fw_test_model_new (21);
   FwGraph *g = fw_model_get_graph (model);
@@ -196,8 +196,13 @@ int4_matmul_model (void)
   dq = node3 (g, "DequantizeLinear", "/dq_w", "w_q", "w_s", "w_z", "w_dq");
   fw_node_set_attr_int (dq, "axis", 0);
   fw_node_set_attr_int (dq, "block_size", 16);
-  node3 (g, "MatMul", "/mm", "x_dq", "w_dq", NULL, "mm");
-  node3 (g, "Add", "/add", "mm", "bias", NULL, "biased");
+  if (gemm)
+    node3 (g, "Gemm", "/gemm", "x_dq", "w_dq", "bias", "biased");
+  else
+    {
+      node3 (g, "MatMul", "/mm", "x_dq", "w_dq", NULL, "mm");
+      node3 (g, "Add", "/add", "mm", "bias", NULL, "biased");
+    }
   node3 (g, "Relu", "/relu", "biased", NULL, NULL, "y");
   fw_graph_add_output (g, "y", NULL);
   return linked (model);
@@ -455,12 +460,12 @@ check_verified (FwModel *model)
   fw_verify_result_free (r);
 }
 
-/* int4 blocked weights: no integer group (FW-NF-023, naming the type), the MatMul keeps its float epilogue,
- * and the host target builds it and verifies the model against the reference interpreter. */
+/* int4 blocked weights: no integer group (FW-NF-023, naming the type), the MatMul or Gemm keeps its float
+ * epilogue, and the host target builds it and verifies the model against the reference interpreter. */
 static void
-test_plan_refused_int4 (void)
+check_refused_int4 (gboolean gemm)
 {
-  g_autoptr(FwModel) model = int4_matmul_model ();
+  g_autoptr(FwModel) model = int4_matmul_model (gemm);
   g_autoptr(FwPlan) plan = plan_for (model);
   g_autoptr(FwTargets) t = NULL;
   g_autoptr(GPtrArray) kernels = NULL;
@@ -498,6 +503,13 @@ test_plan_refused_int4 (void)
   g_assert_cmpuint (r->groups->len, >=, 1);
   g_assert_true (r->pass);
   fw_verify_result_free (r);
+}
+
+static void
+test_plan_refused_int4 (void)
+{
+  check_refused_int4 (FALSE);
+  check_refused_int4 (TRUE);
 }
 
 static void

@@ -17,7 +17,7 @@ Usage: make-quantize-models.py OUTDIR   (prints the path of each model written)
   q_int4             opset 21, 4-bit: x quantised to int4 per axis and to uint4 in blocks of 16 (a partial
                      last block), halves (all ties) to int4 and uint4 per tensor, each dequantised; MatMuls of those with int4 and
                      uint4 weights dequantised in blocks of 16 along K (packed initializers, zero points of
-                     an odd count, so a padding nibble), the first with a bias and Relu (the planner's
+                     an odd count, so a padding nibble; the blocked zero points in int32_data), the first with a bias and Relu (the planner's
                      float group: no integer kernel takes 4-bit weights, FW-NF-023). Every output is float: ONNX Runtime's node binding
                      cannot hand back a 4-bit tensor, so the 4-bit values are compared through their
                      DequantizeLinear"""
@@ -129,8 +129,9 @@ def blocked(out, rng):
 INT4, UINT4 = 22, 21   # TensorProto.INT4 / UINT4 (onnx >= 1.16; Debian's python3-onnx is older)
 
 
-def packed4(name, values, elem):
-    """A 4-bit initializer as onnx.proto stores it: raw_data, two a byte, the first in the low nibble."""
+def packed4(name, values, elem, typed=False):
+    """A 4-bit initializer as onnx.proto stores it: two a byte, the first in the low nibble, in raw_data or
+    (typed) in int32_data, one packed byte an entry."""
     v = np.asarray(values, np.int64)
     nib = (v.ravel() & 0xF).astype(np.uint8)
     if nib.size % 2:
@@ -139,7 +140,11 @@ def packed4(name, values, elem):
     t.name = name
     t.data_type = elem
     t.dims.extend(v.shape)
-    t.raw_data = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8).tobytes()
+    pairs = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8)
+    if typed:
+        t.int32_data.extend(int(b) for b in pairs)
+    else:
+        t.raw_data = pairs.tobytes()
     return t
 
 
@@ -168,7 +173,7 @@ def int4(out, rng):
     inits = [const("sa", np.array([1 / 8, 1 / 16, 1 / 4, 1 / 2], np.float32)),
              packed4("za", [0, -3, 2, 7], INT4),
              const("sb", np.array([1 / 8, 1 / 4, 1 / 16] * 4, np.float32).reshape(4, 3)),
-             packed4("zb", rng.integers(0, 16, (4, 3)), UINT4),
+             packed4("zb", rng.integers(0, 16, (4, 3)), UINT4, typed=True),
              const("xh", np.arange(-11.5, 12, 1, dtype=np.float32)), const("one", np.float32(1)),
              packed4("zh", np.int64(0), INT4), packed4("zt", np.int64(8), UINT4),
              packed4("w", rng.integers(-8, 8, (k, n)), INT4),

@@ -95,9 +95,34 @@ fw_array_pool_trim (void)
 }
 
 static gboolean
+is_4bit (FwDType dtype)
+{
+  return dtype == FW_DTYPE_INT4 || dtype == FW_DTYPE_UINT4;
+}
+
+gsize
+fw_array_element_size (FwDType dtype)
+{
+  return is_4bit (dtype) ? 1 : fw_dtype_bits (dtype) / 8;
+}
+
+/* Storage bytes of n elements: one byte per 4-bit element (see fw-array.h), else the dtype's own size. */
+static gboolean
+storage_bytes (FwDType dtype, gint64 n, gint64 *out)
+{
+  if (!is_4bit (dtype))
+    return fw_dtype_bytes_for (dtype, n, out);
+  if (n < 0 || n > G_MAXINT64 / 16)
+    return FALSE;
+  *out = n;
+  return TRUE;
+}
+
+static gboolean
 check_dtype (FwDType dtype, GError **error)
 {
-  if (dtype == FW_DTYPE_STRING || fw_dtype_bits (dtype) == 0 || fw_dtype_bits (dtype) % 8 != 0)
+  if (dtype == FW_DTYPE_STRING || fw_array_element_size (dtype) == 0 ||
+      (fw_dtype_bits (dtype) % 8 != 0 && !is_4bit (dtype)))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                    _("tensors of type %s cannot be computed on the host"), fw_dtype_name (dtype));
@@ -127,7 +152,7 @@ array_alloc (FwDType dtype, guint rank, const gint64 *dims, gboolean zero, GErro
                      i, dims[i]);
         return NULL;
       }
-  if (!fw_dims_product (rank, dims, &n) || !fw_dtype_bytes_for (dtype, n, &n_bytes))
+  if (!fw_dims_product (rank, dims, &n) || !storage_bytes (dtype, n, &n_bytes))
     {
       g_autofree char *cap = fw_tensor_format_max_elements ();
       g_set_error (error, FW_ERROR, FW_ERROR_LIMIT,
@@ -169,6 +194,34 @@ fw_array_new0 (FwDType dtype, guint rank, const gint64 *dims, GError **error)
   return array_alloc (dtype, rank, dims, TRUE, error);
 }
 
+/* A 4-bit constant's packed bytes (two elements a byte, the low nibble first, as ONNX stores them) spread
+ * to one byte an element, int4 sign-extended: kernels then index it like int8 or uint8. The caller has
+ * checked the byte count. */
+static FwArray *
+unpack_4bit (FwTensor *tensor, const guint8 *packed, GError **error)
+{
+  gsize size = fw_tensor_get_byte_size (tensor);
+  gboolean sign = tensor->dtype == FW_DTYPE_INT4;
+  FwArray *array;
+
+  if (size != (gsize) (tensor->n_elements + 1) / 2)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INVALID,
+                   _("a %s constant of %" PRId64 " elements holds %zu bytes; packed two a byte it needs %" PRId64),
+                   fw_dtype_name (tensor->dtype), tensor->n_elements, size, (tensor->n_elements + 1) / 2);
+      return NULL;
+    }
+  if ((array = fw_array_new (tensor->dtype, tensor->rank, tensor->dims, error)) == NULL)
+    return NULL;
+  for (gint64 i = 0; i < array->n_elements; i++)
+    {
+      guint8 nibble = (packed[i / 2] >> (4 * (i % 2))) & 0xf;
+
+      ((guint8 *) array->data)[i] = sign && nibble >= 8 ? (guint8) (nibble | 0xf0) : nibble;
+    }
+  return array;
+}
+
 /* Storage for empty tensors borrowed from constants with no bytes. */
 static guint64 empty_storage[8];
 
@@ -194,6 +247,8 @@ fw_array_new_from_tensor (FwTensor *tensor, GError **error)
                    size, fw_tensor_get_byte_size (tensor));
       return NULL;
     }
+  if (is_4bit (tensor->dtype))
+    return unpack_4bit (tensor, (const guint8 *) data, error);
   /* Small raw_data sits wherever the protobuf put it inside the mapping; kernels read it as float or
    * int64, which must be aligned: copy what is not. */
   if (data != NULL && ((guintptr) data % MAX (1u, fw_dtype_bits (tensor->dtype) / 8)) != 0)
@@ -295,8 +350,10 @@ fw_array_get_double (const FwArray *array, gint64 index)
     case FW_DTYPE_DOUBLE: return ((const double *) p)[index];
     case FW_DTYPE_FLOAT16: return fw_half_to_float (((const guint16 *) p)[index]);
     case FW_DTYPE_BFLOAT16: return fw_bfloat16_to_float (((const guint16 *) p)[index]);
-    case FW_DTYPE_INT8: return ((const gint8 *) p)[index];
-    case FW_DTYPE_UINT8: return ((const guint8 *) p)[index];
+    case FW_DTYPE_INT8:
+    case FW_DTYPE_INT4: return ((const gint8 *) p)[index];
+    case FW_DTYPE_UINT8:
+    case FW_DTYPE_UINT4: return ((const guint8 *) p)[index];
     case FW_DTYPE_BOOL: return ((const guint8 *) p)[index] != 0;
     case FW_DTYPE_INT16: return ((const gint16 *) p)[index];
     case FW_DTYPE_UINT16: return ((const guint16 *) p)[index];
@@ -321,8 +378,10 @@ fw_array_get_int64 (const FwArray *array, gint64 index)
     case FW_DTYPE_UINT32: return ((const guint32 *) p)[index];
     case FW_DTYPE_INT16: return ((const gint16 *) p)[index];
     case FW_DTYPE_UINT16: return ((const guint16 *) p)[index];
-    case FW_DTYPE_INT8: return ((const gint8 *) p)[index];
-    case FW_DTYPE_UINT8: return ((const guint8 *) p)[index];
+    case FW_DTYPE_INT8:
+    case FW_DTYPE_INT4: return ((const gint8 *) p)[index];
+    case FW_DTYPE_UINT8:
+    case FW_DTYPE_UINT4: return ((const guint8 *) p)[index];
     case FW_DTYPE_BOOL: return ((const guint8 *) p)[index] != 0;
     default:
       {
@@ -373,6 +432,9 @@ fw_array_set_double (FwArray *array, gint64 index, gdouble value)
     case FW_DTYPE_UINT16: ((guint16 *) p)[index] = (guint16) iv; break;
     case FW_DTYPE_INT8: ((gint8 *) p)[index] = (gint8) iv; break;
     case FW_DTYPE_UINT8: p[index] = (guint8) iv; break;
+    /* Wrapped to 4 bits as a cast would, int4 sign-extended back into its byte. */
+    case FW_DTYPE_INT4: ((gint8 *) p)[index] = (gint8) (((iv & 0xf) ^ 8) - 8); break;
+    case FW_DTYPE_UINT4: p[index] = (guint8) (iv & 0xf); break;
     default: break;
     }
 }
@@ -380,7 +442,20 @@ fw_array_set_double (FwArray *array, gint64 index, gdouble value)
 FwTensor *
 fw_array_to_tensor (const FwArray *array)
 {
-  g_autoptr(GBytes) bytes = g_bytes_new (array->data, array->n_bytes);
+  g_autoptr(GBytes) bytes = NULL;
+
+  if (is_4bit (array->dtype))
+    {
+      /* Back to the file's form: two a byte, the low nibble first, the last high nibble 0 when odd. */
+      gsize n = (gsize) (array->n_elements + 1) / 2;
+      guint8 *packed = g_malloc0 (MAX (n, 1));
+
+      for (gint64 i = 0; i < array->n_elements; i++)
+        packed[i / 2] |= (guint8) ((((const guint8 *) array->data)[i] & 0xf) << (4 * (i % 2)));
+      bytes = g_bytes_new_take (packed, n);
+    }
+  else
+    bytes = g_bytes_new (array->data, array->n_bytes);
 
   return fw_tensor_new (array->dtype, array->rank, array->dims, bytes);
 }

@@ -3,7 +3,10 @@
  * FwTensor (graph/) is what a model file holds and is never written; FwArray is what the reference
  * interpreter, the fused executor and the SuperKernels pass between each other. An array made from a
  * constant tensor borrows its bytes (no copy, read-only); one made by fw_array_new owns 64-byte aligned
- * storage. Arrays are reference counted so a value read by several nodes is freed after its last use. */
+ * storage. int4 and uint4 arrays hold one element a byte (int4 sign-extended, so kernels read them as int8
+ * or uint8): only FwTensor, the file's form, packs two a byte, and the conversion happens where an array is
+ * made from a constant or turned into one. n_bytes is the storage size, not what the cost model prices
+ * (fw_dtype_bytes_for: 4 bits an element). Arrays are reference counted so a value read by several nodes is freed after its last use. */
 #pragma once
 
 #include <glib.h>
@@ -29,8 +32,10 @@ struct _FwArray
   FwArray  *base;        /* the array whose storage a reshaped view shares, else NULL */
 };
 
-/* Uninitialised storage for dims. Refuses STRING and sub-byte dtypes, a rank over FW_MAX_RANK, an element
- * count over the tensor cap, and storage the allocator cannot give (FW_ERROR_LIMIT), never aborting. */
+/* Bytes one element takes in an array: 1 for int4 and uint4, 0 for STRING and UNDEFINED. */
+gsize       fw_array_element_size   (FwDType          dtype);
+/* Uninitialised storage for dims. Refuses STRING, a rank over FW_MAX_RANK, an element count over the
+ * tensor cap, and storage the allocator cannot give (FW_ERROR_LIMIT), never aborting. */
 FwArray    *fw_array_new            (FwDType          dtype,
                                      guint            rank,
                                      const gint64    *dims,

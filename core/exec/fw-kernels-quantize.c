@@ -6,8 +6,11 @@
  * must equal it on every value of a quantised model: QuantizeLinear divides (x / scale, not x times a
  * reciprocal), clamps to [qmin − zp, qmax − zp] and rounds half to even before adding the zero point
  * (MlasQuantizeLinear); requantisation multiplies float(acc) by the float32 product x_scale × w_scale /
- * y_scale (MlasRequantizeOutput). int4/uint4 are refused: an FwArray holds whole bytes. Float8 outputs
- * are refused too (their saturate attribute is the only thing that would matter there). */
+ * y_scale (MlasRequantizeOutput). int4 ([-8, 7]) and uint4 ([0, 15]), from opset 21, take the same path in
+ * all three forms: their arrays hold one element a byte, int4 sign-extended (fw-array.h), so they are stored
+ * and read as int8 / uint8 once saturated to the 4-bit range; the packing two a byte belongs to the file
+ * (FwTensor) alone. Float8 outputs are refused (their saturate attribute is the only thing that would
+ * matter there). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -39,8 +42,13 @@ quant_range (const FwNode *node, FwDType dtype, gboolean with_int32, gint64 *lo,
       break;
     case FW_DTYPE_INT4:
     case FW_DTYPE_UINT4:
-      return fw_kernel_fail (error, node, _("dtype %s is not supported: arrays hold whole bytes, not 4-bit "
-                                            "values"), fw_dtype_name (dtype));
+      /* Shape inference refuses these below opset 21 already; a kernel run on its own checks again. */
+      if (node->opset > 0 && node->opset < 21)
+        return fw_kernel_fail (error, node, _("dtype %s needs opset 21 or later (the model imports opset %" PRId64 ")"),
+                               fw_dtype_name (dtype), node->opset);
+      *lo = dtype == FW_DTYPE_INT4 ? -8 : 0;
+      *hi = dtype == FW_DTYPE_INT4 ? 7 : 15;
+      return TRUE;
     case FW_DTYPE_FLOAT8E4M3FN:
     case FW_DTYPE_FLOAT8E4M3FNUZ:
     case FW_DTYPE_FLOAT8E5M2:
@@ -50,7 +58,8 @@ quant_range (const FwNode *node, FwDType dtype, gboolean with_int32, gint64 *lo,
     default:
       break;
     }
-  return fw_kernel_fail (error, node, _("dtype %s is not a quantised integer type (int8, uint8, int16, uint16%s)"),
+  return fw_kernel_fail (error, node, _("dtype %s is not a quantised integer type (int4, uint4, int8, uint8, int16, "
+                                        "uint16%s)"),
                          fw_dtype_name (dtype), with_int32 ? ", int32" : "");
 }
 
@@ -155,8 +164,10 @@ store_int (FwArray *y, gint64 i, gint64 v)
 {
   switch (y->dtype)
     {
-    case FW_DTYPE_INT8: ((gint8 *) y->data)[i] = (gint8) v; break;
-    case FW_DTYPE_UINT8: ((guint8 *) y->data)[i] = (guint8) v; break;
+    case FW_DTYPE_INT8:
+    case FW_DTYPE_INT4: ((gint8 *) y->data)[i] = (gint8) v; break;
+    case FW_DTYPE_UINT8:
+    case FW_DTYPE_UINT4: ((guint8 *) y->data)[i] = (guint8) v; break;
     case FW_DTYPE_INT16: ((gint16 *) y->data)[i] = (gint16) v; break;
     case FW_DTYPE_UINT16: ((guint16 *) y->data)[i] = (guint16) v; break;
     default: ((gint32 *) y->data)[i] = (gint32) v; break;
@@ -220,14 +231,14 @@ dequantize_linear_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const
     return fw_kernel_fail (error, node, _("the zero point must have the input's dtype"));
   if ((y = fw_array_new (scale->dtype, x->rank, x->dims, error)) == NULL)
     return FALSE;
-  if ((x->dtype == FW_DTYPE_UINT8 || x->dtype == FW_DTYPE_INT8) && y->dtype == FW_DTYPE_FLOAT &&
-      scale->dtype == FW_DTYPE_FLOAT && l.kind != LAYOUT_BLOCKED)
+  if (fw_array_element_size (x->dtype) == 1 && y->dtype == FW_DTYPE_FLOAT && scale->dtype == FW_DTYPE_FLOAT &&
+      l.kind != LAYOUT_BLOCKED)
     {
-      /* The 8-bit case the loop below computes through the generic accessors, at byte speed: the same
-         arithmetic. */
+      /* The 8-bit (and 4-bit, a byte an element) case the loop below computes through the generic
+         accessors, at byte speed: the same arithmetic. */
       const float *sv = scale->data;
       float *yv = y->data;
-      gboolean s8 = x->dtype == FW_DTYPE_INT8;
+      gboolean s8 = x->dtype == FW_DTYPE_INT8 || x->dtype == FW_DTYPE_INT4;
 
       for (gint64 e = 0; e < x->n_elements; e++)
         {

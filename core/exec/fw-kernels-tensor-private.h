@@ -52,7 +52,7 @@ gint64   *fw_kt_read_shape    (const FwNode   *node,
 static inline gsize
 fw_kt_esize (const FwArray *a)
 {
-  return fw_dtype_bits (a->dtype) / 8;
+  return fw_array_element_size (a->dtype);
 }
 
 /* One element of esize bytes; the common sizes compile to single moves. */

@@ -258,6 +258,15 @@ fw_tensor_get_double (const FwTensor *tensor, gint64 index, double *out)
   const guint8 *p = fw_tensor_get_data (tensor, &size);
   guint bits = fw_dtype_bits (tensor->dtype);
 
+  if (tensor->dtype == FW_DTYPE_INT4 || tensor->dtype == FW_DTYPE_UINT4)
+    {
+      gint64 v;
+
+      if (!fw_tensor_get_int64 (tensor, index, &v))
+        return FALSE;
+      *out = (double) v;
+      return TRUE;
+    }
   if (bits < 8 || index < 0 || (gsize) (index + 1) * (bits / 8) > size)
     return FALSE;
   p += index * (bits / 8);
@@ -286,6 +295,17 @@ fw_tensor_get_int64 (const FwTensor *tensor, gint64 index, gint64 *out)
   const guint8 *p = fw_tensor_get_data (tensor, &size);
   guint bits = fw_dtype_bits (tensor->dtype);
 
+  if (tensor->dtype == FW_DTYPE_INT4 || tensor->dtype == FW_DTYPE_UINT4)
+    {
+      /* Two a byte, the low nibble first (ONNX's packing); int4 sign-extends. */
+      guint nibble;
+
+      if (index < 0 || (gsize) index / 2 >= size)
+        return FALSE;
+      nibble = (p[index / 2] >> (4 * (index % 2))) & 0xf;
+      *out = tensor->dtype == FW_DTYPE_INT4 ? (gint64) (nibble ^ 8) - 8 : (gint64) nibble;
+      return TRUE;
+    }
   if (bits < 8 || index < 0 || (gsize) (index + 1) * (bits / 8) > size)
     return FALSE;
   p += index * (bits / 8);

@@ -159,8 +159,41 @@ typedef struct
   char       *location;      /* external_data */
   gint64      dtype_code, data_location, ext_offset, ext_length;
   FwPbField   raw_field;
-  gboolean    have_raw, have_float, have_double, have_ints, have_uint64;
+  gboolean    have_raw, have_float, have_double, have_ints, have_int32, have_uint64;
 } TensorFields;
+
+/* int4 / uint4 in int32_data: onnx.proto stores them packed there too, one byte (two elements, the first in
+ * the low nibble) per int32, so a tensor of n elements has (n + 1) / 2 entries of 0 to 255. */
+static GBytes *
+pack_4bit_ints (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_elements, GError **error)
+{
+  gint64 want = (n_elements + 1) / 2;
+  guint8 *buf;
+
+  if ((gint64) t->ints->len != want)
+    {
+      fw_rd_fail (ctx, fw_rd_offset_of (ctx, data), error, FW_ERROR_INVALID,
+                  _("int32_data holds %u entries but %" PRId64 " elements of %s, packed two an entry, need %" PRId64),
+                  t->ints->len, n_elements, fw_dtype_name ((FwDType) t->dtype_code), want);
+      return NULL;
+    }
+  buf = g_malloc0 (MAX (want, 1));
+  for (guint i = 0; i < t->ints->len; i++)
+    {
+      gint64 v = g_array_index (t->ints, gint64, i);
+
+      if (v < 0 || v > 255)
+        {
+          g_free (buf);
+          fw_rd_fail (ctx, fw_rd_offset_of (ctx, data), error, FW_ERROR_INVALID,
+                      _("int32_data entry %u of a %s tensor is %" PRId64 ", not a byte of two packed elements"),
+                      i, fw_dtype_name ((FwDType) t->dtype_code), v);
+          return NULL;
+        }
+      buf[i] = (guint8) v;
+    }
+  return g_bytes_new_take (buf, (gsize) want);
+}
 
 static void
 tensor_fields_clear (TensorFields *t)
@@ -242,6 +275,7 @@ read_tensor_fields (Ctx *ctx, const guint8 *data, gsize len, gsize mark, TensorF
         case TENSOR_INT32_DATA:
         case TENSOR_INT64_DATA:
           t->have_ints = TRUE;
+          t->have_int32 = t->have_int32 || f.field == TENSOR_INT32_DATA;
           if (!fw_rd_append_varints (ctx, &f, t->ints, error))
             return FALSE;
           break;
@@ -315,6 +349,8 @@ typed_field_bytes (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_eleme
         }
       return g_byte_array_free_to_bytes (g_steal_pointer (&t->fixed));
     }
+  if ((dt == FW_DTYPE_INT4 || dt == FW_DTYPE_UINT4) && t->have_int32 && !t->have_uint64)
+    return pack_4bit_ints (ctx, data, t, n_elements, error);
   if (t->have_ints || t->have_uint64)
     {
       if (fw_dtype_bits (dt) < 8 || dt == FW_DTYPE_FLOAT || dt == FW_DTYPE_DOUBLE ||
@@ -358,6 +394,13 @@ tensor_bytes (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_elements, 
     }
   if (raw != NULL)
     {
+      if ((gint64) raw->len != expected && fw_dtype_bits ((FwDType) t->dtype_code) == 4)
+        {
+          fw_rd_fail (ctx, raw->offset, error, FW_ERROR_INVALID,
+                      _("raw_data holds %zu bytes but %" PRId64 " elements of %s, packed two a byte, need %" PRId64),
+                      raw->len, n_elements, fw_dtype_name ((FwDType) t->dtype_code), expected);
+          return NULL;
+        }
       if ((gint64) raw->len != expected)
         {
           fw_rd_fail (ctx, raw->offset, error, FW_ERROR_INVALID,

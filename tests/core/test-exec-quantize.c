@@ -1,7 +1,8 @@
 /* test-exec-quantize.c: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul and
  * QLinearConv on the ONNX specification's own examples, rounding ties, saturation at both ends, per-axis
- * parameters with a negative axis, blocked parameters (opset 21), and the refusals (int4, float8, a scale
- * of the wrong length). Integer results are compared exactly, with their dtype. */
+ * parameters with a negative axis, blocked parameters (opset 21), int4 and uint4 (opset 21) in all three
+ * forms, and the refusals (4-bit types below opset 21, float8, a scale of the wrong length). Integer results
+ * are compared exactly, with their dtype. */
 #include "config.h"
 
 #include "fw-test-op.h"
@@ -134,21 +135,158 @@ test_quantize_blocked (void)
   check_exact (c->out[0], FW_DTYPE_UINT8, 2, DIMS (3, 4), VALS (4, 8, 21, 3, 1, 4, 1, 1, 2, 6, 4, 4));
 }
 
+/* ---- int4 and uint4 (opset 21) ---- */
+
+static void
+test_quantize_int4_ties_saturation (void)
+{
+  g_autoptr(Op) c = op_new (21, "QuantizeLinear", 1);
+
+  /* x / 2: halves to even (0.5 → 0, 1.5 → 2, 2.5 → 2, 6.5 → 6, the same below zero), then [-8, 7]: 7.5
+   * and 50 saturate to 7, -7.5, -8.5 and -50 to -8. No zero point: output_dtype says int4. */
+  op_dyn (c, mk (FW_DTYPE_FLOAT, 1, DIMS (13), VALS (1, 3, 5, 13, -1, -3, -5, -13, 15, 100, -15, -17, -100)));
+  op_const (c, scalar (FW_DTYPE_FLOAT, 2));
+  fw_node_set_attr_int (op_node (c), "output_dtype", FW_DTYPE_INT4);
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_INT4, 1, DIMS (13), VALS (0, 2, 2, 6, 0, -2, -2, -6, 7, 7, -8, -8, -8));
+  check_inferred (c, 0, FW_DTYPE_INT4, 1);
+}
+
+static void
+test_quantize_int4_zero_point (void)
+{
+  g_autoptr(Op) c = op_new (21, "QuantizeLinear", 1);
+
+  /* Zero point -3: round(x / 0.5) - 3 within [-8, 7], the tie 2.5 → 2 before the shift. */
+  op_dyn (c, mk (FW_DTYPE_FLOAT, 1, DIMS (6), VALS (0, 1.25, -1, 4.5, 5, -5)));
+  op_const (c, scalar (FW_DTYPE_FLOAT, 0.5));
+  op_const (c, scalar (FW_DTYPE_INT4, -3));
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_INT4, 1, DIMS (6), VALS (-3, -1, -5, 6, 7, -8));
+  check_inferred (c, 0, FW_DTYPE_INT4, 1);
+}
+
+static void
+test_quantize_uint4_axis (void)
+{
+  g_autoptr(Op) c = op_new (21, "QuantizeLinear", 1);
+
+  /* One scale and zero point per column (axis -1): uint4 saturates at 0 and 15, 1.5 → 2 and 0.5 → 0. */
+  op_dyn (c, mk (FW_DTYPE_FLOAT, 2, DIMS (3, 3), VALS (0.5, 3, -2, 1.5, 100, 2.5, -100, -3.5, 10)));
+  op_const (c, mk (FW_DTYPE_FLOAT, 1, DIMS (3), VALS (1, 2, 0.5)));
+  op_const (c, mk (FW_DTYPE_UINT4, 1, DIMS (3), VALS (0, 8, 15)));
+  fw_node_set_attr_int (op_node (c), "axis", -1);
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_UINT4, 2, DIMS (3, 3), VALS (0, 10, 11, 2, 15, 15, 0, 6, 15));
+}
+
+static void
+test_quantize_int4_blocked (void)
+{
+  g_autoptr(Op) c = op_new (21, "QuantizeLinear", 1);
+
+  /* [2, 6] in blocks of 4 along axis 1, the second block partial (2 columns): scale and zero point [2, 2]. */
+  op_dyn (c, mk (FW_DTYPE_FLOAT, 2, DIMS (2, 6), VALS (1, 2, 3, 40, 1, -1, -4, -5, 0, 6, 9, -9)));
+  op_const (c, mk (FW_DTYPE_FLOAT, 2, DIMS (2, 2), VALS (2, 0.5, 1, 3)));
+  op_const (c, mk (FW_DTYPE_INT4, 2, DIMS (2, 2), VALS (0, 1, -2, 0)));
+  fw_node_set_attr_int (op_node (c), "axis", 1);
+  fw_node_set_attr_int (op_node (c), "block_size", 4);
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_INT4, 2, DIMS (2, 6), VALS (0, 1, 2, 7, 3, -1, -6, -7, -2, 4, 3, -3));
+}
+
+static void
+test_dequantize_int4 (void)
+{
+  g_autoptr(Op) c = op_new (21, "DequantizeLinear", 1);
+
+  /* Both ends of int4 and an odd count, (x − (−2)) × 0.5. */
+  op_const (c, mk (FW_DTYPE_INT4, 1, DIMS (5), VALS (-8, -1, 0, 7, 3)));
+  op_const (c, scalar (FW_DTYPE_FLOAT, 0.5));
+  op_const (c, scalar (FW_DTYPE_INT4, -2));
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_FLOAT, 1, DIMS (5), VALS (-3, 0.5, 1, 4.5, 2.5));
+  check_inferred (c, 0, FW_DTYPE_FLOAT, 1);
+}
+
+static void
+test_dequantize_uint4_axis (void)
+{
+  g_autoptr(Op) c = op_new (21, "DequantizeLinear", 1);
+
+  /* Per row (axis 0): 0 and 15 against zero points 0, 8 and 15. */
+  op_dyn (c, mk (FW_DTYPE_UINT4, 2, DIMS (3, 2), VALS (0, 15, 8, 15, 0, 15)));
+  op_const (c, mk (FW_DTYPE_FLOAT, 1, DIMS (3), VALS (1, 0.25, 2)));
+  op_const (c, mk (FW_DTYPE_UINT4, 1, DIMS (3), VALS (0, 8, 15)));
+  fw_node_set_attr_int (op_node (c), "axis", 0);
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_FLOAT, 2, DIMS (3, 2), VALS (0, 15, 0, 1.75, -30, 0));
+}
+
+static void
+test_dequantize_int4_blocked (void)
+{
+  g_autoptr(Op) c = op_new (21, "DequantizeLinear", 1);
+
+  /* int4 [5, 2] in blocks of 2 along axis 0 (K, as weights of a MatMul are), the last block one row:
+   * scale and zero point [3, 2]. */
+  op_const (c, mk (FW_DTYPE_INT4, 2, DIMS (5, 2), VALS (-8, 7, 1, -1, 2, 3, -4, 5, 6, -7)));
+  op_const (c, mk (FW_DTYPE_FLOAT, 2, DIMS (3, 2), VALS (1, 0.5, 2, 0.25, 4, 8)));
+  op_const (c, mk (FW_DTYPE_INT4, 2, DIMS (3, 2), VALS (0, -1, 1, 2, -8, 7)));
+  fw_node_set_attr_int (op_node (c), "axis", 0);
+  fw_node_set_attr_int (op_node (c), "block_size", 2);
+  op_ok (c);
+  check_exact (c->out[0], FW_DTYPE_FLOAT, 2, DIMS (5, 2), VALS (-8, 4, 1, 0, 2, 0.25, -10, 0.75, 56, -112));
+}
+
+/* Below opset 21 a 4-bit type is refused by name, by shape inference and by the kernel run on its own. */
+static void
+check_4bit_refused (Op *c, FwDType dtype)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  g_autofree char *want = g_strdup_printf ("dtype %s needs opset 21", fw_dtype_name (dtype));
+  FwNode *node = op_node (c);
+
+  g_assert_true (fw_graph_link (c->g, NULL));
+  g_assert_false (fw_test_infer (c->model, NULL, NULL, &error));
+  g_assert_nonnull (strstr (error->message, want));
+  g_clear_error (&error);
+  g_assert_false (fw_exec_run_node (ctx, node, (FwArray *const *) c->arrays->pdata, c->out, &error));
+  g_assert_nonnull (strstr (error->message, want));
+}
+
 static void
 test_quantize_refusals (void)
 {
-  /* int4 storage and float8 outputs are refused, not guessed. */
-  gint64 refused[] = { FW_DTYPE_INT4, FW_DTYPE_UINT4, FW_DTYPE_FLOAT8E4M3FN };
+  /* The model's QuantizeLinear (opset 19) has no 4-bit output. */
+  FwDType refused[] = { FW_DTYPE_INT4, FW_DTYPE_UINT4 };
 
   for (guint k = 0; k < G_N_ELEMENTS (refused); k++)
     {
-      g_autoptr(Op) c = op_new (21, "QuantizeLinear", 1);
+      g_autoptr(Op) c = op_new (19, "QuantizeLinear", 1);
 
       op_dyn (c, mk (FW_DTYPE_FLOAT, 1, DIMS (2), VALS (1, 2)));
       op_const (c, scalar (FW_DTYPE_FLOAT, 1));
       fw_node_set_attr_int (op_node (c), "output_dtype", refused[k]);
-      op_fails (c);
+      check_4bit_refused (c, refused[k]);
     }
+  {
+    g_autoptr(Op) c = op_new (13, "DequantizeLinear", 1);
+
+    op_dyn (c, mk (FW_DTYPE_INT4, 1, DIMS (2), VALS (1, 2)));
+    op_const (c, scalar (FW_DTYPE_FLOAT, 1));
+    check_4bit_refused (c, FW_DTYPE_INT4);
+  }
+  {
+    /* float8 outputs are refused, not guessed. */
+    g_autoptr(Op) c = op_new (21, "QuantizeLinear", 1);
+
+    op_dyn (c, mk (FW_DTYPE_FLOAT, 1, DIMS (2), VALS (1, 2)));
+    op_const (c, scalar (FW_DTYPE_FLOAT, 1));
+    fw_node_set_attr_int (op_node (c), "output_dtype", FW_DTYPE_FLOAT8E4M3FN);
+    op_fails (c);
+  }
   {
     /* A per-axis scale of the wrong length. */
     g_autoptr(Op) c = op_new (13, "QuantizeLinear", 1);
@@ -290,11 +428,18 @@ main (int argc, char **argv)
   g_test_add_func ("/core/exec/quantize/default-uint8", test_quantize_default_uint8);
   g_test_add_func ("/core/exec/quantize/axis", test_quantize_axis);
   g_test_add_func ("/core/exec/quantize/blocked", test_quantize_blocked);
+  g_test_add_func ("/core/exec/quantize/int4-ties-saturation", test_quantize_int4_ties_saturation);
+  g_test_add_func ("/core/exec/quantize/int4-zero-point", test_quantize_int4_zero_point);
+  g_test_add_func ("/core/exec/quantize/uint4-axis", test_quantize_uint4_axis);
+  g_test_add_func ("/core/exec/quantize/int4-blocked", test_quantize_int4_blocked);
   g_test_add_func ("/core/exec/quantize/refusals", test_quantize_refusals);
   g_test_add_func ("/core/exec/dequantize/uint8", test_dequantize);
   g_test_add_func ("/core/exec/dequantize/axis", test_dequantize_axis);
   g_test_add_func ("/core/exec/dequantize/blocked", test_dequantize_blocked);
   g_test_add_func ("/core/exec/dequantize/int32", test_dequantize_int32);
+  g_test_add_func ("/core/exec/dequantize/int4", test_dequantize_int4);
+  g_test_add_func ("/core/exec/dequantize/uint4-axis", test_dequantize_uint4_axis);
+  g_test_add_func ("/core/exec/dequantize/int4-blocked", test_dequantize_int4_blocked);
   g_test_add_func ("/core/exec/quantize/dynamic", test_dynamic_quantize);
   g_test_add_func ("/core/exec/quantize/qlinear-matmul", test_qlinear_matmul);
   g_test_add_func ("/core/exec/quantize/qlinear-conv", test_qlinear_conv);

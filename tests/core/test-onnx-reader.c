@@ -8,6 +8,7 @@
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "fw-test-pb.h"
+#include "exec/fw-array.h"
 #include "ops/fw-op-registry.h"
 
 static char *
@@ -217,6 +218,112 @@ test_typed_fields (void)
   g_assert_true (fw_tensor_get_double (fw_graph_lookup_value (g, "h")->constant, 0, &d) && d == 1.0);
 }
 
+/* 4-bit initializers: int4 in raw_data, five elements (an odd count: the last byte's high nibble is
+ * padding), and uint4 in int32_data, where onnx.proto packs them as well (one byte of two an entry). */
+static const guint8 int4_packed[3] = { 0x78, 0x0f, 0x03 };   /* -8, 7, -1, 0, 3 */
+
+static void
+four_bit (GByteArray *g, gpointer data)
+{
+  gsize mark = fw_pb_begin (g, GRAPH_INITIALIZER);
+
+  fw_pb_put_int (g, TENSOR_DIMS, 5);
+  fw_pb_put_int (g, TENSOR_DATA_TYPE, FW_DTYPE_INT4);
+  fw_pb_put_string (g, TENSOR_NAME, "w4");
+  fw_pb_put_bytes (g, TENSOR_RAW_DATA, int4_packed, GPOINTER_TO_UINT (data) == 1 ? 2 : 3);
+  fw_pb_end (g, mark);
+  mark = fw_pb_begin (g, GRAPH_INITIALIZER);
+  fw_pb_put_int (g, TENSOR_DIMS, 3);
+  fw_pb_put_int (g, TENSOR_DATA_TYPE, FW_DTYPE_UINT4);
+  fw_pb_put_string (g, TENSOR_NAME, "u4");
+  fw_pb_put_int (g, TENSOR_INT32_DATA, 0x0f);   /* 15, 0 */
+  /* 9, then padding; 3: a third entry too many; 2: an entry that is no byte */
+  fw_pb_put_int (g, TENSOR_INT32_DATA, GPOINTER_TO_UINT (data) == 2 ? 0x109 : 0x09);
+  if (GPOINTER_TO_UINT (data) == 3)
+    fw_pb_put_int (g, TENSOR_INT32_DATA, 0);
+  fw_pb_end (g, mark);
+}
+
+static void
+check_4bit_values (FwGraph *g)
+{
+  static const gint64 w4[5] = { -8, 7, -1, 0, 3 }, u4[3] = { 15, 0, 9 };
+  FwTensor *t = fw_graph_lookup_value (g, "w4")->constant;
+  g_autoptr(FwArray) a = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 v, bytes;
+
+  /* The tensor keeps the file's packing: 3 bytes, as the cost model prices 4 bits an element. */
+  g_assert_cmpuint (fw_tensor_get_byte_size (t), ==, 3);
+  g_assert_true (fw_dtype_bytes_for (t->dtype, t->n_elements, &bytes) && bytes == 3);
+  for (guint i = 0; i < 5; i++)
+    g_assert_true (fw_tensor_get_int64 (t, i, &v) && v == w4[i]);
+  g_assert_false (fw_tensor_get_int64 (t, 6, &v));
+  /* The interpreter's array: one sign-extended element a byte. */
+  a = fw_array_new_from_tensor (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->n_bytes, ==, 5);
+  for (guint i = 0; i < 5; i++)
+    g_assert_cmpint (((const gint8 *) a->data)[i], ==, w4[i]);
+  t = fw_graph_lookup_value (g, "u4")->constant;
+  g_assert_cmpuint (fw_tensor_get_byte_size (t), ==, 2);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (fw_tensor_get_int64 (t, i, &v) && v == u4[i]);
+}
+
+static void
+test_4bit (void)
+{
+  g_autoptr(GBytes) b = fw_test_pb_model (10, 21, four_bit, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = fw_onnx_load_bytes (b, "int4.onnx", NULL, NULL, &error);
+  g_autoptr(FwModel) back = NULL;
+  g_autoptr(FwArray) a = NULL;
+  g_autoptr(FwTensor) t = NULL;
+  gsize size;
+  const guint8 *p;
+
+  g_assert_no_error (error);
+  check_4bit_values (fw_model_get_graph (model));
+  /* Written back (as raw_data, packed) and read again: the same bytes and values. */
+  back = fw_test_roundtrip (model, &error);
+  g_assert_no_error (error);
+  check_4bit_values (fw_model_get_graph (back));
+  p = fw_tensor_get_data (fw_graph_lookup_value (fw_model_get_graph (back), "w4")->constant, &size);
+  g_assert_cmpmem (p, size, int4_packed, 3);
+  /* An array packs back into the same bytes, the padding nibble 0. */
+  a = fw_array_new_from_tensor (fw_graph_lookup_value (fw_model_get_graph (model), "w4")->constant, &error);
+  g_assert_no_error (error);
+  t = fw_array_to_tensor (a);
+  p = fw_tensor_get_data (t, &size);
+  g_assert_cmpmem (p, size, int4_packed, 3);
+}
+
+static void
+test_4bit_corrupt (void)
+{
+  static const char *const expect[] = {
+    "raw_data holds 2 bytes but 5 elements of int4, packed two a byte, need 3",
+    "int32_data entry 1 of a uint4 tensor is 265, not a byte of two packed elements",
+    "int32_data holds 3 entries but 3 elements of uint4, packed two an entry, need 2",
+  };
+
+  for (guint k = 1; k <= 3; k++)
+    {
+      g_autoptr(GBytes) b = fw_test_pb_model (10, 21, four_bit, GUINT_TO_POINTER (k));
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FwModel) model = fw_onnx_load_bytes (b, "int4.onnx", NULL, NULL, &error);
+
+      g_assert_null (model);
+      g_assert_error (error, FW_ERROR, FW_ERROR_INVALID);
+      g_test_message ("%s", error->message);
+      /* The file, the tensor and what is wrong. */
+      g_assert_true (g_str_has_prefix (error->message, "int4.onnx: byte "));
+      g_assert_nonnull (strstr (error->message, k == 1 ? "“w4”" : "“u4”"));
+      g_assert_nonnull (strstr (error->message, expect[k - 1]));
+    }
+}
+
 /* IR 3 lists initializers among the graph inputs: they stay weights with their data's shape. */
 static void
 ir3_inputs (GByteArray *g, gpointer data)
@@ -312,6 +419,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/onnx/load/weights-not-copied", test_weights_not_copied);
   g_test_add_func ("/core/onnx/load/unknown-ops-opaque", test_unknown_ops_load);
   g_test_add_func ("/core/onnx/load/typed-fields", test_typed_fields);
+  g_test_add_func ("/core/onnx/load/4bit", test_4bit);
+  g_test_add_func ("/core/onnx/load/4bit-corrupt", test_4bit_corrupt);
   g_test_add_func ("/core/onnx/load/ir3-initializer-inputs", test_ir3_initializer_inputs);
   g_test_add_func ("/core/onnx/load/symbolic-dims", test_symbolic_dims);
   g_test_add_func ("/core/onnx/load/cancelled", test_cancelled);

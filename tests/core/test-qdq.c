@@ -21,6 +21,7 @@ static void
 tensor (FwGraph *g, const char *name, FwDType dtype, guint rank, const gint64 *dims, const double *v, gint64 n)
 {
   gsize size = dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_INT32 ? 4 : 1;
+  gboolean four = dtype == FW_DTYPE_INT4 || dtype == FW_DTYPE_UINT4;
   g_autofree guint8 *buf = g_malloc0 (MAX (n, 1) * size);
   g_autoptr(GBytes) b = NULL;
   g_autoptr(FwTensor) t = NULL;
@@ -31,9 +32,12 @@ tensor (FwGraph *g, const char *name, FwDType dtype, guint rank, const gint64 *d
       case FW_DTYPE_FLOAT: ((float *) buf)[i] = (float) v[i]; break;
       case FW_DTYPE_INT32: ((gint32 *) buf)[i] = (gint32) v[i]; break;
       case FW_DTYPE_INT8: ((gint8 *) buf)[i] = (gint8) v[i]; break;
+      /* the file's packing: two a byte, the low nibble first */
+      case FW_DTYPE_INT4:
+      case FW_DTYPE_UINT4: buf[i / 2] |= (guint8) (((gint) v[i] & 0xf) << (4 * (i % 2))); break;
       default: buf[i] = (guint8) v[i]; break;
       }
-  b = g_bytes_new (buf, n * size);
+  b = g_bytes_new (buf, four ? (n + 1) / 2 : n * (gint64) size);
   t = fw_tensor_new (dtype, rank, dims, b);
   g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
 }
@@ -153,6 +157,54 @@ matmul_model (QdqCase which)
       node3 (g, "Relu", "/relu2", "mm2", NULL, NULL, "y2");
       fw_graph_add_output (g, "y2", NULL);
     }
+  return linked (model);
+}
+
+/* Opset 21: x (uint8 per tensor) times int4 weights dequantised in blocks of 16 along K (the form 4-bit LLM
+ * weights take), + bias, Relu. The integer kernel takes no 4-bit operand nor blocked scales. */
+#define K4 40
+
+static FwModel *
+int4_matmul_model (gboolean gemm)
+{
+  FwModel *model = fw_test_model_new (21);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[2] = { FW_DIM_STATIC (M), FW_DIM_STATIC (K4) };
+  gint64 wd[2] = { K4, N }, sd[2] = { 3, N }, nd[1] = { N };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  double w[K4 * N], ws[3 * N], wz[3 * N], bias[N];
+  FwNode *dq;
+
+  for (gint i = 0; i < K4 * N; i++)
+    w[i] = g_rand_int_range (rand, -8, 8);
+  for (gint i = 0; i < 3 * N; i++)
+    {
+      ws[i] = 0.01 + 0.002 * (i % 5);
+      wz[i] = g_rand_int_range (rand, -2, 3);
+    }
+  for (gint i = 0; i < N; i++)
+    bias[i] = 0.05 * (i - 4);
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, xd, NULL);
+  scalar (g, "xs", FW_DTYPE_FLOAT, 2.0 / 255);
+  scalar (g, "xz", FW_DTYPE_UINT8, 128);
+  tensor (g, "w_q", FW_DTYPE_INT4, 2, wd, w, K4 * N);
+  tensor (g, "w_s", FW_DTYPE_FLOAT, 2, sd, ws, 3 * N);
+  tensor (g, "w_z", FW_DTYPE_INT4, 2, sd, wz, 3 * N);
+  tensor (g, "bias", FW_DTYPE_FLOAT, 1, nd, bias, N);
+  node3 (g, "QuantizeLinear", "/q_x", "x", "xs", "xz", "x_q");
+  node3 (g, "DequantizeLinear", "/dq_x", "x_q", "xs", "xz", "x_dq");
+  dq = node3 (g, "DequantizeLinear", "/dq_w", "w_q", "w_s", "w_z", "w_dq");
+  fw_node_set_attr_int (dq, "axis", 0);
+  fw_node_set_attr_int (dq, "block_size", 16);
+  if (gemm)
+    node3 (g, "Gemm", "/gemm", "x_dq", "w_dq", "bias", "biased");
+  else
+    {
+      node3 (g, "MatMul", "/mm", "x_dq", "w_dq", NULL, "mm");
+      node3 (g, "Add", "/add", "mm", "bias", NULL, "biased");
+    }
+  node3 (g, "Relu", "/relu", "biased", NULL, NULL, "y");
+  fw_graph_add_output (g, "y", NULL);
   return linked (model);
 }
 
@@ -408,6 +460,58 @@ check_verified (FwModel *model)
   fw_verify_result_free (r);
 }
 
+/* int4 blocked weights: no integer group (FW-NF-023, naming the type), the MatMul or Gemm keeps its float
+ * epilogue, and the host target builds it and verifies the model against the reference interpreter. */
+static void
+check_refused_int4 (gboolean gemm)
+{
+  g_autoptr(FwModel) model = int4_matmul_model (gemm);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  g_autoptr(FwTargets) t = NULL;
+  g_autoptr(GPtrArray) kernels = NULL;
+  FwVerifyResult *r;
+  guint n_refused = 0, n_fused = 0;
+
+  FwGraph *g = fw_model_get_graph (model);
+  FwOpCost cost;
+
+  /* Priced at 4 bits an element, as the file stores them (the interpreter's array holds a byte each): the
+     standalone DequantizeLinear reads K4 × N / 2 weight bytes, and a group reading its output through it
+     would too. */
+  g_assert_true (fw_op_cost (fw_graph_lookup_value (g, "w_dq")->producer, &cost));
+  g_assert_cmpfloat (cost.bytes_read, ==, K4 * N / 2 + 3 * N * 4 + (3 * N + 1) / 2);
+  g_assert_cmpfloat (fw_qdq_read_bytes (fw_graph_lookup_value (g, "w_dq")), ==, K4 * N / 2);
+  g_assert_cmpuint (count_integer (plan), ==, 0);
+  for (guint i = 0; i < plan->refusals->len; i++)
+    {
+      FwRefusal *f = g_ptr_array_index (plan->refusals, i);
+
+      if (f->code != FW_NF_QDQ_FORM)
+        continue;
+      n_refused++;
+      g_test_message ("%s: %s", fw_reason_code_string (f->code), f->message);
+      g_assert_nonnull (strstr (f->message, "int4"));
+    }
+  g_assert_cmpuint (n_refused, ==, 1);
+  g_assert_cmpstr (fw_reason_code_string (FW_NF_QDQ_FORM), ==, "FW-NF-023");
+  for (guint i = 0; i < plan->candidates->len; i++)
+    n_fused += fw_candidate_is_fused (g_ptr_array_index (plan->candidates, i));
+  g_assert_cmpuint (n_fused, >=, 1);
+  t = build (plan);
+  kernels = fw_targets_group_kernels (t);
+  r = verify (plan, kernels);
+  g_assert_cmpuint (r->groups->len, >=, 1);
+  g_assert_true (r->pass);
+  fw_verify_result_free (r);
+}
+
+static void
+test_plan_refused_int4 (void)
+{
+  check_refused_int4 (FALSE);
+  check_refused_int4 (TRUE);
+}
+
 static void
 test_host_matmul_verified (void)
 {
@@ -636,6 +740,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plan/qdq/matmul-group", test_plan_matmul_group);
   g_test_add_func ("/core/plan/qdq/refused-axis", test_plan_refused_axis);
   g_test_add_func ("/core/plan/qdq/refused-params", test_plan_refused_params);
+  g_test_add_func ("/core/plan/qdq/refused-int4", test_plan_refused_int4);
   g_test_add_func ("/core/plan/qdq/shared-dequantize", test_plan_shared);
   g_test_add_func ("/core/plan/qdq/priced-int8", test_plan_priced_int8);
   g_test_add_func ("/core/codegen/host/int8/matmul-verified", test_host_matmul_verified);

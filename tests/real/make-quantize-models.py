@@ -13,7 +13,14 @@ Usage: make-quantize-models.py OUTDIR   (prints the path of each model written)
   q_dynamic          DynamicQuantizeLinear (all three outputs) → DequantizeLinear, opset 13
   q_axis             per-axis QuantizeLinear / DequantizeLinear with axis -2 (int8 and uint8), opset 13
   q_blocked_int16    opset 21: blocked int8 (block_size 3, axis 1, a partial last block), int16 and uint16
-                     per tensor, each through its DequantizeLinear"""
+                     per tensor, each through its DequantizeLinear
+  q_int4             opset 21, 4-bit: x quantised to int4 per axis and to uint4 in blocks of 16 (a partial
+                     last block), halves (all ties) to int4 and uint4 per tensor, each dequantised; MatMuls of those with int4 and
+                     uint4 weights dequantised in blocks of 16 along K (packed initializers, zero points of
+                     an odd count, so a padding nibble; the blocked zero points in int32_data), the first with a bias and Relu (the planner's
+                     float group: no integer kernel takes 4-bit weights, FW-NF-023). Every output is float: ONNX Runtime's node binding
+                     cannot hand back a 4-bit tensor, so the 4-bit values are compared through their
+                     DequantizeLinear"""
 import os
 import sys
 
@@ -119,11 +126,72 @@ def blocked(out, rng):
                                          ("qu16", TensorProto.UINT16), ("du16", TensorProto.FLOAT))], inits, 21)
 
 
+INT4, UINT4 = 22, 21   # TensorProto.INT4 / UINT4 (onnx >= 1.16; Debian's python3-onnx is older)
+
+
+def packed4(name, values, elem, typed=False):
+    """A 4-bit initializer as onnx.proto stores it: two a byte, the first in the low nibble, in raw_data or
+    (typed) in int32_data, one packed byte an entry."""
+    v = np.asarray(values, np.int64)
+    nib = (v.ravel() & 0xF).astype(np.uint8)
+    if nib.size % 2:
+        nib = np.append(nib, np.uint8(0))
+    t = TensorProto()
+    t.name = name
+    t.data_type = elem
+    t.dims.extend(v.shape)
+    pairs = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8)
+    if typed:
+        t.int32_data.extend(int(b) for b in pairs)
+    else:
+        t.raw_data = pairs.tobytes()
+    return t
+
+
+def int4(out, rng):
+    k, n = 40, 5
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sa", "za"], ["xa"], axis=0),
+        helper.make_node("DequantizeLinear", ["xa", "sa", "za"], ["da"], axis=0),
+        helper.make_node("QuantizeLinear", ["x", "sb", "zb"], ["xb"], axis=1, block_size=16),
+        helper.make_node("DequantizeLinear", ["xb", "sb", "zb"], ["db"], axis=1, block_size=16),
+        # every half from -11.5 to 11.5: all ties, beyond both ends of each range
+        helper.make_node("QuantizeLinear", ["xh", "one", "zh"], ["xh4"]),
+        helper.make_node("DequantizeLinear", ["xh4", "one", "zh"], ["dh"]),
+        helper.make_node("QuantizeLinear", ["xh", "one", "zt"], ["xt"]),
+        helper.make_node("DequantizeLinear", ["xt", "one", "zt"], ["dt"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0, block_size=16),
+        # with an epilogue, so the float MatMul the planner falls back to is a group of its own
+        helper.make_node("MatMul", ["da", "wd"], ["mm"]),
+        helper.make_node("Add", ["mm", "bias"], ["mb"]),
+        helper.make_node("Relu", ["mb"], ["y"]),
+        helper.make_node("DequantizeLinear", ["u", "us", "uz"], ["ud"], axis=0, block_size=16),
+        helper.make_node("MatMul", ["db", "ud"], ["y2"]),
+    ]
+    # Power-of-two scales: inputs are k/1024 - 1, so x / scale is exact, and with the smaller scales far
+    # beyond [-8, 7] and [0, 15] (saturation at both ends).
+    inits = [const("sa", np.array([1 / 8, 1 / 16, 1 / 4, 1 / 2], np.float32)),
+             packed4("za", [0, -3, 2, 7], INT4),
+             const("sb", np.array([1 / 8, 1 / 4, 1 / 16] * 4, np.float32).reshape(4, 3)),
+             packed4("zb", rng.integers(0, 16, (4, 3)), UINT4, typed=True),
+             const("xh", np.arange(-11.5, 12, 1, dtype=np.float32)), const("one", np.float32(1)),
+             packed4("zh", np.int64(0), INT4), packed4("zt", np.int64(8), UINT4),
+             packed4("w", rng.integers(-8, 8, (k, n)), INT4),
+             const("ws", rng.uniform(0.01, 0.1, (3, n)).astype(np.float32)),
+             const("bias", rng.uniform(-0.5, 0.5, n).astype(np.float32)),
+             packed4("wz", rng.integers(-8, 8, (3, n)), INT4),
+             packed4("u", rng.integers(0, 16, (k, n)), UINT4),
+             const("us", rng.uniform(0.01, 0.1, (3, n)).astype(np.float32)),
+             packed4("uz", rng.integers(0, 16, (3, n)), UINT4)]
+    save(out, "q_int4", nodes, [value("x", TensorProto.FLOAT, [4, k])],
+         [value(nm, TensorProto.FLOAT, None) for nm in ("da", "db", "dh", "dt", "y", "y2")], inits, 21)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.exit(__doc__)
     rng = np.random.default_rng(19)
-    for make in (qlinear_conv, qlinear_matmul, dynamic, axis, blocked):
+    for make in (qlinear_conv, qlinear_matmul, dynamic, axis, blocked, int4):
         make(argv[1], rng)
 
 

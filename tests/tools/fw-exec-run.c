@@ -272,8 +272,14 @@ main (int argc, char **argv)
     {
       FwValue *v = g_ptr_array_index (graph->outputs, i);
       g_autofree char *path = g_strdup_printf ("%s/%u.bin", dump, i);
+      g_autoptr(FwTensor) packed = NULL;
+      gconstpointer data = outputs[i]->data;
+      gsize size = outputs[i]->n_bytes;
 
-      if (!g_file_set_contents (path, outputs[i]->data, outputs[i]->n_bytes, &error))
+      /* A 4-bit value is written packed, as ONNX stores it, not one element a byte as the array holds it. */
+      if (outputs[i]->dtype == FW_DTYPE_INT4 || outputs[i]->dtype == FW_DTYPE_UINT4)
+        data = fw_tensor_get_data ((packed = fw_array_to_tensor (outputs[i])), &size);
+      if (!g_file_set_contents (path, data, size, &error))
         {
           fprintf (stderr, "fw-exec-run: %s\n", error->message);
           return 1;

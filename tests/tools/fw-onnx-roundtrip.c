@@ -3,7 +3,9 @@
  *                          [--expose-all SHAPES.json]
  *                          [--fuse [--strategy S] [--profile NAME|FILE]]
  * --expose-all makes every node output a graph output (typed by dtype only, so ONNX Runtime reports the
- * shapes it computes) and writes our inferred shape of each to SHAPES.json as {"name": "[1,3,224,224]"}.
+ * shapes it computes) and writes our inferred shape of each to SHAPES.json as {"name": "[1,3,224,224]"};
+ * int4 and uint4 values stay inside (onnxruntime-node aborts handing back a 4-bit tensor: their
+ * DequantizeLinear's output is compared instead).
  * --fuse infers, plans with the built-in rules (profile ascend-910b unless given, strategy balanced unless
  * given) and writes the fused model (fw_fused_model_write); stdout gets "fused: G groups, N nodes". */
 #include "config.h"
@@ -36,7 +38,7 @@ expose_all (FwModel *model, const char *shapes_path, GError **error)
         FwValue *value = order[i]->outputs[k];
         g_autofree char *shape = NULL;
 
-        if (value == NULL)
+        if (value == NULL || ((value->dtype == FW_DTYPE_INT4 || value->dtype == FW_DTYPE_UINT4) && !value->is_output))
           continue;
         shape = fw_value_format_shape (value);
         json_builder_set_member_name (b, value->name);

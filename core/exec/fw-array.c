@@ -229,6 +229,7 @@ FwArray *
 fw_array_new_from_tensor (FwTensor *tensor, GError **error)
 {
   FwArray *array;
+  GBytes *bytes;
   gsize size = 0;
   gconstpointer data;
 
@@ -249,15 +250,11 @@ fw_array_new_from_tensor (FwTensor *tensor, GError **error)
     }
   if (is_4bit (tensor->dtype))
     return unpack_4bit (tensor, (const guint8 *) data, error);
-  /* Small raw_data sits wherever the protobuf put it inside the mapping; kernels read it as float or
-   * int64, which must be aligned: copy what is not. */
-  if (data != NULL && ((guintptr) data % MAX (1u, fw_dtype_bits (tensor->dtype) / 8)) != 0)
-    {
-      array = fw_array_new (tensor->dtype, tensor->rank, tensor->dims, error);
-      if (array != NULL && size > 0)
-        memcpy (array->data, data, size);
-      return array;
-    }
+  /* raw_data sits wherever the protobuf put it inside the mapping; kernels read it as float or int64,
+   * which must be aligned: what is not is read from the tensor's aligned copy, made once. */
+  bytes = tensor->data ? fw_tensor_get_aligned_bytes (tensor, MAX (1u, MIN (16u, fw_dtype_bits (tensor->dtype) / 8)))
+                       : NULL;
+  data = bytes ? g_bytes_get_data (bytes, &size) : NULL;
   array = g_new0 (FwArray, 1);
   g_atomic_ref_count_init (&array->ref_count);
   array->dtype = tensor->dtype;
@@ -267,7 +264,7 @@ fw_array_new_from_tensor (FwTensor *tensor, GError **error)
   array->n_elements = tensor->n_elements;
   array->n_bytes = size;
   array->data = (gpointer) (data != NULL ? data : (gconstpointer) empty_storage);
-  array->borrowed = tensor->data ? g_bytes_ref (tensor->data) : NULL;
+  array->borrowed = bytes ? g_bytes_ref (bytes) : NULL;
   return array;
 }
 

@@ -32,7 +32,14 @@ struct _FwTensor
   /* Where the bytes came from, so a writer can keep external data external. */
   char *external_location;
   gint64 external_offset;
+  /* An aligned copy of data, made on first use where data is not aligned (fw_tensor_get_aligned_bytes). */
+  GBytes *aligned;
 };
+
+/* The tensor's bytes starting at a multiple of align (at most 16): data itself when it does, else a copy
+ * made once, kept with the tensor and shared by every later caller (thread-safe). Owned by the tensor. */
+GBytes       *fw_tensor_get_aligned_bytes (FwTensor *tensor,
+                                           gsize     align);
 
 /* Takes a reference on data; data must hold exactly the bytes n_elements needs. */
 FwTensor     *fw_tensor_new             (FwDType        dtype,

@@ -445,6 +445,45 @@ test_fused_conv (void)
   check_model_fused (model);
 }
 
+/* A constant whose bytes are not aligned (raw_data at an odd place in the file's mapping) is copied once,
+ * aligned, and every later array of it borrows that copy: no copy per run. */
+static void
+test_constant_aligned_once (void)
+{
+  g_autofree guint8 *storage = g_malloc (sizeof (float) * 8 + 1);
+  float values[8] = { 1, -2, 3.5f, 4, 5, 6, 7, -8.25f };
+  gint64 dims[1] = { 8 };
+  g_autoptr(GBytes) whole = NULL, slice = NULL;
+  g_autoptr(FwTensor) t = NULL;
+  g_autoptr(FwArray) a = NULL, b = NULL;
+  g_autoptr(GError) error = NULL;
+
+  memcpy (storage + 1, values, sizeof values);
+  whole = g_bytes_new_static (storage, sizeof (float) * 8 + 1);
+  slice = g_bytes_new_from_bytes (whole, 1, sizeof values);
+  t = fw_tensor_new (FW_DTYPE_FLOAT, 1, dims, slice);
+  a = fw_array_new_from_tensor (t, &error);
+  g_assert_no_error (error);
+  b = fw_array_new_from_tensor (t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint ((guintptr) a->data % sizeof (float), ==, 0);
+  g_assert_true (a->data == b->data);
+  g_assert_true (a->data != (gpointer) (storage + 1));
+  g_assert_cmpmem (a->data, sizeof values, values, sizeof values);
+  /* An aligned one is borrowed as it is. */
+  {
+    g_autoptr(FwTensor) aligned = NULL;
+    g_autoptr(FwArray) c = NULL;
+    g_autofree float *own = g_memdup2 (values, sizeof values);
+    g_autoptr(GBytes) own_bytes = g_bytes_new_static (own, sizeof values);
+
+    aligned = fw_tensor_new (FW_DTYPE_FLOAT, 1, dims, own_bytes);
+    c = fw_array_new_from_tensor (aligned, &error);
+    g_assert_no_error (error);
+    g_assert_true (c->data == (gpointer) own);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -454,6 +493,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/exec/interpreter/cancel", test_interpreter_cancel);
   g_test_add_func ("/core/exec/inputs/static-dims", test_inputs_need_static_dims);
   g_test_add_func ("/core/exec/inputs/seeded", test_inputs_seeded);
+  g_test_add_func ("/core/exec/inputs/constant-aligned-once", test_constant_aligned_once);
   g_test_add_func ("/core/exec/fused/schedule", test_fused_schedule);
   g_test_add_func ("/core/exec/fused/transformer", test_fused_transformer);
   g_test_add_func ("/core/exec/fused/conv", test_fused_conv);

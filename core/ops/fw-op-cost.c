@@ -281,6 +281,27 @@ fw_op_gemm_class (gdouble flops)
          : flops < GEMM_MEDIUM_FLOPS ? FW_COST_CLASS_GEMM_MEDIUM : FW_COST_CLASS_GEMM_LARGE;
 }
 
+/* What the host target's fused kernels compute with the C library, as the interpreter does (expf, tanhf,
+ * logf…: fw-host-expr.c, fw-host-region.c's Softmax, fw-host-attention.c's online softmax), against what
+ * they compute with operations of their own: Erf and erf-GELU by fw_erf's polynomial, Pow by products. */
+static const char * const libm_fused_ops[] = {
+  "Exp", "Log", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Softplus", "Elu", "Selu", "Celu", "FastGelu", "QuickGelu",
+  "Mish", "Softmax", "LogSoftmax", NULL,
+};
+
+gboolean
+fw_op_fused_rate_is_classed (const FwNode *node)
+{
+  const char *approx;
+
+  if (node->domain[0] != '\0' && strcmp (node->domain, "com.microsoft") != 0)
+    return FALSE;
+  if (g_strv_contains (divide_ops, node->op_type) || g_strv_contains (libm_fused_ops, node->op_type))
+    return TRUE;
+  approx = strcmp (node->op_type, "Gelu") == 0 ? fw_node_get_attr_string (node, "approximate") : NULL;
+  return approx != NULL && strcmp (approx, "tanh") == 0;
+}
+
 FwCostClass
 fw_op_vector_class (const FwNode *node)
 {

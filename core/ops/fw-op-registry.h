@@ -68,6 +68,10 @@ gdouble         fw_op_elementwise_weight (const char *op_type);
  * FLOP, any other node's by its op. */
 FwCostClass     fw_op_gemm_class    (gdouble       flops);
 FwCostClass     fw_op_vector_class  (const FwNode *node);
+/* Whether the node's class rate also prices it inside a host fused kernel: a division or square root, or a
+ * function the fused kernel takes from the C library as the interpreter does; FALSE where the kernel has
+ * its own operations for it (Erf, Pow, reductions), whose FLOP weights count them. */
+gboolean        fw_op_fused_rate_is_classed (const FwNode *node);
 /* Generic cost for a node: FLOPs per output element by class, bytes from static shapes. */
 gboolean        fw_op_cost          (const FwNode *node,
                                      FwOpCost     *cost);

@@ -12,6 +12,7 @@
 #include "graph/fw-graph.h"
 #include "onnx/fw-onnx-rewrite.h"
 #include "plan/fw-kernel-spec.h"
+#include "plan/fw-qdq.h"
 
 /* Function names are identifiers to ONNX and to Netron: anything but [A-Za-z0-9_] becomes '_'. */
 static char *
@@ -212,6 +213,36 @@ fw_fused_model_rewrite (FwPlan *plan, GError **error)
   return build_rewrite (plan, error);
 }
 
+/* An integer group reads its int8 operands through DequantizeLinear nodes that are not members when others
+ * share them (fw-qdq.h: the weights' of two products, an activation's read by Q, K and V): its kernel takes
+ * the int8 values themselves, so the small model computes those DequantizeLinear first, with the int8
+ * weights among its initializers and a quantised activation as its input. */
+static GPtrArray *
+shared_dequantizers (const FwCandidate *c)
+{
+  GPtrArray *prologue = g_ptr_array_new ();
+  g_autoptr(GHashTable) members = g_hash_table_new (NULL, NULL);
+
+  if (!fw_candidate_is_integer (c))
+    return prologue;
+  for (guint i = 0; i < c->nodes->len; i++)
+    g_hash_table_add (members, g_ptr_array_index (c->nodes, i));
+  for (guint i = 0; i < c->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (c->nodes, i);
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        {
+          FwNode *dq = node->inputs[k] != NULL ? node->inputs[k]->producer : NULL;
+
+          if (dq != NULL && strcmp (dq->op_type, "DequantizeLinear") == 0 && !g_hash_table_contains (members, dq) &&
+              !g_ptr_array_find (prologue, dq, NULL))
+            g_ptr_array_add (prologue, dq);
+        }
+    }
+  return prologue;
+}
+
 GBytes *
 fw_fused_model_serialize_group (FwOnnxRewrite *rewrite, FwPlan *plan, guint candidate, GError **error)
 {
@@ -225,7 +256,11 @@ fw_fused_model_serialize_group (FwOnnxRewrite *rewrite, FwPlan *plan, guint cand
       if (!fw_candidate_is_fused (c) || c->nodes == NULL || c->nodes->len == 0)
         continue;
       if (i == candidate)
-        return fw_onnx_rewrite_serialize_set (rewrite, set, error);
+        {
+          g_autoptr(GPtrArray) prologue = shared_dequantizers (c);
+
+          return fw_onnx_rewrite_serialize_set_with_prologue (rewrite, set, prologue, error);
+        }
       set++;
     }
   g_set_error (error, FW_ERROR, FW_ERROR_INVALID, _("candidate %u is not a fused group"), candidate);

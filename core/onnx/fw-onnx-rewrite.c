@@ -440,3 +440,46 @@ fw_onnx_rewrite_serialize_set (FwOnnxRewrite *rewrite, guint index, GError **err
     return NULL;
   return fw_onnx_serialize_group (rewrite->model, g_ptr_array_index (rewrite->groups, index), error);
 }
+
+GBytes *
+fw_onnx_rewrite_serialize_set_with_prologue (FwOnnxRewrite *rewrite, guint index, const GPtrArray *prologue,
+                                             GError **error)
+{
+  const FwOnnxFusedGroup *set;
+  FwOnnxFusedGroup joined;
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new (), inputs = g_ptr_array_new ();
+  g_autoptr(GHashTable) made = g_hash_table_new (NULL, NULL), seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (rewrite != NULL && index < rewrite->groups->len, NULL);
+  if (!finish (rewrite, error))
+    return NULL;
+  set = g_ptr_array_index (rewrite->groups, index);
+  if (prologue == NULL || prologue->len == 0)
+    return fw_onnx_serialize_group (rewrite->model, set, error);
+  for (guint i = 0; i < prologue->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (prologue, i);
+
+      g_ptr_array_add (nodes, node);
+      for (guint k = 0; k < node->n_outputs; k++)
+        if (node->outputs[k] != NULL)
+          g_hash_table_add (made, node->outputs[k]);
+      for (guint k = 0; k < node->n_inputs; k++)
+        if (node->inputs[k] != NULL && !g_hash_table_contains (made, node->inputs[k]) &&
+            g_hash_table_add (seen, node->inputs[k]))
+          g_ptr_array_add (inputs, node->inputs[k]);
+    }
+  for (guint i = 0; i < set->nodes->len; i++)
+    g_ptr_array_add (nodes, g_ptr_array_index (set->nodes, i));
+  for (guint i = 0; i < set->inputs->len; i++)
+    {
+      FwValue *v = g_ptr_array_index (set->inputs, i);
+
+      if (!g_hash_table_contains (made, v) && g_hash_table_add (seen, v))
+        g_ptr_array_add (inputs, v);
+    }
+  joined = *set;
+  joined.nodes = nodes;
+  joined.inputs = inputs;
+  return fw_onnx_serialize_group (rewrite->model, &joined, error);
+}

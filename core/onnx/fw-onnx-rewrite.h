@@ -71,6 +71,14 @@ guint          fw_onnx_rewrite_get_n_sets (FwOnnxRewrite      *rewrite);
 GBytes        *fw_onnx_rewrite_serialize_set (FwOnnxRewrite   *rewrite,
                                            guint               index,
                                            GError            **error);
+/* The same with prologue (FwNode*, in order, none of them in the set) computed first inside the small
+ * model: what the prologue reads becomes the model's inputs (constants as initializers) in place of what it
+ * makes. An integer kernel reading its int8 operands through DequantizeLinear nodes others share has those
+ * int8 values in its group's model this way. */
+GBytes        *fw_onnx_rewrite_serialize_set_with_prologue (FwOnnxRewrite   *rewrite,
+                                                            guint            index,
+                                                            const GPtrArray *prologue,
+                                                            GError         **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwOnnxRewrite, fw_onnx_rewrite_free)
 

@@ -681,8 +681,9 @@ fw_package_twin_run (const char *dir, const char *const *only, const char *cache
       g_ptr_array_add (tasks, t);
       if (reference (dir, t->p, seed, t->ins, t->want, &own))
         continue;
-      /* An integer kernel reading its weights through a DequantizeLinear shared outside its group has no int8
-       * weights in group.onnx: that kernel is not checked (and counts as failed), the others run. */
+      /* A group the reference cannot run (a package whose group.onnx lacks a value the kernel reads, as ones
+       * exported before group.onnx carried an integer group's shared DequantizeLinear nodes did): that kernel
+       * is not checked (and counts as failed), the others run. */
       if (t->p->product_bound < 0)
         {
           g_propagate_error (error, g_steal_pointer (&own));

@@ -17,6 +17,8 @@
 
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/fw-ascend-twin.h"
+#include "codegen/fw-targets.h"
+#include "export/fw-fused-model.h"
 #include "exec/fw-exec.h"
 #include "fw-error.h"
 #include "fw-test-models.h"
@@ -24,6 +26,7 @@
 #include "graph/fw-graph-private.h"
 #include "plan/fw-plan-private.h"
 #include "plan/fw-qdq.h"
+#include "session/fw-package-twin.h"
 
 static FwTestTwin shared;
 
@@ -215,9 +218,10 @@ node (FwGraph *g, const char *op, const char *name, const char *a, const char *b
 
 /* x [40, 96] float quantised to uint8 (scale 0.5, zero point 140: x / 0.5 lands on .5 for x = k/4), int8
  * weights [96, 48] per column, + bias; requantised: Relu, then QuantizeLinear to uint8. conv: the same
- * wrapping around a 1x1 Conv (refused). */
+ * wrapping around a 1x1 Conv (refused). shared: a second product reads the same dequantised weights, so
+ * their DequantizeLinear belongs to neither group. */
 static FwModel *
-model_new (gboolean requantised, gboolean conv)
+model_new_full (gboolean requantised, gboolean conv, gboolean shared_weights)
 {
   g_autoptr(GError) error = NULL;
   FwModel *model = fw_test_model_new (13);
@@ -263,10 +267,22 @@ model_new (gboolean requantised, gboolean conv)
     }
   else
     fw_graph_add_output (g, "biased", NULL);
+  if (shared_weights)
+    {
+      node (g, "MatMul", "/mm2", "x_dq", "w_dq", NULL, "mm2");
+      node (g, "Relu", "/relu2", "mm2", NULL, NULL, "act2");
+      fw_graph_add_output (g, "act2", NULL);
+    }
   g_assert_true (fw_graph_link (g, &error));
   g_assert_true (fw_test_infer (model, NULL, NULL, &error));
   g_assert_no_error (error);
   return model;
+}
+
+static FwModel *
+model_new (gboolean requantised, gboolean conv)
+{
+  return model_new_full (requantised, conv, FALSE);
 }
 
 static FwPlan *
@@ -461,6 +477,50 @@ test_conv_refused (void)
   g_assert_nonnull (strstr (error->message, "[FW-TG-005]"));
 }
 
+/* An exported package re-run with --twin (fw_package_twin_run) when the weights' DequantizeLinear is shared
+ * by two integer groups: each group.onnx computes that DequantizeLinear itself, its int8 weights among the
+ * initializers, so both kernels run and pass (they were "not run" for want of the int8 weights). */
+static void
+test_package_shared_weights (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwTargets) targets = NULL;
+  g_autoptr(FwPackageTwinResult) result = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  guint integer = 0;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  model = model_new_full (FALSE, FALSE, TRUE);
+  plan = plan_for (model);
+  for (guint i = 0; i < plan->candidates->len; i++)
+    integer += fw_candidate_is_integer (g_ptr_array_index (plan->candidates, i));
+  g_assert_cmpuint (integer, ==, 2);
+  targets = fw_targets_build (plan, FALSE, TRUE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fw_fused_model_write_kernel_package (plan, targets, dir, &error));
+  g_assert_no_error (error);
+  result = fw_package_twin_run (dir, NULL, NULL, 1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_assert_cmpuint (result->kernels->len, ==, 2);
+  for (guint i = 0; i < result->kernels->len; i++)
+    {
+      const FwPackageTwinKernel *k = g_ptr_array_index (result->kernels, i);
+
+      g_test_message ("%s: %s", k->id, k->check->error ? k->check->error : (k->check->pass ? "pass" : "fail"));
+      g_assert_null (k->check->error);
+      g_assert_true (k->check->pass);
+    }
+  g_assert_true (fw_package_twin_result_pass (result));
+  fw_test_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -471,6 +531,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-int8/generated-float", test_generated_float);
   g_test_add_func ("/core/ascend-int8/generated-requantised", test_generated_requantised);
   g_test_add_func ("/core/ascend-int8/conv-refused", test_conv_refused);
+  g_test_add_func ("/core/ascend-int8/package-shared-weights", test_package_shared_weights);
   status = g_test_run ();
   fw_test_twin_clear (&shared);
   return status;

@@ -21,6 +21,7 @@ static SgemmFn sgemm_fn;
 static DgemmFn dgemm_fn;
 static CoreNameFn core_name_fn;
 static char *load_error;
+static char *library_path;
 
 /* The OpenMP build first, where installed (libopenblas0-openmp): its products then run on the same OpenMP
  * threads as the SuperKernels and oneDNN, where the pthreads build keeps a second pool of as many threads
@@ -64,6 +65,7 @@ load (void)
     }
   if (!g_module_symbol (module, "openblas_get_corename", (gpointer *) &core_name_fn))
     core_name_fn = NULL;
+  library_path = g_strdup (g_module_name (module));
   /* Kept open for the life of the process, as a linked library would be. */
   g_module_make_resident (module);
 }
@@ -106,4 +108,10 @@ const char *
 fw_blas_core_name (void)
 {
   return sgemm_fn != NULL && core_name_fn != NULL ? core_name_fn () : NULL;
+}
+
+const char *
+fw_blas_library (void)
+{
+  return sgemm_fn != NULL ? library_path : NULL;
 }

@@ -21,5 +21,7 @@ void        fw_blas_dgemm (gboolean trans_a, gboolean trans_b, gint m, gint n, g
 
 /* The kernels OpenBLAS chose ("Haswell", "SkylakeX"…), or NULL before it is opened or when it cannot say. */
 const char *fw_blas_core_name (void);
+/* The file opened ("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0"), or NULL before. */
+const char *fw_blas_library   (void);
 
 G_END_DECLS

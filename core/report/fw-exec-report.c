@@ -11,6 +11,7 @@
 #include "codegen/ascend/fw-ascend.h"
 #include "codegen/fw-twin-time.h"
 #include "graph/fw-graph-private.h"
+#include "hw/fw-blas.h"
 
 /* Every per-kernel row starts by naming its candidate. */
 static void
@@ -355,6 +356,16 @@ add_measurement (JsonBuilder *b, const FwPlan *plan, const FwMeasureResult *m)
   json_builder_add_boolean_value (b, m->calibrated);
   fw_json_member_double (b, "rank_correlation_uncalibrated", m->rank_correlation_uncalibrated);
   fw_json_member_double (b, "median_abs_error_percent_uncalibrated", m->median_abs_error_uncalibrated * 100.0);
+  /* Which OpenBLAS computed the reference side's products: a speed-up is only as good as its baseline. */
+  if (fw_blas_library () != NULL)
+    {
+      json_builder_set_member_name (b, "reference_blas");
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "library", fw_blas_library ());
+      if (fw_blas_core_name () != NULL)
+        fw_json_member_string (b, "core", fw_blas_core_name ());
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
   for (guint i = 0; i < m->kernels->len; i++)
@@ -432,6 +443,15 @@ append_model_error (GString *md, JsonObject *m)
                             get_double (m, "median_abs_error_percent_uncalibrated"));
   else
     g_string_append (md, _(" The profile is not calibrated (fusion-workbench --calibrate)."));
+  if (json_object_has_member (m, "reference_blas"))
+    {
+      JsonObject *blas = json_object_get_object_member (m, "reference_blas");
+
+      /* TRANSLATORS: the first %s is OpenBLAS's kernel family ("Haswell"), the second its file */
+      g_string_append_printf (md, _(" The reference side's products: OpenBLAS %s (%s)."),
+                              json_object_get_string_member_with_default (blas, "core", "?"),
+                              json_object_get_string_member_with_default (blas, "library", "?"));
+    }
   g_string_append (md, "\n\n");
 }
 

@@ -100,6 +100,13 @@ test_verify_export (void)
   g_assert_false (json_object_get_boolean_member (measurement, "calibrated"));
   g_assert_true (json_object_has_member (measurement, "median_abs_error_percent"));
   g_assert_true (json_object_has_member (measurement, "rank_correlation_uncalibrated"));
+  /* The reference side's products came from an OpenBLAS the report names. */
+  {
+    JsonObject *blas = json_object_get_object_member (measurement, "reference_blas");
+
+    g_assert_nonnull (blas);
+    g_assert_nonnull (strstr (json_object_get_string_member (blas, "library"), "openblas"));
+  }
   {
     JsonArray *ks = json_object_get_array_member (measurement, "kernels");
     for (guint i = 0; i < json_array_get_length (ks); i++)

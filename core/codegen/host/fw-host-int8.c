@@ -162,27 +162,45 @@ append_runtime (GString *s)
   g_string_append (s, "  }\n}\n\n");
   /* AVX2 without VNNI: the panel's bytes widened to int16 and multiplied by vpmaddwd, whose int32 pair sums
      are exact (2 · 255 · 128 fits). vpmaddubsw would be one instruction fewer but sums its pairs in saturating
-     int16, which full-range weights overflow (ONNX Runtime's error on such CPUs). Per row and 16 columns, four
-     accumulators hold each column's two partial sums side by side. */
+     int16, which full-range weights overflow (ONNX Runtime's error on such CPUs). Two rows at a time share
+     each widened panel vector (4 of them, 8 accumulators and the row's bytes: 13 of the 16 registers); per
+     row and 16 columns, four accumulators hold each column's two partial sums side by side. */
   g_string_append (s,
     "static FW_AVX2_TARGET void\n"
     "fw_mk_avx2 (int mi, const uint8_t *const *rows, const int64_t *toff, int64_t ntaps, int64_t kt,\n"
     "            const int8_t *w, int64_t ws, int32_t *t)\n{\n"
-    "  for (int i = 0; i < mi; i++)\n    for (int g = 0; g < 4; g++)\n    {\n"
-    "      __m256i a0 = _mm256_setzero_si256 (), a1 = a0, a2 = a0, a3 = a0;\n      int32_t part[32];\n"
+    "  for (int i = 0; i < mi; i += 2)\n    for (int g = 0; g < 4; g++)\n    {\n"
+    "      const int two = i + 1 < mi;\n"
+    "      __m256i a0 = _mm256_setzero_si256 (), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;\n"
+    "      int32_t part[32];\n"
     "      for (int64_t tp = 0; tp < ntaps; tp++)\n      {\n"
-    "        const uint8_t *r = rows[i] + toff[tp];\n        const int8_t *wt = w + g * ws + tp * kt * 16;\n"
+    "        const uint8_t *r = rows[i] + toff[tp], *q = rows[two ? i + 1 : i] + toff[tp];\n"
+    "        const int8_t *wt = w + g * ws + tp * kt * 16;\n"
     "        for (int64_t k = 0; k < kt; k += 4)\n        {\n"
-    "          const int8_t *x = wt + k * 16;\n          int32_t v;\n          __m256i u;\n"
+    "          const int8_t *x = wt + k * 16;\n"
+    "          const __m256i w0 = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) x));\n"
+    "          const __m256i w1 = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 16)));\n"
+    "          const __m256i w2 = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 32)));\n"
+    "          const __m256i w3 = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 48)));\n"
+    "          int32_t v;\n          __m256i u;\n"
     "          memcpy (&v, r + k, 4);\n          u = _mm256_cvtepu8_epi16 (_mm_set1_epi32 (v));\n"
-    "          a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) x))));\n"
-    "          a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 16)))));\n"
-    "          a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 32)))));\n"
-    "          a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (u, _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (x + 48)))));\n"
+    "          a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (u, w0));\n"
+    "          a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (u, w1));\n"
+    "          a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (u, w2));\n"
+    "          a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (u, w3));\n"
+    "          memcpy (&v, q + k, 4);\n          u = _mm256_cvtepu8_epi16 (_mm_set1_epi32 (v));\n"
+    "          b0 = _mm256_add_epi32 (b0, _mm256_madd_epi16 (u, w0));\n"
+    "          b1 = _mm256_add_epi32 (b1, _mm256_madd_epi16 (u, w1));\n"
+    "          b2 = _mm256_add_epi32 (b2, _mm256_madd_epi16 (u, w2));\n"
+    "          b3 = _mm256_add_epi32 (b3, _mm256_madd_epi16 (u, w3));\n"
     "        }\n      }\n"
     "      _mm256_storeu_si256 ((__m256i *) part, a0);\n      _mm256_storeu_si256 ((__m256i *) (part + 8), a1);\n"
     "      _mm256_storeu_si256 ((__m256i *) (part + 16), a2);\n      _mm256_storeu_si256 ((__m256i *) (part + 24), a3);\n"
     "      for (int c = 0; c < 16; c++)\n        t[i * 64 + g * 16 + c] = part[2 * c] + part[2 * c + 1];\n"
+    "      if (!two)\n        continue;\n"
+    "      _mm256_storeu_si256 ((__m256i *) part, b0);\n      _mm256_storeu_si256 ((__m256i *) (part + 8), b1);\n"
+    "      _mm256_storeu_si256 ((__m256i *) (part + 16), b2);\n      _mm256_storeu_si256 ((__m256i *) (part + 24), b3);\n"
+    "      for (int c = 0; c < 16; c++)\n        t[(i + 1) * 64 + g * 16 + c] = part[2 * c] + part[2 * c + 1];\n"
     "    }\n}\n#endif\n\n");
 }
 

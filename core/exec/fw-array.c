@@ -94,23 +94,17 @@ fw_array_pool_trim (void)
   g_mutex_unlock (&pool_lock);
 }
 
-static gboolean
-is_4bit (FwDType dtype)
-{
-  return dtype == FW_DTYPE_INT4 || dtype == FW_DTYPE_UINT4;
-}
-
 gsize
 fw_array_element_size (FwDType dtype)
 {
-  return is_4bit (dtype) ? 1 : fw_dtype_bits (dtype) / 8;
+  return fw_dtype_is_4bit (dtype) ? 1 : fw_dtype_bits (dtype) / 8;
 }
 
 /* Storage bytes of n elements: one byte per 4-bit element (see fw-array.h), else the dtype's own size. */
 static gboolean
 storage_bytes (FwDType dtype, gint64 n, gint64 *out)
 {
-  if (!is_4bit (dtype))
+  if (!fw_dtype_is_4bit (dtype))
     return fw_dtype_bytes_for (dtype, n, out);
   if (n < 0 || n > G_MAXINT64 / 16)
     return FALSE;
@@ -122,7 +116,7 @@ static gboolean
 check_dtype (FwDType dtype, GError **error)
 {
   if (dtype == FW_DTYPE_STRING || fw_array_element_size (dtype) == 0 ||
-      (fw_dtype_bits (dtype) % 8 != 0 && !is_4bit (dtype)))
+      (fw_dtype_bits (dtype) % 8 != 0 && !fw_dtype_is_4bit (dtype)))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED,
                    _("tensors of type %s cannot be computed on the host"), fw_dtype_name (dtype));
@@ -201,7 +195,6 @@ static FwArray *
 unpack_4bit (FwTensor *tensor, const guint8 *packed, GError **error)
 {
   gsize size = fw_tensor_get_byte_size (tensor);
-  gboolean sign = tensor->dtype == FW_DTYPE_INT4;
   FwArray *array;
 
   if (size != (gsize) (tensor->n_elements + 1) / 2)
@@ -214,11 +207,7 @@ unpack_4bit (FwTensor *tensor, const guint8 *packed, GError **error)
   if ((array = fw_array_new (tensor->dtype, tensor->rank, tensor->dims, error)) == NULL)
     return NULL;
   for (gint64 i = 0; i < array->n_elements; i++)
-    {
-      guint8 nibble = (packed[i / 2] >> (4 * (i % 2))) & 0xf;
-
-      ((guint8 *) array->data)[i] = sign && nibble >= 8 ? (guint8) (nibble | 0xf0) : nibble;
-    }
+    ((guint8 *) array->data)[i] = (guint8) fw_dtype_unpack_4bit (tensor->dtype, packed, i);
   return array;
 }
 
@@ -248,7 +237,7 @@ fw_array_new_from_tensor (FwTensor *tensor, GError **error)
                    size, fw_tensor_get_byte_size (tensor));
       return NULL;
     }
-  if (is_4bit (tensor->dtype))
+  if (fw_dtype_is_4bit (tensor->dtype))
     return unpack_4bit (tensor, (const guint8 *) data, error);
   /* raw_data sits wherever the protobuf put it inside the mapping; kernels read it as float or int64,
    * which must be aligned: what is not is read from the tensor's aligned copy, made once. */
@@ -441,7 +430,7 @@ fw_array_to_tensor (const FwArray *array)
 {
   g_autoptr(GBytes) bytes = NULL;
 
-  if (is_4bit (array->dtype))
+  if (fw_dtype_is_4bit (array->dtype))
     {
       /* Back to the file's form: two a byte, the low nibble first, the last high nibble 0 when odd. */
       gsize n = (gsize) (array->n_elements + 1) / 2;

@@ -118,6 +118,20 @@ fw_dtype_is_integer (FwDType dtype)
 }
 
 gboolean
+fw_dtype_is_4bit (FwDType dtype)
+{
+  return dtype == FW_DTYPE_INT4 || dtype == FW_DTYPE_UINT4;
+}
+
+gint
+fw_dtype_unpack_4bit (FwDType dtype, const guint8 *packed, gint64 index)
+{
+  gint nibble = (packed[index / 2] >> (4 * (index % 2))) & 0xf;
+
+  return dtype == FW_DTYPE_INT4 ? (nibble ^ 8) - 8 : nibble;
+}
+
+gboolean
 fw_dtype_bytes_for (FwDType dtype, gint64 n_elements, gint64 *out_bytes)
 {
   guint bits = fw_dtype_bits (dtype);

@@ -40,6 +40,10 @@ gboolean     fw_dtype_from_name   (const char *name, FwDType *out);
 gboolean     fw_dtype_is_valid    (gint64 code);
 gboolean     fw_dtype_is_float    (FwDType dtype);
 gboolean     fw_dtype_is_integer  (FwDType dtype);
+/* int4 and uint4 (opset 21): two elements a byte in a tensor, the first in the low nibble. */
+gboolean     fw_dtype_is_4bit     (FwDType dtype);
+/* Element index of packed int4 / uint4 bytes (dtype says which), int4 sign-extended. */
+gint         fw_dtype_unpack_4bit (FwDType dtype, const guint8 *packed, gint64 index);
 /* Bytes needed for n elements, rounded up for 4-bit types; FALSE on overflow or for STRING. */
 gboolean     fw_dtype_bytes_for   (FwDType dtype, gint64 n_elements, gint64 *out_bytes);
 

@@ -287,7 +287,7 @@ fw_tensor_get_double (const FwTensor *tensor, gint64 index, double *out)
   const guint8 *p = fw_tensor_get_data (tensor, &size);
   guint bits = fw_dtype_bits (tensor->dtype);
 
-  if (tensor->dtype == FW_DTYPE_INT4 || tensor->dtype == FW_DTYPE_UINT4)
+  if (fw_dtype_is_4bit (tensor->dtype))
     {
       gint64 v;
 
@@ -324,15 +324,11 @@ fw_tensor_get_int64 (const FwTensor *tensor, gint64 index, gint64 *out)
   const guint8 *p = fw_tensor_get_data (tensor, &size);
   guint bits = fw_dtype_bits (tensor->dtype);
 
-  if (tensor->dtype == FW_DTYPE_INT4 || tensor->dtype == FW_DTYPE_UINT4)
+  if (fw_dtype_is_4bit (tensor->dtype))
     {
-      /* Two a byte, the low nibble first (ONNX's packing); int4 sign-extends. */
-      guint nibble;
-
       if (index < 0 || (gsize) index / 2 >= size)
         return FALSE;
-      nibble = (p[index / 2] >> (4 * (index % 2))) & 0xf;
-      *out = tensor->dtype == FW_DTYPE_INT4 ? (gint64) (nibble ^ 8) - 8 : (gint64) nibble;
+      *out = fw_dtype_unpack_4bit (tensor->dtype, p, index);
       return TRUE;
     }
   if (bits < 8 || index < 0 || (gsize) (index + 1) * (bits / 8) > size)

@@ -37,10 +37,10 @@ static void
 load (void)
 {
   g_autoptr(GString) tried = g_string_new (NULL);
+  const char *chosen = g_getenv ("FW_BLAS_LIBRARY");
   GModule *module = NULL;
 
   fw_host_tuning_apply ();
-  const char *chosen = g_getenv ("FW_BLAS_LIBRARY");
 
   for (guint i = 0; i < (chosen ? 1 : G_N_ELEMENTS (library_names)) && module == NULL; i++)
     {

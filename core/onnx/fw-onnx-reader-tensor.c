@@ -349,7 +349,7 @@ typed_field_bytes (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_eleme
         }
       return g_byte_array_free_to_bytes (g_steal_pointer (&t->fixed));
     }
-  if ((dt == FW_DTYPE_INT4 || dt == FW_DTYPE_UINT4) && t->have_int32 && !t->have_uint64)
+  if (fw_dtype_is_4bit (dt) && t->have_int32 && !t->have_uint64)
     return pack_4bit_ints (ctx, data, t, n_elements, error);
   if (t->have_ints || t->have_uint64)
     {
@@ -394,7 +394,7 @@ tensor_bytes (Ctx *ctx, const guint8 *data, TensorFields *t, gint64 n_elements, 
     }
   if (raw != NULL)
     {
-      if ((gint64) raw->len != expected && fw_dtype_bits ((FwDType) t->dtype_code) == 4)
+      if ((gint64) raw->len != expected && fw_dtype_is_4bit ((FwDType) t->dtype_code))
         {
           fw_rd_fail (ctx, raw->offset, error, FW_ERROR_INVALID,
                       _("raw_data holds %zu bytes but %" PRId64 " elements of %s, packed two a byte, need %" PRId64),

@@ -14,7 +14,7 @@
 static gboolean
 check_4bit_opset (FwNode *node, FwDType dtype, GError **error)
 {
-  if ((dtype == FW_DTYPE_INT4 || dtype == FW_DTYPE_UINT4) && node->opset > 0 && node->opset < 21)
+  if (fw_dtype_is_4bit (dtype) && node->opset > 0 && node->opset < 21)
     return fw_infer_error (error, node, _("dtype %s needs opset 21 or later (the model imports opset %" PRId64 ")"),
                            fw_dtype_name (dtype), node->opset);
   return TRUE;

@@ -277,7 +277,7 @@ main (int argc, char **argv)
       gsize size = outputs[i]->n_bytes;
 
       /* A 4-bit value is written packed, as ONNX stores it, not one element a byte as the array holds it. */
-      if (outputs[i]->dtype == FW_DTYPE_INT4 || outputs[i]->dtype == FW_DTYPE_UINT4)
+      if (fw_dtype_is_4bit (outputs[i]->dtype))
         data = fw_tensor_get_data ((packed = fw_array_to_tensor (outputs[i])), &size);
       if (!g_file_set_contents (path, data, size, &error))
         {

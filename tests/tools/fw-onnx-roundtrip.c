@@ -38,7 +38,7 @@ expose_all (FwModel *model, const char *shapes_path, GError **error)
         FwValue *value = order[i]->outputs[k];
         g_autofree char *shape = NULL;
 
-        if (value == NULL || ((value->dtype == FW_DTYPE_INT4 || value->dtype == FW_DTYPE_UINT4) && !value->is_output))
+        if (value == NULL || (fw_dtype_is_4bit (value->dtype) && !value->is_output))
           continue;
         shape = fw_value_format_shape (value);
         json_builder_set_member_name (b, value->name);

@@ -5,6 +5,7 @@
 
 #include "fw-error.h"
 #include "fw-targets.h"
+#include "host/fw-host-node-kernel.h"
 
 /* What each target does with a fused candidate: generate its kernel into k, giving the target-neutral view of
  * it, or NULL with the reason. A target that needs more (the host's compile) does it after all are made. */
@@ -77,6 +78,7 @@ fw_targets_free (FwTargets *targets)
 {
   if (targets == NULL)
     return;
+  g_clear_pointer (&targets->node_kernels, g_ptr_array_unref);
   g_clear_pointer (&targets->kernels, g_ptr_array_unref);
   g_clear_pointer (&targets->toolchain, fw_host_toolchain_free);
   g_free (targets->toolchain_error);
@@ -243,6 +245,11 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
                 k->group.product_b = (gint) j;
             }
       }
+    }
+  if (host)
+    {
+      g_autoptr(GPtrArray) groups = fw_targets_group_kernels (targets);
+      targets->node_kernels = fw_host_node_kernels_new (plan, groups);
     }
   return g_steal_pointer (&targets);
 }

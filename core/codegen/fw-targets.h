@@ -44,6 +44,9 @@ typedef struct
   FwHostToolchain *toolchain;      /* NULL when host is off or no compiler was found */
   char            *toolchain_error;
   GPtrArray       *kernels;        /* FwTargetKernel*, one per fused (proposed or accepted) candidate */
+  /* Host on: FwNodeKernel* for the main graph's single ops outside the compiled groups that a host kernel
+     takes (fw-host-node-kernel.h), which the fused executor runs instead of their reference kernels. */
+  GPtrArray       *node_kernels;
 } FwTargets;
 
 /* Generates one candidate's kernels on the enabled targets, compiling nothing. */

@@ -29,6 +29,9 @@ struct _FwExecContext
      time it ran. */
   GHashTable    *keep;
   gboolean       unquantised; /* Q/DQ of float values pass them on (fw-unquantised.c) */
+  /* While a fused program runs: FwNode* → FwNodeKernel* of the single ops that run on a host kernel instead
+     of their reference kernel (fw_exec_frame_run_node), else NULL. */
+  GHashTable    *node_kernels;
 };
 
 /* Exchanges ctx's bodies and keep with *bodies and *keep: a top-level run sets its own and, called again

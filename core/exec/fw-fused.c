@@ -26,6 +26,8 @@ struct _FwFusedProgram
   /* The main graph's program only: FwGraph* → FwFusedProgram* for every control-flow body with kernels
      (owned), which the If and Loop kernels run in place of the body's reference (fw_exec_run_subgraph). */
   GHashTable *bodies;
+  /* The main graph's program only: FwNode* → FwNodeKernel* (not owned), or NULL. */
+  GHashTable *node_kernels;
 };
 
 /* An integer kernel (plan/fw-qdq.h) reads a shared DequantizeLinear's integer input instead of its output. */
@@ -294,6 +296,20 @@ fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
 }
 
 void
+fw_fused_program_set_node_kernels (FwFusedProgram *program, GPtrArray *node_kernels)
+{
+  g_clear_pointer (&program->node_kernels, g_hash_table_unref);
+  if (node_kernels == NULL || node_kernels->len == 0)
+    return;
+  program->node_kernels = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < node_kernels->len; i++)
+    {
+      FwNodeKernel *k = g_ptr_array_index (node_kernels, i);
+      g_hash_table_insert (program->node_kernels, (gpointer) k->node, k);
+    }
+}
+
+void
 fw_fused_program_free (FwFusedProgram *program)
 {
   if (program == NULL)
@@ -301,6 +317,7 @@ fw_fused_program_free (FwFusedProgram *program)
   if (program->steps)
     g_array_unref (program->steps);
   g_clear_pointer (&program->bodies, g_hash_table_unref);
+  g_clear_pointer (&program->node_kernels, g_hash_table_unref);
   g_free (program);
 }
 
@@ -427,12 +444,15 @@ gboolean
 fw_fused_program_run (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
                       FwArray **outputs, GHashTable *keep, GError **error)
 {
-  GHashTable *bodies = program->bodies, *kept = keep;
+  GHashTable *bodies = program->bodies, *kept = keep, *node_kernels = ctx->node_kernels;
   gboolean ok;
 
-  /* The bodies' programs and the values to keep reach the If and Loop kernels through the context. */
+  /* The bodies' programs, the values to keep and the node kernels reach the If and Loop kernels and the
+     single ops through the context. */
   fw_exec_context_swap_run (ctx, &bodies, &kept);
+  ctx->node_kernels = program->node_kernels;
   ok = run_program (program, ctx, inputs, n_inputs, TRUE, outputs, keep, error);
+  ctx->node_kernels = node_kernels;
   fw_exec_context_swap_run (ctx, &bodies, &kept);
   return ok;
 }

@@ -51,6 +51,18 @@ typedef struct
   FwGroupKernel        kernel;   /* candidate G_MAXUINT: the scope's boundary and its run */
 } FwScopeKernel;
 
+/* A host kernel for one op that the fused schedule runs outside every group (a standalone Conv, Gemm or
+ * MaxPool: core/codegen/host/fw-host-node-kernel.c), in place of its reference kernel. kernel.candidate is
+ * G_MAXUINT; kernel.run takes one array per node input (NULL for an omitted optional one; constants
+ * borrowed from the model) and fills one per node output. kernel.inputs and kernel.outputs are the node's
+ * (n_inputs entries may be NULL). */
+typedef struct
+{
+  const FwNode  *node;
+  const char    *producer;   /* "onednn jit:avx2", "host max-pool" ... (owned by the kernel's maker) */
+  FwGroupKernel  kernel;
+} FwNodeKernel;
+
 typedef struct _FwFusedProgram FwFusedProgram;
 
 /* kernels: FwGroupKernel* (not owned, must outlive the program), at most one per candidate. Candidates
@@ -67,6 +79,11 @@ FwFusedProgram *fw_fused_program_new_with_scopes (FwPlan    *plan,
                                         GPtrArray       *kernels,
                                         GPtrArray       *scopes,
                                         GError         **error);
+/* Single ops of the main graph's schedule that run on a node kernel (FwNodeKernel*, not owned, must outlive
+ * the program; NULL: none) instead of their reference kernel. A node inside a group with a kernel is never
+ * run as a single op, so its node kernel is not used. */
+void            fw_fused_program_set_node_kernels (FwFusedProgram *program,
+                                        GPtrArray       *node_kernels);
 /* How many of the scopes given run as one step each. */
 guint           fw_fused_program_get_n_scopes (FwFusedProgram *program);
 gboolean        fw_fused_program_has_scope (FwFusedProgram *program,
@@ -179,6 +196,9 @@ typedef struct
   void        (*on_reference) (GHashTable *values, gpointer data);
   gpointer      on_reference_data;
   FwVerifyPolicy policy;
+  /* FwNodeKernel* the fused run uses for single ops (fw_fused_program_set_node_kernels), or NULL: each is
+     also checked by itself on the reference run's inputs of its node (FwVerifyResult.nodes). */
+  GPtrArray    *node_kernels;
 } FwVerifyOptions;
 
 typedef struct
@@ -218,13 +238,23 @@ typedef struct
   FwGoldenError fused_quantisation;
 } FwOutputCheck;
 
+/* A node kernel fed its node's inputs from the reference run, against the node's outputs there. */
+typedef struct
+{
+  const FwNodeKernel *kernel;
+  FwCompare   compare;       /* worst over the node's outputs */
+  FwTolerance tolerance;     /* the outputs' dtype default, widened by the product bound where it applies */
+  gboolean    pass;
+} FwNodeCheck;
+
 typedef struct
 {
   GArray    *groups;      /* FwGroupCheck, one per kernel given */
+  GArray    *nodes;       /* FwNodeCheck, one per node kernel given (FwVerifyOptions.node_kernels) */
   GArray    *outputs;     /* FwOutputCheck, one per graph output */
   GArray    *unverified;  /* guint: proposed or accepted candidates that had no kernel to check (not
                              generated or not compiled): they ran on reference kernels */
-  gboolean   pass;        /* every group and output passed, and every fused group was verified */
+  gboolean   pass;        /* every group, node kernel and output passed, and every fused group was verified */
   guint64    seed;
   FwVerifyPolicy policy;  /* as applied: strict or golden */
   FwDType    golden;      /* golden: the widest type of the golden run (float32 or float64) */
@@ -258,6 +288,7 @@ typedef struct
   guint64       seed;
   guint         n_threads;   /* 0: all cores */
   GCancellable *cancellable;
+  GPtrArray    *node_kernels; /* FwNodeKernel* the fused runs use (fw_fused_program_set_node_kernels), or NULL */
 } FwMeasureOptions;
 
 typedef struct

@@ -306,6 +306,25 @@ fw_exec_frame_store (FwExecFrame *frame, const guint *uses, const FwValue *v, Fw
     fw_array_unref (array);
 }
 
+/* The node's kernel in a fused run when it has one (ctx->node_kernels), else its reference kernel; the
+ * node kernel's results are checked against shape inference as the reference's are. */
+static gboolean
+run_node_or_kernel (FwExecContext *ctx, const FwNode *node, FwArray **in, FwArray **out, GError **error)
+{
+  FwNodeKernel *k = ctx->node_kernels != NULL ? g_hash_table_lookup (ctx->node_kernels, node) : NULL;
+
+  if (k == NULL)
+    return fw_exec_run_node (ctx, node, in, out, error);
+  if (!k->kernel.run (k->kernel.data, in, out, ctx->n_threads, error) ||
+      !fw_exec_check_outputs (node, out, ctx->golden, error))
+    {
+      for (guint o = 0; o < node->n_outputs; o++)
+        g_clear_pointer (&out[o], fw_array_unref);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 fw_exec_frame_run_node (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwNode *node, GError **error)
 {
@@ -323,7 +342,7 @@ fw_exec_frame_run_node (FwExecContext *ctx, FwExecFrame *frame, guint *uses, con
         if (node->inputs[i] != NULL)
           done = (in[i] = fw_exec_frame_lookup (frame, node->inputs[i], error)) != NULL;
       if (done)
-        done = fw_exec_run_node (ctx, node, in, out, error);
+        done = run_node_or_kernel (ctx, node, in, out, error);
       for (guint i = 0; i < node->n_inputs; i++)
         g_clear_pointer (&in[i], fw_array_unref);
       if (!done)

@@ -259,6 +259,7 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   program = fw_fused_program_new (plan, kernels, error);
   if (program == NULL)
     return NULL;
+  fw_fused_program_set_node_kernels (program, options->node_kernels);
   for (guint k = 0; kernels && k < kernels->len; k++)
     {
       const FwGroupKernel *kernel = g_ptr_array_index (kernels, k);

@@ -327,6 +327,8 @@ fw_verify_result_free (FwVerifyResult *result)
     g_array_unref (result->groups);
   if (result->unverified)
     g_array_unref (result->unverified);
+  if (result->nodes)
+    g_array_unref (result->nodes);
   if (result->outputs)
     {
       for (guint i = 0; i < result->outputs->len; i++)
@@ -567,6 +569,67 @@ out:
   return ok;
 }
 
+/* A node kernel on its node's inputs from the reference run (ref_keep), against the node's outputs there:
+ * the dtype's tolerance, widened by the dot-product bound where the kernel sums products in another order. */
+static gboolean
+check_node_kernel (const FwNodeKernel *nk, FwExecContext *ctx, GHashTable *ref_keep, const FwVerifyOptions *options,
+                   FwNodeCheck *check, GError **error)
+{
+  const FwNode *node = nk->node;
+  g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
+  gboolean ok = FALSE;
+
+  check->kernel = nk;
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      FwValue *v = node->inputs[i];
+      FwArray *a = v != NULL ? g_hash_table_lookup (ref_keep, v) : NULL;
+
+      if (v == NULL)
+        continue;
+      if (a != NULL)
+        in[i] = fw_array_ref (a);
+      else if (v->constant != NULL && (in[i] = fw_array_new_from_tensor (v->constant, error)) == NULL)
+        goto out;
+      else if (v->constant == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
+          goto out;
+        }
+    }
+  if (!nk->kernel.run (nk->kernel.data, in, out, ctx->n_threads, error))
+    {
+      g_prefix_error (error, _("node %s: "), node->name);
+      goto out;
+    }
+  for (guint o = 0; o < node->n_outputs; o++)
+    {
+      FwArray *ref = node->outputs[o] != NULL ? g_hash_table_lookup (ref_keep, node->outputs[o]) : NULL;
+      FwCompare c;
+
+      if (node->outputs[o] == NULL)
+        continue;
+      if (ref == NULL || out[o] == NULL)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: output “%s” was not computed"), node->name,
+                       node->outputs[o]->name);
+          goto out;
+        }
+      check->tolerance = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (ref->dtype);
+      check->tolerance.abs += options->has_tolerance ? 0 : product_order_bound (&nk->kernel, in);
+      fw_compare_arrays (ref, out[o], &check->tolerance, &c);
+      merge_compare (&check->compare, &c, o == 0);
+    }
+  check->pass = check->compare.pass;
+  ok = TRUE;
+
+out:
+  unref_arrays (in, node->n_inputs);
+  unref_arrays (out, node->n_outputs);
+  return ok;
+}
+
 FwVerifyResult *
 fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options, GError **error)
 {
@@ -592,6 +655,7 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
   result->policy = result->golden != FW_DTYPE_UNDEFINED ? FW_VERIFY_POLICY_GOLDEN : FW_VERIFY_POLICY_STRICT;
   fw_exec_context_set_golden (golden_ctx, result->golden);
   result->groups = g_array_new (FALSE, TRUE, sizeof (FwGroupCheck));
+  result->nodes = g_array_new (FALSE, TRUE, sizeof (FwNodeCheck));
   result->outputs = g_array_new (FALSE, TRUE, sizeof (FwOutputCheck));
   result->pass = TRUE;
   /* A fused group with no kernel here ran on reference kernels: nothing of it was checked, and a pass
@@ -615,12 +679,24 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       if (v->constant == NULL && !g_hash_table_contains (ref_keep, v))
         g_hash_table_insert (ref_keep, v, NULL);
     }
+  for (guint k = 0; options->node_kernels && k < options->node_kernels->len; k++)
+    {
+      const FwNode *node = ((const FwNodeKernel *) g_ptr_array_index (options->node_kernels, k))->node;
+
+      for (guint i = 0; i < node->n_inputs; i++)
+        if (node->inputs[i] != NULL && node->inputs[i]->constant == NULL)
+          g_hash_table_insert (ref_keep, node->inputs[i], NULL);
+      for (guint o = 0; o < node->n_outputs; o++)
+        if (node->outputs[o] != NULL)
+          g_hash_table_insert (ref_keep, node->outputs[o], NULL);
+    }
   inputs = fw_exec_make_inputs (plan->model, options->seed, error);
   if (inputs == NULL)
     return NULL;
   program = fw_fused_program_new (plan, kernels, error);
   if (program == NULL)
     return NULL;
+  fw_fused_program_set_node_kernels (program, options->node_kernels);
   if (!fw_exec_run_reference (ctx, graph, (FwArray *const *) inputs->pdata, inputs->len, ref_out, ref_keep, error))
     {
       g_prefix_error (error, _("reference run: "));
@@ -671,6 +747,15 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
         goto out;
       result->pass = result->pass && check.pass;
       g_array_append_val (result->groups, check);
+    }
+  for (guint k = 0; options->node_kernels && k < options->node_kernels->len; k++)
+    {
+      FwNodeCheck check = { 0 };
+
+      if (!check_node_kernel (g_ptr_array_index (options->node_kernels, k), ctx, ref_keep, options, &check, error))
+        goto out;
+      result->pass = result->pass && check.pass;
+      g_array_append_val (result->nodes, check);
     }
   for (guint o = 0; o < n_out; o++)
     {

@@ -309,6 +309,21 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
   for (guint i = 0; i < v->unverified->len; i++)
     json_builder_add_int_value (b, g_array_index (v->unverified, guint, i));
   json_builder_end_array (b);
+  /* Single ops the fused run computed on host kernels instead of their reference ones, each checked. */
+  json_builder_set_member_name (b, "node_kernels");
+  json_builder_begin_array (b);
+  for (guint i = 0; v->nodes != NULL && i < v->nodes->len; i++)
+    {
+      const FwNodeCheck *n = &g_array_index (v->nodes, FwNodeCheck, i);
+
+      json_builder_begin_object (b);
+      fw_json_member_string (b, "node", n->kernel->node->name);
+      fw_json_member_string (b, "op", n->kernel->node->op_type);
+      fw_json_member_string (b, "producer", n->kernel->producer);
+      add_compare (b, &n->compare, &n->tolerance, n->pass);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "outputs");
   json_builder_begin_array (b);
   for (guint i = 0; i < v->outputs->len; i++)

@@ -353,6 +353,7 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
       vopts.policy = self->options.verify_policy;
       vopts.n_threads = self->options.n_threads;
       vopts.cancellable = cancellable;
+      vopts.node_kernels = self->targets->node_kernels;
       self->verify = fw_verify_run (plan, kernels, &vopts, error);
       if (self->verify == NULL)
         return FALSE;
@@ -367,6 +368,7 @@ fw_check_run (FwCheck *self, GCancellable *cancellable, GError **error)
       mopts.repeats = self->options.repeats;
       mopts.n_threads = self->options.n_threads;
       mopts.cancellable = cancellable;
+      mopts.node_kernels = self->targets->node_kernels;
       self->measure = fw_measure_run (plan, kernels, &mopts, error);
       if (self->measure == NULL)
         return FALSE;

@@ -7,6 +7,20 @@
 
 #include "fw-host-dnnl.h"
 
+void
+fw_dnnl_desc_set_product (FwDnnlDesc *d, gint64 M, gint64 K, gint64 N, gboolean trans_a, gboolean trans_b,
+                          float alpha)
+{
+  d->kind = FW_DNNL_MATMUL;
+  d->ndims = 2;
+  d->src_dims[0] = M, d->src_dims[1] = K;
+  d->src_strides[0] = trans_a ? 1 : K, d->src_strides[1] = trans_a ? M : 1;
+  d->wei_dims[0] = K, d->wei_dims[1] = N;
+  d->wei_strides[0] = trans_b ? 1 : N, d->wei_strides[1] = trans_b ? K : 1;
+  d->dst_dims[0] = M, d->dst_dims[1] = N;
+  d->alpha = alpha;
+}
+
 #ifdef HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
@@ -27,6 +41,8 @@ struct _FwDnnlPrim
   dnnl_memory_t          user_mem[3];
   dnnl_memory_t          own_mem[3];
   dnnl_primitive_t       reorder[3];
+  dnnl_memory_desc_t     bias_md;
+  dnnl_memory_t          bias_mem;       /* over the bias tensor's aligned bytes, when desc.bias is set */
   gboolean               weights_ready;  /* constant weights reordered into own_mem[1] */
 };
 
@@ -134,6 +150,24 @@ init_mds (const FwDnnlDesc *d, dnnl_memory_desc_t user[3], dnnl_memory_desc_t an
   return ok;
 }
 
+/* The bias: [M] for a conv, [1, ..., 1, N] for a matmul (broadcast over the rows and batches). */
+static gboolean
+init_bias_md (const FwDnnlDesc *d, dnnl_memory_desc_t *md)
+{
+  dnnl_dims_t dims;
+
+  if (d->kind == FW_DNNL_CONV)
+    {
+      dims[0] = d->m;
+      return dnnl_memory_desc_init_by_tag (md, 1, dims, dnnl_f32, dnnl_x) == dnnl_success;
+    }
+  for (gint i = 0; i < d->ndims; i++)
+    dims[i] = i == d->ndims - 1 ? d->dst_dims[i] : 1;
+  return dnnl_memory_desc_init_by_tag (md, d->ndims, dims, dnnl_f32,
+                                       d->ndims == 2 ? dnnl_ab : d->ndims == 3 ? dnnl_abc : d->ndims == 4 ? dnnl_abcd
+                                       : d->ndims == 5 ? dnnl_abcde : dnnl_abcdef) == dnnl_success;
+}
+
 /* The primitive descriptor for threads (jit kernels split their work by the thread count they are made
  * for), or a refusal. */
 static gboolean
@@ -151,7 +185,7 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
       *why = g_strdup (_("oneDNN has no CPU engine"));
       return FALSE;
     }
-  if (!init_mds (d, p->user_md, any))
+  if (!init_mds (d, p->user_md, any) || (d->bias != NULL && !init_bias_md (d, &p->bias_md)))
     {
       *why = g_strdup (_("oneDNN refuses the operand shapes"));
       return FALSE;
@@ -173,7 +207,8 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
                   pr = { d->pb, d->pr };
 
       st = dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference, dnnl_convolution_direct, &any[0],
-                                                       &any[1], NULL, &any[2], strides, dil, pl, pr);
+                                                       &any[1], d->bias ? &p->bias_md : NULL, &any[2], strides, dil,
+                                                       pl, pr);
       if (st == dnnl_success)
         st = dnnl_primitive_desc_create (&p->pd, &cd, attr, engine (), NULL);
     }
@@ -181,7 +216,7 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
     {
       dnnl_matmul_desc_t md;
 
-      st = dnnl_matmul_desc_init (&md, &any[0], &any[1], NULL, &any[2]);
+      st = dnnl_matmul_desc_init (&md, &any[0], &any[1], d->bias ? &p->bias_md : NULL, &any[2]);
       if (st == dnnl_success)
         st = dnnl_primitive_desc_create (&p->pd, &md, attr, engine (), NULL);
     }
@@ -210,6 +245,7 @@ clear_prepared (FwDnnlPrim *p)
       g_clear_pointer (&p->own_mem[k], dnnl_memory_destroy);
       g_clear_pointer (&p->reorder[k], dnnl_primitive_destroy);
     }
+  g_clear_pointer (&p->bias_mem, dnnl_memory_destroy);
   g_clear_pointer (&p->prim, dnnl_primitive_destroy);
   g_clear_pointer (&p->stream, dnnl_stream_destroy);
   p->threads = 0;
@@ -224,6 +260,8 @@ fw_dnnl_prim_new (const FwDnnlDesc *desc, int n_threads, char **why)
   p->desc = *desc;
   if (desc->weights != NULL)
     p->desc.weights = fw_tensor_ref (desc->weights);
+  if (desc->bias != NULL)
+    p->desc.bias = fw_tensor_ref (desc->bias);
   g_mutex_init (&p->lock);
   if (!make_pd (p, n_threads, why))
     {
@@ -241,6 +279,7 @@ fw_dnnl_prim_free (FwDnnlPrim *p)
   clear_prepared (p);
   g_clear_pointer (&p->pd, dnnl_primitive_desc_destroy);
   g_clear_pointer (&p->desc.weights, fw_tensor_unref);
+  g_clear_pointer (&p->desc.bias, fw_tensor_unref);
   g_mutex_clear (&p->lock);
   g_free (p->impl);
   g_free (p);
@@ -323,6 +362,11 @@ prepare_locked (FwDnnlPrim *p, int threads)
       ok = dnnl_memory_set_data_handle (p->user_mem[1], data) == dnnl_success &&
            (p->reorder[1] == NULL || (run_reorder (p, 1) && dnnl_stream_wait (p->stream) == dnnl_success));
     }
+  /* The bias is read in place, from the tensor's aligned bytes (raw_data may lie at any offset). */
+  if (ok && p->desc.bias != NULL)
+    ok = dnnl_memory_create (&p->bias_mem, &p->bias_md, engine (),
+                             (void *) g_bytes_get_data (fw_tensor_get_aligned_bytes (p->desc.bias, 16), NULL)) ==
+         dnnl_success;
   if (!ok)
     {
       clear_prepared (p);
@@ -359,7 +403,7 @@ fw_dnnl_prim_run (void *data, const float *src, const float *weights, float *dst
   ok = prepare_locked (p, threads);
   if (ok)
     {
-      dnnl_exec_arg_t args[3];
+      dnnl_exec_arg_t args[4];
 
       ok = dnnl_memory_set_data_handle (p->user_mem[0], (void *) src) == dnnl_success &&
            dnnl_memory_set_data_handle (p->user_mem[2], dst) == dnnl_success &&
@@ -374,7 +418,8 @@ fw_dnnl_prim_run (void *data, const float *src, const float *weights, float *dst
       args[0] = (dnnl_exec_arg_t) { DNNL_ARG_SRC, p->own_mem[0] ? p->own_mem[0] : p->user_mem[0] };
       args[1] = (dnnl_exec_arg_t) { DNNL_ARG_WEIGHTS, p->own_mem[1] ? p->own_mem[1] : p->user_mem[1] };
       args[2] = (dnnl_exec_arg_t) { DNNL_ARG_DST, p->own_mem[2] ? p->own_mem[2] : p->user_mem[2] };
-      ok = ok && dnnl_primitive_execute (p->prim, p->stream, 3, args) == dnnl_success;
+      args[3] = (dnnl_exec_arg_t) { DNNL_ARG_BIAS, p->bias_mem };
+      ok = ok && dnnl_primitive_execute (p->prim, p->stream, p->bias_mem ? 4 : 3, args) == dnnl_success;
       if (ok && p->reorder[2] != NULL)
         {
           omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[2]) <= SERIAL_REORDER_BYTES ? 1 : threads);

@@ -39,7 +39,21 @@ typedef struct
   /* The weights when they are a constant of the model (float32, laid out as the weights operand): reordered
    * once when the primitive is prepared, and the pointer a run passes is not read. NULL: read at each run. */
   FwTensor  *weights;
+  /* A constant float32 bias added to every output (conv: one per output channel M; matmul: one per column
+   * N), or NULL. A SuperKernel's epilogue adds its own; a single op's kernel (fw-host-node-kernel.c) gives
+   * it here. */
+  FwTensor  *bias;
 } FwDnnlDesc;
+
+/* d as the matmul dst [M, N] = alpha · op(A) × op(B) of row-major [M, K] (or [K, M] with trans_a) by
+ * [K, N] (or [N, K] with trans_b) matrices, as Gemm takes them; other fields left as they are. */
+void        fw_dnnl_desc_set_product (FwDnnlDesc *d,
+                                      gint64      M,
+                                      gint64      K,
+                                      gint64      N,
+                                      gboolean    trans_a,
+                                      gboolean    trans_b,
+                                      float       alpha);
 
 typedef struct _FwDnnlPrim FwDnnlPrim;
 

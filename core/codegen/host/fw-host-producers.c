@@ -444,14 +444,7 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
           return FALSE;
         }
       K = a->value->dims[ta ? 0 : 1].value;
-      d->kind = FW_DNNL_MATMUL;
-      d->ndims = 2;
-      d->src_dims[0] = M, d->src_dims[1] = K;
-      d->src_strides[0] = ta ? 1 : K, d->src_strides[1] = ta ? M : 1;
-      d->wei_dims[0] = K, d->wei_dims[1] = N;
-      d->wei_strides[0] = tb ? 1 : N, d->wei_strides[1] = tb ? K : 1;
-      d->dst_dims[0] = M, d->dst_dims[1] = N;
-      d->alpha = fw_node_get_attr_float (g->root, "alpha", 1.0f);
+      fw_dnnl_desc_set_product (d, M, K, N, ta, tb, fw_node_get_attr_float (g->root, "alpha", 1.0f));
     }
   else
     {

@@ -1,0 +1,238 @@
+/* test-node-kernel.c: the host kernels of single ops in the fused executor (fw-host-node-kernel.h): which
+ * ops get one, that each matches its node's reference kernel, and that verification catches one that does
+ * not. */
+#include "config.h"
+
+#include <string.h>
+
+#include "codegen/host/fw-host-dnnl.h"
+#include "codegen/host/fw-host-node-kernel.h"
+#include "exec/fw-fused.h"
+#include "fw-test-models.h"
+#include "graph/fw-graph-private.h"
+
+/* Ops with nothing to fuse them with, each a graph output: Conv (bias, pads, stride 2), Gemm (transB, bias),
+ * MatMul of batched activations by a constant matrix, MaxPool (3×3, stride 2, pads, a partial last window
+ * from ceil_mode), and a Conv by activation weights, which no kernel takes. */
+static FwModel *
+single_ops_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  gint64 x[4] = { 1, 8, 13, 13 }, w[4] = { 16, 8, 3, 3 }, b[1] = { 16 }, xw[4] = { 16, 8, 3, 3 };
+  gint64 gx[2] = { 5, 48 }, gw[2] = { 30, 48 }, gb[1] = { 30 }, mx[3] = { 2, 7, 48 }, mw[2] = { 48, 20 };
+  gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
+  FwNode *n;
+
+  fw_test_add_float_input (g, "x", 4, x);
+  fw_test_add_float_input (g, "xw", 4, xw);
+  fw_test_add_float_input (g, "gx", 2, gx);
+  fw_test_add_float_input (g, "mx", 3, mx);
+  fw_test_add_random_weight (g, rand, "w", 4, w, 1.0f);
+  fw_test_add_random_weight (g, rand, "b", 1, b, 1.0f);
+  fw_test_add_random_weight (g, rand, "gw", 2, gw, 1.0f);
+  fw_test_add_random_weight (g, rand, "gb", 1, gb, 1.0f);
+  fw_test_add_random_weight (g, rand, "mw", 2, mw, 1.0f);
+  n = fw_test_add_node3 (g, "Conv", "conv", "y0", "x", "w", "b");
+  fw_node_set_attr_ints (n, "pads", 4, pads);
+  fw_node_set_attr_ints (n, "strides", 2, strides);
+  n = fw_test_add_node3 (g, "Gemm", "gemm", "y1", "gx", "gw", "gb");
+  fw_node_set_attr_int (n, "transB", 1);
+  fw_test_add_node3 (g, "MatMul", "mm", "y2", "mx", "mw", NULL);
+  n = fw_test_add_node3 (g, "MaxPool", "pool", "y3", "x", NULL, NULL);
+  fw_node_set_attr_ints (n, "kernel_shape", 2, ks);
+  fw_node_set_attr_ints (n, "pads", 4, pads);
+  fw_node_set_attr_ints (n, "strides", 2, strides);
+  fw_node_set_attr_int (n, "ceil_mode", 1);
+  fw_test_add_node3 (g, "Conv", "conv_act", "y4", "x", "xw", NULL);
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("y%u", i);
+      g_assert_true (fw_graph_add_output (g, name, NULL));
+    }
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  return model;
+}
+
+typedef struct
+{
+  FwModel   *model;
+  FwPlan    *plan;
+  GPtrArray *kernels;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  FwPlanOptions options;
+
+  f->model = single_ops_model ();
+  fw_plan_options_init (&options);
+  f->plan = fw_plan_new (f->model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  f->kernels = fw_host_node_kernels_new (f->plan, NULL);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_ptr_array_unref (f->kernels);
+  fw_plan_free (f->plan);
+  g_object_unref (f->model);
+}
+
+static const FwNodeKernel *
+kernel_of (Fixture *f, const char *node)
+{
+  for (guint i = 0; i < f->kernels->len; i++)
+    {
+      const FwNodeKernel *k = g_ptr_array_index (f->kernels, i);
+      if (strcmp (k->node->name, node) == 0)
+        return k;
+    }
+  return NULL;
+}
+
+static void
+test_chosen (Fixture *f, gconstpointer data)
+{
+  gboolean dnnl = fw_dnnl_library () != NULL;
+
+  for (guint i = 0; i < f->kernels->len; i++)
+    {
+      const FwNodeKernel *k = g_ptr_array_index (f->kernels, i);
+      g_test_message ("%s: %s", k->node->name, k->producer);
+    }
+  g_assert_nonnull (kernel_of (f, "pool"));
+  g_assert_cmpstr (kernel_of (f, "pool")->producer, ==, "host max-pool");
+  /* The product ops only through oneDNN; activation weights never. */
+  g_assert_true ((kernel_of (f, "conv") != NULL) == dnnl);
+  g_assert_true ((kernel_of (f, "gemm") != NULL) == dnnl);
+  g_assert_true ((kernel_of (f, "mm") != NULL) == dnnl);
+  if (dnnl)
+    g_assert_true (g_str_has_prefix (kernel_of (f, "conv")->producer, "onednn "));
+  g_assert_null (kernel_of (f, "conv_act"));
+  g_assert_cmpuint (f->kernels->len, ==, dnnl ? 4 : 1);
+}
+
+static void
+test_refused (void)
+{
+  g_autoptr(FwModel) model = single_ops_model ();
+  FwGraph *g = fw_model_get_graph (model);
+
+  for (guint i = 0; i < g->nodes->len; i++)
+    {
+      FwNode *node = g_ptr_array_index (g->nodes, i);
+      g_autofree char *why = NULL;
+      FwNodeKernel *k;
+
+      if (strcmp (node->name, "conv_act") != 0)
+        continue;
+      k = fw_host_node_kernel_new (node, &why);
+      g_assert_null (k);
+      g_assert_nonnull (why);
+      g_test_message ("conv_act: %s", why);
+    }
+}
+
+/* Verification with the node kernels: each checked by itself and the outputs through the fused run. */
+static FwVerifyResult *
+verify (Fixture *f, GPtrArray *kernels)
+{
+  g_autoptr(GError) error = NULL;
+  FwVerifyOptions vopts = { .seed = 7, .n_threads = 2, .policy = FW_VERIFY_POLICY_STRICT };
+  g_autoptr(GPtrArray) groups = g_ptr_array_new ();
+  FwVerifyResult *result;
+
+  vopts.node_kernels = kernels;
+  result = fw_verify_run (f->plan, groups, &vopts, &error);
+  g_assert_no_error (error);
+  return result;
+}
+
+static void
+test_matches_reference (Fixture *f, gconstpointer data)
+{
+  /* Twice: the second run reads the weights and bias the first prepared. */
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autoptr(FwVerifyResult) result = verify (f, f->kernels);
+
+      g_assert_cmpuint (result->nodes->len, ==, f->kernels->len);
+      for (guint i = 0; i < result->nodes->len; i++)
+        {
+          const FwNodeCheck *c = &g_array_index (result->nodes, FwNodeCheck, i);
+
+          g_test_message ("%s: max abs %g (tolerance abs %g)", c->kernel->node->name, c->compare.max_abs,
+                          c->tolerance.abs);
+          g_assert_true (c->pass);
+          g_assert_cmpint (c->compare.n_elements, >, 0);
+          /* A maximum is exact in any order. */
+          if (strcmp (c->kernel->node->op_type, "MaxPool") == 0)
+            g_assert_cmpfloat (c->compare.max_abs, ==, 0.0);
+        }
+      for (guint o = 0; o < result->outputs->len; o++)
+        g_assert_true (g_array_index (result->outputs, FwOutputCheck, o).pass);
+      g_assert_true (result->pass);
+    }
+}
+
+/* A kernel that computes its node and then spoils one element. */
+typedef struct
+{
+  const FwNodeKernel *real;
+  FwNodeKernel        spoiled;
+} Spoiler;
+
+static gboolean
+run_spoiled (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  Spoiler *s = data;
+
+  if (!s->real->kernel.run (s->real->kernel.data, inputs, outputs, n_threads, error))
+    return FALSE;
+  ((float *) outputs[0]->data)[outputs[0]->n_elements / 2] += 0.5f;
+  return TRUE;
+}
+
+static void
+test_spoiled_fails (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new ();
+  g_autoptr(FwVerifyResult) result = NULL;
+  Spoiler s;
+  guint failed = 0;
+
+  s.real = kernel_of (f, "pool");
+  s.spoiled = *s.real;
+  s.spoiled.kernel.run = run_spoiled;
+  s.spoiled.kernel.data = &s;
+  g_ptr_array_add (kernels, &s.spoiled);
+  result = verify (f, kernels);
+  g_assert_false (result->pass);
+  g_assert_cmpuint (result->nodes->len, ==, 1);
+  g_assert_false (g_array_index (result->nodes, FwNodeCheck, 0).pass);
+  g_assert_cmpint (g_array_index (result->nodes, FwNodeCheck, 0).compare.n_failed, ==, 1);
+  /* The fused run used it too: the model's output y3 is wrong. */
+  for (guint o = 0; o < result->outputs->len; o++)
+    failed += !g_array_index (result->outputs, FwOutputCheck, o).pass;
+  g_assert_cmpuint (failed, ==, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/core/exec/node-kernel/chosen", Fixture, NULL, fixture_set_up, test_chosen, fixture_tear_down);
+  g_test_add_func ("/core/exec/node-kernel/refused", test_refused);
+  g_test_add ("/core/exec/node-kernel/matches-reference", Fixture, NULL, fixture_set_up, test_matches_reference,
+              fixture_tear_down);
+  g_test_add ("/core/exec/node-kernel/spoiled-fails", Fixture, NULL, fixture_set_up, test_spoiled_fails,
+              fixture_tear_down);
+  return g_test_run ();
+}

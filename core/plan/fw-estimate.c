@@ -161,7 +161,8 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
   {
     gdouble t = lo * unit;
     out->tile_elements = (gint64) t;
-    out->tile_rows = space->row_axes > 0 ? (gint64) (t / row) : 0;
+    /* A row of no elements (a zero dim) holds no rows: t / row would be inf, no integer. */
+    out->tile_rows = space->row_axes > 0 && row >= 1 ? (gint64) (t / row) : 0;
     out->row_elements = space->row_axes > 0 ? (gint64) row : 0;
     out->ub_bytes = fw_kernel_spec_ub_bytes (spec, align, t, t / row, &out->n_buffers);
     out->ub_percent = 100.0 * out->ub_bytes / budget;

@@ -64,6 +64,34 @@ fail (Mapper *m, FwReasonCode code, FwNode *node, char *why)
   return FALSE;
 }
 
+/* A Transpose's perm (NULL: reversed) as a permutation of rank axes: a model shape inference could not
+ * check may name an axis twice, one past the rank, or too few. */
+static gboolean
+valid_perm (const gint64 *perm, guint n, gint rank)
+{
+  guint64 seen = 0;
+
+  if (perm == NULL)
+    return TRUE;
+  if (n != (guint) rank || rank > 64)
+    return FALSE;
+  for (gint b = 0; b < rank; b++)
+    {
+      if (perm[b] < 0 || perm[b] >= rank || (seen & (G_GUINT64_CONSTANT (1) << perm[b])) != 0)
+        return FALSE;
+      seen |= G_GUINT64_CONSTANT (1) << perm[b];
+    }
+  return TRUE;
+}
+
+static gboolean
+bad_perm (Mapper *m, FwNode *node)
+{
+  return fail (m, FW_NF_INDEX_MAP, node,
+               g_strdup_printf (_("%s “%s” has a perm that does not permute its input's axes"), node->op_type,
+                                node->name));
+}
+
 /* ---- affine arithmetic ---- */
 
 static void
@@ -456,6 +484,8 @@ backward (Mapper *m, FwNode *node, guint k, const Coords *out, Coords *c)
         {
           guint n = 0;
           const gint64 *perm = fw_node_get_attr_ints (node, "perm", &n);
+          if (!valid_perm (perm, n, in->rank))
+            return bad_perm (m, node);
           for (gint b = 0; b < in->rank; b++)
             c->ax[perm ? perm[b] : in->rank - 1 - b] = out->ax[b];
           return TRUE;
@@ -548,6 +578,8 @@ forward (Mapper *m, FwNode *node, guint k, const Coords *in_c, Coords *c)
         return fail (m, FW_NF_INDEX_MAP, node,
                      g_strdup_printf (_("%s “%s” reads a view that cuts an axis of the tile in two"), node->op_type,
                                       node->name));
+      if (!valid_perm (perm, n, res->rank))
+        return bad_perm (m, node);
       c->rank = res->rank;
       c->tainted = TRUE;
       for (gint b = 0; b < res->rank; b++)

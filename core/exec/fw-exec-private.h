@@ -81,7 +81,8 @@ gboolean  fw_exec_run_node_golden (FwExecContext *ctx,
 /* A kernel's boundary inputs from values (FwValue* → FwArray*, as a run with keep filled it); constants
  * are borrowed from the model. With seeded non-NULL, a value of a control-flow body that did not run (a
  * branch not taken, a loop of no iterations) is a seeded random array of its static shape instead, and
- * *seeded says whether any was. */
+ * *seeded says whether any was. A NULL entry of kernel->inputs (a node kernel's omitted optional input) gives a
+ * NULL array. */
 gboolean  fw_verify_gather_inputs (const FwGroupKernel *kernel,
                                    GHashTable    *values,
                                    guint64        seed,

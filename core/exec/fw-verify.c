@@ -387,9 +387,12 @@ fw_verify_gather_inputs (const FwGroupKernel *kernel, GHashTable *values, guint6
   for (guint i = 0; i < kernel->n_inputs; i++)
     {
       FwValue *v = kernel->inputs[i];
-      FwArray *a = g_hash_table_lookup (values, v);
+      FwArray *a;
 
-      if (a != NULL)
+      /* An omitted optional input (a node kernel's) stays NULL. */
+      if (v == NULL)
+        continue;
+      if ((a = g_hash_table_lookup (values, v)) != NULL)
         in[i] = fw_array_ref (a);
       else if (v->constant != NULL)
         in[i] = fw_array_new_from_tensor (v->constant, error);
@@ -581,23 +584,8 @@ check_node_kernel (const FwNodeKernel *nk, FwExecContext *ctx, GHashTable *ref_k
   gboolean ok = FALSE;
 
   check->kernel = nk;
-  for (guint i = 0; i < node->n_inputs; i++)
-    {
-      FwValue *v = node->inputs[i];
-      FwArray *a = v != NULL ? g_hash_table_lookup (ref_keep, v) : NULL;
-
-      if (v == NULL)
-        continue;
-      if (a != NULL)
-        in[i] = fw_array_ref (a);
-      else if (v->constant != NULL && (in[i] = fw_array_new_from_tensor (v->constant, error)) == NULL)
-        goto out;
-      else if (v->constant == NULL)
-        {
-          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the reference run did not keep “%s”"), v->name);
-          goto out;
-        }
-    }
+  if (!fw_verify_gather_inputs (&nk->kernel, ref_keep, options->seed, in, NULL, error))
+    goto out;
   if (!nk->kernel.run (nk->kernel.data, in, out, ctx->n_threads, error))
     {
       g_prefix_error (error, _("node %s: "), node->name);

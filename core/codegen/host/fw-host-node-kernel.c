@@ -30,7 +30,7 @@ typedef struct
   NodeKind     kind;
   FwNodeKernel nk;
   char        *producer;
-  const FwNode *node;
+  gint64       in_elements;   /* the inferred size of the node's first input, which a run must give */
   gint64       out_dims[FW_MAX_RANK];
   guint        out_rank;
   FwDnnlPrim  *prim;
@@ -237,20 +237,12 @@ run_node_kernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint
   NodeKernel *k = data;
   FwArray *x = inputs[0];
   g_autoptr(FwArray) y = NULL;
-  gint64 want = k->kind == NODE_MAX_POOL ? k->pool.planes * k->pool.H * k->pool.W : 0;
 
-  if (k->kind == NODE_DNNL)
-    {
-      const FwValue *v = k->node->inputs[0];
-      want = 1;
-      for (gint i = 0; i < v->rank; i++)
-        want *= v->dims[i].value;
-    }
   /* The shapes the kernel was made for are the inferred ones; a run on others is a bug upstream. */
-  if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != want)
+  if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != k->in_elements)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
-                   k->node->name);
+                   k->nk.node->name);
       return FALSE;
     }
   if ((y = fw_array_new (FW_DTYPE_FLOAT, k->out_rank, k->out_dims, error)) == NULL)
@@ -259,7 +251,8 @@ run_node_kernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint
     max_pool (x->data, y->data, &k->pool, MAX (n_threads, 1));
   else if (fw_dnnl_prim_run (k->prim, x->data, NULL, y->data, (int) MAX (n_threads, 1)) != 0)
     {
-      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: the oneDNN primitive failed"), k->node->name);
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: the oneDNN primitive failed"),
+                   k->nk.node->name);
       return FALSE;
     }
   outputs[0] = g_steal_pointer (&y);
@@ -311,7 +304,10 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
       refuse (why, _("no kernel for this op"));
       return NULL;
     }
-  k->node = node;
+  /* Both kinds refused a first input without static dims. */
+  k->in_elements = 1;
+  for (gint i = 0; i < node->inputs[0]->rank; i++)
+    k->in_elements *= node->inputs[0]->dims[i].value;
   k->out_rank = (guint) y->rank;
   for (gint i = 0; i < y->rank; i++)
     k->out_dims[i] = y->dims[i].value;

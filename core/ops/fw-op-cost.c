@@ -282,8 +282,9 @@ fw_op_gemm_class (gdouble flops)
 }
 
 /* What the host target's fused kernels compute with the C library, as the interpreter does (expf, tanhf,
- * logf…: fw-host-expr.c, fw-host-region.c's Softmax, fw-host-attention.c's online softmax), against what
- * they compute with operations of their own: Erf and erf-GELU by fw_erf's polynomial, Pow by products. */
+ * logf…: fw-host-expr.c, fw-host-region.c's Softmax), against what they compute with operations of their
+ * own: Erf and erf-GELU by fw_erf's polynomial, Pow by products (and a fused attention's softmax by fw_exp,
+ * which fw-estimate.c, knowing the group, prices at the plain rate). */
 static const char * const libm_fused_ops[] = {
   "Exp", "Log", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Softplus", "Elu", "Selu", "Celu", "FastGelu", "QuickGelu",
   "Mish", "Softmax", "LogSoftmax", NULL,

@@ -476,26 +476,30 @@ test_conv (Fixture *f, gconstpointer data)
     }
 }
 
-/* A half kernel's AVX2 body and its baseline body (FW_SK_PORTABLE) compute the same operations in the same
+/* A kernel's AVX2 body and its baseline body (FW_SK_PORTABLE) compute the same operations in the same
  * order, lane sums included, so they give the same bits: on a Softmax, a ReduceSum over 1,000 (neither a
- * multiple of the eight lanes nor of a conversion block) and the LayerNorm + GELU above. A wrong clobber or
- * a lane out of place shows as a difference here before it shows in a tolerance. */
+ * multiple of the eight lanes nor of a conversion block) and the LayerNorm + GELU above, in a half type
+ * (data: FW_DTYPE_FLOAT16) and in float32, whose kernels get the two bodies from 65,536 outputs (25 rows of
+ * 1,000 per batch here). A wrong clobber or a lane out of place shows as a difference here before it shows
+ * in a tolerance; a float32 kernel that kept one body shows as a source without fw_sk_entry_avx2. */
 static void
 test_bodies_agree (Fixture *f, gconstpointer data)
 {
+  const FwDType dt = (FwDType) GPOINTER_TO_INT (data);
+  const gsize eb = dt == FW_DTYPE_FLOAT ? 4 : 2;
   g_autoptr(FwModel) model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
   g_autoptr(GRand) rand = g_rand_new_with_seed (21);
-  gint64 x[3] = { 3, 5, 1000 }, w[1] = { 1000 }, axes[1] = { -1 };
+  gint64 x[3] = { 3, dt == FW_DTYPE_FLOAT ? 25 : 5, 1000 }, w[1] = { 1000 }, axes[1] = { -1 };
   g_autoptr(FwPlan) plan = NULL;
   guint compared = 0;
 
   NEED_TOOLCHAIN (f);
-  input (g, "x", FW_DTYPE_FLOAT16, 3, x);
-  weight (g, rand, "gamma", FW_DTYPE_FLOAT16, 1, w, 1.0);
-  weight (g, rand, "beta", FW_DTYPE_FLOAT16, 1, w, 1.0);
-  constant (g, "isq", FW_DTYPE_FLOAT16, (float) (1.0 / G_SQRT2));
-  constant (g, "one", FW_DTYPE_FLOAT16, 1.0f);
+  input (g, "x", dt, 3, x);
+  weight (g, rand, "gamma", dt, 1, w, 1.0);
+  weight (g, rand, "beta", dt, 1, w, 1.0);
+  constant (g, "isq", dt, (float) (1.0 / G_SQRT2));
+  constant (g, "one", dt, 1.0f);
   node (g, "Softmax", "s0", "x", NULL, NULL);
   node (g, "Mul", "sm", "s0", "isq", NULL);
   fw_node_set_attr_ints (node (g, "ReduceSum", "r0", "x", NULL, NULL), "axes", 1, axes);
@@ -518,6 +522,7 @@ test_bodies_agree (Fixture *f, gconstpointer data)
         continue;
       k = build (f, plan, cand);
       src = fw_superkernel_get_kernel_source (k);
+      g_assert_nonnull (strstr (fw_kernel_source_get_main (src), "fw_sk_entry_avx2"));
       n_in = fw_kernel_source_get_n_inputs (src);
       n_out = fw_kernel_source_get_n_outputs (src);
       ins = g_new0 (FwArray *, n_in + 1);
@@ -533,7 +538,7 @@ test_bodies_agree (Fixture *f, gconstpointer data)
       for (guint o = 0; o < n_out; o++)
         {
           g_assert_cmpint (wide[o]->n_elements, ==, base[o]->n_elements);
-          g_assert_cmpmem (wide[o]->data, wide[o]->n_elements * 2, base[o]->data, base[o]->n_elements * 2);
+          g_assert_cmpmem (wide[o]->data, wide[o]->n_elements * eb, base[o]->data, base[o]->n_elements * eb);
           fw_array_unref (wide[o]);
           fw_array_unref (base[o]);
           compared++;
@@ -553,7 +558,10 @@ main (int argc, char *argv[])
   ADD ("matmul", test_matmul);
   ADD ("layernorm-gelu", test_layernorm_gelu);
   ADD ("conv", test_conv);
-  ADD ("bodies-agree", test_bodies_agree);
 #undef ADD
+  g_test_add ("/core/codegen/host/half/bodies-agree", Fixture, GINT_TO_POINTER (FW_DTYPE_FLOAT16), fixture_set_up,
+              test_bodies_agree, fixture_tear_down);
+  g_test_add ("/core/codegen/host/half/bodies-agree-float32", Fixture, GINT_TO_POINTER (FW_DTYPE_FLOAT),
+              fixture_set_up, test_bodies_agree, fixture_tear_down);
   return g_test_run ();
 }

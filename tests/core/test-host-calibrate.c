@@ -391,6 +391,46 @@ test_fused_libm_classed (void)
   assert_rel (b.time_after_s - a.time_after_s, 9 * exp_flops / 10e9);
 }
 
+/* A fused attention's softmax exps are the kernel's fw_exp, not the C library's: the transcendental factor
+ * prices the unfused side only, so the fused kernel costs the same with it (with expf still classed, it
+ * cost more). */
+static void
+test_attention_exp_plain (void)
+{
+  g_autoptr(FwModel) model = fw_test_attention_model (FW_TEST_ATTENTION_SHORT);
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {transcendental: 0.1}\n", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
+  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
+                                                          strlen (calibrated_yaml), &error);
+  FwProfile *profiles[2] = { plain, calibrated };
+  FwCostEstimate cost[2];
+
+  g_assert_no_error (error);
+  for (guint p = 0; p < 2; p++)
+    {
+      g_autoptr(FwPlan) plan = NULL;
+      FwPlanOptions options;
+      guint found = 0;
+
+      fw_plan_options_init (&options);
+      plan = fw_plan_new (model, profiles[p], NULL, &options, &error);
+      g_assert_no_error (error);
+      for (guint c = 0; c < plan->candidates->len; c++)
+        {
+          FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
+          if (strcmp (cand->kind, "attention") == 0)
+            {
+              cost[p] = *fw_candidate_get_cost (cand);
+              found++;
+            }
+        }
+      g_assert_cmpuint (found, ==, 1);
+    }
+  g_assert_cmpfloat (cost[1].time_before_s, >, cost[0].time_before_s * 1.01);
+  assert_rel (cost[1].time_after_s, cost[0].time_after_s);
+}
+
 static void
 test_no_probe_refuses (void)
 {
@@ -455,6 +495,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/hw/calibrate/cost-reads-factors", test_cost_reads_factors);
   g_test_add_func ("/core/hw/calibrate/fused-keeps-vector-rate", test_fused_keeps_vector_rate);
   g_test_add_func ("/core/hw/calibrate/fused-libm-classed", test_fused_libm_classed);
+  g_test_add_func ("/core/hw/calibrate/attention-exp-plain", test_attention_exp_plain);
   g_test_add_func ("/core/hw/calibrate/no-probe-refuses", test_no_probe_refuses);
   g_test_add_func ("/core/hw/calibrate/async-cancelled", test_async_cancelled);
   status = g_test_run ();

@@ -86,14 +86,26 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
       return TRUE;
     }
   in = fw_hc_kernel_input (g, v);
-  g_string_append_printf (out, "in%d[0", in);
-  for (gint a = v->rank - 1; a >= 0; a--)
-    {
-      if (v->dims[a].value != 1)
-        g_string_append_printf (out, " + (%s) * %" G_GINT64_FORMAT, c[a], stride);
-      stride *= v->dims[a].value;
-    }
-  g_string_append_c (out, ']');
+  {
+    GString *index = g_string_new ("0");
+
+    for (gint a = v->rank - 1; a >= 0; a--)
+      {
+        if (v->dims[a].value != 1)
+          g_string_append_printf (index, " + (%s) * %" G_GINT64_FORMAT, c[a], stride);
+        stride *= v->dims[a].value;
+      }
+    if (g->row_reads != NULL)
+      {
+        g_string_append_printf (out, "in%d[o%u + k]", in, g->row_reads->len);
+        g_ptr_array_add (g->row_reads, g_string_free (index, FALSE));
+      }
+    else
+      {
+        g_string_append_printf (out, "in%d[%s]", in, index->str);
+        g_string_free (index, TRUE);
+      }
+  }
   return TRUE;
 }
 
@@ -291,17 +303,122 @@ emit_chain (Gen *g, const FwAttentionSpec *a, GString *s, GError **error)
   return TRUE;
 }
 
+/* An operand's block load row by row: where every input it reads is read at consecutive elements along the
+ * block's columns (k), each row is the element expression over in<N>[o<i> + k], o<i> the read's index at
+ * k = 0 computed once per row, and the loop vectorises. Index expressions of views carry a division and a
+ * remainder per axis they regroup, which GCC cannot fold (it does not know k's range), and they cost more
+ * than the load. Whether the reads are consecutive is asked of the expressions themselves, once per process
+ * on every coordinate of the operand (check), not worked out here a second way: when it fails, the
+ * element-by-element loads run. */
+typedef struct
+{
+  char      *expr;    /* the element, reading in<N>[o<i> + k] */
+  GPtrArray *at_k;    /* char*: read i's index at the block's coordinates */
+  GPtrArray *at_0;    /* char*: the same at k = 0 */
+} RowLoad;
+
+static void
+row_load_clear (RowLoad *l)
+{
+  g_free (l->expr);
+  g_clear_pointer (&l->at_k, g_ptr_array_unref);
+  g_clear_pointer (&l->at_0, g_ptr_array_unref);
+}
+
+/* The coordinates of a block load: the operand's row r0 + r and column k0 + k (transposed, its row k0 + k
+ * and column r0 + r); k0_only: k replaced by 0. */
+static void
+block_coords (gboolean transposed, const char *r0, const char *k0, gboolean k0_only, char **r, char **k)
+{
+  const char *kv = k0_only ? "0" : "k";
+
+  *r = transposed ? g_strdup_printf ("(%s + %s)", k0, kv) : g_strdup_printf ("(%s + r)", r0);
+  *k = transposed ? g_strdup_printf ("(%s + r)", r0) : g_strdup_printf ("(%s + %s)", k0, kv);
+}
+
+static gboolean
+row_load (Gen *g, const FwAttentionSpec *a, FwValue *v, gboolean transposed, const char *r0, const char *k0,
+          RowLoad *out, GError **error)
+{
+  GPtrArray **lists[2] = { &out->at_k, &out->at_0 };
+  gboolean ok = TRUE;
+
+  memset (out, 0, sizeof *out);
+  for (guint pass = 0; pass < 2 && ok; pass++)
+    {
+      g_autofree char *r = NULL, *k = NULL;
+      GString *e = g_string_new (NULL);
+
+      block_coords (transposed, r0, k0, pass == 1, &r, &k);
+      g->row_reads = g_ptr_array_new_with_free_func (g_free);
+      ok = emit_load (g, a, v, r, k, "x", e, error);
+      *lists[pass] = g_steal_pointer (&g->row_reads);
+      if (pass == 0 && ok)
+        out->expr = g_strndup (e->str + 4, e->len - 6);  /* "x = EXPR;\n" */
+      g_string_free (e, TRUE);
+    }
+  if (!ok || out->at_k->len != out->at_0->len)
+    {
+      row_load_clear (out);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Statements setting `name` (a local declared before the team starts) to 1 when every read of l is
+ * consecutive along k on every coordinate of the operand: its lead coordinates from b, rows 0..n_rows-1,
+ * columns 0..n_cols-1; else 2. Once per process (a static; threads that race to it compute the same answer). */
+static void
+emit_row_check (const FwAttentionSpec *a, const RowLoad *l, const char *name, guint unit, gint64 n_rows,
+                gint64 n_cols, GString *s)
+{
+  gint64 nb = 1, inner = 1;
+
+  for (gint i = 0; i < a->lead_rank; i++)
+    nb *= a->lead[i];
+  g_string_append_printf (s, "  static int %s_%u_known = 0;\n  int %s = __atomic_load_n (&%s_%u_known, __ATOMIC_RELAXED);\n"
+                             "  if (%s == 0)\n  {\n    %s = 1;\n"
+                             "    for (int64_t b = 0; b < %" G_GINT64_FORMAT " && %s == 1; b++)\n    {\n",
+                          name, unit, name, name, unit, name, name, nb, name);
+  for (gint i = a->lead_rank - 1; i >= 0; i--)
+    {
+      g_string_append_printf (s, "      const int64_t c%d = (b / %" G_GINT64_FORMAT ") %% %" G_GINT64_FORMAT ";\n"
+                                 "      (void) c%d;\n", i, inner, a->lead[i], i);
+      inner *= a->lead[i];
+    }
+  g_string_append_printf (s, "      const int64_t i0 = 0, j0 = 0;\n      (void) i0;\n      (void) j0;\n"
+                             "      for (int64_t r = 0; r < %" G_GINT64_FORMAT " && %s == 1; r++)\n"
+                             "        for (int64_t k = 0; k < %" G_GINT64_FORMAT "; k++)\n"
+                             "          if (0", n_rows, name, n_cols);
+  for (guint i = 0; i < l->at_k->len; i++)
+    g_string_append_printf (s, " || (%s) != (%s) + k", (char *) g_ptr_array_index (l->at_k, i),
+                            (char *) g_ptr_array_index (l->at_0, i));
+  g_string_append_printf (s, ")\n          {\n            %s = 2;\n            break;\n          }\n    }\n"
+                             "    __atomic_store_n (&%s_%u_known, %s, __ATOMIC_RELAXED);\n  }\n",
+                          name, name, unit, name);
+}
+
 /* The loads of one block of an operand: rows r0 + r for r < nr, columns k0 + k for k < nk, into
- * buf[r * ld + k]; transposed, the operand's rows k0 + k and columns r0 + r (buf's rows are its columns). */
+ * buf[r * ld + k]; transposed, the operand's rows k0 + k and columns r0 + r (buf's rows are its columns).
+ * With fast (the operand's RowLoad) and its check's local `check`, row by row where the check passed. */
 static gboolean
 emit_block_load (Gen *g, const FwAttentionSpec *a, FwValue *v, gboolean transposed, const char *rows,
-                 const char *cols, const char *r0, const char *k0, const char *buf, gint64 ld, GString *s,
-                 GError **error)
+                 const char *cols, const char *r0, const char *k0, const char *buf, gint64 ld, const RowLoad *fast,
+                 const char *check, GString *s, GError **error)
 {
-  g_autofree char *r = g_strdup_printf (transposed ? "(%s + k)" : "(%s + r)", transposed ? k0 : r0);
-  g_autofree char *k = g_strdup_printf (transposed ? "(%s + r)" : "(%s + k)", transposed ? r0 : k0);
+  g_autofree char *r = NULL, *k = NULL;
   g_autofree char *dst = g_strdup_printf ("            %s[r * %" G_GINT64_FORMAT " + k]", buf, ld);
 
+  block_coords (transposed, r0, k0, FALSE, &r, &k);
+  if (fast != NULL)
+    {
+      g_string_append_printf (s, "        if (%s == 1)\n          for (int64_t r = 0; r < %s; r++)\n          {\n",
+                              check, rows);
+      for (guint i = 0; i < fast->at_0->len; i++)
+        g_string_append_printf (s, "            const int64_t o%u = %s;\n", i, (char *) g_ptr_array_index (fast->at_0, i));
+      g_string_append_printf (s, "            for (int64_t k = 0; k < %s; k++)\n              %s[r * %" G_GINT64_FORMAT
+                                 " + k] = %s;\n          }\n        else\n", cols, buf, ld, fast->expr);
+    }
   g_string_append_printf (s, "        for (int64_t r = 0; r < %s; r++)\n          for (int64_t k = 0; k < %s; k++)\n"
                              "          {\n", rows, cols);
   if (!emit_load (g, a, v, r, k, dst, s, error))
@@ -335,12 +452,23 @@ emit_coords (const FwAttentionSpec *a, GString *s)
 static void
 emit_fold (const FwAttentionSpec *a, GString *s)
 {
-  g_string_append (s, "          float mx = m[i];\n          for (int64_t j = 0; j < nk; j++)\n"
+  /* Both loops vectorise: the maximum is exact in any order; the sum goes into eight lane sums (score j
+     into lane j % 8, added pairwise after), an order fixed whatever the vector width, so the AVX2 and the
+     baseline body agree to the bit (the reference's order is another again). exp is the prelude's fw_exp,
+     not a library call per score. */
+  g_string_append (s, "          float mx = m[i];\n#pragma omp simd reduction(max:mx)\n"
+                      "          for (int64_t j = 0; j < nk; j++)\n"
                       "            mx = srow[j] > mx ? srow[j] : mx;\n"
-                      "          const float corr = m[i] == -INFINITY ? 0.0f : expf (m[i] - mx);\n"
-                      "          float sum = 0.0f;\n          for (int64_t j = 0; j < nk; j++)\n          {\n"
-                      "            const float p = expf (srow[j] - mx);\n            srow[j] = p;\n"
-                      "            sum += p;\n          }\n          l[i] = l[i] * corr + sum;\n          m[i] = mx;\n");
+                      "          const float corr = m[i] == -INFINITY ? 0.0f : fw_exp (m[i] - mx);\n"
+                      "          float ls[8] = { 0 };\n          int64_t jl = 0;\n"
+                      "          for (; jl + 8 <= nk; jl += 8)\n            for (int q = 0; q < 8; q++)\n            {\n"
+                      "              const float p = fw_exp (srow[jl + q] - mx);\n              srow[jl + q] = p;\n"
+                      "              ls[q] += p;\n            }\n"
+                      "          for (int64_t j = jl; j < nk; j++)\n          {\n"
+                      "            const float p = fw_exp (srow[j] - mx);\n            srow[j] = p;\n"
+                      "            ls[j - jl] += p;\n          }\n"
+                      "          const float sum = ((ls[0] + ls[1]) + (ls[2] + ls[3])) + ((ls[4] + ls[5]) + (ls[6] + ls[7]));\n"
+                      "          l[i] = l[i] * corr + sum;\n          m[i] = mx;\n");
   g_string_append_printf (s, "          float *restrict orow = o + i * %" G_GINT64_FORMAT ";\n"
                           "          for (int64_t e = 0; e < %" G_GINT64_FORMAT "; e++)\n            orow[e] *= corr;\n",
                           a->dv, a->dv);
@@ -356,8 +484,9 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_autofree char *dv = g_strdup_printf ("%" G_GINT64_FORMAT, a->dv);
   const gint64 *os = a->out_strides;
   GString *s = g->body;
+  RowLoad rows[3];
   gint64 block;
-  gboolean wide;
+  gboolean wide, ok;
 
   for (gint i = 0; i < a->lead_rank; i++)
     nb *= a->lead[i];
@@ -367,6 +496,17 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append_printf (s, "  /* attention: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " queries in blocks of %"
                           G_GINT64_FORMAT ", %" G_GINT64_FORMAT " keys in blocks of %" G_GINT64_FORMAT "%s */\n",
                           nb, a->sq, qb, a->sk, kb, a->online ? ", online softmax" : "");
+  if (!row_load (g, a, a->q, FALSE, "i0", "0", &rows[0], error) ||
+      !row_load (g, a, a->k, TRUE, "j0", "0", &rows[1], error) ||
+      !row_load (g, a, a->v, FALSE, "j0", "0", &rows[2], error))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+        row_load_clear (&rows[i]);
+      return FALSE;
+    }
+  emit_row_check (a, &rows[0], "q_rows", g->cand->index, a->sq, a->d, s);
+  emit_row_check (a, &rows[1], "k_rows", g->cand->index, a->sk, a->d, s);
+  emit_row_check (a, &rows[2], "v_rows", g->cand->index, a->sk, a->dv, s);
   block = qb * kb + qb * a->dv + 2 * qb + qb * a->d + a->d * kb + kb * a->dv;
   wide = nb * a->sq * a->sk > PARALLEL_MIN_ELEMENTS;
   if (g->team)
@@ -403,17 +543,19 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append_printf (s, "      for (int64_t i = 0; i < nr; i++)\n      {\n        m[i] = -INFINITY;\n"
                           "        l[i] = 0.0f;\n        for (int64_t e = 0; e < %s; e++)\n"
                           "          o[i * %s + e] = 0.0f;\n      }\n      {\n", dv, dv);
-  if (!emit_block_load (g, a, a->q, FALSE, "nr", d, "i0", "0", "qa", a->d, s, error))
-    return FALSE;
+  ok = emit_block_load (g, a, a->q, FALSE, "nr", d, "i0", "0", "qa", a->d, &rows[0], "q_rows", s, error);
+  if (!ok)
+    goto done;
   g_string_append_printf (s, "      }\n      for (int64_t j0 = 0; j0 < %" G_GINT64_FORMAT "; j0 += %" G_GINT64_FORMAT ")\n"
                           "      {\n", a->sk, kb);
   g_string_append_printf (s, "        const int64_t nk = %" G_GINT64_FORMAT " - j0 < %" G_GINT64_FORMAT " ? %"
                           G_GINT64_FORMAT " - j0 : %" G_GINT64_FORMAT ";\n", a->sk, kb, a->sk, kb);
   /* K's block key by key (the rows of Kᵀ, unit stride along the head's elements in the usual layouts), for
      a transposed product. */
-  if (!emit_block_load (g, a, a->k, TRUE, "nk", d, "j0", "0", "ka", a->d, s, error) ||
-      !emit_block_load (g, a, a->v, FALSE, "nk", dv, "j0", "0", "vb", a->dv, s, error))
-    return FALSE;
+  ok = emit_block_load (g, a, a->k, TRUE, "nk", d, "j0", "0", "ka", a->d, &rows[1], "k_rows", s, error) &&
+       emit_block_load (g, a, a->v, FALSE, "nk", dv, "j0", "0", "vb", a->dv, &rows[2], "v_rows", s, error);
+  if (!ok)
+    goto done;
   /* The block's two products go to sgemm (OpenBLAS): called from inside the team, its OpenMP build runs
      each on the calling thread, with register-blocked AVX2/AVX-512 kernels that this file's C, compiled for
      any x86-64, does not reach. Q·K first, into the block's scores. */
@@ -422,8 +564,8 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append (s, "        for (int64_t i = 0; i < nr; i++)\n        {\n");
   g_string_append_printf (s, "          float *restrict srow = sc + i * %" G_GINT64_FORMAT ";\n", kb);
   g_string_append (s, "          for (int64_t j = 0; j < nk; j++)\n          {\n            float x = srow[j];\n");
-  if (!emit_chain (g, a, s, error))
-    return FALSE;
+  if (!(ok = emit_chain (g, a, s, error)))
+    goto done;
   g_string_append (s, "            srow[j] = x;\n          }\n");
   emit_fold (a, s);
   g_string_append (s, "        }\n");
@@ -439,5 +581,8 @@ fw_hc_emit_attention (Gen *g, GError **error)
     g_string_append (s, "    }\n    }\n  }\n");
   else
     g_string_append (s, "    }\n    free (sb);\n    }\n    if (fail)\n      goto out;\n  }\n");
-  return TRUE;
+done:
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    row_load_clear (&rows[i]);
+  return ok;
 }

@@ -121,6 +121,9 @@ typedef struct
   gboolean           team;      /* kernel->team: the body's loops are work-shared in the caller's team */
   GString           *decls;     /* file-scope constants */
   GString           *body;      /* the entry's body */
+  /* Set while an attention operand's block load is written row by row (fw-host-attention.c): each read
+     of a kernel input appends its index expression here and is written as in<N>[o<i> + k]. */
+  GPtrArray         *row_reads;
 } Gen;
 
 #define LEAD_STRIDE(v, k) ((v)->cstr[(k)])

@@ -116,6 +116,11 @@ fw_hc_append_prelude (GString *src, gboolean half)
     "typedef struct { int abi; int features; fw_sk_sgemm sgemm; fw_sk_producer_run producer_run; void *producer; }\n"
     "  fw_sk_runtime;\n\n");
   g_string_append_printf (src, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
+  /* The runtime table's CPU features, which pick a kernel's body (fw-superkernel.c). */
+  g_string_append_printf (src, "#define FW_SK_CPU_F16C %d\n#define FW_SK_CPU_AVX512 %d\n#define FW_SK_CPU_AVX2 %d\n"
+                               "#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))\n"
+                               "#define FW_SK_X86 1\n#else\n#define FW_SK_X86 0\n#endif\n\n",
+                          FW_SK_CPU_F16C, FW_SK_CPU_AVX512, FW_SK_CPU_AVX2);
   /* erff is a library call, and one call in a loop keeps GCC from vectorising the whole loop: an erf-GELU
      epilogue ran at erff's speed whatever else it fused. This is the rational approximation XLA and Eigen
      use for float32, branch-free so it vectorises: within 4.3e-7 relative error of erf over the normal
@@ -131,6 +136,25 @@ fw_hc_append_prelude (GString *src, gboolean half)
     "  q = q * x2 + -2.13374055278905e-04f;\n  q = q * x2 + -1.68282697438203e-03f;\n"
     "  q = q * x2 + -7.37332916720468e-03f;\n  q = q * x2 + -1.42647390514189e-02f;\n"
     "  return c * p / q;\n}\n\n");
+  /* expf is a library call too, and attention's softmax made one per score. This is Cephes' expf (Cody-Waite
+     reduction by ln 2 in two parts, a degree-6 polynomial), branch-free so it vectorises: within 1 ulp of
+     exp over [-86, 88.7] (tried on every 97th float there). 2^n is put together from the rounding shift's
+     bits (no float-to-int conversion, undefined on NaN), as 2^(n-1) · 2 so that n = 128 does not overflow
+     the exponent field. Below -86 it gives 0 (exp is under 4.4e-38 there), above 88.72 infinity, NaN stays
+     NaN. */
+  g_string_append (src,
+    "static inline float\nfw_exp (float x)\n{\n"
+    "  const float c = x < -86.0f ? -86.0f : (x > 88.72283935546875f ? 88.72283935546875f : x);\n"
+    "  const float t = c * 1.44269504088896341f + 12582912.0f;  /* n in the low bits: round to nearest */\n"
+    "  const float n = t - 12582912.0f;\n"
+    "  const float r = (c - n * 0.693359375f) - n * -2.12194440e-4f;\n"
+    "  float p = 1.9875691500e-4f, s;\n  uint32_t b;\n"
+    "  p = p * r + 1.3981999507e-3f;\n  p = p * r + 8.3334519073e-3f;\n"
+    "  p = p * r + 4.1665795894e-2f;\n  p = p * r + 1.6666665459e-1f;\n"
+    "  p = p * r + 5.0000001201e-1f;\n  p = p * (r * r) + r + 1.0f;\n"
+    "  memcpy (&b, &t, sizeof b);\n  b = (b - 0x4B400000u + 126u) << 23;\n  memcpy (&s, &b, sizeof s);\n"
+    "  const float y = p * s * 2.0f;\n"
+    "  return x < -86.0f ? 0.0f : (x > 88.72283935546875f ? INFINITY : y);\n}\n\n");
   g_string_append (src,
     "static inline int64_t\nfw_sdiv (int64_t x, int64_t y)\n{\n"
     "  if (y == 0)\n    return 0;\n"
@@ -152,20 +176,48 @@ fw_hc_kernel_input (Gen *g, FwValue *v)
 
 static void emit_function_body (Gen *g, GString *src);
 
-/* A half kernel's body twice: compiled for AVX2 with F16C, taken at run time where the CPU has both, and at
- * the baseline (SSE2, or FW_SK_PORTABLE). Its conversions are F16C or AVX-512 instructions either way; the
- * AVX2 copy also runs the float32 arithmetic between them eight lanes wide, where the baseline's is four,
- * with the same operations in the same order (no FMA: -ffp-contract=off), so both give the same bits. A
- * float32 kernel has no conversions to pay for and keeps one portable body (fw-host-toolchain.c: no
- * -march). */
+/* A kernel's body twice: compiled for AVX2 (with F16C for a half kernel), taken at run time where the CPU
+ * has them, and at the baseline (SSE2, or FW_SK_PORTABLE; fw-host-toolchain.c: no -march). The AVX2 copy
+ * runs the float32 arithmetic eight lanes wide where the baseline's is four, with the same operations in
+ * the same order (no FMA: -ffp-contract=off; every sum the loops vectorise has its lanes fixed in the
+ * source, not by the vector width), so both give the same bits. A half kernel's conversions are F16C or
+ * AVX-512 instructions either way. Eight lanes made bert_like's fused kernels 11 % faster (erf-GELU
+ * epilogues, LayerNorm, attention's softmax). The price is a second compile of the body, paid where the
+ * kernel reads or writes as many elements as would take two threads (a half kernel always: its conversions
+ * need it). */
+static gboolean
+wide_body (Gen *g)
+{
+  GPtrArray *sides[2] = { g->kernel->inputs, g->kernel->outputs };
+  gint64 n = 0;
+
+  if (g->half)
+    return TRUE;
+  for (guint s = 0; s < G_N_ELEMENTS (sides); s++)
+    for (guint i = 0; i < sides[s]->len; i++)
+      {
+        FwValue *v = g_ptr_array_index (sides[s], i);
+        if (v->constant == NULL)
+          n += fw_value_get_n_elements (v);
+      }
+  return n >= PARALLEL_MIN_ELEMENTS;
+}
+
 static void
-emit_half_entries (Gen *g, GString *src)
+emit_entries (Gen *g, GString *src)
 {
   static const char args[] = " (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, int nt)";
-  static const char both[] = "(FW_SK_CPU_AVX2 | FW_SK_CPU_F16C)";
+  const char *both = g->half ? "(FW_SK_CPU_AVX2 | FW_SK_CPU_F16C)" : "FW_SK_CPU_AVX2";
 
-  g_string_append_printf (src, "#if FW_SK_X86\n__attribute__ ((target (\"avx2,f16c\"))) static int\nfw_sk_entry_avx2%s\n{\n",
-                          args);
+  if (!wide_body (g))
+    {
+      g_string_append_printf (src, "int\nfw_sk_entry%s\n{\n", args);
+      emit_function_body (g, src);
+      return;
+    }
+
+  g_string_append_printf (src, "#if FW_SK_X86\n__attribute__ ((target (\"%s\"))) static int\nfw_sk_entry_avx2%s\n{\n",
+                          g->half ? "avx2,f16c" : "avx2", args);
   emit_function_body (g, src);
   g_string_append_printf (src, "#endif\n\nstatic int\nfw_sk_entry_base%s\n{\n", args);
   emit_function_body (g, src);
@@ -251,14 +303,7 @@ fw_host_codegen (FwSuperKernel *kernel, GError **error)
   g_string_append (src, g.decls->str);
   if (g.decls->len)
     g_string_append_c (src, '\n');
-  if (g.half)
-    emit_half_entries (&g, src);
-  else
-    {
-      g_string_append (src, "int\nfw_sk_entry (const fw_sk_runtime *rt, const void *const *ins, void *const *outs, "
-                            "int nt)\n{\n");
-      emit_function_body (&g, src);
-    }
+  emit_entries (&g, src);
   kernel->source = g_string_free (src, FALSE);
   kernel->half = g.half;
   if (kernel->unit_name != NULL)

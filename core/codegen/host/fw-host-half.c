@@ -49,15 +49,14 @@ static const char half_scalar[] =
   "  const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
   "  return (uint16_t) ((u & 0x7fffffffu) > 0x7f800000u ? ((u >> 16) | 0x40u) : r);\n}\n\n";
 
-/* Row converters: cpu is the runtime table's features (FW_SK_CPU_*). F16C and AVX-512F by inline assembly
+/* Row converters: cpu is the runtime table's features (FW_SK_CPU_*, defined by the prelude). F16C and AVX-512F by inline assembly
  * (vcvtph2ps, vcvtps2ph with imm 0: round to nearest even), ending in vzeroupper so the SSE code around
  * them pays no transition (it names every vector register clobbered: it zeroes their upper halves, and
  * the AVX2 body would otherwise keep ymm values live across it, inlined or through -fipa-ra): immintrin.h would add 0.65 s to every half kernel's compile, three times the
  * rest. The portable loops vectorise at the baseline width; the AVX2 clones of the bfloat16 loops are the
  * same loops, compiled wider. */
 static const char half_rows[] =
-  "#define FW_SK_CPU_F16C 1\n#define FW_SK_CPU_AVX512 2\n#define FW_SK_CPU_AVX2 4\n"
-  "#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))\n"
+  "#if FW_SK_X86\n"
   "#define FW_VZEROUPPER() __asm__ volatile (\"vzeroupper\" : : : \"memory\", \"xmm0\", \"xmm1\", \"xmm2\", \"xmm3\", \"xmm4\", "
   "\"xmm5\", \"xmm6\", \"xmm7\", \"xmm8\", \"xmm9\", \"xmm10\", \"xmm11\", \"xmm12\", \"xmm13\", \"xmm14\", \"xmm15\")\n"
   "static void\nfw_h2f_row_f16c (const uint16_t *restrict s, float *restrict d, int64_t n)\n{\n"
@@ -90,8 +89,7 @@ static const char half_rows[] =
   "__attribute__ ((target (\"avx2\"))) static void\n"
   "fw_f2b_row_avx2 (const float *restrict s, uint16_t *restrict d, int64_t n)\n{\n"
   "  for (int64_t i = 0; i < n; i++)\n    d[i] = fw_f2b (s[i]);\n}\n"
-  "#define FW_SK_X86 1\n"
-  "#else\n#define FW_SK_X86 0\n#endif\n\n"
+  "#endif\n\n"
   "static inline void\nfw_h2f_row (int cpu, const uint16_t *restrict s, float *restrict d, int64_t n)\n{\n"
   "#if FW_SK_X86\n"
   "  if (cpu & FW_SK_CPU_AVX512)\n    {\n      fw_h2f_row_avx512 (s, d, n);\n      return;\n    }\n"

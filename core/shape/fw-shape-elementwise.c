@@ -130,7 +130,10 @@ fw_infer_identity (FwInferContext *ctx, FwNode *node, GError **error G_GNUC_UNUS
   FwValue *x = fw_infer_input (node, 0);
 
   fw_infer_set_like (ctx, node, 0, x);
-  if (x != NULL && fw_infer_is_foldable (ctx, x))
+  /* The constant itself, shared rather than computed, so folding's size cap does not apply: torch's
+     exporter writes one Identity per reuse of a weight, and with the cap bert_like's later layers kept
+     MatMuls whose weights the host target could not pack once (oneDNN read them plain on every run). */
+  if (x != NULL && x->constant != NULL)
     fw_infer_set_constant (ctx, node, 0, fw_tensor_ref (x->constant));
   else if (x != NULL)
     pass_shape_value (ctx, node, x->dtype);

@@ -166,6 +166,121 @@ check_producers (gboolean forced)
   fw_test_remove_dir (dir);
 }
 
+/* MatMul + bias + erf-GELU as torch writes it, MatMul + bias + Relu, Conv (its own bias) + Relu: the whole
+ * epilogue oneDNN's bias and eltwise post-op; MatMul + bias + Tanh: a pass of generated C after it. */
+static FwModel *
+absorbed_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (9);
+  gint64 mx[3] = { 2, 9, 24 }, mw[2] = { 24, 40 }, mb[1] = { 40 }, x[4] = { 1, 4, 10, 10 }, w[4] = { 6, 4, 3, 3 };
+  gint64 b[1] = { 6 };
+  const float consts[3] = { 1.41421353816986083984375f, 1.0f, 0.5f };
+  const char *const names[3] = { "sqrt2", "one", "half" };
+
+  fw_test_add_float_input (g, "mx", 3, mx);
+  fw_test_add_float_input (g, "x", 4, x);
+  fw_test_add_random_weight (g, rand, "mw", 2, mw, 1.0f);
+  fw_test_add_random_weight (g, rand, "mb", 1, mb, 1.0f);
+  fw_test_add_random_weight (g, rand, "w", 4, w, 1.0f);
+  fw_test_add_random_weight (g, rand, "b", 1, b, 1.0f);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(FwTensor) t = fw_tensor_new_float (0, NULL, &consts[i]);
+      g_assert_nonnull (fw_graph_add_initializer (g, names[i], t, NULL));
+    }
+  fw_test_add_node3 (g, "MatMul", "mm0", "a0", "mx", "mw", NULL);
+  fw_test_add_node3 (g, "Add", "bias0", "a1", "a0", "mb", NULL);
+  fw_test_add_node3 (g, "Div", "g0", "a2", "a1", "sqrt2", NULL);
+  fw_test_add_node3 (g, "Erf", "g1", "a3", "a2", NULL, NULL);
+  fw_test_add_node3 (g, "Add", "g2", "a4", "a3", "one", NULL);
+  fw_test_add_node3 (g, "Mul", "g3", "a5", "a1", "a4", NULL);
+  fw_test_add_node3 (g, "Mul", "g4", "y0", "a5", "half", NULL);
+  fw_test_add_node3 (g, "MatMul", "mm1", "b0", "mx", "mw", NULL);
+  fw_test_add_node3 (g, "Add", "bias1", "b1", "mb", "b0", NULL);
+  fw_test_add_node3 (g, "Relu", "relu1", "y1", "b1", NULL, NULL);
+  fw_test_add_node3 (g, "Conv", "conv", "c0", "x", "w", "b");
+  fw_test_add_node3 (g, "Relu", "relu2", "y2", "c0", NULL, NULL);
+  fw_test_add_node3 (g, "MatMul", "mm3", "d0", "mx", "mw", NULL);
+  fw_test_add_node3 (g, "Add", "bias3", "d1", "d0", "mb", NULL);
+  fw_test_add_node3 (g, "Tanh", "tanh3", "y3", "d1", NULL, NULL);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("y%u", i);
+      g_assert_true (fw_graph_add_output (g, name, NULL));
+    }
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  return model;
+}
+
+/* The kernels whose whole epilogue oneDNN computes are the primitive alone (no parallel region of generated
+ * C), the one with a Tanh keeps its pass, and all verify against the reference under the strict policy. */
+static void
+test_absorbed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = absorbed_model ();
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwTargets) targets = NULL;
+  g_autoptr(GPtrArray) kernels = NULL;
+  g_autoptr(FwVerifyResult) result = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autofree char *cache = g_build_filename (dir, "kernels", NULL);
+  FwVerifyOptions vopts = { .seed = 3, .n_threads = 2, .policy = FW_VERIFY_POLICY_STRICT };
+  FwPlanOptions options;
+  guint absorbed = 0, kept = 0;
+
+  if (fw_dnnl_library () == NULL)
+    {
+      g_test_skip ("built without oneDNN");
+      fw_test_remove_dir (dir);
+      return;
+    }
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  targets = fw_targets_build (plan, TRUE, FALSE, cache, NULL, &error);
+  g_assert_no_error (error);
+  if (targets->toolchain == NULL)
+    {
+      g_test_skip ("no C compiler");
+      fw_test_remove_dir (dir);
+      return;
+    }
+  for (guint i = 0; i < targets->kernels->len; i++)
+    {
+      FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+      const FwCandidate *cand = g_ptr_array_index (plan->candidates, k->candidate);
+      const char *src = fw_kernel_source_get_main (k->sources[FW_TARGET_HOST]);
+      gboolean tanh = FALSE, pass = strstr (src, "#pragma omp parallel") != NULL;
+
+      g_assert_true (k->host_compiled);
+      for (guint n = 0; n < cand->nodes->len; n++)
+        tanh |= strcmp (((FwNode *) g_ptr_array_index (cand->nodes, n))->op_type, "Tanh") == 0;
+      g_test_message ("candidate %u (%u nodes): %s", k->candidate, cand->nodes->len, pass ? "a pass" : "absorbed");
+      g_assert_cmpint (pass, ==, tanh);
+      absorbed += !pass;
+      kept += pass;
+    }
+  g_assert_cmpuint (absorbed, ==, 3);
+  g_assert_cmpuint (kept, ==, 1);
+  kernels = fw_targets_group_kernels (targets);
+  result = fw_verify_run (plan, kernels, &vopts, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < result->groups->len; i++)
+    {
+      const FwGroupCheck *gc = &g_array_index (result->groups, FwGroupCheck, i);
+      g_test_message ("candidate %u: max abs %g", gc->candidate, gc->isolated.max_abs);
+      g_assert_true (gc->has_kernel);
+      g_assert_true (gc->pass);
+    }
+  g_assert_true (result->pass);
+  fw_test_remove_dir (dir);
+}
+
 static void
 test_chosen (void)
 {
@@ -184,5 +299,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/codegen/host/producer/chosen", test_chosen);
   g_test_add_func ("/core/codegen/host/producer/forced-openblas", test_forced_openblas);
+  g_test_add_func ("/core/codegen/host/producer/absorbed", test_absorbed);
   return g_test_run ();
 }

@@ -738,6 +738,26 @@ test_fold_cap (void)
   fw_graph_free (g);
 }
 
+/* An Identity of a constant is that constant whatever its size (shared, nothing computed): past the cap,
+ * the Identity's output is the same tensor, and a Neg of it still is not folded. */
+static void
+test_fold_identity_past_cap (void)
+{
+  FwGraph *g = fw_graph_new (NULL);
+  FwInferOptions options = { NULL, 16 };
+  g_autoptr(GError) error = NULL;
+
+  add_floats (g, "big", "4,8");
+  add_node (g, "Identity", "id", "big", "a");
+  add_node (g, "Neg", "neg", "a", "b");
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_true (fw_shape_infer_graph (g, &options, NULL, &error));
+  assert_shape (g, "a", "[4,8]");
+  g_assert_true (fw_graph_lookup_value (g, "a")->constant == fw_graph_lookup_value (g, "big")->constant);
+  g_assert_null (fw_graph_lookup_value (g, "b")->constant);
+  fw_graph_free (g);
+}
+
 static void
 test_unknown_op (void)
 {
@@ -958,6 +978,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/shape/pad-tile-expand", test_pad_tile_expand);
   g_test_add_func ("/core/shape/fold/basic", test_fold);
   g_test_add_func ("/core/shape/fold/cap", test_fold_cap);
+  g_test_add_func ("/core/shape/fold/identity-past-cap", test_fold_identity_past_cap);
   g_test_add_func ("/core/shape/unknown-op", test_unknown_op);
   g_test_add_func ("/core/shape/error/broadcast", test_broadcast_error);
   g_test_add_func ("/core/shape/error/attributes", test_bad_attributes);

@@ -199,6 +199,20 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
   st = dnnl_primitive_attr_set_fpmath_mode (attr, dnnl_fpmath_mode_strict);
   if (st == dnnl_success && d->kind == FW_DNNL_MATMUL && d->alpha != 1.0f)
     st = dnnl_primitive_attr_set_output_scales (attr, 1, 0, &d->alpha);
+  if (st == dnnl_success && d->post != FW_DNNL_POST_NONE)
+    {
+      dnnl_post_ops_t po = NULL;
+
+      st = dnnl_post_ops_create (&po);
+      if (st == dnnl_success)
+        st = dnnl_post_ops_append_eltwise (po, 1.0f, d->post == FW_DNNL_POST_RELU ? dnnl_eltwise_relu
+                                                                                    : dnnl_eltwise_gelu_erf,
+                                           0.0f, 0.0f);
+      if (st == dnnl_success)
+        st = dnnl_primitive_attr_set_post_ops (attr, po);
+      if (po != NULL)
+        dnnl_post_ops_destroy (po);
+    }
   omp_set_num_threads (MAX (threads, 1));
   if (st == dnnl_success && d->kind == FW_DNNL_CONV)
     {

@@ -23,6 +23,12 @@ typedef enum {
   FW_DNNL_MATMUL,
 } FwDnnlKind;
 
+typedef enum {
+  FW_DNNL_POST_NONE,
+  FW_DNNL_POST_RELU,
+  FW_DNNL_POST_GELU_ERF,  /* 0.5 x (1 + erf (x / √2)) */
+} FwDnnlPost;
+
 typedef struct
 {
   FwDnnlKind kind;
@@ -43,6 +49,9 @@ typedef struct
    * N), or NULL. A SuperKernel's epilogue adds its own; a single op's kernel (fw-host-node-kernel.c) gives
    * it here. */
   FwTensor  *bias;
+  /* An elementwise function oneDNN applies to each output after the bias (an eltwise post-op), so that a
+   * SuperKernel whose whole epilogue is the bias and this needs no pass of its own (fw-host-producers.c). */
+  FwDnnlPost post;
 } FwDnnlDesc;
 
 /* d as the matmul dst [M, N] = alpha · op(A) × op(B) of row-major [M, K] (or [K, M] with trans_a) by

@@ -81,6 +81,10 @@ struct _FwSuperKernel
   FwSuperKernelProducer producer;  /* what the report prints of producer_kind */
   char              *producer_fallback;  /* why oneDNN does not back the root, or NULL */
   struct _FwDnnlPrim *dnnl;         /* FW_SK_PRODUCER_ONEDNN: the root's primitive */
+  /* The group's one output when the primitive computes the whole epilogue (its bias and one elementwise
+     function as oneDNN's bias and eltwise post-op: fw-host-producers.c), so the kernel is the primitive
+     writing it and no pass of generated C follows; NULL otherwise. */
+  FwValue           *absorbed;
   /* A scope program (fw-host-scope.c): each sub-kernel's primitive, NULL where it has none, passed as the
      runtime's producer; the entry hands entry u to sub-kernel u. Owned (not the primitives); NULL otherwise. */
   gpointer          *producer_table;

@@ -210,6 +210,11 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
             g_thread_pool_push (pool, k, NULL);
         }
       g_thread_pool_free (pool, FALSE, TRUE);
+      /* The pool's threads end now rather than idle for GLib's 15 s. Compiling starts no OpenMP team on
+         them (fw_superkernel_compile), but one that did would keep libgomp counting more threads than
+         cores until its thread ended, and every parallel region of the runs that follow would wake its
+         workers from sleep. */
+      g_thread_pool_stop_unused_threads ();
     }
   g_mutex_clear (&build.lock);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

@@ -72,34 +72,67 @@ producer_model (void)
   return model;
 }
 
-/* Builds the host kernels of every fused group and verifies them; `forced`: FW_HOST_PRODUCER=openblas. */
-static void
-check_producers (gboolean forced)
+/* The plan of model on the 910B profile and its host kernels, cached under dir; NULL targets (skipped) when
+ * there is no C compiler. */
+static FwTargets *
+build_targets (FwModel *model, const char *dir, FwPlan **plan)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwModel) model = producer_model ();
   g_autoptr(FwProfile) profile = fw_test_profile_910b ();
-  g_autoptr(FwPlan) plan = NULL;
-  g_autoptr(FwTargets) targets = NULL;
-  g_autoptr(GPtrArray) kernels = NULL;
-  g_autoptr(FwVerifyResult) result = NULL;
-  g_autofree char *dir = fw_test_temp_dir ();
   g_autofree char *cache = g_build_filename (dir, "kernels", NULL);
-  FwVerifyOptions vopts = { .seed = 3, .n_threads = 2, .policy = FW_VERIFY_POLICY_STRICT };
   FwPlanOptions options;
-  guint roots = 0, convs = 0;
+  FwTargets *targets;
 
-  if (forced)
-    g_setenv ("FW_HOST_PRODUCER", "openblas", TRUE);
   fw_plan_options_init (&options);
-  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  *plan = fw_plan_new (model, profile, NULL, &options, &error);
   g_assert_no_error (error);
-  targets = fw_targets_build (plan, TRUE, FALSE, cache, NULL, &error);
-  g_unsetenv ("FW_HOST_PRODUCER");
+  targets = fw_targets_build (*plan, TRUE, FALSE, cache, NULL, &error);
   g_assert_no_error (error);
   if (targets->toolchain == NULL)
     {
       g_test_skip ("no C compiler");
+      g_clear_pointer (&targets, fw_targets_free);
+    }
+  return targets;
+}
+
+/* Every group's kernel verifies against the reference under the strict policy. */
+static void
+verify_all (FwPlan *plan, FwTargets *targets)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) kernels = fw_targets_group_kernels (targets);
+  g_autoptr(FwVerifyResult) result = NULL;
+  FwVerifyOptions vopts = { .seed = 3, .n_threads = 2, .policy = FW_VERIFY_POLICY_STRICT };
+
+  result = fw_verify_run (plan, kernels, &vopts, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < result->groups->len; i++)
+    {
+      const FwGroupCheck *gc = &g_array_index (result->groups, FwGroupCheck, i);
+      g_test_message ("candidate %u: max abs %g", gc->candidate, gc->isolated.max_abs);
+      g_assert_true (gc->has_kernel);
+      g_assert_true (gc->pass);
+    }
+  g_assert_true (result->pass);
+}
+
+/* Builds the host kernels of every fused group and verifies them; `forced`: FW_HOST_PRODUCER=openblas. */
+static void
+check_producers (gboolean forced)
+{
+  g_autoptr(FwModel) model = producer_model ();
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwTargets) targets = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  guint roots = 0, convs = 0;
+
+  if (forced)
+    g_setenv ("FW_HOST_PRODUCER", "openblas", TRUE);
+  targets = build_targets (model, dir, &plan);
+  g_unsetenv ("FW_HOST_PRODUCER");
+  if (targets == NULL)
+    {
       fw_test_remove_dir (dir);
       return;
     }
@@ -147,27 +180,12 @@ check_producers (gboolean forced)
   /* Conv + Add + Relu, Conv + Add, the depthwise Conv's epilogue, Gemm + Relu and both MatMul + Sigmoid. */
   g_assert_cmpuint (convs, >=, 2);
   g_assert_cmpuint (roots, >=, 4);
-  kernels = fw_targets_group_kernels (targets);
   /* Twice: the second run reads the weights the first prepared. */
   for (guint r = 0; r < 2; r++)
-    {
-      g_clear_pointer (&result, fw_verify_result_free);
-      result = fw_verify_run (plan, kernels, &vopts, &error);
-      g_assert_no_error (error);
-      for (guint i = 0; i < result->groups->len; i++)
-        {
-          const FwGroupCheck *gc = &g_array_index (result->groups, FwGroupCheck, i);
-          g_test_message ("candidate %u: max abs %g", gc->candidate, gc->isolated.max_abs);
-          g_assert_true (gc->has_kernel);
-          g_assert_true (gc->pass);
-        }
-      g_assert_true (result->pass);
-    }
+    verify_all (plan, targets);
   fw_test_remove_dir (dir);
 }
 
-/* MatMul + bias + erf-GELU as torch writes it, MatMul + bias + Relu, Conv (its own bias) + Relu: the whole
- * epilogue oneDNN's bias and eltwise post-op; MatMul + bias + Tanh: a pass of generated C after it. */
 static FwModel *
 absorbed_model (void)
 {
@@ -220,17 +238,10 @@ absorbed_model (void)
 static void
 test_absorbed (void)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(FwModel) model = absorbed_model ();
-  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   g_autoptr(FwPlan) plan = NULL;
   g_autoptr(FwTargets) targets = NULL;
-  g_autoptr(GPtrArray) kernels = NULL;
-  g_autoptr(FwVerifyResult) result = NULL;
   g_autofree char *dir = fw_test_temp_dir ();
-  g_autofree char *cache = g_build_filename (dir, "kernels", NULL);
-  FwVerifyOptions vopts = { .seed = 3, .n_threads = 2, .policy = FW_VERIFY_POLICY_STRICT };
-  FwPlanOptions options;
   guint absorbed = 0, kept = 0;
 
   if (fw_dnnl_library () == NULL)
@@ -239,14 +250,8 @@ test_absorbed (void)
       fw_test_remove_dir (dir);
       return;
     }
-  fw_plan_options_init (&options);
-  plan = fw_plan_new (model, profile, NULL, &options, &error);
-  g_assert_no_error (error);
-  targets = fw_targets_build (plan, TRUE, FALSE, cache, NULL, &error);
-  g_assert_no_error (error);
-  if (targets->toolchain == NULL)
+  if ((targets = build_targets (model, dir, &plan)) == NULL)
     {
-      g_test_skip ("no C compiler");
       fw_test_remove_dir (dir);
       return;
     }
@@ -267,17 +272,7 @@ test_absorbed (void)
     }
   g_assert_cmpuint (absorbed, ==, 3);
   g_assert_cmpuint (kept, ==, 1);
-  kernels = fw_targets_group_kernels (targets);
-  result = fw_verify_run (plan, kernels, &vopts, &error);
-  g_assert_no_error (error);
-  for (guint i = 0; i < result->groups->len; i++)
-    {
-      const FwGroupCheck *gc = &g_array_index (result->groups, FwGroupCheck, i);
-      g_test_message ("candidate %u: max abs %g", gc->candidate, gc->isolated.max_abs);
-      g_assert_true (gc->has_kernel);
-      g_assert_true (gc->pass);
-    }
-  g_assert_true (result->pass);
+  verify_all (plan, targets);
   fw_test_remove_dir (dir);
 }
 

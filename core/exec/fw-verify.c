@@ -258,6 +258,16 @@ fw_golden_error_pass (const FwGoldenError *unfused, const FwGoldenError *fused)
   return golden_pass (unfused, fused);
 }
 
+gboolean
+fw_golden_error_pass_auto (const FwGoldenError *unfused, const FwGoldenError *fused)
+{
+  if (fused->n_failed == 0)
+    return TRUE;
+  if (fused->nan_mismatch && !unfused->nan_mismatch)
+    return FALSE;
+  return fused->max_abs <= unfused->max_abs * FW_AUTO_GOLDEN_FACTOR;
+}
+
 static gboolean
 model_has_qdq (FwGraph *graph)
 {
@@ -754,7 +764,34 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
       check.tolerance = options->has_tolerance ? options->tolerance : fw_tolerance_for_dtype (ref_out[o]->dtype);
       fw_compare_arrays (ref_out[o], fused_out[o], &check.tolerance, &check.compare);
       check.pass = check.compare.pass;
-      if (golden_out[o] != NULL)
+      /* AUTO on a float32 model holds each group to the strict tolerance, alone. A whole-model output
+         carries every group's reordered sums (oneDNN's blocking, the AVX-512 kernels) through the model's
+         depth: resnet50's logits moved 4.2e-5 on an AVX-512 machine, past 1e-5 + 1e-4 of the value, with
+         every group passing, and the reference's own error against float64 was 2.3e-5. Such an output is
+         judged against the model run in float64 (made once, when first needed): it passes within
+         FW_AUTO_GOLDEN_FACTOR of the unfused result's distance from it. */
+      if (!check.pass && options->policy == FW_VERIFY_POLICY_AUTO && result->golden == FW_DTYPE_UNDEFINED &&
+          !result->quantised)
+        {
+          if (golden_out[o] == NULL)
+            {
+              g_autoptr(FwExecContext) wide = fw_exec_context_new (options->n_threads, options->cancellable);
+
+              fw_exec_context_set_golden (wide, FW_DTYPE_DOUBLE);
+              if (!fw_exec_run_reference (wide, graph, (FwArray *const *) inputs->pdata, inputs->len, golden_out,
+                                          NULL, error))
+                {
+                  g_prefix_error (error, _("golden run: "));
+                  g_free (check.name);
+                  goto out;
+                }
+            }
+          golden_error (golden_out[o], ref_out[o], &check.tolerance, &check.unfused_golden);
+          golden_error (golden_out[o], fused_out[o], &check.tolerance, &check.fused_golden);
+          check.pass = fw_golden_error_pass_auto (&check.unfused_golden, &check.fused_golden);
+          check.golden_judged = TRUE;
+        }
+      else if (result->golden != FW_DTYPE_UNDEFINED && golden_out[o] != NULL)
         {
           golden_error (golden_out[o], ref_out[o], &check.tolerance, &check.unfused_golden);
           golden_error (golden_out[o], fused_out[o], &check.tolerance, &check.fused_golden);

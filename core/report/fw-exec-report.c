@@ -60,9 +60,10 @@ add_golden_error (JsonBuilder *b, const char *name, const FwGoldenError *e)
 
 /* Golden policy: the unfused and the fused results against the golden run, beside fused-vs-unfused. */
 static void
-add_golden (JsonBuilder *b, const FwVerifyResult *v, const FwGoldenError *unfused, const FwGoldenError *fused)
+add_golden (JsonBuilder *b, const FwVerifyResult *v, const FwGoldenError *unfused, const FwGoldenError *fused,
+            gboolean judged)
 {
-  if (v->policy != FW_VERIFY_POLICY_GOLDEN)
+  if (v->policy != FW_VERIFY_POLICY_GOLDEN && !judged)
     return;
   json_builder_set_member_name (b, "golden");
   json_builder_begin_object (b);
@@ -293,7 +294,7 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       json_builder_begin_object (b);
       add_compare (b, &g->in_model, NULL, g->in_model.pass);
       json_builder_end_object (b);
-      add_golden (b, v, &g->unfused_golden, &g->fused_golden);
+      add_golden (b, v, &g->unfused_golden, &g->fused_golden, FALSE);
       if (g->integer)
         {
           fw_json_member_bool (b, "integer", TRUE);
@@ -333,7 +334,9 @@ add_verification (JsonBuilder *b, const FwPlan *plan, const FwTargets *t, const 
       json_builder_begin_object (b);
       fw_json_member_string (b, "name", o->name);
       add_compare (b, &o->compare, &o->tolerance, o->pass);
-      add_golden (b, v, &o->unfused_golden, &o->fused_golden);
+      add_golden (b, v, &o->unfused_golden, &o->fused_golden, o->golden_judged);
+      if (o->golden_judged)
+        fw_json_member_bool (b, "golden_judged", TRUE);
       if (v->quantised)
         {
           json_builder_set_member_name (b, "quantisation");

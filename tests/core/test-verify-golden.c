@@ -266,6 +266,25 @@ test_float32_and_unverified (void)
   g_assert_false (r->pass);
 }
 
+/* The rule for a float32 model's output that missed the strict tolerance under AUTO: resnet50's logits on an
+ * AVX-512 machine (unfused 2.3e-5 from float64, fused 3.7e-5) pass; a fused error past twice the unfused
+ * one, or a NaN the unfused run does not have, fails; nothing outside the tolerance always passes. */
+static void
+test_auto_output_rule (void)
+{
+  FwGoldenError unfused = { 2.3e-5, 7e-4, 1.0, 0, FALSE }, fused = { 3.7e-5, 1.4e-3, 1.0, 1, FALSE };
+
+  g_assert_true (fw_golden_error_pass_auto (&unfused, &fused));
+  g_assert_false (fw_golden_error_pass (&unfused, &fused));
+  fused.max_abs = 2.0 * FW_AUTO_GOLDEN_FACTOR * unfused.max_abs;
+  g_assert_false (fw_golden_error_pass_auto (&unfused, &fused));
+  fused.max_abs = 1e-6;
+  fused.nan_mismatch = TRUE;
+  g_assert_false (fw_golden_error_pass_auto (&unfused, &fused));
+  fused.n_failed = 0;
+  g_assert_true (fw_golden_error_pass_auto (&unfused, &fused));
+}
+
 static void
 test_parse (void)
 {
@@ -289,5 +308,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/verify/golden/policy", test_policy);
   g_test_add_func ("/core/verify/golden/float32-and-unverified", test_float32_and_unverified);
   g_test_add_func ("/core/verify/golden/parse", test_parse);
+  g_test_add_func ("/core/verify/golden/auto-output-rule", test_auto_output_rule);
   return g_test_run ();
 }

@@ -609,13 +609,12 @@ absorb_epilogue (Gen *g, FwDnnlDesc *d)
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
     if (fw_kernel_spec_get_node (spec, i) != g->root)
       nodes[n++] = fw_kernel_spec_get_node (spec, i);
+  /* A Conv's own bias stays in generated C: oneDNN's convolutions start their sums from it, which rounds
+     differently from the reference's Conv then Add, and across resnet50's 53 convolutions that moved an
+     output past the whole model's tolerance (4.2e-5 against 1e-5 + 1e-4 of it). */
   if (is_op (g->root, "Conv") && g->root->n_inputs > 2 && g->root->inputs[2] != NULL)
-    {
-      if (!bias_fits (d, x, g->root->inputs[2], TRUE))
-        return NULL;
-      bias = g->root->inputs[2];
-    }
-  if (bias == NULL && p < n && is_op (nodes[p], "Add") && bias_fits (d, x, other_operand (nodes[p], x), FALSE))
+    return NULL;
+  if (p < n && is_op (nodes[p], "Add") && bias_fits (d, x, other_operand (nodes[p], x), FALSE))
     {
       bias = other_operand (nodes[p], x);
       x = nodes[p++]->outputs[0];

@@ -209,16 +209,24 @@ merge_golden (FwGoldenError *into, const FwGoldenError *e, gboolean first)
   into->nan_mismatch |= e->nan_mismatch;
 }
 
-/* The golden rule: the fused result within tolerance of the golden, or no farther from it than the unfused
- * one (max abs error, with FW_GOLDEN_SLACK) and NaN only where the unfused result has it too. */
+/* The fused result passes against the golden: nothing outside the tolerance, or no NaN the unfused result
+ * lacks and a max abs error within factor times the unfused one's. */
 static gboolean
-golden_pass (const FwGoldenError *unfused, const FwGoldenError *fused)
+golden_pass_within (const FwGoldenError *unfused, const FwGoldenError *fused, gdouble factor)
 {
   if (fused->n_failed == 0)
     return TRUE;
   if (fused->nan_mismatch && !unfused->nan_mismatch)
     return FALSE;
-  return fused->max_abs <= unfused->max_abs * (1.0 + FW_GOLDEN_SLACK);
+  return fused->max_abs <= unfused->max_abs * factor;
+}
+
+/* The golden rule: the fused result within tolerance of the golden, or no farther from it than the unfused
+ * one (max abs error, with FW_GOLDEN_SLACK) and NaN only where the unfused result has it too. */
+static gboolean
+golden_pass (const FwGoldenError *unfused, const FwGoldenError *fused)
+{
+  return golden_pass_within (unfused, fused, 1.0 + FW_GOLDEN_SLACK);
 }
 
 static gboolean
@@ -261,11 +269,7 @@ fw_golden_error_pass (const FwGoldenError *unfused, const FwGoldenError *fused)
 gboolean
 fw_golden_error_pass_auto (const FwGoldenError *unfused, const FwGoldenError *fused)
 {
-  if (fused->n_failed == 0)
-    return TRUE;
-  if (fused->nan_mismatch && !unfused->nan_mismatch)
-    return FALSE;
-  return fused->max_abs <= unfused->max_abs * FW_AUTO_GOLDEN_FACTOR;
+  return golden_pass_within (unfused, fused, FW_AUTO_GOLDEN_FACTOR);
 }
 
 static gboolean
@@ -770,32 +774,27 @@ fw_verify_run (FwPlan *plan, GPtrArray *kernels, const FwVerifyOptions *options,
          every group passing, and the reference's own error against float64 was 2.3e-5. Such an output is
          judged against the model run in float64 (made once, when first needed): it passes within
          FW_AUTO_GOLDEN_FACTOR of the unfused result's distance from it. */
-      if (!check.pass && options->policy == FW_VERIFY_POLICY_AUTO && result->golden == FW_DTYPE_UNDEFINED &&
-          !result->quantised)
+      check.golden_judged = !check.pass && options->policy == FW_VERIFY_POLICY_AUTO &&
+                            result->golden == FW_DTYPE_UNDEFINED && !result->quantised;
+      if (check.golden_judged && golden_out[o] == NULL)
         {
-          if (golden_out[o] == NULL)
-            {
-              g_autoptr(FwExecContext) wide = fw_exec_context_new (options->n_threads, options->cancellable);
+          g_autoptr(FwExecContext) wide = fw_exec_context_new (options->n_threads, options->cancellable);
 
-              fw_exec_context_set_golden (wide, FW_DTYPE_DOUBLE);
-              if (!fw_exec_run_reference (wide, graph, (FwArray *const *) inputs->pdata, inputs->len, golden_out,
-                                          NULL, error))
-                {
-                  g_prefix_error (error, _("golden run: "));
-                  g_free (check.name);
-                  goto out;
-                }
+          fw_exec_context_set_golden (wide, FW_DTYPE_DOUBLE);
+          if (!fw_exec_run_reference (wide, graph, (FwArray *const *) inputs->pdata, inputs->len, golden_out, NULL,
+                                      error))
+            {
+              g_prefix_error (error, _("golden run: "));
+              g_free (check.name);
+              goto out;
             }
-          golden_error (golden_out[o], ref_out[o], &check.tolerance, &check.unfused_golden);
-          golden_error (golden_out[o], fused_out[o], &check.tolerance, &check.fused_golden);
-          check.pass = fw_golden_error_pass_auto (&check.unfused_golden, &check.fused_golden);
-          check.golden_judged = TRUE;
         }
-      else if (result->golden != FW_DTYPE_UNDEFINED && golden_out[o] != NULL)
+      if (check.golden_judged || (result->golden != FW_DTYPE_UNDEFINED && golden_out[o] != NULL))
         {
           golden_error (golden_out[o], ref_out[o], &check.tolerance, &check.unfused_golden);
           golden_error (golden_out[o], fused_out[o], &check.tolerance, &check.fused_golden);
-          check.pass = golden_pass (&check.unfused_golden, &check.fused_golden);
+          check.pass = check.golden_judged ? fw_golden_error_pass_auto (&check.unfused_golden, &check.fused_golden)
+                                           : golden_pass (&check.unfused_golden, &check.fused_golden);
         }
       if (unquant_out[o] != NULL)
         {

@@ -469,6 +469,12 @@ fw_node_set_attr_graph (FwNode *node, const char *name, FwGraph *subgraph)
   return attr;
 }
 
+gboolean
+fw_node_is_onnx_op (const FwNode *node, const char *op)
+{
+  return node != NULL && node->domain[0] == '\0' && strcmp (node->op_type, op) == 0;
+}
+
 const FwAttr *
 fw_node_get_attr (const FwNode *node, const char *name)
 {

@@ -110,6 +110,9 @@ const char   *fw_node_get_scope            (const FwNode   *node);
 /* Scope from a node name: "/blocks.3/mlp/fc1/MatMul" → "blocks.3/mlp/fc1"; "" when there is none. */
 char         *fw_scope_from_node_name      (const char     *name);
 
+/* Whether node is the standard (ai.onnx) operator op; FALSE for NULL. */
+gboolean      fw_node_is_onnx_op           (const FwNode *node, const char *op);
+
 FwAttr       *fw_node_set_attr_int         (FwNode *node, const char *name, gint64 value);
 FwAttr       *fw_node_set_attr_float       (FwNode *node, const char *name, float value);
 FwAttr       *fw_node_set_attr_string      (FwNode *node, const char *name, const char *value);

@@ -26,15 +26,10 @@
 #define ATTENTION_MAX_CHAIN 4
 
 static gboolean
-is_op (const FwNode *node, const char *op)
-{
-  return node != NULL && node->domain[0] == '\0' && strcmp (node->op_type, op) == 0;
-}
-
-static gboolean
 is_chain_op (const FwNode *node)
 {
-  return is_op (node, "Mul") || is_op (node, "Div") || is_op (node, "Add") || is_op (node, "Sub");
+  return fw_node_is_onnx_op (node, "Mul") || fw_node_is_onnx_op (node, "Div") || fw_node_is_onnx_op (node, "Add") ||
+         fw_node_is_onnx_op (node, "Sub");
 }
 
 static FwValue *
@@ -56,13 +51,13 @@ reader (const FwValue *v, gint slot, gboolean (*pred) (const FwNode *))
 static gboolean
 is_next (const FwNode *node)
 {
-  return is_chain_op (node) || is_op (node, "Softmax");
+  return is_chain_op (node) || fw_node_is_onnx_op (node, "Softmax");
 }
 
 static gboolean
 is_matmul (const FwNode *node)
 {
-  return is_op (node, "MatMul");
+  return fw_node_is_onnx_op (node, "MatMul");
 }
 
 static gboolean
@@ -199,7 +194,7 @@ fw_attention_match (FwNode *scores, GPtrArray *nodes, FwReasonCode *code, char *
       if (next == NULL || out0 (next) == NULL)
         return FALSE;
       g_ptr_array_add (chain, next);
-      if (is_op (next, "Softmax"))
+      if (fw_node_is_onnx_op (next, "Softmax"))
         softmax = next;
       cur = next;
     }
@@ -239,7 +234,7 @@ fw_attention_prologue_op (const FwNode *node)
     if (node->inputs[k] != NULL && fw_node_is_data_input (node, k) &&
         (!fw_value_is_static (node->inputs[k]) || node->inputs[k]->dtype != FW_DTYPE_FLOAT))
       return FALSE;
-  if (is_op (node, "Slice"))
+  if (fw_node_is_onnx_op (node, "Slice"))
     {
       gint64 start[FW_MAX_RANK], step[FW_MAX_RANK];
       if (!fw_node_slice_params (node, start, step))
@@ -286,7 +281,7 @@ has_attention_shape (GPtrArray *nodes)
     {
       const FwNode *n = g_ptr_array_index (nodes, i);
       matmuls += is_matmul (n) ? 1 : 0;
-      softmaxes += is_op (n, "Softmax") ? 1 : 0;
+      softmaxes += fw_node_is_onnx_op (n, "Softmax") ? 1 : 0;
     }
   return matmuls == 2 && softmaxes == 1;
 }

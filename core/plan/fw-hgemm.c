@@ -11,12 +11,6 @@
 #include "fw-plan-private.h"
 
 static gboolean
-is_op (const FwNode *node, const char *op)
-{
-  return node->domain[0] == '\0' && strcmp (node->op_type, op) == 0;
-}
-
-static gboolean
 is_float_static (const FwValue *v)
 {
   return v != NULL && v->dtype == FW_DTYPE_FLOAT && fw_value_is_static (v);
@@ -28,9 +22,9 @@ fw_hgemm_slice_root (const FwNode *node, char **why)
   FwValue *a = node->n_inputs > 0 ? node->inputs[0] : NULL;
   FwValue *b = node->n_inputs > 1 ? node->inputs[1] : NULL;
   FwValue *out = node->n_outputs > 0 ? node->outputs[0] : NULL;
-  gboolean gemm = is_op (node, "Gemm");
+  gboolean gemm = fw_node_is_onnx_op (node, "Gemm");
 
-  if (!gemm && !is_op (node, "MatMul"))
+  if (!gemm && !fw_node_is_onnx_op (node, "MatMul"))
     return FALSE;
   if (!is_float_static (a) || !is_float_static (b) || !is_float_static (out) || a->rank < 2 ||
       a->rank > FW_MAX_RANK)
@@ -97,8 +91,7 @@ scalar_of (const FwValue *v, gdouble *out)
 static FwNode *
 made_by (const FwValue *v, const char *op)
 {
-  return v != NULL && v->producer != NULL && is_op (v->producer, op) && v->producer->n_outputs == 1 ? v->producer
-                                                                                                  : NULL;
+  return v != NULL && fw_node_is_onnx_op (v->producer, op) && v->producer->n_outputs == 1 ? v->producer : NULL;
 }
 
 /* ReduceMean over the last axis only, its axes as an attribute or (opset 18) a constant input, keepdims. */
@@ -230,7 +223,7 @@ activation (GPtrArray *nodes, GPtrArray *norm_nodes, FwHgemmSpec *norm)
   for (guint i = 0; i < nodes->len; i++)
     {
       FwNode *node = g_ptr_array_index (nodes, i);
-      if ((is_op (node, "MatMul") || is_op (node, "Gemm")) && node->n_inputs > 0)
+      if ((fw_node_is_onnx_op (node, "MatMul") || fw_node_is_onnx_op (node, "Gemm")) && node->n_inputs > 0)
         {
           FwValue *a = node->inputs[0];
           gboolean all = fw_hgemm_match_norm (a, norm_nodes, norm);
@@ -270,7 +263,7 @@ fw_hgemm_describe (GPtrArray *nodes)
 
       if (g_ptr_array_find (norm_nodes, node, NULL))
         continue;
-      if (!is_op (node, "MatMul") && !is_op (node, "Gemm"))
+      if (!fw_node_is_onnx_op (node, "MatMul") && !fw_node_is_onnx_op (node, "Gemm"))
         {
           gboolean reached = FALSE;
           if (!fw_hgemm_epilogue_op (node))
@@ -290,10 +283,10 @@ fw_hgemm_describe (GPtrArray *nodes)
         return NULL;
       s.root = node;
       s.weight = node->inputs[1];
-      s.trans_b = is_op (node, "Gemm") && fw_node_get_attr_int (node, "transB", 0) != 0;
-      s.alpha = is_op (node, "Gemm") ? fw_node_get_attr_float (node, "alpha", 1.0f) : 1.0;
-      s.beta = is_op (node, "Gemm") ? fw_node_get_attr_float (node, "beta", 1.0f) : 1.0;
-      s.bias = is_op (node, "Gemm") && node->n_inputs > 2 ? node->inputs[2] : NULL;
+      s.trans_b = fw_node_is_onnx_op (node, "Gemm") && fw_node_get_attr_int (node, "transB", 0) != 0;
+      s.alpha = fw_node_is_onnx_op (node, "Gemm") ? fw_node_get_attr_float (node, "alpha", 1.0f) : 1.0;
+      s.beta = fw_node_is_onnx_op (node, "Gemm") ? fw_node_get_attr_float (node, "beta", 1.0f) : 1.0;
+      s.bias = fw_node_is_onnx_op (node, "Gemm") && node->n_inputs > 2 ? node->inputs[2] : NULL;
       if (s.weight->dims[s.trans_b ? 1 : 0].value != k)
         return NULL;
       s.n = s.weight->dims[s.trans_b ? 0 : 1].value;

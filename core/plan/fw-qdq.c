@@ -16,12 +16,6 @@
 #define QDQ_MAX_K 65536
 
 static gboolean
-is_op (const FwNode *node, const char *op)
-{
-  return node != NULL && node->domain[0] == '\0' && strcmp (node->op_type, op) == 0;
-}
-
-static gboolean
 refuse (FwReasonCode *code, char **why, FwReasonCode c, char *message)
 {
   *code = c;
@@ -39,7 +33,7 @@ fw_qdq_params (FwNode *node, gboolean dequantize, gboolean allow_int32, FwQdqPar
   memset (out, 0, sizeof *out);
   *code = 0;
   *why = NULL;
-  if (!is_op (node, dequantize ? "DequantizeLinear" : "QuantizeLinear"))
+  if (!fw_node_is_onnx_op (node, dequantize ? "DequantizeLinear" : "QuantizeLinear"))
     return FALSE;
   x = node->n_inputs > 0 ? node->inputs[0] : NULL;
   scale = node->n_inputs > 1 ? node->inputs[1] : NULL;
@@ -95,7 +89,7 @@ operand (FwNode *root, guint k, gint per_axis, FwQdqOperand *op, FwReasonCode *c
   FwValue *v = k < root->n_inputs ? root->inputs[k] : NULL;
 
   memset (op, 0, sizeof *op);
-  if (v == NULL || v->producer == NULL || !is_op (v->producer, "DequantizeLinear"))
+  if (v == NULL || v->producer == NULL || !fw_node_is_onnx_op (v->producer, "DequantizeLinear"))
     return refuse (code, why, FW_NF_QDQ_FORM,
                    g_strdup_printf (_("%s “%s”: input %u is not dequantised; the integer kernel needs every "
                                       "matrix operand in integers"), root->op_type, root->name, k));
@@ -140,7 +134,7 @@ root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **why)
 
   if (out == NULL || !fw_value_is_static (out))
     return refuse (code, why, FW_NF_DYNAMIC, g_strdup_printf (_("%s “%s” has a dynamic shape"), root->op_type, root->name));
-  if (is_op (root, "Conv"))
+  if (fw_node_is_onnx_op (root, "Conv"))
     {
       FwValue *w = root->inputs[1];
       if (out->rank != 4 || root->inputs[0]->rank != 4 || w == NULL || w->rank != 4)
@@ -157,7 +151,7 @@ root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **why)
         return FALSE;
       g->k = w->dims[1].value * w->dims[2].value * w->dims[3].value;
     }
-  else if (is_op (root, "MatMul"))
+  else if (fw_node_is_onnx_op (root, "MatMul"))
     {
       FwValue *a = root->inputs[0], *b = root->inputs[1];
       if (a == NULL || b == NULL || a->rank < 2 || b->rank < 2 || out->rank < 2)
@@ -167,7 +161,7 @@ root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **why)
         return FALSE;
       g->k = a->dims[a->rank - 1].value;
     }
-  else if (is_op (root, "Gemm"))
+  else if (fw_node_is_onnx_op (root, "Gemm"))
     {
       gboolean tb = fw_node_get_attr_int (root, "transB", 0) != 0;
       FwValue *a = root->inputs[0];
@@ -198,7 +192,7 @@ fw_qdq_root_operands (FwNode *root, FwQdqGroup *g, FwReasonCode *code, char **wh
   *code = 0;
   *why = NULL;
   for (guint k = 0; k < MIN (root->n_inputs, 2u); k++)
-    any = any || (root->inputs[k] != NULL && is_op (root->inputs[k]->producer, "DequantizeLinear"));
+    any = any || (root->inputs[k] != NULL && fw_node_is_onnx_op (root->inputs[k]->producer, "DequantizeLinear"));
   if (!any)
     return FALSE;
   g->root = root;
@@ -274,7 +268,7 @@ fw_qdq_group_describe (const FwCandidate *c, FwQdqGroup *g)
       FwNode *n = g_ptr_array_index (c->nodes, i);
       if (n->topo_index <= c->root->topo_index || n == g->a.q.node || n == g->b.q.node)
         continue;
-      if (is_op (n, "QuantizeLinear"))
+      if (fw_node_is_onnx_op (n, "QuantizeLinear"))
         {
           if (!fw_qdq_params (n, FALSE, FALSE, &g->out, &code, &why))
             {
@@ -284,7 +278,7 @@ fw_qdq_group_describe (const FwCandidate *c, FwQdqGroup *g)
             }
           g->result = g->out.integer;
         }
-      else if (!is_op (n, "DequantizeLinear"))
+      else if (!fw_node_is_onnx_op (n, "DequantizeLinear"))
         {
           g_ptr_array_add (g->epilogue, n);
           g->result = n->outputs[0];
@@ -307,7 +301,7 @@ fw_qdq_read_bytes (const FwValue *value)
   const FwValue *v = value;
   gint64 bytes, n;
 
-  if (value->producer != NULL && is_op (value->producer, "DequantizeLinear") && value->producer->n_inputs > 0 &&
+  if (fw_node_is_onnx_op (value->producer, "DequantizeLinear") && value->producer->n_inputs > 0 &&
       value->producer->inputs[0] != NULL)
     v = value->producer->inputs[0];
   n = fw_value_get_n_elements (v);

@@ -505,12 +505,6 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
 
 /* ---- An epilogue oneDNN computes inside the primitive ---- */
 
-static gboolean
-is_op (const FwNode *n, const char *op)
-{
-  return n->domain[0] == '\0' && strcmp (n->op_type, op) == 0;
-}
-
 /* n's other operand than v, or NULL when n is not binary over v. */
 static FwValue *
 other_operand (const FwNode *n, const FwValue *v)
@@ -559,25 +553,25 @@ match_gelu (FwNode *const *nodes, guint n, guint *p, FwValue *x, FwValue **y)
   if (*p + 5 > n)
     return FALSE;
   a = nodes[*p];
-  if (!((is_op (a, "Div") && a->inputs[0] == x && scalar_is (a->inputs[1], G_SQRT2, 1e-6)) ||
-        (is_op (a, "Mul") && scalar_is (other_operand (a, x), 1.0 / G_SQRT2, 1e-6))))
+  if (!((fw_node_is_onnx_op (a, "Div") && a->inputs[0] == x && scalar_is (a->inputs[1], G_SQRT2, 1e-6)) ||
+        (fw_node_is_onnx_op (a, "Mul") && scalar_is (other_operand (a, x), 1.0 / G_SQRT2, 1e-6))))
     return FALSE;
   t = a->outputs[0];
   a = nodes[*p + 1];
-  if (!is_op (a, "Erf") || a->inputs[0] != t)
+  if (!fw_node_is_onnx_op (a, "Erf") || a->inputs[0] != t)
     return FALSE;
   t = a->outputs[0];
   a = nodes[*p + 2];
-  if (!is_op (a, "Add") || !scalar_is (other_operand (a, t), 1.0, 0.0))
+  if (!fw_node_is_onnx_op (a, "Add") || !scalar_is (other_operand (a, t), 1.0, 0.0))
     return FALSE;
   t = a->outputs[0];
   a = nodes[*p + 3];
   b = nodes[*p + 4];
-  if (is_op (a, "Mul") && other_operand (a, t) == x && is_op (b, "Mul") &&
+  if (fw_node_is_onnx_op (a, "Mul") && other_operand (a, t) == x && fw_node_is_onnx_op (b, "Mul") &&
       scalar_is (other_operand (b, a->outputs[0]), 0.5, 0.0))
     u = b->outputs[0];
-  else if (is_op (a, "Mul") && scalar_is (other_operand (a, x), 0.5, 0.0) && is_op (b, "Mul") &&
-           other_operand (b, a->outputs[0]) == t)
+  else if (fw_node_is_onnx_op (a, "Mul") && scalar_is (other_operand (a, x), 0.5, 0.0) &&
+           fw_node_is_onnx_op (b, "Mul") && other_operand (b, a->outputs[0]) == t)
     u = b->outputs[0];
   else
     return FALSE;
@@ -601,22 +595,21 @@ absorb_epilogue (Gen *g, FwDnnlDesc *d)
   FwDnnlPost post = FW_DNNL_POST_NONE;
   guint n = 0, p = 0;
 
+  /* A Gemm's C and a Conv's own bias (the third input of both) stay in generated C: Gemm's beta with it, and
+     oneDNN's convolutions may start their sums from the bias, which rounds otherwise than the reference's
+     Conv then bias, so the Conv kernels' results stay as they were. */
   if (g->team || g->half || g->kernel->outputs->len != 1 || d->alpha != 1.0f || d->bias != NULL || d->weights == NULL ||
-      (is_op (g->root, "Gemm") && g->root->n_inputs > 2 && g->root->inputs[2] != NULL))
+      (g->root->n_inputs > 2 && g->root->inputs[2] != NULL))
     return NULL;
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
     if (fw_kernel_spec_get_node (spec, i) != g->root)
       nodes[n++] = fw_kernel_spec_get_node (spec, i);
-  /* A Conv's own bias stays in generated C: oneDNN's convolutions may start their sums from it, which
-     rounds otherwise than the reference's Conv then bias; the Conv kernels' results stay as they were. */
-  if (is_op (g->root, "Conv") && g->root->n_inputs > 2 && g->root->inputs[2] != NULL)
-    return NULL;
-  if (p < n && is_op (nodes[p], "Add") && bias_fits (d, x, other_operand (nodes[p], x)))
+  if (p < n && fw_node_is_onnx_op (nodes[p], "Add") && bias_fits (d, x, other_operand (nodes[p], x)))
     {
       bias = other_operand (nodes[p], x);
       x = nodes[p++]->outputs[0];
     }
-  if (p < n && is_op (nodes[p], "Relu") && nodes[p]->inputs[0] == x)
+  if (p < n && fw_node_is_onnx_op (nodes[p], "Relu") && nodes[p]->inputs[0] == x)
     {
       post = FW_DNNL_POST_RELU;
       x = nodes[p++]->outputs[0];

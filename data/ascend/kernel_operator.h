@@ -328,6 +328,12 @@ __aicore__ void WholeReduceMin (const LocalTensor<T> &dst, const LocalTensor<T> 
 template <typename T> __aicore__ void Brcb (const LocalTensor<T> &dst, const LocalTensor<T> &src0,
                                             const uint8_t repeatTime, const BrcbRepeatParams &repeatParams);
 
+/* Gather.md (count form, "tensor前n个数据计算"): element i of dst from src's address + srcBaseAddr +
+ * srcOffset[i] bytes; 2- or 4-byte elements on Atlas A2. */
+template <typename T> __aicore__ void Gather (const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                              const LocalTensor<uint32_t> &srcOffset, const uint32_t srcBaseAddr,
+                                              const uint32_t count);
+
 } /* namespace AscendC */
 
 #endif

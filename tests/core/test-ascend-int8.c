@@ -459,22 +459,142 @@ test_generated_requantised (void)
   check_generated (TRUE);
 }
 
-static void
-test_conv_refused (void)
+#define CC 8
+#define CH 9
+#define CW 11
+#define COC 24
+
+/* x [1, 8, 9, 11] float quantised to uint8 (the MatMul model's scale and zero point) → a 3x3 Conv, pad 1, of
+ * int8 weights per output channel with a float bias → Mul by a per-channel [24, 1, 1] constant (a RowApply
+ * operand) [→ Relu → QuantizeLinear to uint8]. */
+static FwModel *
+model_conv (gint64 stride, gboolean requantised)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwModel) model = NULL;
-  g_autoptr(FwPlan) plan = NULL;
-  g_autoptr(FwAscendKernel) kernel = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[4] = { FW_DIM_STATIC (1), FW_DIM_STATIC (CC), FW_DIM_STATIC (CH), FW_DIM_STATIC (CW) };
+  gint64 wd[4] = { COC, CC, 3, 3 }, nd[1] = { COC }, md[3] = { COC, 1, 1 };
+  gint64 strides[2] = { stride, stride }, pads[4] = { 1, 1, 1, 1 };
+  double w[COC * CC * 9], ws[COC], wz[COC], bias[COC], mul[COC], xs = 0.5, xz = 140, ys = 0.25, yz = 10;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  FwNode *conv;
 
-  if (shared.profile == NULL)
-    shared.profile = fw_test_profile_910b ();
-  model = model_new (TRUE, TRUE);
-  plan = plan_for (model);
-  kernel = fw_ascend_kernel_generate (plan, integer_candidate (plan), &error);
-  g_assert_null (kernel);
-  g_assert_error (error, FW_ERROR, FW_ERROR_UNSUPPORTED);
-  g_assert_nonnull (strstr (error->message, "[FW-TG-005]"));
+  for (gint i = 0; i < COC * CC * 9; i++)
+    w[i] = g_rand_int_range (rand, -127, 128);
+  for (gint i = 0; i < COC; i++)
+    {
+      ws[i] = 0.002 * (1 + i % 3);
+      wz[i] = 0;
+      bias[i] = 0.25 * (i - COC / 2);
+      mul[i] = 0.5 + 0.125 * (i % 5);
+    }
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 4, xd, NULL);
+  tensor (g, "xs", FW_DTYPE_FLOAT, 0, NULL, &xs, 1);
+  tensor (g, "xz", FW_DTYPE_UINT8, 0, NULL, &xz, 1);
+  tensor (g, "w_q", FW_DTYPE_INT8, 4, wd, w, COC * CC * 9);
+  tensor (g, "w_s", FW_DTYPE_FLOAT, 1, nd, ws, COC);
+  tensor (g, "w_z", FW_DTYPE_INT8, 1, nd, wz, COC);
+  tensor (g, "bias", FW_DTYPE_FLOAT, 1, nd, bias, COC);
+  tensor (g, "mul", FW_DTYPE_FLOAT, 3, md, mul, COC);
+  tensor (g, "ys", FW_DTYPE_FLOAT, 0, NULL, &ys, 1);
+  tensor (g, "yz", FW_DTYPE_UINT8, 0, NULL, &yz, 1);
+  node (g, "QuantizeLinear", "/q_x", "x", "xs", "xz", "x_q");
+  node (g, "DequantizeLinear", "/dq_x", "x_q", "xs", "xz", "x_dq");
+  fw_node_set_attr_int (node (g, "DequantizeLinear", "/dq_w", "w_q", "w_s", "w_z", "w_dq"), "axis", 0);
+  conv = node (g, "Conv", "/conv", "x_dq", "w_dq", "bias", "conv");
+  fw_node_set_attr_ints (conv, "strides", 2, strides);
+  fw_node_set_attr_ints (conv, "pads", 4, pads);
+  node (g, "Mul", "/mul", "conv", "mul", NULL, "scaled");
+  if (requantised)
+    {
+      node (g, "Relu", "/relu", "scaled", NULL, NULL, "act");
+      node (g, "QuantizeLinear", "/q_y", "act", "ys", "yz", "y");
+      fw_graph_add_output (g, "y", NULL);
+    }
+  else
+    fw_graph_add_output (g, "scaled", NULL);
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
+static FwArray *
+input_conv_x (void)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 d[4] = { 1, CC, CH, CW };
+  FwArray *x = fw_array_new (FW_DTYPE_FLOAT, 4, d, &error);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (13);
+
+  for (gint64 i = 0; i < x->n_elements; i++)
+    fw_array_set_double (x, i, 0.25 * g_rand_int_range (rand, -160, 160));
+  return x;
+}
+
+/* A Conv group is one kernel (an im2col prepass, W x im2col(x) on the cube, RowApply's per-channel vectors)
+ * whose twin run is the reference's, moving the plan's bytes; with the padding's zero point wrong above and
+ * below the image (ZA) or beside it (PAD_SRC), or the offsets taking the stride twice, it is not. */
+static void
+check_conv (gint64 stride, gboolean requantised)
+{
+  static const char *const broken[][2] = {
+    { "constexpr float ZA = 12.0f;", "constexpr float ZA = 0.0f;" },
+    { "constexpr float PAD_SRC = 0.0f;", "constexpr float PAD_SRC = 1.0f;" },
+    { "ow * SW) * sizeof(half)", "ow * SW * SW) * sizeof(half)" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = model_conv (stride, requantised);
+  g_autoptr(FwPlan) plan = plan_for (model);
+  const FwCandidate *cand = integer_candidate (plan);
+  g_autoptr(FwAscendKernel) kernel = fw_ascend_kernel_generate (plan, cand, &error);
+  g_autoptr(FwArray) x = input_conv_x ();
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  FwArray *want[1] = { NULL };
+  const FwCostEstimate *cost = fw_candidate_get_cost (cand);
+  gdouble worst = 0;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (kernel);
+  g_assert_cmpuint (cand->nodes->len, ==, requantised ? 7 : 5);
+  g_assert_cmpint (fw_kernel_spec_get_form (cand->spec), ==, FW_KERNEL_FORM_CUBE_VECTOR);
+  g_assert_true (fw_exec_run_reference (ctx, fw_model_get_graph (model), &x, 1, want, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(FwArray) got = NULL;
+    g_autoptr(FwTwinRun) run = run_kernel (kernel, x, NULL, NULL, &got);
+    const FwTwinCounts *counts = fw_twin_run_get_counts (run);
+
+    g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+    g_assert_true (within (kernel, want[0], got, &worst));
+    g_test_message ("stride %" G_GINT64_FORMAT " requantised %d: worst %.3g", stride, requantised, worst);
+    g_assert_cmpfloat ((gdouble) counts->mte2_bytes, ==, cost->bytes_read_after);
+    g_assert_cmpfloat ((gdouble) counts->mte3_bytes, ==, cost->bytes_written_after);
+  }
+  /* The offsets' stride matters only where there is one. */
+  for (guint i = 0; i < (stride > 1 ? 3u : 2u) && !requantised; i++)
+    {
+      g_autoptr(FwArray) got = NULL;
+      g_autoptr(FwTwinRun) run = run_kernel (kernel, x, broken[i][0], broken[i][1], &got);
+
+      g_assert_false (fw_twin_run_get_n_diagnostics (run) == 0 && within (kernel, want[0], got, &worst));
+      g_test_message ("broken %u: %u diagnostics, worst %.3g", i, fw_twin_run_get_n_diagnostics (run), worst);
+    }
+  fw_array_unref (want[0]);
+}
+
+static void
+test_conv (void)
+{
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  check_conv (1, FALSE);
+  check_conv (2, FALSE);
+  check_conv (2, TRUE);
 }
 
 /* An exported package re-run with --twin (fw_package_twin_run) when the weights' DequantizeLinear is shared
@@ -530,7 +650,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-int8/twin-contract", test_contract);
   g_test_add_func ("/core/ascend-int8/generated-float", test_generated_float);
   g_test_add_func ("/core/ascend-int8/generated-requantised", test_generated_requantised);
-  g_test_add_func ("/core/ascend-int8/conv-refused", test_conv_refused);
+  g_test_add_func ("/core/ascend-int8/conv", test_conv);
   g_test_add_func ("/core/ascend-int8/package-shared-weights", test_package_shared_weights);
   status = g_test_run ();
   fw_test_twin_clear (&shared);

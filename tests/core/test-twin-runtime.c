@@ -143,6 +143,9 @@ static const Broken broken[] = {
   { "repeat_forms.cpp", "#define BROKEN 4\n", "FW-TWIN-STRIDE", 44, 64, 64, 1 },
   { "repeat_forms.cpp", "#define BROKEN 5\n", "FW-TWIN-STRIDE", 37, 64, 64, 1 },
   { "repeat_forms.cpp", "#define BROKEN 6\n", "FW-TWIN-MASK", 41, 64, 64, 1 },
+  { "gather.cpp", "#define BROKEN 1\n", "FW-TWIN-GATHER", 30, 64, 64, 1 },
+  { "gather.cpp", "#define BROKEN 2\n", "FW-TWIN-GATHER", 30, 64, 64, 1 },
+  { "gather.cpp", "#define BROKEN 3\n", "FW-TWIN-UB-BOUNDS", 30, 64, 64, 1 },
   { "cast_modes.cpp", "#define BROKEN 1\n", "FW-TWIN-CAST-MODE", 42, 64, 64, 1 },
   { "cast_modes.cpp", "#define BROKEN 2\n", "FW-TWIN-CAST-MODE", 45, 64, 64, 1 },
   { "cast_modes.cpp", "#define BROKEN 3\n", "FW-TWIN-CAST-MODE", 49, 64, 64, 1 },
@@ -285,6 +288,26 @@ test_repeat_forms (void)
     }
   g_assert_cmpuint (fw_twin_run_get_counts (run)->vector_instructions, ==, 6);
   g_assert_cmpuint (fw_twin_run_get_counts (run)->vector_repeats, ==, 27);
+}
+
+/* tests/twin/gather.cpp: y[i] = x[(63 - i) / 2 + 8] from byte offsets and a base of 32 bytes, one vector
+ * instruction. */
+static void
+test_gather (void)
+{
+  g_autoptr(FwArray) y = NULL;
+  g_autoptr(FwTwinRun) run = NULL;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  run = run_fixture ("gather.cpp", "#define BROKEN 0\n", 64, 64, 1, FW_DTYPE_FLOAT, &y);
+  g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+  for (gint64 i = 0; i < 64; i++)
+    g_assert_cmpfloat (fw_array_get_double (y, i), ==, (double) ((63 - i) / 2 + 8));
+  g_assert_cmpuint (fw_twin_run_get_counts (run)->vector_instructions, ==, 1);
 }
 
 /* ReduceSum.md's example: [60000, 60000, -30000, 100] in half sums by a binary tree whose partial sums
@@ -679,6 +702,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-twin/half-mean", test_half_mean);
   g_test_add_func ("/core/ascend-twin/half-round", test_half_round);
   g_test_add_func ("/core/ascend-twin/repeat-forms", test_repeat_forms);
+  g_test_add_func ("/core/ascend-twin/gather", test_gather);
   g_test_add_func ("/core/ascend-twin/matmul", test_matmul);
   g_test_add_func ("/core/ascend-twin/cube-tiling", test_cube_tiling);
   for (guint i = 0; i < G_N_ELEMENTS (broken); i++)

@@ -11,8 +11,9 @@
  *                              repeat/stride forms, and the kernel's helpers for them
  *   fw-ascend-cube.c           whether a MatMul/Gemm group is one mixed cube + vector kernel, its cube tiling
  *                              and HBM traffic, and the Matmul API parts of its .cpp
- *   fw-ascend-int8.c           an integer (QDQ) MatMul/Gemm group's own mixed kernel (int8 cube, the
- *                              dequantise/requantise epilogue in vector code) */
+ *   fw-ascend-int8.c           an integer (QDQ) MatMul/Gemm/Conv group's own mixed kernel (int8 cube, the
+ *                              dequantise/requantise epilogue in vector code)
+ *   fw-ascend-int8-conv.c      its Conv form: C = W x im2col(x), the im2col by a vector prepass (Gather) */
 #pragma once
 
 #include "fw-ascend.h"

@@ -29,10 +29,12 @@
  * what the twin counts: the prepass's reads and workspace writes, the Matmul API's reads by
  * fw_ascend_cube_traffic on int8 A and B, each streamed epilogue input once, the output once.
  *
- * Not made (FW-TG-005, docs/reason-codes.md): Conv roots (CANN's convolution would write the int32 sum to
- * HBM and this kernel read it back; that epilogue form is not generated), a B that is not a constant int8
- * tensor with zero points 0 (two activations: attention's products), batched weights, epilogue operators or
- * operand shapes this file has no vector form for. */
+ * A Conv root is the same kernel on C = W x im2col(x) (fw-ascend-int8-conv.c: the weights are A, the im2col a
+ * vector prepass into the workspace, and the per-channel vectors run along C's rows).
+ *
+ * Not made (FW-TG-005, docs/reason-codes.md): a B that is not a constant int8 tensor with zero points 0 (two
+ * activations: attention's products), batched weights, epilogue operators or operand shapes this file has no
+ * vector form for, and the Conv forms fw-ascend-int8-conv.c refuses. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -42,58 +44,11 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-error.h"
-#include "fw-ascend-codegen-private.h"
-#include "plan/fw-qdq.h"
+#include "fw-ascend-int8-private.h"
 
-/* Elements of A per prepass tile: its input, half and int8 buffers and the duplicated scale (at most 4 + 2 + 1
- * + 4 bytes an element). */
-#define PREP_TILE 2048
 
-typedef enum { OP_LOCAL, OP_STREAM, OP_IMM, OP_COL } OpKind;
-
-typedef struct
-{
-  OpKind  kind;
-  char   *name;   /* the UB tensor (local, stream), or NULL */
-  double  imm;
-  guint   col;    /* OP_COL: the column vector's number */
-} Opnd;
-
-typedef struct
-{
-  FwPlan            *plan;
-  const FwCandidate *cand;
-  const FwProfile   *profile;
-  FwQdqGroup         q;
-  char              *name;
-  char              *struct_name;
-  FwValue           *a_src;     /* the kernel's A argument: int8, or what the prepass reads */
-  gboolean           prep;
-  gboolean           trans_b;
-  gint64             m, n, k;
-  gint64             za;        /* A's zero point as int8 (after the uint8 shift) */
-  GArray            *corr;      /* gint32 per column */
-  GPtrArray         *cols;      /* GArray of float per column: the multipliers, the bias, epilogue operands */
-  GPtrArray         *streams;   /* FwValue*: C-shaped float inputs of the epilogue */
-  GHashTable        *where;     /* FwValue* → tensor name */
-  GHashTable        *last_use;  /* FwValue* → index + 1 of the last epilogue node reading it */
-  GString           *compute;
-  GPtrArray         *names;     /* char*: the tensor names made, owned */
-  gboolean           aliased;   /* an Identity made two values one tensor: no result is computed in place */
-  guint              n_tmp;
-  gboolean           erf;
-  const char        *result;    /* the epilogue's float result tensor */
-  FwCubeShape        shape;
-  FwCubeTiling       tiling;
-  guint              per_elem;  /* UB bytes per element of a C block */
-  gint64             fixed;     /* UB bytes that do not scale with it */
-} I8;
-
-static gboolean
-refuse (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-refuse (GError **error, const char *format, ...)
+gboolean
+fw_i8_refuse (GError **error, const char *format, ...)
 {
   va_list args;
   g_autofree char *why = NULL;
@@ -108,14 +63,14 @@ refuse (GError **error, const char *format, ...)
 #define zp_at fw_qdq_zero_point_at
 #define scale_at fw_qdq_scale_at
 
-static const char *
-ctype_of (FwDType t)
+const char *
+fw_i8_ctype (FwDType t)
 {
   return t == FW_DTYPE_INT8 ? "int8_t" : t == FW_DTYPE_UINT8 ? "uint8_t" : "float";
 }
 
-static char *
-flit (double v)
+char *
+fw_i8_flit (double v)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -128,9 +83,9 @@ flit (double v)
 static GArray *
 new_col (I8 *g)
 {
-  GArray *c = g_array_sized_new (FALSE, TRUE, sizeof (float), (guint) g->n);
+  GArray *c = g_array_sized_new (FALSE, TRUE, sizeof (float), (guint) g->n_chan);
 
-  g_array_set_size (c, (guint) g->n);
+  g_array_set_size (c, (guint) g->n_chan);
   g_ptr_array_add (g->cols, c);
   return c;
 }
@@ -166,50 +121,58 @@ decide_product (I8 *g, GError **error)
   FwValue *a = root->inputs[0], *b = root->inputs[1], *c = root->outputs[0];
   const FwTensor *bt;
 
-  if (strcmp (root->op_type, "Conv") == 0)
-    return refuse (error, _("a Conv root: CANN's convolution would write its int32 sum to HBM for a dequantising "
-                            "epilogue kernel to read back, a form not generated; the host target computes the group"));
   if (q->b.q.node != NULL || b == NULL || q->b.dq.integer->constant == NULL)
-    return refuse (error, _("%s “%s”: B is computed at run time (two activations); the kernel takes constant int8 "
-                            "weights"), root->op_type, root->name);
+    return fw_i8_refuse (error, _("%s “%s”: B is computed at run time (two activations); the kernel takes constant int8 "
+                                  "weights"), root->op_type, root->name);
   if (q->b.dq.qtype != FW_DTYPE_INT8)
-    return refuse (error, _("%s “%s”: the weights are %s; the Matmul API takes int8_t B only"), root->op_type,
-                   root->name, fw_dtype_name (q->b.dq.qtype));
+    return fw_i8_refuse (error, _("%s “%s”: the weights are %s; the Matmul API takes int8_t B only"), root->op_type,
+                         root->name, fw_dtype_name (q->b.dq.qtype));
   for (gint64 i = 0; i < q->b.dq.n; i++)
     if (zp_at (&q->b.dq, i) != 0)
-      return refuse (error, _("%s “%s”: the weights' zero point is not 0 (the correction would need A's row sums)"),
-                     root->op_type, root->name);
+      return fw_i8_refuse (error, _("%s “%s”: the weights' zero point is not 0 (the correction would need A's row sums)"),
+                           root->op_type, root->name);
   if (q->a.dq.qtype != FW_DTYPE_INT8 && q->a.dq.qtype != FW_DTYPE_UINT8)
-    return refuse (error, _("%s “%s”: A is %s"), root->op_type, root->name, fw_dtype_name (q->a.dq.qtype));
-  if (a->rank < 2 || b->rank != 2 || c->rank < 2)
-    return refuse (error, _("%s “%s”: batched weights (a B of rank %d)"), root->op_type, root->name, b->rank);
-  g->trans_b = strcmp (root->op_type, "Gemm") == 0 && fw_node_get_attr_int (root, "transB", 0) != 0;
-  g->k = a->dims[a->rank - 1].value;
-  g->n = b->dims[g->trans_b ? 0 : 1].value;
-  g->m = fw_value_get_n_elements (a) / MAX (g->k, 1);
-  if (g->m * g->n != fw_value_get_n_elements (c) || c->dims[c->rank - 1].value != g->n ||
-      b->dims[g->trans_b ? 1 : 0].value != g->k || g->m > G_MAXINT || g->n > G_MAXINT || g->k > G_MAXINT)
-    return refuse (error, _("%s “%s”: the operands are not an [M, K] by [K, N] product"), root->op_type, root->name);
-  g->prep = q->a.q.node != NULL || q->a.dq.qtype == FW_DTYPE_UINT8;
+    return fw_i8_refuse (error, _("%s “%s”: A is %s"), root->op_type, root->name, fw_dtype_name (q->a.dq.qtype));
   g->a_src = q->a.q.node != NULL ? q->a.q.real : q->a.dq.integer;
+  if (strcmp (root->op_type, "Conv") == 0)
+    {
+      if (!fw_i8_conv_decide (g, error))
+        return FALSE;
+    }
+  else
+    {
+      if (a->rank < 2 || b->rank != 2 || c->rank < 2)
+        return fw_i8_refuse (error, _("%s “%s”: batched weights (a B of rank %d)"), root->op_type, root->name, b->rank);
+      g->trans_b = strcmp (root->op_type, "Gemm") == 0 && fw_node_get_attr_int (root, "transB", 0) != 0;
+      g->w_by_chan = g->trans_b;
+      g->k = a->dims[a->rank - 1].value;
+      g->n = b->dims[g->trans_b ? 0 : 1].value;
+      g->m = fw_value_get_n_elements (a) / MAX (g->k, 1);
+      g->n_chan = g->n;
+      if (g->m * g->n != fw_value_get_n_elements (c) || c->dims[c->rank - 1].value != g->n ||
+          b->dims[g->trans_b ? 1 : 0].value != g->k || g->m > G_MAXINT || g->n > G_MAXINT || g->k > G_MAXINT)
+        return fw_i8_refuse (error, _("%s “%s”: the operands are not an [M, K] by [K, N] product"), root->op_type,
+                             root->name);
+      g->prep = q->a.q.node != NULL || q->a.dq.qtype == FW_DTYPE_UINT8;
+    }
   g->za = zp_at (&q->a.dq, 0) - (q->a.dq.qtype == FW_DTYPE_UINT8 ? 128 : 0);
   /* |Σ a b| ≤ K 128², |za Σ b| ≤ 255 K 128: int32 holds both. */
   if ((gdouble) g->k * 128.0 * (128.0 + (gdouble) ABS (g->za)) >= 2147483647.0)
-    return refuse (error, _("%s “%s”: %" PRId64 " products and the zero point's correction pass int32"),
+    return fw_i8_refuse (error, _("%s “%s”: %" PRId64 " products and the zero point's correction pass int32"),
                    root->op_type, root->name, g->k);
   /* The correction and the multipliers, once from the weights. */
   bt = q->b.dq.integer->constant;
-  g->corr = g_array_sized_new (FALSE, TRUE, sizeof (gint32), (guint) g->n);
-  g_array_set_size (g->corr, (guint) g->n);
+  g->corr = g_array_sized_new (FALSE, TRUE, sizeof (gint32), (guint) g->n_chan);
+  g_array_set_size (g->corr, (guint) g->n_chan);
   {
     GArray *mult = new_col (g);
     float sa = scale_at (&q->a.dq, 0);
 
-    for (gint64 col = 0; col < g->n; col++)
+    for (gint64 col = 0; col < g->n_chan; col++)
       {
         gint64 sum = 0, v = 0;
         for (gint64 kk = 0; kk < g->k; kk++)
-          if (fw_tensor_get_int64 (bt, g->trans_b ? col * g->k + kk : kk * g->n + col, &v))
+          if (fw_tensor_get_int64 (bt, g->w_by_chan ? col * g->k + kk : kk * g->n + col, &v))
             sum += v;
         g_array_index (g->corr, gint32, col) = (gint32) (-g->za * sum);
         g_array_index (mult, float, col) = sa * scale_at (&q->b.dq, col);
@@ -218,7 +181,7 @@ decide_product (I8 *g, GError **error)
   if (q->bias.node != NULL || q->float_bias != NULL)
     {
       GArray *bias = new_col (g);
-      for (gint64 col = 0; col < g->n; col++)
+      for (gint64 col = 0; col < g->n_chan; col++)
         {
           double v = 0;
           if (q->bias.node != NULL)
@@ -248,6 +211,17 @@ new_temp (I8 *g)
   return own (g, g_strdup_printf ("t%u", g->n_tmp++));
 }
 
+/* Whether constant v holds one value per output channel, broadcast along the others: a row of C's width
+ * for a product, [OC, 1, 1] (any leading 1s) for a Conv's [1, OC, OH, OW]. */
+static gboolean
+per_channel (const I8 *g, const FwValue *v)
+{
+  if (!g->conv)
+    return v->dims[v->rank - 1].value == g->n;
+  return v->rank >= 3 && v->dims[v->rank - 1].value == 1 && v->dims[v->rank - 2].value == 1 &&
+         v->dims[v->rank - 3].value == g->n_chan;
+}
+
 /* An epilogue operand: a value computed in the kernel, a C-shaped float input, a constant scalar or a
  * constant row of C's width. */
 static gboolean
@@ -264,23 +238,24 @@ operand (I8 *g, FwValue *v, Opnd *o, GError **error)
       return TRUE;
     }
   if (v == NULL || v->dtype != FW_DTYPE_FLOAT)
-    return refuse (error, _("an epilogue operand that is not float32"));
+    return fw_i8_refuse (error, _("an epilogue operand that is not float32"));
   if (v->constant != NULL && n == 1)
     {
       o->kind = OP_IMM;
-      return fw_tensor_get_double (v->constant, 0, &o->imm) || refuse (error, _("an unreadable constant"));
+      return fw_tensor_get_double (v->constant, 0, &o->imm) || fw_i8_refuse (error, _("an unreadable constant"));
     }
-  if (v->constant != NULL && n == g->n && v->dims[v->rank - 1].value == g->n)
+  if (v->constant != NULL && n == g->n_chan && per_channel (g, v))
     {
       GArray *c = new_col (g);
       double x = 0;
-      for (gint64 i = 0; i < g->n; i++)
+      for (gint64 i = 0; i < g->n_chan; i++)
         g_array_index (c, float, i) = fw_tensor_get_double (v->constant, i, &x) ? (float) x : 0.0f;
       o->kind = OP_COL;
       o->col = g->cols->len - 1;
       return TRUE;
     }
-  if (n == g->m * g->n && v->rank >= 1 && v->dims[v->rank - 1].value == g->n)
+  if (n == g->m * g->n && v->rank >= 1 &&
+      (g->conv ? v->rank == 4 && v->dims[1].value == g->m : v->dims[v->rank - 1].value == g->n))
     {
       guint i;
       if (!g_ptr_array_find (g->streams, v, &i))
@@ -293,8 +268,8 @@ operand (I8 *g, FwValue *v, Opnd *o, GError **error)
       g_hash_table_insert (g->where, v, o->name);
       return TRUE;
     }
-  return refuse (error, _("an epilogue operand of %" PRId64 " elements (neither C's shape, one row of C, nor a "
-                          "scalar constant)"), n);
+  return fw_i8_refuse (error, _("an epilogue operand of %" PRId64 " elements (neither C's shape, one value per output "
+                                "channel, nor a scalar constant)"), n);
 }
 
 static void
@@ -310,14 +285,19 @@ emit (I8 *g, const char *format, ...)
   va_end (args);
 }
 
-/* dst = x op col against column vector col, over the block's rows (reversed: col op x). */
+/* dst = x op col against per-channel vector col (its columns, or for a Conv its rows), over the block
+ * (reversed: col op x). */
 static void
 emit_col (I8 *g, const char *api, const char *dst, const char *x, guint col, gboolean reversed)
 {
   g_autofree char *upper = g_ascii_strup (api, -1);
 
-  emit (g, "      ColApply<COL_%s>(%s, %s, cols[%u * colPitch + c0], rows, len, pitch, %s);\n", upper, dst, x, col + 1,
-        reversed ? "true" : "false");
+  if (g->conv)
+    emit (g, "      RowApply<COL_%s>(%s, %s, cols[%u * colPitch + c0], bcBuf, rows, len, pitch, %s);\n", upper, dst, x,
+          col + 1, reversed ? "true" : "false");
+  else
+    emit (g, "      ColApply<COL_%s>(%s, %s, cols[%u * colPitch + c0], rows, len, pitch, %s);\n", upper, dst, x, col + 1,
+          reversed ? "true" : "false");
 }
 
 /* The tensor a node's result goes to: its tensor operand's, when that is y or a temp read for the last time
@@ -351,7 +331,7 @@ emit_binary (I8 *g, guint pos, FwNode *node, GError **error)
   if (!operand (g, node->inputs[0], &a, error) || !operand (g, node->inputs[1], &b, error))
     return FALSE;
   if (is_const (&a) && is_const (&b))
-    return refuse (error, _("%s of two constants"), op);
+    return fw_i8_refuse (error, _("%s of two constants"), op);
   /* x: a tensor; c: a tensor or a constant, on the right of op unless swapped. */
   swapped = is_const (&a);
   x = swapped ? &b : &a;
@@ -364,19 +344,19 @@ emit_binary (I8 *g, guint pos, FwNode *node, GError **error)
     emit_col (g, op, dst, x->name, c->col, swapped);
   else if (!swapped || add || mul)
     {
-      g_autofree char *lit = flit (add || mul ? c->imm : sub ? -c->imm : 1.0 / c->imm);
+      g_autofree char *lit = fw_i8_flit (add || mul ? c->imm : sub ? -c->imm : 1.0 / c->imm);
       emit (g, "      AscendC::%s(%s, %s, %s, n);%s\n", add || sub ? "Adds" : "Muls", dst, x->name, lit,
             !add && !sub && !mul ? "  /* x / c as x (1/c) */" : "");
     }
   else if (sub)
     {
-      g_autofree char *lit = flit (c->imm);
+      g_autofree char *lit = fw_i8_flit (c->imm);
       emit (g, "      AscendC::Muls(%s, %s, -1.0f, n);\n      AscendC::Adds(%s, %s, %s, n);\n", dst, x->name, dst, dst,
             lit);
     }
   else
     {
-      g_autofree char *lit = flit (c->imm);
+      g_autofree char *lit = fw_i8_flit (c->imm);
       emit (g, "      AscendC::Duplicate(%s, %s, n);\n      AscendC::Div(%s, %s, %s, n);\n", dst, lit, dst, dst, x->name);
     }
   g_hash_table_insert (g->where, node->outputs[0], (char *) dst);
@@ -397,9 +377,9 @@ emit_node (I8 *g, guint pos, FwNode *node, GError **error)
     if (strcmp (node->op_type, binary[i]) == 0 && node->n_inputs == 2)
       return emit_binary (g, pos, node, error);
   if (node->n_inputs != 1 || !operand (g, node->inputs[0], &a, error))
-    return error != NULL && *error != NULL ? FALSE : refuse (error, _("no vector form of %s here"), node->op_type);
+    return error != NULL && *error != NULL ? FALSE : fw_i8_refuse (error, _("no vector form of %s here"), node->op_type);
   if (a.kind != OP_LOCAL && a.kind != OP_STREAM)
-    return refuse (error, _("%s of a constant"), node->op_type);
+    return fw_i8_refuse (error, _("%s of a constant"), node->op_type);
   if (strcmp (node->op_type, "Identity") == 0)
     {
       g->aliased = TRUE;
@@ -422,7 +402,7 @@ emit_node (I8 *g, guint pos, FwNode *node, GError **error)
       fw_ac_erf_statements (g->compute, dst, a.name, "float", "n");
     }
   else
-    return refuse (error, _("no vector form of %s here"), node->op_type);
+    return fw_i8_refuse (error, _("no vector form of %s here"), node->op_type);
   g_hash_table_insert (g->where, node->outputs[0], (char *) dst);
   return TRUE;
 }
@@ -449,11 +429,11 @@ build_epilogue (I8 *g, GError **error)
       return FALSE;
   g->result = g_hash_table_lookup (g->where, res);
   if (g->result == NULL)
-    return refuse (error, _("the group's result is not its last node's"));
+    return fw_i8_refuse (error, _("the group's result is not its last node's"));
   if (q->out.node != NULL && (q->out.n != 1 || (q->out.qtype != FW_DTYPE_INT8 && q->out.qtype != FW_DTYPE_UINT8)))
-    return refuse (error, _("the requantising QuantizeLinear is not per tensor to int8 or uint8"));
+    return fw_i8_refuse (error, _("the requantising QuantizeLinear is not per tensor to int8 or uint8"));
   if (q->out.node == NULL && q->result->dtype != FW_DTYPE_FLOAT)
-    return refuse (error, _("the result is %s"), fw_dtype_name (q->result->dtype));
+    return fw_i8_refuse (error, _("the result is %s"), fw_dtype_name (q->result->dtype));
   return TRUE;
 }
 
@@ -462,13 +442,15 @@ build_epilogue (I8 *g, GError **error)
 static void
 size_buffers (I8 *g)
 {
-  gint64 col_pitch = (g->n + 7) / 8 * 8;
+  gint64 col_pitch = (g->n_chan + 7) / 8 * 8;
 
   g->per_elem = 4 + 4 + 4 * g->streams->len + 4 * g->n_tmp + (g->erf ? 12 : 0) +
                 (g->q.out.node != NULL ? 2 + 2 + 4 : 4);
   g->fixed = 4 * col_pitch * (1 + (gint64) g->cols->len);
   if (g->prep)
     g->fixed += PREP_TILE * ((gint64) fw_dtype_bits (g->a_src->dtype) / 8 + 2 + 1 + 4);
+  if (g->conv)
+    g->fixed += fw_i8_conv_ub_bytes (g);
 }
 
 static gboolean
@@ -486,7 +468,7 @@ decide (I8 *g, const FwPlan *plan, const FwCandidate *cand, GError **error)
   g->name = g_strdup_printf ("fw_k%03u", cand->index);
   g->struct_name = g_strdup_printf ("FwK%03uTiling", cand->index);
   if (!fw_qdq_group_describe (cand, &g->q))
-    return refuse (error, _("candidate %u is not one"), cand->index);
+    return fw_i8_refuse (error, _("candidate %u is not one"), cand->index);
   if (!decide_product (g, error) || !build_epilogue (g, error))
     return FALSE;
   size_buffers (g);
@@ -494,7 +476,7 @@ decide (I8 *g, const FwPlan *plan, const FwCandidate *cand, GError **error)
   budget = fw_profile_budget_bytes (g->profile) - (gdouble) g->fixed;
   if (budget < 256.0 * g->per_elem ||
       !fw_ascend_cube_tiling (&g->shape, g->profile, g->per_elem, (guint64) budget, &g->tiling, &tiling_error))
-    return refuse (error, "%s", tiling_error ? tiling_error->message
+    return fw_i8_refuse (error, "%s", tiling_error ? tiling_error->message
                                              : _("its buffers leave no room in the Unified Buffer for a block of C"));
   return TRUE;
 }
@@ -512,7 +494,8 @@ core_rows (const FwCubeTiling *t, gint c)
 static gint64
 workspace_stride (const I8 *g)
 {
-  return ((gint64) g->tiling.single_core_m * g->k + 31) / 32 * 32;
+  /* A Conv's core writes its columns of the whole [K, N] im2col (the Matmul API reads B at a pitch of N). */
+  return ((g->conv ? g->n : (gint64) g->tiling.single_core_m) * g->k + 31) / 32 * 32;
 }
 
 static void
@@ -528,6 +511,8 @@ traffic (const I8 *g, gdouble *read, gdouble *written)
       *read += elems * fw_dtype_bits (g->a_src->dtype) / 8;
       *written += elems;
     }
+  if (g->conv)
+    fw_i8_conv_traffic (g, read, written);
 }
 
 gboolean
@@ -573,7 +558,7 @@ compute_tiling (const I8 *g, FwAscendTiling *t)
   memset (t, 0, sizeof *t);
   for (guint i = 0; i < G_N_ELEMENTS (f); i++)
     t->cube[t->n_cube++] = (guint64) f[i];
-  t->cube[t->n_cube++] = (guint64) (g->prep ? workspace_stride (g) : 0);
+  t->cube[t->n_cube++] = (guint64) (g->prep || g->conv ? workspace_stride (g) : 0);
   for (gint core = 0; core < c->used_core_num; core++)
     {
       gint64 n0 = (core / m_shares) * c->single_core_n, sn = MIN ((gint64) c->single_core_n, c->n - n0);
@@ -588,7 +573,7 @@ compute_tiling (const I8 *g, FwAscendTiling *t)
   t->block_num = c->used_core_num;
   t->ub_bytes = (gdouble) g->per_elem * t->tile_length + (gdouble) g->fixed;
   t->kernel_ub_bytes = t->ub_bytes;
-  t->workspace_bytes = g->prep ? workspace_stride (g) * c->used_core_num : 0;
+  t->workspace_bytes = g->prep || g->conv ? workspace_stride (g) * c->used_core_num : 0;
 }
 
 static void
@@ -623,7 +608,7 @@ append_array (GString *s, const char *type, const char *name, GArray *values, gb
         g_string_append_printf (s, "%" G_GINT32_FORMAT ", ", g_array_index (values, gint32, i));
       else
         {
-          g_autofree char *f = flit (g_array_index (values, float, i));
+          g_autofree char *f = fw_i8_flit (g_array_index (values, float, i));
           g_string_append_printf (s, "%s, ", f);
         }
     }
@@ -632,12 +617,12 @@ append_array (GString *s, const char *type, const char *name, GArray *values, gb
 
 /* QuantizeLinear by p of the count elements of float tensor x (in place), then x as half into h: Div by the
  * duplicated scale in scaleT, the clamp, CAST_RINT, the zero point less shift. */
-static void
-append_quantize (GString *s, const FwQdqParams *p, gint64 shift, const char *x, const char *h, const char *count,
+void
+fw_i8_append_quantize (GString *s, const FwQdqParams *p, gint64 shift, const char *x, const char *h, const char *count,
                  const char *indent)
 {
   gint64 lo = p->qtype == FW_DTYPE_INT8 ? -128 : 0, hi = p->qtype == FW_DTYPE_INT8 ? 127 : 255, zp = zp_at (p, 0);
-  g_autofree char *flo = flit ((double) (lo - zp)), *fhi = flit ((double) (hi - zp)), *fz = flit ((double) (zp - shift));
+  g_autofree char *flo = fw_i8_flit ((double) (lo - zp)), *fhi = fw_i8_flit ((double) (hi - zp)), *fz = fw_i8_flit ((double) (zp - shift));
 
   g_string_append_printf (s,
     "%sAscendC::Div(%s, %s, scaleT, %s);\n"
@@ -660,8 +645,11 @@ append_prelude (const I8 *g, GString *s)
                              "constexpr uint64_t K_LEN = %" G_GINT64_FORMAT "u;\n"
                              "constexpr bool TRANS_B = %s;\n"
                              "constexpr uint32_t PREP_TILE = %uu;  /* elements of A per prepass tile */\n\n",
-                          g->name, g->n, (g->n + 7) / 8 * 8, g->k, g->trans_b ? "true" : "false", PREP_TILE);
-  g_string_append (s, "/* The activation zero point's correction, -za * sum_k B[k][c], in int32 (added to each block of C). */\n");
+                          g->name, g->n, (g->n_chan + 7) / 8 * 8, g->k, g->trans_b ? "true" : "false", PREP_TILE);
+  if (g->conv)
+    fw_i8_conv_append_consts (g, s);
+  g_string_append (s, g->conv ? "/* The activation zero point's correction, -za * sum_k W[oc][k], in int32 (added to each row of C). */\n"
+                              : "/* The activation zero point's correction, -za * sum_k B[k][c], in int32 (added to each block of C). */\n");
   append_array (s, "int32_t", "COL_CORR", g->corr, TRUE);
   g_string_append (s, "/* Per column: s_a * s_b[c] (COL_0), then the bias and the epilogue's per-column operands. */\n");
   for (guint i = 0; i < g->cols->len; i++)
@@ -716,7 +704,33 @@ append_prelude (const I8 *g, GString *s)
     "        ColOpCall<OP>(dst[r0 * pitch + c], col[c], x[r0 * pitch + c], mask, n, p);\n"
     "      else\n"
     "        ColOpCall<OP>(dst[r0 * pitch + c], x[r0 * pitch + c], col[c], mask, n, p);\n"
-    "    }\n  }\n}\n\n}  // namespace\n\n");
+    "    }\n  }\n}\n\n");
+  if (g->conv)
+    g_string_append (s,
+      "/* dst = x OP v[r] (vFirst: v[r] OP x) on row r of the block, pitch elements apart: a Conv's per-channel\n"
+      " * vectors run along C's rows. Brcb (Brcb.md) spreads 8 rows' values into 8 blocks of bc (one block a\n"
+      " * row), then the high-dimensional form reads row r's block with a block stride of 0 and a repeat stride\n"
+      " * of one block: one call per 256-byte column chunk and 64 rows (bc holds 64 blocks). */\n"
+      "template <int OP, typename T>\n"
+      "__aicore__ inline void RowApply(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &x,\n"
+      "                                const AscendC::LocalTensor<T> &v, AscendC::TBuf<AscendC::TPosition::VECCALC> &bcBuf,\n"
+      "                                uint32_t rows, uint32_t len, uint32_t pitch, bool vFirst)\n{\n"
+      "  constexpr uint32_t perRepeat = 256 / sizeof(T);\n"
+      "  AscendC::LocalTensor<T> bc = bcBuf.Get<T>();\n"
+      "  const uint8_t rowBlocks = static_cast<uint8_t>(pitch * sizeof(T) / 32);\n"
+      "  const AscendC::BinaryRepeatParams p(1, vFirst ? 0 : 1, vFirst ? 1 : 0, rowBlocks, vFirst ? 1 : rowBlocks,\n"
+      "                                      vFirst ? rowBlocks : 1);\n"
+      "  for (uint32_t r0 = 0; r0 < rows; r0 += 64) {\n"
+      "    uint32_t n = rows - r0 < 64 ? rows - r0 : 64;\n"
+      "    AscendC::Brcb(bc, v[r0], static_cast<uint8_t>((n + 7) / 8), AscendC::BrcbRepeatParams(1, 8));\n"
+      "    for (uint32_t c = 0; c < len; c += perRepeat) {\n"
+      "      uint64_t mask = len - c < perRepeat ? len - c : perRepeat;\n"
+      "      if (vFirst)\n"
+      "        ColOpCall<OP>(dst[r0 * pitch + c], bc, x[r0 * pitch + c], mask, static_cast<uint8_t>(n), p);\n"
+      "      else\n"
+      "        ColOpCall<OP>(dst[r0 * pitch + c], x[r0 * pitch + c], bc, mask, static_cast<uint8_t>(n), p);\n"
+      "    }\n  }\n}\n\n");
+  g_string_append (s, "}  // namespace\n\n");
 }
 
 static void
@@ -728,14 +742,14 @@ append_args (const I8 *g, GString *s, gboolean with_types)
   for (guint i = 0; i < g->streams->len; i++)
     g_string_append_printf (s, "%sin%u, ", t, i);
   g_string_append_printf (s, "%sout0, ", t);
-  if (g->prep)
+  if (g->prep || g->conv)
     g_string_append_printf (s, "%sworkspace, ", t);
 }
 
 static void
 append_init (const I8 *g, GString *s)
 {
-  const char *out_t = ctype_of (g->q.result->dtype);
+  const char *out_t = fw_i8_ctype (g->q.result->dtype);
 
   g_string_append (s, "  __aicore__ inline void Init(");
   append_args (g, s, TRUE);
@@ -746,17 +760,20 @@ append_init (const I8 *g, GString *s)
   g_string_append_printf (s,
     "    this->baseM = static_cast<uint32_t>(this->cube.baseM);\n"
     "    this->baseN = static_cast<uint32_t>(this->cube.baseN);\n"
-    "    this->outPitch = %s;\n"
-    "    uint64_t aRows = static_cast<uint64_t>(this->sm) * K_LEN;\n"
-    "    aGm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(a) + static_cast<uint64_t>(this->m0) * K_LEN, aRows);\n",
-    g->q.out.node != NULL ? "(this->baseN + 31) / 32 * 32  /* int8 rows start 32-byte aligned */" : "this->baseN",
-    ctype_of (g->a_src->dtype));
+    "    this->outPitch = %s;\n",
+    g->q.out.node != NULL ? "(this->baseN + 31) / 32 * 32  /* int8 rows start 32-byte aligned */" : "this->baseN");
+  if (g->conv)
+    fw_i8_conv_append_init (g, s);
+  else
+    g_string_append_printf (s,
+      "    uint64_t aRows = static_cast<uint64_t>(this->sm) * K_LEN;\n"
+      "    aGm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(a) + static_cast<uint64_t>(this->m0) * K_LEN, aRows);\n"
+      "    uint64_t bOffset = TRANS_B ? static_cast<uint64_t>(this->n0) * K_LEN : this->n0;\n"
+      "    bGm.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t *>(b) + bOffset, K_LEN * N_COLS - bOffset);\n",
+      fw_i8_ctype (g->a_src->dtype));
   if (g->prep)
     g_string_append (s, "    /* This core's rows of A as int8, in its own part of the workspace (no other core reads it). */\n"
                         "    wsGm.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t *>(workspace) + idx * tiling.wsStride, aRows);\n");
-  g_string_append (s,
-    "    uint64_t bOffset = TRANS_B ? static_cast<uint64_t>(this->n0) * K_LEN : this->n0;\n"
-    "    bGm.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t *>(b) + bOffset, K_LEN * N_COLS - bOffset);\n");
   for (guint i = 0; i < g->streams->len; i++)
     g_string_append_printf (s, "    in%uGm.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(in%u), tiling.totalLength);\n", i, i);
   g_string_append_printf (s, "    out0Gm.SetGlobalBuffer(reinterpret_cast<__gm__ %s *>(out0), tiling.totalLength);\n"
@@ -778,7 +795,7 @@ append_init (const I8 *g, GString *s)
   if (g->prep)
     g_string_append_printf (s, "    pipe.InitBuffer(prepIn, 1, PREP_TILE * sizeof(%s));\n"
                                "    pipe.InitBuffer(prepOut, 1, PREP_TILE);\n%s",
-                            ctype_of (g->a_src->dtype),
+                            fw_i8_ctype (g->a_src->dtype),
                             g->q.out.node != NULL ? "" : "    pipe.InitBuffer(hBuf, PREP_TILE * sizeof(half));\n");
   if (g->prep || g->q.out.node != NULL)
     g_string_append_printf (s, "    pipe.InitBuffer(scaleBuf, %s * sizeof(float));\n",
@@ -790,14 +807,17 @@ append_init (const I8 *g, GString *s)
 static void
 append_load_columns (const I8 *g, GString *s)
 {
-  g_string_append (s, "  /* The per-column constants of this core's columns into the UB: scalar stores, then an S -> V flag. */\n"
-                      "  __aicore__ inline void LoadColumns()\n  {\n"
-                      "    AscendC::LocalTensor<int32_t> corr = colBuf.Get<int32_t>();\n"
-                      "    AscendC::LocalTensor<float> cols = colBuf.Get<float>();\n"
-                      "    for (uint32_t c = 0; c < this->sn; c++) {\n"
-                      "      corr.SetValue(c, COL_CORR[this->n0 + c]);\n");
+  const char *c0 = g->conv ? "this->m0" : "this->n0";
+
+  g_string_append_printf (s, "  /* The per-channel constants of this core's %s into the UB: scalar stores, then an S -> V flag. */\n"
+                             "  __aicore__ inline void LoadColumns()\n  {\n"
+                             "    AscendC::LocalTensor<int32_t> corr = colBuf.Get<int32_t>();\n"
+                             "    AscendC::LocalTensor<float> cols = colBuf.Get<float>();\n"
+                             "    for (uint32_t c = 0; c < this->%s; c++) {\n"
+                             "      corr.SetValue(c, COL_CORR[%s + c]);\n",
+                          g->conv ? "rows (output channels)" : "columns", g->conv ? "sm" : "sn", c0);
   for (guint i = 0; i < g->cols->len; i++)
-    g_string_append_printf (s, "      cols.SetValue(%u * COL_PITCH + c, COL_%u[this->n0 + c]);\n", i + 1, i);
+    g_string_append_printf (s, "      cols.SetValue(%u * COL_PITCH + c, COL_%u[%s + c]);\n", i + 1, i, c0);
   g_string_append (s, "    }\n"
                       "    AscendC::SetFlag<AscendC::HardEvent::S_V>(0);\n"
                       "    AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);\n  }\n\n");
@@ -806,7 +826,7 @@ append_load_columns (const I8 *g, GString *s)
 static void
 append_prepare (const I8 *g, GString *s)
 {
-  const char *st = ctype_of (g->a_src->dtype);
+  const char *st = fw_i8_ctype (g->a_src->dtype);
   gboolean quantise = g->q.a.q.node != NULL;
 
   if (!g->prep)
@@ -829,7 +849,7 @@ append_prepare (const I8 *g, GString *s)
   if (quantise)
     {
       g_string_append (s, "      /* QuantizeLinear (in the group), then to int8 (uint8 shifted by -128). */\n");
-      append_quantize (s, &g->q.a.q, g->q.a.dq.qtype == FW_DTYPE_UINT8 ? 128 : 0, "x", "h", "cnt", "      ");
+      fw_i8_append_quantize (s, &g->q.a.q, g->q.a.dq.qtype == FW_DTYPE_UINT8 ? 128 : 0, "x", "h", "cnt", "      ");
     }
   else
     g_string_append (s, "      /* uint8 u as the int8 u - 128: exact through half (Cast.md: uint8_t -> half CAST_NONE). */\n"
@@ -856,19 +876,19 @@ append_process (const I8 *g, GString *s)
   g_string_append (s, "  __aicore__ inline void Process()\n  {\n    LoadColumns();\n");
   if (g->prep && g->q.a.q.node != NULL)
     {
-      g_autofree char *sc = flit (scale_at (&g->q.a.q, 0));
+      g_autofree char *sc = fw_i8_flit (scale_at (&g->q.a.q, 0));
       g_string_append_printf (s, "    AscendC::Duplicate(scaleBuf.Get<float>(), %s, static_cast<int32_t>(PREP_TILE));\n", sc);
     }
-  if (g->prep)
+  if (g->prep || g->conv)
     g_string_append (s, "    Prepare();\n");
   if (g->q.out.node != NULL)
     {
-      g_autofree char *sc = flit (scale_at (&g->q.out, 0));
+      g_autofree char *sc = fw_i8_flit (scale_at (&g->q.out, 0));
       g_string_append_printf (s, "    AscendC::Duplicate(scaleBuf.Get<float>(), %s, static_cast<int32_t>(this->baseM * this->baseN));\n", sc);
     }
   g_string_append_printf (s,
     "    mm.SetTensorA(%s);\n"
-    "    mm.SetTensorB(bGm, TRANS_B);\n"
+    "    mm.SetTensorB(%s, TRANS_B);\n"
     "    mm.SetTail(static_cast<int>(this->sm), static_cast<int>(this->sn));\n"
     "    uint32_t mBlocks = (this->sm + this->baseM - 1) / this->baseM, nBlocks = (this->sn + this->baseN - 1) / this->baseN;\n"
     "    bool nFirst = this->cube.iterateOrder == 1;  /* GetTensorC's order: M first (0) or N first (1) */\n"
@@ -879,16 +899,17 @@ append_process (const I8 *g, GString *s)
     "      uint32_t len = colLeft < this->baseN ? colLeft : this->baseN;\n"
     "      uint64_t t = static_cast<uint64_t>(this->m0 + bi * this->baseM) * N_COLS + this->n0 + bj * this->baseN;\n"
     "      CopyIn(t, rows, len);\n"
-    "      Compute(bj * this->baseN, rows, len);\n"
+    "      Compute(%s, rows, len);\n"
     "      CopyOut(t, rows, len);\n"
     "    }\n"
-    "    mm.End();\n  }\n\nprivate:\n", g->prep ? "wsGm" : "aGm");
+    "    mm.End();\n  }\n\nprivate:\n", g->conv ? "bGm" : g->prep ? "wsGm" : "aGm",
+    g->conv ? "wsGm[this->n0]" : "bGm", g->conv ? "bi * this->baseM" : "bj * this->baseN");
 }
 
 static void
 append_copy_in_out (const I8 *g, GString *s)
 {
-  const char *out_t = ctype_of (g->q.result->dtype);
+  const char *out_t = fw_i8_ctype (g->q.result->dtype);
 
   g_string_append (s, "  __aicore__ inline void CopyIn(uint64_t t, uint32_t rows, uint32_t len)\n  {\n"
                       "    AscendC::LocalTensor<int32_t> c = cubeQueue.AllocTensor<int32_t>();\n"
@@ -898,7 +919,7 @@ append_copy_in_out (const I8 *g, GString *s)
     g_string_append_printf (s, "    AscendC::LocalTensor<float> x%u = inQueue%u.AllocTensor<float>();\n"
                                "    CopyBlockIn(x%u, in%uGm[t], rows, len, this->baseN);\n"
                                "    inQueue%u.EnQue(x%u);\n", i, i, i, i, i, i);
-  g_string_append (s, "    (void)t;\n  }\n\n");
+  g_string_append (s, "    (void)t;\n    (void)rows;\n    (void)len;\n  }\n\n");
   g_string_append_printf (s, "  __aicore__ inline void CopyOut(uint64_t t, uint32_t rows, uint32_t len)\n  {\n"
                              "    AscendC::LocalTensor<%s> o = outQueue.DeQue<%s>();\n"
                              "    CopyBlockOut(out0Gm[t], o, rows, len, this->outPitch);\n"
@@ -908,9 +929,10 @@ append_copy_in_out (const I8 *g, GString *s)
 static void
 append_compute (const I8 *g, GString *s)
 {
-  const char *out_t = ctype_of (g->q.result->dtype);
+  const char *out_t = fw_i8_ctype (g->q.result->dtype);
+  const char *apply = g->conv ? "RowApply" : "ColApply", *bc = g->conv ? "bcBuf, " : "";
 
-  g_string_append (s, "  /* c0: the block's first column in this core's share. */\n"
+  g_string_append (s, "  /* c0: the block's first channel (column, or a Conv's row) in this core's share. */\n"
                       "  __aicore__ inline void Compute(uint32_t c0, uint32_t rows, uint32_t len)\n  {\n"
                       "    const uint32_t pitch = this->baseN, colPitch = COL_PITCH;\n"
                       "    const int32_t n = static_cast<int32_t>(rows * pitch);\n"
@@ -927,15 +949,16 @@ append_compute (const I8 *g, GString *s)
     g_string_append (s, "    AscendC::LocalTensor<float> sA = sBuf.Get<float>();\n"
                         "    AscendC::LocalTensor<float> sB = sA[this->baseM * this->baseN];\n"
                         "    AscendC::LocalTensor<float> sC = sA[2 * this->baseM * this->baseN];\n");
-  g_string_append (s,
+  g_string_append_printf (s,
     "    /* Sum (a - za) b: the zero point's correction, in int32 (exact). */\n"
-    "    ColApply<COL_ADD>(acc, acc, corr[c0], rows, len, pitch, false);\n"
+    "    %s<COL_ADD>(acc, acc, corr[c0], %srows, len, pitch, false);\n"
     "    /* Dequantised: float (CAST_NONE: to nearest even past 2^24, as the host's conversion), times s_a s_b[c]. */\n"
     "    AscendC::Cast(y, acc, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(n));\n"
     "    cubeQueue.FreeTensor(acc);\n"
-    "    ColApply<COL_MUL>(y, y, cols[colPitch + c0], rows, len, pitch, false);\n");
+    "    %s<COL_MUL>(y, y, cols[colPitch + c0], %srows, len, pitch, false);\n", apply, bc, apply, bc);
   if (g->q.bias.node != NULL || g->q.float_bias != NULL)
-    g_string_append (s, "    ColApply<COL_ADD>(y, y, cols[2 * colPitch + c0], rows, len, pitch, false);  /* the dequantised bias */\n");
+    g_string_append_printf (s, "    %s<COL_ADD>(y, y, cols[2 * colPitch + c0], %srows, len, pitch, false);  /* the dequantised bias */\n",
+                            apply, bc);
   g_string_append (s, "    /* The float epilogue. */\n    {\n");
   g_string_append (s, g->compute->str);
   g_string_append (s, "    }\n");
@@ -945,7 +968,7 @@ append_compute (const I8 *g, GString *s)
                                  "    AscendC::LocalTensor<float> scaleT = scaleBuf.Get<float>();\n"
                                  "    AscendC::LocalTensor<half> h = hBuf.Get<half>();\n", out_t,
                               g->tiling.base_n % 32 == 0 ? "" : " row by row into the output's 32-byte rows");
-      append_quantize (s, &g->q.out, 0, g->result, "h", "static_cast<uint32_t>(n)", "    ");
+      fw_i8_append_quantize (s, &g->q.out, 0, g->result, "h", "static_cast<uint32_t>(n)", "    ");
       /* Rows of baseN bytes are 32-byte aligned when baseN is a multiple of 32: one Cast over the block. */
       if (g->tiling.base_n % 32 == 0)
         g_string_append_printf (s, "    AscendC::LocalTensor<%s> o = outQueue.AllocTensor<%s>();\n"
@@ -969,7 +992,7 @@ append_compute (const I8 *g, GString *s)
 static void
 append_members (const I8 *g, GString *s)
 {
-  const char *out_t = ctype_of (g->q.result->dtype);
+  const char *out_t = fw_i8_ctype (g->q.result->dtype);
 
   g_string_append (s,
     "  AscendC::TPipe pipe;\n"
@@ -994,8 +1017,10 @@ append_members (const I8 *g, GString *s)
     g_string_append (s, "  AscendC::TQue<AscendC::QuePosition::VECIN, 1> prepIn;\n"
                         "  AscendC::TQue<AscendC::QuePosition::VECOUT, 1> prepOut;\n"
                         "  AscendC::GlobalTensor<int8_t> wsGm;\n");
+  if (g->conv)
+    fw_i8_conv_append_members (g, s);
   g_string_append_printf (s, "  AscendC::GlobalTensor<%s> aGm;\n  AscendC::GlobalTensor<int8_t> bGm;\n",
-                          ctype_of (g->a_src->dtype));
+                          fw_i8_ctype (g->a_src->dtype));
   for (guint i = 0; i < g->streams->len; i++)
     g_string_append_printf (s, "  AscendC::GlobalTensor<float> in%uGm;\n", i);
   g_string_append_printf (s, "  AscendC::GlobalTensor<%s> out0Gm;\n"
@@ -1014,7 +1039,10 @@ gen_kernel (const I8 *g)
   append_init (g, s);
   append_process (g, s);
   append_load_columns (g, s);
-  append_prepare (g, s);
+  if (g->conv)
+    fw_i8_conv_append_prepare (g, s);
+  else
+    append_prepare (g, s);
   append_copy_in_out (g, s);
   append_compute (g, s);
   append_members (g, s);
@@ -1084,7 +1112,8 @@ gen_readme (const I8 *g, const FwAscendTiling *t)
   for (guint i = 0; i < g->streams->len; i++)
     g_string_append_printf (s, ", `in%u` (float32, C's shape)", i);
   g_string_append_printf (s, ", `out0` (%s)%s, `tiling`.\n", fw_dtype_name (g->q.result->dtype),
-                          g->prep ? ", `workspace` (blockNum x wsStride bytes: A as int8, per core)" : "");
+                          g->conv ? ", `workspace` (blockNum x wsStride bytes: each core's columns of im2col(x) as int8)"
+                          : g->prep ? ", `workspace` (blockNum x wsStride bytes: A as int8, per core)" : "");
   g_string_append (s, "\nSee docs/ascend-target.md, \"Integer groups\", for what the generated code has been checked against.\n");
   return g_string_free (s, FALSE);
 }
@@ -1102,7 +1131,7 @@ product_bound (const I8 *g)
   for (gint64 i = 0; i < bt->n_elements; i++)
     {
       gint64 v = 0;
-      gint64 col = g->trans_b ? i / g->k : i % g->n;
+      gint64 col = g->w_by_chan ? i / g->k : i % g->n;
       if (fw_tensor_get_int64 (bt, i, &v))
         bmax = MAX (bmax, fabs ((gdouble) v * scale_at (&g->q.b.dq, col)));
     }

@@ -149,6 +149,42 @@ template <typename T> void Duplicate (const LocalTensor<T> &dst, const T &scalar
     d[i] = scalarValue;
 }
 
+/* Gather.md (count form; the A2 implementation, asc-devkit impl/basic_api/dav_c220/
+ * kernel_operator_vec_gather_impl.h, reads element i at src's address + srcBaseAddr + srcOffset[i] bytes): 2- and
+ * 4-byte elements only (int16_t/uint16_t/int32_t/uint32_t/float/half/bfloat16_t on A2, no 8-bit form), the three
+ * tensors 32-byte aligned, every address aligned to the element and inside src ("偏移地址后不能超出UB大小数据的范围"
+ * is the page's bound; the twin takes src's own extent, which a kernel reading past its tensor also breaks). */
+template <typename T>
+void Gather (const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
+             const uint32_t srcBaseAddr, const uint32_t count, FW_LOC)
+{
+  static_assert (sizeof (T) == 2 || sizeof (T) == 4, "Gather.md: 2- or 4-byte elements only on Atlas A2");
+  fwtwin::Issue (fwtwin::P_V);
+  const uint32_t *o = srcOffset.Use (count, fwtwin::P_V, false, true, "Gather offsets", FW_AT);
+  const T *s = src.Use (src.GetSize (), fwtwin::P_V, false, true, "Gather", FW_AT);
+  T *d = dst.Use (count, fwtwin::P_V, true, true, "Gather", FW_AT);
+  if (o == nullptr || s == nullptr || d == nullptr)
+    return;
+  twin::VectorStats ("Gather", count, sizeof (T), sizeof (T));
+  for (uint32_t i = 0; i < count; i++)
+    {
+      uint64_t at = static_cast<uint64_t> (srcBaseAddr) + o[i];
+      if (at % sizeof (T) != 0)
+        {
+          fwtwin::Diag ("FW-TWIN-GATHER", FW_AT, "Gather element %u: byte offset %llu is not a multiple of the %u-byte "
+                        "element (Gather.md)", i, (unsigned long long) at, static_cast<unsigned> (sizeof (T)));
+          return;
+        }
+      if (at / sizeof (T) >= src.GetSize ())
+        {
+          fwtwin::Diag ("FW-TWIN-GATHER", FW_AT, "Gather element %u: byte offset %llu is past the source's %u elements",
+                        i, (unsigned long long) at, src.GetSize ());
+          return;
+        }
+      d[i] = s[at / sizeof (T)];
+    }
+}
+
 namespace twin {
 
 /* ReduceSum.md: sharedTmpBuffer needs the first pass's repeat results rounded up to a 32-byte block:

@@ -9,7 +9,9 @@
  * (per-channel int8 weights) → Add (bias) [→ Relu → QuantizeLinear] group is one cube + vector kernel whose
  * twin run equals the reference interpreter (float within the float tolerance, requantised within one step),
  * with no diagnostic, moving the bytes the plan priced; the same kernel with its rounding made CAST_ROUND or its
- * zero-point correction removed fails; a Conv group is refused with FW-TG-005. */
+ * zero-point correction removed fails. A Conv group (C = W x im2col(x)) and a two-activation MatMul (attention's
+ * products, batched) are kernels of their own forms, equal to the reference on the twin and failing when their
+ * padding, offsets or zero-point corrections are broken. */
 #include "config.h"
 
 #include <math.h>
@@ -325,7 +327,7 @@ input_x (void)
 
 /* The kernel as generated, or with `from` replaced by `to` in its source, on the twin with x: the output. */
 static FwTwinRun *
-run_kernel (FwAscendKernel *kernel, FwArray *x, const char *from, const char *to, FwArray **out)
+run_kernel_ab (FwAscendKernel *kernel, FwArray *x, FwArray *b, const char *from, const char *to, FwArray **out)
 {
   g_autoptr(GError) error = NULL;
   const FwKernelSource *src = fw_ascend_kernel_get_kernel_source (kernel);
@@ -335,7 +337,7 @@ run_kernel (FwAscendKernel *kernel, FwArray *x, const char *from, const char *to
   g_autofree char *text = NULL;
   FwValue *ov = fw_kernel_source_get_output (src, 0), *wv = fw_kernel_source_get_input (src, 1);
   gint64 dims[FW_MAX_RANK];
-  g_autoptr(FwArray) w = fw_array_new_from_tensor (wv->constant, &error);
+  g_autoptr(FwArray) w = b == NULL ? fw_array_new_from_tensor (wv->constant, &error) : fw_array_ref (b);
   FwArray *in[2] = { x, w };
   FwTwinKernel k = { name, file, NULL, tiling_name, fw_kernel_source_lookup_file (src, tiling_name),
                      { (guint64) t->total_length, (guint64) t->tile_length, (guint64) t->tile_num, (guint64) t->rows,
@@ -363,6 +365,12 @@ run_kernel (FwAscendKernel *kernel, FwArray *x, const char *from, const char *to
       g_test_message ("%s: %s %s:%d: %s", name, e->code, e->file, e->line, e->message);
     }
   return run;
+}
+
+static FwTwinRun *
+run_kernel (FwAscendKernel *kernel, FwArray *x, const char *from, const char *to, FwArray **out)
+{
+  return run_kernel_ab (kernel, x, NULL, from, to, out);
 }
 
 /* Whether got is the reference within verification's rule: one step for an 8-bit output, else float32's
@@ -597,6 +605,108 @@ test_conv (void)
   check_conv (2, TRUE);
 }
 
+/* Two activations, batched [2, 3]: x [.., 40, 32] quantised to uint8 (zero point 140), y [.., 32, 24]
+ * quantised to int8 (zero point -7), MatMul, float result (attention's Q·Kᵀ in QDQ form). */
+static FwModel *
+model_two_activations (void)
+{
+  g_autoptr(GError) error = NULL;
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim xd[4] = { FW_DIM_STATIC (2), FW_DIM_STATIC (3), FW_DIM_STATIC (40), FW_DIM_STATIC (32) };
+  FwDim yd[4] = { FW_DIM_STATIC (2), FW_DIM_STATIC (3), FW_DIM_STATIC (32), FW_DIM_STATIC (24) };
+  double xs = 0.5, xz = 140, ys = 0.25, yz = -7;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 4, xd, NULL);
+  fw_graph_add_input (g, "y", FW_DTYPE_FLOAT, 4, yd, NULL);
+  tensor (g, "xs", FW_DTYPE_FLOAT, 0, NULL, &xs, 1);
+  tensor (g, "xz", FW_DTYPE_UINT8, 0, NULL, &xz, 1);
+  tensor (g, "ys", FW_DTYPE_FLOAT, 0, NULL, &ys, 1);
+  tensor (g, "yz", FW_DTYPE_INT8, 0, NULL, &yz, 1);
+  node (g, "QuantizeLinear", "/q_x", "x", "xs", "xz", "x_q");
+  node (g, "DequantizeLinear", "/dq_x", "x_q", "xs", "xz", "x_dq");
+  node (g, "QuantizeLinear", "/q_y", "y", "ys", "yz", "y_q");
+  node (g, "DequantizeLinear", "/dq_y", "y_q", "ys", "yz", "y_dq");
+  node (g, "MatMul", "/mm", "x_dq", "y_dq", NULL, "z");
+  fw_graph_add_output (g, "z", NULL);
+  g_assert_true (fw_graph_link (g, &error));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return model;
+}
+
+static FwArray *
+seeded (gint64 d0, gint64 d1, gint64 d2, gint64 d3, guint32 seed, gint range)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 d[4] = { d0, d1, d2, d3 };
+  FwArray *a = fw_array_new (FW_DTYPE_FLOAT, 4, d, &error);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+
+  for (gint64 i = 0; i < a->n_elements; i++)
+    fw_array_set_double (a, i, 0.25 * g_rand_int_range (rand, -range, range));
+  return a;
+}
+
+/* The two-activation kernel (fw-ascend-int8-act.c) equals the reference on the twin, moving the plan's bytes;
+ * without B's zero point's per-row correction, A's per-column one, or with x / 0.5's ties rounded away from
+ * zero, it does not. */
+static void
+test_two_activations (void)
+{
+  static const char *const broken[][2] = {
+    { "    RowApply<COL_ADD>(acc, acc, rowBuf", "    if (false) RowApply<COL_ADD>(acc, acc, rowBuf" },
+    { "    ColApply<COL_ADD>(acc, acc, corr[c0]", "    if (false) ColApply<COL_ADD>(acc, acc, corr[c0]" },
+    { "RoundMode::CAST_RINT, cnt)", "RoundMode::CAST_ROUND, cnt)" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwAscendKernel) kernel = NULL;
+  g_autoptr(FwArray) x = seeded (2, 3, 40, 32, 17, 160), y = seeded (2, 3, 32, 24, 19, 120);
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  FwArray *want[1] = { NULL }, *ins[2] = { x, y };
+  const FwCandidate *cand;
+  gdouble worst = 0;
+
+  if (get_twin () == NULL)
+    {
+      g_test_skip ("no C++ compiler for the twin");
+      return;
+    }
+  model = model_two_activations ();
+  plan = plan_for (model);
+  cand = integer_candidate (plan);
+  kernel = fw_ascend_kernel_generate (plan, cand, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (kernel);
+  g_assert_cmpuint (cand->nodes->len, ==, 5);
+  g_assert_true (fw_exec_run_reference (ctx, fw_model_get_graph (model), ins, 2, want, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(FwArray) got = NULL;
+    g_autoptr(FwTwinRun) run = run_kernel_ab (kernel, x, y, NULL, NULL, &got);
+    const FwTwinCounts *counts = fw_twin_run_get_counts (run);
+    const FwCostEstimate *cost = fw_candidate_get_cost (cand);
+
+    g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+    g_assert_true (within (kernel, want[0], got, &worst));
+    g_test_message ("two activations: worst %.3g", worst);
+    g_assert_cmpfloat ((gdouble) counts->mte2_bytes, ==, cost->bytes_read_after);
+    g_assert_cmpfloat ((gdouble) counts->mte3_bytes, ==, cost->bytes_written_after);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
+    {
+      g_autoptr(FwArray) got = NULL;
+      g_autoptr(FwTwinRun) run = run_kernel_ab (kernel, x, y, broken[i][0], broken[i][1], &got);
+
+      g_assert_cmpuint (fw_twin_run_get_n_diagnostics (run), ==, 0);
+      g_assert_false (within (kernel, want[0], got, &worst));
+      g_test_message ("broken %u: worst %.3g", i, worst);
+    }
+  fw_array_unref (want[0]);
+}
+
 /* An exported package re-run with --twin (fw_package_twin_run) when the weights' DequantizeLinear is shared
  * by two integer groups: each group.onnx computes that DequantizeLinear itself, its int8 weights among the
  * initializers, so both kernels run and pass (they were "not run" for want of the int8 weights). */
@@ -651,6 +761,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ascend-int8/generated-float", test_generated_float);
   g_test_add_func ("/core/ascend-int8/generated-requantised", test_generated_requantised);
   g_test_add_func ("/core/ascend-int8/conv", test_conv);
+  g_test_add_func ("/core/ascend-int8/two-activations", test_two_activations);
   g_test_add_func ("/core/ascend-int8/package-shared-weights", test_package_shared_weights);
   status = g_test_run ();
   fw_test_twin_clear (&shared);

@@ -13,7 +13,8 @@
  *                              and HBM traffic, and the Matmul API parts of its .cpp
  *   fw-ascend-int8.c           an integer (QDQ) MatMul/Gemm/Conv group's own mixed kernel (int8 cube, the
  *                              dequantise/requantise epilogue in vector code)
- *   fw-ascend-int8-conv.c      its Conv form: C = W x im2col(x), the im2col by a vector prepass (Gather) */
+ *   fw-ascend-int8-conv.c      its Conv form: C = W x im2col(x), the im2col by a vector prepass (Gather)
+ *   fw-ascend-int8-act.c       its two-activation form (attention's products): both operands by a prepass */
 #pragma once
 
 #include "fw-ascend.h"

@@ -1,5 +1,5 @@
-/* fw-ascend-int8-private.h: what fw-ascend-int8.c (an integer group's kernel) and fw-ascend-int8-conv.c (its
- * Conv form: the im2col prepass) share. */
+/* fw-ascend-int8-private.h: what fw-ascend-int8.c (an integer group's kernel), fw-ascend-int8-conv.c (its Conv
+ * form: the im2col prepass) and fw-ascend-int8-act.c (its two-activation form) share. */
 #ifndef FW_ASCEND_INT8_PRIVATE_H
 #define FW_ASCEND_INT8_PRIVATE_H
 
@@ -62,6 +62,11 @@ typedef struct
   gboolean           w_by_chan; /* the weights are stored channel-major ([N, K] or [OC, C*KH*KW]) */
   gint64             n_chan;    /* output channels: N, or OC for a Conv */
   FwAcConv           cv;        /* a Conv's geometry and prepass layout */
+  gboolean           act;       /* B an activation too (attention's products): batched, both quantised per batch */
+  gint64             batch;     /* products (1 unless act) */
+  FwValue           *b_src;     /* the kernel's B argument: the weights, or what B's prepass reads */
+  gint64             zb;        /* act: B's zero point as int8 */
+  gint64             pa, pb;    /* act: the UB pitch of A's and B's prepass rows (elements) */
   FwCubeShape        shape;
   FwCubeTiling       tiling;
   guint              per_elem;  /* UB bytes per element of a C block */
@@ -84,6 +89,23 @@ void        fw_i8_append_quantize     (GString           *s,
                                        const char        *h,
                                        const char        *count,
                                        const char        *indent);
+
+/* fw-ascend-int8-act.c */
+gboolean    fw_i8_act_decide          (I8                *g,
+                                       GError           **error);
+gint64      fw_i8_act_ub_bytes        (const I8          *g);
+gint64      fw_i8_act_workspace       (const I8          *g);
+void        fw_i8_act_traffic         (const I8          *g,
+                                       gdouble           *read,
+                                       gdouble           *written);
+void        fw_i8_act_append_consts   (const I8          *g,
+                                       GString           *s);
+void        fw_i8_act_append_init     (const I8          *g,
+                                       GString           *s);
+void        fw_i8_act_append_prepare  (const I8          *g,
+                                       GString           *s);
+void        fw_i8_act_append_members  (const I8          *g,
+                                       GString           *s);
 
 /* fw-ascend-int8-conv.c */
 gboolean    fw_i8_conv_decide         (I8                *g,

@@ -1,4 +1,4 @@
-/* fw-ascend-int8.c: the Ascend kernel of an integer (QDQ) MatMul or Gemm group (plan/fw-qdq.h): one mixed
+/* fw-ascend-int8.c: the Ascend kernel of an integer (QDQ) MatMul, Gemm or Conv group (plan/fw-qdq.h): one mixed
  * cube + vector kernel in the "mix vector-cube" form of fw-ascend-cube.c, with the Matmul API on int8 operands
  * and an int32 C: Matmul使用说明 (cannmirror/asc-devkit, docs/zh/api/SIMD-API/高阶API/矩阵计算/Matmul-Kernel侧接口/,
  * formerly docs/api/context/), table 2 "Matmul输入输出数据类型的支持列表": A int8_t, B int8_t, C int32_t, bias
@@ -32,9 +32,12 @@
  * A Conv root is the same kernel on C = W x im2col(x) (fw-ascend-int8-conv.c: the weights are A, the im2col a
  * vector prepass into the workspace, and the per-channel vectors run along C's rows).
  *
- * Not made (FW-TG-005, docs/reason-codes.md): a B that is not a constant int8 tensor with zero points 0 (two
- * activations: attention's products), batched weights, epilogue operators or operand shapes this file has no
- * vector form for, and the Conv forms fw-ascend-int8-conv.c refuses. */
+ * A MatMul of two activations (attention's products) is the same kernel with both operands through a prepass
+ * per batch and the zero points' corrections from their sums (fw-ascend-int8-act.c).
+ *
+ * Not made (FW-TG-005, docs/reason-codes.md): weights that are not int8 with zero points 0, batched weights,
+ * epilogue operators or operand shapes this file has no vector form for, and the forms fw-ascend-int8-conv.c
+ * and fw-ascend-int8-act.c refuse. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -112,56 +115,22 @@ i8_clear (I8 *g)
     g_ptr_array_unref (g->names);
 }
 
-/* The product's shape and operands: FALSE (error set) when this file does not make the group. */
+/* A's zero point, the correction and the multipliers per output channel (from the weights, once; for two
+ * activations the correction is the kernel's, from the sums its prepass takes), and the bias. */
 static gboolean
-decide_product (I8 *g, GError **error)
+product_constants (I8 *g, GError **error)
 {
   FwQdqGroup *q = &g->q;
   FwNode *root = q->root;
-  FwValue *a = root->inputs[0], *b = root->inputs[1], *c = root->outputs[0];
-  const FwTensor *bt;
+  const FwTensor *bt = g->act ? NULL : q->b.dq.integer->constant;
+  gdouble zb = (gdouble) ABS (g->zb);
 
-  if (q->b.q.node != NULL || b == NULL || q->b.dq.integer->constant == NULL)
-    return fw_i8_refuse (error, _("%s “%s”: B is computed at run time (two activations); the kernel takes constant int8 "
-                                  "weights"), root->op_type, root->name);
-  if (q->b.dq.qtype != FW_DTYPE_INT8)
-    return fw_i8_refuse (error, _("%s “%s”: the weights are %s; the Matmul API takes int8_t B only"), root->op_type,
-                         root->name, fw_dtype_name (q->b.dq.qtype));
-  for (gint64 i = 0; i < q->b.dq.n; i++)
-    if (zp_at (&q->b.dq, i) != 0)
-      return fw_i8_refuse (error, _("%s “%s”: the weights' zero point is not 0 (the correction would need A's row sums)"),
-                           root->op_type, root->name);
-  if (q->a.dq.qtype != FW_DTYPE_INT8 && q->a.dq.qtype != FW_DTYPE_UINT8)
-    return fw_i8_refuse (error, _("%s “%s”: A is %s"), root->op_type, root->name, fw_dtype_name (q->a.dq.qtype));
-  g->a_src = q->a.q.node != NULL ? q->a.q.real : q->a.dq.integer;
-  if (strcmp (root->op_type, "Conv") == 0)
-    {
-      if (!fw_i8_conv_decide (g, error))
-        return FALSE;
-    }
-  else
-    {
-      if (a->rank < 2 || b->rank != 2 || c->rank < 2)
-        return fw_i8_refuse (error, _("%s “%s”: batched weights (a B of rank %d)"), root->op_type, root->name, b->rank);
-      g->trans_b = strcmp (root->op_type, "Gemm") == 0 && fw_node_get_attr_int (root, "transB", 0) != 0;
-      g->w_by_chan = g->trans_b;
-      g->k = a->dims[a->rank - 1].value;
-      g->n = b->dims[g->trans_b ? 0 : 1].value;
-      g->m = fw_value_get_n_elements (a) / MAX (g->k, 1);
-      g->n_chan = g->n;
-      if (g->m * g->n != fw_value_get_n_elements (c) || c->dims[c->rank - 1].value != g->n ||
-          b->dims[g->trans_b ? 1 : 0].value != g->k || g->m > G_MAXINT || g->n > G_MAXINT || g->k > G_MAXINT)
-        return fw_i8_refuse (error, _("%s “%s”: the operands are not an [M, K] by [K, N] product"), root->op_type,
-                             root->name);
-      g->prep = q->a.q.node != NULL || q->a.dq.qtype == FW_DTYPE_UINT8;
-    }
   g->za = zp_at (&q->a.dq, 0) - (q->a.dq.qtype == FW_DTYPE_UINT8 ? 128 : 0);
-  /* |Σ a b| ≤ K 128², |za Σ b| ≤ 255 K 128: int32 holds both. */
-  if ((gdouble) g->k * 128.0 * (128.0 + (gdouble) ABS (g->za)) >= 2147483647.0)
+  /* |Σ (a − za)(b − zb)| ≤ K (128 + |za|)(128 + |zb|) (zb 0 for weights), and so every partial sum: int32
+   * holds them. */
+  if ((gdouble) g->k * (128.0 + (gdouble) ABS (g->za)) * (128.0 + zb) >= 2147483647.0)
     return fw_i8_refuse (error, _("%s “%s”: %" PRId64 " products and the zero point's correction pass int32"),
                    root->op_type, root->name, g->k);
-  /* The correction and the multipliers, once from the weights. */
-  bt = q->b.dq.integer->constant;
   g->corr = g_array_sized_new (FALSE, TRUE, sizeof (gint32), (guint) g->n_chan);
   g_array_set_size (g->corr, (guint) g->n_chan);
   {
@@ -171,7 +140,7 @@ decide_product (I8 *g, GError **error)
     for (gint64 col = 0; col < g->n_chan; col++)
       {
         gint64 sum = 0, v = 0;
-        for (gint64 kk = 0; kk < g->k; kk++)
+        for (gint64 kk = 0; bt != NULL && kk < g->k; kk++)
           if (fw_tensor_get_int64 (bt, g->w_by_chan ? col * g->k + kk : kk * g->n + col, &v))
             sum += v;
         g_array_index (g->corr, gint32, col) = (gint32) (-g->za * sum);
@@ -195,6 +164,60 @@ decide_product (I8 *g, GError **error)
         }
     }
   return TRUE;
+}
+
+/* The product's shape and operands: FALSE (error set) when this file does not make the group. */
+static gboolean
+decide_product (I8 *g, GError **error)
+{
+  FwQdqGroup *q = &g->q;
+  FwNode *root = q->root;
+  FwValue *a = root->inputs[0], *b = root->inputs[1], *c = root->outputs[0];
+
+  if (b == NULL)
+    return fw_i8_refuse (error, _("%s “%s”: no B"), root->op_type, root->name);
+  if (q->a.dq.qtype != FW_DTYPE_INT8 && q->a.dq.qtype != FW_DTYPE_UINT8)
+    return fw_i8_refuse (error, _("%s “%s”: A is %s"), root->op_type, root->name, fw_dtype_name (q->a.dq.qtype));
+  g->a_src = q->a.q.node != NULL ? q->a.q.real : q->a.dq.integer;
+  g->batch = 1;
+  if (q->b.q.node != NULL || q->b.dq.integer->constant == NULL)
+    {
+      /* Two activations (attention's products): fw-ascend-int8-act.c, MatMul only. */
+      if (strcmp (root->op_type, "MatMul") != 0)
+        return fw_i8_refuse (error, _("%s “%s”: B is computed at run time; only a MatMul takes two activations"),
+                             root->op_type, root->name);
+      return fw_i8_act_decide (g, error) && product_constants (g, error);
+    }
+  g->b_src = q->b.dq.integer;
+  if (q->b.dq.qtype != FW_DTYPE_INT8)
+    return fw_i8_refuse (error, _("%s “%s”: the weights are %s; the Matmul API takes int8_t B only"), root->op_type,
+                         root->name, fw_dtype_name (q->b.dq.qtype));
+  for (gint64 i = 0; i < q->b.dq.n; i++)
+    if (zp_at (&q->b.dq, i) != 0)
+      return fw_i8_refuse (error, _("%s “%s”: the weights' zero point is not 0 (the correction would need A's row sums)"),
+                           root->op_type, root->name);
+  if (strcmp (root->op_type, "Conv") == 0)
+    {
+      if (!fw_i8_conv_decide (g, error))
+        return FALSE;
+    }
+  else
+    {
+      if (a->rank < 2 || b->rank != 2 || c->rank < 2)
+        return fw_i8_refuse (error, _("%s “%s”: batched weights (a B of rank %d)"), root->op_type, root->name, b->rank);
+      g->trans_b = strcmp (root->op_type, "Gemm") == 0 && fw_node_get_attr_int (root, "transB", 0) != 0;
+      g->w_by_chan = g->trans_b;
+      g->k = a->dims[a->rank - 1].value;
+      g->n = b->dims[g->trans_b ? 0 : 1].value;
+      g->m = fw_value_get_n_elements (a) / MAX (g->k, 1);
+      g->n_chan = g->n;
+      if (g->m * g->n != fw_value_get_n_elements (c) || c->dims[c->rank - 1].value != g->n ||
+          b->dims[g->trans_b ? 1 : 0].value != g->k || g->m > G_MAXINT || g->n > G_MAXINT || g->k > G_MAXINT)
+        return fw_i8_refuse (error, _("%s “%s”: the operands are not an [M, K] by [K, N] product"), root->op_type,
+                             root->name);
+      g->prep = q->a.q.node != NULL || q->a.dq.qtype == FW_DTYPE_UINT8;
+    }
+  return product_constants (g, error);
 }
 
 /* A name the generator made, kept until the kernel is written. */
@@ -254,7 +277,7 @@ operand (I8 *g, FwValue *v, Opnd *o, GError **error)
       o->col = g->cols->len - 1;
       return TRUE;
     }
-  if (n == g->m * g->n && v->rank >= 1 &&
+  if (n == g->batch * g->m * g->n && v->rank >= 1 &&
       (g->conv ? v->rank == 4 && v->dims[1].value == g->m : v->dims[v->rank - 1].value == g->n))
     {
       guint i;
@@ -451,6 +474,8 @@ size_buffers (I8 *g)
     g->fixed += PREP_TILE * ((gint64) fw_dtype_bits (g->a_src->dtype) / 8 + 2 + 1 + 4);
   if (g->conv)
     g->fixed += fw_i8_conv_ub_bytes (g);
+  if (g->act)
+    g->fixed += fw_i8_act_ub_bytes (g);
 }
 
 static gboolean
@@ -495,6 +520,8 @@ static gint64
 workspace_stride (const I8 *g)
 {
   /* A Conv's core writes its columns of the whole [K, N] im2col (the Matmul API reads B at a pitch of N). */
+  if (g->act)
+    return fw_i8_act_workspace (g);
   return ((g->conv ? g->n : (gint64) g->tiling.single_core_m) * g->k + 31) / 32 * 32;
 }
 
@@ -503,8 +530,8 @@ traffic (const I8 *g, gdouble *read, gdouble *written)
 {
   gdouble out_eb = (gdouble) fw_dtype_bits (g->q.result->dtype) / 8;
 
-  *read = fw_ascend_cube_traffic (&g->tiling, &g->shape) + (gdouble) g->streams->len * g->m * g->n * 4;
-  *written = (gdouble) g->m * g->n * out_eb;
+  *read = g->batch * (fw_ascend_cube_traffic (&g->tiling, &g->shape) + (gdouble) g->streams->len * g->m * g->n * 4);
+  *written = (gdouble) g->batch * g->m * g->n * out_eb;
   for (gint c = 0; g->prep && c < g->tiling.used_core_num; c++)
     {
       gdouble elems = (gdouble) core_rows (&g->tiling, c) * g->k;
@@ -513,6 +540,8 @@ traffic (const I8 *g, gdouble *read, gdouble *written)
     }
   if (g->conv)
     fw_i8_conv_traffic (g, read, written);
+  if (g->act)
+    fw_i8_act_traffic (g, read, written);
 }
 
 gboolean
@@ -558,7 +587,7 @@ compute_tiling (const I8 *g, FwAscendTiling *t)
   memset (t, 0, sizeof *t);
   for (guint i = 0; i < G_N_ELEMENTS (f); i++)
     t->cube[t->n_cube++] = (guint64) f[i];
-  t->cube[t->n_cube++] = (guint64) (g->prep || g->conv ? workspace_stride (g) : 0);
+  t->cube[t->n_cube++] = (guint64) (g->prep || g->conv || g->act ? workspace_stride (g) : 0);
   for (gint core = 0; core < c->used_core_num; core++)
     {
       gint64 n0 = (core / m_shares) * c->single_core_n, sn = MIN ((gint64) c->single_core_n, c->n - n0);
@@ -566,14 +595,16 @@ compute_tiling (const I8 *g, FwAscendTiling *t)
       t->tile_num += blocks;
       t->tiles_per_block = MAX (t->tiles_per_block, blocks);
     }
-  t->total_length = g->m * g->n;
+  t->tile_num *= g->batch;
+  t->tiles_per_block *= g->batch;
+  t->total_length = g->batch * g->m * g->n;
   t->tile_length = (gint64) c->base_m * c->base_n;
   t->rows = c->base_m;
   t->row_length = c->base_n;
   t->block_num = c->used_core_num;
   t->ub_bytes = (gdouble) g->per_elem * t->tile_length + (gdouble) g->fixed;
   t->kernel_ub_bytes = t->ub_bytes;
-  t->workspace_bytes = g->prep || g->conv ? workspace_stride (g) * c->used_core_num : 0;
+  t->workspace_bytes = g->prep || g->conv || g->act ? workspace_stride (g) * c->used_core_num : 0;
 }
 
 static void
@@ -648,6 +679,8 @@ append_prelude (const I8 *g, GString *s)
                           g->name, g->n, (g->n_chan + 7) / 8 * 8, g->k, g->trans_b ? "true" : "false", PREP_TILE);
   if (g->conv)
     fw_i8_conv_append_consts (g, s);
+  if (g->act)
+    fw_i8_act_append_consts (g, s);
   g_string_append (s, g->conv ? "/* The activation zero point's correction, -za * sum_k W[oc][k], in int32 (added to each row of C). */\n"
                               : "/* The activation zero point's correction, -za * sum_k B[k][c], in int32 (added to each block of C). */\n");
   append_array (s, "int32_t", "COL_CORR", g->corr, TRUE);
@@ -705,7 +738,7 @@ append_prelude (const I8 *g, GString *s)
     "      else\n"
     "        ColOpCall<OP>(dst[r0 * pitch + c], x[r0 * pitch + c], col[c], mask, n, p);\n"
     "    }\n  }\n}\n\n");
-  if (g->conv)
+  if (g->conv || g->act)
     g_string_append (s,
       "/* dst = x OP v[r] (vFirst: v[r] OP x) on row r of the block, pitch elements apart: a Conv's per-channel\n"
       " * vectors run along C's rows. Brcb (Brcb.md) spreads 8 rows' values into 8 blocks of bc (one block a\n"
@@ -742,7 +775,7 @@ append_args (const I8 *g, GString *s, gboolean with_types)
   for (guint i = 0; i < g->streams->len; i++)
     g_string_append_printf (s, "%sin%u, ", t, i);
   g_string_append_printf (s, "%sout0, ", t);
-  if (g->prep || g->conv)
+  if (g->prep || g->conv || g->act)
     g_string_append_printf (s, "%sworkspace, ", t);
 }
 
@@ -764,6 +797,8 @@ append_init (const I8 *g, GString *s)
     g->q.out.node != NULL ? "(this->baseN + 31) / 32 * 32  /* int8 rows start 32-byte aligned */" : "this->baseN");
   if (g->conv)
     fw_i8_conv_append_init (g, s);
+  else if (g->act)
+    fw_i8_act_append_init (g, s);
   else
     g_string_append_printf (s,
       "    uint64_t aRows = static_cast<uint64_t>(this->sm) * K_LEN;\n"
@@ -886,6 +921,9 @@ append_process (const I8 *g, GString *s)
       g_autofree char *sc = fw_i8_flit (scale_at (&g->q.out, 0));
       g_string_append_printf (s, "    AscendC::Duplicate(scaleBuf.Get<float>(), %s, static_cast<int32_t>(this->baseM * this->baseN));\n", sc);
     }
+  /* Two activations: per batch, both operands as int8 into the workspace with their sums, then the product. */
+  if (g->act)
+    g_string_append (s, "    for (uint32_t bt = 0; bt < BATCH; bt++) {\n    Prepare(bt);\n");
   g_string_append_printf (s,
     "    mm.SetTensorA(%s);\n"
     "    mm.SetTensorB(%s, TRANS_B);\n"
@@ -897,13 +935,17 @@ append_process (const I8 *g, GString *s)
     "      uint32_t rowLeft = this->sm - bi * this->baseM, colLeft = this->sn - bj * this->baseN;\n"
     "      uint32_t rows = rowLeft < this->baseM ? rowLeft : this->baseM;\n"
     "      uint32_t len = colLeft < this->baseN ? colLeft : this->baseN;\n"
-    "      uint64_t t = static_cast<uint64_t>(this->m0 + bi * this->baseM) * N_COLS + this->n0 + bj * this->baseN;\n"
+    "      uint64_t t = %sstatic_cast<uint64_t>(this->m0 + bi * this->baseM) * N_COLS + this->n0 + bj * this->baseN;\n"
     "      CopyIn(t, rows, len);\n"
-    "      Compute(%s, rows, len);\n"
+    "      Compute(%s, %srows, len);\n"
     "      CopyOut(t, rows, len);\n"
     "    }\n"
-    "    mm.End();\n  }\n\nprivate:\n", g->conv ? "bGm" : g->prep ? "wsGm" : "aGm",
-    g->conv ? "wsGm[this->n0]" : "bGm", g->conv ? "bi * this->baseM" : "bj * this->baseN");
+    "%s"
+    "    mm.End();\n  }\n\nprivate:\n", g->conv ? "bGm" : g->act ? "wsAGm" : g->prep ? "wsGm" : "aGm",
+    g->conv ? "wsGm[this->n0]" : g->act ? "wsBGm[this->n0]" : "bGm",
+    g->act ? "static_cast<uint64_t>(bt) * M_ROWS * N_COLS + " : "",
+    g->conv ? "bi * this->baseM" : "bj * this->baseN", g->act ? "bi * this->baseM, " : "",
+    g->act ? "    }\n" : "");
 }
 
 static void
@@ -932,8 +974,10 @@ append_compute (const I8 *g, GString *s)
   const char *out_t = fw_i8_ctype (g->q.result->dtype);
   const char *apply = g->conv ? "RowApply" : "ColApply", *bc = g->conv ? "bcBuf, " : "";
 
-  g_string_append (s, "  /* c0: the block's first channel (column, or a Conv's row) in this core's share. */\n"
-                      "  __aicore__ inline void Compute(uint32_t c0, uint32_t rows, uint32_t len)\n  {\n"
+  g_string_append_printf (s, "  /* c0: the block's first channel (column, or a Conv's row) in this core's share%s. */\n"
+                             "  __aicore__ inline void Compute(uint32_t c0, %suint32_t rows, uint32_t len)\n  {\n",
+                          g->act ? "; r0 its first row" : "", g->act ? "uint32_t r0, " : "");
+  g_string_append (s,
                       "    const uint32_t pitch = this->baseN, colPitch = COL_PITCH;\n"
                       "    const int32_t n = static_cast<int32_t>(rows * pitch);\n"
                       "    AscendC::LocalTensor<int32_t> acc = cubeQueue.DeQue<int32_t>();\n"
@@ -952,10 +996,14 @@ append_compute (const I8 *g, GString *s)
   g_string_append_printf (s,
     "    /* Sum (a - za) b: the zero point's correction, in int32 (exact). */\n"
     "    %s<COL_ADD>(acc, acc, corr[c0], %srows, len, pitch, false);\n"
+    "%s"
     "    /* Dequantised: float (CAST_NONE: to nearest even past 2^24, as the host's conversion), times s_a s_b[c]. */\n"
     "    AscendC::Cast(y, acc, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(n));\n"
     "    cubeQueue.FreeTensor(acc);\n"
-    "    %s<COL_MUL>(y, y, cols[colPitch + c0], %srows, len, pitch, false);\n", apply, bc, apply, bc);
+    "    %s<COL_MUL>(y, y, cols[colPitch + c0], %srows, len, pitch, false);\n", apply, bc,
+    g->act ? "    /* and B's zero point's: -zb sum_k a[r][k] + K za zb, per row. */\n"
+             "    RowApply<COL_ADD>(acc, acc, rowBuf.Get<int32_t>()[r0], bcBuf, rows, len, pitch, false);\n" : "",
+    apply, bc);
   if (g->q.bias.node != NULL || g->q.float_bias != NULL)
     g_string_append_printf (s, "    %s<COL_ADD>(y, y, cols[2 * colPitch + c0], %srows, len, pitch, false);  /* the dequantised bias */\n",
                             apply, bc);
@@ -1019,6 +1067,8 @@ append_members (const I8 *g, GString *s)
                         "  AscendC::GlobalTensor<int8_t> wsGm;\n");
   if (g->conv)
     fw_i8_conv_append_members (g, s);
+  if (g->act)
+    fw_i8_act_append_members (g, s);
   g_string_append_printf (s, "  AscendC::GlobalTensor<%s> aGm;\n  AscendC::GlobalTensor<int8_t> bGm;\n",
                           fw_i8_ctype (g->a_src->dtype));
   for (guint i = 0; i < g->streams->len; i++)
@@ -1041,6 +1091,8 @@ gen_kernel (const I8 *g)
   append_load_columns (g, s);
   if (g->conv)
     fw_i8_conv_append_prepare (g, s);
+  else if (g->act)
+    fw_i8_act_append_prepare (g, s);
   else
     append_prepare (g, s);
   append_copy_in_out (g, s);
@@ -1108,11 +1160,13 @@ gen_readme (const I8 *g, const FwAscendTiling *t)
                              G_GINT64_FORMAT "; %" G_GINT64_FORMAT " cores, blocks of %d x %d.\n\n",
                           g->name, g->cand->index, pattern, g->q.out.node != NULL ? "the requantisation" : "no requantisation",
                           g->m, g->n, g->k, t->block_num, g->tiling.base_m, g->tiling.base_n);
-  g_string_append_printf (s, "Arguments: `a` (%s), `b` (int8 weights)", fw_dtype_name (g->a_src->dtype));
+  g_string_append_printf (s, "Arguments: `a` (%s), `b` (%s)", fw_dtype_name (g->a_src->dtype),
+                          g->act ? fw_dtype_name (g->b_src->dtype) : "int8 weights");
   for (guint i = 0; i < g->streams->len; i++)
     g_string_append_printf (s, ", `in%u` (float32, C's shape)", i);
   g_string_append_printf (s, ", `out0` (%s)%s, `tiling`.\n", fw_dtype_name (g->q.result->dtype),
                           g->conv ? ", `workspace` (blockNum x wsStride bytes: each core's columns of im2col(x) as int8)"
+                          : g->act ? ", `workspace` (blockNum x wsStride bytes: each core's rows of A and columns of B as int8, per batch)"
                           : g->prep ? ", `workspace` (blockNum x wsStride bytes: A as int8, per core)" : "");
   g_string_append (s, "\nSee docs/ascend-target.md, \"Integer groups\", for what the generated code has been checked against.\n");
   return g_string_free (s, FALSE);
@@ -1126,9 +1180,15 @@ product_bound (const I8 *g)
   gint64 lo = g->q.a.dq.qtype == FW_DTYPE_INT8 ? -128 : 0, hi = g->q.a.dq.qtype == FW_DTYPE_INT8 ? 127 : 255;
   gint64 za = zp_at (&g->q.a.dq, 0);
   gdouble amax = scale_at (&g->q.a.dq, 0) * (gdouble) MAX (ABS (lo - za), ABS (hi - za)), bmax = 0;
-  const FwTensor *bt = g->q.b.dq.integer->constant;
+  const FwTensor *bt = g->act ? NULL : g->q.b.dq.integer->constant;
 
-  for (gint64 i = 0; i < bt->n_elements; i++)
+  if (g->act)
+    {
+      gint64 blo = g->q.b.dq.qtype == FW_DTYPE_INT8 ? -128 : 0, bhi = g->q.b.dq.qtype == FW_DTYPE_INT8 ? 127 : 255;
+      gint64 zb = zp_at (&g->q.b.dq, 0);
+      bmax = scale_at (&g->q.b.dq, 0) * (gdouble) MAX (ABS (blo - zb), ABS (bhi - zb));
+    }
+  for (gint64 i = 0; bt != NULL && i < bt->n_elements; i++)
     {
       gint64 v = 0;
       gint64 col = g->w_by_chan ? i / g->k : i % g->n;
@@ -1151,7 +1211,7 @@ fw_ascend_int8_generate (FwPlan *plan, const FwCandidate *candidate, GError **er
       compute_tiling (&g, &tiling);
       src = fw_kernel_source_new ("ascend", g.name);
       fw_kernel_source_add_input (src, g.a_src);
-      fw_kernel_source_add_input (src, g.q.b.dq.integer);
+      fw_kernel_source_add_input (src, g.b_src);
       for (guint i = 0; i < g.streams->len; i++)
         fw_kernel_source_add_input (src, g_ptr_array_index (g.streams, i));
       fw_kernel_source_add_output (src, g.q.result);

@@ -14,10 +14,11 @@
  * DataCopyPad putting the conv's left padding before each row and its right padding after (leftPadding,
  * rightPadding and paddingValue, DataCopyPad.md; at most 32 bytes each), Duplicate filling the rows above
  * and below the image; the window is converted to half in int8 space (int8 as it is, uint8 shifted by −128,
- * a float activation quantised as the MatMul form's prepass does). Each (kh, kw) is then one Gather
- * (Gather.md, count form: half elements from byte offsets) whose offsets are the chunk's, computed once per
- * chunk by the scalar unit, shifted by srcBaseAddr = (kh*DH*pitch + kw*DW)*2; its half result is cast to
- * int8 (CAST_NONE: exact on these integers) and copied to row k of the workspace. */
+ * a float activation quantised as the MatMul form's prepass does). One Gather (Gather.md, count form: half
+ * elements from byte offsets) then takes the channel's KH x KW rows of the chunk: the first row's offsets are
+ * computed once per chunk by the scalar unit, the row of (kh, kw) is that row plus (kh*DH*pitch + kw*DW)*2
+ * bytes (an int32 Adds per row); the half result is cast to int8 (CAST_NONE: exact on these integers) and
+ * one copy writes the KH x KW rows, N apart, into the workspace. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -27,9 +28,11 @@
 
 #include "fw-ascend-int8-private.h"
 
-/* The output positions a prepass chunk covers at most, and the UB the prepass may take from the C blocks. */
+/* The output positions a prepass chunk covers at most, the UB the prepass may take from the C blocks, and the
+ * most elements one Gather takes (its count form issues count / 128 repeats of half, at most 255). */
 #define CONV_CHUNK_MAX 4096
 #define CONV_PREP_BUDGET (64 * 1024)
+#define CONV_GATHER_MAX (255 * 128)
 /* bc: RowApply's 64 broadcast blocks of 32 bytes. */
 #define CONV_BC_BYTES (64 * 32)
 
@@ -69,14 +72,15 @@ read_pads (const FwNode *node, FwAcConv *cv, gint64 *pr)
   return cv->pt >= 0 && cv->pl >= 0 && *pr >= 0;
 }
 
-/* The UB the prepass takes with `rows` output rows a chunk (each InitBuffer rounds up to 32 bytes). */
+/* The UB the prepass takes (each InitBuffer rounds up to 32 bytes): the window as read, in half and (a float
+ * x) the duplicated scale; the KH x KW rows of a chunk's offsets, their Gather in half and as int8. */
 static gint64
 prep_bytes (const I8 *g, const FwAcConv *cv)
 {
-  gint64 win = cv->win_rows * cv->pitch;
+  gint64 win = cv->win_rows * cv->pitch, table = cv->kh * cv->kw * cv->chunk;
 
   return round32 (win * cv->src_bytes) + round32 (win * 2) + (g->q.a.q.node != NULL ? round32 (win * 4) : 0) +
-         round32 (cv->chunk * 4) + round32 (cv->chunk * 2) + round32 (cv->chunk) + CONV_BC_BYTES;
+         table * (4 + 2 + 1) + CONV_BC_BYTES;
 }
 
 /* The window's row layout: the left padding, the row, the right padding DataCopyPad fills to the row's last
@@ -150,12 +154,15 @@ fw_i8_conv_decide (I8 *g, GError **error)
   cv->src_bytes = fw_dtype_bits (g->a_src->dtype) / 8;
   if (!window_layout (g, cv, error))
     return FALSE;
-  /* The most output rows a chunk whose prepass buffers fit the budget (a chunk spans at most rows + 1 of them). */
-  for (cv->rows = MIN (cv->oh, MAX (1, CONV_CHUNK_MAX / cv->ow)); cv->rows >= 1; cv->rows--)
+  /* The largest chunk (a 32-element multiple: its rows of the tables start 32-byte aligned) whose buffers fit
+   * the budget and whose KH x KW rows one Gather takes; its positions span at most (chunk - 1) / OW + 2
+   * output rows. */
+  for (cv->chunk = MIN (CONV_CHUNK_MAX, round32 (g->n)); cv->chunk >= 32; cv->chunk -= 32)
     {
-      cv->chunk = cv->rows * cv->ow;
-      cv->win_rows = cv->rows * cv->sh + (cv->kh - 1) * cv->dh + 1;
-      if (prep_bytes (g, cv) <= CONV_PREP_BUDGET && cv->chunk <= CONV_CHUNK_MAX && cv->win_rows <= 4095)
+      cv->rows = (cv->chunk - 1) / cv->ow + 2;
+      cv->win_rows = (cv->rows - 1) * cv->sh + (cv->kh - 1) * cv->dh + 1;
+      if (prep_bytes (g, cv) <= CONV_PREP_BUDGET && cv->kh * cv->kw * cv->chunk <= CONV_GATHER_MAX &&
+          cv->win_rows <= 4095)
         return TRUE;
     }
   return fw_i8_refuse (error, _("Conv “%s”: one output row's input window (%" PRId64 " x %" PRId64
@@ -237,9 +244,9 @@ fw_i8_conv_append_init (const I8 *g, GString *s)
     "    pipe.InitBuffer(winQueue, 1, WIN_ROWS * WIN_PITCH * sizeof(%s));\n"
     "    pipe.InitBuffer(hWinBuf, WIN_ROWS * WIN_PITCH * sizeof(half));\n"
     "%s"
-    "    pipe.InitBuffer(offBuf, CHUNK * sizeof(uint32_t));\n"
-    "    pipe.InitBuffer(gBuf, CHUNK * sizeof(half));\n"
-    "    pipe.InitBuffer(colQueue, 1, CHUNK);\n"
+    "    pipe.InitBuffer(offBuf, KH * KW * CHUNK * sizeof(uint32_t));\n"
+    "    pipe.InitBuffer(gBuf, KH * KW * CHUNK * sizeof(half));\n"
+    "    pipe.InitBuffer(colQueue, 1, KH * KW * CHUNK);\n"
     "    pipe.InitBuffer(bcBuf, %d);\n",
     st, st, g->q.a.q.node != NULL ? "    pipe.InitBuffer(winScaleBuf, WIN_ROWS * WIN_PITCH * sizeof(float));\n" : "",
     CONV_BC_BYTES);
@@ -292,11 +299,13 @@ fw_i8_conv_append_prepare (const I8 *g, GString *s)
   g_string_append (s,
     "  /* im2col(x) for this core's columns into its workspace: row k = (c, kh, kw) of [K, N] holds at column\n"
     "   * p = oh * OW_OUT + ow x[c][oh SH - PT + kh DH][ow SW - PL + kw DW] as int8, ZA where that is padding.\n"
-    "   * CHUNK columns at a time: each channel's window of input rows is read once and converted to half;\n"
-    "   * each (kh, kw) is one Gather from the chunk's byte offsets, shifted by srcBaseAddr. */\n"
+    "   * CHUNK columns at a time: each channel's window of input rows is read once and converted to half, and\n"
+    "   * one Gather takes its KH x KW rows of the chunk (CHUNK apart) from the chunk's byte offsets, the row of\n"
+    "   * (kh, kw) the first row shifted by (kh DH WIN_PITCH + kw DW) halves; one copy writes them. */\n"
     "  __aicore__ inline void Prepare()\n  {\n"
     "    AscendC::LocalTensor<half> hw = hWinBuf.Get<half>();\n"
     "    AscendC::LocalTensor<uint32_t> off = offBuf.Get<uint32_t>();\n"
+    "    AscendC::LocalTensor<int32_t> offI = offBuf.Get<int32_t>();\n"
     "    AscendC::LocalTensor<half> gh = gBuf.Get<half>();\n");
   if (g->q.a.q.node != NULL)
     {
@@ -314,26 +323,26 @@ fw_i8_conv_append_prepare (const I8 *g, GString *s)
     "      /* The chunk's offsets, once the vector pipe is done with the last chunk's. */\n"
     "      AscendC::SetFlag<AscendC::HardEvent::V_S>(0);\n"
     "      AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);\n"
-    "      for (uint32_t i = 0; i < n; i++) {\n"
+    "      for (uint32_t i = 0; i < CHUNK; i++) {\n"
     "        uint32_t oh = (p0 + i) / OW_OUT, ow = p0 + i - oh * OW_OUT;\n"
-    "        off.SetValue(i, static_cast<uint32_t>(((oh - ohA) * SH * WIN_PITCH + ow * SW) * sizeof(half)));\n"
+    "        off.SetValue(i, i < n ? static_cast<uint32_t>(((oh - ohA) * SH * WIN_PITCH + ow * SW) * sizeof(half)) : 0u);\n"
     "      }\n"
     "      AscendC::SetFlag<AscendC::HardEvent::S_V>(0);\n"
-    "      AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);\n");
+    "      AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);\n"
+    "      for (uint32_t r = 1; r < KH * KW; r++)\n"
+    "        AscendC::Adds(offI[r * CHUNK], offI, static_cast<int32_t>(((r / KW) * DH * WIN_PITCH + (r % KW) * DW) * sizeof(half)),\n"
+    "                      static_cast<int32_t>(CHUNK));\n");
   append_window (g, s);
   g_string_append (s,
-    "        for (uint32_t kh = 0; kh < KH; kh++)\n"
-    "          for (uint32_t kw = 0; kw < KW; kw++) {\n"
-    "            AscendC::Gather(gh, hw, off, static_cast<uint32_t>((kh * DH * WIN_PITCH + kw * DW) * sizeof(half)), n);\n"
-    "            AscendC::LocalTensor<int8_t> q = colQueue.AllocTensor<int8_t>();\n"
-    "            AscendC::Cast(q, gh, AscendC::RoundMode::CAST_NONE, n);  /* integers of int8's range: exact */\n"
-    "            colQueue.EnQue(q);\n"
-    "            q = colQueue.DeQue<int8_t>();\n"
-    "            AscendC::DataCopyExtParams o(1, n, 0, 0, 0);\n"
-    "            uint64_t k = (static_cast<uint64_t>(c) * KH + kh) * KW + kw;\n"
-    "            AscendC::DataCopyPad(wsGm[k * N_COLS + p0], q, o);\n"
-    "            colQueue.FreeTensor(q);\n"
-    "          }\n"
+    "        AscendC::Gather(gh, hw, off, 0, KH * KW * CHUNK);\n"
+    "        AscendC::LocalTensor<int8_t> q = colQueue.AllocTensor<int8_t>();\n"
+    "        AscendC::Cast(q, gh, AscendC::RoundMode::CAST_NONE, KH * KW * CHUNK);  /* integers of int8's range: exact */\n"
+    "        colQueue.EnQue(q);\n"
+    "        q = colQueue.DeQue<int8_t>();\n"
+    "        /* Rows c KH KW ... of im2col, N_COLS apart. */\n"
+    "        AscendC::DataCopyExtParams o(static_cast<uint16_t>(KH * KW), n, (CHUNK - (n + 31) / 32 * 32) / 32, N_COLS - n, 0);\n"
+    "        AscendC::DataCopyPad(wsGm[static_cast<uint64_t>(c) * KH * KW * N_COLS + p0], q, o);\n"
+    "        colQueue.FreeTensor(q);\n"
     "      }\n"
     "    }\n"
     "    /* The workspace is in GM before the Matmul object reads it (on the chip the cube core reads it after the\n"
@@ -346,7 +355,7 @@ fw_i8_conv_append_members (const I8 *g, GString *s)
 {
   g_string_append_printf (s,
     "  AscendC::TQue<AscendC::QuePosition::VECIN, 1> winQueue;    /* one channel's input rows of a chunk */\n"
-    "  AscendC::TQue<AscendC::QuePosition::VECOUT, 1> colQueue;   /* one (c, kh, kw) row of the chunk as int8 */\n"
+    "  AscendC::TQue<AscendC::QuePosition::VECOUT, 1> colQueue;   /* a channel's KH x KW rows of the chunk as int8 */\n"
     "  AscendC::TBuf<AscendC::TPosition::VECCALC> hWinBuf, offBuf, gBuf, bcBuf%s;\n"
     "  AscendC::GlobalTensor<int8_t> wsGm;\n",
     g->q.a.q.node != NULL ? ", winScaleBuf" : "");

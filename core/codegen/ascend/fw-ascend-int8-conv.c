@@ -27,6 +27,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-ascend-int8-private.h"
+#include "graph/fw-window.h"
 
 /* The output positions a prepass chunk covers at most, the UB the prepass may take from the C blocks, and the
  * most elements one Gather takes (its count form issues count / 128 repeats of half, at most 255). */
@@ -40,36 +41,6 @@ static gint64
 round32 (gint64 v)
 {
   return (v + 31) / 32 * 32;
-}
-
-static gboolean
-read_pads (const FwNode *node, FwAcConv *cv, gint64 *pr)
-{
-  const char *auto_pad = fw_node_get_attr_string (node, "auto_pad");
-  const gint64 *v;
-  guint n = 0;
-
-  cv->pt = cv->pl = 0;
-  *pr = 0;
-  if (auto_pad != NULL && (strcmp (auto_pad, "SAME_UPPER") == 0 || strcmp (auto_pad, "SAME_LOWER") == 0))
-    {
-      gint64 th = MAX (0, (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh + 1 - cv->h);
-      gint64 tw = MAX (0, (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw + 1 - cv->w);
-      gboolean upper = strcmp (auto_pad, "SAME_UPPER") == 0;
-      cv->pt = upper ? th / 2 : th - th / 2;
-      cv->pl = upper ? tw / 2 : tw - tw / 2;
-      *pr = tw - cv->pl;
-      return TRUE;
-    }
-  if ((v = fw_node_get_attr_ints (node, "pads", &n)) != NULL)
-    {
-      if (n != 4)
-        return FALSE;
-      cv->pt = v[0];
-      cv->pl = v[1];
-      *pr = v[3];
-    }
-  return cv->pt >= 0 && cv->pl >= 0 && *pr >= 0;
 }
 
 /* The UB the prepass takes (each InitBuffer rounds up to 32 bytes): the window as read, in half and (a float
@@ -90,7 +61,7 @@ window_layout (I8 *g, FwAcConv *cv, GError **error)
 {
   const FwNode *root = g->q.root;
   gint es = cv->src_bytes;
-  gint64 need = MAX (0, (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw + 1 - cv->pl - cv->w);
+  gint64 need = cv->pr;
   gint64 data = (cv->pl + cv->w) * es, gap = round32 (data) - data;
 
   if (cv->pl * es > 32)
@@ -114,9 +85,8 @@ fw_i8_conv_decide (I8 *g, GError **error)
   const FwNode *root = g->q.root;
   const FwValue *x = root->inputs[0], *w = root->inputs[1], *y = root->outputs[0];
   FwAcConv *cv = &g->cv;
-  const gint64 *v;
-  guint n = 0;
-  gint64 pr = 0;
+  gint64 k[2];
+  FwWindow2d win;
 
   if (x->rank != 4 || w->rank != 4 || y->rank != 4 || g->a_src->rank != 4)
     return fw_i8_refuse (error, _("Conv “%s”: not a 2-D convolution"), root->name);
@@ -126,22 +96,19 @@ fw_i8_conv_decide (I8 *g, GError **error)
   if (fw_node_get_attr_int (root, "group", 1) != 1)
     return fw_i8_refuse (error, _("Conv “%s”: %" PRId64 " groups (one product per group is not generated)"),
                          root->name, fw_node_get_attr_int (root, "group", 1));
+  k[0] = w->dims[2].value, k[1] = w->dims[3].value;
+  if (!fw_window_2d (root, k, &win) || w->dims[1].value != x->dims[1].value || win.out[0] < 1 || win.out[1] < 1 ||
+      win.in[0] < 1 || win.in[1] < 1)
+    return fw_i8_refuse (error, _("Conv “%s”: attributes out of range"), root->name);
   memset (cv, 0, sizeof *cv);
   cv->c = x->dims[1].value;
-  cv->h = x->dims[2].value;
-  cv->w = x->dims[3].value;
-  cv->kh = w->dims[2].value;
-  cv->kw = w->dims[3].value;
-  cv->oh = y->dims[2].value;
-  cv->ow = y->dims[3].value;
-  cv->sh = cv->sw = cv->dh = cv->dw = 1;
-  if ((v = fw_node_get_attr_ints (root, "strides", &n)) != NULL && n == 2)
-    cv->sh = v[0], cv->sw = v[1];
-  if ((v = fw_node_get_attr_ints (root, "dilations", &n)) != NULL && n == 2)
-    cv->dh = v[0], cv->dw = v[1];
-  if (cv->sh < 1 || cv->sw < 1 || cv->dh < 1 || cv->dw < 1 || w->dims[1].value != cv->c || !read_pads (root, cv, &pr) ||
-      cv->oh < 1 || cv->ow < 1 || cv->h < 1 || cv->w < 1)
-    return fw_i8_refuse (error, _("Conv “%s”: attributes out of range"), root->name);
+  cv->h = win.in[0], cv->w = win.in[1];
+  cv->kh = k[0], cv->kw = k[1];
+  cv->oh = win.out[0], cv->ow = win.out[1];
+  cv->sh = win.s[0], cv->sw = win.s[1];
+  cv->dh = win.d[0], cv->dw = win.d[1];
+  cv->pt = win.begin[0], cv->pl = win.begin[1];
+  cv->pr = win.end[1];
   g->conv = TRUE;
   g->w_by_chan = TRUE;
   g->m = w->dims[0].value;

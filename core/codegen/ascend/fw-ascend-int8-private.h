@@ -18,7 +18,7 @@ G_BEGIN_DECLS
  * padding as DataCopyPad's leftPadding (lpad) and its right padding inside rpad. */
 typedef struct
 {
-  gint64 c, h, w, kh, kw, sh, sw, dh, dw, pt, pl;
+  gint64 c, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pr;  /* pr: the right padding a row needs */
   gint64 oh, ow;
   gint64 rows, chunk, win_rows, pitch, lpad, rpad, gap_blocks;
   gint   src_bytes;

@@ -21,6 +21,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-host-codegen-private.h"
+#include "graph/fw-window.h"
 #include "plan/fw-qdq.h"
 
 typedef struct
@@ -324,38 +325,26 @@ typedef struct
 static gboolean
 conv_shape (const FwNode *node, Shape *sh, GError **error)
 {
-  const FwValue *x = node->inputs[0], *w = node->inputs[1], *y = node->outputs[0];
-  const char *auto_pad = fw_node_get_attr_string (node, "auto_pad");
-  const gint64 *v;
-  guint n = 0;
+  const FwValue *x = node->inputs[0], *w = node->inputs[1];
+  const gint64 k[2] = { w->dims[2].value, w->dims[3].value };
+  FwWindow2d win;
 
+  if (!fw_window_2d (node, k, &win))
+    return fw_hc_unsupported (error, _("Conv attributes out of range"));
   sh->conv = TRUE;
   sh->nb = x->dims[0].value;
   sh->C = x->dims[1].value;
-  sh->H = x->dims[2].value;
-  sh->W = x->dims[3].value;
+  sh->H = win.in[0];
+  sh->W = win.in[1];
   sh->nc = w->dims[0].value;
-  sh->KH = w->dims[2].value;
-  sh->KW = w->dims[3].value;
-  sh->OH = y->dims[2].value;
-  sh->OW = y->dims[3].value;
+  sh->KH = k[0];
+  sh->KW = k[1];
+  sh->OH = win.out[0];
+  sh->OW = win.out[1];
   sh->nr = sh->OH * sh->OW;
-  sh->sh = sh->sw = sh->dh = sh->dw = 1;
-  sh->pt = sh->pl = 0;
-  if ((v = fw_node_get_attr_ints (node, "strides", &n)) && n == 2)
-    sh->sh = v[0], sh->sw = v[1];
-  if ((v = fw_node_get_attr_ints (node, "dilations", &n)) && n == 2)
-    sh->dh = v[0], sh->dw = v[1];
-  if (auto_pad != NULL && (strcmp (auto_pad, "SAME_UPPER") == 0 || strcmp (auto_pad, "SAME_LOWER") == 0))
-    {
-      gint64 th = MAX (0, (sh->OH - 1) * sh->sh + (sh->KH - 1) * sh->dh + 1 - sh->H);
-      gint64 tw = MAX (0, (sh->OW - 1) * sh->sw + (sh->KW - 1) * sh->dw + 1 - sh->W);
-      gboolean upper = strcmp (auto_pad, "SAME_UPPER") == 0;
-      sh->pt = upper ? th / 2 : th - th / 2;
-      sh->pl = upper ? tw / 2 : tw - tw / 2;
-    }
-  else if ((v = fw_node_get_attr_ints (node, "pads", &n)) && n == 4)
-    sh->pt = v[0], sh->pl = v[1];
+  sh->sh = win.s[0], sh->sw = win.s[1];
+  sh->dh = win.d[0], sh->dw = win.d[1];
+  sh->pt = win.begin[0], sh->pl = win.begin[1];
   sh->depthwise = fw_node_get_attr_int (node, "group", 1) != 1;
   if (sh->depthwise && (fw_node_get_attr_int (node, "group", 1) != sh->C || w->dims[1].value != 1 || sh->nc != sh->C))
     return fw_hc_unsupported (error, _("a grouped integer Conv other than depthwise (one channel per group)"));

@@ -13,6 +13,7 @@
 #include "fw-error.h"
 #include "fw-host-dnnl.h"
 #include "fw-host-node-kernel.h"
+#include "graph/fw-window.h"
 
 typedef enum {
   NODE_DNNL,
@@ -52,43 +53,6 @@ constant_float (const FwValue *v)
          fw_tensor_get_data (v->constant, NULL) != NULL ? v->constant : NULL;
 }
 
-/* Begin paddings of a 2-D window op (Conv, MaxPool) from auto_pad or pads, the output size ONNX computed
- * given (out). */
-static void
-window_pads (const FwNode *node, const gint64 in[2], const gint64 out[2], const gint64 k[2], const gint64 s[2],
-             const gint64 d[2], gint64 begin[2])
-{
-  const char *auto_pad = fw_node_get_attr_string (node, "auto_pad");
-  const gint64 *v;
-  guint n = 0;
-
-  begin[0] = begin[1] = 0;
-  if (auto_pad != NULL && (strcmp (auto_pad, "SAME_UPPER") == 0 || strcmp (auto_pad, "SAME_LOWER") == 0))
-    for (gint i = 0; i < 2; i++)
-      {
-        gint64 total = MAX (0, (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in[i]);
-        begin[i] = strcmp (auto_pad, "SAME_UPPER") == 0 ? total / 2 : total - total / 2;
-      }
-  else if ((auto_pad == NULL || strcmp (auto_pad, "VALID") != 0) &&
-           (v = fw_node_get_attr_ints (node, "pads", &n)) && n == 4)
-    begin[0] = v[0], begin[1] = v[1];
-}
-
-static gboolean
-pair_attr (const FwNode *node, const char *name, gint64 out[2])
-{
-  guint n = 0;
-  const gint64 *v = fw_node_get_attr_ints (node, name, &n);
-
-  out[0] = out[1] = 1;
-  if (v == NULL)
-    return TRUE;
-  if (n != 2 || v[0] < 1 || v[1] < 1)
-    return FALSE;
-  out[0] = v[0], out[1] = v[1];
-  return TRUE;
-}
-
 static gboolean
 refuse (char **why, const char *text)
 {
@@ -101,29 +65,27 @@ describe_conv (const FwNode *node, FwDnnlDesc *d, char **why)
 {
   const FwValue *x = node->inputs[0], *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
   const FwValue *b = node->n_inputs > 2 ? node->inputs[2] : NULL, *y = node->outputs[0];
-  gint64 in[2], out[2], k[2], s[2], dl[2], pad[2], groups = fw_node_get_attr_int (node, "group", 1);
+  gint64 k[2], groups = fw_node_get_attr_int (node, "group", 1);
+  FwWindow2d win;
 
   if (!static_float (x, 4) || x->constant != NULL || !static_float (w, 4) || constant_float (w) == NULL ||
       !static_float (y, 4) || (b != NULL && (constant_float (b) == NULL || b->rank != 1)))
     return refuse (why, _("a Conv other than 2-D float32 with constant weights and bias"));
-  if (!pair_attr (node, "strides", s) || !pair_attr (node, "dilations", dl) || groups < 1 ||
+  k[0] = w->dims[2].value, k[1] = w->dims[3].value;
+  if (!fw_window_2d (node, k, &win) || groups < 1 ||
       x->dims[1].value % groups != 0 || w->dims[0].value != y->dims[1].value ||
       w->dims[1].value * groups != x->dims[1].value ||
       (b != NULL && b->dims[0].value != y->dims[1].value))
     return refuse (why, _("Conv attributes out of range"));
-  in[0] = x->dims[2].value, in[1] = x->dims[3].value;
-  out[0] = y->dims[2].value, out[1] = y->dims[3].value;
-  k[0] = w->dims[2].value, k[1] = w->dims[3].value;
-  window_pads (node, in, out, k, s, dl, pad);
   memset (d, 0, sizeof *d);
   d->kind = FW_DNNL_CONV;
   d->alpha = 1.0f;
-  d->n = x->dims[0].value, d->c = x->dims[1].value, d->h = in[0], d->w = in[1];
-  d->m = y->dims[1].value, d->oh = out[0], d->ow = out[1], d->kh = k[0], d->kw = k[1], d->groups = groups;
-  d->sh = s[0], d->sw = s[1], d->dh = dl[0], d->dw = dl[1], d->pt = pad[0], d->pl = pad[1];
+  d->n = x->dims[0].value, d->c = x->dims[1].value, d->h = win.in[0], d->w = win.in[1];
+  d->m = y->dims[1].value, d->oh = win.out[0], d->ow = win.out[1], d->kh = k[0], d->kw = k[1], d->groups = groups;
+  d->sh = win.s[0], d->sw = win.s[1], d->dh = win.d[0], d->dw = win.d[1], d->pt = win.begin[0], d->pl = win.begin[1];
   /* The least far-side padding that gives ONNX's output size (as a SuperKernel's root does). */
-  d->pb = MAX (0, (out[0] - 1) * s[0] + (k[0] - 1) * dl[0] + 1 - in[0] - pad[0]);
-  d->pr = MAX (0, (out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1 - in[1] - pad[1]);
+  d->pb = win.end[0];
+  d->pr = win.end[1];
   d->weights = constant_float (w);
   d->bias = b != NULL ? constant_float (b) : NULL;
   return TRUE;
@@ -166,22 +128,18 @@ static gboolean
 describe_pool (const FwNode *node, PoolGeom *p, char **why)
 {
   const FwValue *x = node->inputs[0], *y = node->outputs[0];
-  gint64 in[2], out[2], k[2], s[2], dl[2], pad[2];
   guint n = 0;
   const gint64 *ks = fw_node_get_attr_ints (node, "kernel_shape", &n);
+  FwWindow2d win;
 
   if (!static_float (x, 4) || x->constant != NULL || !static_float (y, 4) ||
       (node->n_outputs > 1 && node->outputs[1] != NULL))
     return refuse (why, _("a MaxPool other than 2-D float32 without indices"));
-  if (ks == NULL || n != 2 || ks[0] < 1 || ks[1] < 1 || !pair_attr (node, "strides", s) ||
-      !pair_attr (node, "dilations", dl) || dl[0] != 1 || dl[1] != 1)
+  if (ks == NULL || n != 2 || ks[0] < 1 || ks[1] < 1 || !fw_window_2d (node, ks, &win) || win.d[0] != 1 ||
+      win.d[1] != 1)
     return refuse (why, _("a MaxPool with dilations"));
-  in[0] = x->dims[2].value, in[1] = x->dims[3].value;
-  out[0] = y->dims[2].value, out[1] = y->dims[3].value;
-  k[0] = ks[0], k[1] = ks[1];
-  window_pads (node, in, out, k, s, dl, pad);
-  *p = (PoolGeom) { x->dims[0].value * x->dims[1].value, in[0], in[1], out[0], out[1], k[0], k[1], s[0], s[1],
-                    pad[0], pad[1] };
+  *p = (PoolGeom) { x->dims[0].value * x->dims[1].value, win.in[0], win.in[1], win.out[0], win.out[1], win.k[0],
+                    win.k[1], win.s[0], win.s[1], win.begin[0], win.begin[1] };
   return TRUE;
 }
 

@@ -60,6 +60,13 @@ run_superkernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint
   return fw_superkernel_run (data, inputs, outputs, n_threads, error);
 }
 
+static gboolean
+run_superkernel_nhwc (gpointer data, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc, guint n_threads,
+                      GError **error)
+{
+  return fw_superkernel_run_layout (data, inputs, outputs, out_nhwc, n_threads, error);
+}
+
 void
 fw_target_kernel_free (FwTargetKernel *k)
 {
@@ -237,6 +244,8 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
         k->group.outputs[j] = fw_kernel_source_get_output (src, j);
       k->group.run = run_superkernel;
       k->group.data = k->host;
+      if (fw_superkernel_channels_last (k->host, &k->group.nhwc_inputs))
+        k->group.run_nhwc = run_superkernel_nhwc;
       {
         FwValue *a, *b;
 

@@ -264,7 +264,48 @@ fw_array_copy (const FwArray *array, GError **error)
 
   if (copy != NULL && array->n_bytes > 0)
     memcpy (copy->data, array->data, array->n_bytes);
+  if (copy != NULL)
+    copy->nhwc = array->nhwc;
   return copy;
+}
+
+/* (N, C, H, W) ↔ (N, H, W, C) element copy; to_nhwc says which way. */
+static FwArray *
+transpose_channels (const FwArray *array, gboolean to_nhwc, GError **error)
+{
+  const gint64 N = array->dims[0], C = array->dims[1], HW = array->dims[2] * array->dims[3];
+  gsize es = fw_array_element_size (array->dtype);
+  FwArray *out;
+
+  if (array->rank != 4 || es == 0 || array->nhwc == to_nhwc)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("only a rank-4 array changes to or from channels-last"));
+      return NULL;
+    }
+  if ((out = fw_array_new (array->dtype, array->rank, array->dims, error)) == NULL)
+    return NULL;
+  for (gint64 n = 0; n < N; n++)
+    for (gint64 c = 0; c < C; c++)
+      for (gint64 p = 0; p < HW; p++)
+        {
+          gint64 plain = (n * C + c) * HW + p, last = (n * HW + p) * C + c;
+          memcpy ((guint8 *) out->data + (to_nhwc ? last : plain) * es,
+                  (const guint8 *) array->data + (to_nhwc ? plain : last) * es, es);
+        }
+  out->nhwc = to_nhwc;
+  return out;
+}
+
+FwArray *
+fw_array_to_plain (FwArray *array, GError **error)
+{
+  return array->nhwc ? transpose_channels (array, FALSE, error) : fw_array_ref (array);
+}
+
+FwArray *
+fw_array_to_nhwc (const FwArray *array, GError **error)
+{
+  return transpose_channels (array, TRUE, error);
 }
 
 FwArray *
@@ -273,6 +314,11 @@ fw_array_reshape (FwArray *array, guint rank, const gint64 *dims, GError **error
   FwArray *view;
   gint64 n = 1;
 
+  if (array->nhwc)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("a channels-last array cannot be viewed with other dims"));
+      return NULL;
+    }
   if (rank > FW_MAX_RANK)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("rank %u is over the limit of %d"), rank, FW_MAX_RANK);

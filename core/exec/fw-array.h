@@ -30,6 +30,9 @@ struct _FwArray
   GBytes   *borrowed;    /* the constant's bytes when the array borrows them, else NULL */
   gboolean  owned;       /* data was allocated by fw_array_new and is freed with the array */
   FwArray  *base;        /* the array whose storage a reshaped view shares, else NULL */
+  /* Rank 4 only: the data lie channels-last (N, H, W, C) for the dims (N, C, H, W). Only the fused
+     executor makes such arrays, between two kernels that both take that layout (fw-fused.c). */
+  gboolean  nhwc;
 };
 
 /* Bytes one element takes in an array: 1 for int4 and uint4, 0 for STRING and UNDEFINED. */
@@ -56,6 +59,12 @@ FwArray    *fw_array_copy           (const FwArray   *array,
 FwArray    *fw_array_reshape        (FwArray         *array,
                                      guint            rank,
                                      const gint64    *dims,
+                                     GError         **error);
+/* The array in the plain row-major layout: array itself (a new reference) when it is, else a plain copy. */
+FwArray    *fw_array_to_plain       (FwArray         *array,
+                                     GError         **error);
+/* A new channels-last array with array's (plain, rank 4) contents. */
+FwArray    *fw_array_to_nhwc        (const FwArray   *array,
                                      GError         **error);
 FwArray    *fw_array_ref            (FwArray         *array);
 void        fw_array_unref          (FwArray         *array);

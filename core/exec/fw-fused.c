@@ -10,6 +10,8 @@
 #include "plan/fw-plan.h"
 #include "plan/fw-schedule.h"
 
+static guint8 *channels_last_values (FwFusedProgram *program);
+
 typedef struct
 {
   FwNode              *node;    /* a node run on its reference kernel, or NULL */
@@ -178,6 +180,17 @@ contract_scope (FwPlan *plan, GArray *steps, const FwScopeKernel *scope)
 }
 
 guint
+fw_fused_program_get_n_channels_last (FwFusedProgram *program)
+{
+  g_autofree guint8 *cl = channels_last_values (program);
+  guint n = 0;
+
+  for (guint i = 0; i < program->graph->values->len; i++)
+    n += cl[i];
+  return n;
+}
+
+guint
 fw_fused_program_get_n_scopes (FwFusedProgram *program)
 {
   return program->n_scopes;
@@ -323,6 +336,107 @@ fw_fused_program_free (FwFusedProgram *program)
 
 /* One frame of the fused schedule: the main graph (skip_initializers: its inputs that are initializers are
  * not given) or a body, run by its If or Loop. */
+/* The kernel of a step that can take or make channels-last arrays: a fused group's, or a single op's node
+ * kernel (program->node_kernels) with run_nhwc; NULL for the rest. */
+static const FwGroupKernel *
+nhwc_kernel (FwFusedProgram *program, const Step *step)
+{
+  const FwNodeKernel *nk;
+
+  if (step->node == NULL)
+    return step->kernel->run_nhwc != NULL ? step->kernel : NULL;
+  nk = program->node_kernels != NULL ? g_hash_table_lookup (program->node_kernels, step->node) : NULL;
+  return nk != NULL && nk->kernel.run_nhwc != NULL ? &nk->kernel : NULL;
+}
+
+/* The values this run keeps channels-last (FwGroupKernel.run_nhwc): made by a kernel that can write them so
+ * and read only by kernels that take them so, and not graph outputs. Everything else stays plain, so no
+ * reference kernel or body sees the other layout; what the caller keeps it gets plain
+ * (fw_exec_frame_finish), so verification checks the values of the run as it is. */
+static guint8 *
+channels_last_values (FwFusedProgram *program)
+{
+  FwGraph *graph = program->graph;
+  guint8 *cl = g_new0 (guint8, graph->values->len + 1);
+
+  /* FW_FUSED_PLAIN: every value plain, to measure or test what the layout saves. */
+  if (g_getenv ("FW_FUSED_PLAIN") != NULL)
+    return cl;
+  for (guint s = 0; s < program->steps->len; s++)
+    {
+      const FwGroupKernel *k = nhwc_kernel (program, &g_array_index (program->steps, Step, s));
+      FwValue *v = k != NULL && k->n_outputs == 1 ? k->outputs[0] : NULL;
+
+      if (v != NULL && v->graph == graph && v->rank == 4 && !v->is_output)
+        cl[v->index] = 1;
+    }
+  for (guint s = 0; s < program->steps->len; s++)
+    {
+      Step *step = &g_array_index (program->steps, Step, s);
+      const FwGroupKernel *k = nhwc_kernel (program, step);
+      guint n = step->node != NULL ? step->node->n_inputs : step->kernel->n_inputs;
+
+      for (guint i = 0; i < n; i++)
+        {
+          FwValue *v = step->node != NULL ? step->node->inputs[i] : step->kernel->inputs[i];
+
+          if (v != NULL && v->graph == graph && (k == NULL || i >= 32 || !(k->nhwc_inputs & (1u << i))))
+            cl[v->index] = 0;
+        }
+      for (guint i = 0; step->node != NULL && step->node->implicit_inputs != NULL &&
+                        i < step->node->implicit_inputs->len; i++)
+        {
+          FwValue *v = g_ptr_array_index (step->node->implicit_inputs, i);
+          if (v->graph == graph)
+            cl[v->index] = 0;
+        }
+    }
+  return cl;
+}
+
+/* Whether a step reads or writes a value cl keeps channels-last: only then does it run in that form, so a
+ * step with plain values runs as it would without the layout. */
+static gboolean
+touches_nhwc (FwValue *const *inputs, guint n_inputs, const FwValue *output, const FwGraph *graph, const guint8 *cl)
+{
+  if (output->graph == graph && cl[output->index])
+    return TRUE;
+  for (guint i = 0; i < n_inputs; i++)
+    if (inputs[i] != NULL && inputs[i]->graph == graph && cl[inputs[i]->index])
+      return TRUE;
+  return FALSE;
+}
+
+/* A single op's step on its node kernel's run_nhwc: its inputs as they lie, its output in the layout cl
+ * chose; checked against shape inference as the reference's results are. */
+static gboolean
+run_node_nhwc (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwGroupKernel *k, const FwNode *node,
+               const guint8 *cl, GError **error)
+{
+  g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
+  g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
+  gboolean done = TRUE;
+
+  for (guint i = 0; i < node->n_inputs && done; i++)
+    if (node->inputs[i] != NULL)
+      done = (in[i] = fw_exec_frame_lookup (frame, node->inputs[i], error)) != NULL;
+  if (done)
+    done = k->run_nhwc (k->data, in, out, cl[node->outputs[0]->index], ctx->n_threads, error) &&
+           fw_exec_check_outputs (node, out, ctx->golden, error);
+  for (guint i = 0; i < node->n_inputs; i++)
+    g_clear_pointer (&in[i], fw_array_unref);
+  for (guint o = 0; o < node->n_outputs; o++)
+    {
+      if (done && node->outputs[o] != NULL)
+        fw_exec_frame_store (frame, uses, node->outputs[o], out[o]);
+      else
+        g_clear_pointer (&out[o], fw_array_unref);
+    }
+  for (guint i = 0; done && i < node->n_inputs; i++)
+    fw_exec_frame_release (frame, uses, node->inputs[i]);
+  return done;
+}
+
 static gboolean
 run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
              gboolean skip_initializers, FwArray **outputs, GHashTable *keep, GError **error)
@@ -330,6 +444,7 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
   FwGraph *graph = program->graph;
   FwExecFrame frame = { graph, NULL, ctx->frame };
   g_autofree guint *uses = g_new0 (guint, graph->values->len);
+  g_autofree guint8 *cl = channels_last_values (program);
   gboolean ok = FALSE;
 
   /* Uses on the fused schedule: a group's inner values are no one's concern but its kernel's. */
@@ -371,7 +486,12 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
         goto out;
       if (step->node != NULL)
         {
-          if (!fw_exec_frame_run_node (ctx, &frame, uses, step->node, error))
+          const FwGroupKernel *nk = nhwc_kernel (program, step);
+
+          if (nk != NULL && step->node->n_outputs == 1 && step->node->outputs[0] != NULL &&
+                  touches_nhwc (step->node->inputs, step->node->n_inputs, step->node->outputs[0], graph, cl)
+                ? !run_node_nhwc (ctx, &frame, uses, nk, step->node, cl, error)
+                : !fw_exec_frame_run_node (ctx, &frame, uses, step->node, error))
             goto out;
           continue;
         }
@@ -379,7 +499,9 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
       out = g_new0 (FwArray *, kernel->n_outputs + 1);
       for (guint i = 0; i < kernel->n_inputs && done; i++)
         done = (in[i] = fw_exec_frame_lookup (&frame, kernel->inputs[i], error)) != NULL;
-      if (done)
+      if (done && kernel->run_nhwc != NULL && touches_nhwc (kernel->inputs, kernel->n_inputs, kernel->outputs[0], graph, cl))
+        done = kernel->run_nhwc (kernel->data, in, out, cl[kernel->outputs[0]->index], ctx->n_threads, error);
+      else if (done)
         done = kernel->run (kernel->data, in, out, ctx->n_threads, error);
       for (guint o = 0; done && o < kernel->n_outputs; o++)
         if (out[o] == NULL)

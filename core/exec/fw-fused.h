@@ -33,6 +33,17 @@ typedef struct
   guint64           product_k;
   gdouble           product_alpha;
   gint              product_a, product_b;
+  /* A kernel that takes and makes channels-last arrays (FwArray.nhwc), or NULL: run_nhwc runs it with its
+     one output channels-last when out_nhwc; bit j of nhwc_inputs says input j may come so. The fused
+     executor keeps a value channels-last when such a kernel makes it and only such kernels read it, each
+     where its bit allows: no reorder to plain and back between two convolutions. */
+  gboolean        (*run_nhwc) (gpointer        data,
+                               FwArray *const *inputs,
+                               FwArray       **outputs,
+                               gboolean        out_nhwc,
+                               guint           n_threads,
+                               GError        **error);
+  guint32           nhwc_inputs;
 } FwGroupKernel;
 
 /* A SuperKernel scope's program: a run of consecutive steps of the fused schedule (fused groups and single
@@ -86,6 +97,8 @@ void            fw_fused_program_set_node_kernels (FwFusedProgram *program,
                                         GPtrArray       *node_kernels);
 /* How many of the scopes given run as one step each. */
 guint           fw_fused_program_get_n_scopes (FwFusedProgram *program);
+/* How many values a run of program keeps channels-last between kernels (FwGroupKernel.run_nhwc). */
+guint           fw_fused_program_get_n_channels_last (FwFusedProgram *program);
 gboolean        fw_fused_program_has_scope (FwFusedProgram *program,
                                         const FwScopeKernel *scope);
 void            fw_fused_program_free  (FwFusedProgram  *program);
@@ -322,6 +335,7 @@ typedef struct
   GArray   *kernels;        /* FwKernelTiming, one per kernel given */
   gdouble   unfused_s;      /* median time of the whole model on the reference interpreter */
   gdouble   fused_s;        /* median time on the fused executor */
+  guint     channels_last;  /* values its runs kept channels-last (fw_fused_program_get_n_channels_last) */
   gdouble   rank_correlation; /* Spearman's rho between predicted and measured speed-ups; NaN under 3 */
   gdouble   median_abs_error; /* median of |model_error| over the kernels; NaN without kernels */
   gboolean  calibrated;       /* the plan's profile is a calibrated host profile */

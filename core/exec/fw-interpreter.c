@@ -279,6 +279,15 @@ fw_exec_frame_finish (FwExecFrame *frame, FwArray **outputs, GHashTable *keep, G
             {
               FwArray *a = fw_exec_frame_lookup (frame, v, NULL);
 
+              /* The fused executor may have kept it channels-last (fw-fused.c): the caller gets it plain. */
+              if (a != NULL && a->nhwc)
+                {
+                  FwArray *plain = fw_array_to_plain (a, error);
+
+                  fw_array_unref (a);
+                  if ((a = plain) == NULL)
+                    return FALSE;
+                }
               if (a != NULL)
                 g_hash_table_iter_replace (&iter, a);
             }

@@ -312,6 +312,7 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
   if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->unfused_s, error))
     return NULL;
   t.program = program;
+  result->channels_last = fw_fused_program_get_n_channels_last (program);
   if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->fused_s, error))
     return NULL;
 

@@ -3,6 +3,7 @@
  * kernels verifying against the reference interpreter either way. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "codegen/fw-targets.h"
@@ -114,6 +115,12 @@ verify_all (FwPlan *plan, FwTargets *targets)
       g_assert_true (gc->has_kernel);
       g_assert_true (gc->pass);
     }
+  for (guint o = 0; o < result->outputs->len; o++)
+    {
+      const FwOutputCheck *oc = &g_array_index (result->outputs, FwOutputCheck, o);
+      g_test_message ("output %u: %s max abs %g", o, oc->pass ? "pass" : "FAIL", oc->compare.max_abs);
+    }
+  g_test_message ("unverified %u", result->unverified->len);
   g_assert_true (result->pass);
 }
 
@@ -186,9 +193,11 @@ check_producers (gboolean forced)
   fw_test_remove_dir (dir);
 }
 
-/* MatMul + bias + erf-GELU as torch writes it, MatMul + bias + Relu, Conv + a per-channel bias Add + Relu:
- * the whole epilogue oneDNN's bias and eltwise post-op; MatMul + bias + Tanh, and a Conv with a bias input of
- * its own + Relu: a pass of generated C after the primitive. */
+/* MatMul + bias + erf-GELU as torch writes it, MatMul + bias + Relu, Conv + a per-channel bias Add + Relu,
+ * a Conv with a bias input of its own + Relu, one + a residual Add + Relu (a ResNet block's end), one +
+ * x · HardSigmoid (x) (MobileNetV3's hardswish) and one + a HardSigmoid of other constants: the whole
+ * epilogue oneDNN's bias, sum and eltwise post-ops; MatMul + bias + Tanh, and a Conv with its own bias
+ * then a bias Add (two biases): a pass of generated C after the primitive. */
 static FwModel *
 absorbed_model (void)
 {
@@ -196,12 +205,14 @@ absorbed_model (void)
   FwGraph *g = fw_model_get_graph (model);
   g_autoptr(GRand) rand = g_rand_new_with_seed (9);
   gint64 mx[3] = { 2, 9, 24 }, mw[2] = { 24, 40 }, mb[1] = { 40 }, x[4] = { 1, 4, 10, 10 }, w[4] = { 6, 4, 3, 3 };
-  gint64 b[1] = { 6 }, cb[3] = { 6, 1, 1 };
+  gint64 b[1] = { 6 }, cb[3] = { 6, 1, 1 }, r[4] = { 1, 6, 8, 8 };
   const float consts[3] = { 1.41421353816986083984375f, 1.0f, 0.5f };
   const char *const names[3] = { "sqrt2", "one", "half" };
+  FwNode *n;
 
   fw_test_add_float_input (g, "mx", 3, mx);
   fw_test_add_float_input (g, "x", 4, x);
+  fw_test_add_float_input (g, "r", 4, r);
   fw_test_add_random_weight (g, rand, "mw", 2, mw, 1.0f);
   fw_test_add_random_weight (g, rand, "mb", 1, mb, 1.0f);
   fw_test_add_random_weight (g, rand, "w", 4, w, 1.0f);
@@ -230,7 +241,21 @@ absorbed_model (void)
   fw_test_add_node3 (g, "Tanh", "tanh3", "y3", "d1", NULL, NULL);
   fw_test_add_node3 (g, "Conv", "convb", "e0", "x", "w", "b");
   fw_test_add_node3 (g, "Relu", "relu4", "y4", "e0", NULL, NULL);
-  for (guint i = 0; i < 5; i++)
+  fw_test_add_node3 (g, "Conv", "convr", "f0", "x", "w", "b");
+  fw_test_add_node3 (g, "Add", "res5", "f1", "f0", "r", NULL);
+  fw_test_add_node3 (g, "Relu", "relu5", "y5", "f1", NULL, NULL);
+  fw_test_add_node3 (g, "Conv", "convbb", "h0", "x", "w", "b");
+  fw_test_add_node3 (g, "Add", "cbias6", "h1", "h0", "cb", NULL);
+  fw_test_add_node3 (g, "Relu", "relu6", "y6", "h1", NULL, NULL);
+  fw_test_add_node3 (g, "Conv", "convhs", "k0", "x", "w", "b");
+  n = fw_test_add_node3 (g, "HardSigmoid", "hsig7", "k1", "k0", NULL, NULL);
+  fw_node_set_attr_float (n, "alpha", 1.0f / 6.0f);
+  fw_test_add_node3 (g, "Mul", "hswish7", "y7", "k0", "k1", NULL);
+  fw_test_add_node3 (g, "Conv", "convsig", "l0", "x", "w", "b");
+  n = fw_test_add_node3 (g, "HardSigmoid", "hsig8", "y8", "l0", NULL, NULL);
+  fw_node_set_attr_float (n, "alpha", 0.25f);
+  fw_node_set_attr_float (n, "beta", 0.4f);
+  for (guint i = 0; i < 9; i++)
     {
       g_autofree char *name = g_strdup_printf ("y%u", i);
       g_assert_true (fw_graph_add_output (g, name, NULL));
@@ -241,8 +266,8 @@ absorbed_model (void)
 }
 
 /* The kernels whose whole epilogue oneDNN computes are the primitive alone (no parallel region of generated
- * C), the one with a Tanh and the Conv with its own bias keep their pass, and all verify against the
- * reference under the strict policy. */
+ * C; the residual one passes its residual input to the primitive), the one with a Tanh and the Conv with two
+ * biases keep their pass, and all verify against the reference under the strict policy. */
 static void
 test_absorbed (void)
 {
@@ -268,22 +293,147 @@ test_absorbed (void)
       FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
       const FwCandidate *cand = g_ptr_array_index (plan->candidates, k->candidate);
       const char *src = fw_kernel_source_get_main (k->sources[FW_TARGET_HOST]);
-      gboolean keep = FALSE, pass = strstr (src, "#pragma omp parallel") != NULL;
+      gboolean keep = FALSE, residual = FALSE, pass = strstr (src, "#pragma omp parallel") != NULL;
 
       g_assert_true (k->host_compiled);
       for (guint n = 0; n < cand->nodes->len; n++)
         {
           const FwNode *node = g_ptr_array_index (cand->nodes, n);
-          keep |= strcmp (node->op_type, "Tanh") == 0 || (strcmp (node->op_type, "Conv") == 0 && node->n_inputs > 2);
+          keep |= strcmp (node->op_type, "Tanh") == 0 || strcmp (node->name, "cbias6") == 0;
+          residual |= strcmp (node->name, "res5") == 0;
         }
+      /* The residual is the kernel's input the call passes; every other call passes none. */
+      g_assert_true (residual == (strstr (src, ", dst, NULL, rt->layout, nt)") == NULL && !pass));
       g_test_message ("candidate %u (%u nodes): %s", k->candidate, cand->nodes->len, pass ? "a pass" : "absorbed");
       g_assert_cmpint (pass, ==, keep);
       absorbed += !pass;
       kept += pass;
     }
-  g_assert_cmpuint (absorbed, ==, 3);
+  g_assert_cmpuint (absorbed, ==, 7);
   g_assert_cmpuint (kept, ==, 2);
   verify_all (plan, targets);
+  fw_test_remove_dir (dir);
+}
+
+/* A ResNet stage in small: Conv + Relu, Conv + the first's result + Relu, a MaxPool (a single op), Conv +
+ * Relu to the output. Between them a, c and m can lie channels-last. */
+static FwModel *
+channels_last_model (void)
+{
+  FwModel *model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (21);
+  gint64 x[4] = { 1, 4, 12, 12 }, w1[4] = { 16, 4, 3, 3 }, w[4] = { 16, 16, 3, 3 }, b[1] = { 16 };
+  gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
+  const char *const convs[3][5] = { { "conv1", "a0", "x", "w1", "b1" },
+                                    { "conv2", "c0", "a", "w2", "b2" },
+                                    { "conv3", "y0", "m", "w3", "b3" } };
+  FwNode *n;
+
+  fw_test_add_float_input (g, "x", 4, x);
+  /* Weights of about 1/√fan-in, as trained ones are: three layers of unit weights sum terms in the
+     thousands, whose float rounding alone exceeds the strict output tolerance near zero. */
+  fw_test_add_random_weight (g, rand, "w1", 4, w1, 0.2f);
+  fw_test_add_random_weight (g, rand, "w2", 4, w, 0.1f);
+  fw_test_add_random_weight (g, rand, "w3", 4, w, 0.1f);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("b%u", i + 1);
+      fw_test_add_random_weight (g, rand, name, 1, b, 1.0f);
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      n = fw_test_add_node3 (g, "Conv", convs[i][0], convs[i][1], convs[i][2], convs[i][3], convs[i][4]);
+      fw_node_set_attr_ints (n, "pads", 4, pads);
+    }
+  fw_test_add_node3 (g, "Relu", "relu1", "a", "a0", NULL, NULL);
+  fw_test_add_node3 (g, "Add", "res", "c1", "c0", "a", NULL);
+  fw_test_add_node3 (g, "Relu", "relu2", "c", "c1", NULL, NULL);
+  n = fw_test_add_node3 (g, "MaxPool", "pool", "m", "c", NULL, NULL);
+  fw_node_set_attr_ints (n, "kernel_shape", 2, ks);
+  fw_node_set_attr_ints (n, "pads", 4, pads);
+  fw_node_set_attr_ints (n, "strides", 2, strides);
+  fw_test_add_node3 (g, "Relu", "relu3", "y", "y0", NULL, NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  return model;
+}
+
+static FwArray *
+run_fused (FwFusedProgram *program, GPtrArray *inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  FwArray *out[2] = { NULL, NULL };
+
+  g_assert_true (fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, out, NULL,
+                                       &error));
+  g_assert_no_error (error);
+  g_assert_false (out[0]->nhwc);
+  return out[0];
+}
+
+/* The fused executor keeps a, c and m channels-last (the convolutions' primitives made to compute so on any
+ * CPU by FW_DNNL_NHWC; the MaxPool's node kernel pools either way), and its result is the very bytes of the
+ * same run with every value plain (FW_FUSED_PLAIN), within tolerance of the reference, and every group
+ * verifies. A kernel that took a channels-last input for a plain one would give other bytes. */
+static void
+test_channels_last (void)
+{
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwTargets) targets = NULL;
+  g_autoptr(GPtrArray) kernels = NULL, inputs = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = fw_test_temp_dir ();
+  g_autoptr(FwArray) nhwc = NULL, plain = NULL, ref = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (2, NULL);
+  FwFusedProgram *program;
+  gdouble max_abs = 0;
+
+  if (fw_dnnl_library () == NULL)
+    {
+      g_test_skip ("built without oneDNN");
+      fw_test_remove_dir (dir);
+      return;
+    }
+  g_setenv ("FW_DNNL_NHWC", "1", TRUE);
+  model = channels_last_model ();
+  targets = build_targets (model, dir, &plan);
+  g_unsetenv ("FW_DNNL_NHWC");
+  if (targets == NULL)
+    {
+      fw_test_remove_dir (dir);
+      return;
+    }
+  verify_all (plan, targets);
+  kernels = fw_targets_group_kernels (targets);
+  program = fw_fused_program_new (plan, kernels, &error);
+  g_assert_no_error (error);
+  fw_fused_program_set_node_kernels (program, targets->node_kernels);
+  g_assert_cmpuint (fw_fused_program_get_n_channels_last (program), ==, 3);
+  inputs = fw_exec_make_inputs (model, 5, &error);
+  g_assert_no_error (error);
+  nhwc = run_fused (program, inputs);
+  g_setenv ("FW_FUSED_PLAIN", "1", TRUE);
+  g_assert_cmpuint (fw_fused_program_get_n_channels_last (program), ==, 0);
+  plain = run_fused (program, inputs);
+  g_unsetenv ("FW_FUSED_PLAIN");
+  g_assert_cmpmem (nhwc->data, nhwc->n_bytes, plain->data, plain->n_bytes);
+  {
+    FwArray *out[2] = { NULL, NULL };
+
+    g_assert_true (fw_exec_run_reference (ctx, fw_model_get_graph (model), (FwArray *const *) inputs->pdata,
+                                          inputs->len, out, NULL, &error));
+    g_assert_no_error (error);
+    ref = out[0];
+  }
+  for (gint64 i = 0; i < ref->n_elements; i++)
+    max_abs = MAX (max_abs, fabs (((float *) ref->data)[i] - ((float *) nhwc->data)[i]));
+  g_test_message ("max abs against the reference %g", max_abs);
+  g_assert_cmpfloat (max_abs, <, 1e-3);
+  fw_fused_program_free (program);
   fw_test_remove_dir (dir);
 }
 
@@ -306,5 +456,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/codegen/host/producer/chosen", test_chosen);
   g_test_add_func ("/core/codegen/host/producer/forced-openblas", test_forced_openblas);
   g_test_add_func ("/core/codegen/host/producer/absorbed", test_absorbed);
+  g_test_add_func ("/core/codegen/host/producer/channels-last", test_channels_last);
   return g_test_run ();
 }

@@ -13,7 +13,8 @@
 
 /* Ops with nothing to fuse them with, each a graph output: Conv (bias, pads, stride 2), Gemm (transB, bias),
  * MatMul of batched activations by a constant matrix, MaxPool (3×3, stride 2, pads, a partial last window
- * from ceil_mode), and a Conv by activation weights, which no kernel takes. */
+ * from ceil_mode), GlobalAveragePool, a Mul by that per-channel gate, and a Conv by activation weights and
+ * a Mul of two activations, which no kernel takes. */
 static FwModel *
 single_ops_model (void)
 {
@@ -46,7 +47,10 @@ single_ops_model (void)
   fw_node_set_attr_ints (n, "strides", 2, strides);
   fw_node_set_attr_int (n, "ceil_mode", 1);
   fw_test_add_node3 (g, "Conv", "conv_act", "y4", "x", "xw", NULL);
-  for (guint i = 0; i < 5; i++)
+  fw_test_add_node3 (g, "GlobalAveragePool", "gap", "y5", "x", NULL, NULL);
+  fw_test_add_node3 (g, "Mul", "gate", "y6", "y5", "x", NULL);
+  fw_test_add_node3 (g, "Mul", "mul_act", "y7", "x", "x", NULL);
+  for (guint i = 0; i < 8; i++)
     {
       g_autofree char *name = g_strdup_printf ("y%u", i);
       g_assert_true (fw_graph_add_output (g, name, NULL));
@@ -116,7 +120,10 @@ test_chosen (Fixture *f, gconstpointer data)
   if (dnnl)
     g_assert_true (g_str_has_prefix (kernel_of (f, "conv")->producer, "onednn "));
   g_assert_null (kernel_of (f, "conv_act"));
-  g_assert_cmpuint (f->kernels->len, ==, dnnl ? 4 : 1);
+  g_assert_cmpstr (kernel_of (f, "gap")->producer, ==, "host global-average");
+  g_assert_cmpstr (kernel_of (f, "gate")->producer, ==, "host channel-scale");
+  g_assert_null (kernel_of (f, "mul_act"));
+  g_assert_cmpuint (f->kernels->len, ==, dnnl ? 6 : 3);
 }
 
 static void
@@ -172,14 +179,91 @@ test_matches_reference (Fixture *f, gconstpointer data)
                           c->tolerance.abs);
           g_assert_true (c->pass);
           g_assert_cmpint (c->compare.n_elements, >, 0);
-          /* A maximum is exact in any order. */
-          if (strcmp (c->kernel->node->op_type, "MaxPool") == 0)
+          /* A maximum is exact in any order, and so is one product. */
+          if (strcmp (c->kernel->node->op_type, "MaxPool") == 0 || strcmp (c->kernel->node->op_type, "Mul") == 0)
             g_assert_cmpfloat (c->compare.max_abs, ==, 0.0);
         }
       for (guint o = 0; o < result->outputs->len; o++)
         g_assert_true (g_array_index (result->outputs, FwOutputCheck, o).pass);
       g_assert_true (result->pass);
     }
+}
+
+/* Each kernel that takes channels-last arrays gives, from its inputs channels-last, the very bytes of its
+ * plain run (in the other layout): the pools' and the gate's loops, and a Conv on an NHWC primitive (made so
+ * on any CPU by FW_DNNL_NHWC). */
+static void
+test_channels_last (void)
+{
+  g_autoptr(FwModel) model = NULL;
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(GPtrArray) kernels = NULL;
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (4);
+  FwPlanOptions options;
+  guint checked = 0;
+
+  g_setenv ("FW_DNNL_NHWC", "1", TRUE);
+  model = single_ops_model ();
+  fw_plan_options_init (&options);
+  plan = fw_plan_new (model, profile, NULL, &options, NULL);
+  g_assert_nonnull (plan);
+  kernels = fw_host_node_kernels_new (plan, NULL);
+  g_unsetenv ("FW_DNNL_NHWC");
+  for (guint i = 0; i < kernels->len; i++)
+    {
+      const FwNodeKernel *k = g_ptr_array_index (kernels, i);
+      const FwGroupKernel *gk = &k->kernel;
+      g_autofree FwArray **in = g_new0 (FwArray *, gk->n_inputs + 1);
+      g_autofree FwArray **cl = g_new0 (FwArray *, gk->n_inputs + 1);
+      FwArray *plain_out[2] = { NULL, NULL }, *cl_out[2] = { NULL, NULL };
+      g_autoptr(FwArray) back = NULL;
+      g_autoptr(GError) error = NULL;
+
+      if (gk->run_nhwc == NULL)
+        continue;
+      for (guint j = 0; j < gk->n_inputs; j++)
+        {
+          FwValue *v = gk->inputs[j];
+          gint64 dims[FW_MAX_RANK];
+
+          if (v == NULL)
+            continue;
+          if (v->constant != NULL)
+            in[j] = fw_array_new_from_tensor (v->constant, &error);
+          else
+            {
+              for (gint d = 0; d < v->rank; d++)
+                dims[d] = v->dims[d].value;
+              in[j] = fw_array_new (FW_DTYPE_FLOAT, v->rank, dims, &error);
+              for (gint64 e = 0; e < in[j]->n_elements; e++)
+                ((float *) in[j]->data)[e] = (float) g_rand_double_range (rand, -1.0, 1.0);
+            }
+          g_assert_no_error (error);
+          cl[j] = (gk->nhwc_inputs & (1u << j)) && v->constant == NULL ? fw_array_to_nhwc (in[j], &error)
+                                                                        : fw_array_ref (in[j]);
+          g_assert_no_error (error);
+        }
+      g_assert_true (gk->run (gk->data, in, plain_out, 2, &error));
+      g_assert_no_error (error);
+      g_assert_true (gk->run_nhwc (gk->data, cl, cl_out, TRUE, 2, &error));
+      g_assert_no_error (error);
+      g_assert_true (cl_out[0]->nhwc);
+      back = fw_array_to_plain (cl_out[0], &error);
+      g_assert_no_error (error);
+      g_test_message ("%s: %s", k->node->name, k->producer);
+      g_assert_cmpmem (back->data, back->n_bytes, plain_out[0]->data, plain_out[0]->n_bytes);
+      checked++;
+      for (guint j = 0; j < gk->n_inputs; j++)
+        {
+          g_clear_pointer (&in[j], fw_array_unref);
+          g_clear_pointer (&cl[j], fw_array_unref);
+        }
+      fw_array_unref (plain_out[0]);
+      fw_array_unref (cl_out[0]);
+    }
+  /* The pool, the average, the gate, and the Conv where oneDNN is built in. */
+  g_assert_cmpuint (checked, ==, fw_dnnl_library () != NULL ? 4 : 3);
 }
 
 /* A kernel that computes its node and then spoils one element. */
@@ -230,6 +314,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/core/exec/node-kernel/chosen", Fixture, NULL, fixture_set_up, test_chosen, fixture_tear_down);
   g_test_add_func ("/core/exec/node-kernel/refused", test_refused);
+  g_test_add_func ("/core/exec/node-kernel/channels-last", test_channels_last);
   g_test_add ("/core/exec/node-kernel/matches-reference", Fixture, NULL, fixture_set_up, test_matches_reference,
               fixture_tear_down);
   g_test_add ("/core/exec/node-kernel/spoiled-fails", Fixture, NULL, fixture_set_up, test_spoiled_fails,

@@ -146,6 +146,8 @@ void         fw_hc_append_comment_text (GString       *s,
  * the helpers (the half-precision ones when half). */
 void         fw_hc_append_prelude      (GString       *src,
                                         gboolean       half);
+/* The runtime table's declarations and the ABI version alone (the integer kernels' own prelude has them). */
+void         fw_hc_append_runtime_table (GString      *src);
 
 /* fw-host-schedule.c: the group's values, space, strides, merged axes, passes and where the root writes,
  * in that order; FALSE with error when the group cannot be generated. */

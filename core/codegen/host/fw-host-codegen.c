@@ -101,6 +101,21 @@ emit_header (Gen *g, GString *src)
   fw_hc_append_prelude (src, g->half);
 }
 
+/* The runtime table as the generated code declares it (FwSkRuntime, FwSkProducerRun) and the ABI version
+ * the loader checks: one text for every kind of kernel. */
+void
+fw_hc_append_runtime_table (GString *src)
+{
+  g_string_append (src,
+    "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
+    "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
+    "typedef int (*fw_sk_producer_run) (void *producer, const float *src, const float *weights, float *dst,\n"
+    "                                   const float *residual, int layout, int nt);\n"
+    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; fw_sk_producer_run producer_run; void *producer;\n"
+    "                 int layout; } fw_sk_runtime;\n\n");
+  g_string_append_printf (src, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
+}
+
 void
 fw_hc_append_prelude (GString *src, gboolean half)
 {
@@ -108,14 +123,8 @@ fw_hc_append_prelude (GString *src, gboolean half)
     "#include <math.h>\n"
     "#include <stdint.h>\n"
     "#include <stdlib.h>\n"
-    "#include <string.h>\n\n"
-    "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
-    "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
-    "typedef int (*fw_sk_producer_run) (void *producer, const float *src, const float *weights, float *dst,\n"
-    "                                   int nt);\n"
-    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; fw_sk_producer_run producer_run; void *producer; }\n"
-    "  fw_sk_runtime;\n\n");
-  g_string_append_printf (src, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
+    "#include <string.h>\n\n");
+  fw_hc_append_runtime_table (src);
   /* The runtime table's CPU features, which pick a kernel's body (fw-superkernel.c). */
   g_string_append_printf (src, "#define FW_SK_CPU_F16C %d\n#define FW_SK_CPU_AVX512 %d\n#define FW_SK_CPU_AVX2 %d\n"
                                "#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))\n"

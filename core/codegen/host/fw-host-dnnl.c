@@ -44,6 +44,13 @@ struct _FwDnnlPrim
   dnnl_memory_desc_t     bias_md;
   dnnl_memory_t          bias_mem;       /* over the bias tensor's aligned bytes, when desc.bias is set */
   gboolean               weights_ready;  /* constant weights reordered into own_mem[1] */
+  /* A conv whose own src and dst are NHWC: memory objects in that layout over a run's channels-last
+     pointers (0 src, 2 dst), which then need no reorder. */
+  gboolean               nhwc;
+  dnnl_memory_t          nhwc_mem[3];
+  /* desc.residual: the run's plain residual, and its reorder into the primitive's dst layout. */
+  dnnl_memory_t          res_mem;
+  dnnl_primitive_t       res_reorder;
 };
 
 static dnnl_engine_t
@@ -125,8 +132,12 @@ init_mds (const FwDnnlDesc *d, dnnl_memory_desc_t user[3], dnnl_memory_desc_t an
            dnnl_memory_desc_init_by_tag (&user[1], wn, dims[1], dnnl_f32, wn == 5 ? dnnl_goihw : dnnl_oihw) ==
              dnnl_success &&
            dnnl_memory_desc_init_by_tag (&user[2], 4, dims[2], dnnl_f32, dnnl_nchw) == dnnl_success;
+      /* FW_DNNL_NHWC (tests): the activations channels-last whatever oneDNN would choose, so that the fused
+         executor's channels-last path runs on every CPU (oneDNN 2.6 picks NHWC itself on AVX-512). */
       for (gint k = 0; k < 3 && ok; k++)
-        ok = dnnl_memory_desc_init_by_tag (&any[k], k == 1 ? wn : 4, dims[k], dnnl_f32, dnnl_format_tag_any) ==
+        ok = dnnl_memory_desc_init_by_tag (&any[k], k == 1 ? wn : 4, dims[k], dnnl_f32,
+                                           k != 1 && g_getenv ("FW_DNNL_NHWC") != NULL ? dnnl_nhwc
+                                                                                     : dnnl_format_tag_any) ==
              dnnl_success;
       return ok;
     }
@@ -199,14 +210,23 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
   st = dnnl_primitive_attr_set_fpmath_mode (attr, dnnl_fpmath_mode_strict);
   if (st == dnnl_success && d->kind == FW_DNNL_MATMUL && d->alpha != 1.0f)
     st = dnnl_primitive_attr_set_output_scales (attr, 1, 0, &d->alpha);
-  if (st == dnnl_success && d->post != FW_DNNL_POST_NONE)
+  if (st == dnnl_success && (d->post != FW_DNNL_POST_NONE || d->residual))
     {
       dnnl_post_ops_t po = NULL;
 
       st = dnnl_post_ops_create (&po);
-      if (st == dnnl_success)
-        st = dnnl_post_ops_append_eltwise (po, 1.0f, d->post == FW_DNNL_POST_RELU ? dnnl_eltwise_relu
-                                                                                    : dnnl_eltwise_gelu_erf,
+      if (st == dnnl_success && d->residual)
+        st = dnnl_post_ops_append_sum (po, 1.0f);
+      if (st == dnnl_success && d->post == FW_DNNL_POST_HARD_SIGMOID)
+        {
+          st = dnnl_post_ops_append_eltwise (po, 1.0f, dnnl_eltwise_linear, d->post_alpha, d->post_beta);
+          if (st == dnnl_success)
+            st = dnnl_post_ops_append_eltwise (po, 1.0f, dnnl_eltwise_clip_v2, 0.0f, 1.0f);
+        }
+      else if (st == dnnl_success && d->post != FW_DNNL_POST_NONE)
+        st = dnnl_post_ops_append_eltwise (po, 1.0f, d->post == FW_DNNL_POST_RELU       ? dnnl_eltwise_relu
+                                                     : d->post == FW_DNNL_POST_GELU_ERF ? dnnl_eltwise_gelu_erf
+                                                                                        : dnnl_eltwise_hardswish,
                                            0.0f, 0.0f);
       if (st == dnnl_success)
         st = dnnl_primitive_attr_set_post_ops (attr, po);
@@ -244,6 +264,18 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
       return FALSE;
     }
   dnnl_primitive_desc_query (p->pd, dnnl_query_impl_info_str, 0, &impl);
+  p->nhwc = FALSE;
+  if (d->kind == FW_DNNL_CONV)
+    {
+      dnnl_memory_desc_t nhwc[2];
+      const dnnl_memory_desc_t *own_src = dnnl_primitive_desc_query_md (p->pd, dnnl_query_src_md, 0);
+      const dnnl_memory_desc_t *own_dst = dnnl_primitive_desc_query_md (p->pd, dnnl_query_dst_md, 0);
+
+      p->nhwc = own_src != NULL && own_dst != NULL &&
+                dnnl_memory_desc_init_by_tag (&nhwc[0], 4, p->user_md[0].dims, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+                dnnl_memory_desc_init_by_tag (&nhwc[1], 4, p->user_md[2].dims, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+                dnnl_memory_desc_equal (own_src, &nhwc[0]) && dnnl_memory_desc_equal (own_dst, &nhwc[1]);
+    }
   g_free (p->impl);
   p->impl = g_strdup (impl ? impl : "unknown");
   p->pd_threads = threads;
@@ -258,7 +290,10 @@ clear_prepared (FwDnnlPrim *p)
       g_clear_pointer (&p->user_mem[k], dnnl_memory_destroy);
       g_clear_pointer (&p->own_mem[k], dnnl_memory_destroy);
       g_clear_pointer (&p->reorder[k], dnnl_primitive_destroy);
+      g_clear_pointer (&p->nhwc_mem[k], dnnl_memory_destroy);
     }
+  g_clear_pointer (&p->res_mem, dnnl_memory_destroy);
+  g_clear_pointer (&p->res_reorder, dnnl_primitive_destroy);
   g_clear_pointer (&p->bias_mem, dnnl_memory_destroy);
   g_clear_pointer (&p->prim, dnnl_primitive_destroy);
   g_clear_pointer (&p->stream, dnnl_stream_destroy);
@@ -303,6 +338,12 @@ const char *
 fw_dnnl_prim_get_impl (FwDnnlPrim *p)
 {
   return p->impl;
+}
+
+gboolean
+fw_dnnl_prim_channels_last (FwDnnlPrim *p)
+{
+  return p->nhwc;
 }
 
 static const dnnl_query_t md_query[3] = { dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md };
@@ -367,6 +408,22 @@ prepare_locked (FwDnnlPrim *p, int threads)
     ok = FALSE;
   for (gint k = 0; k < 3 && ok; k++)
     ok = prepare_operand (p, k);
+  for (gint k = 0; k < 3 && ok && p->nhwc; k += 2)
+    ok = dnnl_memory_create (&p->nhwc_mem[k], dnnl_primitive_desc_query_md (p->pd, md_query[k], 0), engine (),
+                             DNNL_MEMORY_NONE) == dnnl_success;
+  if (ok && p->desc.residual)
+    {
+      dnnl_primitive_desc_t rpd = NULL;
+      const dnnl_memory_desc_t *own = dnnl_primitive_desc_query_md (p->pd, dnnl_query_dst_md, 0);
+
+      ok = dnnl_memory_create (&p->res_mem, &p->user_md[2], engine (), DNNL_MEMORY_NONE) == dnnl_success;
+      if (ok && !dnnl_memory_desc_equal (own, &p->user_md[2]))
+        ok = dnnl_reorder_primitive_desc_create (&rpd, &p->user_md[2], engine (), own, engine (), NULL) ==
+               dnnl_success &&
+             dnnl_primitive_create (&p->res_reorder, rpd) == dnnl_success;
+      if (rpd != NULL)
+        dnnl_primitive_desc_destroy (rpd);
+    }
   /* Constant weights: reordered once, here, into the primitive's layout (or read in place when it is the
      plain one). */
   if (ok && p->desc.weights != NULL)
@@ -405,8 +462,90 @@ fw_dnnl_prim_prepare (FwDnnlPrim *p, int n_threads)
   return ok;
 }
 
+/* The sum post-op's start: dst (the primitive's dst memory) filled with the residual. A copy when both lie
+ * alike, else the residual's reorder from plain into the primitive's layout. */
+static gboolean
+fill_residual (FwDnnlPrim *p, dnnl_memory_t dst, const float *residual, int layout)
+{
+  const dnnl_memory_desc_t *md = NULL;
+  gboolean dst_plain, res_plain = !(layout & FW_DNNL_RESIDUAL_NHWC);
+  void *to = NULL;
+
+  if (dnnl_memory_get_memory_desc (dst, &md) != dnnl_success || dnnl_memory_get_data_handle (dst, &to) != dnnl_success)
+    return FALSE;
+  dst_plain = dnnl_memory_desc_equal (md, &p->user_md[2]);
+  if (dst_plain == res_plain)
+    {
+      memcpy (to, residual, dnnl_memory_desc_get_size (md));
+      return TRUE;
+    }
+  if (!res_plain || p->res_reorder == NULL || dnnl_memory_set_data_handle (p->res_mem, (void *) residual) != dnnl_success)
+    return FALSE;
+  {
+    dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, p->res_mem }, { DNNL_ARG_TO, dst } };
+
+    return dnnl_primitive_execute (p->res_reorder, p->stream, 2, args) == dnnl_success;
+  }
+}
+
+/* The primitive's memory for operand k (0 src, 2 dst) over the run's pointer: the pointer itself where it
+ * lies as the primitive wants it (plain, or channels-last for an NHWC primitive), else the primitive's own
+ * buffer, reordered from (src) or to (dst) the pointer by run_reorder. */
+static dnnl_memory_t
+bind_activation (FwDnnlPrim *p, gint k, void *ptr, gboolean nhwc)
+{
+  if (nhwc)
+    return dnnl_memory_set_data_handle (p->nhwc_mem[k], ptr) == dnnl_success ? p->nhwc_mem[k] : NULL;
+  if (dnnl_memory_set_data_handle (p->user_mem[k], ptr) != dnnl_success)
+    return NULL;
+  return p->own_mem[k] != NULL ? p->own_mem[k] : p->user_mem[k];
+}
+
+static gboolean
+run_locked (FwDnnlPrim *p, const float *src, const float *weights, float *dst, const float *residual, int layout,
+            int threads)
+{
+  gboolean src_nhwc = (layout & FW_DNNL_SRC_NHWC) != 0, dst_nhwc = (layout & FW_DNNL_DST_NHWC) != 0;
+  dnnl_memory_t src_mem, dst_mem;
+  dnnl_exec_arg_t args[4];
+  gboolean ok;
+
+  /* Channels-last operands only for a primitive that computes in that layout, and a residual exactly when
+     the primitive adds one. */
+  if ((layout != 0 && !p->nhwc) || (p->desc.residual != (residual != NULL)))
+    return FALSE;
+  src_mem = bind_activation (p, 0, (void *) src, src_nhwc);
+  dst_mem = bind_activation (p, 2, dst, dst_nhwc);
+  ok = src_mem != NULL && dst_mem != NULL &&
+       (p->weights_ready || dnnl_memory_set_data_handle (p->user_mem[1], (void *) weights) == dnnl_success);
+  for (gint k = 0; k < 2 && ok; k++)
+    if (p->reorder[k] != NULL && !(k == 1 && p->weights_ready) && !(k == 0 && src_nhwc))
+      {
+        omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[k]) <= SERIAL_REORDER_BYTES ? 1 : threads);
+        ok = run_reorder (p, k);
+      }
+  if (ok && residual != NULL)
+    {
+      omp_set_num_threads (1);
+      ok = fill_residual (p, dst_mem, residual, layout);
+    }
+  omp_set_num_threads (threads);
+  args[0] = (dnnl_exec_arg_t) { DNNL_ARG_SRC, src_mem };
+  args[1] = (dnnl_exec_arg_t) { DNNL_ARG_WEIGHTS, p->own_mem[1] ? p->own_mem[1] : p->user_mem[1] };
+  args[2] = (dnnl_exec_arg_t) { DNNL_ARG_DST, dst_mem };
+  args[3] = (dnnl_exec_arg_t) { DNNL_ARG_BIAS, p->bias_mem };
+  ok = ok && dnnl_primitive_execute (p->prim, p->stream, p->bias_mem ? 4 : 3, args) == dnnl_success;
+  if (ok && p->reorder[2] != NULL && !dst_nhwc)
+    {
+      omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[2]) <= SERIAL_REORDER_BYTES ? 1 : threads);
+      ok = run_reorder (p, 2);
+    }
+  return ok && dnnl_stream_wait (p->stream) == dnnl_success;
+}
+
 int
-fw_dnnl_prim_run (void *data, const float *src, const float *weights, float *dst, int n_threads)
+fw_dnnl_prim_run (void *data, const float *src, const float *weights, float *dst, const float *residual, int layout,
+                  int n_threads)
 {
   FwDnnlPrim *p = data;
   int saved = omp_get_max_threads (), threads = MAX (n_threads, 1);
@@ -414,33 +553,7 @@ fw_dnnl_prim_run (void *data, const float *src, const float *weights, float *dst
 
   g_mutex_lock (&p->lock);
   omp_set_num_threads (threads);
-  ok = prepare_locked (p, threads);
-  if (ok)
-    {
-      dnnl_exec_arg_t args[4];
-
-      ok = dnnl_memory_set_data_handle (p->user_mem[0], (void *) src) == dnnl_success &&
-           dnnl_memory_set_data_handle (p->user_mem[2], dst) == dnnl_success &&
-           (p->weights_ready || dnnl_memory_set_data_handle (p->user_mem[1], (void *) weights) == dnnl_success);
-      for (gint k = 0; k < 2 && ok; k++)
-        if (p->reorder[k] != NULL && !(k == 1 && p->weights_ready))
-          {
-            omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[k]) <= SERIAL_REORDER_BYTES ? 1 : threads);
-            ok = run_reorder (p, k);
-          }
-      omp_set_num_threads (threads);
-      args[0] = (dnnl_exec_arg_t) { DNNL_ARG_SRC, p->own_mem[0] ? p->own_mem[0] : p->user_mem[0] };
-      args[1] = (dnnl_exec_arg_t) { DNNL_ARG_WEIGHTS, p->own_mem[1] ? p->own_mem[1] : p->user_mem[1] };
-      args[2] = (dnnl_exec_arg_t) { DNNL_ARG_DST, p->own_mem[2] ? p->own_mem[2] : p->user_mem[2] };
-      args[3] = (dnnl_exec_arg_t) { DNNL_ARG_BIAS, p->bias_mem };
-      ok = ok && dnnl_primitive_execute (p->prim, p->stream, p->bias_mem ? 4 : 3, args) == dnnl_success;
-      if (ok && p->reorder[2] != NULL)
-        {
-          omp_set_num_threads (dnnl_memory_desc_get_size (&p->user_md[2]) <= SERIAL_REORDER_BYTES ? 1 : threads);
-          ok = run_reorder (p, 2);
-        }
-      ok = ok && dnnl_stream_wait (p->stream) == dnnl_success;
-    }
+  ok = prepare_locked (p, threads) && run_locked (p, src, weights, dst, residual, layout, threads);
   omp_set_num_threads (saved);
   g_mutex_unlock (&p->lock);
   return ok ? 0 : 1;
@@ -490,13 +603,23 @@ fw_dnnl_prim_prepare (FwDnnlPrim *prim, int n_threads)
   return FALSE;
 }
 
+gboolean
+fw_dnnl_prim_channels_last (FwDnnlPrim *prim)
+{
+  (void) prim;
+  return FALSE;
+}
+
 int
-fw_dnnl_prim_run (void *prim, const float *src, const float *weights, float *dst, int n_threads)
+fw_dnnl_prim_run (void *prim, const float *src, const float *weights, float *dst, const float *residual, int layout,
+                  int n_threads)
 {
   (void) prim;
   (void) src;
   (void) weights;
   (void) dst;
+  (void) residual;
+  (void) layout;
   (void) n_threads;
   return 1;
 }

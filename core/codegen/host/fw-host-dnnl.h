@@ -27,6 +27,8 @@ typedef enum {
   FW_DNNL_POST_NONE,
   FW_DNNL_POST_RELU,
   FW_DNNL_POST_GELU_ERF,  /* 0.5 x (1 + erf (x / √2)) */
+  FW_DNNL_POST_HARD_SIGMOID,  /* max (0, min (1, post_alpha x + post_beta)): a linear then a clip post-op */
+  FW_DNNL_POST_HARD_SWISH,    /* x · max (0, min (1, x / 6 + 1/2)), oneDNN's hardswish */
 } FwDnnlPost;
 
 typedef struct
@@ -52,7 +54,21 @@ typedef struct
   /* An elementwise function oneDNN applies to each output after the bias (an eltwise post-op), so that a
    * SuperKernel whose whole epilogue is the bias and this needs no pass of its own (fw-host-producers.c). */
   FwDnnlPost post;
+  float      post_alpha, post_beta;  /* FW_DNNL_POST_HARD_SIGMOID's */
+  /* FW_DNNL_CONV: a tensor of the result's shape the run passes (a ResNet block's shortcut) is added after
+   * the bias and before post (a sum post-op over dst filled with it first), as the reference adds it. */
+  gboolean   residual;
 } FwDnnlDesc;
+
+/* How a run's activations lie (fw_dnnl_prim_run's layout): plain NCHW unless their bit is set, then
+ * channels-last (NHWC) with the same logical dims. Only a primitive that computes in channels-last itself
+ * takes them (fw_dnnl_prim_channels_last): the fused executor keeps such values channels-last between two
+ * of them and spares both reorders. */
+typedef enum {
+  FW_DNNL_SRC_NHWC      = 1 << 0,
+  FW_DNNL_DST_NHWC      = 1 << 1,
+  FW_DNNL_RESIDUAL_NHWC = 1 << 2,
+} FwDnnlLayout;
 
 /* d as the matmul dst [M, N] = alpha · op(A) × op(B) of row-major [M, K] (or [K, M] with trans_a) by
  * [K, N] (or [N, K] with trans_b) matrices, as Gemm takes them; other fields left as they are. */
@@ -79,16 +95,22 @@ FwDnnlPrim *fw_dnnl_prim_new     (const FwDnnlDesc *desc,
 void        fw_dnnl_prim_free    (FwDnnlPrim       *prim);
 /* The implementation oneDNN chose (dnnl_verbose's name: "jit:avx512_core", "brg:avx512_core", ...). */
 const char *fw_dnnl_prim_get_impl (FwDnnlPrim      *prim);
+/* Whether prim is a convolution computing in channels-last (its own src and dst NHWC): then a run may pass
+ * any of src, dst and the residual channels-last. */
+gboolean    fw_dnnl_prim_channels_last (FwDnnlPrim *prim);
 /* Makes the primitive and its reorders and reorders constant weights, for n_threads; FALSE on failure (the
  * run then fails too). Done by the first run when not before. */
 gboolean    fw_dnnl_prim_prepare (FwDnnlPrim       *prim,
                                   int               n_threads);
-/* Runs the primitive: dst (plain) = src ⊛ weights on n_threads threads. 0 on success. The generated code
- * calls it through the runtime table (FwSkProducerRun). Runs of one primitive are serialised. */
+/* Runs the primitive: dst = src ⊛ weights (+ residual, when desc.residual) on n_threads threads, the
+ * activations laid out as layout (FwDnnlLayout bits) says. 0 on success. The generated code calls it
+ * through the runtime table (FwSkProducerRun). Runs of one primitive are serialised. */
 int         fw_dnnl_prim_run     (void             *prim,
                                   const float      *src,
                                   const float      *weights,
                                   float            *dst,
+                                  const float      *residual,
+                                  int               layout,
                                   int               n_threads);
 
 G_END_DECLS

@@ -103,14 +103,8 @@ append_runtime (GString *s)
     "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
     "#if defined(__x86_64__) && defined(__GNUC__)\n#include <immintrin.h>\n#define FW_HAVE_VNNI 1\n"
     "#define FW_VNNI_TARGET __attribute__ ((target (\"avx512f,avx512bw,avx512dq,avx512vl,avx512vnni\")))\n"
-    "#define FW_AVX2_TARGET __attribute__ ((target (\"avx2\")))\n#endif\n\n"
-    "typedef void (*fw_sk_sgemm) (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,\n"
-    "                             int lda, const float *b, int ldb, float beta, float *c, int ldc);\n"
-    "typedef int (*fw_sk_producer_run) (void *producer, const float *src, const float *weights, float *dst,\n"
-    "                                   int nt);\n"
-    "typedef struct { int abi; int features; fw_sk_sgemm sgemm; fw_sk_producer_run producer_run; void *producer; }\n"
-    "  fw_sk_runtime;\n\n");
-  g_string_append_printf (s, "const int fw_sk_abi_version = %d;\n\n", FW_SK_ABI_VERSION);
+    "#define FW_AVX2_TARGET __attribute__ ((target (\"avx2\")))\n#endif\n\n");
+  fw_hc_append_runtime_table (s);
   g_string_append (s,
     "static inline int\nfw_q (float x, float s, float lo, float hi, int zp)\n{\n"
     "  float v = x / s;\n  v = v > lo ? v : lo;\n  v = v < hi ? v : hi;\n  return (int) rintf (v) + zp;\n}\n\n"

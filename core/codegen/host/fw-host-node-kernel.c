@@ -18,12 +18,15 @@
 typedef enum {
   NODE_DNNL,
   NODE_MAX_POOL,
+  NODE_GLOBAL_AVG,      /* GlobalAveragePool over 2-D planes */
+  NODE_CHANNEL_SCALE,   /* Mul of [N, C, H, W] by [N, C, 1, 1]: a squeeze-excite block's gate */
 } NodeKind;
 
 /* A 2-D max pooling window over NCHW planes. */
 typedef struct
 {
   gint64 planes, H, W, OH, OW, KH, KW, sh, sw, pt, pl;
+  gint64 N, C;  /* planes = N · C */
 } PoolGeom;
 
 typedef struct
@@ -36,6 +39,10 @@ typedef struct
   guint        out_rank;
   FwDnnlPrim  *prim;
   PoolGeom     pool;
+  /* NODE_GLOBAL_AVG, NODE_CHANNEL_SCALE: the activation's dims as N, C, H·W, and which input it is (the
+     scale's gate is the other). */
+  gint64       N, C, HW;
+  guint        x_input;
 } NodeKernel;
 
 static gboolean
@@ -124,6 +131,38 @@ describe_product (const FwNode *node, FwDnnlDesc *d, char **why)
   return TRUE;
 }
 
+/* GlobalAveragePool of a float32 [N, C, H, W] activation, or a Mul of one by a computed [N, C, 1, 1] gate:
+ * per-channel ops that run alike on both layouts. */
+static gboolean
+describe_channelwise (const FwNode *node, NodeKernel *k, char **why)
+{
+  const FwValue *x = node->inputs[0], *y = node->outputs[0];
+
+  if (strcmp (node->op_type, "Mul") == 0)
+    {
+      const FwValue *a = node->inputs[0], *b = node->n_inputs > 1 ? node->inputs[1] : NULL;
+      gboolean gate_b;
+
+      if (!static_float (a, 4) || !static_float (b, 4) || a->constant != NULL || b->constant != NULL)
+        return refuse (why, _("no kernel for this op"));
+      gate_b = b->dims[2].value == 1 && b->dims[3].value == 1;
+      x = gate_b ? a : b;
+      k->x_input = gate_b ? 0 : 1;
+      for (gint i = 0; i < 4; i++)
+        if ((gate_b ? b : a)->dims[i].value != (i < 2 ? x->dims[i].value : 1))
+          return refuse (why, _("a Mul other than by a per-channel gate"));
+      k->kind = NODE_CHANNEL_SCALE;
+    }
+  else if (!static_float (x, 4) || x->constant != NULL)
+    return refuse (why, _("a GlobalAveragePool other than 2-D float32"));
+  else
+    k->kind = NODE_GLOBAL_AVG;
+  if (!static_float (y, 4))
+    return refuse (why, _("no kernel for this op"));
+  k->N = x->dims[0].value, k->C = x->dims[1].value, k->HW = x->dims[2].value * x->dims[3].value;
+  return TRUE;
+}
+
 static gboolean
 describe_pool (const FwNode *node, PoolGeom *p, char **why)
 {
@@ -139,8 +178,54 @@ describe_pool (const FwNode *node, PoolGeom *p, char **why)
       win.d[1] != 1)
     return refuse (why, _("a MaxPool with dilations"));
   *p = (PoolGeom) { x->dims[0].value * x->dims[1].value, win.in[0], win.in[1], win.out[0], win.out[1], win.k[0],
-                    win.k[1], win.s[0], win.s[1], win.begin[0], win.begin[1] };
+                    win.k[1], win.s[0], win.s[1], win.begin[0], win.begin[1], x->dims[0].value, x->dims[1].value };
   return TRUE;
+}
+
+/* out = max (out, tap) element by element, the tap taken when greater. GCC at -O2 leaves such a loop of
+ * unknown length scalar (maxss: 300 µs for resnet18's pool); omp simd has it use vectors (the output never
+ * overlaps the input). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#endif
+static void
+max_into (float *restrict out, const float *restrict tap, gint64 n)
+{
+#pragma omp simd
+  for (gint64 c = 0; c < n; c++)
+    out[c] = tap[c] > out[c] ? tap[c] : out[c];
+}
+
+/* max_pool over channels-last data: each output pixel's C maxima at once, over its window's taps in the
+ * reference's order (the first inside the input, then a later one when greater), contiguous in C. */
+static void
+max_pool_nhwc (const float *x, float *y, const PoolGeom *p, guint n_threads)
+{
+  const gint64 C = p->C;
+
+#pragma omp parallel for num_threads (n_threads) schedule (static)
+  for (gint64 row = 0; row < p->N * p->OH; row++)
+    {
+      const gint64 n = row / p->OH, oh = row % p->OH;
+      const gint64 h0 = oh * p->sh - p->pt, r0 = MAX (h0, 0), r1 = MIN (h0 + p->KH, p->H);
+
+      for (gint64 ow = 0; ow < p->OW; ow++)
+        {
+          const gint64 w0 = ow * p->sw - p->pl, c0 = MAX (w0, 0), c1 = MIN (w0 + p->KW, p->W);
+          float *out = y + (row * p->OW + ow) * C;
+
+          if (r0 >= r1 || c0 >= c1)
+            {
+              for (gint64 c = 0; c < C; c++)
+                out[c] = -INFINITY;
+              continue;
+            }
+          memcpy (out, x + ((n * p->H + r0) * p->W + c0) * C, sizeof (float) * C);
+          for (gint64 r = r0; r < r1; r++)
+            for (gint64 w = r == r0 ? c0 + 1 : c0; w < c1; w++)
+              max_into (out, x + ((n * p->H + r) * p->W + w) * C, C);
+        }
+    }
 }
 
 /* Each output row: the column-wise maxima of its window's rows (contiguous, vectorised), then each output's
@@ -170,11 +255,7 @@ max_pool (const float *x, float *y, const PoolGeom *p, guint n_threads)
             }
           memcpy (col, xp + r0 * p->W, sizeof (float) * p->W);
           for (gint64 r = r0 + 1; r < r1; r++)
-            {
-              const float *row = xp + r * p->W;
-              for (gint64 w = 0; w < p->W; w++)
-                col[w] = row[w] > col[w] ? row[w] : col[w];
-            }
+            max_into (col, xp + r * p->W, p->W);
           for (gint64 ow = 0; ow < p->OW; ow++)
             {
               gint64 w0 = ow * p->sw - p->pl, c0 = MAX (w0, 0), c1 = MIN (w0 + p->KW, p->W);
@@ -189,32 +270,160 @@ max_pool (const float *x, float *y, const PoolGeom *p, guint n_threads)
   }
 }
 
-static gboolean
-run_node_kernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+/* The mean of each plane (plain) or of each channel over the pixels (nhwc), summed in double as the
+ * reference sums. [N, C, 1, 1] lies alike in both layouts. */
+static void
+global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint n_threads)
 {
-  NodeKernel *k = data;
+  const gint64 N = k->N, C = k->C, HW = k->HW;
+
+  if (!nhwc)
+    {
+#pragma omp parallel for num_threads (n_threads) schedule (static)
+      for (gint64 pl = 0; pl < N * C; pl++)
+        {
+          double acc = 0;
+          for (gint64 p = 0; p < HW; p++)
+            acc += x[pl * HW + p];
+          y[pl] = (float) (acc / (double) HW);
+        }
+      return;
+    }
+  for (gint64 n = 0; n < N; n++)
+    {
+      double *acc = g_new0 (double, MAX (C, 1));
+
+      for (gint64 p = 0; p < HW; p++)
+        {
+          const float *px = x + (n * HW + p) * C;
+          for (gint64 c = 0; c < C; c++)
+            acc[c] += px[c];
+        }
+      for (gint64 c = 0; c < C; c++)
+        y[n * C + c] = (float) (acc[c] / (double) HW);
+      g_free (acc);
+    }
+}
+
+/* y = x · gate, the gate one value per (n, c), x and y both plain or both nhwc. */
+static void
+channel_scale (const NodeKernel *k, const float *x, const float *gate, float *y, gboolean nhwc, guint n_threads)
+{
+  const gint64 N = k->N, C = k->C, HW = k->HW;
+
+#pragma omp parallel for num_threads (n_threads) schedule (static)
+  for (gint64 r = 0; r < N * (nhwc ? HW : C); r++)
+    {
+      const gint64 n = r / (nhwc ? HW : C);
+
+      if (nhwc)
+        for (gint64 c = 0; c < C; c++)
+          y[r * C + c] = x[r * C + c] * gate[n * C + c];
+      else
+        {
+          const float g = gate[r];
+          for (gint64 p = 0; p < HW; p++)
+            y[r * HW + p] = x[r * HW + p] * g;
+        }
+    }
+}
+
+/* NODE_GLOBAL_AVG and NODE_CHANNEL_SCALE on their activation as it lies: the average's result (whose bytes
+ * are the same in both layouts) flagged as out_nhwc says, the gate's in its activation's layout. */
+static FwArray *
+run_channelwise (NodeKernel *k, FwArray *const *inputs, gboolean out_nhwc, guint n_threads, GError **error)
+{
+  FwArray *x = inputs[k->x_input], *gate = k->kind == NODE_CHANNEL_SCALE ? inputs[1 - k->x_input] : NULL;
+  FwArray *y;
+
+  if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != k->N * k->C * k->HW ||
+      (k->kind == NODE_CHANNEL_SCALE && (gate == NULL || gate->dtype != FW_DTYPE_FLOAT || gate->n_elements != k->N * k->C)))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
+                   k->nk.node->name);
+      return NULL;
+    }
+  if ((y = fw_array_new (FW_DTYPE_FLOAT, k->out_rank, k->out_dims, error)) == NULL)
+    return NULL;
+  if (k->kind == NODE_GLOBAL_AVG)
+    {
+      global_avg (k, x->data, y->data, x->nhwc, MAX (n_threads, 1));
+      y->nhwc = out_nhwc;
+    }
+  else
+    {
+      /* The gate is [N, C, 1, 1]: its bytes are the same in either layout. */
+      channel_scale (k, x->data, gate->data, y->data, x->nhwc, MAX (n_threads, 1));
+      y->nhwc = x->nhwc;
+    }
+  return y;
+}
+
+/* The node on its inputs as they lie (a Conv's and a pool's first input plain or channels-last), the output
+ * in out_nhwc's layout: a Conv's primitive writes it so, a pool's result is converted only when its input's
+ * layout differs (the executor makes that rare). */
+static gboolean
+run_layout (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc, guint n_threads,
+            GError **error)
+{
   FwArray *x = inputs[0];
   g_autoptr(FwArray) y = NULL;
 
+  if (k->kind == NODE_GLOBAL_AVG || k->kind == NODE_CHANNEL_SCALE)
+    {
+      if ((y = run_channelwise (k, inputs, out_nhwc, n_threads, error)) == NULL)
+        return FALSE;
+    }
   /* The shapes the kernel was made for are the inferred ones; a run on others is a bug upstream. */
-  if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != k->in_elements)
+  else if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != k->in_elements)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
                    k->nk.node->name);
       return FALSE;
     }
-  if ((y = fw_array_new (FW_DTYPE_FLOAT, k->out_rank, k->out_dims, error)) == NULL)
+  else if ((y = fw_array_new (FW_DTYPE_FLOAT, k->out_rank, k->out_dims, error)) == NULL)
     return FALSE;
-  if (k->kind == NODE_MAX_POOL)
-    max_pool (x->data, y->data, &k->pool, MAX (n_threads, 1));
-  else if (fw_dnnl_prim_run (k->prim, x->data, NULL, y->data, (int) MAX (n_threads, 1)) != 0)
+  else if (k->kind == NODE_MAX_POOL)
     {
-      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: the oneDNN primitive failed"),
-                   k->nk.node->name);
-      return FALSE;
+      (x->nhwc ? max_pool_nhwc : max_pool) (x->data, y->data, &k->pool, MAX (n_threads, 1));
+      y->nhwc = x->nhwc;
+    }
+  else
+    {
+      int layout = (x->nhwc ? FW_DNNL_SRC_NHWC : 0) | (out_nhwc ? FW_DNNL_DST_NHWC : 0);
+
+      if (fw_dnnl_prim_run (k->prim, x->data, NULL, y->data, NULL, layout, (int) MAX (n_threads, 1)) != 0)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: the oneDNN primitive failed"),
+                       k->nk.node->name);
+          return FALSE;
+        }
+      y->nhwc = out_nhwc;
+    }
+  if (y->nhwc != out_nhwc)
+    {
+      FwArray *other = out_nhwc ? fw_array_to_nhwc (y, error) : fw_array_to_plain (y, error);
+
+      g_clear_pointer (&y, fw_array_unref);
+      if ((y = other) == NULL)
+        return FALSE;
     }
   outputs[0] = g_steal_pointer (&y);
   return TRUE;
+}
+
+static gboolean
+run_node_kernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  return run_layout (data, inputs, outputs, FALSE, n_threads, error);
+}
+
+/* FwGroupKernel.run_nhwc. */
+static gboolean
+run_node_kernel_nhwc (gpointer data, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc, guint n_threads,
+                      GError **error)
+{
+  return run_layout (data, inputs, outputs, out_nhwc, n_threads, error);
 }
 
 FwNodeKernel *
@@ -236,6 +445,12 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
         return NULL;
       k->kind = NODE_MAX_POOL;
       k->producer = g_strdup ("host max-pool");
+    }
+  else if (strcmp (node->op_type, "GlobalAveragePool") == 0 || strcmp (node->op_type, "Mul") == 0)
+    {
+      if (!describe_channelwise (node, k, why))
+        return NULL;
+      k->producer = g_strdup (k->kind == NODE_GLOBAL_AVG ? "host global-average" : "host channel-scale");
     }
   else if (strcmp (node->op_type, "Conv") == 0 || strcmp (node->op_type, "Gemm") == 0 ||
            strcmp (node->op_type, "MatMul") == 0)
@@ -262,7 +477,7 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
       refuse (why, _("no kernel for this op"));
       return NULL;
     }
-  /* Both kinds refused a first input without static dims. */
+  /* Every kind refused a first input without static dims. */
   k->in_elements = 1;
   for (gint i = 0; i < node->inputs[0]->rank; i++)
     k->in_elements *= node->inputs[0]->dims[i].value;
@@ -278,6 +493,13 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
   k->nk.kernel.outputs = node->outputs;
   k->nk.kernel.run = run_node_kernel;
   k->nk.kernel.data = k;
+  /* Channels-last: the pools and the gate always (their loops have both forms; the gate's bytes are the
+     same in both), a Conv on a primitive that computes so. */
+  if (k->kind != NODE_DNNL || (strcmp (node->op_type, "Conv") == 0 && fw_dnnl_prim_channels_last (k->prim)))
+    {
+      k->nk.kernel.run_nhwc = run_node_kernel_nhwc;
+      k->nk.kernel.nhwc_inputs = k->kind == NODE_CHANNEL_SCALE ? 3 : 1;
+    }
   return &g_steal_pointer (&k)->nk;
 }
 

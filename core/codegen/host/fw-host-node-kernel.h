@@ -2,8 +2,11 @@
  *
  * An op outside every group runs on its reference kernel unless it has one of these: a Conv or a Gemm with
  * constant float32 weights as the oneDNN primitive a SuperKernel's root would be (its bias in the
- * primitive), a 2-D float32 MaxPool as a float loop. The reference kernels stay the simple, independent
- * side of verification; each node kernel is checked against its node's reference (fw_verify_run). */
+ * primitive), a 2-D float32 MaxPool as a float loop, a GlobalAveragePool and a squeeze-excite gate (a Mul
+ * of an activation by a computed [N, C, 1, 1]) as per-channel loops. The MaxPool, the last two and a Conv
+ * whose primitive computes channels-last also run on channels-last arrays (FwGroupKernel.run_nhwc). The
+ * reference kernels stay the simple, independent side of verification; each node kernel is checked
+ * against its node's reference (fw_verify_run). */
 #pragma once
 
 #include "exec/fw-fused.h"

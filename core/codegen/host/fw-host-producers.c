@@ -109,19 +109,24 @@ matmul_shape (Gen *g, MatShape *ms, GError **error)
   return TRUE;
 }
 
-/* The call of the root's primitive (kernel->dnnl) into dst. */
+/* The call of the root's primitive (kernel->dnnl) into dst, with the residual it adds (absorbed) or NULL,
+ * in the layout the run's table gives. */
 static void
 emit_primitive_call (Gen *g, const char *src, const char *weights)
 {
-  g_string_append_printf (g->body, "  if (rt->producer_run (rt->producer, %s, %s, dst, nt) != 0)\n    goto out;\n", src,
-                          weights);
+  SkVal *r = g->kernel->residual != NULL ? g_hash_table_lookup (g->by_value, g->kernel->residual) : NULL;
+  g_autofree char *residual = r != NULL ? g_strdup_printf ("in%d", r->in_index) : g_strdup ("NULL");
+
+  g_string_append_printf (g->body, "  if (rt->producer_run (rt->producer, %s, %s, dst, %s, rt->layout, nt) != 0)\n"
+                          "    goto out;\n", src, weights, residual);
 }
 
 /* The primitive computing the whole group into its output (kernel->absorbed): no tile, no region. */
 static gboolean
 emit_absorbed (Gen *g, const char *src, const char *weights)
 {
-  g_string_append (g->body, "  /* The bias and the epilogue are the primitive's (oneDNN post-op). */\n  dst = out0;\n");
+  g_string_append (g->body, "  /* The bias, residual and epilogue are the primitive's (oneDNN post-ops). */\n"
+                   "  dst = out0;\n");
   emit_primitive_call (g, src, weights);
   return TRUE;
 }
@@ -580,33 +585,97 @@ match_gelu (FwNode *const *nodes, guint n, guint *p, FwValue *x, FwValue **y)
   return TRUE;
 }
 
-/* The group's epilogue as d's bias and post-op, when that is all of it: [a bias Add] [Relu | erf-GELU], the
- * last result the group's one output. Then d is filled and the result returned; else NULL, d unchanged. A
- * Conv with a bias input of its own, a Gemm with C (its C and beta stay in generated C) and an alpha other
- * than 1 (oneDNN would scale the bias with the product) are not taken. Where oneDNN computes them the pass of
- * generated C over the result goes, with its read and write of every element: bert_like's erf-GELU
- * epilogues took 170 µs of their kernels' 700. */
+/* Whether nodes[*p..] begin with HardSwish of x: the op, or x · HardSigmoid (x) with torch's 1/6 and 1/2
+ * (MobileNetV3's activation), or else with HardSigmoid of x alone (its squeeze-excite gate, with *post_alpha and
+ * *post_beta); *p past them and *y its result. FW_DNNL_POST_NONE, *p unchanged, when neither. */
+static FwDnnlPost
+match_hard (FwNode *const *nodes, guint n, guint *p, FwValue *x, FwValue **y, float *post_alpha, float *post_beta)
+{
+  FwNode *a = *p < n ? nodes[*p] : NULL;
+  float alpha, beta;
+
+  if (a == NULL || a->n_inputs < 1 || a->inputs[0] != x)
+    return FW_DNNL_POST_NONE;
+  if (fw_node_is_onnx_op (a, "HardSwish"))
+    {
+      *p += 1;
+      *y = a->outputs[0];
+      return FW_DNNL_POST_HARD_SWISH;
+    }
+  if (!fw_node_is_onnx_op (a, "HardSigmoid"))
+    return FW_DNNL_POST_NONE;
+  alpha = fw_node_get_attr_float (a, "alpha", 0.2f);
+  beta = fw_node_get_attr_float (a, "beta", 0.5f);
+  if (*p + 1 < n && fw_node_is_onnx_op (nodes[*p + 1], "Mul") && other_operand (nodes[*p + 1], a->outputs[0]) == x &&
+      fabsf (alpha - 1.0f / 6.0f) <= 1e-7f && beta == 0.5f)
+    {
+      *p += 2;
+      *y = nodes[*p - 1]->outputs[0];
+      return FW_DNNL_POST_HARD_SWISH;
+    }
+  *post_alpha = alpha;
+  *post_beta = beta;
+  *p += 1;
+  *y = a->outputs[0];
+  return FW_DNNL_POST_HARD_SIGMOID;
+}
+
+/* A Conv's own bias (its third input) as d's bias: a constant float32 vector of one value per channel. */
+static gboolean
+own_bias (const FwDnnlDesc *d, const FwNode *root)
+{
+  const FwValue *b = root->n_inputs > 2 ? root->inputs[2] : NULL;
+
+  return b != NULL && d->kind == FW_DNNL_CONV && b->constant != NULL && b->dtype == FW_DTYPE_FLOAT &&
+         b->rank == 1 && b->constant->n_elements == d->m && fw_tensor_get_data (b->constant, NULL) != NULL;
+}
+
+/* r, an Add's operand, as a conv's residual: a computed float32 tensor of exactly the result's shape. */
+static gboolean
+residual_fits (const FwDnnlDesc *d, const FwValue *out, const FwValue *r)
+{
+  if (d->kind != FW_DNNL_CONV || r == NULL || r == out || r->constant != NULL || r->dtype != FW_DTYPE_FLOAT ||
+      r->rank != out->rank)
+    return FALSE;
+  for (gint i = 0; i < r->rank; i++)
+    if (r->dims[i].value != out->dims[i].value)
+      return FALSE;
+  return TRUE;
+}
+
+/* The group's epilogue as d's bias, residual and post-op, when that is all of it: [a bias Add] [a residual
+ * Add] [Relu | erf-GELU], the last result the group's one output. Then d is filled, *residual set (NULL
+ * when none) and the result returned; else NULL, d unchanged. A Conv's own bias is the bias (and then no
+ * bias Add follows it); a Gemm with C (its C and beta stay in generated C) and an alpha other than 1 (oneDNN
+ * would scale the bias with the product) are not taken. Where oneDNN computes them the pass of generated C
+ * over the result goes, with its read and write of every element (bert_like's erf-GELU epilogues took
+ * 170 µs of their kernels' 700), and a Conv kernel can read and write channels-last. */
 static FwValue *
-absorb_epilogue (Gen *g, FwDnnlDesc *d)
+absorb_epilogue (Gen *g, FwDnnlDesc *d, FwValue **residual)
 {
   const FwKernelSpec *spec = g->cand->spec;
   g_autofree FwNode **nodes = g_new0 (FwNode *, fw_kernel_spec_get_n_nodes (spec) + 1);
-  FwValue *x = g->root->outputs[0], *bias = NULL;
+  FwValue *x = g->root->outputs[0], *bias = NULL, *res = NULL;
   FwDnnlPost post = FW_DNNL_POST_NONE;
+  gboolean conv_bias = own_bias (d, g->root);
+  float hard_alpha = 0, hard_beta = 0;
   guint n = 0, p = 0;
 
-  /* A Gemm's C and a Conv's own bias (the third input of both) stay in generated C: Gemm's beta with it, and
-     oneDNN's convolutions may start their sums from the bias, which rounds otherwise than the reference's
-     Conv then bias, so the Conv kernels' results stay as they were. */
+  *residual = NULL;
   if (g->team || g->half || g->kernel->outputs->len != 1 || d->alpha != 1.0f || d->bias != NULL || d->weights == NULL ||
-      (g->root->n_inputs > 2 && g->root->inputs[2] != NULL))
+      (g->root->n_inputs > 2 && g->root->inputs[2] != NULL && !conv_bias))
     return NULL;
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
     if (fw_kernel_spec_get_node (spec, i) != g->root)
       nodes[n++] = fw_kernel_spec_get_node (spec, i);
-  if (p < n && fw_node_is_onnx_op (nodes[p], "Add") && bias_fits (d, x, other_operand (nodes[p], x)))
+  if (!conv_bias && p < n && fw_node_is_onnx_op (nodes[p], "Add") && bias_fits (d, x, other_operand (nodes[p], x)))
     {
       bias = other_operand (nodes[p], x);
+      x = nodes[p++]->outputs[0];
+    }
+  if (p < n && fw_node_is_onnx_op (nodes[p], "Add") && residual_fits (d, x, other_operand (nodes[p], x)))
+    {
+      res = other_operand (nodes[p], x);
       x = nodes[p++]->outputs[0];
     }
   if (p < n && fw_node_is_onnx_op (nodes[p], "Relu") && nodes[p]->inputs[0] == x)
@@ -616,10 +685,16 @@ absorb_epilogue (Gen *g, FwDnnlDesc *d)
     }
   else if (match_gelu (nodes, n, &p, x, &x))
     post = FW_DNNL_POST_GELU_ERF;
+  else
+    post = match_hard (nodes, n, &p, x, &x, &hard_alpha, &hard_beta);
   if (p != n || x != g_ptr_array_index (g->kernel->outputs, 0) || x->dtype != FW_DTYPE_FLOAT)
     return NULL;
-  d->bias = bias != NULL ? bias->constant : NULL;
+  d->bias = conv_bias ? g->root->inputs[2]->constant : bias != NULL ? bias->constant : NULL;
   d->post = post;
+  d->post_alpha = hard_alpha;
+  d->post_beta = hard_beta;
+  d->residual = res != NULL;
+  *residual = res;
   return x;
 }
 
@@ -649,13 +724,15 @@ fw_hc_choose_producer (Gen *g)
     {
       FwDnnlDesc plain = d;
 
-      k->absorbed = absorb_epilogue (g, &d);
+      k->absorbed = absorb_epilogue (g, &d, &k->residual);
       k->dnnl = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), &why);
       /* oneDNN may take the product but not the post-op: then the generated pass keeps the epilogue. */
       if (k->dnnl == NULL && k->absorbed != NULL)
         {
           g_clear_pointer (&why, g_free);
           k->absorbed = NULL;
+          k->residual = NULL;
+          d = plain;
           k->dnnl = fw_dnnl_prim_new (&plain, (int) g_get_num_processors (), &why);
         }
     }

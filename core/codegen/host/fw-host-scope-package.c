@@ -78,9 +78,11 @@ append_readme (GString *r, const FwHostScopes *scopes, guint sk_scope, GPtrArray
   if (onednn)
     g_string_append (r,
       "Some sub-kernels here compute their MatMul, Gemm or Conv with a oneDNN primitive (`producer`\n"
-      "`onednn` in the manifest): they call `rt->producer_run (prims[u], src, weights, dst, nt)`, where\n"
-      "`prims = rt->producer` is a table with one entry per sub-kernel, the primitive computing\n"
-      "dst = src ⊛ weights in plain layouts. The workbench makes these primitives itself; a caller without\n"
+      "`onednn` in the manifest): they call\n"
+      "`rt->producer_run (prims[u], src, weights, dst, residual, 0, nt)`, where `prims = rt->producer` is a\n"
+      "table with one entry per sub-kernel, the primitive computing dst = src ⊛ weights (+ residual, a\n"
+      "tensor of dst's shape, or NULL) in plain layouts. The table's last member, `layout`, is 0 for a\n"
+      "program's sub-kernels. The workbench makes these primitives itself; a caller without\n"
       "them exports the package with `FW_HOST_PRODUCER=openblas` set, so that every product goes through\n"
       "`rt->sgemm` and `producer` may be NULL.\n");
   else

@@ -422,8 +422,9 @@ append_call (FwHostScope *s, GString *src, guint u, const char *in, const char *
       g_string_append (src, ", ");
     }
   g_string_append_printf (src, "%s };\n%s  fw_sk_runtime r = *rt;\n\n%s  r.producer = prims != NULL ? prims[%u] : NULL;\n"
+                          "%s  r.layout = 0;\n"
                           "%s  if (%s (&r, i, o, nt) != 0)\n%s    %s\n%s}\n",
-                          unit->team ? "scr" : "0", in, in, u, in, unit->unit_name, in, fail, in);
+                          unit->team ? "scr" : "0", in, in, u, in, in, unit->unit_name, in, fail, in);
 }
 
 /* Team sub-kernels [u, end): one OpenMP team runs them all, each one's loops shared by its threads, so the

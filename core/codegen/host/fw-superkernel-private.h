@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-#define FW_SK_ABI_VERSION 3
+#define FW_SK_ABI_VERSION 4
 
 /* Row-major sgemm: C = alpha·op(A)·op(B) + beta·C. The host passes it so the shared object needs no link
  * against OpenBLAS and uses the same BLAS as the reference kernels. */
@@ -22,10 +22,10 @@ typedef void (*FwSkSgemm) (int trans_a, int trans_b, int m, int n, int k, float 
 #define FW_SK_CPU_AVX2   4
 #define FW_SK_CPU_VNNI   8   /* AVX-512F, AVX-512BW and AVX-512 VNNI (the integer kernels' vpdpbusd) */
 
-/* The compute root by a prepared library primitive (fw_dnnl_prim_run): dst = src ⊛ weights, plain layouts;
- * 0 on success. */
+/* The compute root by a prepared library primitive (fw_dnnl_prim_run): dst = src ⊛ weights (+ residual),
+ * the activations as layout (FwDnnlLayout bits) lays them; 0 on success. */
 typedef int (*FwSkProducerRun) (void *producer, const float *src, const float *weights, float *dst,
-                                int n_threads);
+                                const float *residual, int layout, int n_threads);
 
 typedef struct
 {
@@ -34,6 +34,9 @@ typedef struct
   FwSkSgemm        sgemm;
   FwSkProducerRun  producer_run;
   void            *producer;  /* the kernel's own primitive (FwSuperKernel.dnnl), or NULL */
+  /* This run's layout of the primitive's activations (FwDnnlLayout), which the generated code passes on:
+     0 (plain) except where the fused executor keeps values channels-last (fw_superkernel_run_layout). */
+  int              layout;
 } FwSkRuntime;
 
 /* Which library computes the compute root, decided once when the kernel is generated
@@ -85,6 +88,8 @@ struct _FwSuperKernel
      function as oneDNN's bias and eltwise post-op: fw-host-producers.c), so the kernel is the primitive
      writing it and no pass of generated C follows; NULL otherwise. */
   FwValue           *absorbed;
+  /* With absorbed: the kernel input the primitive adds to its result (a residual Add), or NULL. */
+  FwValue           *residual;
   /* A scope program (fw-host-scope.c): each sub-kernel's primitive, NULL where it has none, passed as the
      runtime's producer; the entry hands entry u to sub-kernel u. Owned (not the primitives); NULL otherwise. */
   gpointer          *producer_table;

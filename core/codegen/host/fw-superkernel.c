@@ -193,6 +193,22 @@ fw_superkernel_get_product_order (FwSuperKernel *kernel, guint64 *k, gdouble *al
   return TRUE;
 }
 
+gboolean
+fw_superkernel_channels_last (FwSuperKernel *kernel, guint32 *inputs)
+{
+  *inputs = 0;
+  if (kernel == NULL || kernel->absorbed == NULL || kernel->dnnl == NULL || !fw_dnnl_prim_channels_last (kernel->dnnl) ||
+      kernel->outputs->len != 1)
+    return FALSE;
+  for (guint j = 0; j < kernel->inputs->len && j < 32; j++)
+    {
+      FwValue *v = g_ptr_array_index (kernel->inputs, j);
+      if (v == kernel->product_a || v == kernel->residual)
+        *inputs |= 1u << j;
+    }
+  return TRUE;
+}
+
 FwSuperKernelCache
 fw_superkernel_get_cache_status (FwSuperKernel *kernel)
 {
@@ -297,9 +313,59 @@ fw_superkernel_run (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **out
   return fw_superkernel_run_arena (kernel, inputs, outputs, NULL, n_threads, error);
 }
 
+static gboolean run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpointer arena,
+                          int layout, guint n_threads, GError **error);
+
 gboolean
 fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpointer arena,
                           guint n_threads, GError **error)
+{
+  return run_with (kernel, inputs, outputs, arena, 0, n_threads, error);
+}
+
+gboolean
+fw_superkernel_run_layout (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc,
+                           guint n_threads, GError **error)
+{
+  g_autofree FwArray **plain = g_new0 (FwArray *, kernel->inputs->len + 1);
+  guint32 allowed = 0;
+  gboolean cl = fw_superkernel_channels_last (kernel, &allowed), ok = TRUE;
+  int layout = 0;
+
+  if (out_nhwc && !cl)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the SuperKernel cannot write channels-last"));
+      return FALSE;
+    }
+  /* A channels-last input the primitive cannot take is made plain here: the layout is the executor's
+     choice, never a cause of a wrong result. */
+  for (guint j = 0; j < kernel->inputs->len && ok; j++)
+    {
+      FwValue *v = g_ptr_array_index (kernel->inputs, j);
+
+      if (inputs[j] != NULL && inputs[j]->nhwc && (j >= 32 || !(allowed & (1u << j))))
+        ok = (plain[j] = fw_array_to_plain (inputs[j], error)) != NULL;
+      else
+        {
+          plain[j] = inputs[j] != NULL ? fw_array_ref (inputs[j]) : NULL;
+          /* One value may be both (a residual block's shortcut around a single conv). */
+          if (inputs[j] != NULL && inputs[j]->nhwc)
+            layout |= (v == kernel->product_a ? FW_DNNL_SRC_NHWC : 0) | (v == kernel->residual ? FW_DNNL_RESIDUAL_NHWC : 0);
+        }
+    }
+  if (out_nhwc)
+    layout |= FW_DNNL_DST_NHWC;
+  ok = ok && run_with (kernel, plain, outputs, NULL, layout, n_threads, error);
+  if (ok && out_nhwc)
+    outputs[0]->nhwc = TRUE;
+  for (guint j = 0; j < kernel->inputs->len; j++)
+    g_clear_pointer (&plain[j], fw_array_unref);
+  return ok;
+}
+
+static gboolean
+run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpointer arena, int layout,
+          guint n_threads, GError **error)
 {
   g_autofree gconstpointer *ins = NULL;
   g_autofree gpointer *outs = NULL;
@@ -358,6 +424,7 @@ fw_superkernel_run_arena (FwSuperKernel *kernel, FwArray *const *inputs, FwArray
   rt.producer = kernel->producer_table != NULL ? (gpointer) kernel->producer_table
                 : kernel->dnnl != NULL          ? (gpointer) kernel->dnnl
                                                 : kernel->int8_pack;
+  rt.layout = layout;
   if (kernel->entry (&rt, (const void *const *) ins, (void *const *) outs, (int) MIN (n_threads, 1024)) != 0)
     {
       for (guint k = 0; k < n_out; k++)

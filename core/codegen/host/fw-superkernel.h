@@ -90,6 +90,12 @@ gboolean     fw_superkernel_get_product_order (FwSuperKernel *kernel,
                                                FwValue      **a,
                                                FwValue      **b);
 
+/* Whether the kernel reads and writes channels-last arrays (a Conv whose whole group a oneDNN primitive
+ * computes in NHWC): then *inputs has bit j set for each input that may come channels-last (the conv's
+ * source and its residual), and fw_superkernel_run_layout may write the output so. */
+gboolean         fw_superkernel_channels_last (FwSuperKernel *kernel,
+                                               guint32       *inputs);
+
 /* How the last compile found the cache. */
 FwSuperKernelCache fw_superkernel_get_cache_status (FwSuperKernel *kernel);
 
@@ -98,6 +104,15 @@ FwSuperKernelCache fw_superkernel_get_cache_status (FwSuperKernel *kernel);
 gboolean         fw_superkernel_run         (FwSuperKernel     *kernel,
                                              FwArray *const    *inputs,
                                              FwArray          **outputs,
+                                             guint              n_threads,
+                                             GError           **error);
+
+/* fw_superkernel_run taking inputs that lie channels-last (FwArray.nhwc) where fw_superkernel_channels_last
+ * allows it, and writing the one output channels-last when out_nhwc (which it then allows). */
+gboolean         fw_superkernel_run_layout  (FwSuperKernel     *kernel,
+                                             FwArray *const    *inputs,
+                                             FwArray          **outputs,
+                                             gboolean           out_nhwc,
                                              guint              n_threads,
                                              GError           **error);
 

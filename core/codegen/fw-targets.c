@@ -246,6 +246,7 @@ fw_targets_build_full (FwPlan *plan, gboolean host, gboolean ascend, const char 
       k->group.data = k->host;
       if (fw_superkernel_channels_last (k->host, &k->group.nhwc_inputs))
         k->group.run_nhwc = run_superkernel_nhwc;
+      k->group.inplace_inputs = fw_superkernel_inplace_inputs (k->host);
       {
         FwValue *a, *b;
 

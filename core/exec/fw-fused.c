@@ -437,6 +437,40 @@ run_node_nhwc (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwGrou
   return done;
 }
 
+/* The array of an input whose storage kernel may write its output into (FwGroupKernel.inplace_inputs), as
+ * a new reference for outputs[0], or NULL. Only where this step is the value's last reader and nothing but
+ * the frame and in[j] holds the array: a view of it, a caller's input, a kept value or a graph output would
+ * otherwise see the result written over it. */
+static FwArray *
+donated_output (const FwExecFrame *frame, const guint *uses, const FwGroupKernel *kernel, FwArray *const *in,
+                gboolean out_nhwc)
+{
+  const FwValue *out = kernel->outputs[0];
+
+  if (kernel->n_outputs != 1 || out->dtype != FW_DTYPE_FLOAT)
+    return NULL;
+  for (guint j = 0; j < kernel->n_inputs && j < 32; j++)
+    {
+      const FwValue *v = kernel->inputs[j];
+      const FwArray *a = in[j];
+      gboolean fits;
+
+      if (!(kernel->inplace_inputs & (1u << j)) || v->graph != frame->graph || uses[v->index] != 1 ||
+          frame->values[v->index] != a || !a->owned || a->base != NULL || a->borrowed != NULL ||
+          a->nhwc != out_nhwc || !g_atomic_ref_count_compare ((gatomicrefcount *) &a->ref_count, 2) ||
+          a->dtype != out->dtype || (gint) a->rank != out->rank)
+        continue;
+      fits = TRUE;
+      for (gint d = 0; d < out->rank && fits; d++)
+        fits = out->dims[d].value >= 0 && a->dims[d] == out->dims[d].value;
+      for (guint k = 0; k < kernel->n_inputs && fits; k++)
+        fits = k == j || (in[k] != a && (in[k] == NULL || in[k]->data != a->data));
+      if (fits)
+        return fw_array_ref ((FwArray *) a);
+    }
+  return NULL;
+}
+
 static gboolean
 run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
              gboolean skip_initializers, FwArray **outputs, GHashTable *keep, GError **error)
@@ -499,10 +533,17 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
       out = g_new0 (FwArray *, kernel->n_outputs + 1);
       for (guint i = 0; i < kernel->n_inputs && done; i++)
         done = (in[i] = fw_exec_frame_lookup (&frame, kernel->inputs[i], error)) != NULL;
-      if (done && kernel->run_nhwc != NULL && touches_nhwc (kernel->inputs, kernel->n_inputs, kernel->outputs[0], graph, cl))
-        done = kernel->run_nhwc (kernel->data, in, out, cl[kernel->outputs[0]->index], ctx->n_threads, error);
-      else if (done)
-        done = kernel->run (kernel->data, in, out, ctx->n_threads, error);
+      if (done)
+        {
+          gboolean nhwc = kernel->run_nhwc != NULL &&
+                          touches_nhwc (kernel->inputs, kernel->n_inputs, kernel->outputs[0], graph, cl);
+          gboolean out_nhwc = nhwc && cl[kernel->outputs[0]->index];
+
+          if (kernel->inplace_inputs != 0)
+            out[0] = donated_output (&frame, uses, kernel, in, out_nhwc);
+          done = nhwc ? kernel->run_nhwc (kernel->data, in, out, out_nhwc, ctx->n_threads, error)
+                      : kernel->run (kernel->data, in, out, ctx->n_threads, error);
+        }
       for (guint o = 0; done && o < kernel->n_outputs; o++)
         if (out[o] == NULL)
           {

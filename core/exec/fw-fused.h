@@ -44,6 +44,12 @@ typedef struct
                                guint           n_threads,
                                GError        **error);
   guint32           nhwc_inputs;
+  /* Bit j: input j's storage may become the one output (a residual that a oneDNN sum post-op adds in
+     place). Where this run is that input's last reader and the frame holds its array alone (owned, no
+     view of it alive, already in the output's dtype, dims and layout), the executor hands the array in as
+     outputs[0] on entry, and the kernel writes its result there instead of allocating. Any other kernel
+     gets every outputs[o] NULL. */
+  guint32           inplace_inputs;
 } FwGroupKernel;
 
 /* A SuperKernel scope's program: a run of consecutive steps of the fused schedule (fused groups and single

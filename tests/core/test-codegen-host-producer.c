@@ -315,8 +315,9 @@ test_absorbed (void)
   fw_test_remove_dir (dir);
 }
 
-/* A ResNet stage in small: Conv + Relu, Conv + the first's result + Relu, a MaxPool (a single op), Conv +
- * Relu to the output. Between them a, c and m can lie channels-last. */
+/* A ResNet stage in small: Conv + Relu (a), Conv + a + Relu (b: the residual is the conv's source too),
+ * Conv + Relu (d), Conv + b + Relu (c: a basic block's second conv, the residual read by it alone), a
+ * MaxPool (a single op), Conv + Relu to the output. Between them a, b, d, c and m can lie channels-last. */
 static FwModel *
 channels_last_model (void)
 {
@@ -325,35 +326,43 @@ channels_last_model (void)
   g_autoptr(GRand) rand = g_rand_new_with_seed (21);
   gint64 x[4] = { 1, 4, 12, 12 }, w1[4] = { 16, 4, 3, 3 }, w[4] = { 16, 16, 3, 3 }, b[1] = { 16 };
   gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
-  const char *const convs[3][5] = { { "conv1", "a0", "x", "w1", "b1" },
-                                    { "conv2", "c0", "a", "w2", "b2" },
-                                    { "conv3", "y0", "m", "w3", "b3" } };
+  const char *const convs[5][5] = { { "conv1", "a0", "x", "w1", "b1" },
+                                    { "conv2", "b0", "a", "w2", "b2" },
+                                    { "conv3", "d0", "b", "w3", "b3" },
+                                    { "conv4", "c0", "d", "w4", "b4" },
+                                    { "conv5", "y0", "m", "w5", "b5" } };
   FwNode *n;
 
   fw_test_add_float_input (g, "x", 4, x);
   /* Weights of about 1/√fan-in, as trained ones are: three layers of unit weights sum terms in the
      thousands, whose float rounding alone exceeds the strict output tolerance near zero. */
   fw_test_add_random_weight (g, rand, "w1", 4, w1, 0.2f);
-  fw_test_add_random_weight (g, rand, "w2", 4, w, 0.1f);
-  fw_test_add_random_weight (g, rand, "w3", 4, w, 0.1f);
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 2; i <= 5; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("w%u", i);
+      fw_test_add_random_weight (g, rand, name, 4, w, 0.1f);
+    }
+  for (guint i = 0; i < 5; i++)
     {
       g_autofree char *name = g_strdup_printf ("b%u", i + 1);
       fw_test_add_random_weight (g, rand, name, 1, b, 1.0f);
     }
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < 5; i++)
     {
       n = fw_test_add_node3 (g, "Conv", convs[i][0], convs[i][1], convs[i][2], convs[i][3], convs[i][4]);
       fw_node_set_attr_ints (n, "pads", 4, pads);
     }
   fw_test_add_node3 (g, "Relu", "relu1", "a", "a0", NULL, NULL);
-  fw_test_add_node3 (g, "Add", "res", "c1", "c0", "a", NULL);
-  fw_test_add_node3 (g, "Relu", "relu2", "c", "c1", NULL, NULL);
+  fw_test_add_node3 (g, "Add", "res1", "b1s", "b0", "a", NULL);
+  fw_test_add_node3 (g, "Relu", "relu2", "b", "b1s", NULL, NULL);
+  fw_test_add_node3 (g, "Relu", "relu3", "d", "d0", NULL, NULL);
+  fw_test_add_node3 (g, "Add", "res2", "c1", "c0", "b", NULL);
+  fw_test_add_node3 (g, "Relu", "relu4", "c", "c1", NULL, NULL);
   n = fw_test_add_node3 (g, "MaxPool", "pool", "m", "c", NULL, NULL);
   fw_node_set_attr_ints (n, "kernel_shape", 2, ks);
   fw_node_set_attr_ints (n, "pads", 4, pads);
   fw_node_set_attr_ints (n, "strides", 2, strides);
-  fw_test_add_node3 (g, "Relu", "relu3", "y", "y0", NULL, NULL);
+  fw_test_add_node3 (g, "Relu", "relu5", "y", "y0", NULL, NULL);
   g_assert_true (fw_graph_add_output (g, "y", NULL));
   g_assert_true (fw_graph_link (g, NULL));
   g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
@@ -374,10 +383,12 @@ run_fused (FwFusedProgram *program, GPtrArray *inputs)
   return out[0];
 }
 
-/* The fused executor keeps a, c and m channels-last (the convolutions' primitives made to compute so on any
- * CPU by FW_DNNL_NHWC; the MaxPool's node kernel pools either way), and its result is the very bytes of the
- * same run with every value plain (FW_FUSED_PLAIN), within tolerance of the reference, and every group
- * verifies. A kernel that took a channels-last input for a plain one would give other bytes. */
+/* The fused executor keeps a, b, d, c and m channels-last (the convolutions' primitives made to compute so
+ * on any CPU by FW_DNNL_NHWC; the MaxPool's node kernel pools either way), and its result is the very bytes
+ * of the same run with every value plain (FW_FUSED_PLAIN), within tolerance of the reference, and every group
+ * verifies. A kernel that took a channels-last input for a plain one would give other bytes. Only conv4's
+ * kernel may take its residual's storage for its output (conv2's residual is its source as well); both runs
+ * hand it over, and a residual written over while still needed would show against the reference. */
 static void
 test_channels_last (void)
 {
@@ -412,7 +423,14 @@ test_channels_last (void)
   program = fw_fused_program_new (plan, kernels, &error);
   g_assert_no_error (error);
   fw_fused_program_set_node_kernels (program, targets->node_kernels);
-  g_assert_cmpuint (fw_fused_program_get_n_channels_last (program), ==, 3);
+  g_assert_cmpuint (fw_fused_program_get_n_channels_last (program), ==, 5);
+  {
+    guint n_inplace = 0;
+
+    for (guint i = 0; i < kernels->len; i++)
+      n_inplace += ((FwGroupKernel *) g_ptr_array_index (kernels, i))->inplace_inputs != 0;
+    g_assert_cmpuint (n_inplace, ==, 1);
+  }
   inputs = fw_exec_make_inputs (model, 5, &error);
   g_assert_no_error (error);
   nhwc = run_fused (program, inputs);

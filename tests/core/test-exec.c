@@ -445,6 +445,115 @@ test_fused_conv (void)
   check_model_fused (model);
 }
 
+/* A group kernel computing Neg that may write its output over its input (FwGroupKernel.inplace_inputs). */
+typedef struct
+{
+  guint donated;
+} InPlaceNeg;
+
+static gboolean
+run_in_place_neg (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  InPlaceNeg *k = data;
+  const float *x = inputs[0]->data;
+  float *y;
+
+  if (outputs[0] != NULL)
+    {
+      g_assert_true (outputs[0] == inputs[0]);
+      k->donated++;
+    }
+  else if ((outputs[0] = fw_array_new (FW_DTYPE_FLOAT, inputs[0]->rank, inputs[0]->dims, error)) == NULL)
+    return FALSE;
+  y = outputs[0]->data;
+  for (gint64 i = 0; i < inputs[0]->n_elements; i++)
+    y[i] = -x[i];
+  return TRUE;
+}
+
+/* The executor hands a kernel its input's storage as the output only where the group is that value's last
+ * reader and nothing else holds it. x → A: Exp → a → B: Neg (the group) → b; where a is read after B (by C),
+ * is a graph output, or the group reads the caller's x itself, the storage is not given, and a result
+ * written over it would show in C's output or in a. */
+static void
+test_fused_in_place (void)
+{
+  static const char *const ops[] = { "Exp", "Neg", "Add", NULL };
+  enum { LAST_READER, READ_AFTER, GRAPH_OUTPUT, CALLER_INPUT, N_CASES };
+  static const guint expect_donated[N_CASES] = { 1, 0, 0, 0 };
+
+  if (!have_kernels (ops))
+    return;
+  for (guint c = 0; c < N_CASES; c++)
+    {
+      g_autoptr(FwModel) model = fw_test_model_new (13);
+      FwGraph *g = fw_model_get_graph (model);
+      FwDim dims[2] = { FW_DIM_STATIC (4), FW_DIM_STATIC (16) };
+      const char *a_in[1] = { "x" }, *a_out[1] = { "a" };
+      const char *b_in[1] = { c == CALLER_INPUT ? "x" : "a" }, *b_out[1] = { "b" };
+      const char *c_in[2] = { "a", "b" }, *c_out[1] = { "c" };
+      static const char *const group[] = { "/B", NULL };
+      g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+      g_autoptr(FwPlan) plan = NULL;
+      g_autoptr(FwFusedProgram) program = NULL;
+      g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+      g_autoptr(GPtrArray) inputs = NULL;
+      g_autoptr(GPtrArray) kernels = g_ptr_array_new ();
+      g_autoptr(GError) error = NULL;
+      FwArray *reference[3] = { NULL }, *fused[3] = { NULL };
+      FwValue *in_v, *out_v;
+      InPlaceNeg neg = { 0 };
+      FwGroupKernel kernel = { 0 };
+      FwPlanOptions options;
+      guint n_out;
+
+      fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+      fw_graph_add_node (g, "Exp", "", "/A", 1, a_in, 1, a_out, NULL);
+      fw_graph_add_node (g, "Neg", "", "/B", 1, b_in, 1, b_out, NULL);
+      if (c == READ_AFTER)
+        fw_graph_add_node (g, "Add", "", "/C", 2, c_in, 1, c_out, NULL);
+      fw_graph_add_output (g, c == READ_AFTER ? "c" : "b", NULL);
+      if (c == GRAPH_OUTPUT || c == CALLER_INPUT)
+        fw_graph_add_output (g, "a", NULL);
+      g_assert_true (fw_graph_link (g, NULL));
+      g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+      g_assert_no_error (error);
+      fw_plan_options_init (&options);
+      options.enabled = FALSE;
+      plan = fw_plan_new (model, profile, NULL, &options, &error);
+      g_assert_no_error (error);
+      in_v = fw_graph_lookup_value (g, b_in[0]);
+      out_v = fw_graph_lookup_value (g, "b");
+      kernel.candidate = add_candidate (plan, group);
+      kernel.n_inputs = 1;
+      kernel.inputs = &in_v;
+      kernel.n_outputs = 1;
+      kernel.outputs = &out_v;
+      kernel.run = run_in_place_neg;
+      kernel.data = &neg;
+      kernel.inplace_inputs = 1;
+      g_ptr_array_add (kernels, &kernel);
+      program = fw_fused_program_new (plan, kernels, &error);
+      g_assert_no_error (error);
+      inputs = fw_exec_make_inputs (model, 7, &error);
+      g_assert_no_error (error);
+      n_out = g->outputs->len;
+      g_assert_true (fw_exec_run_reference (ctx, g, (FwArray *const *) inputs->pdata, inputs->len, reference, NULL,
+                                            &error));
+      g_assert_no_error (error);
+      g_assert_true (fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, fused, NULL,
+                                           &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (neg.donated, ==, expect_donated[c]);
+      for (guint o = 0; o < n_out; o++)
+        {
+          g_assert_cmpmem (fused[o]->data, fused[o]->n_bytes, reference[o]->data, reference[o]->n_bytes);
+          g_clear_pointer (&fused[o], fw_array_unref);
+          g_clear_pointer (&reference[o], fw_array_unref);
+        }
+    }
+}
+
 /* A constant whose bytes are not aligned (raw_data at an odd place in the file's mapping) is copied once,
  * aligned, and every later array of it borrows that copy: no copy per run. */
 static void
@@ -497,6 +606,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/exec/fused/schedule", test_fused_schedule);
   g_test_add_func ("/core/exec/fused/transformer", test_fused_transformer);
   g_test_add_func ("/core/exec/fused/conv", test_fused_conv);
+  g_test_add_func ("/core/exec/fused/in-place", test_fused_in_place);
   g_test_add_func ("/core/exec/verify/mismatch", test_verify_catches_mismatch);
   g_test_add_func ("/core/exec/verify/compare", test_compare);
   g_test_add_func ("/core/exec/verify/tolerance", test_tolerance_parse);

@@ -476,7 +476,9 @@ fill_residual (FwDnnlPrim *p, dnnl_memory_t dst, const float *residual, int layo
   dst_plain = dnnl_memory_desc_equal (md, &p->user_md[2]);
   if (dst_plain == res_plain)
     {
-      memcpy (to, residual, dnnl_memory_desc_get_size (md));
+      /* dst may be the residual's own storage, handed over by the executor (fw_superkernel_inplace_inputs). */
+      if (to != residual)
+        memcpy (to, residual, dnnl_memory_desc_get_size (md));
       return TRUE;
     }
   if (!res_plain || p->res_reorder == NULL || dnnl_memory_set_data_handle (p->res_mem, (void *) residual) != dnnl_success)

@@ -209,6 +209,21 @@ fw_superkernel_channels_last (FwSuperKernel *kernel, guint32 *inputs)
   return TRUE;
 }
 
+guint32
+fw_superkernel_inplace_inputs (FwSuperKernel *kernel)
+{
+  /* Only where the primitive alone reads the residual (its sum post-op starts from dst, so dst may be the
+     residual's own storage) and reads it nowhere else: a residual that is also the conv's source would be
+     written over while the conv reads it. */
+  if (kernel == NULL || kernel->absorbed == NULL || kernel->residual == NULL || kernel->residual == kernel->product_a ||
+      kernel->outputs->len != 1)
+    return 0;
+  for (guint j = 0; j < kernel->inputs->len && j < 32; j++)
+    if (g_ptr_array_index (kernel->inputs, j) == kernel->residual)
+      return 1u << j;
+  return 0;
+}
+
 FwSuperKernelCache
 fw_superkernel_get_cache_status (FwSuperKernel *kernel)
 {
@@ -364,6 +379,16 @@ fw_superkernel_run_layout (FwSuperKernel *kernel, FwArray *const *inputs, FwArra
 }
 
 static gboolean
+same_shape (const FwArray *a, const FwValue *v)
+{
+  gboolean same = a != NULL && a->dtype == v->dtype && (gint) a->rank == v->rank;
+
+  for (gint d = 0; same && d < v->rank; d++)
+    same = a->dims[d] == v->dims[d].value;
+  return same;
+}
+
+static gboolean
 run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpointer arena, int layout,
           guint n_threads, GError **error)
 {
@@ -383,11 +408,8 @@ run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpoi
     {
       FwValue *v = g_ptr_array_index (kernel->inputs, i);
       const FwArray *a = inputs[i];
-      gboolean same = a != NULL && a->dtype == v->dtype && (gint) a->rank == v->rank;
 
-      for (gint d = 0; same && d < v->rank; d++)
-        same = a->dims[d] == v->dims[d].value;
-      if (!same)
+      if (!same_shape (a, v))
         {
           g_autofree char *want = fw_value_format_shape (v);
           g_autofree char *got = a ? fw_array_format_shape (a) : g_strdup ("none");
@@ -410,7 +432,14 @@ run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpoi
 
       for (gint d = 0; d < v->rank; d++)
         dims[d] = v->dims[d].value;
-      outputs[i] = fw_array_new (v->dtype, v->rank, dims, error);
+      /* An output given on entry is storage the caller handed over (fw_superkernel_inplace_inputs). */
+      if (outputs[i] != NULL && !same_shape (outputs[i], v))
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("SuperKernel output %u: the storage given has another shape"), i);
+          g_clear_pointer (&outputs[i], fw_array_unref);
+        }
+      else if (outputs[i] == NULL)
+        outputs[i] = fw_array_new (v->dtype, v->rank, dims, error);
       if (outputs[i] == NULL)
         {
           for (guint k = 0; k < i; k++)

@@ -96,10 +96,15 @@ gboolean     fw_superkernel_get_product_order (FwSuperKernel *kernel,
 gboolean         fw_superkernel_channels_last (FwSuperKernel *kernel,
                                                guint32       *inputs);
 
+/* Bit j: input j's storage may be given as the output (outputs[0] set on entry to a run): a residual that
+ * the primitive's sum post-op adds, read by nothing else in the kernel. 0 for every other kernel. */
+guint32          fw_superkernel_inplace_inputs (FwSuperKernel *kernel);
+
 /* How the last compile found the cache. */
 FwSuperKernelCache fw_superkernel_get_cache_status (FwSuperKernel *kernel);
 
-/* Runs the compiled kernel: inputs in get_input order; outputs receives new arrays in get_output order.
+/* Runs the compiled kernel: inputs in get_input order; outputs receives new arrays in get_output order (or
+ * writes into one given on entry, where fw_superkernel_inplace_inputs allowed it).
  * Input dtypes and dims must equal those the kernel was generated for (FW_ERROR_INVALID otherwise). */
 gboolean         fw_superkernel_run         (FwSuperKernel     *kernel,
                                              FwArray *const    *inputs,

@@ -265,19 +265,24 @@ fw_array_copy (const FwArray *array, GError **error)
   if (copy != NULL && array->n_bytes > 0)
     memcpy (copy->data, array->data, array->n_bytes);
   if (copy != NULL)
-    copy->nhwc = array->nhwc;
+    {
+      copy->nhwc = array->nhwc;
+      copy->block = array->block;
+    }
   return copy;
 }
 
-/* (N, C, H, W) ↔ (N, H, W, C) element copy; to_nhwc says which way. */
+/* (N, C, H, W) ↔ (N, H, W, C) element copy, or ↔ the NHWC layout of (N · C / block, block, H, W) when
+ * block is not 0; to_nhwc says which way. */
 static FwArray *
-transpose_channels (const FwArray *array, gboolean to_nhwc, GError **error)
+transpose_channels (const FwArray *array, gboolean to_nhwc, guint block, GError **error)
 {
   const gint64 N = array->dims[0], C = array->dims[1], HW = array->dims[2] * array->dims[3];
+  const gint64 B = block != 0 ? (gint64) block : C;
   gsize es = fw_array_element_size (array->dtype);
   FwArray *out;
 
-  if (array->rank != 4 || es == 0 || array->nhwc == to_nhwc)
+  if (array->rank != 4 || es == 0 || array->nhwc == to_nhwc || B == 0 || C % B != 0)
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("only a rank-4 array changes to or from channels-last"));
       return NULL;
@@ -288,24 +293,25 @@ transpose_channels (const FwArray *array, gboolean to_nhwc, GError **error)
     for (gint64 c = 0; c < C; c++)
       for (gint64 p = 0; p < HW; p++)
         {
-          gint64 plain = (n * C + c) * HW + p, last = (n * HW + p) * C + c;
+          gint64 plain = (n * C + c) * HW + p, last = ((n * (C / B) + c / B) * HW + p) * B + c % B;
           memcpy ((guint8 *) out->data + (to_nhwc ? last : plain) * es,
                   (const guint8 *) array->data + (to_nhwc ? plain : last) * es, es);
         }
   out->nhwc = to_nhwc;
+  out->block = to_nhwc ? block : 0;
   return out;
 }
 
 FwArray *
 fw_array_to_plain (FwArray *array, GError **error)
 {
-  return array->nhwc ? transpose_channels (array, FALSE, error) : fw_array_ref (array);
+  return array->nhwc ? transpose_channels (array, FALSE, array->block, error) : fw_array_ref (array);
 }
 
 FwArray *
-fw_array_to_nhwc (const FwArray *array, GError **error)
+fw_array_to_nhwc (const FwArray *array, guint block, GError **error)
 {
-  return transpose_channels (array, TRUE, error);
+  return transpose_channels (array, TRUE, block, error);
 }
 
 FwArray *

@@ -33,6 +33,9 @@ struct _FwArray
   /* Rank 4 only: the data lie channels-last (N, H, W, C) for the dims (N, C, H, W). Only the fused
      executor makes such arrays, between two kernels that both take that layout (fw-fused.c). */
   gboolean  nhwc;
+  /* With nhwc: 0, or the channels lie last within blocks of this many (16: oneDNN's nChw16c, that is the
+     NHWC layout of dims (N · C / 16, 16, H, W); C a multiple of it). */
+  guint     block;
 };
 
 /* Bytes one element takes in an array: 1 for int4 and uint4, 0 for STRING and UNDEFINED. */
@@ -63,8 +66,9 @@ FwArray    *fw_array_reshape        (FwArray         *array,
 /* The array in the plain row-major layout: array itself (a new reference) when it is, else a plain copy. */
 FwArray    *fw_array_to_plain       (FwArray         *array,
                                      GError         **error);
-/* A new channels-last array with array's (plain, rank 4) contents. */
+/* A new channels-last array (in blocks of block channels, 0: all) with array's (plain, rank 4) contents. */
 FwArray    *fw_array_to_nhwc        (const FwArray   *array,
+                                     guint            block,
                                      GError         **error);
 FwArray    *fw_array_ref            (FwArray         *array);
 void        fw_array_unref          (FwArray         *array);

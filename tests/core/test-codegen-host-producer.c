@@ -324,7 +324,7 @@ channels_last_model (void)
   FwModel *model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
   g_autoptr(GRand) rand = g_rand_new_with_seed (21);
-  gint64 x[4] = { 1, 4, 12, 12 }, w1[4] = { 16, 4, 3, 3 }, w[4] = { 16, 16, 3, 3 }, b[1] = { 16 };
+  gint64 x[4] = { 1, 4, 16, 16 }, w1[4] = { 16, 4, 3, 3 }, w[4] = { 16, 16, 3, 3 }, b[1] = { 16 };
   gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
   const char *const convs[5][5] = { { "conv1", "a0", "x", "w1", "b1" },
                                     { "conv2", "b0", "a", "w2", "b2" },
@@ -390,7 +390,7 @@ run_fused (FwFusedProgram *program, GPtrArray *inputs)
  * kernel may take its residual's storage for its output (conv2's residual is its source as well); both runs
  * hand it over, and a residual written over while still needed would show against the reference. */
 static void
-test_channels_last (void)
+check_channels_last (const char *env)
 {
   g_autoptr(FwModel) model = NULL;
   g_autoptr(FwPlan) plan = NULL;
@@ -409,10 +409,10 @@ test_channels_last (void)
       fw_test_remove_dir (dir);
       return;
     }
-  g_setenv ("FW_DNNL_NHWC", "1", TRUE);
+  g_setenv (env, env[8] == 'N' ? "1" : "16", TRUE);
   model = channels_last_model ();
   targets = build_targets (model, dir, &plan);
-  g_unsetenv ("FW_DNNL_NHWC");
+  g_unsetenv (env);
   if (targets == NULL)
     {
       fw_test_remove_dir (dir);
@@ -431,6 +431,20 @@ test_channels_last (void)
       n_inplace += ((FwGroupKernel *) g_ptr_array_index (kernels, i))->inplace_inputs != 0;
     g_assert_cmpuint (n_inplace, ==, 1);
   }
+  /* In blocks: the 16x16 3x3 convolutions on Winograd where oneDNN has it (AVX-512). */
+  if (env[8] == 'B' && fw_dnnl_isa () != NULL && g_str_has_prefix (fw_dnnl_isa (), "avx512_core"))
+    {
+      guint n_winograd = 0;
+
+      for (guint i = 0; i < targets->kernels->len; i++)
+        {
+          FwTargetKernel *k = g_ptr_array_index (targets->kernels, i);
+          const FwSuperKernelProducer *pr = k->host != NULL ? fw_superkernel_get_producer (k->host) : NULL;
+          const char *impl = pr != NULL ? pr->implementation : NULL;
+          n_winograd += impl != NULL && strstr (impl, "wino") != NULL;
+        }
+      g_assert_cmpuint (n_winograd, >=, 3);
+    }
   inputs = fw_exec_make_inputs (model, 5, &error);
   g_assert_no_error (error);
   nhwc = run_fused (program, inputs);
@@ -467,6 +481,21 @@ test_forced_openblas (void)
   check_producers (TRUE);
 }
 
+/* The form oneDNN picks on AVX-512, forced on any CPU. */
+static void
+test_channels_last (void)
+{
+  check_channels_last ("FW_DNNL_NHWC");
+}
+
+/* The form of a model most of whose work is Winograd-able 3x3 convolutions (fw_host_activation_block):
+ * nChw16c, the first conv's 4-channel source plain. */
+static void
+test_channels_last_blocked (void)
+{
+  check_channels_last ("FW_DNNL_BLOCK");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -475,5 +504,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/codegen/host/producer/forced-openblas", test_forced_openblas);
   g_test_add_func ("/core/codegen/host/producer/absorbed", test_absorbed);
   g_test_add_func ("/core/codegen/host/producer/channels-last", test_channels_last);
+  g_test_add_func ("/core/codegen/host/producer/channels-last/blocked16", test_channels_last_blocked);
   return g_test_run ();
 }

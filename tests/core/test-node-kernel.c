@@ -21,7 +21,7 @@ single_ops_model (void)
   FwModel *model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
   g_autoptr(GRand) rand = g_rand_new_with_seed (11);
-  gint64 x[4] = { 1, 8, 13, 13 }, w[4] = { 16, 8, 3, 3 }, b[1] = { 16 }, xw[4] = { 16, 8, 3, 3 };
+  gint64 x[4] = { 1, 32, 13, 13 }, w[4] = { 16, 32, 3, 3 }, b[1] = { 16 }, xw[4] = { 16, 32, 3, 3 };
   gint64 gx[2] = { 5, 48 }, gw[2] = { 30, 48 }, gb[1] = { 30 }, mx[3] = { 2, 7, 48 }, mw[2] = { 48, 20 };
   gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
   FwNode *n;
@@ -191,9 +191,9 @@ test_matches_reference (Fixture *f, gconstpointer data)
 
 /* Each kernel that takes channels-last arrays gives, from its inputs channels-last, the very bytes of its
  * plain run (in the other layout): the pools' and the gate's loops, and a Conv on an NHWC primitive (made so
- * on any CPU by FW_DNNL_NHWC). */
+ * on any CPU by FW_DNNL_NHWC), or all of them in blocks of 16 channels (nChw16c, FW_DNNL_BLOCK=16). */
 static void
-test_channels_last (void)
+check_channels_last (guint block)
 {
   g_autoptr(FwModel) model = NULL;
   g_autoptr(FwPlan) plan = NULL;
@@ -203,13 +203,13 @@ test_channels_last (void)
   FwPlanOptions options;
   guint checked = 0;
 
-  g_setenv ("FW_DNNL_NHWC", "1", TRUE);
+  g_setenv (block != 0 ? "FW_DNNL_BLOCK" : "FW_DNNL_NHWC", block != 0 ? "16" : "1", TRUE);
   model = single_ops_model ();
   fw_plan_options_init (&options);
   plan = fw_plan_new (model, profile, NULL, &options, NULL);
   g_assert_nonnull (plan);
   kernels = fw_host_node_kernels_new (plan, NULL);
-  g_unsetenv ("FW_DNNL_NHWC");
+  g_unsetenv (block != 0 ? "FW_DNNL_BLOCK" : "FW_DNNL_NHWC");
   for (guint i = 0; i < kernels->len; i++)
     {
       const FwNodeKernel *k = g_ptr_array_index (kernels, i);
@@ -240,7 +240,7 @@ test_channels_last (void)
                 ((float *) in[j]->data)[e] = (float) g_rand_double_range (rand, -1.0, 1.0);
             }
           g_assert_no_error (error);
-          cl[j] = (gk->nhwc_inputs & (1u << j)) && v->constant == NULL ? fw_array_to_nhwc (in[j], &error)
+          cl[j] = (gk->nhwc_inputs & (1u << j)) && v->constant == NULL ? fw_array_to_nhwc (in[j], block, &error)
                                                                         : fw_array_ref (in[j]);
           g_assert_no_error (error);
         }
@@ -249,6 +249,7 @@ test_channels_last (void)
       g_assert_true (gk->run_nhwc (gk->data, cl, cl_out, TRUE, 2, &error));
       g_assert_no_error (error);
       g_assert_true (cl_out[0]->nhwc);
+      g_assert_cmpuint (cl_out[0]->block, ==, block);
       back = fw_array_to_plain (cl_out[0], &error);
       g_assert_no_error (error);
       g_test_message ("%s: %s", k->node->name, k->producer);
@@ -264,6 +265,18 @@ test_channels_last (void)
     }
   /* The pool, the average, the gate, and the Conv where oneDNN is built in. */
   g_assert_cmpuint (checked, ==, fw_dnnl_library () != NULL ? 4 : 3);
+}
+
+static void
+test_channels_last (void)
+{
+  check_channels_last (0);
+}
+
+static void
+test_channels_last_blocked (void)
+{
+  check_channels_last (16);
 }
 
 /* A kernel that computes its node and then spoils one element. */
@@ -315,6 +328,7 @@ main (int argc, char **argv)
   g_test_add ("/core/exec/node-kernel/chosen", Fixture, NULL, fixture_set_up, test_chosen, fixture_tear_down);
   g_test_add_func ("/core/exec/node-kernel/refused", test_refused);
   g_test_add_func ("/core/exec/node-kernel/channels-last", test_channels_last);
+  g_test_add_func ("/core/exec/node-kernel/channels-last/blocked16", test_channels_last_blocked);
   g_test_add ("/core/exec/node-kernel/matches-reference", Fixture, NULL, fixture_set_up, test_matches_reference,
               fixture_tear_down);
   g_test_add ("/core/exec/node-kernel/spoiled-fails", Fixture, NULL, fixture_set_up, test_spoiled_fails,

@@ -21,6 +21,17 @@ fw_dnnl_desc_set_product (FwDnnlDesc *d, gint64 M, gint64 K, gint64 N, gboolean 
   d->alpha = alpha;
 }
 
+/* At 7x7 outputs Winograd was slower than the direct kernel (fw-host-activation-block.c). */
+#define WINOGRAD_MIN_PIXELS 196
+
+gboolean
+fw_dnnl_conv_winograd_fits (const FwDnnlDesc *d)
+{
+  return d->kind == FW_DNNL_CONV && d->kh == 3 && d->kw == 3 && d->sh == 1 && d->sw == 1 && d->dh == 1 &&
+         d->dw == 1 && d->groups == 1 && d->c % 16 == 0 && d->m % 16 == 0 &&
+         d->oh * d->ow >= WINOGRAD_MIN_PIXELS;
+}
+
 #ifdef HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
@@ -44,9 +55,11 @@ struct _FwDnnlPrim
   dnnl_memory_desc_t     bias_md;
   dnnl_memory_t          bias_mem;       /* over the bias tensor's aligned bytes, when desc.bias is set */
   gboolean               weights_ready;  /* constant weights reordered into own_mem[1] */
-  /* A conv whose own src and dst are NHWC: memory objects in that layout over a run's channels-last
-     pointers (0 src, 2 dst), which then need no reorder. */
+  /* A conv whose own dst is NHWC (desc.block 0) or nChw16c (16), and src_form when its own src is too:
+     memory objects in that layout over a run's channels-last pointers (0 src, 2 dst), which then need no
+     reorder. */
   gboolean               nhwc;
+  gboolean               src_form;
   dnnl_memory_t          nhwc_mem[3];
   /* desc.residual: the run's plain residual, and its reorder into the primitive's dst layout. */
   dnnl_memory_t          res_mem;
@@ -135,10 +148,16 @@ init_mds (const FwDnnlDesc *d, dnnl_memory_desc_t user[3], dnnl_memory_desc_t an
       /* FW_DNNL_NHWC (tests): the activations channels-last whatever oneDNN would choose, so that the fused
          executor's channels-last path runs on every CPU (oneDNN 2.6 picks NHWC itself on AVX-512). */
       for (gint k = 0; k < 3 && ok; k++)
-        ok = dnnl_memory_desc_init_by_tag (&any[k], k == 1 ? wn : 4, dims[k], dnnl_f32,
-                                           k != 1 && g_getenv ("FW_DNNL_NHWC") != NULL ? dnnl_nhwc
-                                                                                     : dnnl_format_tag_any) ==
-             dnnl_success;
+        {
+          gboolean blocked = d->block == 16 && (k == 0 ? d->c : d->m) % 16 == 0;
+
+          ok = dnnl_memory_desc_init_by_tag (&any[k], k == 1 ? wn : 4, dims[k], dnnl_f32,
+                                             k == 1   ? dnnl_format_tag_any
+                                             : blocked ? dnnl_nChw16c
+                                             : g_getenv ("FW_DNNL_NHWC") != NULL ? dnnl_nhwc
+                                                                                 : dnnl_format_tag_any) ==
+               dnnl_success;
+        }
       return ok;
     }
   dims_copy (dims[0], d->src_dims, d->ndims);
@@ -240,11 +259,21 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
       dnnl_dims_t strides = { d->sh, d->sw }, dil = { d->dh - 1, d->dw - 1 }, pl = { d->pt, d->pl },
                   pr = { d->pb, d->pr };
 
-      st = dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference, dnnl_convolution_direct, &any[0],
-                                                       &any[1], d->bias ? &p->bias_md : NULL, &any[2], strides, dil,
-                                                       pl, pr);
-      if (st == dnnl_success)
+      /* Winograd where asked and taken (AVX-512 only): else the direct algorithm. Its float32 error stays
+         within the product-order tolerance (resnet18: every group at most 5 % of it, as direct). */
+      st = dnnl_unimplemented;
+      if (d->block == 16 && fw_dnnl_conv_winograd_fits (d) &&
+          dnnl_convolution_forward_desc_init (&cd, dnnl_forward_inference, dnnl_convolution_winograd, &any[0], &any[1],
+                                              d->bias ? &p->bias_md : NULL, &any[2], strides, pl, pr) == dnnl_success)
         st = dnnl_primitive_desc_create (&p->pd, &cd, attr, engine (), NULL);
+      if (st != dnnl_success)
+        {
+          st = dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                                           &any[0], &any[1], d->bias ? &p->bias_md : NULL, &any[2],
+                                                           strides, dil, pl, pr);
+          if (st == dnnl_success)
+            st = dnnl_primitive_desc_create (&p->pd, &cd, attr, engine (), NULL);
+        }
     }
   else if (st == dnnl_success)
     {
@@ -264,17 +293,25 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
       return FALSE;
     }
   dnnl_primitive_desc_query (p->pd, dnnl_query_impl_info_str, 0, &impl);
-  p->nhwc = FALSE;
+  p->nhwc = p->src_form = FALSE;
   if (d->kind == FW_DNNL_CONV)
     {
-      dnnl_memory_desc_t nhwc[2];
+      dnnl_format_tag_t tag = d->block == 16 ? dnnl_nChw16c : dnnl_nhwc;
+      dnnl_memory_desc_t form[2];
       const dnnl_memory_desc_t *own_src = dnnl_primitive_desc_query_md (p->pd, dnnl_query_src_md, 0);
       const dnnl_memory_desc_t *own_dst = dnnl_primitive_desc_query_md (p->pd, dnnl_query_dst_md, 0);
 
-      p->nhwc = own_src != NULL && own_dst != NULL &&
-                dnnl_memory_desc_init_by_tag (&nhwc[0], 4, p->user_md[0].dims, dnnl_f32, dnnl_nhwc) == dnnl_success &&
-                dnnl_memory_desc_init_by_tag (&nhwc[1], 4, p->user_md[2].dims, dnnl_f32, dnnl_nhwc) == dnnl_success &&
-                dnnl_memory_desc_equal (own_src, &nhwc[0]) && dnnl_memory_desc_equal (own_dst, &nhwc[1]);
+      /* nChw16c pads the channels to a multiple of 16: only where there is nothing to pad does it lie in
+         an array of the tensor's own size. */
+      p->nhwc = own_dst != NULL && (d->block != 16 || d->m % 16 == 0) &&
+                dnnl_memory_desc_init_by_tag (&form[1], 4, p->user_md[2].dims, dnnl_f32, tag) == dnnl_success &&
+                dnnl_memory_desc_equal (own_dst, &form[1]);
+      p->src_form = p->nhwc && own_src != NULL && (d->block != 16 || d->c % 16 == 0) &&
+                    dnnl_memory_desc_init_by_tag (&form[0], 4, p->user_md[0].dims, dnnl_f32, tag) == dnnl_success &&
+                    dnnl_memory_desc_equal (own_src, &form[0]);
+      /* NHWC as before: a primitive in that form takes both or neither. */
+      if (d->block != 16 && !p->src_form)
+        p->nhwc = FALSE;
     }
   g_free (p->impl);
   p->impl = g_strdup (impl ? impl : "unknown");
@@ -346,6 +383,18 @@ fw_dnnl_prim_channels_last (FwDnnlPrim *p)
   return p->nhwc;
 }
 
+gboolean
+fw_dnnl_prim_src_channels_last (FwDnnlPrim *p)
+{
+  return p->src_form;
+}
+
+guint
+fw_dnnl_prim_block (FwDnnlPrim *p)
+{
+  return p->desc.block == 16 ? 16 : 0;
+}
+
 static const dnnl_query_t md_query[3] = { dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md };
 
 /* An operand's memory objects: the user's (its pointer set at each run) and, when the primitive wants
@@ -409,7 +458,7 @@ prepare_locked (FwDnnlPrim *p, int threads)
   for (gint k = 0; k < 3 && ok; k++)
     ok = prepare_operand (p, k);
   for (gint k = 0; k < 3 && ok && p->nhwc; k += 2)
-    ok = dnnl_memory_create (&p->nhwc_mem[k], dnnl_primitive_desc_query_md (p->pd, md_query[k], 0), engine (),
+    ok = (k == 0 && !p->src_form) || dnnl_memory_create (&p->nhwc_mem[k], dnnl_primitive_desc_query_md (p->pd, md_query[k], 0), engine (),
                              DNNL_MEMORY_NONE) == dnnl_success;
   if (ok && p->desc.residual)
     {
@@ -514,7 +563,7 @@ run_locked (FwDnnlPrim *p, const float *src, const float *weights, float *dst, c
 
   /* Channels-last operands only for a primitive that computes in that layout, and a residual exactly when
      the primitive adds one. */
-  if ((layout != 0 && !p->nhwc) || (p->desc.residual != (residual != NULL)))
+  if ((layout != 0 && !p->nhwc) || (src_nhwc && !p->src_form) || (p->desc.residual != (residual != NULL)))
     return FALSE;
   src_mem = bind_activation (p, 0, (void *) src, src_nhwc);
   dst_mem = bind_activation (p, 2, dst, dst_nhwc);
@@ -610,6 +659,20 @@ fw_dnnl_prim_channels_last (FwDnnlPrim *prim)
 {
   (void) prim;
   return FALSE;
+}
+
+gboolean
+fw_dnnl_prim_src_channels_last (FwDnnlPrim *prim)
+{
+  (void) prim;
+  return FALSE;
+}
+
+guint
+fw_dnnl_prim_block (FwDnnlPrim *prim)
+{
+  (void) prim;
+  return 0;
 }
 
 int

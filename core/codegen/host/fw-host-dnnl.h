@@ -58,12 +58,21 @@ typedef struct
   /* FW_DNNL_CONV: a tensor of the result's shape the run passes (a ResNet block's shortcut) is added after
    * the bias and before post (a sum post-op over dst filled with it first), as the reference adds it. */
   gboolean   residual;
+  /* FW_DNNL_CONV: 16 asks for nChw16c activations (the source where C is a multiple of 16, the result where
+   * M is) and Winograd where fw_dnnl_conv_winograd_fits; 0 lets oneDNN choose. fw_host_activation_block
+   * decides it for the whole graph. */
+  guint      block;
 } FwDnnlDesc;
 
-/* How a run's activations lie (fw_dnnl_prim_run's layout): plain NCHW unless their bit is set, then
- * channels-last (NHWC) with the same logical dims. Only a primitive that computes in channels-last itself
- * takes them (fw_dnnl_prim_channels_last): the fused executor keeps such values channels-last between two
- * of them and spares both reorders. */
+/* Whether d is a convolution oneDNN's Winograd kernel takes and computes faster than its direct one
+ * (3x3, stride and dilation 1, one group, channels multiples of 16, at least 14x14 outputs). */
+gboolean    fw_dnnl_conv_winograd_fits (const FwDnnlDesc *d);
+
+/* How a run's activations lie (fw_dnnl_prim_run's layout): plain NCHW unless their bit is set, then in
+ * the primitive's own channels-last form (NHWC, or nChw16c with desc.block 16) with the same logical dims.
+ * Only a primitive that computes in such a form takes them (fw_dnnl_prim_channels_last; its source only
+ * where fw_dnnl_prim_src_channels_last): the fused executor keeps such values so between two of them and
+ * spares both reorders. */
 typedef enum {
   FW_DNNL_SRC_NHWC      = 1 << 0,
   FW_DNNL_DST_NHWC      = 1 << 1,
@@ -98,6 +107,10 @@ const char *fw_dnnl_prim_get_impl (FwDnnlPrim      *prim);
 /* Whether prim is a convolution computing in channels-last (its own src and dst NHWC): then a run may pass
  * any of src, dst and the residual channels-last. */
 gboolean    fw_dnnl_prim_channels_last (FwDnnlPrim *prim);
+/* With fw_dnnl_prim_channels_last: whether the source too may come in that form (not a 3-channel image's). */
+gboolean    fw_dnnl_prim_src_channels_last (FwDnnlPrim *prim);
+/* The channels block of the primitive's form: 0 for NHWC, 16 for nChw16c (FwArray.block). */
+guint       fw_dnnl_prim_block (FwDnnlPrim *prim);
 /* Makes the primitive and its reorders and reorders constant weights, for n_threads; FALSE on failure (the
  * run then fails too). Done by the first run when not before. */
 gboolean    fw_dnnl_prim_prepare (FwDnnlPrim       *prim,

@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-error.h"
+#include "fw-host-activation-block.h"
 #include "fw-host-dnnl.h"
 #include "fw-host-node-kernel.h"
 #include "graph/fw-window.h"
@@ -43,6 +44,9 @@ typedef struct
      scale's gate is the other). */
   gint64       N, C, HW;
   guint        x_input;
+  /* The channels block of the graph's channels-last form (fw_host_activation_block): a pool's or gate's
+     result made channels-last from a plain one lies so. */
+  guint        block;
 } NodeKernel;
 
 static gboolean
@@ -93,6 +97,7 @@ describe_conv (const FwNode *node, FwDnnlDesc *d, char **why)
   /* The least far-side padding that gives ONNX's output size (as a SuperKernel's root does). */
   d->pb = win.end[0];
   d->pr = win.end[1];
+  d->block = fw_host_activation_block (node->graph);
   d->weights = constant_float (w);
   d->bias = b != NULL ? constant_float (b) : NULL;
   return TRUE;
@@ -202,9 +207,15 @@ max_into (float *restrict out, const float *restrict tap, gint64 n)
 /* max_pool over channels-last data: each output pixel's C maxima at once, over its window's taps in the
  * reference's order (the first inside the input, then a later one when greater), contiguous in C. */
 static void
-max_pool_nhwc (const float *x, float *y, const PoolGeom *p, guint n_threads)
+max_pool_nhwc (const float *x, float *y, const PoolGeom *geom, guint block, guint n_threads)
 {
-  const gint64 C = p->C;
+  /* nChw16c is the NHWC layout of (N · C / 16, 16, H, W). */
+  PoolGeom blocked = *geom;
+  const PoolGeom *p = &blocked;
+  const gint64 C = block != 0 ? (gint64) block : geom->C;
+
+  blocked.N = geom->N * (geom->C / C);
+  blocked.C = C;
 
 #pragma omp parallel for num_threads (n_threads) schedule (static)
   for (gint64 row = 0; row < p->N * p->OH; row++)
@@ -276,9 +287,10 @@ max_pool (const float *x, float *y, const PoolGeom *p, guint n_threads)
 /* The mean of each plane (plain) or of each channel over the pixels (nhwc), summed in double as the
  * reference sums. [N, C, 1, 1] lies alike in both layouts. */
 static void
-global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint n_threads)
+global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint block, guint n_threads)
 {
-  const gint64 N = k->N, C = k->C, HW = k->HW;
+  /* In blocks (nChw16c): NHWC over (N · C / block, block); the result's bytes are the same. */
+  const gint64 C = nhwc && block != 0 ? (gint64) block : k->C, N = k->N * (k->C / C), HW = k->HW;
 
   if (!nhwc)
     {
@@ -310,9 +322,10 @@ global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint 
 
 /* y = x · gate, the gate one value per (n, c), x and y both plain or both nhwc. */
 static void
-channel_scale (const NodeKernel *k, const float *x, const float *gate, float *y, gboolean nhwc, guint n_threads)
+channel_scale (const NodeKernel *k, const float *x, const float *gate, float *y, gboolean nhwc, guint block,
+               guint n_threads)
 {
-  const gint64 N = k->N, C = k->C, HW = k->HW;
+  const gint64 C = nhwc && block != 0 ? (gint64) block : k->C, N = k->N * (k->C / C), HW = k->HW;
 
 #pragma omp parallel for num_threads (n_threads) schedule (static)
   for (gint64 r = 0; r < N * (nhwc ? HW : C); r++)
@@ -350,14 +363,16 @@ run_channelwise (NodeKernel *k, FwArray *const *inputs, gboolean out_nhwc, guint
     return NULL;
   if (k->kind == NODE_GLOBAL_AVG)
     {
-      global_avg (k, x->data, y->data, x->nhwc, MAX (n_threads, 1));
+      global_avg (k, x->data, y->data, x->nhwc, x->block, MAX (n_threads, 1));
       y->nhwc = out_nhwc;
+      y->block = out_nhwc ? k->block : 0;
     }
   else
     {
       /* The gate is [N, C, 1, 1]: its bytes are the same in either layout. */
-      channel_scale (k, x->data, gate->data, y->data, x->nhwc, MAX (n_threads, 1));
+      channel_scale (k, x->data, gate->data, y->data, x->nhwc, x->block, MAX (n_threads, 1));
       y->nhwc = x->nhwc;
+      y->block = x->block;
     }
   return y;
 }
@@ -388,24 +403,40 @@ run_layout (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean o
     return FALSE;
   else if (k->kind == NODE_MAX_POOL)
     {
-      (x->nhwc ? max_pool_nhwc : max_pool) (x->data, y->data, &k->pool, MAX (n_threads, 1));
+      if (x->nhwc)
+        max_pool_nhwc (x->data, y->data, &k->pool, x->block, MAX (n_threads, 1));
+      else
+        max_pool (x->data, y->data, &k->pool, MAX (n_threads, 1));
       y->nhwc = x->nhwc;
+      y->block = x->block;
     }
   else
     {
-      int layout = (x->nhwc ? FW_DNNL_SRC_NHWC : 0) | (out_nhwc ? FW_DNNL_DST_NHWC : 0);
+      g_autoptr(FwArray) src = NULL;
+      int layout;
 
-      if (fw_dnnl_prim_run (k->prim, x->data, NULL, y->data, NULL, layout, (int) MAX (n_threads, 1)) != 0)
+      /* A source in another form than the primitive's is made plain first: a slower run, never a wrong one. */
+      if (x->nhwc && (!fw_dnnl_prim_src_channels_last (k->prim) || x->block != fw_dnnl_prim_block (k->prim)))
+        {
+          if ((src = fw_array_to_plain (x, error)) == NULL)
+            return FALSE;
+        }
+      else
+        src = fw_array_ref (x);
+      layout = (src->nhwc ? FW_DNNL_SRC_NHWC : 0) | (out_nhwc ? FW_DNNL_DST_NHWC : 0);
+      if (fw_dnnl_prim_run (k->prim, src->data, NULL, y->data, NULL, layout, (int) MAX (n_threads, 1)) != 0)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: the oneDNN primitive failed"),
                        k->nk.node->name);
           return FALSE;
         }
       y->nhwc = out_nhwc;
+      y->block = out_nhwc ? fw_dnnl_prim_block (k->prim) : 0;
     }
-  if (y->nhwc != out_nhwc)
+  if (y->nhwc != out_nhwc || (out_nhwc && y->block != k->block))
     {
-      FwArray *other = out_nhwc ? fw_array_to_nhwc (y, error) : fw_array_to_plain (y, error);
+      g_autoptr(FwArray) plain = fw_array_to_plain (y, error);
+      FwArray *other = plain == NULL ? NULL : out_nhwc ? fw_array_to_nhwc (plain, k->block, error) : fw_array_ref (plain);
 
       g_clear_pointer (&y, fw_array_unref);
       if ((y = other) == NULL)
@@ -498,10 +529,18 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
   k->nk.kernel.data = k;
   /* Channels-last: the pools and the gate always (their loops have both forms; the gate's bytes are the
      same in both), a Conv on a primitive that computes so. */
+  k->block = fw_host_activation_block (node->graph);
   if (k->kind != NODE_DNNL || (strcmp (node->op_type, "Conv") == 0 && fw_dnnl_prim_channels_last (k->prim)))
     {
       k->nk.kernel.run_nhwc = run_node_kernel_nhwc;
-      k->nk.kernel.nhwc_inputs = k->kind == NODE_CHANNEL_SCALE ? 3 : 1;
+      k->nk.kernel.nhwc_inputs = k->kind == NODE_CHANNEL_SCALE ? 3
+                                 : k->kind != NODE_DNNL || fw_dnnl_prim_src_channels_last (k->prim) ? 1 : 0;
+    }
+  /* In blocks of 16, a pool or gate over channels that are not a multiple of it stays plain. */
+  if (k->block != 0 && k->kind != NODE_DNNL && (k->kind == NODE_MAX_POOL ? k->pool.C : k->C) % k->block != 0)
+    {
+      k->nk.kernel.run_nhwc = NULL;
+      k->nk.kernel.nhwc_inputs = 0;
     }
   return &g_steal_pointer (&k)->nk;
 }

@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-host-codegen-private.h"
+#include "fw-host-activation-block.h"
 #include "fw-host-dnnl.h"
 
 static void
@@ -448,6 +449,7 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
          rounding down as ONNX does): negative where the last window stops short of the edge, and 0 then. */
       d->pb = MAX (0, (cv.OH - 1) * cv.sh + (cv.KH - 1) * cv.dh + 1 - cv.H - cv.pt);
       d->pr = MAX (0, (cv.OW - 1) * cv.sw + (cv.KW - 1) * cv.dw + 1 - cv.W - cv.pl);
+      d->block = fw_host_activation_block (g->root->graph);
     }
   else if (strcmp (op, "Gemm") == 0)
     {

@@ -203,7 +203,7 @@ fw_superkernel_channels_last (FwSuperKernel *kernel, guint32 *inputs)
   for (guint j = 0; j < kernel->inputs->len && j < 32; j++)
     {
       FwValue *v = g_ptr_array_index (kernel->inputs, j);
-      if (v == kernel->product_a || v == kernel->residual)
+      if ((v == kernel->product_a && fw_dnnl_prim_src_channels_last (kernel->dnnl)) || v == kernel->residual)
         *inputs |= 1u << j;
     }
   return TRUE;
@@ -358,7 +358,8 @@ fw_superkernel_run_layout (FwSuperKernel *kernel, FwArray *const *inputs, FwArra
     {
       FwValue *v = g_ptr_array_index (kernel->inputs, j);
 
-      if (inputs[j] != NULL && inputs[j]->nhwc && (j >= 32 || !(allowed & (1u << j))))
+      if (inputs[j] != NULL && inputs[j]->nhwc &&
+          (j >= 32 || !(allowed & (1u << j)) || inputs[j]->block != fw_dnnl_prim_block (kernel->dnnl)))
         ok = (plain[j] = fw_array_to_plain (inputs[j], error)) != NULL;
       else
         {
@@ -370,9 +371,15 @@ fw_superkernel_run_layout (FwSuperKernel *kernel, FwArray *const *inputs, FwArra
     }
   if (out_nhwc)
     layout |= FW_DNNL_DST_NHWC;
+  /* Storage handed over must lie as the result will. */
+  if (outputs[0] != NULL && (outputs[0]->nhwc != out_nhwc || (out_nhwc && outputs[0]->block != fw_dnnl_prim_block (kernel->dnnl))))
+    g_clear_pointer (&outputs[0], fw_array_unref);
   ok = ok && run_with (kernel, plain, outputs, NULL, layout, n_threads, error);
   if (ok && out_nhwc)
-    outputs[0]->nhwc = TRUE;
+    {
+      outputs[0]->nhwc = TRUE;
+      outputs[0]->block = fw_dnnl_prim_block (kernel->dnnl);
+    }
   for (guint j = 0; j < kernel->inputs->len; j++)
     g_clear_pointer (&plain[j], fw_array_unref);
   return ok;

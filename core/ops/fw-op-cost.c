@@ -282,12 +282,12 @@ fw_op_gemm_class (gdouble flops)
 }
 
 /* What the host target's fused kernels compute with the C library, as the interpreter does (expf, tanhf,
- * logf…: fw-host-expr.c, fw-host-region.c's Softmax), against what they compute with operations of their
- * own: Erf and erf-GELU by fw_erf's polynomial, Pow by products (and a fused attention's softmax by fw_exp,
- * which fw-estimate.c, knowing the group, prices at the plain rate). */
+ * logf…: fw-host-expr.c), against what they compute with operations of their own: Erf and erf-GELU by
+ * fw_erf's polynomial, Pow by products, and every Softmax's and LogSoftmax's exps by fw_exp (fw-host-region.c,
+ * fw-host-attention.c; LogSoftmax's one logf a row is negligible). */
 static const char * const libm_fused_ops[] = {
   "Exp", "Log", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Softplus", "Elu", "Selu", "Celu", "FastGelu", "QuickGelu",
-  "Mish", "Softmax", "LogSoftmax", NULL,
+  "Mish", NULL,
 };
 
 gboolean

@@ -177,7 +177,7 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
  * that is the interpreter, whose Erf, Exp or Pow is the C library's scalar function, which is what the
  * calibration times. Inside a fused kernel it prices only what the kernel computes the same way
  * (fw_op_fused_rate_is_classed: divisions, and expf, tanhf… in chains and Softmax; classed is that
- * answer, or TRUE for a node run alone); Erf, Pow, the reductions and a fused attention's exps (fw_exp) are
+ * answer, or TRUE for a node run alone); Erf, Pow, the reductions and a Softmax's exps (fw_exp) are
  * the kernel's own operations, whose FLOP weights count them, at the plain vector rate. Before, every fused
  * function ran at the plain rate, and a calibrated profile predicted bert_like's attention kernels at 3.8x
  * against 1.3x measured while their exps were libm's. */
@@ -278,8 +278,6 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
   gdouble epilogue_read = -1, epilogue_written = -1;
 
   gboolean integer = spec_is_integer (spec);
-  /* fw-host-attention.c computes the softmax's exps with fw_exp, not the C library's. */
-  gboolean attention = fw_kernel_spec_get_attention (spec) != NULL;
 
   memset (out, 0, sizeof *out);
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
@@ -297,9 +295,7 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
         cube_t += f / node_rate (node, f, profile, FALSE);
       else
-        vector_t += f / node_rate (node, f, profile,
-                                   fw_op_fused_rate_is_classed (node) &&
-                                   !(attention && strcmp (node->op_type, "Softmax") == 0));
+        vector_t += f / node_rate (node, f, profile, fw_op_fused_rate_is_classed (node));
     }
   /* Fused, the kernel reads each value from outside once (immediates included, as their bytes are in the
    * model) and writes only its outputs. */

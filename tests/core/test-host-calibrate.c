@@ -431,6 +431,60 @@ test_attention_exp_plain (void)
   assert_rel (cost[1].time_after_s, cost[0].time_after_s);
 }
 
+/* A Softmax outside attention (swin_t's, after its relative position bias) computes its exps with fw_exp
+ * too (fw-host-region.c): fused, the transcendental factor prices only the unfused run. */
+static void
+test_softmax_exp_plain (void)
+{
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {transcendental: 0.1}\n", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
+  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
+                                                          strlen (calibrated_yaml), &error);
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3);
+  FwGraph *g = fw_model_get_graph (model);
+  FwProfile *profiles[2] = { plain, calibrated };
+  FwCostEstimate cost[2];
+  gint64 x[2] = { 192, 49 }, b[1] = { 49 };
+
+  g_assert_no_error (error);
+  fw_test_add_float_input (g, "x", 2, x);
+  fw_test_add_random_weight (g, rand, "b", 1, b, 1.0f);
+  fw_test_add_node3 (g, "Add", "bias", "s", "x", "b", NULL);
+  fw_test_add_node3 (g, "Softmax", "softmax", "p", "s", NULL, NULL);
+  fw_test_add_node3 (g, "Mul", "scale", "y", "p", "p", NULL);
+  g_assert_true (fw_graph_add_output (g, "y", NULL));
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  for (guint p = 0; p < 2; p++)
+    {
+      g_autoptr(FwPlan) plan = NULL;
+      FwPlanOptions options;
+      guint found = 0;
+
+      fw_plan_options_init (&options);
+      plan = fw_plan_new (model, profiles[p], NULL, &options, &error);
+      g_assert_no_error (error);
+      for (guint c = 0; c < plan->candidates->len; c++)
+        {
+          FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
+          gboolean softmax = FALSE;
+
+          for (guint n = 0; n < cand->nodes->len; n++)
+            softmax |= strcmp (((FwNode *) g_ptr_array_index (cand->nodes, n))->op_type, "Softmax") == 0;
+          if (softmax)
+            {
+              cost[p] = *fw_candidate_get_cost (cand);
+              found++;
+            }
+        }
+      g_assert_cmpuint (found, ==, 1);
+    }
+  g_assert_cmpfloat (cost[1].time_before_s, >, cost[0].time_before_s * 1.01);
+  assert_rel (cost[1].time_after_s, cost[0].time_after_s);
+}
+
 static void
 test_no_probe_refuses (void)
 {
@@ -496,6 +550,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/hw/calibrate/fused-keeps-vector-rate", test_fused_keeps_vector_rate);
   g_test_add_func ("/core/hw/calibrate/fused-libm-classed", test_fused_libm_classed);
   g_test_add_func ("/core/hw/calibrate/attention-exp-plain", test_attention_exp_plain);
+  g_test_add_func ("/core/hw/calibrate/softmax-exp-plain", test_softmax_exp_plain);
   g_test_add_func ("/core/hw/calibrate/no-probe-refuses", test_no_probe_refuses);
   g_test_add_func ("/core/hw/calibrate/async-cancelled", test_async_cancelled);
   status = g_test_run ();

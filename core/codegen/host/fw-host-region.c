@@ -250,7 +250,7 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
           if (sn->kind == NK_SOFTMAX && sn->pass == p)
             g_string_append_printf (s, "      a%u = %s > a%u ? %s : a%u;\n", sn->id, xe->str, sn->id, xe->str, sn->id);
           else if (sn->kind == NK_SOFTMAX && sn->pass + 1 == p)
-            g_string_append_printf (s, "      %s += (double) expf (%s - m%u);\n", acc (g, sn, p, 'd', ab, sizeof ab),
+            g_string_append_printf (s, "      %s += (double) fw_exp (%s - m%u);\n", acc (g, sn, p, 'd', ab, sizeof ab),
                                     xe->str, sn->id);
           else if (sn->kind == NK_SOFTMAX && sn->last_pass == p)
             {
@@ -258,7 +258,7 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
                 g_string_append_printf (s, "      const float v%u = %s - m%u - logf (s%u);\n", sn->out->id, xe->str,
                                         sn->id, sn->id);
               else
-                g_string_append_printf (s, "      const float v%u = expf (%s - m%u) / s%u;\n", sn->out->id, xe->str,
+                g_string_append_printf (s, "      const float v%u = fw_exp (%s - m%u) / s%u;\n", sn->out->id, xe->str,
                                         sn->id, sn->id);
               fw_hc_append_store (g, s, sn->out, "      ", FALSE);
             }

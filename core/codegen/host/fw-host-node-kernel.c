@@ -284,13 +284,32 @@ max_pool (const float *x, float *y, const PoolGeom *p, guint n_threads)
   }
 }
 
+/* acc += px element by element, widened to double (as max_into, vectorised where GCC builds it). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#endif
+static void
+add_into (double *restrict acc, const float *restrict px, gint64 n)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma omp simd
+#endif
+  for (gint64 c = 0; c < n; c++)
+    acc[c] += (double) px[c];
+}
+
+#define AVG_CHANNELS 64
+
 /* The mean of each plane (plain) or of each channel over the pixels (nhwc), summed in double as the
- * reference sums. [N, C, 1, 1] lies alike in both layouts. */
+ * reference sums, pixel after pixel. [N, C, 1, 1] lies alike in both layouts. Channels-last, each thread takes
+ * runs of AVG_CHANNELS channels across all the pixels: mobilenet_v3_small's ten averages took 145 µs a run on
+ * one thread with a scalar loop. */
 static void
 global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint block, guint n_threads)
 {
   /* In blocks (nChw16c): NHWC over (N · C / block, block); the result's bytes are the same. */
   const gint64 C = nhwc && block != 0 ? (gint64) block : k->C, N = k->N * (k->C / C), HW = k->HW;
+  const gint64 runs = (C + AVG_CHANNELS - 1) / AVG_CHANNELS;
 
   if (!nhwc)
     {
@@ -304,19 +323,16 @@ global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint 
         }
       return;
     }
-  for (gint64 n = 0; n < N; n++)
+#pragma omp parallel for num_threads (n_threads) schedule (static)
+  for (gint64 t = 0; t < N * runs; t++)
     {
-      double *acc = g_new0 (double, MAX (C, 1));
+      const gint64 n = t / runs, c0 = (t % runs) * AVG_CHANNELS, nc = MIN (C - c0, AVG_CHANNELS);
+      double acc[AVG_CHANNELS] = { 0 };
 
       for (gint64 p = 0; p < HW; p++)
-        {
-          const float *px = x + (n * HW + p) * C;
-          for (gint64 c = 0; c < C; c++)
-            acc[c] += px[c];
-        }
-      for (gint64 c = 0; c < C; c++)
-        y[n * C + c] = (float) (acc[c] / (double) HW);
-      g_free (acc);
+        add_into (acc, x + (n * HW + p) * C + c0, nc);
+      for (gint64 c = 0; c < nc; c++)
+        y[n * C + c0 + c] = (float) (acc[c] / (double) HW);
     }
 }
 

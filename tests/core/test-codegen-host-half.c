@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "codegen/host/fw-host-dnnl.h"
 #include "codegen/host/fw-superkernel.h"
 #include "exec/fw-exec.h"
 #include "exec/fw-fused.h"
@@ -444,7 +445,9 @@ test_layernorm_gelu (Fixture *f, gconstpointer data)
     }
 }
 
-/* Conv + bias + Relu by im2col and sgemm, and a depthwise Conv by the direct loop. */
+/* Conv + bias + Relu and a depthwise Conv: on oneDNN where it is built in (the source widened into a float32
+ * panel, the constant weights widened once, the epilogue rounding the result), else by im2col and sgemm and
+ * by the direct loop. */
 static void
 test_conv (Fixture *f, gconstpointer data)
 {
@@ -473,6 +476,18 @@ test_conv (Fixture *f, gconstpointer data)
       node (g, "Relu", "y", "c2", NULL, NULL);
       plan = finish (model, "y", NULL);
       g_assert_cmpuint (check_plan (f, plan, tol_for (dt)), >=, 2);
+      for (guint c = 0; c < plan->candidates->len; c++)
+        {
+          const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
+          g_autoptr(FwSuperKernel) k = NULL;
+
+          if (!fw_candidate_is_fused (cand))
+            continue;
+          k = build (f, plan, cand);
+          g_assert_cmpstr (fw_superkernel_get_producer (k)->backend, ==,
+                           fw_dnnl_library () != NULL ? "onednn" : cand->nodes->len > 0 &&
+                           fw_node_get_attr_int (g_ptr_array_index (cand->nodes, 0), "group", 1) > 1 ? "direct" : "openblas");
+        }
     }
 }
 

@@ -404,7 +404,12 @@ fw_hc_emit_conv (Gen *g, GError **error)
   if (!conv_geometry (g, &cv, error))
     return FALSE;
   fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 0), cv.x, sizeof cv.x);
-  fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 1), cv.w, sizeof cv.w);
+  /* A primitive reads constant weights from its own reordered copy: half ones need no panel each run. */
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && g->root->inputs[1]->constant != NULL &&
+      fw_hc_is_half (g->root->inputs[1]->dtype))
+    g_strlcpy (cv.w, "NULL", sizeof cv.w);
+  else
+    fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 1), cv.w, sizeof cv.w);
   if (g->kernel->absorbed != NULL)
     return emit_absorbed (g, cv.x, cv.w);
   emit_tile (g, cv.NI * cv.M * cv.OHW);
@@ -436,7 +441,10 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
       SkVal *x = fw_hc_input_val (g, g->root, 0);
 
       w = fw_hc_input_val (g, g->root, 1);
-      if (!conv_geometry (g, &cv, NULL) || x->dtype != FW_DTYPE_FLOAT || w->dtype != FW_DTYPE_FLOAT)
+      /* Half operands too: the kernel widens the source into a float32 panel and rounds the epilogue's
+         result (fw_hc_root_operand), and the constant weights are widened once (fw_hc_choose_producer). */
+      if (!conv_geometry (g, &cv, NULL) || (x->dtype != FW_DTYPE_FLOAT && !fw_hc_is_half (x->dtype)) ||
+          (w->dtype != FW_DTYPE_FLOAT && !(fw_hc_is_half (w->dtype) && w->value->constant != NULL)))
         {
           *why = g_strdup (_("a Conv other than 2-D float32"));
           return FALSE;
@@ -700,6 +708,24 @@ absorb_epilogue (Gen *g, FwDnnlDesc *d, FwValue **residual)
   return x;
 }
 
+/* A half constant as float32, for a primitive that reorders its weights once (NULL for any other). */
+static FwTensor *
+widened_weights (const FwTensor *t)
+{
+  g_autofree float *values = NULL;
+
+  if (t == NULL || !fw_hc_is_half (t->dtype) || fw_tensor_get_data (t, NULL) == NULL)
+    return NULL;
+  values = g_new (float, MAX (t->n_elements, 1));
+  for (gint64 i = 0; i < t->n_elements; i++)
+    {
+      double v = 0;
+      fw_tensor_get_double (t, i, &v);
+      values[i] = (float) v;
+    }
+  return fw_tensor_new_float (t->rank, t->dims, values);
+}
+
 void
 fw_hc_choose_producer (Gen *g)
 {
@@ -724,7 +750,12 @@ fw_hc_choose_producer (Gen *g)
     why = g_strdup ("FW_HOST_PRODUCER=openblas");
   else if (describe_root (g, &d, &why))
     {
-      FwDnnlDesc plain = d;
+      g_autoptr(FwTensor) widened = widened_weights (g->root->inputs[1]->constant);
+      FwDnnlDesc plain;
+
+      if (widened != NULL)
+        d.weights = widened;
+      plain = d;
 
       k->absorbed = absorb_epilogue (g, &d, &k->residual);
       k->dnnl = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), &why);

@@ -396,6 +396,15 @@ emit_conv_sgemm (Gen *g, const ConvGeom *cv, GError **error)
   }
 }
 
+/* Whether a oneDNN root's weights are a half constant the primitive takes widened once (widened_weights),
+ * so that the kernel passes none. */
+static gboolean
+widens_weights (const FwValue *w)
+{
+  return w != NULL && w->constant != NULL && fw_hc_is_half (w->constant->dtype) &&
+         fw_tensor_get_data (w->constant, NULL) != NULL;
+}
+
 gboolean
 fw_hc_emit_conv (Gen *g, GError **error)
 {
@@ -405,8 +414,7 @@ fw_hc_emit_conv (Gen *g, GError **error)
     return FALSE;
   fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 0), cv.x, sizeof cv.x);
   /* A primitive reads constant weights from its own reordered copy: half ones need no panel each run. */
-  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && g->root->inputs[1]->constant != NULL &&
-      fw_hc_is_half (g->root->inputs[1]->dtype))
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && widens_weights (g->root->inputs[1]))
     g_strlcpy (cv.w, "NULL", sizeof cv.w);
   else
     fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 1), cv.w, sizeof cv.w);
@@ -710,11 +718,12 @@ absorb_epilogue (Gen *g, FwDnnlDesc *d, FwValue **residual)
 
 /* A half constant as float32, for a primitive that reorders its weights once (NULL for any other). */
 static FwTensor *
-widened_weights (const FwTensor *t)
+widened_weights (const FwValue *w)
 {
+  const FwTensor *t = w->constant;
   g_autofree float *values = NULL;
 
-  if (t == NULL || !fw_hc_is_half (t->dtype) || fw_tensor_get_data (t, NULL) == NULL)
+  if (!widens_weights (w))
     return NULL;
   values = g_new (float, MAX (t->n_elements, 1));
   for (gint64 i = 0; i < t->n_elements; i++)
@@ -750,7 +759,7 @@ fw_hc_choose_producer (Gen *g)
     why = g_strdup ("FW_HOST_PRODUCER=openblas");
   else if (describe_root (g, &d, &why))
     {
-      g_autoptr(FwTensor) widened = widened_weights (g->root->inputs[1]->constant);
+      g_autoptr(FwTensor) widened = widened_weights (g->root->inputs[1]);
       FwDnnlDesc plain;
 
       if (widened != NULL)

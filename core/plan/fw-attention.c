@@ -69,6 +69,13 @@ refuse (FwReasonCode *code, char **why, FwNode **culprit, FwReasonCode c, FwNode
   return FALSE;
 }
 
+/* The types the attention kernel computes on: float32, and the half ones it widens as it loads them. */
+static gboolean
+computes_in (FwDType dtype)
+{
+  return dtype == FW_DTYPE_FLOAT || dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16;
+}
+
 /* The other operand of a chain operator: a scalar, or a float tensor broadcasting into the scores. */
 static gboolean
 chain_operand_fits (const FwNode *node, const FwValue *chain, const FwValue *scores)
@@ -78,7 +85,7 @@ chain_operand_fits (const FwNode *node, const FwValue *chain, const FwValue *sco
   if (node->n_inputs != 2 || node->inputs[0] == NULL || node->inputs[1] == NULL)
     return FALSE;
   other = node->inputs[0] == chain ? node->inputs[1] : node->inputs[0];
-  if (other == chain || !fw_value_is_static (other) || other->dtype != FW_DTYPE_FLOAT || other->rank > scores->rank)
+  if (other == chain || !fw_value_is_static (other) || !computes_in (other->dtype) || other->rank > scores->rank)
     return FALSE;
   if (!fw_value_is_static (out0 (node)) || out0 (node)->rank != scores->rank)
     return FALSE;
@@ -144,9 +151,10 @@ legal (FwNode *scores, FwNode *softmax, FwNode *product, GPtrArray *chain, FwRea
                        g_strdup_printf (_("%s “%s” of an attention has a dynamic shape; bind its symbols with --bind"),
                                         n->op_type, n->name));
       for (guint k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] != NULL && fw_node_is_data_input (n, k) && n->inputs[k]->dtype != FW_DTYPE_FLOAT)
+        if (n->inputs[k] != NULL && fw_node_is_data_input (n, k) && !computes_in (n->inputs[k]->dtype))
           return refuse (code, why, culprit, FW_NF_ATTENTION, n,
-                         g_strdup_printf (_("%s “%s” computes in %s; the fused attention kernel computes in float32 only"),
+                         g_strdup_printf (_("%s “%s” computes in %s; the fused attention kernel computes in float32, "
+                                            "float16 or bfloat16 only"),
                                           n->op_type, n->name, fw_dtype_name (n->inputs[k]->dtype)));
       /* Every value but the product's result is made and read inside. */
       if (n != product)

@@ -264,6 +264,26 @@ check_plan (Fixture *f, FwPlan *plan, double tol)
   return checked;
 }
 
+/* Every fused group's root runs on oneDNN where it is built in (a Conv or product on half operands takes the
+ * float32 primitive, the source widened each run and the constant weights once), else on sgemm, or on
+ * `grouped` (the direct loop for a grouped Conv). */
+static void
+check_producers (Fixture *f, FwPlan *plan, const char *grouped)
+{
+  for (guint c = 0; c < plan->candidates->len; c++)
+    {
+      const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
+      g_autoptr(FwSuperKernel) k = NULL;
+
+      if (!fw_candidate_is_fused (cand))
+        continue;
+      k = build (f, plan, cand);
+      g_assert_cmpstr (fw_superkernel_get_producer (k)->backend, ==,
+                       fw_dnnl_library () != NULL ? "onednn" : cand->nodes->len > 0 &&
+                       fw_node_get_attr_int (g_ptr_array_index (cand->nodes, 0), "group", 1) > 1 ? grouped : "openblas");
+    }
+}
+
 static const FwDType half_types[] = { FW_DTYPE_FLOAT16, FW_DTYPE_BFLOAT16 };
 
 /* The tolerance of a group against the reference: a few roundings of the type apart. */
@@ -407,6 +427,48 @@ test_matmul (Fixture *f, gconstpointer data)
       node (g, "Sigmoid", "y", "gm", NULL, NULL);
       plan = finish (model, "y", NULL);
       g_assert_cmpuint (check_plan (f, plan, tol_for (dt)), >=, 2);
+      check_producers (f, plan, "openblas");
+    }
+}
+
+/* Scores Q·Kᵀ / 4 + mask, Softmax over the keys, · V, the heads merged after: one fused attention on half
+ * operands, widened as they are loaded, its result rounded once. 72 keys, so the online softmax's blocks
+ * fold more than one (the planner's key blocks) only where the spec says; either way within a few roundings
+ * of the reference, which rounds after every op. */
+static void
+test_attention (Fixture *f, gconstpointer data)
+{
+  NEED_TOOLCHAIN (f);
+  for (guint t = 0; t < G_N_ELEMENTS (half_types); t++)
+    {
+      FwDType dt = half_types[t];
+      g_autoptr(FwModel) model = fw_test_model_new (13);
+      FwGraph *g = fw_model_get_graph (model);
+      gint64 q[4] = { 1, 2, 40, 16 }, k[4] = { 1, 2, 72, 16 }, m[4] = { 1, 1, 1, 72 };
+      const gint64 perm_k[4] = { 0, 1, 3, 2 }, perm_o[4] = { 0, 2, 1, 3 };
+      g_autoptr(FwPlan) plan = NULL;
+      guint attentions = 0;
+
+      input (g, "q", dt, 4, q);
+      input (g, "k", dt, 4, k);
+      input (g, "v", dt, 4, k);
+      input (g, "mask", dt, 4, m);
+      constant (g, "scale", dt, 4.0f);
+      fw_node_set_attr_ints (node (g, "Transpose", "kt", "k", NULL, NULL), "perm", 4, perm_k);
+      node (g, "MatMul", "s", "q", "kt", NULL);
+      node (g, "Div", "sd", "s", "scale", NULL);
+      node (g, "Add", "sm", "sd", "mask", NULL);
+      fw_node_set_attr_int (node (g, "Softmax", "p", "sm", NULL, NULL), "axis", -1);
+      node (g, "MatMul", "o", "p", "v", NULL);
+      fw_node_set_attr_ints (node (g, "Transpose", "y", "o", NULL, NULL), "perm", 4, perm_o);
+      plan = finish (model, "y", NULL);
+      for (guint c = 0; c < plan->candidates->len; c++)
+        {
+          const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
+          attentions += fw_candidate_is_fused (cand) && strcmp (cand->kind, "attention") == 0;
+        }
+      g_assert_cmpuint (attentions, ==, 1);
+      g_assert_cmpuint (check_plan (f, plan, tol_for (dt)), >=, 1);
     }
 }
 
@@ -476,18 +538,7 @@ test_conv (Fixture *f, gconstpointer data)
       node (g, "Relu", "y", "c2", NULL, NULL);
       plan = finish (model, "y", NULL);
       g_assert_cmpuint (check_plan (f, plan, tol_for (dt)), >=, 2);
-      for (guint c = 0; c < plan->candidates->len; c++)
-        {
-          const FwCandidate *cand = g_ptr_array_index (plan->candidates, c);
-          g_autoptr(FwSuperKernel) k = NULL;
-
-          if (!fw_candidate_is_fused (cand))
-            continue;
-          k = build (f, plan, cand);
-          g_assert_cmpstr (fw_superkernel_get_producer (k)->backend, ==,
-                           fw_dnnl_library () != NULL ? "onednn" : cand->nodes->len > 0 &&
-                           fw_node_get_attr_int (g_ptr_array_index (cand->nodes, 0), "group", 1) > 1 ? "direct" : "openblas");
-        }
+      check_producers (f, plan, "direct");
     }
 }
 
@@ -573,6 +624,7 @@ main (int argc, char *argv[])
   ADD ("matmul", test_matmul);
   ADD ("layernorm-gelu", test_layernorm_gelu);
   ADD ("conv", test_conv);
+  ADD ("attention", test_attention);
 #undef ADD
   g_test_add ("/core/codegen/host/half/bodies-agree", Fixture, GINT_TO_POINTER (FW_DTYPE_FLOAT16), fixture_set_up,
               test_bodies_agree, fixture_tear_down);

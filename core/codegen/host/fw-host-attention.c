@@ -78,7 +78,7 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
   gint64 stride = 1;
   gint in;
 
-  if (v->dtype != FW_DTYPE_FLOAT)
+  if (v->dtype != FW_DTYPE_FLOAT && !fw_hc_is_half (v->dtype))
     return fw_hc_unsupported (error, _("attention operand of type %s"), fw_dtype_name (v->dtype));
   if (v->constant != NULL && v->constant->n_elements == 1)
     {
@@ -86,6 +86,13 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
       return TRUE;
     }
   in = fw_hc_kernel_input (g, v);
+  /* A half operand is widened as it is loaded (the branch-free conversion: the row loads still vectorise);
+     the kernel computes in float32 and rounds once, where its result leaves it. */
+  if (fw_hc_is_half (v->dtype))
+    {
+      g->half = TRUE;
+      g_string_append_printf (out, "fw_%s2f (", fw_hc_half_letter (v->dtype));
+    }
   {
     GString *index = g_string_new ("0");
 
@@ -106,6 +113,8 @@ source_expr (Gen *g, FwValue *v, char **c, GString *out, GError **error)
         g_string_free (index, TRUE);
       }
   }
+  if (fw_hc_is_half (v->dtype))
+    g_string_append_c (out, ')');
   return TRUE;
 }
 
@@ -485,13 +494,16 @@ fw_hc_emit_attention (Gen *g, GError **error)
   const gint64 *os = a->out_strides;
   GString *s = g->body;
   RowLoad rows[3];
+  g_autofree char *round_out = fw_hc_is_half (a->out->dtype)
+                               ? g_strdup_printf ("fw_f2%s (", fw_hc_half_letter (a->out->dtype)) : g_strdup ("");
   gint64 block;
   gboolean wide, ok;
 
   for (gint i = 0; i < a->lead_rank; i++)
     nb *= a->lead[i];
-  if (a->out->dtype != FW_DTYPE_FLOAT)
+  if (a->out->dtype != FW_DTYPE_FLOAT && !fw_hc_is_half (a->out->dtype))
     return fw_hc_unsupported (error, _("attention result of type %s"), fw_dtype_name (a->out->dtype));
+  g->half |= fw_hc_is_half (a->out->dtype);
   g_ptr_array_add (g->kernel->outputs, a->out);
   g_string_append_printf (s, "  /* attention: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " queries in blocks of %"
                           G_GINT64_FORMAT ", %" G_GINT64_FORMAT " keys in blocks of %" G_GINT64_FORMAT "%s */\n",
@@ -575,8 +587,8 @@ fw_hc_emit_attention (Gen *g, GError **error)
   g_string_append_printf (s, "      for (int64_t i = 0; i < nr; i++)\n      {\n        const float inv = 1.0f / l[i];\n"
                           "        for (int64_t e = 0; e < %s; e++)\n"
                           "          out0[oo + (i0 + i) * %" G_GINT64_FORMAT " + e * %" G_GINT64_FORMAT "] = "
-                          "o[i * %s + e] * inv;\n      }\n",
-                          dv, os[rank - 2], os[rank - 1], dv);
+                          "%so[i * %s + e] * inv%s;\n      }\n",
+                          dv, os[rank - 2], os[rank - 1], round_out, dv, fw_hc_is_half (a->out->dtype) ? ")" : "");
   if (g->team)
     g_string_append (s, "    }\n    }\n  }\n");
   else

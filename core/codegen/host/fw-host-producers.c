@@ -132,6 +132,28 @@ emit_absorbed (Gen *g, const char *src, const char *weights)
   return TRUE;
 }
 
+/* Whether a oneDNN root's weights are a half constant the primitive takes widened once (widened_weights),
+ * so that the kernel passes none. */
+static gboolean
+widens_weights (const FwValue *w)
+{
+  return w != NULL && w->constant != NULL && fw_hc_is_half (w->constant->dtype) &&
+         fw_tensor_get_data (w->constant, NULL) != NULL;
+}
+
+/* The root's second operand as the product reads it: NULL for a primitive that widened its half constant
+ * weights once (a panel of them each run cost as much as the product), else fw_hc_root_operand's. */
+static const char *
+product_weights (Gen *g, SkVal *w, char *buf, gsize len)
+{
+  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && widens_weights (w->value))
+    {
+      g_strlcpy (buf, "NULL", len);
+      return buf;
+    }
+  return fw_hc_root_operand (g, w, buf, len);
+}
+
 /* One sgemm per batch matrix into dst. */
 static void
 emit_matmul_sgemm (Gen *g, const MatShape *ms, const char *pa, const char *pb)
@@ -170,7 +192,7 @@ fw_hc_emit_matmul (Gen *g, GError **error)
      set spinning against the other on the same cores: ViT's MLP ran slower fused than unfused that way. */
   g->gemm_k = ms.K;
   pa = fw_hc_root_operand (g, ms.a, abuf, sizeof abuf);
-  pb = fw_hc_root_operand (g, ms.b, bbuf, sizeof bbuf);
+  pb = product_weights (g, ms.b, bbuf, sizeof bbuf);
   if (g->kernel->absorbed != NULL)
     return emit_absorbed (g, pa, pb);
   emit_tile (g, ms.NB * ms.M * ms.N);
@@ -206,7 +228,7 @@ fw_hc_emit_gemm (Gen *g, GError **error)
   /* One sgemm over all rows, then the epilogue: see emit_matmul. */
   g->gemm_k = K;
   pa = fw_hc_root_operand (g, a, abuf, sizeof abuf);
-  pb = fw_hc_root_operand (g, b, bbuf, sizeof bbuf);
+  pb = product_weights (g, b, bbuf, sizeof bbuf);
   if (g->kernel->absorbed != NULL)
     return emit_absorbed (g, pa, pb);
   emit_tile (g, M * N);
@@ -396,15 +418,6 @@ emit_conv_sgemm (Gen *g, const ConvGeom *cv, GError **error)
   }
 }
 
-/* Whether a oneDNN root's weights are a half constant the primitive takes widened once (widened_weights),
- * so that the kernel passes none. */
-static gboolean
-widens_weights (const FwValue *w)
-{
-  return w != NULL && w->constant != NULL && fw_hc_is_half (w->constant->dtype) &&
-         fw_tensor_get_data (w->constant, NULL) != NULL;
-}
-
 gboolean
 fw_hc_emit_conv (Gen *g, GError **error)
 {
@@ -413,11 +426,7 @@ fw_hc_emit_conv (Gen *g, GError **error)
   if (!conv_geometry (g, &cv, error))
     return FALSE;
   fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 0), cv.x, sizeof cv.x);
-  /* A primitive reads constant weights from its own reordered copy: half ones need no panel each run. */
-  if (g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && widens_weights (g->root->inputs[1]))
-    g_strlcpy (cv.w, "NULL", sizeof cv.w);
-  else
-    fw_hc_root_operand (g, fw_hc_input_val (g, g->root, 1), cv.w, sizeof cv.w);
+  product_weights (g, fw_hc_input_val (g, g->root, 1), cv.w, sizeof cv.w);
   if (g->kernel->absorbed != NULL)
     return emit_absorbed (g, cv.x, cv.w);
   emit_tile (g, cv.NI * cv.M * cv.OHW);
@@ -431,6 +440,16 @@ fw_hc_emit_conv (Gen *g, GError **error)
   if (g->kernel->producer_kind == FW_SK_PRODUCER_DIRECT)
     return emit_conv_direct (g, &cv, error);
   return emit_conv_sgemm (g, &cv, error);
+}
+
+/* Whether a product's operands are what its float32 primitive is given: float32, or half ones widened as a
+ * Conv's are (a panel of the source each run, constant weights once: fw_hc_root_operand, widened_weights).
+ * bert_like_float16's products ran on sgemm with their weights widened into a panel on every run. */
+static gboolean
+product_operands (const SkVal *a, const SkVal *b)
+{
+  return (a->dtype == FW_DTYPE_FLOAT || fw_hc_is_half (a->dtype)) &&
+         (b->dtype == FW_DTYPE_FLOAT || fw_hc_is_half (b->dtype));
 }
 
 /* The root as a oneDNN primitive's description; FALSE with *why when the operands are not what a float32
@@ -475,8 +494,8 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
       gint64 M = g->dims[0], N = g->dims[1], K;
 
       w = fw_hc_input_val (g, g->root, 1);
-      if (g->rank != 2 || a == NULL || w == NULL || a->dtype != FW_DTYPE_FLOAT || w->dtype != FW_DTYPE_FLOAT ||
-          a->value->rank != 2 || w->value->rank != 2)
+      if (g->rank != 2 || a == NULL || w == NULL || !product_operands (a, w) || a->value->rank != 2 ||
+          w->value->rank != 2)
         {
           *why = g_strdup (_("a Gemm on operands other than float32 matrices"));
           return FALSE;
@@ -488,8 +507,8 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
     {
       MatShape ms;
 
-      if (!matmul_shape (g, &ms, NULL) || ms.a1 || ms.b1 || ms.a->dtype != FW_DTYPE_FLOAT ||
-          ms.b->dtype != FW_DTYPE_FLOAT || ms.nb + 2 > FW_DNNL_MAX_RANK)
+      if (!matmul_shape (g, &ms, NULL) || ms.a1 || ms.b1 || !product_operands (ms.a, ms.b) ||
+          ms.nb + 2 > FW_DNNL_MAX_RANK)
         {
           *why = g_strdup (_("a MatMul of a vector, of operands other than float32 or of rank over 6"));
           return FALSE;

@@ -12,12 +12,50 @@
 #include "fw-test-models.h"
 #include "graph/fw-graph-private.h"
 
+static void
+add_input (FwGraph *g, const char *name, FwDType dtype, guint rank, const gint64 *dims)
+{
+  FwDim d[FW_MAX_RANK];
+
+  for (guint i = 0; i < rank; i++)
+    d[i] = FW_DIM_STATIC (dims[i]);
+  g_assert_nonnull (fw_graph_add_input (g, name, dtype, rank, d, NULL));
+}
+
+/* A constant of dtype with values in [-1, 1]. */
+static void
+add_weight (FwGraph *g, GRand *rand, const char *name, FwDType dtype, guint rank, const gint64 *dims)
+{
+  gint64 n = 1;
+  g_autofree guint16 *h = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FwTensor) t = NULL;
+
+  if (dtype == FW_DTYPE_FLOAT)
+    {
+      fw_test_add_random_weight (g, rand, name, rank, dims, 1.0f);
+      return;
+    }
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  h = g_new (guint16, n);
+  for (gint64 i = 0; i < n; i++)
+    {
+      float v = (float) g_rand_double_range (rand, -1.0, 1.0);
+      h[i] = dtype == FW_DTYPE_FLOAT16 ? fw_float_to_half (v) : fw_float_to_bfloat16 (v);
+    }
+  bytes = g_bytes_new (h, sizeof (guint16) * (gsize) n);
+  t = fw_tensor_new (dtype, rank, dims, bytes);
+  g_assert_nonnull (fw_graph_add_initializer (g, name, t, NULL));
+}
+
 /* Ops with nothing to fuse them with, each a graph output: Conv (bias, pads, stride 2), Gemm (transB, bias),
  * MatMul of batched activations by a constant matrix, MaxPool (3×3, stride 2, pads, a partial last window
  * from ceil_mode), GlobalAveragePool, a Mul by that per-channel gate, and a Conv by activation weights and
- * a Mul of two activations, which no kernel takes. */
+ * a Mul of two activations, which no kernel takes. In dtype: float32, or a half type (inputs and constants
+ * all of it), whose kernels are the float32 ones on widened inputs with the result rounded once. */
 static FwModel *
-single_ops_model (void)
+single_ops_model_typed (FwDType dtype)
 {
   FwModel *model = fw_test_model_new (13);
   FwGraph *g = fw_model_get_graph (model);
@@ -27,15 +65,15 @@ single_ops_model (void)
   gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
   FwNode *n;
 
-  fw_test_add_float_input (g, "x", 4, x);
-  fw_test_add_float_input (g, "xw", 4, xw);
-  fw_test_add_float_input (g, "gx", 2, gx);
-  fw_test_add_float_input (g, "mx", 3, mx);
-  fw_test_add_random_weight (g, rand, "w", 4, w, 1.0f);
-  fw_test_add_random_weight (g, rand, "b", 1, b, 1.0f);
-  fw_test_add_random_weight (g, rand, "gw", 2, gw, 1.0f);
-  fw_test_add_random_weight (g, rand, "gb", 1, gb, 1.0f);
-  fw_test_add_random_weight (g, rand, "mw", 2, mw, 1.0f);
+  add_input (g, "x", dtype, 4, x);
+  add_input (g, "xw", dtype, 4, xw);
+  add_input (g, "gx", dtype, 2, gx);
+  add_input (g, "mx", dtype, 3, mx);
+  add_weight (g, rand, "w", dtype, 4, w);
+  add_weight (g, rand, "b", dtype, 1, b);
+  add_weight (g, rand, "gw", dtype, 2, gw);
+  add_weight (g, rand, "gb", dtype, 1, gb);
+  add_weight (g, rand, "mw", dtype, 2, mw);
   n = fw_test_add_node3 (g, "Conv", "conv", "y0", "x", "w", "b");
   fw_node_set_attr_ints (n, "pads", 4, pads);
   fw_node_set_attr_ints (n, "strides", 2, strides);
@@ -61,6 +99,12 @@ single_ops_model (void)
   return model;
 }
 
+static FwModel *
+single_ops_model (void)
+{
+  return single_ops_model_typed (FW_DTYPE_FLOAT);
+}
+
 typedef struct
 {
   FwModel   *model;
@@ -75,7 +119,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   g_autoptr(FwProfile) profile = fw_test_profile_910b ();
   FwPlanOptions options;
 
-  f->model = single_ops_model ();
+  f->model = single_ops_model_typed (data != NULL ? (FwDType) GPOINTER_TO_INT (data) : FW_DTYPE_FLOAT);
   fw_plan_options_init (&options);
   f->plan = fw_plan_new (f->model, profile, NULL, &options, &error);
   g_assert_no_error (error);
@@ -388,6 +432,12 @@ main (int argc, char **argv)
   g_test_add_func ("/core/exec/node-kernel/half-pool", test_half_pool);
   g_test_add ("/core/exec/node-kernel/matches-reference", Fixture, NULL, fixture_set_up, test_matches_reference,
               fixture_tear_down);
+  g_test_add ("/core/exec/node-kernel/half/chosen", Fixture, GINT_TO_POINTER (FW_DTYPE_FLOAT16), fixture_set_up,
+              test_chosen, fixture_tear_down);
+  g_test_add ("/core/exec/node-kernel/half/matches-reference", Fixture, GINT_TO_POINTER (FW_DTYPE_FLOAT16),
+              fixture_set_up, test_matches_reference, fixture_tear_down);
+  g_test_add ("/core/exec/node-kernel/bfloat16/matches-reference", Fixture, GINT_TO_POINTER (FW_DTYPE_BFLOAT16),
+              fixture_set_up, test_matches_reference, fixture_tear_down);
   g_test_add ("/core/exec/node-kernel/spoiled-fails", Fixture, NULL, fixture_set_up, test_spoiled_fails,
               fixture_tear_down);
   return g_test_run ();

@@ -47,21 +47,53 @@ typedef struct
   /* The channels block of the graph's channels-last form (fw_host_activation_block): a pool's or gate's
      result made channels-last from a plain one lies so. */
   guint        block;
+  /* A half node (float16 or bfloat16, its computed inputs and result all of it): the float32 kernel on its
+     inputs widened, the result rounded once (run_half); its constant operands widened once, here. */
+  FwDType      half;
+  FwTensor    *wide[3];
 } NodeKernel;
 
 static gboolean
+is_half (FwDType dtype)
+{
+  return dtype == FW_DTYPE_FLOAT16 || dtype == FW_DTYPE_BFLOAT16;
+}
+
+/* A static float32 value of the rank (any, for -1), or a half one where the kernel is half (the node's
+ * result's type, checked once for every operand in fw_host_node_kernel_new). */
+static gboolean
 static_float (const FwValue *v, gint rank)
 {
-  if (v == NULL || v->dtype != FW_DTYPE_FLOAT || (rank >= 0 && v->rank != rank) || !fw_value_is_static (v))
+  if (v == NULL || (v->dtype != FW_DTYPE_FLOAT && !is_half (v->dtype)) || (rank >= 0 && v->rank != rank) ||
+      !fw_value_is_static (v))
     return FALSE;
   return TRUE;
 }
 
+/* A constant operand as the float32 tensor the kernel's primitive takes: its own, or a half one widened once
+ * into k->wide[slot]. */
 static FwTensor *
-constant_float (const FwValue *v)
+constant_float (NodeKernel *k, const FwValue *v, guint slot)
 {
-  return v != NULL && v->constant != NULL && v->dtype == FW_DTYPE_FLOAT &&
-         fw_tensor_get_data (v->constant, NULL) != NULL ? v->constant : NULL;
+  const FwTensor *t = v != NULL ? v->constant : NULL;
+  g_autofree float *values = NULL;
+
+  if (t == NULL || fw_tensor_get_data (t, NULL) == NULL || (v->dtype != FW_DTYPE_FLOAT && !is_half (v->dtype)))
+    return NULL;
+  if (v->dtype == FW_DTYPE_FLOAT)
+    return v->constant;
+  if (k->wide[slot] == NULL)
+    {
+      values = g_new (float, MAX (t->n_elements, 1));
+      for (gint64 i = 0; i < t->n_elements; i++)
+        {
+          double x = 0;
+          fw_tensor_get_double (t, i, &x);
+          values[i] = (float) x;
+        }
+      k->wide[slot] = fw_tensor_new_float (t->rank, t->dims, values);
+    }
+  return k->wide[slot];
 }
 
 static gboolean
@@ -72,18 +104,18 @@ refuse (char **why, const char *text)
 }
 
 static gboolean
-describe_conv (const FwNode *node, FwDnnlDesc *d, char **why)
+describe_conv (NodeKernel *k, const FwNode *node, FwDnnlDesc *d, char **why)
 {
   const FwValue *x = node->inputs[0], *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
   const FwValue *b = node->n_inputs > 2 ? node->inputs[2] : NULL, *y = node->outputs[0];
-  gint64 k[2], groups = fw_node_get_attr_int (node, "group", 1);
+  gint64 ks[2], groups = fw_node_get_attr_int (node, "group", 1);
   FwWindow2d win;
 
-  if (!static_float (x, 4) || x->constant != NULL || !static_float (w, 4) || constant_float (w) == NULL ||
-      !static_float (y, 4) || (b != NULL && (constant_float (b) == NULL || b->rank != 1)))
+  if (!static_float (x, 4) || x->constant != NULL || !static_float (w, 4) || constant_float (k, w, 0) == NULL ||
+      !static_float (y, 4) || (b != NULL && (constant_float (k, b, 1) == NULL || b->rank != 1)))
     return refuse (why, _("a Conv other than 2-D float32 with constant weights and bias"));
-  k[0] = w->dims[2].value, k[1] = w->dims[3].value;
-  if (!fw_window_2d (node, k, &win) || groups < 1 ||
+  ks[0] = w->dims[2].value, ks[1] = w->dims[3].value;
+  if (!fw_window_2d (node, ks, &win) || groups < 1 ||
       x->dims[1].value % groups != 0 || w->dims[0].value != y->dims[1].value ||
       w->dims[1].value * groups != x->dims[1].value ||
       (b != NULL && b->dims[0].value != y->dims[1].value))
@@ -92,21 +124,21 @@ describe_conv (const FwNode *node, FwDnnlDesc *d, char **why)
   d->kind = FW_DNNL_CONV;
   d->alpha = 1.0f;
   d->n = x->dims[0].value, d->c = x->dims[1].value, d->h = win.in[0], d->w = win.in[1];
-  d->m = y->dims[1].value, d->oh = win.out[0], d->ow = win.out[1], d->kh = k[0], d->kw = k[1], d->groups = groups;
+  d->m = y->dims[1].value, d->oh = win.out[0], d->ow = win.out[1], d->kh = ks[0], d->kw = ks[1], d->groups = groups;
   d->sh = win.s[0], d->sw = win.s[1], d->dh = win.d[0], d->dw = win.d[1], d->pt = win.begin[0], d->pl = win.begin[1];
   /* The least far-side padding that gives ONNX's output size (as a SuperKernel's root does). */
   d->pb = win.end[0];
   d->pr = win.end[1];
   d->block = fw_host_activation_block (node->graph);
-  d->weights = constant_float (w);
-  d->bias = b != NULL ? constant_float (b) : NULL;
+  d->weights = constant_float (k, w, 0);
+  d->bias = b != NULL ? constant_float (k, b, 1) : NULL;
   return TRUE;
 }
 
 /* Gemm, or a MatMul of an activation by a constant matrix: [rows, K] × [K, N] (+ bias over N), the rows of
  * a MatMul's A folded into one dimension. */
 static gboolean
-describe_product (const FwNode *node, FwDnnlDesc *d, char **why)
+describe_product (NodeKernel *k, const FwNode *node, FwDnnlDesc *d, char **why)
 {
   gboolean gemm = strcmp (node->op_type, "Gemm") == 0;
   const FwValue *a = node->inputs[0], *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
@@ -118,7 +150,7 @@ describe_product (const FwNode *node, FwDnnlDesc *d, char **why)
   gint64 rows = 1, K, N;
 
   if (!static_float (a, gemm ? 2 : -1) || a->constant != NULL || a->rank < 2 || !static_float (w, 2) ||
-      constant_float (w) == NULL || !static_float (y, -1))
+      constant_float (k, w, 0) == NULL || !static_float (y, -1))
     return refuse (why, _("a product other than float32 by a constant matrix"));
   K = a->dims[ta ? 0 : a->rank - 1].value;
   N = w->dims[tb ? 0 : 1].value;
@@ -126,13 +158,13 @@ describe_product (const FwNode *node, FwDnnlDesc *d, char **why)
     rows *= a->dims[ta ? 1 : i].value;
   /* oneDNN adds the bias after the output scale: alpha only without C, and C as given (beta 1). */
   if (w->dims[tb ? 1 : 0].value != K ||
-      (c != NULL && (constant_float (c) == NULL || c->constant->n_elements != N ||
+      (c != NULL && (constant_float (k, c, 1) == NULL || c->constant->n_elements != N ||
                      c->rank < 1 || c->dims[c->rank - 1].value != N || beta != 1.0f || alpha != 1.0f)))
     return refuse (why, _("a Gemm whose C is not one constant row, or scaled"));
   memset (d, 0, sizeof *d);
   fw_dnnl_desc_set_product (d, rows, K, N, ta, tb, alpha);
-  d->weights = constant_float (w);
-  d->bias = c != NULL ? constant_float (c) : NULL;
+  d->weights = constant_float (k, w, 0);
+  d->bias = c != NULL ? constant_float (k, c, 1) : NULL;
   return TRUE;
 }
 
@@ -176,13 +208,7 @@ describe_pool (const FwNode *node, PoolGeom *p, char **why)
   const gint64 *ks = fw_node_get_attr_ints (node, "kernel_shape", &n);
   FwWindow2d win;
 
-  /* float16 and bfloat16 too: a maximum is exact in float32, so widening, pooling and rounding back give the
-     reference's bits (run_half_pool). */
-  gboolean half = x != NULL && y != NULL && x->dtype == y->dtype &&
-                  (x->dtype == FW_DTYPE_FLOAT16 || x->dtype == FW_DTYPE_BFLOAT16) && x->rank == 4 && y->rank == 4 &&
-                  fw_value_is_static (x) && fw_value_is_static (y);
-
-  if (((!static_float (x, 4) || !static_float (y, 4)) && !half) || x->constant != NULL ||
+  if (!static_float (x, 4) || !static_float (y, 4) || x->constant != NULL ||
       (node->n_outputs > 1 && node->outputs[1] != NULL))
     return refuse (why, _("a MaxPool other than 2-D float32 without indices"));
   if (ks == NULL || n != 2 || ks[0] < 1 || ks[1] < 1 || !fw_window_2d (node, ks, &win) || win.d[0] != 1 ||
@@ -416,31 +442,19 @@ half_table (void)
   return table;
 }
 
-/* A float16 or bfloat16 MaxPool: widened, pooled in float32, rounded back (exact: no value changes). */
+/* x widened into a new plain float32 array: bfloat16 is float32's upper half; float16 through a table of all
+ * 65,536 values (a call per element took 4 of resnet18_float16's 5 ms of pooling). */
 static FwArray *
-run_half_pool (NodeKernel *k, const FwArray *x, guint n_threads, GError **error)
+widen (const FwArray *x, guint n_threads, GError **error)
 {
-  gboolean bf16 = x->dtype == FW_DTYPE_BFLOAT16;
   const guint16 *xs = x->data;
-  g_autoptr(FwArray) wide = NULL, pooled = NULL;
-  FwArray *y;
+  FwArray *wide;
   float *w;
 
-  /* A half pool has no channels-last form (fw_host_node_kernel_new): such an input is a bug upstream. */
-  if (x->nhwc)
-    {
-      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
-                   k->nk.node->name);
-      return NULL;
-    }
-  if ((wide = fw_array_new (FW_DTYPE_FLOAT, x->rank, x->dims, error)) == NULL ||
-      (pooled = fw_array_new (FW_DTYPE_FLOAT, k->out_rank, k->out_dims, error)) == NULL ||
-      (y = fw_array_new (x->dtype, k->out_rank, k->out_dims, error)) == NULL)
+  if ((wide = fw_array_new (FW_DTYPE_FLOAT, x->rank, x->dims, error)) == NULL)
     return NULL;
   w = wide->data;
-  /* bfloat16 is float32's upper half; float16 through a table of all 65,536 values (a call per element
-     took 4 of resnet18_float16's 5 ms of pooling). */
-  if (bf16)
+  if (x->dtype == FW_DTYPE_BFLOAT16)
     {
 #pragma omp parallel for num_threads (MAX (n_threads, 1)) schedule (static)
       for (gint64 i = 0; i < x->n_elements; i++)
@@ -453,22 +467,118 @@ run_half_pool (NodeKernel *k, const FwArray *x, guint n_threads, GError **error)
       for (gint64 i = 0; i < x->n_elements; i++)
         w[i] = table[xs[i]];
     }
-  max_pool (wide->data, pooled->data, &k->pool, MAX (n_threads, 1));
-#pragma omp parallel for num_threads (MAX (n_threads, 1)) schedule (static)
-  for (gint64 i = 0; i < y->n_elements; i++)
+  return wide;
+}
+
+/* float32 → float16, to nearest even, branch-free so that the loop vectorises: Maratos' FP16 form, the one
+ * the generated kernels carry (fw-host-half.c), which gives fw_float_to_half's bits for every input, NaN as
+ * 0x7e00 with its sign. A call of that per element took most of a half gate's 150 µs. The flags the build
+ * passes keep the compiler from reassociating the rounding add. */
+static inline float
+bits_float (guint32 u)
+{
+  float f;
+  memcpy (&f, &u, 4);
+  return f;
+}
+
+static inline guint32
+float_bits (float f)
+{
+  guint32 u;
+  memcpy (&u, &f, 4);
+  return u;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#endif
+static void
+round_half (const float *restrict v, guint16 *restrict d, gint64 n)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma omp simd
+#endif
+  for (gint64 i = 0; i < n; i++)
     {
-      float v = ((const float *) pooled->data)[i];
-      ((guint16 *) y->data)[i] = bf16 ? fw_float_to_bfloat16 (v) : fw_float_to_half (v);
+      const guint32 w = float_bits (v[i]), shl1_w = w + w, sign = w & 0x80000000u;
+      guint32 bias = shl1_w & 0xff000000u;
+      float base = (fabsf (v[i]) * 0x1.0p+112f) * 0x1.0p-110f;
+
+      bias = bias < 0x71000000u ? 0x71000000u : bias;
+      base = bits_float ((bias >> 1) + 0x07800000u) + base;
+      {
+        const guint32 bits = float_bits (base);
+        const guint32 nonsign = ((bits >> 13) & 0x7c00u) + (bits & 0x0fffu);
+        d[i] = (guint16) ((sign >> 16) | (shl1_w > 0xff000000u ? 0x7e00u : nonsign));
+      }
     }
-  return y;
+}
+
+static gboolean run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc,
+                           guint n_threads, GError **error);
+
+/* A half node: the float32 kernel on its computed inputs widened (its constant ones the primitive took
+ * widened once), the result rounded once, to nearest even. A pool's maximum changes no value, so it gives the
+ * reference's bits; the rest compute in float32 what the reference computes wider and rounds the same once
+ * (mobilenet_v3_small_float16's gates, averages, Convs and classifier ran 11 of its 15 ms on the reference
+ * kernels). A half node has no channels-last form: such an input is a bug upstream. */
+static gboolean
+run_half (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  FwArray *wide[3] = { NULL, NULL, NULL };
+  g_autoptr(FwArray) y = NULL;
+  FwArray *out = NULL;
+  gboolean ok = TRUE;
+  /* What the float32 kernel reads: the first input, and a gate's second. */
+  guint n = k->kind == NODE_CHANNEL_SCALE ? 2 : 1;
+
+  for (guint i = 0; i < n && ok; i++)
+    {
+      const FwArray *x = inputs[i];
+      if (x == NULL || x->dtype != k->half || x->nhwc)
+        {
+          g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
+                       k->nk.node->name);
+          ok = FALSE;
+        }
+      else
+        ok = (wide[i] = widen (x, n_threads, error)) != NULL;
+    }
+  ok = ok && run_float (k, wide, &out, FALSE, n_threads, error) &&
+       (y = fw_array_new (k->half, k->out_rank, k->out_dims, error)) != NULL;
+  for (guint i = 0; i < n; i++)
+    g_clear_pointer (&wide[i], fw_array_unref);
+  if (ok)
+    {
+      const float *v = out->data;
+      guint16 *d = y->data;
+      gboolean bf16 = k->half == FW_DTYPE_BFLOAT16;
+
+      const gint64 chunk = 4096, n_chunks = (y->n_elements + chunk - 1) / chunk;
+
+#pragma omp parallel for num_threads (MAX (n_threads, 1)) schedule (static)
+      for (gint64 c = 0; c < n_chunks; c++)
+        {
+          const gint64 i0 = c * chunk, len = MIN (chunk, y->n_elements - i0);
+          if (bf16)
+            for (gint64 i = i0; i < i0 + len; i++)
+              d[i] = fw_float_to_bfloat16 (v[i]);
+          else
+            round_half (v + i0, d + i0, len);
+        }
+      outputs[0] = g_steal_pointer (&y);
+    }
+  g_clear_pointer (&out, fw_array_unref);
+  return ok;
 }
 
 /* The node on its inputs as they lie (a Conv's and a pool's first input plain or channels-last), the output
  * in out_nhwc's layout: a Conv's primitive writes it so, a pool's result is converted only when its input's
  * layout differs (the executor makes that rare). */
 static gboolean
-run_layout (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc, guint n_threads,
-            GError **error)
+run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc, guint n_threads,
+           GError **error)
 {
   FwArray *x = inputs[0];
   g_autoptr(FwArray) y = NULL;
@@ -476,11 +586,6 @@ run_layout (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean o
   if (k->kind == NODE_GLOBAL_AVG || k->kind == NODE_CHANNEL_SCALE)
     {
       if ((y = run_channelwise (k, inputs, out_nhwc, n_threads, error)) == NULL)
-        return FALSE;
-    }
-  else if (k->kind == NODE_MAX_POOL && x != NULL && x->dtype != FW_DTYPE_FLOAT && x->n_elements == k->in_elements)
-    {
-      if ((y = run_half_pool (k, x, n_threads, error)) == NULL)
         return FALSE;
     }
   /* The shapes the kernel was made for are the inferred ones; a run on others is a bug upstream. */
@@ -538,6 +643,14 @@ run_layout (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean o
 }
 
 static gboolean
+run_layout (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc, guint n_threads,
+            GError **error)
+{
+  return k->half != FW_DTYPE_UNDEFINED ? run_half (k, inputs, outputs, n_threads, error)
+                                       : run_float (k, inputs, outputs, out_nhwc, n_threads, error);
+}
+
+static gboolean
 run_node_kernel (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
 {
   return run_layout (data, inputs, outputs, FALSE, n_threads, error);
@@ -551,10 +664,22 @@ run_node_kernel_nhwc (gpointer data, FwArray *const *inputs, FwArray **outputs, 
   return run_layout (data, inputs, outputs, out_nhwc, n_threads, error);
 }
 
+static void
+node_kernel_free (NodeKernel *k)
+{
+  g_clear_pointer (&k->prim, fw_dnnl_prim_free);
+  for (guint i = 0; i < G_N_ELEMENTS (k->wide); i++)
+    g_clear_pointer (&k->wide[i], fw_tensor_unref);
+  g_free (k->producer);
+  g_free (k);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NodeKernel, node_kernel_free)
+
 FwNodeKernel *
 fw_host_node_kernel_new (const FwNode *node, char **why)
 {
-  g_autofree NodeKernel *k = g_new0 (NodeKernel, 1);
+  g_autoptr(NodeKernel) k = g_new0 (NodeKernel, 1);
   const FwValue *y = node->n_outputs > 0 ? node->outputs[0] : NULL;
   FwDnnlDesc d;
 
@@ -564,6 +689,15 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
       refuse (why, _("no kernel for this op"));
       return NULL;
     }
+  /* A half node has every operand of its result's type: the float32 kernels take them widened. */
+  if (is_half (y->dtype))
+    for (guint i = 0; i < node->n_inputs; i++)
+      if (node->inputs[i] != NULL && node->inputs[i]->dtype != y->dtype)
+        {
+          refuse (why, _("a node on operands of more than one type"));
+          return NULL;
+        }
+  k->half = is_half (y->dtype) ? y->dtype : FW_DTYPE_UNDEFINED;
   if (strcmp (node->op_type, "MaxPool") == 0)
     {
       if (!describe_pool (node, &k->pool, why))
@@ -585,7 +719,7 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
           refuse (why, _("built without oneDNN"));
           return NULL;
         }
-      if (!(strcmp (node->op_type, "Conv") == 0 ? describe_conv (node, &d, why) : describe_product (node, &d, why)))
+      if (!(strcmp (node->op_type, "Conv") == 0 ? describe_conv (k, node, &d, why) : describe_product (k, node, &d, why)))
         return NULL;
       if ((k->prim = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), why)) == NULL)
         return NULL;
@@ -628,9 +762,9 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
                                  : k->kind != NODE_DNNL || fw_dnnl_prim_src_channels_last (k->prim) ? 1 : 0;
     }
   /* In blocks of 16, a pool or gate over channels that are not a multiple of it stays plain; so does a half
-     pool. */
+     node (run_half). */
   if ((k->block != 0 && k->kind != NODE_DNNL && (k->kind == NODE_MAX_POOL ? k->pool.C : k->C) % k->block != 0) ||
-      (k->kind == NODE_MAX_POOL && y->dtype != FW_DTYPE_FLOAT))
+      k->half != FW_DTYPE_UNDEFINED)
     {
       k->nk.kernel.run_nhwc = NULL;
       k->nk.kernel.nhwc_inputs = 0;
@@ -641,14 +775,8 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
 void
 fw_host_node_kernel_free (FwNodeKernel *nk)
 {
-  NodeKernel *k;
-
-  if (nk == NULL)
-    return;
-  k = nk->kernel.data;
-  g_clear_pointer (&k->prim, fw_dnnl_prim_free);
-  g_free (k->producer);
-  g_free (k);
+  if (nk != NULL)
+    node_kernel_free (nk->kernel.data);
 }
 
 GPtrArray *

@@ -30,6 +30,11 @@ struct _FwFusedProgram
   GHashTable *bodies;
   /* The main graph's program only: FwNode* → FwNodeKernel* (not owned), or NULL. */
   GHashTable *node_kernels;
+  /* The main graph's program only: per step, whether its node gives the same results on every run
+     (mark_foldable), and those results, FwValue* → FwArray*, kept by the first run that needed them. */
+  guint8     *foldable;
+  GHashTable *folded;
+  GMutex      fold_lock;
 };
 
 /* An integer kernel (plan/fw-qdq.h) reads a shared DequantizeLinear's integer input instead of its output. */
@@ -273,6 +278,63 @@ kernels_in (FwPlan *plan, GPtrArray *kernels, const FwGraph *graph)
   return mine;
 }
 
+/* Whether the node computes the same results from the same inputs: no random op, no body, no custom op. */
+static gboolean
+deterministic (const FwNode *node)
+{
+  static const char *const random[] = { "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                                        "Multinomial", "Bernoulli" };
+
+  if (node->domain[0] != '\0' || (node->implicit_inputs != NULL && node->implicit_inputs->len > 0))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (random); i++)
+    if (strcmp (node->op_type, random[i]) == 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* The steps on the reference kernels whose inputs are constants (not graph inputs, which a caller may give
+ * instead of their initializers) or results of such steps, and Shape or Size of a static value: their
+ * results are computed once and kept (run_folded). bert_like_qdq dequantised four weight matrices on every
+ * run (4.8 of its 20 ms); swin_t runs 2,759 Constant nodes. A graph output is left to run: the caller owns
+ * what it gets. */
+static void
+mark_foldable (FwFusedProgram *program)
+{
+  FwGraph *graph = program->graph;
+  g_autofree guint8 *fixed = g_new0 (guint8, graph->values->len + 1);
+
+  program->foldable = g_new0 (guint8, program->steps->len + 1);
+  program->folded = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_array_unref);
+  g_mutex_init (&program->fold_lock);
+  for (guint i = 0; i < graph->values->len; i++)
+    {
+      const FwValue *v = g_ptr_array_index (graph->values, i);
+      fixed[i] = v->constant != NULL && !v->is_input;
+    }
+  for (guint s = 0; s < program->steps->len; s++)
+    {
+      const FwNode *node = g_array_index (program->steps, Step, s).node;
+      gboolean shape, all;
+
+      if (node == NULL || node->n_outputs == 0 || !deterministic (node))
+        continue;
+      shape = (strcmp (node->op_type, "Shape") == 0 || strcmp (node->op_type, "Size") == 0) && node->n_inputs == 1 &&
+              node->inputs[0] != NULL && fw_value_is_static (node->inputs[0]);
+      all = TRUE;
+      for (guint i = 0; i < node->n_inputs && all && !shape; i++)
+        all = node->inputs[i] == NULL || (node->inputs[i]->graph == graph && fixed[node->inputs[i]->index]);
+      for (guint o = 0; o < node->n_outputs && all; o++)
+        all = node->outputs[o] == NULL || (node->outputs[o]->graph == graph && !node->outputs[o]->is_output);
+      if (!all)
+        continue;
+      program->foldable[s] = 1;
+      for (guint o = 0; o < node->n_outputs; o++)
+        if (node->outputs[o] != NULL)
+          fixed[node->outputs[o]->index] = 1;
+    }
+}
+
 FwFusedProgram *
 fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *scopes, GError **error)
 {
@@ -282,6 +344,9 @@ fw_fused_program_new_with_scopes (FwPlan *plan, GPtrArray *kernels, GPtrArray *s
 
   if (program == NULL)
     return NULL;
+  /* FW_FUSED_NO_FOLD: every step run on every run, to measure or test what keeping them saves. */
+  if (g_getenv ("FW_FUSED_NO_FOLD") == NULL)
+    mark_foldable (program);
   program->bodies = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) fw_fused_program_free);
   for (guint r = 1; plan->regions != NULL && r < plan->regions->len; r++)
     {
@@ -331,6 +396,12 @@ fw_fused_program_free (FwFusedProgram *program)
     g_array_unref (program->steps);
   g_clear_pointer (&program->bodies, g_hash_table_unref);
   g_clear_pointer (&program->node_kernels, g_hash_table_unref);
+  if (program->folded != NULL)
+    {
+      g_hash_table_unref (program->folded);
+      g_mutex_clear (&program->fold_lock);
+    }
+  g_free (program->foldable);
   g_free (program);
 }
 
@@ -471,6 +542,42 @@ donated_output (const FwExecFrame *frame, const guint *uses, const FwGroupKernel
   return NULL;
 }
 
+/* A foldable step (mark_foldable): its results from the program's cache, or run once and kept there. Under
+ * the lock, so that runs of one program in parallel compute them once. The cached arrays are shared: a
+ * kernel writes into an input only when the frame holds its one other reference (donated_output). */
+static gboolean
+run_folded (FwFusedProgram *program, FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwNode *node,
+            GError **error)
+{
+  gboolean cached = TRUE, ok = TRUE;
+
+  g_mutex_lock (&program->fold_lock);
+  for (guint o = 0; o < node->n_outputs; o++)
+    if (node->outputs[o] != NULL && uses[node->outputs[o]->index] > 0)
+      cached = cached && g_hash_table_contains (program->folded, node->outputs[o]);
+  if (!cached)
+    {
+      ok = fw_exec_frame_run_node (ctx, frame, uses, node, error);
+      for (guint o = 0; ok && o < node->n_outputs; o++)
+        {
+          const FwValue *v = node->outputs[o];
+          if (v != NULL && frame->values[v->index] != NULL)
+            g_hash_table_replace (program->folded, (gpointer) v, fw_array_ref (frame->values[v->index]));
+        }
+    }
+  else
+    {
+      for (guint o = 0; o < node->n_outputs; o++)
+        if (node->outputs[o] != NULL && uses[node->outputs[o]->index] > 0)
+          fw_exec_frame_store (frame, uses, node->outputs[o],
+                               fw_array_ref (g_hash_table_lookup (program->folded, node->outputs[o])));
+      for (guint i = 0; i < node->n_inputs; i++)
+        fw_exec_frame_release (frame, uses, node->inputs[i]);
+    }
+  g_mutex_unlock (&program->fold_lock);
+  return ok;
+}
+
 static gboolean
 run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
              gboolean skip_initializers, FwArray **outputs, GHashTable *keep, GError **error)
@@ -518,6 +625,14 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
 
       if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
         goto out;
+      /* The golden mode computes in wider types than the cache holds. (No foldable node has a kernel that
+         writes channels-last: every one refuses a constant activation.) */
+      if (step->node != NULL && program->foldable != NULL && program->foldable[s] && ctx->golden == FW_DTYPE_UNDEFINED)
+        {
+          if (!run_folded (program, ctx, &frame, uses, step->node, error))
+            goto out;
+          continue;
+        }
       if (step->node != NULL)
         {
           const FwGroupKernel *nk = nhwc_kernel (program, step);

@@ -554,6 +554,96 @@ test_fused_in_place (void)
     }
 }
 
+/* A node fed only by constants runs once, on the first run, and its result is kept for every later one: w →
+ * W: Neg → wn → G: an in-place Neg (the group) → wn2, x + wn2 → y. The kept wn is never handed to G as its
+ * output's storage (the cache holds it too), so every run gives the reference's bytes, and two runs keeping
+ * wn get the very same array. */
+static void
+test_fused_fold (void)
+{
+  static const char *const ops[] = { "Neg", "Add", NULL };
+  static const char *const group[] = { "/G", NULL };
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1025) };
+  gint64 wdims[2] = { 64, 1025 };
+  const char *w_in[1] = { "w" }, *w_out[1] = { "wn" }, *g_in[1] = { "wn" }, *g_out[1] = { "wn2" };
+  const char *a_in[2] = { "x", "wn2" }, *a_out[1] = { "y" };
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3);
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwFusedProgram) program = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  FwArray *kept[2] = { NULL, NULL };
+  FwValue *in_v, *out_v;
+  InPlaceNeg neg = { 0 };
+  FwGroupKernel kernel = { 0 };
+  FwPlanOptions options;
+
+  if (!have_kernels (ops))
+    return;
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_test_add_random_weight (g, rand, "w", 2, wdims, 1.0f);
+  fw_graph_add_node (g, "Neg", "", "/W", 1, w_in, 1, w_out, NULL);
+  fw_graph_add_node (g, "Neg", "", "/G", 1, g_in, 1, g_out, NULL);
+  fw_graph_add_node (g, "Add", "", "/A", 2, a_in, 1, a_out, NULL);
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  options.enabled = FALSE;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  in_v = fw_graph_lookup_value (g, "wn");
+  out_v = fw_graph_lookup_value (g, "wn2");
+  /* Over the size shape inference folds at load (FW_DEFAULT_MAX_FOLD_ELEMENTS): wn is computed. */
+  g_assert_null (in_v->constant);
+  kernel.candidate = add_candidate (plan, group);
+  kernel.n_inputs = 1;
+  kernel.inputs = &in_v;
+  kernel.n_outputs = 1;
+  kernel.outputs = &out_v;
+  kernel.run = run_in_place_neg;
+  kernel.data = &neg;
+  kernel.inplace_inputs = 1;
+  g_ptr_array_add (kernels, &kernel);
+  program = fw_fused_program_new (plan, kernels, &error);
+  g_assert_no_error (error);
+  inputs = fw_exec_make_inputs (model, 7, &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < 4; r++)
+    {
+      g_autoptr(GHashTable) keep = r >= 2 ? g_hash_table_new (NULL, NULL) : NULL;
+      FwArray *reference = NULL, *fused = NULL;
+
+      if (keep != NULL)
+        g_hash_table_insert (keep, in_v, NULL);
+      g_assert_true (fw_exec_run_reference (ctx, g, (FwArray *const *) inputs->pdata, inputs->len, &reference, NULL,
+                                            &error));
+      g_assert_no_error (error);
+      g_assert_true (fw_fused_program_run (program, ctx, (FwArray *const *) inputs->pdata, inputs->len, &fused, keep,
+                                           &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (fused->data, fused->n_bytes, reference->data, reference->n_bytes);
+      if (keep != NULL)
+        {
+          kept[r - 2] = g_hash_table_lookup (keep, in_v);
+          g_assert_nonnull (kept[r - 2]);
+          g_hash_table_steal (keep, in_v);
+        }
+      fw_array_unref (fused);
+      fw_array_unref (reference);
+    }
+  g_assert_cmpuint (neg.donated, ==, 0);
+  g_assert_true (kept[0]->data == kept[1]->data);
+  fw_array_unref (kept[0]);
+  fw_array_unref (kept[1]);
+}
+
 /* A constant whose bytes are not aligned (raw_data at an odd place in the file's mapping) is copied once,
  * aligned, and every later array of it borrows that copy: no copy per run. */
 static void
@@ -607,6 +697,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/exec/fused/transformer", test_fused_transformer);
   g_test_add_func ("/core/exec/fused/conv", test_fused_conv);
   g_test_add_func ("/core/exec/fused/in-place", test_fused_in_place);
+  g_test_add_func ("/core/exec/fused/fold", test_fused_fold);
   g_test_add_func ("/core/exec/verify/mismatch", test_verify_catches_mismatch);
   g_test_add_func ("/core/exec/verify/compare", test_compare);
   g_test_add_func ("/core/exec/verify/tolerance", test_tolerance_parse);

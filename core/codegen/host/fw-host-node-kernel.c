@@ -425,55 +425,7 @@ run_channelwise (NodeKernel *k, FwArray *const *inputs, gboolean out_nhwc, guint
   return y;
 }
 
-/* Every float16 value as float32, made once. */
-static const float *
-half_table (void)
-{
-  static float *table = NULL;
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once))
-    {
-      table = g_new (float, 65536);
-      for (guint h = 0; h < 65536; h++)
-        table[h] = fw_half_to_float ((guint16) h);
-      g_once_init_leave (&once, 1);
-    }
-  return table;
-}
-
-/* x widened into a new plain float32 array: bfloat16 is float32's upper half; float16 through a table of all
- * 65,536 values (a call per element took 4 of resnet18_float16's 5 ms of pooling). */
-static FwArray *
-widen (const FwArray *x, guint n_threads, GError **error)
-{
-  const guint16 *xs = x->data;
-  FwArray *wide;
-  float *w;
-
-  if ((wide = fw_array_new (FW_DTYPE_FLOAT, x->rank, x->dims, error)) == NULL)
-    return NULL;
-  w = wide->data;
-  if (x->dtype == FW_DTYPE_BFLOAT16)
-    {
-#pragma omp parallel for num_threads (MAX (n_threads, 1)) schedule (static)
-      for (gint64 i = 0; i < x->n_elements; i++)
-        w[i] = fw_bfloat16_to_float (xs[i]);
-    }
-  else
-    {
-      const float *table = half_table ();
-#pragma omp parallel for num_threads (MAX (n_threads, 1)) schedule (static)
-      for (gint64 i = 0; i < x->n_elements; i++)
-        w[i] = table[xs[i]];
-    }
-  return wide;
-}
-
-/* float32 → float16, to nearest even, branch-free so that the loop vectorises: Maratos' FP16 form, the one
- * the generated kernels carry (fw-host-half.c), which gives fw_float_to_half's bits for every input, NaN as
- * 0x7e00 with its sign. A call of that per element took most of a half gate's 150 µs. The flags the build
- * passes keep the compiler from reassociating the rounding add. */
+/* Bit casts for the branch-free conversions below. */
 static inline float
 bits_float (guint32 u)
 {
@@ -490,6 +442,62 @@ float_bits (float f)
   return u;
 }
 
+/* float16 → float32, exact (NaN payloads too), branch-free so that the loop vectorises: Maratos' form, the
+ * one the generated kernels carry (fw-host-half.c). A table lookup per element cost as much as the gate it
+ * fed. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#endif
+static void
+widen_half (const guint16 *restrict h, float *restrict f, gint64 n)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma omp simd
+#endif
+  for (gint64 i = 0; i < n; i++)
+    {
+      const guint32 w = (guint32) h[i] << 16, sign = w & 0x80000000u, two_w = w + w;
+      const float norm = bits_float ((two_w >> 4) + (0xe0u << 23)) * 0x1.0p-112f;
+      const float denorm = bits_float ((two_w >> 17) | (126u << 23)) - 0.5f;
+
+      f[i] = bits_float (sign | (two_w < (1u << 27) ? float_bits (denorm) : float_bits (norm)));
+    }
+}
+
+/* Conversions in chunks, on the threads where the array is large enough to pay for a team. */
+#define CONVERT_CHUNK 8192
+#define CONVERT_THREADS(n, t) ((n) >= 8 * CONVERT_CHUNK ? MAX ((t), 1) : 1)
+
+/* x widened into a new plain float32 array (bfloat16 is float32's upper half). */
+static FwArray *
+widen (const FwArray *x, guint n_threads, GError **error)
+{
+  const guint16 *xs = x->data;
+  const gint64 n = x->n_elements, n_chunks = (n + CONVERT_CHUNK - 1) / CONVERT_CHUNK;
+  const gboolean bf16 = x->dtype == FW_DTYPE_BFLOAT16;
+  FwArray *wide;
+  float *w;
+
+  if ((wide = fw_array_new (FW_DTYPE_FLOAT, x->rank, x->dims, error)) == NULL)
+    return NULL;
+  w = wide->data;
+#pragma omp parallel for num_threads (CONVERT_THREADS (n, n_threads)) schedule (static)
+  for (gint64 c = 0; c < n_chunks; c++)
+    {
+      const gint64 i0 = c * CONVERT_CHUNK, len = MIN (CONVERT_CHUNK, n - i0);
+      if (bf16)
+        for (gint64 i = i0; i < i0 + len; i++)
+          w[i] = fw_bfloat16_to_float (xs[i]);
+      else
+        widen_half (xs + i0, w + i0, len);
+    }
+  return wide;
+}
+
+/* float32 → float16, to nearest even, branch-free so that the loop vectorises: Maratos' FP16 form, the one
+ * the generated kernels carry (fw-host-half.c), which gives fw_float_to_half's bits for every input, NaN as
+ * 0x7e00 with its sign. A call of that per element took most of a half gate's 150 µs. The flags the build
+ * passes keep the compiler from reassociating the rounding add. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__ ((target_clones ("avx512f", "avx2", "default")))
 #endif
@@ -555,12 +563,12 @@ run_half (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, guint n_thre
       guint16 *d = y->data;
       gboolean bf16 = k->half == FW_DTYPE_BFLOAT16;
 
-      const gint64 chunk = 4096, n_chunks = (y->n_elements + chunk - 1) / chunk;
+      const gint64 n_chunks = (y->n_elements + CONVERT_CHUNK - 1) / CONVERT_CHUNK;
 
-#pragma omp parallel for num_threads (MAX (n_threads, 1)) schedule (static)
+#pragma omp parallel for num_threads (CONVERT_THREADS (y->n_elements, n_threads)) schedule (static)
       for (gint64 c = 0; c < n_chunks; c++)
         {
-          const gint64 i0 = c * chunk, len = MIN (chunk, y->n_elements - i0);
+          const gint64 i0 = c * CONVERT_CHUNK, len = MIN (CONVERT_CHUNK, y->n_elements - i0);
           if (bf16)
             for (gint64 i = i0; i < i0 + len; i++)
               d[i] = fw_float_to_bfloat16 (v[i]);

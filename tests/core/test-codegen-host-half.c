@@ -432,9 +432,9 @@ test_matmul (Fixture *f, gconstpointer data)
 }
 
 /* Scores Q·Kᵀ / 4 + mask, Softmax over the keys, · V, the heads merged after: one fused attention on half
- * operands, widened as they are loaded, its result rounded once. 72 keys, so the online softmax's blocks
- * fold more than one (the planner's key blocks) only where the spec says; either way within a few roundings
- * of the reference, which rounds after every op. */
+ * operands, widened as they are loaded, its result rounded once: within a few roundings of the reference,
+ * which rounds after every op. Before half attention the planner refused the chain (FW-NF-024) and no
+ * attention candidate existed. */
 static void
 test_attention (Fixture *f, gconstpointer data)
 {

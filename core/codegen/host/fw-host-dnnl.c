@@ -21,6 +21,56 @@ fw_dnnl_desc_set_product (FwDnnlDesc *d, gint64 M, gint64 K, gint64 N, gboolean 
   d->alpha = alpha;
 }
 
+gboolean
+fw_dnnl_desc_set_matmul (FwDnnlDesc *d, gint a_rank, const gint64 *a_dims, gint b_rank, const gint64 *b_dims,
+                         gint y_rank, const gint64 *y_dims)
+{
+  gint nb = y_rank - 2;
+  gint64 NB = 1, M, K, N;
+  gboolean same = a_rank == y_rank;
+
+  if (a_rank < 2 || b_rank < 2 || y_rank < 2 || y_rank > FW_DNNL_MAX_RANK || a_rank > y_rank || b_rank > y_rank)
+    return FALSE;
+  M = y_dims[nb], N = y_dims[nb + 1], K = a_dims[a_rank - 1];
+  for (gint k = 0; k < nb; k++)
+    {
+      NB *= y_dims[k];
+      same = same && a_dims[k] == y_dims[k];
+    }
+  d->kind = FW_DNNL_MATMUL;
+  /* One batch matrix (batch dims all 1, or a shared 2-D B under an A with the result's batch dims, folded
+     into one tall A) is a plain 2-D product: there oneDNN takes constant weights in its blocked layout,
+     where for 3-D it keeps them plain and packs them again on every run (ViT's MLP MatMuls ran 20x slower
+     that way). */
+  if (NB == 1 || (b_rank == 2 && same))
+    {
+      fw_dnnl_desc_set_product (d, M * NB, K, N, FALSE, FALSE, 1.0f);
+      return TRUE;
+    }
+  d->ndims = y_rank;
+  /* Batch dims: the result's, 1 where an operand is broadcast (it is row-major over its own dims, so over
+     these too). */
+  for (gint k = 0; k < nb; k++)
+    {
+      gint ka = k - (y_rank - a_rank), kb = k - (y_rank - b_rank);
+      d->src_dims[k] = ka < 0 || a_dims[ka] == 1 ? 1 : y_dims[k];
+      d->wei_dims[k] = kb < 0 || b_dims[kb] == 1 ? 1 : y_dims[k];
+      d->dst_dims[k] = y_dims[k];
+    }
+  d->src_dims[nb] = M, d->src_dims[nb + 1] = K;
+  d->wei_dims[nb] = K, d->wei_dims[nb + 1] = N;
+  d->dst_dims[nb] = M, d->dst_dims[nb + 1] = N;
+  for (gint x = 0; x < 2; x++)
+    {
+      gint64 *dims = x == 0 ? d->src_dims : d->wei_dims, *st = x == 0 ? d->src_strides : d->wei_strides;
+      st[y_rank - 1] = 1;
+      for (gint k = y_rank - 2; k >= 0; k--)
+        st[k] = st[k + 1] * dims[k + 1];
+    }
+  d->alpha = 1.0f;
+  return TRUE;
+}
+
 /* At 7x7 outputs Winograd was slower than the direct kernel (fw-host-activation-block.c). */
 #define WINOGRAD_MIN_PIXELS 196
 

@@ -89,6 +89,17 @@ void        fw_dnnl_desc_set_product (FwDnnlDesc *d,
                                       gboolean    trans_b,
                                       float       alpha);
 
+/* d as the matmul dst [batch..., M, N] = A × B of row-major operands of ranks 2 to y_rank, broadcast over
+ * the result's batch dims as ONNX MatMul does (y_dims: the result's); FALSE when a rank is under 2 or over
+ * FW_DNNL_MAX_RANK. One batch matrix becomes a plain 2-D product. Other fields left as they are. */
+gboolean    fw_dnnl_desc_set_matmul (FwDnnlDesc   *d,
+                                     gint          a_rank,
+                                     const gint64 *a_dims,
+                                     gint          b_rank,
+                                     const gint64 *b_dims,
+                                     gint          y_rank,
+                                     const gint64 *y_dims);
+
 typedef struct _FwDnnlPrim FwDnnlPrim;
 
 /* "oneDNN 2.6.3", or NULL when the build has no oneDNN. */

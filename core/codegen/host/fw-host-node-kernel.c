@@ -51,6 +51,9 @@ typedef struct
      inputs widened, the result rounded once (run_half); its constant operands widened once, here. */
   FwDType      half;
   FwTensor    *wide[3];
+  /* NODE_DNNL on two activations: the inferred size of B, which the primitive reads at each run; 0 when
+     its weights are a constant it took when made. */
+  gint64       b_elements;
 } NodeKernel;
 
 static gboolean
@@ -165,6 +168,31 @@ describe_product (NodeKernel *k, const FwNode *node, FwDnnlDesc *d, char **why)
   fw_dnnl_desc_set_product (d, rows, K, N, ta, tb, alpha);
   d->weights = constant_float (k, w, 0);
   d->bias = c != NULL ? constant_float (k, c, 1) : NULL;
+  return TRUE;
+}
+
+/* A MatMul of two computed operands, batched over the result's leading dims, its B read at each run:
+ * attention's P·V where no attention fused (bert_like_float16_islands' P·V, between a float32 Softmax
+ * island's Cast and a Transpose, ran 5.3 ms a run on the reference kernels). */
+static gboolean
+describe_activations_product (NodeKernel *k, const FwNode *node, FwDnnlDesc *d, char **why)
+{
+  const FwValue *a = node->inputs[0], *b = node->n_inputs > 1 ? node->inputs[1] : NULL, *y = node->outputs[0];
+  gint64 ad[FW_MAX_RANK], bd[FW_MAX_RANK], yd[FW_MAX_RANK];
+
+  if (!static_float (a, -1) || !static_float (b, -1) || !static_float (y, -1) || a->constant != NULL ||
+      b->constant != NULL)
+    return refuse (why, _("a MatMul other than of float32 operands by a constant matrix or of two activations"));
+  for (gint i = 0; i < a->rank; i++)
+    ad[i] = a->dims[i].value;
+  for (gint i = 0; i < b->rank; i++)
+    bd[i] = b->dims[i].value;
+  for (gint i = 0; i < y->rank; i++)
+    yd[i] = y->dims[i].value;
+  memset (d, 0, sizeof *d);
+  if (!fw_dnnl_desc_set_matmul (d, a->rank, ad, b->rank, bd, y->rank, yd))
+    return refuse (why, _("a MatMul of a vector or of rank over 6"));
+  k->b_elements = fw_value_get_n_elements (b);
   return TRUE;
 }
 
@@ -538,8 +566,8 @@ run_half (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, guint n_thre
   g_autoptr(FwArray) y = NULL;
   FwArray *out = NULL;
   gboolean ok = TRUE;
-  /* What the float32 kernel reads: the first input, and a gate's second. */
-  guint n = k->kind == NODE_CHANNEL_SCALE ? 2 : 1;
+  /* What the float32 kernel reads: the first input, and a gate's or a product's computed second. */
+  guint n = k->kind == NODE_CHANNEL_SCALE || k->b_elements > 0 ? 2 : 1;
 
   for (guint i = 0; i < n && ok; i++)
     {
@@ -597,7 +625,9 @@ run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean ou
         return FALSE;
     }
   /* The shapes the kernel was made for are the inferred ones; a run on others is a bug upstream. */
-  else if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != k->in_elements)
+  else if (x == NULL || x->dtype != FW_DTYPE_FLOAT || x->n_elements != k->in_elements ||
+           (k->b_elements > 0 && (inputs[1] == NULL || inputs[1]->dtype != FW_DTYPE_FLOAT || inputs[1]->nhwc ||
+                                  inputs[1]->n_elements != k->b_elements)))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
                    k->nk.node->name);
@@ -628,7 +658,8 @@ run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean ou
       else
         src = fw_array_ref (x);
       layout = (src->nhwc ? FW_DNNL_SRC_NHWC : 0) | (out_nhwc ? FW_DNNL_DST_NHWC : 0);
-      if (fw_dnnl_prim_run (k->prim, src->data, NULL, y->data, NULL, layout, (int) MAX (n_threads, 1)) != 0)
+      if (fw_dnnl_prim_run (k->prim, src->data, k->b_elements > 0 ? inputs[1]->data : NULL, y->data, NULL, layout,
+                            (int) MAX (n_threads, 1)) != 0)
         {
           g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: the oneDNN primitive failed"),
                        k->nk.node->name);
@@ -727,14 +758,19 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
           refuse (why, _("built without oneDNN"));
           return NULL;
         }
-      if (!(strcmp (node->op_type, "Conv") == 0 ? describe_conv (k, node, &d, why) : describe_product (k, node, &d, why)))
+      gboolean activations = strcmp (node->op_type, "MatMul") == 0 && node->n_inputs > 1 &&
+                             node->inputs[1] != NULL && node->inputs[1]->constant == NULL;
+
+      if (!(strcmp (node->op_type, "Conv") == 0 ? describe_conv (k, node, &d, why)
+            : activations                        ? describe_activations_product (k, node, &d, why)
+                                                 : describe_product (k, node, &d, why)))
         return NULL;
       if ((k->prim = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), why)) == NULL)
         return NULL;
       k->kind = NODE_DNNL;
       k->producer = g_strdup_printf ("onednn %s", fw_dnnl_prim_get_impl (k->prim));
       k->nk.kernel.product_k = d.kind == FW_DNNL_CONV ? (guint64) (d.c / MAX (d.groups, 1) * d.kh * d.kw)
-                                                     : (guint64) d.src_dims[1];
+                                                     : (guint64) d.src_dims[d.ndims - 1];
       k->nk.kernel.product_alpha = fabs ((gdouble) d.alpha);
       k->nk.kernel.product_a = 0;
       k->nk.kernel.product_b = 1;

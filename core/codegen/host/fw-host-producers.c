@@ -506,39 +506,19 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
   else
     {
       MatShape ms;
+      gint64 a_dims[FW_MAX_RANK], b_dims[FW_MAX_RANK];
+      gboolean ok = matmul_shape (g, &ms, NULL) && !ms.a1 && !ms.b1 && product_operands (ms.a, ms.b);
 
-      if (!matmul_shape (g, &ms, NULL) || ms.a1 || ms.b1 || !product_operands (ms.a, ms.b) ||
-          ms.nb + 2 > FW_DNNL_MAX_RANK)
+      for (gint k = 0; ok && k < ms.a->value->rank; k++)
+        a_dims[k] = ms.a->value->dims[k].value;
+      for (gint k = 0; ok && k < ms.b->value->rank; k++)
+        b_dims[k] = ms.b->value->dims[k].value;
+      if (!ok || !fw_dnnl_desc_set_matmul (d, ms.a->value->rank, a_dims, ms.b->value->rank, b_dims, g->rank, g->dims))
         {
           *why = g_strdup (_("a MatMul of a vector, of operands other than float32 or of rank over 6"));
           return FALSE;
         }
       w = ms.b;
-      /* One batch matrix (batch dims all 1, or folded into a tall A) is a plain 2-D product: there oneDNN
-         takes constant weights in its blocked layout, where for 3-D it keeps them plain and packs them again
-         on every run (ViT's MLP MatMuls ran 20x slower that way). */
-      if (ms.NB == 1)
-        ms.nb = 0;
-      d->kind = FW_DNNL_MATMUL;
-      d->ndims = ms.nb + 2;
-      /* Batch dims: the result's, 1 where an operand is broadcast (it is row-major over its own dims, so
-         over these too). */
-      for (gint k = 0; k < ms.nb; k++)
-        {
-          d->src_dims[k] = ms.sa[k] == 0 ? 1 : g->dims[k];
-          d->wei_dims[k] = ms.sb[k] == 0 ? 1 : g->dims[k];
-          d->dst_dims[k] = g->dims[k];
-        }
-      d->src_dims[ms.nb] = ms.M, d->src_dims[ms.nb + 1] = ms.K;
-      d->wei_dims[ms.nb] = ms.K, d->wei_dims[ms.nb + 1] = ms.N;
-      d->dst_dims[ms.nb] = ms.M, d->dst_dims[ms.nb + 1] = ms.N;
-      for (gint x = 0; x < 2; x++)
-        {
-          gint64 *dims = x == 0 ? d->src_dims : d->wei_dims, *st = x == 0 ? d->src_strides : d->wei_strides;
-          st[d->ndims - 1] = 1;
-          for (gint k = d->ndims - 2; k >= 0; k--)
-            st[k] = st[k + 1] * dims[k + 1];
-        }
     }
   if (w->value->constant != NULL && fw_tensor_get_data (w->value->constant, NULL) != NULL)
     d->weights = w->value->constant;

@@ -13,7 +13,8 @@
  *
  * The float part follows the ONNX operators' arithmetic: y = float(acc) × (s_a · s_b[c]) + bias[c], the
  * bias dequantised as (b − zp) × scale; QuantizeLinear divides by its scale, clamps to the type's range
- * less the zero point, rounds half to even (rintf) and adds the zero point (fw-kernels-quantize.c). */
+ * less the zero point, rounds half to even (rintf there; here by adding and taking off 1.5·2²³, the same on
+ * the clamped range, which vectorises without SSE4.1) and adds the zero point (fw-kernels-quantize.c). */
 #include "config.h"
 
 #include <string.h>

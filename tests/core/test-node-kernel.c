@@ -53,7 +53,8 @@ add_weight (FwGraph *g, GRand *rand, const char *name, FwDType dtype, guint rank
  * MatMul of batched activations by a constant matrix, MaxPool (3×3, stride 2, pads, a partial last window
  * from ceil_mode), GlobalAveragePool, a Mul by that per-channel gate, and a Conv by activation weights and
  * a Mul of two activations, which no kernel takes, and MatMuls of two activations: batched (attention's
- * P·V), with B broadcast over A's leading batch dim, and of one batch matrix. In dtype: float32, or a half type (inputs and constants
+ * P·V), with B broadcast over A's leading batch dim, and of one batch matrix; an average and a gate again
+ * over planes wider than the half kernels' runs of 1,024. In dtype: float32, or a half type (inputs and constants
  * all of it), whose kernels are the float32 ones on widened inputs with the result rounded once. */
 static FwModel *
 single_ops_model_typed (FwDType dtype)
@@ -64,13 +65,14 @@ single_ops_model_typed (FwDType dtype)
   gint64 x[4] = { 1, 32, 13, 13 }, w[4] = { 16, 32, 3, 3 }, b[1] = { 16 }, xw[4] = { 16, 32, 3, 3 };
   gint64 gx[2] = { 5, 48 }, gw[2] = { 30, 48 }, gb[1] = { 30 }, mx[3] = { 2, 7, 48 }, mw[2] = { 48, 20 };
   gint64 pads[4] = { 1, 1, 1, 1 }, strides[2] = { 2, 2 }, ks[2] = { 3, 3 };
-  gint64 pa[4] = { 2, 3, 7, 16 }, pv[4] = { 2, 3, 16, 9 }, pb[3] = { 3, 16, 5 }, p1[3] = { 1, 7, 16 };
+  gint64 xb[4] = { 1, 16, 40, 30 }, pa[4] = { 2, 3, 7, 16 }, pv[4] = { 2, 3, 16, 9 }, pb[3] = { 3, 16, 5 }, p1[3] = { 1, 7, 16 };
   FwNode *n;
 
   add_input (g, "x", dtype, 4, x);
   add_input (g, "xw", dtype, 4, xw);
   add_input (g, "gx", dtype, 2, gx);
   add_input (g, "mx", dtype, 3, mx);
+  add_input (g, "xb", dtype, 4, xb);
   add_input (g, "pa", dtype, 4, pa);
   add_input (g, "pv", dtype, 4, pv);
   add_input (g, "pb", dtype, 3, pb);
@@ -98,7 +100,9 @@ single_ops_model_typed (FwDType dtype)
   fw_test_add_node3 (g, "MatMul", "mm_act", "y8", "pa", "pv", NULL);
   fw_test_add_node3 (g, "MatMul", "mm_bcast", "y9", "pa", "pb", NULL);
   fw_test_add_node3 (g, "MatMul", "mm_one", "y10", "p1", "pb", NULL);
-  for (guint i = 0; i < 11; i++)
+  fw_test_add_node3 (g, "GlobalAveragePool", "gap_wide", "y11", "xb", NULL, NULL);
+  fw_test_add_node3 (g, "Mul", "gate_wide", "y12", "xb", "y11", NULL);
+  for (guint i = 0; i < 13; i++)
     {
       g_autofree char *name = g_strdup_printf ("y%u", i);
       g_assert_true (fw_graph_add_output (g, name, NULL));
@@ -180,7 +184,8 @@ test_chosen (Fixture *f, gconstpointer data)
   g_assert_cmpstr (kernel_of (f, "gap")->producer, ==, "host global-average");
   g_assert_cmpstr (kernel_of (f, "gate")->producer, ==, "host channel-scale");
   g_assert_null (kernel_of (f, "mul_act"));
-  g_assert_cmpuint (f->kernels->len, ==, dnnl ? 9 : 3);
+  g_assert_cmpstr (kernel_of (f, "gate_wide")->producer, ==, "host channel-scale");
+  g_assert_cmpuint (f->kernels->len, ==, dnnl ? 11 : 5);
 }
 
 static void
@@ -320,8 +325,8 @@ check_channels_last (guint block)
       fw_array_unref (plain_out[0]);
       fw_array_unref (cl_out[0]);
     }
-  /* The pool, the average, the gate, and the Conv where oneDNN is built in. */
-  g_assert_cmpuint (checked, ==, fw_dnnl_library () != NULL ? 4 : 3);
+  /* The pool, both averages, both gates, and the Conv where oneDNN is built in. */
+  g_assert_cmpuint (checked, ==, fw_dnnl_library () != NULL ? 6 : 5);
 }
 
 static void

@@ -358,6 +358,25 @@ add_into (double *restrict acc, const float *restrict px, gint64 n)
     acc[c] += (double) px[c];
 }
 
+/* Σ x in double, in eight partial sums: the reference sums pixel after pixel, which differs only in
+ * double's last bits, which the float mean keeps in no case but the rarest tie. One sum after another held
+ * a plain average to the latency of an add. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#endif
+static double
+sum_double (const float *restrict x, gint64 n)
+{
+  double acc = 0;
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma omp simd reduction (+:acc)
+#endif
+  for (gint64 i = 0; i < n; i++)
+    acc += (double) x[i];
+  return acc;
+}
+
 #define AVG_CHANNELS 64
 
 /* The mean of each plane (plain) or of each channel over the pixels (nhwc), summed in double as the
@@ -375,12 +394,7 @@ global_avg (const NodeKernel *k, const float *x, float *y, gboolean nhwc, guint 
     {
 #pragma omp parallel for num_threads (n_threads) schedule (static)
       for (gint64 pl = 0; pl < N * C; pl++)
-        {
-          double acc = 0;
-          for (gint64 p = 0; p < HW; p++)
-            acc += x[pl * HW + p];
-          y[pl] = (float) (acc / (double) HW);
-        }
+        y[pl] = (float) (sum_double (x + pl * HW, HW) / (double) HW);
       return;
     }
 #pragma omp parallel for num_threads (n_threads) schedule (static)
@@ -546,13 +560,93 @@ round_half (const float *restrict v, guint16 *restrict d, gint64 n)
       {
         const guint32 bits = float_bits (base);
         const guint32 nonsign = ((bits >> 13) & 0x7c00u) + (bits & 0x0fffu);
-        d[i] = (guint16) ((sign >> 16) | (shl1_w > 0xff000000u ? 0x7e00u : nonsign));
+        /* NaN by a mask, not a choice: under the library's trapping-math the float add above may not be
+           made unconditional, so a choice left the loop scalar (a tenth of a half gate's time). */
+        const guint32 nan = 0u - (guint32) (shl1_w > 0xff000000u);
+        d[i] = (guint16) ((sign >> 16) | (0x7e00u & nan) | (nonsign & ~nan));
       }
     }
 }
 
 static gboolean run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc,
                            guint n_threads, GError **error);
+
+static void
+widen_run (const guint16 *h, float *f, gint64 n, gboolean bf16)
+{
+  if (!bf16)
+    widen_half (h, f, n);
+  else
+    for (gint64 i = 0; i < n; i++)
+      f[i] = fw_bfloat16_to_float (h[i]);
+}
+
+static void
+round_run (const float *v, guint16 *d, gint64 n, gboolean bf16)
+{
+  if (!bf16)
+    round_half (v, d, n);
+  else
+    for (gint64 i = 0; i < n; i++)
+      d[i] = fw_float_to_bfloat16 (v[i]);
+}
+
+#define HALF_RUN 1024
+
+/* NODE_GLOBAL_AVG and NODE_CHANNEL_SCALE on a half activation: each plane widened a run at a time into a
+ * buffer on the stack, a gate's products rounded from there. Widening the activation whole, then the float32
+ * kernel, then rounding took three passes and two arrays (mobilenet_v3_small_float16's gates and averages
+ * were a fifth of its run). The product of two halves is exact in float32, so a gate gives the reference's
+ * bits. */
+static FwArray *
+run_channelwise_half (NodeKernel *k, FwArray *const *inputs, guint n_threads, GError **error)
+{
+  const FwArray *x = inputs[k->x_input], *gate = k->kind == NODE_CHANNEL_SCALE ? inputs[1 - k->x_input] : NULL;
+  const gint64 planes = k->N * k->C, HW = k->HW;
+  const gboolean bf16 = k->half == FW_DTYPE_BFLOAT16;
+  FwArray *y;
+
+  if (x == NULL || x->dtype != k->half || x->nhwc || x->n_elements != planes * HW ||
+      (gate != NULL && (gate->dtype != k->half || gate->n_elements != planes)))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("node %s: input of another shape than inferred"),
+                   k->nk.node->name);
+      return NULL;
+    }
+  if ((y = fw_array_new (k->half, k->out_rank, k->out_dims, error)) == NULL)
+    return NULL;
+#pragma omp parallel for num_threads (CONVERT_THREADS (planes * HW, n_threads)) schedule (static)
+  for (gint64 pl = 0; pl < planes; pl++)
+    {
+      const guint16 *xp = (const guint16 *) x->data + pl * HW;
+      guint16 *yd = y->data;
+      float buf[HALF_RUN], g = 0;
+      double acc = 0;
+
+      if (gate != NULL)
+        widen_run ((const guint16 *) gate->data + pl, &g, 1, bf16);
+      for (gint64 off = 0; off < HW; off += HALF_RUN)
+        {
+          const gint64 len = MIN (HALF_RUN, HW - off);
+
+          widen_run (xp + off, buf, len, bf16);
+          if (gate == NULL)
+            {
+              acc += sum_double (buf, len);
+              continue;
+            }
+          for (gint64 i = 0; i < len; i++)
+            buf[i] *= g;
+          round_run (buf, yd + pl * HW + off, len, bf16);
+        }
+      if (gate == NULL)
+        {
+          const float mean = (float) (acc / (double) HW);
+          round_run (&mean, yd + pl, 1, bf16);
+        }
+    }
+  return y;
+}
 
 /* A half node: the float32 kernel on its computed inputs widened (its constant ones the primitive took
  * widened once), the result rounded once, to nearest even. A pool's maximum changes no value, so it gives the
@@ -568,6 +662,9 @@ run_half (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, guint n_thre
   gboolean ok = TRUE;
   /* What the float32 kernel reads: the first input, and a gate's or a product's computed second. */
   guint n = k->kind == NODE_CHANNEL_SCALE || k->b_elements > 0 ? 2 : 1;
+
+  if (k->kind == NODE_GLOBAL_AVG || k->kind == NODE_CHANNEL_SCALE)
+    return (outputs[0] = run_channelwise_half (k, inputs, n_threads, error)) != NULL;
 
   for (guint i = 0; i < n && ok; i++)
     {

@@ -542,6 +542,92 @@ test_conv (Fixture *f, gconstpointer data)
     }
 }
 
+/* A half Conv + bias + Relu is one oneDNN primitive (bias and Relu its post-ops), its float32 result rounded
+ * once, so it reads and writes channels-last (FW_DNNL_NHWC forces that form on any CPU): two such kernels,
+ * the first writing channels-last and the second reading it, give the very bytes of both run plain. */
+static void
+test_conv_channels_last (Fixture *f, gconstpointer data)
+{
+  NEED_TOOLCHAIN (f);
+  if (fw_dnnl_library () == NULL)
+    {
+      g_test_skip ("built without oneDNN");
+      return;
+    }
+  g_setenv ("FW_DNNL_NHWC", "1", TRUE);
+  for (guint t = 0; t < G_N_ELEMENTS (half_types); t++)
+    {
+      FwDType dt = half_types[t];
+      g_autoptr(FwModel) model = fw_test_model_new (13);
+      FwGraph *g = fw_model_get_graph (model);
+      g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+      gint64 x[4] = { 1, 8, 12, 12 }, w[4] = { 16, 8, 3, 3 }, b[1] = { 16 }, dw[4] = { 16, 1, 3, 3 };
+      const gint64 pads[4] = { 1, 1, 1, 1 };
+      g_autoptr(FwPlan) plan = NULL;
+      g_autoptr(GError) error = NULL;
+      FwSuperKernel *k[2] = { NULL, NULL };
+      FwArray *in[2][4] = { { NULL } }, *plain[2][2] = { { NULL } }, *cl[2][2] = { { NULL } };
+      g_autoptr(FwArray) back = NULL;
+      FwNode *c2;
+      guint n = 0;
+
+      input (g, "x", dt, 4, x);
+      weight (g, rand, "w", dt, 4, w, 0.3);
+      weight (g, rand, "b", dt, 1, b, 0.5);
+      weight (g, rand, "dw", dt, 4, dw, 0.3);
+      weight (g, rand, "db", dt, 1, b, 0.5);
+      fw_node_set_attr_ints (node (g, "Conv", "c1", "x", "w", "b"), "pads", 4, pads);
+      node (g, "Relu", "r1", "c1", NULL, NULL);
+      c2 = node (g, "Conv", "c2", "r1", "dw", "db");
+      fw_node_set_attr_ints (c2, "pads", 4, pads);
+      fw_node_set_attr_int (c2, "group", 16);
+      node (g, "Relu", "y", "c2", NULL, NULL);
+      plan = finish (model, "y", NULL);
+      for (guint c = 0; c < plan->candidates->len && n < 2; c++)
+        if (fw_candidate_is_fused (g_ptr_array_index (plan->candidates, c)))
+          k[n++] = build (f, plan, g_ptr_array_index (plan->candidates, c));
+      g_assert_cmpuint (n, ==, 2);
+      for (guint i = 0; i < 2; i++)
+        {
+          const FwKernelSource *src = fw_superkernel_get_kernel_source (k[i]);
+          guint32 allowed = 0;
+
+          g_assert_true (fw_superkernel_channels_last (k[i], &allowed));
+          g_assert_cmpuint (allowed & 1u, ==, 1u);
+          for (guint j = 0; j < fw_kernel_source_get_n_inputs (src); j++)
+            in[i][j] = random_array (fw_kernel_source_get_input (src, j), rand);
+        }
+      /* The second kernel's source is the first's result, both ways. */
+      g_assert_true (fw_superkernel_run (k[0], in[0], plain[0], 2, &error));
+      g_assert_no_error (error);
+      g_assert_true (fw_superkernel_run_layout (k[0], in[0], cl[0], TRUE, 2, &error));
+      g_assert_no_error (error);
+      g_assert_true (cl[0][0]->nhwc);
+      g_clear_pointer (&in[1][0], fw_array_unref);
+      in[1][0] = plain[0][0];
+      g_assert_true (fw_superkernel_run (k[1], in[1], plain[1], 2, &error));
+      g_assert_no_error (error);
+      in[1][0] = cl[0][0];
+      g_assert_true (fw_superkernel_run_layout (k[1], in[1], cl[1], FALSE, 2, &error));
+      g_assert_no_error (error);
+      in[1][0] = NULL;
+      g_assert_false (cl[1][0]->nhwc);
+      g_assert_cmpmem (cl[1][0]->data, cl[1][0]->n_bytes, plain[1][0]->data, plain[1][0]->n_bytes);
+      back = fw_array_to_plain (cl[0][0], &error);
+      g_assert_no_error (error);
+      g_assert_cmpmem (back->data, back->n_bytes, plain[0][0]->data, plain[0][0]->n_bytes);
+      for (guint i = 0; i < 2; i++)
+        {
+          for (guint j = 0; j < 4; j++)
+            g_clear_pointer (&in[i][j], fw_array_unref);
+          g_clear_pointer (&plain[i][0], fw_array_unref);
+          g_clear_pointer (&cl[i][0], fw_array_unref);
+          fw_superkernel_free (k[i]);
+        }
+    }
+  g_unsetenv ("FW_DNNL_NHWC");
+}
+
 /* A kernel's AVX2 body and its baseline body (FW_SK_PORTABLE) compute the same operations in the same
  * order, lane sums included, so they give the same bits: on a Softmax, a ReduceSum over 1,000 (neither a
  * multiple of the eight lanes nor of a conversion block) and the LayerNorm + GELU above, in a half type
@@ -624,6 +710,7 @@ main (int argc, char *argv[])
   ADD ("matmul", test_matmul);
   ADD ("layernorm-gelu", test_layernorm_gelu);
   ADD ("conv", test_conv);
+  ADD ("conv/channels-last", test_conv_channels_last);
   ADD ("attention", test_attention);
 #undef ADD
   g_test_add ("/core/codegen/host/half/bodies-agree", Fixture, GINT_TO_POINTER (FW_DTYPE_FLOAT16), fixture_set_up,

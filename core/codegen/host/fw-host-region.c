@@ -28,6 +28,12 @@ lane_acc (Gen *g, SkNode *sn, gint p, char which)
 {
   const char *op = sn->node->op_type;
 
+  /* A Softmax's maximum in any type (lanes ignore a NaN as the chain does, so the maximum is the same), and
+     a float32 one's denominator too: a sum of n values in (0, 1], so the order moves it by no more than
+     n·2⁻⁵³ of itself, which its rounding to float32 keeps in no case but the rarest tie. As one chain each
+     pass was scalar, exp and all (swin_t's twelve window Softmaxes took 8.8 of its 76 ms). */
+  if (sn->kind == NK_SOFTMAX)
+    return (which == 'd' && sn->pass + 1 == p) || (which == 'a' && sn->pass == p);
   if (!g->half)
     return FALSE;
   if (sn->kind == NK_REDUCE)
@@ -35,8 +41,6 @@ lane_acc (Gen *g, SkNode *sn, gint p, char which)
            strcmp (op, "ReduceProd") != 0 && strcmp (op, "GlobalMaxPool") != 0;
   if (sn->kind == NK_LAYERNORM)
     return (which == 'a' && sn->pass == p) || (which == 'd' && sn->pass + 1 == p);
-  if (sn->kind == NK_SOFTMAX)
-    return which == 'd' && sn->pass + 1 == p;
   return FALSE;
 }
 
@@ -66,6 +70,16 @@ emit_lanes (Gen *g, GString *s, gint p, gboolean decls)
         {
           if (!lane_acc (g, sn, p, *w))
             continue;
+          if (sn->kind == NK_SOFTMAX && *w == 'a')
+            {
+              if (decls)
+                g_string_append_printf (s, "    float la%u[%d];\n    for (int l = 0; l < %d; l++)\n      la%u[l] = -INFINITY;\n",
+                                        sn->id, LANES, LANES, sn->id);
+              else
+                g_string_append_printf (s, "    for (int l = 0; l < %d; l++)\n      a%u = la%u[l] > a%u ? la%u[l] : a%u;\n",
+                                        LANES, sn->id, sn->id, sn->id, sn->id, sn->id);
+              continue;
+            }
           if (decls)
             g_string_append_printf (s, "    double l%c%u[%d] = { 0 };\n", *w, sn->id, LANES);
           else
@@ -248,7 +262,10 @@ emit_pass_body (Gen *g, GString *s, gint p, GError **error)
           if (sn->pass == p || sn->pass + 1 == p || sn->last_pass == p)
             fw_hc_operand (g, s, x, p, xe);
           if (sn->kind == NK_SOFTMAX && sn->pass == p)
-            g_string_append_printf (s, "      a%u = %s > a%u ? %s : a%u;\n", sn->id, xe->str, sn->id, xe->str, sn->id);
+            {
+              const char *a = acc (g, sn, p, 'a', ab, sizeof ab);
+              g_string_append_printf (s, "      %s = %s > %s ? %s : %s;\n", a, xe->str, a, xe->str, a);
+            }
           else if (sn->kind == NK_SOFTMAX && sn->pass + 1 == p)
             g_string_append_printf (s, "      %s += (double) fw_exp (%s - m%u);\n", acc (g, sn, p, 'd', ab, sizeof ab),
                                     xe->str, sn->id);
@@ -558,7 +575,9 @@ fw_hc_emit_region (Gen *g, const char *count, const char *row_expr, const char *
       ops += sn->kind != NK_ELEM || strcmp (op, "Erf") == 0 || strcmp (op, "Exp") == 0 || strcmp (op, "Tanh") == 0 ||
              strcmp (op, "Sigmoid") == 0 || strcmp (op, "Log") == 0 || strcmp (op, "Gelu") == 0 ? 8 : 1;
     }
-  wide = elements > PARALLEL_MIN_ELEMENTS &&
+  /* A heavy pass (a reduction's, a transcendental's) pays for the team from a quarter of the elements:
+     swin_t's Softmaxes over 57,624 elements ran on one thread. */
+  wide = elements > (ops >= 8 ? PARALLEL_MIN_ELEMENTS / 4 : PARALLEL_MIN_ELEMENTS) &&
          ((g->kernel->producer_kind == FW_SK_PRODUCER_ONEDNN && ops >= 8) || 2 * g->gemm_k < 32 * ops);
   if (g->team)
     return emit_team_region (g, count, row_expr, row_pre, wide, error);

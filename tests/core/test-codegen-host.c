@@ -824,8 +824,8 @@ test_reduce_prod (Fixture *f, gconstpointer data)
   }
 }
 
-/* ReduceMax and ReduceMin let a NaN through as the reference does: Sqrt of the negative inputs makes
- * some rows NaN. */
+/* ReduceMax and ReduceMin let a NaN through as the reference does, and so does a Softmax: Sqrt of the
+ * negative inputs makes some rows NaN. */
 static void
 test_reduce_nan (Fixture *f, gconstpointer data)
 {
@@ -846,6 +846,19 @@ test_reduce_nan (Fixture *f, gconstpointer data)
       finish (model, "y");
       check_group (f, model, NULL);
     }
+  /* A Softmax whose maximum is taken in lanes: NaN in some lanes of most rows, rows of 40 (five lanes of
+     eight), the rest finite. */
+  {
+    g_autoptr(FwModel) model = fw_test_model_new (17);
+    FwGraph *g = fw_model_get_graph (model);
+
+    input (g, "x", 2, x);
+    node (g, "Sqrt", "sqrt", "t0", "x", NULL, NULL);
+    fw_node_set_attr_int (node (g, "Softmax", "sm", "t1", "t0", NULL, NULL), "axis", -1);
+    node (g, "Neg", "neg", "y", "t1", NULL, NULL);
+    finish (model, "y");
+    check_group (f, model, NULL);
+  }
 }
 
 /* Conv+BN+Relu, Conv+BN+Add+Relu, Gemm. */

@@ -181,9 +181,8 @@ pad_copy (const FwArray *x, FwArray *y, const FwArray *fill, PadMode mode, const
 
     for (j0 = 0; j0 < inner && m[j0] < 0; j0++)
       ;
-    for (j1 = j0 + 1; j0 < inner && j1 < inner && m[j1] == m[j0] + (j1 - j0); j1++)
+    for (j1 = j0; j1 < inner && m[j1] == m[j0] + (j1 - j0); j1++)
       ;
-    j1 = MIN (j1, inner);
   }
   for (gint64 o = 0; o < y->n_elements / inner; o++)
     {

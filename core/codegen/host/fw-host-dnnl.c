@@ -71,6 +71,23 @@ fw_dnnl_desc_set_matmul (FwDnnlDesc *d, gint a_rank, const gint64 *a_dims, gint 
   return TRUE;
 }
 
+FwTensor *
+fw_dnnl_float_tensor (FwTensor *t)
+{
+  g_autofree float *values = NULL;
+
+  if (t->dtype == FW_DTYPE_FLOAT)
+    return fw_tensor_ref (t);
+  values = g_new (float, MAX (t->n_elements, 1));
+  for (gint64 i = 0; i < t->n_elements; i++)
+    {
+      double v = 0;
+      fw_tensor_get_double (t, i, &v);
+      values[i] = (float) v;
+    }
+  return fw_tensor_new_float (t->rank, t->dims, values);
+}
+
 /* At 7x7 outputs Winograd was slower than the direct kernel (fw-host-activation-block.c). */
 #define WINOGRAD_MIN_PIXELS 196
 

@@ -100,6 +100,10 @@ gboolean    fw_dnnl_desc_set_matmul (FwDnnlDesc   *d,
                                      gint          y_rank,
                                      const gint64 *y_dims);
 
+/* A constant as the float32 tensor a primitive's weights or bias take: a new reference to t when it is
+ * float32, else a new tensor of its values widened (a half constant, widened once when the kernel is made). */
+FwTensor   *fw_dnnl_float_tensor    (FwTensor     *t);
+
 typedef struct _FwDnnlPrim FwDnnlPrim;
 
 /* "oneDNN 2.6.3", or NULL when the build has no oneDNN. */

@@ -78,24 +78,14 @@ static_float (const FwValue *v, gint rank)
 static FwTensor *
 constant_float (NodeKernel *k, const FwValue *v, guint slot)
 {
-  const FwTensor *t = v != NULL ? v->constant : NULL;
-  g_autofree float *values = NULL;
+  FwTensor *t = v != NULL ? v->constant : NULL;
 
   if (t == NULL || fw_tensor_get_data (t, NULL) == NULL || (v->dtype != FW_DTYPE_FLOAT && !is_half (v->dtype)))
     return NULL;
   if (v->dtype == FW_DTYPE_FLOAT)
     return v->constant;
   if (k->wide[slot] == NULL)
-    {
-      values = g_new (float, MAX (t->n_elements, 1));
-      for (gint64 i = 0; i < t->n_elements; i++)
-        {
-          double x = 0;
-          fw_tensor_get_double (t, i, &x);
-          values[i] = (float) x;
-        }
-      k->wide[slot] = fw_tensor_new_float (t->rank, t->dims, values);
-    }
+    k->wide[slot] = fw_dnnl_float_tensor (t);
   return k->wide[slot];
 }
 
@@ -506,36 +496,6 @@ widen_half (const guint16 *restrict h, float *restrict f, gint64 n)
     }
 }
 
-/* Conversions in chunks, on the threads where the array is large enough to pay for a team. */
-#define CONVERT_CHUNK 8192
-#define CONVERT_THREADS(n, t) ((n) >= 8 * CONVERT_CHUNK ? MAX ((t), 1) : 1)
-
-/* x widened into a new plain float32 array (bfloat16 is float32's upper half). */
-static FwArray *
-widen (const FwArray *x, guint n_threads, GError **error)
-{
-  const guint16 *xs = x->data;
-  const gint64 n = x->n_elements, n_chunks = (n + CONVERT_CHUNK - 1) / CONVERT_CHUNK;
-  const gboolean bf16 = x->dtype == FW_DTYPE_BFLOAT16;
-  FwArray *wide;
-  float *w;
-
-  if ((wide = fw_array_new (FW_DTYPE_FLOAT, x->rank, x->dims, error)) == NULL)
-    return NULL;
-  w = wide->data;
-#pragma omp parallel for num_threads (CONVERT_THREADS (n, n_threads)) schedule (static)
-  for (gint64 c = 0; c < n_chunks; c++)
-    {
-      const gint64 i0 = c * CONVERT_CHUNK, len = MIN (CONVERT_CHUNK, n - i0);
-      if (bf16)
-        for (gint64 i = i0; i < i0 + len; i++)
-          w[i] = fw_bfloat16_to_float (xs[i]);
-      else
-        widen_half (xs + i0, w + i0, len);
-    }
-  return wide;
-}
-
 /* float32 → float16, to nearest even, branch-free so that the loop vectorises: Maratos' FP16 form, the one
  * the generated kernels carry (fw-host-half.c), which gives fw_float_to_half's bits for every input, NaN as
  * 0x7e00 with its sign. A call of that per element took most of a half gate's 150 µs. The flags the build
@@ -568,9 +528,8 @@ round_half (const float *restrict v, guint16 *restrict d, gint64 n)
     }
 }
 
-static gboolean run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc,
-                           guint n_threads, GError **error);
-
+/* A run of half values widened, or of float32 ones rounded: the vectorised forms for float16, bfloat16
+ * (float32's upper half) element by element. */
 static void
 widen_run (const guint16 *h, float *f, gint64 n, gboolean bf16)
 {
@@ -590,6 +549,35 @@ round_run (const float *v, guint16 *d, gint64 n, gboolean bf16)
     for (gint64 i = 0; i < n; i++)
       d[i] = fw_float_to_bfloat16 (v[i]);
 }
+
+/* Conversions in chunks, on the threads where the array is large enough to pay for a team. */
+#define CONVERT_CHUNK 8192
+#define CONVERT_THREADS(n, t) ((n) >= 8 * CONVERT_CHUNK ? MAX ((t), 1) : 1)
+
+/* x widened into a new plain float32 array (bfloat16 is float32's upper half). */
+static FwArray *
+widen (const FwArray *x, guint n_threads, GError **error)
+{
+  const guint16 *xs = x->data;
+  const gint64 n = x->n_elements, n_chunks = (n + CONVERT_CHUNK - 1) / CONVERT_CHUNK;
+  const gboolean bf16 = x->dtype == FW_DTYPE_BFLOAT16;
+  FwArray *wide;
+  float *w;
+
+  if ((wide = fw_array_new (FW_DTYPE_FLOAT, x->rank, x->dims, error)) == NULL)
+    return NULL;
+  w = wide->data;
+#pragma omp parallel for num_threads (CONVERT_THREADS (n, n_threads)) schedule (static)
+  for (gint64 c = 0; c < n_chunks; c++)
+    {
+      const gint64 i0 = c * CONVERT_CHUNK;
+      widen_run (xs + i0, w + i0, MIN (CONVERT_CHUNK, n - i0), bf16);
+    }
+  return wide;
+}
+
+static gboolean run_float (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc,
+                           guint n_threads, GError **error);
 
 #define HALF_RUN 1024
 
@@ -660,8 +648,8 @@ run_half (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, guint n_thre
   g_autoptr(FwArray) y = NULL;
   FwArray *out = NULL;
   gboolean ok = TRUE;
-  /* What the float32 kernel reads: the first input, and a gate's or a product's computed second. */
-  guint n = k->kind == NODE_CHANNEL_SCALE || k->b_elements > 0 ? 2 : 1;
+  /* What the float32 kernel reads: the first input, and a product's computed second. */
+  guint n = k->b_elements > 0 ? 2 : 1;
 
   if (k->kind == NODE_GLOBAL_AVG || k->kind == NODE_CHANNEL_SCALE)
     return (outputs[0] = run_channelwise_half (k, inputs, n_threads, error)) != NULL;
@@ -693,12 +681,8 @@ run_half (NodeKernel *k, FwArray *const *inputs, FwArray **outputs, guint n_thre
 #pragma omp parallel for num_threads (CONVERT_THREADS (y->n_elements, n_threads)) schedule (static)
       for (gint64 c = 0; c < n_chunks; c++)
         {
-          const gint64 i0 = c * CONVERT_CHUNK, len = MIN (CONVERT_CHUNK, y->n_elements - i0);
-          if (bf16)
-            for (gint64 i = i0; i < i0 + len; i++)
-              d[i] = fw_float_to_bfloat16 (v[i]);
-          else
-            round_half (v + i0, d + i0, len);
+          const gint64 i0 = c * CONVERT_CHUNK;
+          round_run (v + i0, d + i0, MIN (CONVERT_CHUNK, y->n_elements - i0), bf16);
         }
       outputs[0] = g_steal_pointer (&y);
     }

@@ -460,8 +460,7 @@ fw_hc_emit_conv (Gen *g, GError **error)
 static gboolean
 product_operands (const SkVal *a, const SkVal *b)
 {
-  return (a->dtype == FW_DTYPE_FLOAT || fw_hc_is_half (a->dtype)) &&
-         (b->dtype == FW_DTYPE_FLOAT || fw_hc_is_half (b->dtype));
+  return fw_hc_is_floatish (a->dtype) && fw_hc_is_floatish (b->dtype);
 }
 
 /* The root as a oneDNN primitive's description; FALSE with *why when the operands are not what a float32
@@ -482,7 +481,7 @@ describe_root (Gen *g, FwDnnlDesc *d, char **why)
       w = fw_hc_input_val (g, g->root, 1);
       /* Half operands too: the kernel widens the source into a float32 panel and rounds the epilogue's
          result (fw_hc_root_operand), and the constant weights are widened once (fw_hc_choose_producer). */
-      if (!conv_geometry (g, &cv, NULL) || (x->dtype != FW_DTYPE_FLOAT && !fw_hc_is_half (x->dtype)) ||
+      if (!conv_geometry (g, &cv, NULL) || !fw_hc_is_floatish (x->dtype) ||
           (w->dtype != FW_DTYPE_FLOAT && !(fw_hc_is_half (w->dtype) && w->value->constant != NULL)))
         {
           *why = g_strdup (_("a Conv other than 2-D float32"));
@@ -566,7 +565,7 @@ bias_fits (const FwDnnlDesc *d, const FwValue *out, const FwValue *b)
   gint64 n = d->kind == FW_DNNL_CONV ? d->m : d->dst_dims[d->ndims - 1];
   gint axis = d->kind == FW_DNNL_CONV ? 1 : out->rank - 1;
 
-  if (b == NULL || b->constant == NULL || (b->dtype != FW_DTYPE_FLOAT && !fw_hc_is_half (b->dtype)) || b->rank > out->rank ||
+  if (b == NULL || b->constant == NULL || !fw_hc_is_floatish (b->dtype) || b->rank > out->rank ||
       fw_tensor_get_data (b->constant, NULL) == NULL || b->constant->n_elements != n)
     return FALSE;
   /* Right-aligned against the result: only the column (channel) axis may be other than 1. */
@@ -657,7 +656,7 @@ own_bias (const FwDnnlDesc *d, const FwNode *root)
   const FwValue *b = root->n_inputs > 2 ? root->inputs[2] : NULL;
 
   return b != NULL && d->kind == FW_DNNL_CONV && b->constant != NULL &&
-         (b->dtype == FW_DTYPE_FLOAT || fw_hc_is_half (b->dtype)) && b->rank == 1 &&
+         fw_hc_is_floatish (b->dtype) && b->rank == 1 &&
          b->constant->n_elements == d->m && fw_tensor_get_data (b->constant, NULL) != NULL;
 }
 
@@ -674,27 +673,11 @@ residual_fits (const FwDnnlDesc *d, const FwValue *out, const FwValue *r)
   return TRUE;
 }
 
-/* A constant as a new float32 tensor of its values. */
-static FwTensor *
-widen_constant (const FwTensor *t)
-{
-  g_autofree float *values = NULL;
-
-  values = g_new (float, MAX (t->n_elements, 1));
-  for (gint64 i = 0; i < t->n_elements; i++)
-    {
-      double v = 0;
-      fw_tensor_get_double (t, i, &v);
-      values[i] = (float) v;
-    }
-  return fw_tensor_new_float (t->rank, t->dims, values);
-}
-
 /* A half constant as float32, for a primitive that reorders its weights once (NULL for any other). */
 static FwTensor *
 widened_weights (const FwValue *w)
 {
-  return widens_weights (w) ? widen_constant (w->constant) : NULL;
+  return widens_weights (w) ? fw_dnnl_float_tensor (w->constant) : NULL;
 }
 
 /* The group's epilogue as d's bias, residual and post-op, when that is all of it: [a bias Add] [a residual
@@ -744,13 +727,10 @@ absorb_epilogue (Gen *g, FwDnnlDesc *d, FwValue **residual, FwTensor **bias_owne
     post = FW_DNNL_POST_GELU_ERF;
   else
     post = match_hard (nodes, n, &p, x, &x, &hard_alpha, &hard_beta);
-  if (p != n || x != g_ptr_array_index (g->kernel->outputs, 0) || (x->dtype != FW_DTYPE_FLOAT && !fw_hc_is_half (x->dtype)))
+  if (p != n || x != g_ptr_array_index (g->kernel->outputs, 0) || !fw_hc_is_floatish (x->dtype))
     return NULL;
   if (conv_bias || bias != NULL)
-    {
-      const FwTensor *b = conv_bias ? g->root->inputs[2]->constant : bias->constant;
-      *bias_owned = b->dtype == FW_DTYPE_FLOAT ? fw_tensor_ref ((FwTensor *) b) : widen_constant (b);
-    }
+    *bias_owned = fw_dnnl_float_tensor (conv_bias ? g->root->inputs[2]->constant : bias->constant);
   d->bias = *bias_owned;
   d->post = post;
   d->post_alpha = hard_alpha;

@@ -30,7 +30,8 @@ fw_calibrate_command_run (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProfile) before = NULL;
-  g_autoptr(FwProfile) after = fw_host_calibrate (&before, progress, NULL, NULL, &error);
+  FwCalAgreement agreement = { 0 };
+  g_autoptr(FwProfile) after = fw_host_calibrate (&before, &agreement, progress, NULL, NULL, &error);
 
   if (after == NULL)
     {
@@ -48,5 +49,15 @@ fw_calibrate_command_run (void)
       g_autofree char *what = g_strdup_printf (_("factor %s"), fw_cost_class_key (c));
       print_change (what, fw_profile_class_factor (before, c), fw_profile_class_factor (after, c), 1, "");
     }
+  if (agreement.settled)
+    printf (_("  %u rounds: the last moved no fitted number by more than %.0f %%\n"), agreement.rounds,
+            FW_CAL_AGREEMENT * 100.0);
+  else if (agreement.spread <= FW_CAL_BUSY)
+    printf (_("  %u rounds: the last still moved the fitted “%s” by %.0f %%\n"), agreement.rounds,
+            agreement.worst, agreement.spread * 100.0);
+  else
+    g_printerr (_("fusion-workbench: warning: the machine was busy: after %u rounds the last still moved the "
+                  "fitted “%s” by %.0f %%, so the fit may be off; calibrate again when it is quieter\n"),
+                agreement.rounds, agreement.worst, agreement.spread * 100.0);
   return FW_EXIT_OK;
 }

@@ -131,7 +131,8 @@ on_calibrated (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(FwPreferences) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwProfile) after = fw_host_calibrate_finish (result, NULL, &error);
+  FwCalAgreement agreement = { 0 };
+  g_autoptr(FwProfile) after = fw_host_calibrate_finish (result, NULL, &agreement, &error);
   g_autofree char *text = NULL;
 
   (void) source;
@@ -146,6 +147,16 @@ on_calibrated (GObject *source, GAsyncResult *result, gpointer user_data)
                               "launch %.3g µs; plans made from now on use them"),
                             after->hbm_bytes_per_s / 1e9, after->vector_flops_per_s / 1e9,
                             after->cube_flops_per_s / 1e9, after->launch_overhead_s * 1e6);
+  if (after != NULL && agreement.spread > FW_CAL_BUSY)
+    {
+      g_autofree char *busy = g_strdup_printf (_("%s. The machine was busy: after %u rounds the last still "
+                                                 "moved the fitted “%s” by %.0f %%, so the numbers may be off; "
+                                                 "calibrate again when it is quieter"),
+                                               text, agreement.rounds, agreement.worst,
+                                               agreement.spread * 100.0);
+      g_free (text);
+      text = g_steal_pointer (&busy);
+    }
   adw_action_row_set_subtitle (self->calibrate_row, text);
 }
 

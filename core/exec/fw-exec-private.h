@@ -117,11 +117,14 @@ void      fw_exec_frame_store     (FwExecFrame   *frame,
                                    const FwValue *v,
                                    FwArray       *array);
 /* Runs node on its reference kernel in frame (nothing when its outputs were folded at load), then
- * releases one use of each input. */
+ * releases one use of each input. scratch: room for n_inputs + n_outputs + 2 pointers, used for the
+ * kernel's input and output arrays, or NULL to allocate them (the fused executor keeps its own so that a
+ * run allocates nothing of its own). */
 gboolean  fw_exec_frame_run_node  (FwExecContext *ctx,
                                    FwExecFrame   *frame,
                                    guint         *uses,
                                    const FwNode  *node,
+                                   FwArray      **scratch,
                                    GError       **error);
 /* Unrefs every value of frame and frees the table. */
 void      fw_exec_frame_clear     (FwExecFrame   *frame);
@@ -134,6 +137,24 @@ gboolean  fw_measure_time_calls   (FwTimedFunc    func,
                                    guint          repeats,
                                    GCancellable  *cancellable,
                                    gdouble       *out,
+                                   GError       **error);
+/* a and b timed as fw_measure_time_calls times one, their samples alternating (a, b, a, b…): a shared
+ * machine's load drifts between two separate series, and a burst in one would land on one side only. The
+ * medians of each side, and the median of the per-pair ratios b / a, which a drift common to a pair
+ * leaves alone. */
+typedef struct
+{
+  gdouble a_s;
+  gdouble b_s;
+  gdouble b_over_a;
+} FwMeasurePair;
+gboolean  fw_measure_time_pair    (FwTimedFunc    a,
+                                   FwTimedFunc    b,
+                                   gpointer       data,
+                                   guint          warmup,
+                                   guint          repeats,
+                                   GCancellable  *cancellable,
+                                   FwMeasurePair *out,
                                    GError       **error);
 /* The median of n values (sorts them). */
 gdouble   fw_measure_median       (gdouble       *values,

@@ -35,7 +35,36 @@ struct _FwFusedProgram
   guint8     *foldable;
   GHashTable *folded;
   GMutex      fold_lock;
+  /* Decided on the first run, once the node kernels are known (prepare_runs), so that a later run
+     allocates nothing of its own: the schedule's uses of each value, the values kept channels-last, the
+     pointers one step's inputs and outputs take at most, each constant's array (by value index, NULL for
+     the rest), and the run states no run holds now (RunState; runs of one program may overlap). */
+  GMutex      run_lock;
+  gboolean    prepared;
+  guint      *step_uses;
+  guint8     *cl;
+  guint       scratch_len;
+  FwArray   **constants;
+  GPtrArray  *idle;
 };
+
+/* What one run needs besides its values' arrays: the uses left of each value, the values' table and room
+ * for one step's input and output pointers. */
+typedef struct
+{
+  guint    *uses;
+  FwArray **values;
+  FwArray **scratch;
+} RunState;
+
+static void
+run_state_free (RunState *st)
+{
+  g_free (st->uses);
+  g_free (st->values);
+  g_free (st->scratch);
+  g_free (st);
+}
 
 /* An integer kernel (plan/fw-qdq.h) reads a shared DequantizeLinear's integer input instead of its output. */
 static gboolean
@@ -224,6 +253,8 @@ program_in (FwPlan *plan, FwGraph *graph, GPtrArray *kernels, GPtrArray *scopes,
   program->plan = plan;
   program->graph = graph;
   program->steps = g_array_new (FALSE, FALSE, sizeof (Step));
+  g_mutex_init (&program->run_lock);
+  program->idle = g_ptr_array_new_with_free_func ((GDestroyNotify) run_state_free);
   for (guint k = 0; k < n_kernels; k++)
     groups[k] = ((const FwGroupKernel *) g_ptr_array_index (kernels, k))->candidate;
   /* The schedule checks the candidates (in range, no node in two) before the boundaries are looked at. */
@@ -373,9 +404,22 @@ fw_fused_program_new (FwPlan *plan, GPtrArray *kernels, GError **error)
   return fw_fused_program_new_with_scopes (plan, kernels, NULL, error);
 }
 
+/* Forgets what prepare_runs decided: the node kernels change which values stay channels-last. */
+static void
+unprepare (FwFusedProgram *program)
+{
+  program->prepared = FALSE;
+  g_clear_pointer (&program->step_uses, g_free);
+  g_clear_pointer (&program->cl, g_free);
+  for (guint i = 0; program->constants != NULL && i < program->graph->values->len; i++)
+    g_clear_pointer (&program->constants[i], fw_array_unref);
+  g_clear_pointer (&program->constants, g_free);
+}
+
 void
 fw_fused_program_set_node_kernels (FwFusedProgram *program, GPtrArray *node_kernels)
 {
+  unprepare (program);
   g_clear_pointer (&program->node_kernels, g_hash_table_unref);
   if (node_kernels == NULL || node_kernels->len == 0)
     return;
@@ -402,6 +446,12 @@ fw_fused_program_free (FwFusedProgram *program)
       g_mutex_clear (&program->fold_lock);
     }
   g_free (program->foldable);
+  if (program->idle != NULL)
+    {
+      unprepare (program);
+      g_ptr_array_unref (program->idle);
+      g_mutex_clear (&program->run_lock);
+    }
   g_free (program);
 }
 
@@ -482,12 +532,12 @@ touches_nhwc (FwValue *const *inputs, guint n_inputs, const FwValue *output, con
  * chose; checked against shape inference as the reference's results are. */
 static gboolean
 run_node_nhwc (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwGroupKernel *k, const FwNode *node,
-               const guint8 *cl, GError **error)
+               const guint8 *cl, FwArray **scratch, GError **error)
 {
-  g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
-  g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
+  FwArray **in = scratch, **out = scratch + node->n_inputs + 1;
   gboolean done = TRUE;
 
+  memset (scratch, 0, (node->n_inputs + node->n_outputs + 2) * sizeof (FwArray *));
   for (guint i = 0; i < node->n_inputs && done; i++)
     if (node->inputs[i] != NULL)
       done = (in[i] = fw_exec_frame_lookup (frame, node->inputs[i], error)) != NULL;
@@ -547,7 +597,7 @@ donated_output (const FwExecFrame *frame, const guint *uses, const FwGroupKernel
  * kernel writes into an input only when the frame holds its one other reference (donated_output). */
 static gboolean
 run_folded (FwFusedProgram *program, FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwNode *node,
-            GError **error)
+            FwArray **scratch, GError **error)
 {
   gboolean cached = TRUE, ok = TRUE;
 
@@ -557,7 +607,7 @@ run_folded (FwFusedProgram *program, FwExecContext *ctx, FwExecFrame *frame, gui
       cached = cached && g_hash_table_contains (program->folded, node->outputs[o]);
   if (!cached)
     {
-      ok = fw_exec_frame_run_node (ctx, frame, uses, node, error);
+      ok = fw_exec_frame_run_node (ctx, frame, uses, node, scratch, error);
       for (guint o = 0; ok && o < node->n_outputs; o++)
         {
           const FwValue *v = node->outputs[o];
@@ -578,50 +628,159 @@ run_folded (FwFusedProgram *program, FwExecContext *ctx, FwExecFrame *frame, gui
   return ok;
 }
 
+/* What every run of the program reads and no run changes, decided on its first run (under run_lock). */
+static void
+prepare_runs (FwFusedProgram *program)
+{
+  FwGraph *graph = program->graph;
+  guint n_values = graph->values->len;
+
+  program->step_uses = g_new0 (guint, n_values + 1);
+  program->constants = g_new0 (FwArray *, n_values + 1);
+  program->scratch_len = 2;
+  /* Uses on the fused schedule: a group's inner values are no one's concern but its kernel's. */
+  for (guint s = 0; s < program->steps->len; s++)
+    {
+      Step *step = &g_array_index (program->steps, Step, s);
+      guint n_in = step->node != NULL ? step->node->n_inputs : step->kernel->n_inputs;
+      guint n_out = step->node != NULL ? step->node->n_outputs : step->kernel->n_outputs;
+
+      program->scratch_len = MAX (program->scratch_len, n_in + n_out + 2);
+      for (guint i = 0; i < n_in; i++)
+        {
+          FwValue *v = step->node != NULL ? step->node->inputs[i] : step->kernel->inputs[i];
+          if (v != NULL && v->graph == graph)
+            program->step_uses[v->index]++;
+        }
+      if (step->node != NULL && step->node->implicit_inputs != NULL)
+        for (guint i = 0; i < step->node->implicit_inputs->len; i++)
+          {
+            FwValue *v = g_ptr_array_index (step->node->implicit_inputs, i);
+            if (v->graph == graph)
+              program->step_uses[v->index]++;
+          }
+    }
+  /* A constant's array wraps its tensor's bytes: made once, handed to every run (take_state). One that
+     cannot be made is left to the run's lookup, which says why. */
+  for (guint i = 0; i < n_values; i++)
+    {
+      FwValue *v = g_ptr_array_index (graph->values, i);
+      if (v->constant != NULL && program->step_uses[i] > 0)
+        program->constants[i] = fw_array_new_from_tensor (v->constant, NULL);
+    }
+  program->cl = channels_last_values (program);
+  program->prepared = TRUE;
+}
+
+/* A run's state: the program's decisions made if this is its first run, a state no other run holds, the
+ * constants in place. Not an initializer that is a graph input the run is given (skip_initializers FALSE:
+ * a body's), which the caller's array replaces. */
+static RunState *
+take_state (FwFusedProgram *program, gboolean skip_initializers)
+{
+  guint n_values = program->graph->values->len;
+  RunState *st;
+
+  g_mutex_lock (&program->run_lock);
+  if (!program->prepared)
+    prepare_runs (program);
+  st = program->idle->len > 0 ? g_ptr_array_steal_index_fast (program->idle, program->idle->len - 1) : NULL;
+  g_mutex_unlock (&program->run_lock);
+  if (st == NULL)
+    {
+      st = g_new0 (RunState, 1);
+      st->uses = g_new (guint, n_values + 1);
+      st->values = g_new0 (FwArray *, n_values + 1);
+      st->scratch = g_new0 (FwArray *, program->scratch_len);
+    }
+  memcpy (st->uses, program->step_uses, n_values * sizeof (guint));
+  for (guint i = 0; i < n_values; i++)
+    if (program->constants[i] != NULL)
+      {
+        const FwValue *v = g_ptr_array_index (program->graph->values, i);
+        if (!v->is_input || (skip_initializers && v->is_initializer))
+          st->values[i] = fw_array_ref (program->constants[i]);
+      }
+  return st;
+}
+
+static void
+give_back_state (FwFusedProgram *program, RunState *st)
+{
+  for (guint i = 0; i < program->graph->values->len; i++)
+    g_clear_pointer (&st->values[i], fw_array_unref);
+  g_mutex_lock (&program->run_lock);
+  g_ptr_array_add (program->idle, st);
+  g_mutex_unlock (&program->run_lock);
+}
+
+/* One fused group's step: its kernel on the frame's values, in the layout cl says. */
+static gboolean
+run_kernel_step (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const Step *step, const guint8 *cl,
+                 FwArray **scratch, GError **error)
+{
+  const FwGroupKernel *kernel = step->kernel;
+  FwArray **in = scratch, **out = scratch + kernel->n_inputs + 1;
+  gboolean done = TRUE;
+
+  memset (scratch, 0, (kernel->n_inputs + kernel->n_outputs + 2) * sizeof (FwArray *));
+  for (guint i = 0; i < kernel->n_inputs && done; i++)
+    done = (in[i] = fw_exec_frame_lookup (frame, kernel->inputs[i], error)) != NULL;
+  if (done)
+    {
+      gboolean nhwc = kernel->run_nhwc != NULL &&
+                      touches_nhwc (kernel->inputs, kernel->n_inputs, kernel->outputs[0], frame->graph, cl);
+      gboolean out_nhwc = nhwc && cl[kernel->outputs[0]->index];
+
+      if (kernel->inplace_inputs != 0)
+        out[0] = donated_output (frame, uses, kernel, in, out_nhwc);
+      done = nhwc ? kernel->run_nhwc (kernel->data, in, out, out_nhwc, ctx->n_threads, error)
+                  : kernel->run (kernel->data, in, out, ctx->n_threads, error);
+    }
+  for (guint o = 0; done && o < kernel->n_outputs; o++)
+    if (out[o] == NULL)
+      {
+        g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the kernel did not produce “%s”"),
+                     kernel->outputs[o]->name);
+        done = FALSE;
+      }
+  for (guint i = 0; i < kernel->n_inputs; i++)
+    g_clear_pointer (&in[i], fw_array_unref);
+  if (!done)
+    {
+      for (guint o = 0; o < kernel->n_outputs; o++)
+        g_clear_pointer (&out[o], fw_array_unref);
+      if (step->scope != NULL)
+        g_prefix_error (error, _("SuperKernel scope %s: "), step->scope->name);
+      else
+        g_prefix_error (error, _("candidate %u: "), kernel->candidate);
+      return FALSE;
+    }
+  for (guint o = 0; o < kernel->n_outputs; o++)
+    fw_exec_frame_store (frame, uses, kernel->outputs[o], out[o]);
+  for (guint i = 0; i < kernel->n_inputs; i++)
+    fw_exec_frame_release (frame, uses, kernel->inputs[i]);
+  return TRUE;
+}
+
 static gboolean
 run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs, guint n_inputs,
              gboolean skip_initializers, FwArray **outputs, GHashTable *keep, GError **error)
 {
   FwGraph *graph = program->graph;
   FwExecFrame frame = { graph, NULL, ctx->frame };
-  g_autofree guint *uses = g_new0 (guint, graph->values->len);
-  g_autofree guint8 *cl = channels_last_values (program);
+  RunState *st = take_state (program, skip_initializers);
+  const guint8 *cl = program->cl;
   gboolean ok = FALSE;
 
-  /* Uses on the fused schedule: a group's inner values are no one's concern but its kernel's. */
-  for (guint s = 0; s < program->steps->len; s++)
-    {
-      Step *step = &g_array_index (program->steps, Step, s);
-
-      if (step->node != NULL)
-        {
-          for (guint i = 0; i < step->node->n_inputs; i++)
-            if (step->node->inputs[i] != NULL && step->node->inputs[i]->graph == graph)
-              uses[step->node->inputs[i]->index]++;
-          if (step->node->implicit_inputs != NULL)
-            for (guint i = 0; i < step->node->implicit_inputs->len; i++)
-              {
-                FwValue *v = g_ptr_array_index (step->node->implicit_inputs, i);
-                if (v->graph == graph)
-                  uses[v->index]++;
-              }
-        }
-      else
-        for (guint i = 0; i < step->kernel->n_inputs; i++)
-          if (step->kernel->inputs[i]->graph == graph)
-            uses[step->kernel->inputs[i]->index]++;
-    }
-  frame.values = g_new0 (FwArray *, graph->values->len);
-  fw_exec_frame_count_kept (&frame, uses, keep);
+  frame.values = st->values;
+  fw_exec_frame_count_kept (&frame, st->uses, keep);
   if (!fw_exec_frame_bind_inputs (&frame, inputs, n_inputs, skip_initializers, error))
     goto out;
   ctx->frame = &frame;
   for (guint s = 0; s < program->steps->len; s++)
     {
       Step *step = &g_array_index (program->steps, Step, s);
-      const FwGroupKernel *kernel = step->kernel;
-      g_autofree FwArray **in = NULL, **out = NULL;
-      gboolean done = TRUE;
 
       if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
         goto out;
@@ -629,7 +788,7 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
          writes channels-last: every one refuses a constant activation.) */
       if (step->node != NULL && program->foldable != NULL && program->foldable[s] && ctx->golden == FW_DTYPE_UNDEFINED)
         {
-          if (!run_folded (program, ctx, &frame, uses, step->node, error))
+          if (!run_folded (program, ctx, &frame, st->uses, step->node, st->scratch, error))
             goto out;
           continue;
         }
@@ -639,55 +798,19 @@ run_program (FwFusedProgram *program, FwExecContext *ctx, FwArray *const *inputs
 
           if (nk != NULL && step->node->n_outputs == 1 && step->node->outputs[0] != NULL &&
                   touches_nhwc (step->node->inputs, step->node->n_inputs, step->node->outputs[0], graph, cl)
-                ? !run_node_nhwc (ctx, &frame, uses, nk, step->node, cl, error)
-                : !fw_exec_frame_run_node (ctx, &frame, uses, step->node, error))
+                ? !run_node_nhwc (ctx, &frame, st->uses, nk, step->node, cl, st->scratch, error)
+                : !fw_exec_frame_run_node (ctx, &frame, st->uses, step->node, st->scratch, error))
             goto out;
           continue;
         }
-      in = g_new0 (FwArray *, kernel->n_inputs + 1);
-      out = g_new0 (FwArray *, kernel->n_outputs + 1);
-      for (guint i = 0; i < kernel->n_inputs && done; i++)
-        done = (in[i] = fw_exec_frame_lookup (&frame, kernel->inputs[i], error)) != NULL;
-      if (done)
-        {
-          gboolean nhwc = kernel->run_nhwc != NULL &&
-                          touches_nhwc (kernel->inputs, kernel->n_inputs, kernel->outputs[0], graph, cl);
-          gboolean out_nhwc = nhwc && cl[kernel->outputs[0]->index];
-
-          if (kernel->inplace_inputs != 0)
-            out[0] = donated_output (&frame, uses, kernel, in, out_nhwc);
-          done = nhwc ? kernel->run_nhwc (kernel->data, in, out, out_nhwc, ctx->n_threads, error)
-                      : kernel->run (kernel->data, in, out, ctx->n_threads, error);
-        }
-      for (guint o = 0; done && o < kernel->n_outputs; o++)
-        if (out[o] == NULL)
-          {
-            g_set_error (error, FW_ERROR, FW_ERROR_INTERNAL, _("the kernel did not produce “%s”"),
-                         kernel->outputs[o]->name);
-            done = FALSE;
-          }
-      for (guint i = 0; i < kernel->n_inputs; i++)
-        g_clear_pointer (&in[i], fw_array_unref);
-      if (!done)
-        {
-          for (guint o = 0; o < kernel->n_outputs; o++)
-            g_clear_pointer (&out[o], fw_array_unref);
-          if (step->scope != NULL)
-            g_prefix_error (error, _("SuperKernel scope %s: "), step->scope->name);
-          else
-            g_prefix_error (error, _("candidate %u: "), kernel->candidate);
-          goto out;
-        }
-      for (guint o = 0; o < kernel->n_outputs; o++)
-        fw_exec_frame_store (&frame, uses, kernel->outputs[o], out[o]);
-      for (guint i = 0; i < kernel->n_inputs; i++)
-        fw_exec_frame_release (&frame, uses, kernel->inputs[i]);
+      if (!run_kernel_step (ctx, &frame, st->uses, step, cl, st->scratch, error))
+        goto out;
     }
   ok = fw_exec_frame_finish (&frame, outputs, keep, error);
 
 out:
   ctx->frame = frame.parent;
-  fw_exec_frame_clear (&frame);
+  give_back_state (program, st);
   return ok;
 }
 

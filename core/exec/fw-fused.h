@@ -98,7 +98,7 @@ FwFusedProgram *fw_fused_program_new_with_scopes (FwPlan    *plan,
                                         GError         **error);
 /* Single ops of the main graph's schedule that run on a node kernel (FwNodeKernel*, not owned, must outlive
  * the program; NULL: none) instead of their reference kernel. A node inside a group with a kernel is never
- * run as a single op, so its node kernel is not used. */
+ * run as a single op, so its node kernel is not used. Before the program's first run, never during one. */
 void            fw_fused_program_set_node_kernels (FwFusedProgram *program,
                                         GPtrArray       *node_kernels);
 /* How many of the scopes given run as one step each. */
@@ -327,7 +327,7 @@ typedef struct
   guint    candidate;
   gdouble  kernel_s;        /* median time of the SuperKernel */
   gdouble  reference_s;     /* median time of the group's reference ops, one after another */
-  gdouble  measured_speedup;  /* reference_s / kernel_s */
+  gdouble  measured_speedup;  /* median of reference / kernel over samples taken in pairs (fw_measure_time_pair) */
   gdouble  predicted_speedup; /* the plan's cost.time_before_s / cost.time_after_s */
   gdouble  model_error;       /* predicted / measured − 1 */
   /* The same on the host profile without its calibration (fw-host-calibrate.h); the plan's own figures
@@ -341,6 +341,7 @@ typedef struct
   GArray   *kernels;        /* FwKernelTiming, one per kernel given */
   gdouble   unfused_s;      /* median time of the whole model on the reference interpreter */
   gdouble   fused_s;        /* median time on the fused executor */
+  gdouble   speedup;        /* median of unfused / fused over samples taken in pairs */
   guint     channels_last;  /* values its runs kept channels-last (fw_fused_program_get_n_channels_last) */
   gdouble   rank_correlation; /* Spearman's rho between predicted and measured speed-ups; NaN under 3 */
   gdouble   median_abs_error; /* median of |model_error| over the kernels; NaN without kernels */

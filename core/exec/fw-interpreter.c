@@ -335,11 +335,15 @@ run_node_or_kernel (FwExecContext *ctx, const FwNode *node, FwArray **in, FwArra
 }
 
 gboolean
-fw_exec_frame_run_node (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwNode *node, GError **error)
+fw_exec_frame_run_node (FwExecContext *ctx, FwExecFrame *frame, guint *uses, const FwNode *node, FwArray **scratch,
+                        GError **error)
 {
-  g_autofree FwArray **in = g_new0 (FwArray *, node->n_inputs + 1);
-  g_autofree FwArray **out = g_new0 (FwArray *, node->n_outputs + 1);
+  g_autofree FwArray **own = scratch == NULL ? g_new0 (FwArray *, node->n_inputs + node->n_outputs + 2) : NULL;
+  FwArray **in = scratch != NULL ? scratch : own, **out = in + node->n_inputs + 1;
   gboolean folded = node->n_outputs > 0, done = TRUE;
+
+  if (scratch != NULL)
+    memset (scratch, 0, (node->n_inputs + node->n_outputs + 2) * sizeof (FwArray *));
 
   /* Outputs shape inference folded at load are constants: nothing to compute. */
   for (guint o = 0; o < node->n_outputs; o++)
@@ -390,7 +394,7 @@ run_graph (FwExecContext *ctx, const FwGraph *graph, FwArray *const *inputs, gui
   order = fw_graph_get_order (graph, &n_order);
   for (guint n = 0; n < n_order; n++)
     if (g_cancellable_set_error_if_cancelled (ctx->cancellable, error) ||
-        !fw_exec_frame_run_node (ctx, &frame, uses, order[n], error))
+        !fw_exec_frame_run_node (ctx, &frame, uses, order[n], NULL, error))
       goto out;
   ok = fw_exec_frame_finish (&frame, outputs, keep, error);
 

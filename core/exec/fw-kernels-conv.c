@@ -28,7 +28,7 @@ typedef enum { AUTO_PAD_NOTSET, AUTO_PAD_SAME_UPPER, AUTO_PAD_SAME_LOWER, AUTO_P
 static guint
 fw_nn_threads_n (guint n_threads, gint64 work)
 {
-  return work >= FW_NN_PARALLEL_MIN ? MAX (n_threads, 1u) : 1u;
+  return fw_host_loop_threads (work, n_threads);
 }
 
 #define FW_LOOPS "fw-kernels-conv-loops.h"

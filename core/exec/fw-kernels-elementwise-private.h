@@ -4,11 +4,10 @@
 #pragma once
 
 #include "fw-kernel.h"
+#include "hw/fw-host-threads.h"
 
 G_BEGIN_DECLS
 
-/* Elements over which a loop is split across threads. */
-#define PARALLEL_MIN 65536
 /* Longest run one call of a row function gets, so one long row still spreads over threads. */
 #define SEGMENT 16384
 /* float16/bfloat16 elements converted per step, on the stack. */

@@ -83,10 +83,9 @@ static void
 run_flat (FwExecContext *ctx, UnaryFn fn, const void *in, gsize in_size, void *out, gsize out_size, gint64 n,
           const Params *p)
 {
-  gint n_threads = (gint) fw_exec_context_get_n_threads (ctx);
-  gint64 n_blocks = n > PARALLEL_MIN ? n_threads : 1;
+  gint64 n_blocks = fw_host_loop_threads (n, fw_exec_context_get_n_threads (ctx));
 
-#pragma omp parallel for if (n > PARALLEL_MIN) num_threads (n_threads)
+#pragma omp parallel for if (n_blocks > 1) num_threads ((int) n_blocks)
   for (gint64 b = 0; b < n_blocks; b++)
     {
       gint64 start = n * b / n_blocks, end = n * (b + 1) / n_blocks;
@@ -155,9 +154,9 @@ fw_ew_walk_run (FwExecContext *ctx, const Walk *w, const void *const *in, void *
     return;
   n_seg = (len + SEGMENT - 1) / SEGMENT;
   n_units = n_rows * n_seg;
-  n_blocks = total > PARALLEL_MIN ? MIN (n_units, (gint64) n_threads) : 1;
+  n_blocks = MIN (n_units, (gint64) fw_host_loop_threads (total, (guint) n_threads));
 
-#pragma omp parallel for if (total > PARALLEL_MIN) num_threads (n_threads)
+#pragma omp parallel for if (n_blocks > 1) num_threads ((int) n_blocks)
   for (gint64 b = 0; b < n_blocks; b++)
     {
       gint64 u = n_units * b / n_blocks, u_end = n_units * (b + 1) / n_blocks;
@@ -310,11 +309,10 @@ cast_block (const void *src, FwDType sd, void *dst, FwDType dd, gint64 n)
 static void
 cast_data (FwExecContext *ctx, const void *src, FwDType sd, void *dst, FwDType dd, gint64 n)
 {
-  gint n_threads = (gint) fw_exec_context_get_n_threads (ctx);
-  gint64 n_blocks = n > PARALLEL_MIN ? n_threads : 1;
+  gint64 n_blocks = fw_host_loop_threads (n, fw_exec_context_get_n_threads (ctx));
   gsize ss = fw_dtype_bits (sd) / 8, ds = fw_dtype_bits (dd) / 8;
 
-#pragma omp parallel for if (n > PARALLEL_MIN) num_threads (n_threads)
+#pragma omp parallel for if (n_blocks > 1) num_threads ((int) n_blocks)
   for (gint64 b = 0; b < n_blocks; b++)
     {
       gint64 start = n * b / n_blocks, end = n * (b + 1) / n_blocks;

@@ -1031,7 +1031,7 @@ k_batch_norm (KERNEL_ARGS)
     }
   n_rows = n * c;
   total = n_rows * s;
-#pragma omp parallel for if (total > PARALLEL_MIN) num_threads (n_threads)
+#pragma omp parallel for if (fw_host_loop_threads (total, n_threads) > 1) num_threads (n_threads)
   for (gint64 r = 0; r < n_rows; r++)
     {
       gint64 ch = r % c, base = per == c ? ch : ch * s, step = per == c ? 0 : 1;

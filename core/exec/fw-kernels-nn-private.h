@@ -7,11 +7,9 @@
 #pragma once
 
 #include "fw-kernel.h"
+#include "hw/fw-host-threads.h"
 
 G_BEGIN_DECLS
-
-/* Work is spread over threads only when there is enough of it to pay for waking them. */
-#define FW_NN_PARALLEL_MIN 32768
 
 /* a × b into out for sizes (non-negative); FALSE when it overflows or passes the tensor cap. */
 gboolean  fw_nn_mul            (gint64          a,
@@ -48,7 +46,7 @@ gpointer  fw_nn_alloc          (const FwNode   *node,
                                 gint64          n,
                                 gsize           size,
                                 GError        **error);
-/* Threads for a loop doing work element-operations: 1 below FW_NN_PARALLEL_MIN. */
+/* Threads for a loop doing work element-operations: the host's one rule (hw/fw-host-threads.h). */
 guint     fw_nn_threads        (FwExecContext  *ctx,
                                 gint64          work);
 

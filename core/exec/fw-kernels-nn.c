@@ -76,7 +76,7 @@ fw_nn_alloc (const FwNode *node, gint64 n, gsize size, GError **error)
 guint
 fw_nn_threads (FwExecContext *ctx, gint64 work)
 {
-  return work >= FW_NN_PARALLEL_MIN ? MAX (fw_exec_context_get_n_threads (ctx), 1u) : 1u;
+  return fw_host_loop_threads (work, fw_exec_context_get_n_threads (ctx));
 }
 
 FwArray *

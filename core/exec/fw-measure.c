@@ -40,33 +40,70 @@ fw_measure_median (gdouble *values, guint n)
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+/* Warm-up calls, then how many calls one sample makes so that it lasts MIN_SAMPLE_S; 0 on error. */
+static guint
+warm_up (FwTimedFunc func, gpointer data, guint warmup, GError **error)
+{
+  gdouble t0, once = 0.0;
+
+  for (guint w = 0; w < MAX (warmup, 1u); w++)
+    {
+      t0 = now_s ();
+      if (!func (data, error))
+        return 0;
+      once = now_s () - t0;
+    }
+  return once > 0.0 && once < MIN_SAMPLE_S ? (guint) MIN (ceil (MIN_SAMPLE_S / once), 10000.0) : 1;
+}
+
+/* Seconds per call of one sample of `inner` calls. */
+static gboolean
+sample (FwTimedFunc func, gpointer data, guint inner, gdouble *out, GError **error)
+{
+  gdouble t0 = now_s ();
+
+  for (guint i = 0; i < inner; i++)
+    if (!func (data, error))
+      return FALSE;
+  *out = (now_s () - t0) / inner;
+  return TRUE;
+}
+
 gboolean
 fw_measure_time_calls (FwTimedFunc func, gpointer data, guint warmup, guint repeats, GCancellable *cancellable,
                        gdouble *out, GError **error)
 {
   g_autofree gdouble *samples = g_new (gdouble, repeats);
-  gdouble t0, once = 0.0;
-  guint inner;
+  guint inner = warm_up (func, data, warmup, error);
 
-  for (guint w = 0; w < warmup; w++)
-    {
-      t0 = now_s ();
-      if (!func (data, error))
-        return FALSE;
-      once = now_s () - t0;
-    }
-  inner = once > 0.0 && once < MIN_SAMPLE_S ? (guint) MIN (ceil (MIN_SAMPLE_S / once), 10000.0) : 1;
+  if (inner == 0)
+    return FALSE;
+  for (guint r = 0; r < repeats; r++)
+    if (g_cancellable_set_error_if_cancelled (cancellable, error) || !sample (func, data, inner, &samples[r], error))
+      return FALSE;
+  *out = fw_measure_median (samples, repeats);
+  return TRUE;
+}
+
+gboolean
+fw_measure_time_pair (FwTimedFunc a, FwTimedFunc b, gpointer data, guint warmup, guint repeats,
+                      GCancellable *cancellable, FwMeasurePair *out, GError **error)
+{
+  g_autofree gdouble *sa = g_new (gdouble, repeats), *sb = g_new (gdouble, repeats), *ratio = g_new (gdouble, repeats);
+  guint inner_a = warm_up (a, data, warmup, error), inner_b = inner_a ? warm_up (b, data, warmup, error) : 0;
+
+  if (inner_b == 0)
+    return FALSE;
   for (guint r = 0; r < repeats; r++)
     {
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      if (g_cancellable_set_error_if_cancelled (cancellable, error) || !sample (a, data, inner_a, &sa[r], error) ||
+          !sample (b, data, inner_b, &sb[r], error))
         return FALSE;
-      t0 = now_s ();
-      for (guint i = 0; i < inner; i++)
-        if (!func (data, error))
-          return FALSE;
-      samples[r] = (now_s () - t0) / inner;
+      ratio[r] = sb[r] / sa[r];
     }
-  *out = fw_measure_median (samples, repeats);
+  out->b_over_a = fw_measure_median (ratio, repeats);
+  out->a_s = fw_measure_median (sa, repeats);
+  out->b_s = fw_measure_median (sb, repeats);
   return TRUE;
 }
 
@@ -106,18 +143,29 @@ run_group_reference (gpointer data, GError **error)
 }
 
 static gboolean
-run_model (gpointer data, GError **error)
+run_model (Timed *t, gboolean fused, GError **error)
 {
-  Timed *t = data;
   guint n = t->graph->outputs->len;
   g_autofree FwArray **out = g_new0 (FwArray *, n + 1);
-  gboolean ok = t->program
+  gboolean ok = fused
     ? fw_fused_program_run (t->program, t->ctx, (FwArray *const *) t->inputs->pdata, t->inputs->len, out, NULL, error)
     : fw_exec_run_reference (t->ctx, t->graph, (FwArray *const *) t->inputs->pdata, t->inputs->len, out, NULL, error);
 
   for (guint o = 0; o < n; o++)
     g_clear_pointer (&out[o], fw_array_unref);
   return ok;
+}
+
+static gboolean
+run_fused_model (gpointer data, GError **error)
+{
+  return run_model (data, TRUE, error);
+}
+
+static gboolean
+run_unfused_model (gpointer data, GError **error)
+{
+  return run_model (data, FALSE, error);
 }
 
 static void
@@ -281,6 +329,7 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
       FwCandidate *c = g_ptr_array_index (plan->candidates, kernel->candidate);
       g_autofree FwArray **in = g_new0 (FwArray *, kernel->n_inputs + 1);
       FwKernelTiming timing = { 0 };
+      FwMeasurePair pair;
       gboolean seeded;
 
       /* A body that did not run is timed on seeded inputs, as verification checks it. */
@@ -290,9 +339,8 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
       t.nodes = c->nodes;
       t.in = in;
       timing.candidate = kernel->candidate;
-      ok = fw_measure_time_calls (run_kernel, &t, warmup, repeats, options->cancellable, &timing.kernel_s, error) &&
-           fw_measure_time_calls (run_group_reference, &t, warmup, repeats, options->cancellable,
-                                  &timing.reference_s, error);
+      ok = fw_measure_time_pair (run_kernel, run_group_reference, &t, warmup, repeats, options->cancellable, &pair,
+                                 error);
       for (guint i = 0; i < kernel->n_inputs; i++)
         g_clear_pointer (&in[i], fw_array_unref);
       if (!ok)
@@ -300,7 +348,9 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
           g_prefix_error (error, _("candidate %u: "), kernel->candidate);
           return NULL;
         }
-      timing.measured_speedup = timing.kernel_s > 0 ? timing.reference_s / timing.kernel_s : NAN;
+      timing.kernel_s = pair.a_s;
+      timing.reference_s = pair.b_s;
+      timing.measured_speedup = pair.b_over_a;
       predict (c, uncalibrated, &timing);
       g_array_append_val (result->kernels, timing);
     }
@@ -308,13 +358,18 @@ fw_measure_run (FwPlan *plan, GPtrArray *kernels, const FwMeasureOptions *option
 
   t.graph = graph;
   t.inputs = inputs;
-  t.program = NULL;
-  if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->unfused_s, error))
-    return NULL;
   t.program = program;
   result->channels_last = fw_fused_program_get_n_channels_last (program);
-  if (!fw_measure_time_calls (run_model, &t, warmup, repeats, options->cancellable, &result->fused_s, error))
-    return NULL;
+  {
+    FwMeasurePair pair;
+
+    if (!fw_measure_time_pair (run_fused_model, run_unfused_model, &t, warmup, repeats, options->cancellable, &pair,
+                               error))
+      return NULL;
+    result->fused_s = pair.a_s;
+    result->unfused_s = pair.b_s;
+    result->speedup = pair.b_over_a;
+  }
 
   summarise (result);
   return g_steal_pointer (&result);

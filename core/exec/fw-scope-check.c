@@ -130,7 +130,8 @@ typedef struct
   GPtrArray           *kernels;
   const FwScopeKernel *scope;
   FwArray            **in;
-  FwFusedProgram      *program;
+  FwFusedProgram      *plain;    /* the model's fused program without the scopes */
+  FwFusedProgram      *scoped;   /* and with them */
   GPtrArray           *inputs;
 } Timed;
 
@@ -157,16 +158,27 @@ time_members (gpointer data, GError **error)
 }
 
 static gboolean
-time_model (gpointer data, GError **error)
+time_model (Timed *t, FwFusedProgram *program, GError **error)
 {
-  Timed *t = data;
   const FwGraph *graph = fw_model_get_graph (t->plan->model);
   g_autofree FwArray **out = g_new0 (FwArray *, graph->outputs->len + 1);
-  gboolean ok = fw_fused_program_run (t->program, t->ctx, (FwArray *const *) t->inputs->pdata, t->inputs->len, out,
+  gboolean ok = fw_fused_program_run (program, t->ctx, (FwArray *const *) t->inputs->pdata, t->inputs->len, out,
                                       NULL, error);
 
   clear_arrays (out, graph->outputs->len);
   return ok;
+}
+
+static gboolean
+time_plain_model (gpointer data, GError **error)
+{
+  return time_model (data, ((Timed *) data)->plain, error);
+}
+
+static gboolean
+time_scoped_model (gpointer data, GError **error)
+{
+  return time_model (data, ((Timed *) data)->scoped, error);
 }
 
 /* One scope, on the reference's values in ref: compared, timed or both. */
@@ -213,8 +225,13 @@ check_scope (Timed *t, const FwScopeCheckOptions *options, GHashTable *ref, FwSc
     }
   clear_arrays (out, kernel->n_outputs);
   if (ok && options->measure)
-    ok = fw_measure_time_calls (time_scope, t, warmup, repeats, options->cancellable, &check->scope_s, error) &&
-         fw_measure_time_calls (time_members, t, warmup, repeats, options->cancellable, &check->members_s, error);
+    {
+      FwMeasurePair pair;
+
+      ok = fw_measure_time_pair (time_scope, time_members, t, warmup, repeats, options->cancellable, &pair, error);
+      check->scope_s = pair.a_s;
+      check->members_s = pair.b_s;
+    }
   clear_arrays (in, kernel->n_inputs);
   t->in = NULL;
   if (!ok)
@@ -222,26 +239,17 @@ check_scope (Timed *t, const FwScopeCheckOptions *options, GHashTable *ref, FwSc
   return ok;
 }
 
-/* The whole model without and with the scopes, samples alternating: a shared machine's load drifts between
- * two separate series. */
+/* The whole model without and with the scopes, samples alternating (fw_measure_time_pair). */
 static gboolean
-time_models (Timed *t, FwFusedProgram *plain, FwFusedProgram *scoped, const FwScopeCheckOptions *options,
-             FwScopeCheckResult *result, GError **error)
+time_models (Timed *t, const FwScopeCheckOptions *options, FwScopeCheckResult *result, GError **error)
 {
-  guint repeats = options->repeats ? options->repeats : 5;
-  g_autofree gdouble *a = g_new (gdouble, repeats), *b = g_new (gdouble, repeats);
+  FwMeasurePair pair;
 
-  for (guint r = 0; r < repeats; r++)
-    {
-      t->program = plain;
-      if (!fw_measure_time_calls (time_model, t, 1, 1, options->cancellable, &a[r], error))
-        return FALSE;
-      t->program = scoped;
-      if (!fw_measure_time_calls (time_model, t, 1, 1, options->cancellable, &b[r], error))
-        return FALSE;
-    }
-  result->fused_s = fw_measure_median (a, repeats);
-  result->scoped_s = fw_measure_median (b, repeats);
+  if (!fw_measure_time_pair (time_plain_model, time_scoped_model, t, 1, options->repeats ? options->repeats : 5,
+                             options->cancellable, &pair, error))
+    return FALSE;
+  result->fused_s = pair.a_s;
+  result->scoped_s = pair.b_s;
   return TRUE;
 }
 
@@ -328,7 +336,9 @@ fw_scope_check_run (FwPlan *plan, GPtrArray *kernels, GPtrArray *scopes, const F
       g_array_append_val (result->scopes, check);
     }
   g_hash_table_remove_all (ref);
-  if (options->measure && !time_models (&t, plain, scoped, options, result, error))
+  t.plain = plain;
+  t.scoped = scoped;
+  if (options->measure && !time_models (&t, options, result, error))
     return NULL;
   return g_steal_pointer (&result);
 }

@@ -35,8 +35,10 @@ static const char * const throughput_cpu_keys[] = { "cube_fp32", "vector_fp32", 
 static const char * const overhead_keys[] = { "launch", "sync", NULL };
 /* In FwCostClass order. */
 static const char * const calibration_keys[] = {
-  "simple", "divide", "transcendental", "reduce", "gemm_small", "gemm_medium", "gemm_large", NULL,
+  "simple", "divide", "exp", "erf", "tanh", "pow", "transcendental", "reduce", "gemm_small", "gemm_medium",
+  "gemm_large", NULL,
 };
+G_STATIC_ASSERT (G_N_ELEMENTS (calibration_keys) == FW_COST_N_CLASSES + 1);
 /* A factor beyond these is a broken measurement, not a machine. */
 #define MIN_CLASS_FACTOR 1e-4
 #define MAX_CLASS_FACTOR 1e4

@@ -17,11 +17,17 @@ typedef enum {
 
 /* Classes of work whose throughput the host calibration measures apart (fw-host-calibrate.h): the vector
  * classes scale vector_flops_per_s for an op run alone (the planner's unfused side), the matrix-product
- * classes cube_flops_per_s everywhere. A product's class is its size in FLOP (fw_op_gemm_class). */
+ * classes cube_flops_per_s everywhere. A product's class is its size in FLOP (fw_op_gemm_class). The C
+ * library's functions each have a class of their own: per element, powf took twice expf's time and tanhf
+ * four times on this project's machine, which no one factor against the FLOP weights can say. */
 typedef enum {
   FW_COST_CLASS_SIMPLE,          /* add, multiply, compare, select: a lane an operation */
   FW_COST_CLASS_DIVIDE,          /* Div, Sqrt, Reciprocal: the long-latency units */
-  FW_COST_CLASS_TRANSCENDENTAL,  /* Exp, Erf, Tanh and what is made of them (Gelu, Sigmoid, Softmax) */
+  FW_COST_CLASS_EXP,             /* expf and what is made of it: Exp, Sigmoid, the Elus, Softmax */
+  FW_COST_CLASS_ERF,             /* erff: Erf, the exact Gelu */
+  FW_COST_CLASS_TANH,            /* tanhf: Tanh, the tanh Gelus, Mish */
+  FW_COST_CLASS_POW,             /* powf: Pow */
+  FW_COST_CLASS_TRANSCENDENTAL,  /* the other functions: Log, Softplus, Sin, Cos… */
   FW_COST_CLASS_REDUCE,          /* sums and norms along an axis */
   FW_COST_CLASS_GEMM_SMALL,      /* a product under 4 MFLOP */
   FW_COST_CLASS_GEMM_MEDIUM,     /* 4 to 256 MFLOP */

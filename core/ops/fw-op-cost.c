@@ -261,12 +261,17 @@ fw_cost_pool (const FwNode *node, FwOpCost *cost)
   return TRUE;
 }
 
-/* The ops whose work is mostly a division or square root, and those made of exp, erf or tanh (their own
- * weights above are counted in these units' operations). */
+/* The ops whose work is mostly a division or square root, and those the reference kernels compute with one
+ * function of the C library (fw-kernels-elementwise.c, Softmax's exps in fw-kernels-nn-loops.h), by the
+ * function: their own weights above are counted in these units' operations. */
 static const char * const divide_ops[] = { "Div", "Sqrt", "Reciprocal", "Mod", NULL };
-static const char * const transcendental_ops[] = {
-  "Exp", "Log", "Pow", "Sin", "Cos", "Tan", "Erf", "Tanh", "Sigmoid", "Softplus", "Elu", "Selu", "Celu", "Gelu",
-  "FastGelu", "BiasGelu", "QuickGelu", "Mish", "Softmax", "LogSoftmax", NULL,
+static const char * const exp_ops[] = {
+  "Exp", "Sigmoid", "Elu", "Selu", "Celu", "QuickGelu", "Softmax", "LogSoftmax", NULL,
+};
+static const char * const erf_ops[] = { "Erf", "BiasGelu", NULL };
+static const char * const tanh_ops[] = { "Tanh", "FastGelu", "Mish", NULL };
+static const char * const other_function_ops[] = {
+  "Log", "Sin", "Cos", "Tan", "Softplus", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", NULL,
 };
 
 /* 4 MFLOP: a product this small is mostly packing and call overhead; 256 MFLOP: past it the library
@@ -308,7 +313,18 @@ fw_op_vector_class (const FwNode *node)
 {
   if (node->domain[0] != '\0' && strcmp (node->domain, "com.microsoft") != 0)
     return FW_COST_CLASS_SIMPLE;
-  if (g_strv_contains (transcendental_ops, node->op_type))
+  if (strcmp (node->op_type, "Gelu") == 0)
+    return g_strcmp0 (fw_node_get_attr_string (node, "approximate"), "tanh") == 0 ? FW_COST_CLASS_TANH
+                                                                                  : FW_COST_CLASS_ERF;
+  if (strcmp (node->op_type, "Pow") == 0)
+    return FW_COST_CLASS_POW;
+  if (g_strv_contains (exp_ops, node->op_type))
+    return FW_COST_CLASS_EXP;
+  if (g_strv_contains (erf_ops, node->op_type))
+    return FW_COST_CLASS_ERF;
+  if (g_strv_contains (tanh_ops, node->op_type))
+    return FW_COST_CLASS_TANH;
+  if (g_strv_contains (other_function_ops, node->op_type))
     return FW_COST_CLASS_TRANSCENDENTAL;
   if (g_strv_contains (divide_ops, node->op_type))
     return FW_COST_CLASS_DIVIDE;

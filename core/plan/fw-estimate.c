@@ -15,6 +15,7 @@
 
 #include "fw-plan-private.h"
 #include "fw-qdq.h"
+#include "hw/fw-host-threads.h"
 #include "ops/fw-op-registry.h"
 
 static gdouble
@@ -198,6 +199,26 @@ node_rate (const FwNode *node, gdouble flops, const FwProfile *profile, gboolean
   return MAX (rate, 1.0);
 }
 
+/* On the host a node run alone is one reference kernel, whose loops take every core only from
+ * FW_HOST_PARALLEL_MIN_WORK element-operations on (hw/fw-host-threads.h, the rule the kernels split by):
+ * under it the node gets one core's share of the vector rate. Its work in elements is the larger of what
+ * it reads and writes; a product's threads are the BLAS's own. */
+static gdouble
+alone_share (const FwNode *node, const FwProfile *profile)
+{
+  FwValue *const *sides[2] = { node->inputs, node->outputs };
+  guint n_sides[2] = { node->n_inputs, node->n_outputs };
+  gint64 work = 0;
+
+  if (profile->kind != FW_PROFILE_CPU || profile->cube_cores <= 1 || fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
+    return 1;
+  for (guint s = 0; s < 2; s++)
+    for (guint k = 0; k < n_sides[s]; k++)
+      if (sides[s][k] != NULL)
+        work = MAX (work, fw_value_get_n_elements (sides[s][k]));
+  return (gdouble) fw_host_loop_threads (work, profile->cube_cores) / profile->cube_cores;
+}
+
 gdouble
 fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *bytes_read,
                        gdouble *bytes_written, gdouble *flops)
@@ -218,7 +239,8 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
         if (node->outputs[k])
           cost.bytes_written += value_bytes (node->outputs[k]);
     }
-  t = MAX (MAX (cost.bytes_read / bw, cost.flops / node_rate (node, cost.flops, profile, TRUE)), cost.bytes_written / bw);
+  t = MAX (MAX (cost.bytes_read / bw, cost.flops / (node_rate (node, cost.flops, profile, TRUE) * alone_share (node, profile))),
+           cost.bytes_written / bw);
   if (bytes_read)
     *bytes_read = cost.bytes_read;
   if (bytes_written)

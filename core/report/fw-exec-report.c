@@ -365,7 +365,7 @@ add_measurement (JsonBuilder *b, const FwPlan *plan, const FwMeasureResult *m)
   fw_json_member_double (b, "unfused_ms", m->unfused_s * 1e3);
   fw_json_member_double (b, "fused_ms", m->fused_s * 1e3);
   fw_json_member_int (b, "channels_last_values", m->channels_last);
-  fw_json_member_double (b, "speedup", m->fused_s > 0 ? m->unfused_s / m->fused_s : NAN);
+  fw_json_member_double (b, "speedup", m->speedup);
   fw_json_member_double (b, "predicted_speedup",
                          plan->after.time_s > 0 ? plan->before.time_s / plan->after.time_s : NAN);
   json_builder_end_object (b);

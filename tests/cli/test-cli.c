@@ -36,7 +36,8 @@ test_help (void)
   g_assert_nonnull (strstr (out, "--report"));
 }
 
-/* --calibrate measures, prints each number old → new and caches a calibrated profile; under
+/* --calibrate measures, prints each number old → new and how its rounds agreed, and caches a calibrated
+ * profile; under
  * FW_HOST_PROFILE_NO_PROBE=1, which promises fixed numbers, it refuses. */
 static void
 test_calibrate (void)
@@ -57,6 +58,9 @@ test_calibrate (void)
   g_assert_cmpint (run_env (args, env, &o2, &e2), ==, 0);
   g_assert_nonnull (strstr (o2, file));
   g_assert_nonnull (strstr (o2, "factor transcendental"));
+  g_assert_nonnull (strstr (o2, "factor pow"));
+  /* How many rounds it took, and how far the last one moved the fit: said either way. */
+  g_assert_true (strstr (o2, " rounds: the last") != NULL || strstr (e2, "rounds the last still moved") != NULL);
   g_assert_nonnull (strstr (o2, "→"));
   p = fw_profile_load_file (file, &error);
   g_assert_no_error (error);

@@ -683,6 +683,135 @@ test_constant_aligned_once (void)
   }
 }
 
+/* A group kernel x + w with w a constant, keeping (a reference to) every array it was given for w, so that
+ * two runs' arrays cannot share an address by being freed and made again. */
+typedef struct
+{
+  GMutex     lock;
+  GPtrArray *w_seen;
+} AddConstant;
+
+static gboolean
+run_add_constant (gpointer data, FwArray *const *inputs, FwArray **outputs, guint n_threads, GError **error)
+{
+  AddConstant *k = data;
+  const float *x = inputs[0]->data, *w = inputs[1]->data;
+  float *y;
+
+  g_mutex_lock (&k->lock);
+  if (!g_ptr_array_find (k->w_seen, inputs[1], NULL))
+    g_ptr_array_add (k->w_seen, fw_array_ref (inputs[1]));
+  g_mutex_unlock (&k->lock);
+  if ((outputs[0] = fw_array_new (FW_DTYPE_FLOAT, inputs[0]->rank, inputs[0]->dims, error)) == NULL)
+    return FALSE;
+  y = outputs[0]->data;
+  for (gint64 i = 0; i < inputs[0]->n_elements; i++)
+    y[i] = x[i] + w[i];
+  return TRUE;
+}
+
+typedef struct
+{
+  FwFusedProgram *program;
+  GPtrArray      *inputs;
+  const FwArray  *reference;
+  guint           runs;
+} OverlapRun;
+
+static gpointer
+overlap_thread (gpointer data)
+{
+  OverlapRun *o = data;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+
+  for (guint r = 0; r < o->runs; r++)
+    {
+      g_autoptr(GError) error = NULL;
+      FwArray *fused = NULL;
+
+      g_assert_true (fw_fused_program_run (o->program, ctx, (FwArray *const *) o->inputs->pdata, o->inputs->len,
+                                           &fused, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (fused->data, fused->n_bytes, o->reference->data, o->reference->n_bytes);
+      fw_array_unref (fused);
+    }
+  return NULL;
+}
+
+/* What one run needs (the values' table, the uses left, a step's pointers) the program keeps between runs,
+ * and the runs of one program may overlap: four threads run it at once, every run gives the reference's
+ * bytes, and the group kernel is handed its constant weight as the one array the program made. x → G:
+ * Add (x, w) → s → N: Neg → y. */
+static void
+test_fused_runs_overlap (void)
+{
+  static const char *const ops[] = { "Add", "Neg", NULL };
+  static const char *const group[] = { "/G", NULL };
+  g_autoptr(FwModel) model = fw_test_model_new (13);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (16), FW_DIM_STATIC (33) };
+  gint64 wdims[2] = { 16, 33 };
+  const char *g_in[2] = { "x", "w" }, *g_out[1] = { "s" }, *n_in[1] = { "s" }, *n_out[1] = { "y" };
+  g_autoptr(FwProfile) profile = fw_test_profile_910b ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  g_autoptr(FwPlan) plan = NULL;
+  g_autoptr(FwFusedProgram) program = NULL;
+  g_autoptr(FwExecContext) ctx = fw_exec_context_new (1, NULL);
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new ();
+  g_autoptr(FwArray) reference = NULL;
+  g_autoptr(GError) error = NULL;
+  FwValue *kin[2], *kout;
+  AddConstant add = { 0 };
+  FwGroupKernel kernel = { 0 };
+  OverlapRun run;
+  GThread *threads[4];
+  FwPlanOptions options;
+
+  if (!have_kernels (ops))
+    return;
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_test_add_random_weight (g, rand, "w", 2, wdims, 1.0f);
+  fw_graph_add_node (g, "Add", "", "/G", 2, g_in, 1, g_out, NULL);
+  fw_graph_add_node (g, "Neg", "", "/N", 1, n_in, 1, n_out, NULL);
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, &error));
+  fw_plan_options_init (&options);
+  options.enabled = FALSE;
+  plan = fw_plan_new (model, profile, NULL, &options, &error);
+  g_assert_no_error (error);
+  kin[0] = fw_graph_lookup_value (g, "x");
+  kin[1] = fw_graph_lookup_value (g, "w");
+  kout = fw_graph_lookup_value (g, "s");
+  g_assert_nonnull (kin[1]->constant);
+  g_mutex_init (&add.lock);
+  add.w_seen = g_ptr_array_new_with_free_func ((GDestroyNotify) fw_array_unref);
+  kernel.candidate = add_candidate (plan, group);
+  kernel.n_inputs = 2;
+  kernel.inputs = kin;
+  kernel.n_outputs = 1;
+  kernel.outputs = &kout;
+  kernel.run = run_add_constant;
+  kernel.data = &add;
+  g_ptr_array_add (kernels, &kernel);
+  program = fw_fused_program_new (plan, kernels, &error);
+  g_assert_no_error (error);
+  inputs = fw_exec_make_inputs (model, 3, &error);
+  g_assert_no_error (error);
+  g_assert_true (fw_exec_run_reference (ctx, g, (FwArray *const *) inputs->pdata, inputs->len, &reference, NULL,
+                                        &error));
+  g_assert_no_error (error);
+  run = (OverlapRun) { program, inputs, reference, 25 };
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    threads[t] = g_thread_new ("fw-test-run", overlap_thread, &run);
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    g_thread_join (threads[t]);
+  g_assert_cmpuint (add.w_seen->len, ==, 1);
+  g_ptr_array_unref (add.w_seen);
+  g_mutex_clear (&add.lock);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -698,6 +827,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/exec/fused/conv", test_fused_conv);
   g_test_add_func ("/core/exec/fused/in-place", test_fused_in_place);
   g_test_add_func ("/core/exec/fused/fold", test_fused_fold);
+  g_test_add_func ("/core/exec/fused/runs-overlap", test_fused_runs_overlap);
   g_test_add_func ("/core/exec/verify/mismatch", test_verify_catches_mismatch);
   g_test_add_func ("/core/exec/verify/compare", test_compare);
   g_test_add_func ("/core/exec/verify/tolerance", test_tolerance_parse);

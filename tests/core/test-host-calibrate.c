@@ -11,6 +11,7 @@
 #include "fw-error.h"
 #include "fw-test-models.h"
 #include "hw/fw-host-calibrate.h"
+#include "hw/fw-host-threads.h"
 #include "hw/fw-hw-private.h"
 #include "ops/fw-op-registry.h"
 #include "plan/fw-plan-private.h"
@@ -21,12 +22,15 @@ static char *tmp_dir;
 #define T_STREAM     12e9
 #define T_SIMPLE     4e9
 #define T_DIVIDE     1e9
+#define T_EXP        5e8
+#define T_ERF        3e8
+#define T_TANH       1.5e8
+#define T_POW        2.5e8
 #define T_TRANSC     2e8
 #define T_REDUCE     3e9
 #define T_GEMM_S     5e9
 #define T_GEMM_M     2e10
 #define T_GEMM_L     4e10
-#define T_FIXED      1e-4   /* a fixed cost per timed call, which the line's intercept absorbs */
 #define T_LAUNCH     3e-6
 #define T_SYNC       1e-6
 
@@ -34,29 +38,29 @@ static GArray *
 synthetic_samples (gboolean with_barrier)
 {
   static const struct { FwCalBench bench; gdouble rate; } rates[] = {
-    { FW_CAL_SIMPLE, T_SIMPLE }, { FW_CAL_DIVIDE, T_DIVIDE }, { FW_CAL_TRANSCENDENTAL, T_TRANSC },
-    { FW_CAL_REDUCE, T_REDUCE }, { FW_CAL_GEMM_SMALL, T_GEMM_S }, { FW_CAL_GEMM_MEDIUM, T_GEMM_M },
+    { FW_CAL_SIMPLE, T_SIMPLE }, { FW_CAL_DIVIDE, T_DIVIDE }, { FW_CAL_EXP, T_EXP }, { FW_CAL_ERF, T_ERF },
+    { FW_CAL_TANH, T_TANH }, { FW_CAL_POW, T_POW }, { FW_CAL_TRANSCENDENTAL, T_TRANSC }, { FW_CAL_REDUCE, T_REDUCE }, { FW_CAL_GEMM_SMALL, T_GEMM_S }, { FW_CAL_GEMM_MEDIUM, T_GEMM_M },
     { FW_CAL_GEMM_LARGE, T_GEMM_L },
   };
   GArray *samples = g_array_new (FALSE, FALSE, sizeof (FwCalSample));
-  FwCalSample s = { FW_CAL_STREAM, T_STREAM, 1.0 };
+  FwCalSample s = { .bench = FW_CAL_STREAM, .work = T_STREAM, .seconds = 1.0 };
 
   g_array_append_val (samples, s);
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
     for (guint k = 1; k <= 3; k++)
       {
         gdouble work = 1e7 * k * k;
-        s = (FwCalSample) { rates[i].bench, work, T_FIXED + work / rates[i].rate };
+        s = (FwCalSample) { .bench = rates[i].bench, .shape = k, .work = work, .seconds = work / rates[i].rate };
         g_array_append_val (samples, s);
       }
   /* Two samples either side of the mean. */
-  s = (FwCalSample) { FW_CAL_FORK_JOIN, 0, T_LAUNCH * 0.5 };
+  s = (FwCalSample) { .bench = FW_CAL_FORK_JOIN, .seconds = T_LAUNCH * 0.5 };
   g_array_append_val (samples, s);
-  s = (FwCalSample) { FW_CAL_FORK_JOIN, 0, T_LAUNCH * 1.5 };
+  s = (FwCalSample) { .bench = FW_CAL_FORK_JOIN, .shape = 1, .seconds = T_LAUNCH * 1.5 };
   g_array_append_val (samples, s);
   if (with_barrier)
     {
-      s = (FwCalSample) { FW_CAL_BARRIER, 0, T_SYNC };
+      s = (FwCalSample) { .bench = FW_CAL_BARRIER, .seconds = T_SYNC };
       g_array_append_val (samples, s);
     }
   return samples;
@@ -81,11 +85,121 @@ test_fit (void)
   assert_rel (fit.sync_overhead_s, T_SYNC);
   assert_rel (fit.class_factor[FW_COST_CLASS_SIMPLE], 1.0);
   assert_rel (fit.class_factor[FW_COST_CLASS_DIVIDE], T_DIVIDE / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_EXP], T_EXP / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_ERF], T_ERF / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_TANH], T_TANH / T_SIMPLE);
+  assert_rel (fit.class_factor[FW_COST_CLASS_POW], T_POW / T_SIMPLE);
   assert_rel (fit.class_factor[FW_COST_CLASS_TRANSCENDENTAL], T_TRANSC / T_SIMPLE);
   assert_rel (fit.class_factor[FW_COST_CLASS_REDUCE], T_REDUCE / T_SIMPLE);
   assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_SMALL], T_GEMM_S / T_GEMM_L);
   assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_MEDIUM], T_GEMM_M / T_GEMM_L);
   assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_LARGE], 1.0);
+}
+
+/* Two products of nearly one size, each timed 3 % off its true rate in opposite directions, as a shared
+ * machine does: the rate stays within those 3 %. A line through the two points (the fit before) put the
+ * rate at twice the truth. */
+static void
+test_fit_close_sizes (void)
+{
+  g_autoptr(GArray) samples = synthetic_samples (TRUE);
+  g_autoptr(GError) error = NULL;
+  FwCalFit fit;
+  guint kept = 0;
+
+  for (guint i = 0; i < samples->len; i++)
+    if (g_array_index (samples, FwCalSample, i).bench != FW_CAL_GEMM_LARGE)
+      g_array_index (samples, FwCalSample, kept++) = g_array_index (samples, FwCalSample, i);
+  g_array_set_size (samples, kept);
+  {
+    FwCalSample a = { .bench = FW_CAL_GEMM_LARGE, .work = 537e6, .seconds = 537e6 / T_GEMM_L * 1.03 };
+    FwCalSample b = { .bench = FW_CAL_GEMM_LARGE, .shape = 1, .work = 604e6, .seconds = 604e6 / T_GEMM_L * 0.97 };
+    g_array_append_val (samples, a);
+    g_array_append_val (samples, b);
+  }
+  g_assert_true (fw_host_calibration_fit ((FwCalSample *) samples->data, samples->len, 2, &fit, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fabs (fit.cube_flops_per_s / T_GEMM_L - 1.0), <, 0.03);
+}
+
+/* A class's factor comes from its loop and the simple loop timed in the same round. Three rounds: a slow
+ * spell (everything at half speed) covers the first round and the simple loop of the third, but not the
+ * third round's pow loop. Taken apart, the simple loop's median is its slow rate and the pow loop's its
+ * fast one, a factor twice the truth; paired by round it is the truth. */
+static void
+test_fit_paired_factor (void)
+{
+  g_autoptr(GArray) samples = synthetic_samples (TRUE);
+  g_autoptr(GError) error = NULL;
+  FwCalFit fit;
+  guint kept = 0;
+
+  for (guint i = 0; i < samples->len; i++)
+    {
+      FwCalBench b = g_array_index (samples, FwCalSample, i).bench;
+      if (b != FW_CAL_SIMPLE && b != FW_CAL_POW)
+        g_array_index (samples, FwCalSample, kept++) = g_array_index (samples, FwCalSample, i);
+    }
+  g_array_set_size (samples, kept);
+  for (guint r = 0; r < 3; r++)
+    {
+      gdouble simple_slow = r != 1 ? 2.0 : 1.0, pow_slow = r == 0 ? 2.0 : 1.0;
+      FwCalSample a = { FW_CAL_SIMPLE, 0, r, 1e8, 1e8 / T_SIMPLE * simple_slow };
+      FwCalSample b = { FW_CAL_POW, 0, r, 1e8, 1e8 / T_POW * pow_slow };
+      g_array_append_val (samples, a);
+      g_array_append_val (samples, b);
+    }
+  g_assert_true (fw_host_calibration_fit ((FwCalSample *) samples->data, samples->len, 2, &fit, &error));
+  g_assert_no_error (error);
+  assert_rel (fit.class_factor[FW_COST_CLASS_POW], T_POW / T_SIMPLE);
+}
+
+/* Every benchmark in two shapes (the second twice as slow) over the given rounds, each round's timings
+ * scaled by scale[round]; the divide loop's by divide[round] instead when divide is given. */
+static GArray *
+rounds_of (const gdouble *scale, const gdouble *divide, guint n_rounds)
+{
+  GArray *samples = g_array_new (FALSE, FALSE, sizeof (FwCalSample));
+
+  for (guint r = 0; r < n_rounds; r++)
+    for (FwCalBench b = 0; b < FW_CAL_N_BENCHES; b++)
+      for (guint shape = 0; shape < 2; shape++)
+        {
+          gdouble f = divide != NULL && b == FW_CAL_DIVIDE ? divide[r] : scale[r];
+          FwCalSample s = { b, shape, r, 1e6 * (b + 1), 1e-3 * (b + 1) * (shape + 1) * f };
+          g_array_append_val (samples, s);
+        }
+  return samples;
+}
+
+/* Rounds agree when the last round moves no fitted number by more than FW_CAL_AGREEMENT: one burst among
+ * steady rounds does not matter, a loop whose speed keeps swinging against the others does, and one round
+ * is never enough. */
+static void
+test_agreement (void)
+{
+  static const gdouble steady[4] = { 1.0, 1.01, 1.6, 1.02 }, swinging[4] = { 1.0, 1.6, 1.0, 1.6 };
+  g_autoptr(GArray) one = rounds_of (steady, NULL, 1);
+  g_autoptr(GArray) four = rounds_of (steady, NULL, 4);
+  g_autoptr(GArray) swing = rounds_of (steady, swinging, 4);
+  FwCalAgreement a;
+
+  fw_host_calibration_agreement ((FwCalSample *) one->data, one->len, &a);
+  g_assert_false (a.settled);
+  g_assert_cmpuint (a.rounds, ==, 1);
+  g_assert_null (a.worst);
+  /* Every timing's median 1.01 over three rounds, 1.015 over four; every factor the same in each round. */
+  fw_host_calibration_agreement ((FwCalSample *) four->data, four->len, &a);
+  g_assert_true (a.settled);
+  g_assert_cmpuint (a.rounds, ==, 4);
+  /* The overheads, in seconds, moved most: by 1.015 / 1.01. */
+  g_assert_cmpfloat_with_epsilon (a.spread, 1.015 / 1.01 - 1.0, 1e-9);
+  /* The divide factor by round: 1, 1.01/1.6, 1.6, 1.02/1.6; its median 1 over three rounds, 0.81875 over
+     four. */
+  fw_host_calibration_agreement ((FwCalSample *) swing->data, swing->len, &a);
+  g_assert_false (a.settled);
+  g_assert_cmpstr (a.worst, ==, "divide");
+  g_assert_cmpfloat_with_epsilon (a.spread, 1.0 - 0.5 * (1.0 + 1.02 / 1.6), 1e-9);
 }
 
 static void
@@ -185,7 +299,7 @@ test_corrupt_cache (void)
   g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
   plain = fw_profile_load_builtin ("host", NULL);
   g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
-  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 1", NULL);
+  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 2", NULL);
   g_assert_true (g_file_set_contents (path, plain_yaml, -1, NULL));
   {
     g_autoptr(GError) error = NULL;
@@ -215,8 +329,8 @@ test_applied_on_load (void)
   g_assert_true (loaded->calibrated);
   g_assert_true (g_str_has_prefix (loaded->source, "calibrated: "));
   g_assert_cmpfloat (loaded->hbm_bytes_per_s, ==, p->hbm_bytes_per_s);
-  g_assert_cmpfloat (fw_profile_class_factor (loaded, FW_COST_CLASS_TRANSCENDENTAL), ==,
-                     fw_profile_class_factor (p, FW_COST_CLASS_TRANSCENDENTAL));
+  g_assert_cmpfloat (fw_profile_class_factor (loaded, FW_COST_CLASS_POW), ==,
+                     fw_profile_class_factor (p, FW_COST_CLASS_POW));
 
   g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
   fixed = fw_profile_load_builtin ("host", &error);
@@ -268,8 +382,10 @@ test_op_classes (void)
   FwGraph *g = fw_model_get_graph (model);
   static const struct { const char *op; FwCostClass cls; } cases[] = {
     { "Add", FW_COST_CLASS_SIMPLE }, { "Relu", FW_COST_CLASS_SIMPLE }, { "Div", FW_COST_CLASS_DIVIDE },
-    { "Sqrt", FW_COST_CLASS_DIVIDE }, { "Erf", FW_COST_CLASS_TRANSCENDENTAL },
-    { "Softmax", FW_COST_CLASS_TRANSCENDENTAL }, { "ReduceSum", FW_COST_CLASS_REDUCE },
+    { "Sqrt", FW_COST_CLASS_DIVIDE }, { "Erf", FW_COST_CLASS_ERF }, { "Gelu", FW_COST_CLASS_ERF },
+    { "Exp", FW_COST_CLASS_EXP }, { "Sigmoid", FW_COST_CLASS_EXP }, { "Softmax", FW_COST_CLASS_EXP },
+    { "Tanh", FW_COST_CLASS_TANH }, { "Pow", FW_COST_CLASS_POW }, { "Log", FW_COST_CLASS_TRANSCENDENTAL },
+    { "Cos", FW_COST_CLASS_TRANSCENDENTAL }, { "ReduceSum", FW_COST_CLASS_REDUCE },
     { "LayerNormalization", FW_COST_CLASS_REDUCE },
   };
 
@@ -302,7 +418,7 @@ test_cost_reads_factors (void)
   g_autofree float *w = g_new0 (float, 1024 * 64);
   g_autoptr(FwTensor) wt = fw_tensor_new_float (2, wd, w);
   g_autofree char *calibrated_yaml =
-    g_strconcat (compute_bound, "calibration: {transcendental: 0.1, gemm_medium: 0.5}\n", NULL);
+    g_strconcat (compute_bound, "calibration: {erf: 0.1, transcendental: 10, gemm_medium: 0.5}\n", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
   g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml, strlen (calibrated_yaml), &error);
@@ -330,15 +446,53 @@ test_cost_reads_factors (void)
               2 * fw_estimate_node_time (mm, plain, NULL, NULL, NULL));
 }
 
-/* Plans `op` → Add on [64, 1024] with a compute-bound profile, plain and with transcendental: 0.1, and gives
- * the one candidate's costs. */
+/* On a two-core host a node run alone under FW_HOST_PARALLEL_MIN_WORK elements is one reference kernel on
+ * one thread (hw/fw-host-threads.h): it gets one core's share of the vector rate; from the threshold on,
+ * both cores'. An NPU profile knows no such rule. */
+static void
+test_alone_one_core (void)
+{
+  static const char two_cores[] =
+    "version: 1\nname: t\nkind: cpu\ncores: {cube: 2, vector: 2}\nmemory: {ub: 256 KiB}\n"
+    "bandwidth: {hbm: 1000 TB/s}\nthroughput: {cube_fp32: 10 GFLOP/s, vector_fp32: 10 GFLOP/s}\n"
+    "overhead: {launch: 0 s, sync: 0 s}\n";
+  static const char npu[] =
+    "version: 1\nname: t\nkind: npu\ncores: {cube: 2, vector: 2}\nmemory: {ub: 256 KiB}\n"
+    "bandwidth: {hbm: 1000 TB/s}\nthroughput: {cube_fp16: 10 GFLOP/s, vector_fp16: 10 GFLOP/s}\n"
+    "overhead: {launch: 0 s, sync: 0 s}\n";
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  gint64 small[2] = { 32, 32 }, large[2] = { 256, FW_HOST_PARALLEL_MIN_WORK / 256 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) host = fw_profile_load_data ("host.yaml", two_cores, strlen (two_cores), &error);
+  g_autoptr(FwProfile) chip = fw_profile_load_data ("npu.yaml", npu, strlen (npu), &error);
+  FwNode *a, *b;
+
+  g_assert_no_error (error);
+  fw_test_add_float_input (g, "x", 2, small);
+  fw_test_add_float_input (g, "y", 2, large);
+  a = fw_test_add_node3 (g, "Exp", "small", "ex", "x", NULL, NULL);
+  b = fw_test_add_node3 (g, "Exp", "large", "ey", "y", NULL, NULL);
+  g_assert_true (fw_graph_add_output (g, "ex", NULL));
+  g_assert_true (fw_graph_add_output (g, "ey", NULL));
+  g_assert_true (fw_graph_link (g, NULL));
+  g_assert_true (fw_test_infer (model, NULL, NULL, NULL));
+  assert_rel (fw_estimate_node_time (a, host, NULL, NULL, NULL), 32 * 32 * 8 / 5e9);
+  assert_rel (fw_estimate_node_time (b, host, NULL, NULL, NULL), FW_HOST_PARALLEL_MIN_WORK * 8 / 10e9);
+  /* The NPU halves fp32 vector work's rate, on every size alike. */
+  assert_rel (fw_estimate_node_time (a, chip, NULL, NULL, NULL), 32 * 32 * 8 / 5e9);
+  assert_rel (fw_estimate_node_time (b, chip, NULL, NULL, NULL), FW_HOST_PARALLEL_MIN_WORK * 8 / 5e9);
+}
+
+/* Plans `op` → Add on [64, 1024] with a compute-bound profile, plain and with its function's class at 0.1,
+ * and gives the one candidate's costs. */
 static void
 plan_unary_add (const char *op, FwCostEstimate *plain_cost, FwCostEstimate *calibrated_cost)
 {
   g_autoptr(FwModel) model = fw_test_model_new (17);
   FwGraph *g = fw_model_get_graph (model);
   FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
-  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {transcendental: 0.1}\n", NULL);
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {exp: 0.1, erf: 0.1}\n", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
   g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
@@ -365,8 +519,8 @@ plan_unary_add (const char *op, FwCostEstimate *plain_cost, FwCostEstimate *cali
   *calibrated_cost = *fw_candidate_get_cost (g_ptr_array_index (plan_calibrated->candidates, 0));
 }
 
-/* Fused, Erf is the host target's own vectorised approximation, which the FLOP weights count: the
- * transcendental factor (the C library's erff, which the interpreter runs) prices only the unfused side. */
+/* Fused, Erf is the host target's own vectorised approximation, which the FLOP weights count: the erf
+ * factor (the C library's erff, which the interpreter runs) prices only the unfused side. */
 static void
 test_fused_keeps_vector_rate (void)
 {
@@ -391,12 +545,12 @@ test_fused_libm_classed (void)
   assert_rel (b.time_after_s - a.time_after_s, 9 * exp_flops / 10e9);
 }
 
-/* The one candidate picks takes on model, costed with the plain profile and with a transcendental factor
- * of 0.1: the factor must price the unfused side only, so the fused kernel costs the same with it. */
+/* The one candidate picks takes on model, costed with the plain profile and with an exp factor of 0.1: the
+ * factor must price the unfused side only, so the fused kernel costs the same with it. */
 static void
 check_fused_exp_plain (FwModel *model, gboolean (*picks) (const FwCandidate *cand))
 {
-  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {transcendental: 0.1}\n", NULL);
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {exp: 0.1}\n", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
   g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
@@ -435,7 +589,7 @@ is_attention (const FwCandidate *cand)
   return strcmp (cand->kind, "attention") == 0;
 }
 
-/* A fused attention's softmax exps are the kernel's fw_exp, not the C library's: the transcendental factor
+/* A fused attention's softmax exps are the kernel's fw_exp, not the C library's: the exp factor
  * prices the unfused side only, so the fused kernel costs the same with it (with expf still classed, it
  * cost more). */
 static void
@@ -456,7 +610,7 @@ has_softmax (const FwCandidate *cand)
 }
 
 /* A Softmax outside attention (swin_t's, after its relative position bias) computes its exps with fw_exp
- * too (fw-host-region.c): fused, the transcendental factor prices only the unfused run. */
+ * too (fw-host-region.c): fused, the exp factor prices only the unfused run. */
 static void
 test_softmax_exp_plain (void)
 {
@@ -483,7 +637,7 @@ test_no_probe_refuses (void)
   g_autoptr(FwProfile) p = NULL;
 
   g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
-  p = fw_host_calibrate (NULL, NULL, NULL, NULL, &error);
+  p = fw_host_calibrate (NULL, NULL, NULL, NULL, NULL, &error);
   g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
   g_assert_null (p);
   g_assert_error (error, FW_ERROR, FW_ERROR_USAGE);
@@ -493,7 +647,7 @@ static void
 calibrated_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   GError **error = data;
-  FwProfile *p = fw_host_calibrate_finish (result, NULL, error);
+  FwProfile *p = fw_host_calibrate_finish (result, NULL, NULL, error);
 
   (void) source;
   g_assert_null (p);
@@ -531,6 +685,9 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/hw/calibrate/fit", test_fit);
+  g_test_add_func ("/core/hw/calibrate/fit-close-sizes", test_fit_close_sizes);
+  g_test_add_func ("/core/hw/calibrate/fit-paired-factor", test_fit_paired_factor);
+  g_test_add_func ("/core/hw/calibrate/agreement", test_agreement);
   g_test_add_func ("/core/hw/calibrate/fit-missing", test_fit_missing);
   g_test_add_func ("/core/hw/calibrate/cache-round-trip", test_cache_round_trip);
   g_test_add_func ("/core/hw/calibrate/corrupt-cache", test_corrupt_cache);
@@ -538,6 +695,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/hw/calibrate/ascend-untouched", test_ascend_untouched);
   g_test_add_func ("/core/hw/calibrate/op-classes", test_op_classes);
   g_test_add_func ("/core/hw/calibrate/cost-reads-factors", test_cost_reads_factors);
+  g_test_add_func ("/core/hw/calibrate/alone-one-core", test_alone_one_core);
   g_test_add_func ("/core/hw/calibrate/fused-keeps-vector-rate", test_fused_keeps_vector_rate);
   g_test_add_func ("/core/hw/calibrate/fused-libm-classed", test_fused_libm_classed);
   g_test_add_func ("/core/hw/calibrate/attention-exp-plain", test_attention_exp_plain);

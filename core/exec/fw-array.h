@@ -34,7 +34,7 @@ struct _FwArray
      executor makes such arrays, between two kernels that both take that layout (fw-fused.c). */
   gboolean  nhwc;
   /* With nhwc: 0, or the channels lie last within blocks of this many (16: oneDNN's nChw16c, that is the
-     NHWC layout of dims (N · C / 16, 16, H, W); C a multiple of it). */
+     NHWC layout of dims (N · C / 16, 16, H, W); 8: nChw8c likewise; C a multiple of it). */
   guint     block;
 };
 

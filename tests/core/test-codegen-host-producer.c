@@ -390,7 +390,7 @@ run_fused (FwFusedProgram *program, GPtrArray *inputs)
  * kernel may take its residual's storage for its output (conv2's residual is its source as well); both runs
  * hand it over, and a residual written over while still needed would show against the reference. */
 static void
-check_channels_last (const char *env)
+check_channels_last (const char *env, const char *value)
 {
   g_autoptr(FwModel) model = NULL;
   g_autoptr(FwPlan) plan = NULL;
@@ -409,7 +409,7 @@ check_channels_last (const char *env)
       fw_test_remove_dir (dir);
       return;
     }
-  g_setenv (env, env[8] == 'N' ? "1" : "16", TRUE);
+  g_setenv (env, value, TRUE);
   model = channels_last_model ();
   targets = build_targets (model, dir, &plan);
   g_unsetenv (env);
@@ -432,7 +432,7 @@ check_channels_last (const char *env)
     g_assert_cmpuint (n_inplace, ==, 1);
   }
   /* In blocks: the 16x16 3x3 convolutions on Winograd where oneDNN has it (AVX-512). */
-  if (env[8] == 'B' && fw_dnnl_isa () != NULL && g_str_has_prefix (fw_dnnl_isa (), "avx512_core"))
+  if (strcmp (value, "16") == 0 && fw_dnnl_isa () != NULL && g_str_has_prefix (fw_dnnl_isa (), "avx512_core"))
     {
       guint n_winograd = 0;
 
@@ -485,7 +485,7 @@ test_forced_openblas (void)
 static void
 test_channels_last (void)
 {
-  check_channels_last ("FW_DNNL_NHWC");
+  check_channels_last ("FW_DNNL_NHWC", "1");
 }
 
 /* The form of a model most of whose work is Winograd-able 3x3 convolutions (fw_host_activation_block):
@@ -493,7 +493,14 @@ test_channels_last (void)
 static void
 test_channels_last_blocked (void)
 {
-  check_channels_last ("FW_DNNL_BLOCK");
+  check_channels_last ("FW_DNNL_BLOCK", "16");
+}
+
+/* The form every convolution takes on AVX2 (fw_host_activation_block): nChw8c. */
+static void
+test_channels_last_blocked8 (void)
+{
+  check_channels_last ("FW_DNNL_BLOCK", "8");
 }
 
 int
@@ -505,5 +512,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/codegen/host/producer/absorbed", test_absorbed);
   g_test_add_func ("/core/codegen/host/producer/channels-last", test_channels_last);
   g_test_add_func ("/core/codegen/host/producer/channels-last/blocked16", test_channels_last_blocked);
+  g_test_add_func ("/core/codegen/host/producer/channels-last/blocked8", test_channels_last_blocked8);
   return g_test_run ();
 }

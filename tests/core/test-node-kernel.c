@@ -253,7 +253,7 @@ test_matches_reference (Fixture *f, gconstpointer data)
 
 /* Each kernel that takes channels-last arrays gives, from its inputs channels-last, the very bytes of its
  * plain run (in the other layout): the pools' and the gate's loops, and a Conv on an NHWC primitive (made so
- * on any CPU by FW_DNNL_NHWC), or all of them in blocks of 16 channels (nChw16c, FW_DNNL_BLOCK=16). */
+ * on any CPU by FW_DNNL_NHWC), or all of them in blocks of 16 or 8 channels (nChw16c, nChw8c: FW_DNNL_BLOCK). */
 static void
 check_channels_last (guint block)
 {
@@ -265,7 +265,9 @@ check_channels_last (guint block)
   FwPlanOptions options;
   guint checked = 0;
 
-  g_setenv (block != 0 ? "FW_DNNL_BLOCK" : "FW_DNNL_NHWC", block != 0 ? "16" : "1", TRUE);
+  g_autofree char *value = g_strdup_printf ("%u", block != 0 ? block : 1);
+
+  g_setenv (block != 0 ? "FW_DNNL_BLOCK" : "FW_DNNL_NHWC", value, TRUE);
   model = single_ops_model ();
   fw_plan_options_init (&options);
   plan = fw_plan_new (model, profile, NULL, &options, NULL);
@@ -339,6 +341,12 @@ static void
 test_channels_last_blocked (void)
 {
   check_channels_last (16);
+}
+
+static void
+test_channels_last_blocked8 (void)
+{
+  check_channels_last (8);
 }
 
 /* A float16 or bfloat16 MaxPool (resnet18_float16's: 5 ms a run on the reference kernel) runs on the host
@@ -446,6 +454,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/exec/node-kernel/refused", test_refused);
   g_test_add_func ("/core/exec/node-kernel/channels-last", test_channels_last);
   g_test_add_func ("/core/exec/node-kernel/channels-last/blocked16", test_channels_last_blocked);
+  g_test_add_func ("/core/exec/node-kernel/channels-last/blocked8", test_channels_last_blocked8);
   g_test_add_func ("/core/exec/node-kernel/half-pool", test_half_pool);
   g_test_add ("/core/exec/node-kernel/matches-reference", Fixture, NULL, fixture_set_up, test_matches_reference,
               fixture_tear_down);

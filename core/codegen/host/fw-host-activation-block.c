@@ -1,4 +1,4 @@
-/* fw-host-activation-block.c: whether a model's convolutions run on blocked (nChw16c) activations.
+/* fw-host-activation-block.c: whether a model's convolutions run on blocked (nChw16c, nChw8c) activations.
  *
  * oneDNN 2.6 computes float32 convolutions on AVX-512 as brgconv over NHWC, except that its Winograd kernel
  * (jit_fp32_wino_2x3, AVX-512 only) takes nChw16c, and a run that changes layout between kernels pays a
@@ -6,7 +6,11 @@
  * the convolutions' multiply-adds are in 3x3 stride-1 convolutions Winograd computes faster. Measured on
  * resnet18 (batch 1, 2 threads, oneDNN's own times): 56x56x64 0.61 -> 0.42 ms, 28x28x128 0.64 -> 0.40 ms,
  * 14x14x256 0.66 -> 0.49 ms, but 7x7x512 0.93 -> 1.0 ms (hence the 196-pixel floor), and the other
- * convolutions 0-15 % slower in nChw16c (jit:avx512_core) than in NHWC (brgconv). */
+ * convolutions 0-15 % slower in nChw16c (jit:avx512_core) than in NHWC (brgconv).
+ *
+ * On AVX2 every oneDNN 2.6 convolution kernel (jit:avx2, jit_1x1:avx2, jit_dw:avx2) computes in nChw8c: plain
+ * or NHWC activations were reordered into it and back at every convolution (resnet18 on an AVX2 EPYC: two
+ * reorders of 0.14-0.29 ms for each 56x56x64 convolution). There the graph keeps nChw8c. */
 #include "config.h"
 
 #include "fw-host-activation-block.h"
@@ -38,9 +42,14 @@ fw_host_activation_block (const FwGraph *graph)
   if (g_getenv ("FW_DNNL_NHWC") != NULL)
     return 0;
   if (forced != NULL)
-    return g_ascii_strtoull (forced, NULL, 10) == 16 ? 16 : 0;
-  if (graph == NULL || isa == NULL || !g_str_has_prefix (isa, "avx512_core"))
+    {
+      guint64 block = g_ascii_strtoull (forced, NULL, 10);
+      return block == 16 || block == 8 ? (guint) block : 0;
+    }
+  if (graph == NULL || isa == NULL)
     return 0;
+  if (!g_str_has_prefix (isa, "avx512_core"))
+    return g_str_has_prefix (isa, "avx2") ? 8 : 0;
   for (guint i = 0; i < fw_graph_get_n_nodes (graph); i++)
     {
       const FwNode *node = fw_graph_get_node ((FwGraph *) graph, i);

@@ -103,6 +103,13 @@ fw_dnnl_conv_winograd_fits (const FwDnnlDesc *d)
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 
+/* oneDNN's blocked activation form of desc.block channels: nChw16c (AVX-512) or nChw8c (AVX2). */
+static dnnl_format_tag_t
+blocked_tag (guint block)
+{
+  return block == 8 ? dnnl_nChw8c : dnnl_nChw16c;
+}
+
 struct _FwDnnlPrim
 {
   FwDnnlDesc             desc;
@@ -122,7 +129,7 @@ struct _FwDnnlPrim
   dnnl_memory_desc_t     bias_md;
   dnnl_memory_t          bias_mem;       /* over the bias tensor's aligned bytes, when desc.bias is set */
   gboolean               weights_ready;  /* constant weights reordered into own_mem[1] */
-  /* A conv whose own dst is NHWC (desc.block 0) or nChw16c (16), and src_form when its own src is too:
+  /* A conv whose own dst is NHWC (desc.block 0), nChw16c (16) or nChw8c (8), and src_form when its own src is too:
      memory objects in that layout over a run's channels-last pointers (0 src, 2 dst), which then need no
      reorder. */
   gboolean               nhwc;
@@ -216,11 +223,11 @@ init_mds (const FwDnnlDesc *d, dnnl_memory_desc_t user[3], dnnl_memory_desc_t an
          executor's channels-last path runs on every CPU (oneDNN 2.6 picks NHWC itself on AVX-512). */
       for (gint k = 0; k < 3 && ok; k++)
         {
-          gboolean blocked = d->block == 16 && (k == 0 ? d->c : d->m) % 16 == 0;
+          gboolean blocked = d->block != 0 && (k == 0 ? d->c : d->m) % d->block == 0;
 
           ok = dnnl_memory_desc_init_by_tag (&any[k], k == 1 ? wn : 4, dims[k], dnnl_f32,
                                              k == 1   ? dnnl_format_tag_any
-                                             : blocked ? dnnl_nChw16c
+                                             : blocked ? blocked_tag (d->block)
                                              : g_getenv ("FW_DNNL_NHWC") != NULL ? dnnl_nhwc
                                                                                  : dnnl_format_tag_any) ==
                dnnl_success;
@@ -363,21 +370,21 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
   p->nhwc = p->src_form = FALSE;
   if (d->kind == FW_DNNL_CONV)
     {
-      dnnl_format_tag_t tag = d->block == 16 ? dnnl_nChw16c : dnnl_nhwc;
+      dnnl_format_tag_t tag = d->block != 0 ? blocked_tag (d->block) : dnnl_nhwc;
       dnnl_memory_desc_t form[2];
       const dnnl_memory_desc_t *own_src = dnnl_primitive_desc_query_md (p->pd, dnnl_query_src_md, 0);
       const dnnl_memory_desc_t *own_dst = dnnl_primitive_desc_query_md (p->pd, dnnl_query_dst_md, 0);
 
-      /* nChw16c pads the channels to a multiple of 16: only where there is nothing to pad does it lie in
-         an array of the tensor's own size. */
-      p->nhwc = own_dst != NULL && (d->block != 16 || d->m % 16 == 0) &&
+      /* nChw16c pads the channels to a multiple of 16 (nChw8c of 8): only where there is nothing to pad does
+         it lie in an array of the tensor's own size. */
+      p->nhwc = own_dst != NULL && (d->block == 0 || d->m % d->block == 0) &&
                 dnnl_memory_desc_init_by_tag (&form[1], 4, p->user_md[2].dims, dnnl_f32, tag) == dnnl_success &&
                 dnnl_memory_desc_equal (own_dst, &form[1]);
-      p->src_form = p->nhwc && own_src != NULL && (d->block != 16 || d->c % 16 == 0) &&
+      p->src_form = p->nhwc && own_src != NULL && (d->block == 0 || d->c % d->block == 0) &&
                     dnnl_memory_desc_init_by_tag (&form[0], 4, p->user_md[0].dims, dnnl_f32, tag) == dnnl_success &&
                     dnnl_memory_desc_equal (own_src, &form[0]);
       /* NHWC as before: a primitive in that form takes both or neither. */
-      if (d->block != 16 && !p->src_form)
+      if (d->block == 0 && !p->src_form)
         p->nhwc = FALSE;
     }
   g_free (p->impl);
@@ -459,7 +466,7 @@ fw_dnnl_prim_src_channels_last (FwDnnlPrim *p)
 guint
 fw_dnnl_prim_block (FwDnnlPrim *p)
 {
-  return p->desc.block == 16 ? 16 : 0;
+  return p->desc.block;
 }
 
 static const dnnl_query_t md_query[3] = { dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md };

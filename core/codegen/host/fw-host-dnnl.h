@@ -59,8 +59,8 @@ typedef struct
    * the bias and before post (a sum post-op over dst filled with it first), as the reference adds it. */
   gboolean   residual;
   /* FW_DNNL_CONV: 16 asks for nChw16c activations (the source where C is a multiple of 16, the result where
-   * M is) and Winograd where fw_dnnl_conv_winograd_fits; 0 lets oneDNN choose. fw_host_activation_block
-   * decides it for the whole graph. */
+   * M is) and Winograd where fw_dnnl_conv_winograd_fits; 8 for nChw8c likewise (AVX2, no Winograd); 0 lets
+   * oneDNN choose. fw_host_activation_block decides it for the whole graph. */
   guint      block;
 } FwDnnlDesc;
 
@@ -69,7 +69,8 @@ typedef struct
 gboolean    fw_dnnl_conv_winograd_fits (const FwDnnlDesc *d);
 
 /* How a run's activations lie (fw_dnnl_prim_run's layout): plain NCHW unless their bit is set, then in
- * the primitive's own channels-last form (NHWC, or nChw16c with desc.block 16) with the same logical dims.
+ * the primitive's own channels-last form (NHWC, or nChw16c / nChw8c with desc.block 16 / 8) with the same
+ * logical dims.
  * Only a primitive that computes in such a form takes them (fw_dnnl_prim_channels_last; its source only
  * where fw_dnnl_prim_src_channels_last): the fused executor keeps such values so between two of them and
  * spares both reorders. */
@@ -124,7 +125,7 @@ const char *fw_dnnl_prim_get_impl (FwDnnlPrim      *prim);
 gboolean    fw_dnnl_prim_channels_last (FwDnnlPrim *prim);
 /* With fw_dnnl_prim_channels_last: whether the source too may come in that form (not a 3-channel image's). */
 gboolean    fw_dnnl_prim_src_channels_last (FwDnnlPrim *prim);
-/* The channels block of the primitive's form: 0 for NHWC, 16 for nChw16c (FwArray.block). */
+/* The channels block of the primitive's form: 0 for NHWC, 16 for nChw16c, 8 for nChw8c (FwArray.block). */
 guint       fw_dnnl_prim_block (FwDnnlPrim *prim);
 /* Makes the primitive and its reorders and reorders constant weights, for n_threads; FALSE on failure (the
  * run then fails too). Done by the first run when not before. */

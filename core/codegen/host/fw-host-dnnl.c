@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-host-dnnl.h"
+#include "fw-host-winograd.h"
 
 void
 fw_dnnl_desc_set_product (FwDnnlDesc *d, gint64 M, gint64 K, gint64 N, gboolean trans_a, gboolean trans_b,
@@ -138,6 +139,9 @@ struct _FwDnnlPrim
   /* desc.residual: the run's plain residual, and its reorder into the primitive's dst layout. */
   dnnl_memory_t          res_mem;
   dnnl_primitive_t       res_reorder;
+  /* A 3x3 convolution computed by our own Winograd kernel instead (fw-host-winograd.h): then the oneDNN
+     primitive is described (its layouts checked) but never made. */
+  FwWinograd            *wino;
 };
 
 static dnnl_engine_t
@@ -387,6 +391,12 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
       if (d->block == 0 && !p->src_form)
         p->nhwc = FALSE;
     }
+  /* Our Winograd kernel takes nChw8c wherever nothing is padded, whatever oneDNN would have chosen. */
+  if (p->wino != NULL)
+    {
+      p->nhwc = p->src_form = d->c % 8 == 0 && d->m % 8 == 0;
+      impl = FW_WINOGRAD_IMPL;
+    }
   g_free (p->impl);
   p->impl = g_strdup (impl ? impl : "unknown");
   p->pd_threads = threads;
@@ -423,6 +433,8 @@ fw_dnnl_prim_new (const FwDnnlDesc *desc, int n_threads, char **why)
   if (desc->bias != NULL)
     p->desc.bias = fw_tensor_ref (desc->bias);
   g_mutex_init (&p->lock);
+  if (fw_winograd_fits (desc))
+    p->wino = fw_winograd_new (desc);
   if (!make_pd (p, n_threads, why))
     {
       fw_dnnl_prim_free (p);
@@ -438,6 +450,7 @@ fw_dnnl_prim_free (FwDnnlPrim *p)
     return;
   clear_prepared (p);
   g_clear_pointer (&p->pd, dnnl_primitive_desc_destroy);
+  g_clear_pointer (&p->wino, fw_winograd_free);
   g_clear_pointer (&p->desc.weights, fw_tensor_unref);
   g_clear_pointer (&p->desc.bias, fw_tensor_unref);
   g_mutex_clear (&p->lock);
@@ -517,7 +530,7 @@ prepare_locked (FwDnnlPrim *p, int threads)
   g_autofree char *why = NULL;
   gboolean ok = TRUE;
 
-  if (p->threads == threads && p->prim != NULL)
+  if ((p->threads == threads && p->prim != NULL) || p->wino != NULL)
     return TRUE;
   clear_prepared (p);
   if (p->pd_threads != threads)
@@ -639,6 +652,8 @@ run_locked (FwDnnlPrim *p, const float *src, const float *weights, float *dst, c
      the primitive adds one. */
   if ((layout != 0 && !p->nhwc) || (src_nhwc && !p->src_form) || (p->desc.residual != (residual != NULL)))
     return FALSE;
+  if (p->wino != NULL)
+    return fw_winograd_run (p->wino, src, dst, residual, layout, threads) == 0;
   src_mem = bind_activation (p, 0, (void *) src, src_nhwc);
   dst_mem = bind_activation (p, 2, dst, dst_nhwc);
   ok = src_mem != NULL && dst_mem != NULL &&

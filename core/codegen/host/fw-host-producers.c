@@ -13,6 +13,7 @@
 #include "fw-host-codegen-private.h"
 #include "fw-host-activation-block.h"
 #include "fw-host-dnnl.h"
+#include "fw-host-winograd.h"
 
 static void
 emit_tile (Gen *g, gint64 n)
@@ -792,8 +793,12 @@ fw_hc_choose_producer (Gen *g)
       k->product_a = g->root->inputs[0];
       k->product_b = g->root->inputs[1];
       k->producer_kind = FW_SK_PRODUCER_ONEDNN;
-      k->producer = (FwSuperKernelProducer) { "onednn", fw_dnnl_library (), fw_dnnl_isa (),
-                                              fw_dnnl_prim_get_impl (k->dnnl), NULL };
+      /* Our Winograd kernel behind the primitive's call (fw-host-winograd.h) is not oneDNN's code. */
+      if (g_strcmp0 (fw_dnnl_prim_get_impl (k->dnnl), FW_WINOGRAD_IMPL) == 0)
+        k->producer = (FwSuperKernelProducer) { "winograd", NULL, "avx2", FW_WINOGRAD_IMPL, NULL };
+      else
+        k->producer = (FwSuperKernelProducer) { "onednn", fw_dnnl_library (), fw_dnnl_isa (),
+                                                fw_dnnl_prim_get_impl (k->dnnl), NULL };
       return;
     }
   k->producer_kind = direct ? FW_SK_PRODUCER_DIRECT : FW_SK_PRODUCER_OPENBLAS;

@@ -53,7 +53,8 @@ append_readme (GString *r, const FwHostScopes *scopes, guint sk_scope, GPtrArray
       g_string_append_printf (r, "| `%s.c` | %s | %u | %" G_GINT64_FORMAT " |\n",
                               (const char *) g_ptr_array_index (names, p++), name, s->members->len, s->arena_bytes);
       for (guint u = 0; u < s->units->len; u++)
-        onednn |= g_strcmp0 (fw_host_scope_unit_producer (s, u), "onednn") == 0;
+        onednn |= g_strcmp0 (fw_host_scope_unit_producer (s, u), "onednn") == 0 ||
+                  g_strcmp0 (fw_host_scope_unit_producer (s, u), "winograd") == 0;
     }
   g_string_append (r, "\n## Build\n\n`make` builds every program into `NAME.so` with the C compiler in `$CC` and "
                       "the flags\nthe workbench uses (OpenMP: GCC's libgomp or clang's libomp). By hand:\n\n"
@@ -78,7 +79,7 @@ append_readme (GString *r, const FwHostScopes *scopes, guint sk_scope, GPtrArray
   if (onednn)
     g_string_append (r,
       "Some sub-kernels here compute their MatMul, Gemm or Conv with a oneDNN primitive (`producer`\n"
-      "`onednn` in the manifest): they call\n"
+      "`onednn` in the manifest, or `winograd`: the workbench's own kernel behind the same call): they call\n"
       "`rt->producer_run (prims[u], src, weights, dst, residual, 0, nt)`, where `prims = rt->producer` is a\n"
       "table with one entry per sub-kernel, the primitive computing dst = src ⊛ weights (+ residual, a\n"
       "tensor of dst's shape, or NULL) in plain layouts. The table's last member, `layout`, is 0 for a\n"

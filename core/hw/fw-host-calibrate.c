@@ -195,7 +195,8 @@ medians (const FwCalSample *all, guint n_all, guint rounds)
       guint n = 0;
 
       for (guint j = 0; j < out->len && !seen; j++)
-        seen = g_array_index (out, FwCalSample, j).bench == m.bench && g_array_index (out, FwCalSample, j).shape == m.shape;
+        seen = g_array_index (out, FwCalSample, j).bench == m.bench &&
+               g_array_index (out, FwCalSample, j).shape == m.shape;
       if (seen || m.round >= rounds)
         continue;
       for (guint k = i; k < n_all; k++)

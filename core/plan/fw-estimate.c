@@ -225,7 +225,7 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
 {
   FwOpCost cost = { 0 };
   gdouble bw = MAX (profile->hbm_bytes_per_s, 1.0);
-  gdouble t;
+  gdouble t, rate;
 
   if (!fw_op_cost (node, &cost))
     {
@@ -239,8 +239,8 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
         if (node->outputs[k])
           cost.bytes_written += value_bytes (node->outputs[k]);
     }
-  t = MAX (MAX (cost.bytes_read / bw, cost.flops / (node_rate (node, cost.flops, profile, TRUE) * alone_share (node, profile))),
-           cost.bytes_written / bw);
+  rate = node_rate (node, cost.flops, profile, TRUE) * alone_share (node, profile);
+  t = MAX (MAX (cost.bytes_read / bw, cost.flops / rate), cost.bytes_written / bw);
   if (bytes_read)
     *bytes_read = cost.bytes_read;
   if (bytes_written)

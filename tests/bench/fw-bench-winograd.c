@@ -119,9 +119,9 @@ main (int argc, char **argv)
               b2[i] = sample (p[1], src, dst, layout, threads);
               r[i] = a[i] / b2[i];
             }
-          printf ("%4" G_GINT64_FORMAT ", %3" G_GINT64_FORMAT "x%-3" G_GINT64_FORMAT " %-12s %-7s %12.3f %12.3f %9.2fx\n",
-                  C, H, H, fw_dnnl_prim_get_impl (p[1]), blocked ? "nChw8c" : "plain", median (a, SAMPLES) * 1e3,
-                  median (b2, SAMPLES) * 1e3, median (r, SAMPLES));
+          printf ("%4" G_GINT64_FORMAT ", %3" G_GINT64_FORMAT "x%-3" G_GINT64_FORMAT " %-14s %-7s %12.3f %12.3f %9.2fx\n",
+                  C, H, H, fw_dnnl_prim_get_impl (p[1]), blocked ? "nChw8c" : "plain",
+                  median (a, SAMPLES) * 1e3, median (b2, SAMPLES) * 1e3, median (r, SAMPLES));
         }
       fw_dnnl_prim_free (p[0]);
       fw_dnnl_prim_free (p[1]);

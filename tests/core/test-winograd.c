@@ -113,7 +113,8 @@ check_case (const Case *k, gboolean through_prim)
                   {
                     gint64 iy = y - k->pad + i, ix = x - k->pad + j;
                     if (iy >= 0 && iy < k->h && ix >= 0 && ix < k->w)
-                      want += (gdouble) src[at (sb, k->c, k->h, k->w, n, c, iy, ix)] * wv[((m * k->c + c) * 3 + i) * 3 + j];
+                      want += (gdouble) src[at (sb, k->c, k->h, k->w, n, c, iy, ix)] *
+                              wv[((m * k->c + c) * 3 + i) * 3 + j];
                   }
             if (k->residual)
               want += res[at (rb, k->m, oh, ow, n, m, y, x)];

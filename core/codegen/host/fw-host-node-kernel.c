@@ -850,9 +850,9 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
       if ((k->prim = fw_dnnl_prim_new (&d, (int) g_get_num_processors (), why)) == NULL)
         return NULL;
       k->kind = NODE_DNNL;
-      k->producer = g_strdup_printf ("%s %s",
-                                     g_strcmp0 (fw_dnnl_prim_get_impl (k->prim), FW_WINOGRAD_IMPL) == 0 ? "host" : "onednn",
-                                     fw_dnnl_prim_get_impl (k->prim));
+      const char *impl = fw_dnnl_prim_get_impl (k->prim);
+
+      k->producer = g_strdup_printf ("%s %s", g_strcmp0 (impl, FW_WINOGRAD_IMPL) == 0 ? "host" : "onednn", impl);
       k->nk.kernel.product_k = d.kind == FW_DNNL_CONV ? (guint64) (d.c / MAX (d.groups, 1) * d.kh * d.kw)
                                                      : (guint64) d.src_dims[d.ndims - 1];
       k->nk.kernel.product_alpha = fabs ((gdouble) d.alpha);

@@ -133,6 +133,8 @@ calibration() {
   echo
   echo "== Calibration (fusion-workbench --calibrate, then --measure $CAL_RUNS times per model)"
   "$FW" --calibrate 2>"$work/calibrate.err" || { cat "$work/calibrate.err"; echo "FAIL: --calibrate"; status=1; return; }
+  # A busy machine's warning (the rounds did not settle) says how far to trust what follows.
+  grep -h "warning" "$work/calibrate.err" || true
   printf '%-14s %8s %10s %8s %10s\n' model rho_uncal mae_uncal rho_cal mae_cal
   for m in $CAL_MODELS; do
     local runs=()

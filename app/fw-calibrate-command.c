@@ -49,7 +49,11 @@ fw_calibrate_command_run (void)
       g_autofree char *what = g_strdup_printf (_("factor %s"), fw_cost_class_key (c));
       print_change (what, fw_profile_class_factor (before, c), fw_profile_class_factor (after, c), 1, "");
     }
-  if (agreement.settled)
+  if (agreement.contention > FW_CAL_CONTENDED)
+    g_printerr (_("fusion-workbench: warning: the machine was busy: the median round of “%s” took %.1f times its "
+                  "fastest, so the fit may be off; calibrate again when it is quieter\n"),
+                fw_cal_bench_name (agreement.contended), agreement.contention);
+  else if (agreement.settled)
     printf (_("  %u rounds: the last moved no fitted number by more than %.0f %%\n"), agreement.rounds,
             FW_CAL_AGREEMENT * 100.0);
   else if (agreement.spread <= FW_CAL_BUSY)

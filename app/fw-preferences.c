@@ -147,13 +147,17 @@ on_calibrated (GObject *source, GAsyncResult *result, gpointer user_data)
                               "launch %.3g µs; plans made from now on use them"),
                             after->hbm_bytes_per_s / 1e9, after->vector_flops_per_s / 1e9,
                             after->cube_flops_per_s / 1e9, after->launch_overhead_s * 1e6);
-  if (after != NULL && agreement.spread > FW_CAL_BUSY)
+  if (after != NULL && (agreement.contention > FW_CAL_CONTENDED || agreement.spread > FW_CAL_BUSY))
     {
-      g_autofree char *busy = g_strdup_printf (_("%s. The machine was busy: after %u rounds the last still "
-                                                 "moved the fitted “%s” by %.0f %%, so the numbers may be off; "
-                                                 "calibrate again when it is quieter"),
-                                               text, agreement.rounds, agreement.worst,
-                                               agreement.spread * 100.0);
+      g_autofree char *busy =
+        agreement.contention > FW_CAL_CONTENDED
+          ? g_strdup_printf (_("%s. The machine was busy: the median round of “%s” took %.1f times its fastest, "
+                               "so the numbers may be off; calibrate again when it is quieter"),
+                             text, fw_cal_bench_name (agreement.contended), agreement.contention)
+          : g_strdup_printf (_("%s. The machine was busy: after %u rounds the last still "
+                               "moved the fitted “%s” by %.0f %%, so the numbers may be off; "
+                               "calibrate again when it is quieter"),
+                             text, agreement.rounds, agreement.worst, agreement.spread * 100.0);
       g_free (text);
       text = g_steal_pointer (&busy);
     }

@@ -363,6 +363,28 @@ fit_numbers (const FwCalFit *fit, gdouble *values, const char **names)
   return n;
 }
 
+/* The largest median / fastest round of any timing, into out->contention and out->contended. */
+static void
+measure_contention (const FwCalSample *samples, guint n_samples, guint rounds, FwCalAgreement *out)
+{
+  g_autoptr(GArray) median = medians (samples, n_samples, rounds);
+
+  for (guint j = 0; j < median->len; j++)
+    {
+      const FwCalSample *m = &g_array_index (median, FwCalSample, j);
+      gdouble fastest = m->seconds;
+
+      for (guint i = 0; i < n_samples; i++)
+        if (samples[i].bench == m->bench && samples[i].shape == m->shape && samples[i].seconds > 0)
+          fastest = MIN (fastest, samples[i].seconds);
+      if (fastest > 0 && m->seconds / fastest > out->contention)
+        {
+          out->contention = m->seconds / fastest;
+          out->contended = m->bench;
+        }
+    }
+}
+
 void
 fw_host_calibration_agreement (const FwCalSample *samples, guint n_samples, FwCalAgreement *out)
 {
@@ -375,10 +397,11 @@ fw_host_calibration_agreement (const FwCalSample *samples, guint n_samples, FwCa
   g_return_if_fail (out != NULL);
   for (guint i = 0; i < n_samples; i++)
     rounds = MAX (rounds, samples[i].round + 1);
-  *out = (FwCalAgreement) { rounds, FALSE, NULL, INFINITY };
+  *out = (FwCalAgreement) { rounds, FALSE, NULL, INFINITY, 1.0, FW_CAL_STREAM };
   for (guint i = 0; i < n_samples; i++)
     if (samples[i].round + 1 < rounds)
       g_array_append_val (earlier, samples[i]);
+  measure_contention (samples, n_samples, rounds, out);
   if (rounds < 2 || !fw_host_calibration_fit (samples, n_samples, 1, &now, NULL) ||
       !fw_host_calibration_fit ((const FwCalSample *) earlier->data, earlier->len, 1, &before, NULL))
     return;
@@ -394,7 +417,7 @@ fw_host_calibration_agreement (const FwCalSample *samples, guint n_samples, FwCa
           out->worst = names[i];
         }
     }
-  out->settled = out->spread <= FW_CAL_AGREEMENT;
+  out->settled = out->spread <= FW_CAL_AGREEMENT && out->contention <= FW_CAL_CONTENDED;
 }
 
 void

@@ -63,16 +63,23 @@ typedef struct
  * minutes); under a load on one core, by up to 24 %. */
 #define FW_CAL_AGREEMENT  0.05
 #define FW_CAL_BUSY       0.25
+/* A timing whose median round took more than this many times its fastest: other work held the cores for
+ * most rounds, and medians that agree with each other say nothing then (a calibration beside the test
+ * suite's two processes fitted the small products at a hundredth of the large ones' rate). */
+#define FW_CAL_CONTENDED  2.0
 #define FW_CAL_MIN_ROUNDS 3
 #define FW_CAL_MAX_ROUNDS 8
 
 typedef struct
 {
   guint       rounds;
-  gboolean    settled;   /* the last round moved no fitted number by more than FW_CAL_AGREEMENT */
+  gboolean    settled;   /* the last round moved no fitted number by more than FW_CAL_AGREEMENT, and no
+                            timing's contention is over FW_CAL_CONTENDED */
   const char *worst;     /* the number it moved most, by its key in the profile (data/hw/README.md): "hbm",
                             "vector_fp32", "pow"…; NULL under 2 rounds */
   gdouble     spread;    /* by that much, as a fraction */
+  gdouble     contention; /* the largest median round / fastest round of a timing (1: all alike) */
+  FwCalBench  contended;  /* whose */
 } FwCalAgreement;
 
 /* Called from the thread that calibrates, before each benchmark: fraction done and the benchmark's name. */

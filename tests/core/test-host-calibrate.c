@@ -176,9 +176,10 @@ rounds_of (const gdouble *scale, const gdouble *divide, guint n_rounds)
   return samples;
 }
 
-/* Rounds agree when the last round moves no fitted number by more than FW_CAL_AGREEMENT: one burst among
- * steady rounds does not matter, a loop whose speed keeps swinging against the others does, and one round
- * is never enough. */
+/* Rounds agree when the last round moves no fitted number by more than FW_CAL_AGREEMENT and no timing's
+ * median round is over FW_CAL_CONTENDED times its fastest: one burst among steady rounds does not matter,
+ * a loop whose speed keeps swinging against the others does, so does one slowed in most rounds, and one
+ * round is never enough. */
 static void
 test_agreement (void)
 {
@@ -204,6 +205,19 @@ test_agreement (void)
   g_assert_false (a.settled);
   g_assert_cmpstr (a.worst, ==, "divide");
   g_assert_cmpfloat_with_epsilon (a.spread, 1.0 - 0.5 * (1.0 + 1.02 / 1.6), 1e-9);
+  g_assert_cmpfloat (a.contention, <, FW_CAL_CONTENDED);
+  /* The barrier's median round five times its fastest, in every round but the first: the medians agree (5
+     over three rounds and over four), the machine was busy all the same. */
+  for (guint r = 0; r < 4; r++)
+    for (guint shape = 0; shape < 2; shape++)
+      {
+        FwCalSample *s = &g_array_index (four, FwCalSample, (r * FW_CAL_N_BENCHES + FW_CAL_BARRIER) * 2 + shape);
+        s->seconds = 1e-3 * (FW_CAL_BARRIER + 1) * (shape + 1) * (r == 0 ? 1.0 : 5.0);
+      }
+  fw_host_calibration_agreement ((FwCalSample *) four->data, four->len, &a);
+  g_assert_false (a.settled);
+  g_assert_cmpint (a.contended, ==, FW_CAL_BARRIER);
+  g_assert_cmpfloat_with_epsilon (a.contention, 5.0, 1e-9);
 }
 
 static void

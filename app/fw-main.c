@@ -6,6 +6,8 @@
 
 #include <glib/gi18n.h>
 
+#include "codegen/host/fw-host-dnnl.h"
+#include "hw/fw-host-bench.h"
 #include "hw/fw-host-tuning.h"
 #include "fw-batch.h"
 #include "fw-calibrate-command.h"
@@ -213,6 +215,8 @@ int
 main (int argc, char **argv)
 {
   fw_host_tuning_apply ();
+  /* A calibration (--calibrate, Preferences) times the fused kernels' products through the host target. */
+  fw_host_bench_set_fused_product (fw_dnnl_time_product);
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

@@ -213,6 +213,22 @@ fw_host_bench_sgemm (guint m, guint n, guint k)
   return MAX (best, 1) * 1e-6 / calls;
 }
 
+static FwHostProductTimer fused_timer;
+
+void
+fw_host_bench_set_fused_product (FwHostProductTimer timer)
+{
+  fused_timer = timer;
+}
+
+double
+fw_host_bench_fused_sgemm (guint m, guint n, guint k, guint n_threads)
+{
+  double seconds = fused_timer != NULL ? fused_timer (m, n, k, n_threads) : 0;
+
+  return seconds > 0 ? seconds : fw_host_bench_sgemm (m, n, k);
+}
+
 static volatile int region_sink;
 
 double

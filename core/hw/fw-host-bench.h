@@ -31,6 +31,20 @@ double   fw_host_bench_loop         (FwHostLoop loop,
 double   fw_host_bench_sgemm        (guint m,
                                      guint n,
                                      guint k);
+/* Seconds of one float product m×k by k×n, constant weights, through the producer a fused kernel's root
+ * computes with, on n_threads threads; 0 when it cannot. The host target provides it
+ * (fw_dnnl_time_product, core/codegen/host: a layer above this one), and whoever runs a calibration sets
+ * it, once, before (app/fw-main.c). */
+typedef double (*FwHostProductTimer) (guint m,
+                                      guint n,
+                                      guint k,
+                                      guint n_threads);
+void     fw_host_bench_set_fused_product (FwHostProductTimer timer);
+/* The timer's seconds, or fw_host_bench_sgemm's when none is set or it cannot (a build without oneDNN). */
+double   fw_host_bench_fused_sgemm  (guint m,
+                                     guint n,
+                                     guint k,
+                                     guint n_threads);
 /* Seconds one empty OpenMP parallel region on n_threads takes to fork and join, and one barrier inside a
  * region, each averaged over `count`. */
 double   fw_host_bench_fork_join    (guint n_threads,

@@ -20,8 +20,8 @@
 #include "ops/fw-op-registry.h"
 
 /* Bump when a benchmark or the fit changes, so old calibrations are not applied. 2: a class for each C
- * library function, rates as work over time, rounds until they agree. */
-#define CALIBRATION_VERSION 2
+ * library function, rates as work over time, rounds until they agree. 3: the fused kernels' products. */
+#define CALIBRATION_VERSION 3
 
 /* In-cache sizes of the elementwise loops (input and output together within a 256 KiB L2), and the
  * elements each size is run for in total, enough for tens of milliseconds on any current core. */
@@ -41,7 +41,8 @@ static const guint gemm_shapes[3][2][3] = {
 
 static const char * const bench_names[] = {
   "stream", "simple", "divide", "exp", "erf", "tanh", "pow", "transcendental", "reduce", "gemm_small",
-  "gemm_medium", "gemm_large", "fork_join", "barrier",
+  "gemm_medium", "gemm_large", "fused_gemm_small", "fused_gemm_medium", "fused_gemm_large", "fork_join",
+  "barrier",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (bench_names) == FW_CAL_N_BENCHES);
 
@@ -155,6 +156,17 @@ measure_round (GArray *samples, guint n_threads, Progress *p, GCancellable *canc
           const guint *shape = gemm_shapes[c][s];
           add_sample (samples, p->round, FW_CAL_GEMM_SMALL + c, s, 2.0 * shape[0] * shape[1] * shape[2],
                       fw_host_bench_sgemm (shape[0], shape[1], shape[2]));
+        }
+    }
+  for (guint c = 0; c < 3; c++)
+    {
+      if (!step (p, FW_CAL_FUSED_GEMM_SMALL + c, cancellable, error))
+        return FALSE;
+      for (guint s = 0; s < 2; s++)
+        {
+          const guint *shape = gemm_shapes[c][s];
+          add_sample (samples, p->round, FW_CAL_FUSED_GEMM_SMALL + c, s, 2.0 * shape[0] * shape[1] * shape[2],
+                      fw_host_bench_fused_sgemm (shape[0], shape[1], shape[2], n_threads));
         }
     }
   if (!step (p, FW_CAL_FORK_JOIN, cancellable, error))
@@ -292,13 +304,16 @@ fit_factor (const FwCalSample *samples, guint n, guint rounds, FwCalBench bench,
 }
 
 /* The benchmark each class's factor is fitted to: a vector class against the simple loop's rate, a
- * product class against the large products'. */
+ * product class (the interpreter's or a fused kernel's) against the interpreter's large products'. */
 static const struct { FwCostClass cost_class; FwCalBench bench; } class_bench[] = {
   { FW_COST_CLASS_SIMPLE, FW_CAL_SIMPLE }, { FW_COST_CLASS_DIVIDE, FW_CAL_DIVIDE },
   { FW_COST_CLASS_EXP, FW_CAL_EXP }, { FW_COST_CLASS_ERF, FW_CAL_ERF }, { FW_COST_CLASS_TANH, FW_CAL_TANH },
   { FW_COST_CLASS_POW, FW_CAL_POW }, { FW_COST_CLASS_TRANSCENDENTAL, FW_CAL_TRANSCENDENTAL },
   { FW_COST_CLASS_REDUCE, FW_CAL_REDUCE }, { FW_COST_CLASS_GEMM_SMALL, FW_CAL_GEMM_SMALL },
   { FW_COST_CLASS_GEMM_MEDIUM, FW_CAL_GEMM_MEDIUM }, { FW_COST_CLASS_GEMM_LARGE, FW_CAL_GEMM_LARGE },
+  { FW_COST_CLASS_FUSED_GEMM_SMALL, FW_CAL_FUSED_GEMM_SMALL },
+  { FW_COST_CLASS_FUSED_GEMM_MEDIUM, FW_CAL_FUSED_GEMM_MEDIUM },
+  { FW_COST_CLASS_FUSED_GEMM_LARGE, FW_CAL_FUSED_GEMM_LARGE },
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (class_bench) == FW_COST_N_CLASSES);
 

@@ -28,6 +28,9 @@ typedef enum {
   FW_CAL_GEMM_SMALL,      /* work: FLOPs of the product, the BLAS's threads */
   FW_CAL_GEMM_MEDIUM,
   FW_CAL_GEMM_LARGE,
+  FW_CAL_FUSED_GEMM_SMALL,  /* work: FLOPs of the product through the fused kernels' producer (oneDNN) */
+  FW_CAL_FUSED_GEMM_MEDIUM,
+  FW_CAL_FUSED_GEMM_LARGE,
   FW_CAL_FORK_JOIN,       /* work 0: seconds of one empty parallel region */
   FW_CAL_BARRIER,         /* work 0: seconds of one barrier */
   FW_CAL_N_BENCHES

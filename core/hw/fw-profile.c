@@ -36,7 +36,7 @@ static const char * const overhead_keys[] = { "launch", "sync", NULL };
 /* In FwCostClass order. */
 static const char * const calibration_keys[] = {
   "simple", "divide", "exp", "erf", "tanh", "pow", "transcendental", "reduce", "gemm_small", "gemm_medium",
-  "gemm_large", NULL,
+  "gemm_large", "fused_gemm_small", "fused_gemm_medium", "fused_gemm_large", NULL,
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (calibration_keys) == FW_COST_N_CLASSES + 1);
 /* A factor beyond these is a broken measurement, not a machine. */

@@ -17,7 +17,8 @@ typedef enum {
 
 /* Classes of work whose throughput the host calibration measures apart (fw-host-calibrate.h): the vector
  * classes scale vector_flops_per_s for an op run alone (the planner's unfused side), the matrix-product
- * classes cube_flops_per_s everywhere. A product's class is its size in FLOP (fw_op_gemm_class). The C
+ * classes cube_flops_per_s (the interpreter's products, and the fused_gemm ones a fused kernel's). A product's
+ * class is its size in FLOP (fw_op_gemm_class). The C
  * library's functions each have a class of their own: per element, powf took twice expf's time and tanhf
  * four times on this project's machine, which no one factor against the FLOP weights can say. */
 typedef enum {
@@ -32,6 +33,13 @@ typedef enum {
   FW_COST_CLASS_GEMM_SMALL,      /* a product under 4 MFLOP */
   FW_COST_CLASS_GEMM_MEDIUM,     /* 4 to 256 MFLOP */
   FW_COST_CLASS_GEMM_LARGE,      /* above 256 MFLOP */
+  /* The same sizes computed by a fused kernel's producer (the host's oneDNN primitives), which the host
+     picks for speed and the reference interpreter does not use: on vit_b_16 a fused MatMul with its bias
+     ran 1.2-1.35x faster than the interpreter's OpenBLAS product and its Add, where with OpenBLAS inside
+     the kernel too it ran 0.94-1.0x. Priced for the root of a fused kernel only (fw-estimate.c). */
+  FW_COST_CLASS_FUSED_GEMM_SMALL,
+  FW_COST_CLASS_FUSED_GEMM_MEDIUM,
+  FW_COST_CLASS_FUSED_GEMM_LARGE,
   FW_COST_N_CLASSES
 } FwCostClass;
 

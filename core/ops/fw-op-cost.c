@@ -286,6 +286,12 @@ fw_op_gemm_class (gdouble flops)
          : flops < GEMM_MEDIUM_FLOPS ? FW_COST_CLASS_GEMM_MEDIUM : FW_COST_CLASS_GEMM_LARGE;
 }
 
+FwCostClass
+fw_op_fused_gemm_class (gdouble flops)
+{
+  return FW_COST_CLASS_FUSED_GEMM_SMALL + (fw_op_gemm_class (flops) - FW_COST_CLASS_GEMM_SMALL);
+}
+
 /* What the host target's fused kernels compute with the C library, as the interpreter does (expf, tanhf,
  * logf…: fw-host-expr.c), against what they compute with operations of their own: Erf and erf-GELU by
  * fw_erf's polynomial, Pow by products, and every Softmax's and LogSoftmax's exps by fw_exp (fw-host-region.c,

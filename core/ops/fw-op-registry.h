@@ -67,6 +67,8 @@ gdouble         fw_op_elementwise_weight (const char *op_type);
 /* Which throughput a node's arithmetic runs at (fw-profile.h's classes): a matrix product's by its size in
  * FLOP, any other node's by its op. */
 FwCostClass     fw_op_gemm_class    (gdouble       flops);
+/* The same size class as computed by a fused kernel's producer: FW_COST_CLASS_FUSED_GEMM_*. */
+FwCostClass     fw_op_fused_gemm_class (gdouble    flops);
 FwCostClass     fw_op_vector_class  (const FwNode *node);
 /* Whether the node's class rate also prices it inside a host fused kernel: a division or square root, or a
  * function the fused kernel takes from the C library as the interpreter does; FALSE where the kernel has

@@ -179,18 +179,20 @@ fw_estimate_resource (const FwKernelSpec *spec, const FwProfile *profile, FwReso
  * calibration times. Inside a fused kernel it prices only what the kernel computes the same way
  * (fw_op_fused_rate_is_classed: divisions, and expf, tanhf… in chains and Softmax; classed is that
  * answer, or TRUE for a node run alone); Erf, Pow, the reductions and a Softmax's exps (fw_exp) are
- * the kernel's own operations, whose FLOP weights count them, at the plain vector rate. Before, every fused
+ * the kernel's own operations, whose FLOP weights count them, at the plain vector rate. A product inside a
+ * fused kernel (fused_root) takes its size's fused_gemm factor, the producer's rate, where the node run
+ * alone takes the interpreter's BLAS's. Before, every fused
  * function ran at the plain rate, and a calibrated profile predicted bert_like's attention kernels at 3.8x
  * against 1.3x measured while their exps were libm's. */
 static gdouble
-node_rate (const FwNode *node, gdouble flops, const FwProfile *profile, gboolean classed)
+node_rate (const FwNode *node, gdouble flops, const FwProfile *profile, gboolean classed, gboolean fused_root)
 {
   gboolean cube = fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE;
   gdouble rate = cube ? profile->cube_flops_per_s : profile->vector_flops_per_s;
   FwValue *out = node->n_outputs > 0 ? node->outputs[0] : NULL;
 
   if (cube)
-    rate *= fw_profile_class_factor (profile, fw_op_gemm_class (flops));
+    rate *= fw_profile_class_factor (profile, fused_root ? fw_op_fused_gemm_class (flops) : fw_op_gemm_class (flops));
   else if (classed)
     rate *= fw_profile_class_factor (profile, fw_op_vector_class (node));
 
@@ -239,7 +241,7 @@ fw_estimate_node_time (const FwNode *node, const FwProfile *profile, gdouble *by
         if (node->outputs[k])
           cost.bytes_written += value_bytes (node->outputs[k]);
     }
-  rate = node_rate (node, cost.flops, profile, TRUE) * alone_share (node, profile);
+  rate = node_rate (node, cost.flops, profile, TRUE, FALSE) * alone_share (node, profile);
   t = MAX (MAX (cost.bytes_read / bw, cost.flops / rate), cost.bytes_written / bw);
   if (bytes_read)
     *bytes_read = cost.bytes_read;
@@ -315,9 +317,9 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
       if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE && integer)
         cube_t += f / MAX (profile->cube_int8_ops_per_s, 1.0);
       else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
-        cube_t += f / node_rate (node, f, profile, FALSE);
+        cube_t += f / node_rate (node, f, profile, FALSE, TRUE);
       else
-        vector_t += f / node_rate (node, f, profile, fw_op_fused_rate_is_classed (node));
+        vector_t += f / node_rate (node, f, profile, fw_op_fused_rate_is_classed (node), FALSE);
     }
   /* Fused, the kernel reads each value from outside once (immediates included, as their bytes are in the
    * model) and writes only its outputs. */

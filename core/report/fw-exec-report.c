@@ -144,8 +144,8 @@ fw_exec_report_add_twin (JsonBuilder *b, const FwTwinCheck *t, gdouble planner_s
   json_builder_end_object (b);
 }
 
-/* Which library computes a host kernel's compute root: oneDNN's version, ISA and chosen implementation, or
- * the fallback and why. */
+/* Which code computes a host kernel's compute root: oneDNN's version, ISA and chosen implementation, our own
+ * kernel's ISA and name, or the fallback and why. */
 void
 fw_report_add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
 {
@@ -154,12 +154,13 @@ fw_report_add_host_producer (JsonBuilder *b, const FwSuperKernelProducer *p)
   json_builder_set_member_name (b, "producer");
   json_builder_begin_object (b);
   fw_json_member_string (b, "backend", p->backend);
+  /* Our own kernels behind a oneDNN call (winograd, gemv) have an ISA and an implementation but no library. */
   if (p->library != NULL)
-    {
-      fw_json_member_string (b, "library", p->library);
-      fw_json_member_string (b, "isa", p->isa);
-      fw_json_member_string (b, "implementation", p->implementation);
-    }
+    fw_json_member_string (b, "library", p->library);
+  if (p->isa != NULL)
+    fw_json_member_string (b, "isa", p->isa);
+  if (p->implementation != NULL)
+    fw_json_member_string (b, "implementation", p->implementation);
   if (p->fallback != NULL)
     fw_json_member_string (b, "fallback", p->fallback);
   json_builder_end_object (b);

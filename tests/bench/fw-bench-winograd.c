@@ -14,37 +14,15 @@
 
 #include "codegen/host/fw-host-dnnl.h"
 #include "codegen/host/fw-host-winograd.h"
+#include "fw-bench-stats.h"
 
 #define SAMPLES 15
 #define CALLS   5
 
 static double
-now (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int
-compare (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof *v, compare);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static double
 sample (FwDnnlPrim *p, const float *src, float *dst, int layout, int threads)
 {
-  double t0 = now ();
+  double t0 = fw_bench_now ();
 
   for (int i = 0; i < CALLS; i++)
     if (fw_dnnl_prim_run (p, src, NULL, dst, NULL, layout, threads) != 0)
@@ -52,7 +30,7 @@ sample (FwDnnlPrim *p, const float *src, float *dst, int layout, int threads)
         fprintf (stderr, "fw-bench-winograd: a run failed\n");
         exit (1);
       }
-  return (now () - t0) / CALLS;
+  return (fw_bench_now () - t0) / CALLS;
 }
 
 int
@@ -121,7 +99,8 @@ main (int argc, char **argv)
             }
           printf ("%4" G_GINT64_FORMAT ", %3" G_GINT64_FORMAT "x%-3" G_GINT64_FORMAT " %-14s %-7s %12.3f %12.3f %9.2fx\n",
                   C, H, H, fw_dnnl_prim_get_impl (p[1]), blocked ? "nChw8c" : "plain",
-                  median (a, SAMPLES) * 1e3, median (b2, SAMPLES) * 1e3, median (r, SAMPLES));
+                  fw_bench_median (a, SAMPLES) * 1e3, fw_bench_median (b2, SAMPLES) * 1e3,
+                  fw_bench_median (r, SAMPLES));
         }
       fw_dnnl_prim_free (p[0]);
       fw_dnnl_prim_free (p[1]);

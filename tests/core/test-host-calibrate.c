@@ -31,6 +31,9 @@ static char *tmp_dir;
 #define T_GEMM_S     5e9
 #define T_GEMM_M     2e10
 #define T_GEMM_L     4e10
+#define T_FUSED_S    6e9
+#define T_FUSED_M    3e10
+#define T_FUSED_L    5e10
 #define T_LAUNCH     3e-6
 #define T_SYNC       1e-6
 
@@ -41,6 +44,8 @@ synthetic_samples (gboolean with_barrier)
     { FW_CAL_SIMPLE, T_SIMPLE }, { FW_CAL_DIVIDE, T_DIVIDE }, { FW_CAL_EXP, T_EXP }, { FW_CAL_ERF, T_ERF },
     { FW_CAL_TANH, T_TANH }, { FW_CAL_POW, T_POW }, { FW_CAL_TRANSCENDENTAL, T_TRANSC }, { FW_CAL_REDUCE, T_REDUCE },
     { FW_CAL_GEMM_SMALL, T_GEMM_S }, { FW_CAL_GEMM_MEDIUM, T_GEMM_M }, { FW_CAL_GEMM_LARGE, T_GEMM_L },
+    { FW_CAL_FUSED_GEMM_SMALL, T_FUSED_S }, { FW_CAL_FUSED_GEMM_MEDIUM, T_FUSED_M },
+    { FW_CAL_FUSED_GEMM_LARGE, T_FUSED_L },
   };
   GArray *samples = g_array_new (FALSE, FALSE, sizeof (FwCalSample));
   FwCalSample s = { .bench = FW_CAL_STREAM, .work = T_STREAM, .seconds = 1.0 };
@@ -94,6 +99,10 @@ test_fit (void)
   assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_SMALL], T_GEMM_S / T_GEMM_L);
   assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_MEDIUM], T_GEMM_M / T_GEMM_L);
   assert_rel (fit.class_factor[FW_COST_CLASS_GEMM_LARGE], 1.0);
+  /* A fused kernel's products against the interpreter's large ones, the unit cube_flops_per_s is. */
+  assert_rel (fit.class_factor[FW_COST_CLASS_FUSED_GEMM_SMALL], T_FUSED_S / T_GEMM_L);
+  assert_rel (fit.class_factor[FW_COST_CLASS_FUSED_GEMM_MEDIUM], T_FUSED_M / T_GEMM_L);
+  assert_rel (fit.class_factor[FW_COST_CLASS_FUSED_GEMM_LARGE], T_FUSED_L / T_GEMM_L);
 }
 
 /* The synthetic samples without those of benchmarks a and b, for a test to give its own. */
@@ -317,7 +326,7 @@ test_corrupt_cache (void)
   g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
   plain = fw_profile_load_builtin ("host", NULL);
   g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
-  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 2", NULL);
+  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 3", NULL);
   g_assert_true (g_file_set_contents (path, plain_yaml, -1, NULL));
   {
     g_autoptr(GError) error = NULL;
@@ -418,6 +427,9 @@ test_op_classes (void)
   g_assert_cmpint (fw_op_gemm_class (1e6), ==, FW_COST_CLASS_GEMM_SMALL);
   g_assert_cmpint (fw_op_gemm_class (151e6), ==, FW_COST_CLASS_GEMM_MEDIUM);
   g_assert_cmpint (fw_op_gemm_class (604e6), ==, FW_COST_CLASS_GEMM_LARGE);
+  g_assert_cmpint (fw_op_fused_gemm_class (1e6), ==, FW_COST_CLASS_FUSED_GEMM_SMALL);
+  g_assert_cmpint (fw_op_fused_gemm_class (151e6), ==, FW_COST_CLASS_FUSED_GEMM_MEDIUM);
+  g_assert_cmpint (fw_op_fused_gemm_class (604e6), ==, FW_COST_CLASS_FUSED_GEMM_LARGE);
 }
 
 /* Bandwidth far above the arithmetic and no overheads, so each node's time is its FLOPs over its rate. */
@@ -462,6 +474,60 @@ test_cost_reads_factors (void)
   /* 2·64·64·1024 = 8.4 MFLOP: a medium product, at half the matrix rate. */
   assert_rel (fw_estimate_node_time (mm, calibrated, NULL, NULL, NULL),
               2 * fw_estimate_node_time (mm, plain, NULL, NULL, NULL));
+}
+
+/* The one candidate of model planned on the compute-bound profile, plain and with `calibration` added. */
+static void
+plan_one_candidate (FwModel *model, const char *calibration, FwCostEstimate *plain_cost, FwCostEstimate *calibrated_cost)
+{
+  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, calibration, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
+  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
+                                                          strlen (calibrated_yaml), &error);
+  g_autoptr(FwPlan) plan_plain = NULL, plan_calibrated = NULL;
+  FwPlanOptions options;
+
+  g_assert_no_error (error);
+  fw_plan_options_init (&options);
+  plan_plain = fw_plan_new (model, plain, NULL, &options, &error);
+  g_assert_no_error (error);
+  plan_calibrated = fw_plan_new (model, calibrated, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan_plain->candidates->len, ==, 1);
+  g_assert_cmpuint (plan_calibrated->candidates->len, ==, 1);
+  *plain_cost = *fw_candidate_get_cost (g_ptr_array_index (plan_plain->candidates, 0));
+  *calibrated_cost = *fw_candidate_get_cost (g_ptr_array_index (plan_calibrated->candidates, 0));
+}
+
+/* A MatMul and its bias fused: the product runs alone at the interpreter's rate for its size (gemm_medium)
+ * and inside the kernel at the producer's (fused_gemm_medium); the Add costs the same either way. */
+static void
+test_fused_product_rate (void)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
+  gint64 wd[2] = { 1024, 64 }, bd[1] = { 64 };
+  g_autofree float *w = g_new0 (float, 1024 * 64), *bias = g_new0 (float, 64);
+  g_autoptr(FwTensor) wt = fw_tensor_new_float (2, wd, w), bt = fw_tensor_new_float (1, bd, bias);
+  g_autoptr(GError) error = NULL;
+  const gdouble mm = 2.0 * 64 * 64 * 1024 / 10e9;
+  FwCostEstimate a, b;
+
+  fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
+  fw_graph_add_initializer (g, "w", wt, NULL);
+  fw_graph_add_initializer (g, "b", bt, NULL);
+  fw_test_add_node (g, "MatMul", "/mm", "x", "w", "m");
+  fw_test_add_node (g, "Add", "/add", "m", "b", "y");
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  fw_test_infer (model, NULL, NULL, &error);
+  g_assert_no_error (error);
+  plan_one_candidate (model, "calibration: {gemm_medium: 0.5, fused_gemm_medium: 2}\n", &a, &b);
+  /* Unfused the product takes twice its plain time, fused half of it. */
+  assert_rel (b.time_before_s - a.time_before_s, mm);
+  assert_rel (a.time_after_s - b.time_after_s, 0.5 * mm);
 }
 
 /* On a two-core host a node run alone under FW_HOST_PARALLEL_MIN_WORK elements is one reference kernel on
@@ -510,15 +576,8 @@ plan_unary_add (const char *op, FwCostEstimate *plain_cost, FwCostEstimate *cali
   g_autoptr(FwModel) model = fw_test_model_new (17);
   FwGraph *g = fw_model_get_graph (model);
   FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
-  g_autofree char *calibrated_yaml = g_strconcat (compute_bound, "calibration: {exp: 0.1, erf: 0.1}\n", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FwProfile) plain = fw_profile_load_data ("plain.yaml", compute_bound, strlen (compute_bound), &error);
-  g_autoptr(FwProfile) calibrated = fw_profile_load_data ("calibrated.yaml", calibrated_yaml,
-                                                          strlen (calibrated_yaml), &error);
-  g_autoptr(FwPlan) plan_plain = NULL, plan_calibrated = NULL;
-  FwPlanOptions options;
 
-  g_assert_no_error (error);
   fw_graph_add_input (g, "x", FW_DTYPE_FLOAT, 2, dims, NULL);
   fw_test_add_node (g, op, "/f", "x", NULL, "e");
   fw_test_add_node (g, "Add", "/add", "x", "e", "s");
@@ -526,15 +585,7 @@ plan_unary_add (const char *op, FwCostEstimate *plain_cost, FwCostEstimate *cali
   g_assert_true (fw_graph_link (g, NULL));
   fw_test_infer (model, NULL, NULL, &error);
   g_assert_no_error (error);
-  fw_plan_options_init (&options);
-  plan_plain = fw_plan_new (model, plain, NULL, &options, &error);
-  g_assert_no_error (error);
-  plan_calibrated = fw_plan_new (model, calibrated, NULL, &options, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (plan_plain->candidates->len, ==, 1);
-  g_assert_cmpuint (plan_calibrated->candidates->len, ==, 1);
-  *plain_cost = *fw_candidate_get_cost (g_ptr_array_index (plan_plain->candidates, 0));
-  *calibrated_cost = *fw_candidate_get_cost (g_ptr_array_index (plan_calibrated->candidates, 0));
+  plan_one_candidate (model, "calibration: {exp: 0.1, erf: 0.1}\n", plain_cost, calibrated_cost);
 }
 
 /* Fused, Erf is the host target's own vectorised approximation, which the FLOP weights count: the erf
@@ -714,6 +765,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/hw/calibrate/op-classes", test_op_classes);
   g_test_add_func ("/core/hw/calibrate/cost-reads-factors", test_cost_reads_factors);
   g_test_add_func ("/core/hw/calibrate/alone-one-core", test_alone_one_core);
+  g_test_add_func ("/core/hw/calibrate/fused-product-rate", test_fused_product_rate);
   g_test_add_func ("/core/hw/calibrate/fused-keeps-vector-rate", test_fused_keeps_vector_rate);
   g_test_add_func ("/core/hw/calibrate/fused-libm-classed", test_fused_libm_classed);
   g_test_add_func ("/core/hw/calibrate/attention-exp-plain", test_attention_exp_plain);

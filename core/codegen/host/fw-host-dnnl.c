@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fw-host-dnnl.h"
+#include "fw-host-gemv.h"
 #include "fw-host-winograd.h"
 
 void
@@ -142,6 +143,9 @@ struct _FwDnnlPrim
   /* A 3x3 convolution computed by our own Winograd kernel instead (fw-host-winograd.h): then the oneDNN
      primitive is described (its layouts checked) but never made. */
   FwWinograd            *wino;
+  /* A product of a few rows by constant weights computed by our own kernel instead (fw-host-gemv.h), as
+     wino. */
+  FwGemv                *gemv;
 };
 
 static dnnl_engine_t
@@ -397,6 +401,12 @@ make_pd (FwDnnlPrim *p, int threads, char **why)
       p->nhwc = p->src_form = d->c % 8 == 0 && d->m % 8 == 0;
       impl = FW_WINOGRAD_IMPL;
     }
+  /* Our product kernel reads and writes plain rows. */
+  if (p->gemv != NULL)
+    {
+      p->nhwc = p->src_form = FALSE;
+      impl = FW_GEMV_IMPL;
+    }
   g_free (p->impl);
   p->impl = g_strdup (impl ? impl : "unknown");
   p->pd_threads = threads;
@@ -435,6 +445,8 @@ fw_dnnl_prim_new (const FwDnnlDesc *desc, int n_threads, char **why)
   g_mutex_init (&p->lock);
   if (fw_winograd_fits (desc))
     p->wino = fw_winograd_new (desc);
+  else if (fw_gemv_fits (desc))
+    p->gemv = fw_gemv_new (desc);
   if (!make_pd (p, n_threads, why))
     {
       fw_dnnl_prim_free (p);
@@ -451,6 +463,7 @@ fw_dnnl_prim_free (FwDnnlPrim *p)
   clear_prepared (p);
   g_clear_pointer (&p->pd, dnnl_primitive_desc_destroy);
   g_clear_pointer (&p->wino, fw_winograd_free);
+  g_clear_pointer (&p->gemv, fw_gemv_free);
   g_clear_pointer (&p->desc.weights, fw_tensor_unref);
   g_clear_pointer (&p->desc.bias, fw_tensor_unref);
   g_mutex_clear (&p->lock);
@@ -462,6 +475,12 @@ const char *
 fw_dnnl_prim_get_impl (FwDnnlPrim *p)
 {
   return p->impl;
+}
+
+const char *
+fw_dnnl_prim_get_backend (FwDnnlPrim *p)
+{
+  return p->wino != NULL ? "winograd" : p->gemv != NULL ? "gemv" : "onednn";
 }
 
 gboolean
@@ -530,7 +549,7 @@ prepare_locked (FwDnnlPrim *p, int threads)
   g_autofree char *why = NULL;
   gboolean ok = TRUE;
 
-  if ((p->threads == threads && p->prim != NULL) || p->wino != NULL)
+  if ((p->threads == threads && p->prim != NULL) || p->wino != NULL || p->gemv != NULL)
     return TRUE;
   clear_prepared (p);
   if (p->pd_threads != threads)
@@ -654,6 +673,8 @@ run_locked (FwDnnlPrim *p, const float *src, const float *weights, float *dst, c
     return FALSE;
   if (p->wino != NULL)
     return fw_winograd_run (p->wino, src, dst, residual, layout, threads) == 0;
+  if (p->gemv != NULL)
+    return fw_gemv_run (p->gemv, src, dst, threads) == 0;
   src_mem = bind_activation (p, 0, (void *) src, src_nhwc);
   dst_mem = bind_activation (p, 2, dst, dst_nhwc);
   ok = src_mem != NULL && dst_mem != NULL &&
@@ -735,6 +756,13 @@ fw_dnnl_prim_get_impl (FwDnnlPrim *prim)
   return NULL;
 }
 
+const char *
+fw_dnnl_prim_get_backend (FwDnnlPrim *prim)
+{
+  (void) prim;
+  return NULL;
+}
+
 gboolean
 fw_dnnl_prim_prepare (FwDnnlPrim *prim, int n_threads)
 {
@@ -779,3 +807,48 @@ fw_dnnl_prim_run (void *prim, const float *src, const float *weights, float *dst
 }
 
 #endif /* HAVE_DNNL */
+
+/* A product's timing lasts at least this long, as the calibration's OpenBLAS timings (fw-host-bench.c). */
+#define TIME_MIN_SECONDS 2e-3
+
+double
+fw_dnnl_time_product (guint m, guint n, guint k, guint n_threads)
+{
+  g_autofree float *a = g_new (float, (gsize) m * k);
+  g_autofree float *b = g_new (float, (gsize) k * n);
+  g_autofree float *c = g_new0 (float, (gsize) m * n);
+  gint64 dims[2] = { k, n }, start, best = G_MAXINT64;
+  g_autoptr(FwTensor) weights = NULL;
+  g_autofree char *why = NULL;
+  FwDnnlDesc d = { 0 };
+  FwDnnlPrim *prim;
+  guint calls;
+
+  for (gsize i = 0; i < (gsize) m * k; i++)
+    a[i] = (float) (i % 17) * 0.01f;
+  for (gsize i = 0; i < (gsize) k * n; i++)
+    b[i] = (float) (i % 13) * 0.01f;
+  weights = fw_tensor_new_float (2, dims, b);
+  fw_dnnl_desc_set_product (&d, m, k, n, FALSE, FALSE, 1.0f);
+  d.weights = weights;
+  if ((prim = fw_dnnl_prim_new (&d, (int) n_threads, &why)) == NULL)
+    return 0;
+  /* The first run makes the primitive and reorders the weights, as a kernel's preparation does. */
+  if (fw_dnnl_prim_run (prim, a, NULL, c, NULL, 0, (int) n_threads) != 0)
+    {
+      fw_dnnl_prim_free (prim);
+      return 0;
+    }
+  start = g_get_monotonic_time ();
+  fw_dnnl_prim_run (prim, a, NULL, c, NULL, 0, (int) n_threads);
+  calls = (guint) CLAMP (TIME_MIN_SECONDS / (MAX (g_get_monotonic_time () - start, 1) * 1e-6), 1.0, 10000.0);
+  for (guint r = 0; r < 3; r++)
+    {
+      start = g_get_monotonic_time ();
+      for (guint i = 0; i < calls; i++)
+        fw_dnnl_prim_run (prim, a, NULL, c, NULL, 0, (int) n_threads);
+      best = MIN (best, g_get_monotonic_time () - start);
+    }
+  fw_dnnl_prim_free (prim);
+  return MAX (best, 1) * 1e-6 / calls;
+}

@@ -120,6 +120,9 @@ FwDnnlPrim *fw_dnnl_prim_new     (const FwDnnlDesc *desc,
 void        fw_dnnl_prim_free    (FwDnnlPrim       *prim);
 /* The implementation oneDNN chose (dnnl_verbose's name: "jit:avx512_core", "brg:avx512_core", ...). */
 const char *fw_dnnl_prim_get_impl (FwDnnlPrim      *prim);
+/* Whose code computes it: "onednn", or the workbench's own kernel behind the same call, "winograd"
+ * (fw-host-winograd.h) or "gemv" (fw-host-gemv.h). The report's producer backend. */
+const char *fw_dnnl_prim_get_backend (FwDnnlPrim   *prim);
 /* Whether prim is a convolution computing in channels-last (its own src and dst NHWC): then a run may pass
  * any of src, dst and the residual channels-last. */
 gboolean    fw_dnnl_prim_channels_last (FwDnnlPrim *prim);
@@ -141,5 +144,13 @@ int         fw_dnnl_prim_run     (void             *prim,
                                   const float      *residual,
                                   int               layout,
                                   int               n_threads);
+
+/* Seconds of one product m×k by k×n through a matmul primitive made as a fused kernel's root makes it
+ * (constant weights, reordered once), best of three timings of at least 2 ms of calls, on n_threads
+ * threads; 0 when oneDNN is missing or refuses. The calibration's fused_gemm timer (FwHostProductTimer). */
+double      fw_dnnl_time_product (guint             m,
+                                  guint             n,
+                                  guint             k,
+                                  guint             n_threads);
 
 G_END_DECLS

@@ -14,7 +14,6 @@
 #include "fw-host-activation-block.h"
 #include "fw-host-dnnl.h"
 #include "fw-host-node-kernel.h"
-#include "fw-host-winograd.h"
 #include "graph/fw-window.h"
 
 typedef enum {
@@ -852,7 +851,8 @@ fw_host_node_kernel_new (const FwNode *node, char **why)
       k->kind = NODE_DNNL;
       const char *impl = fw_dnnl_prim_get_impl (k->prim);
 
-      k->producer = g_strdup_printf ("%s %s", g_strcmp0 (impl, FW_WINOGRAD_IMPL) == 0 ? "host" : "onednn", impl);
+      k->producer = g_strdup_printf ("%s %s", strcmp (fw_dnnl_prim_get_backend (k->prim), "onednn") == 0 ? "onednn" : "host",
+                                     impl);
       k->nk.kernel.product_k = d.kind == FW_DNNL_CONV ? (guint64) (d.c / MAX (d.groups, 1) * d.kh * d.kw)
                                                      : (guint64) d.src_dims[d.ndims - 1];
       k->nk.kernel.product_alpha = fabs ((gdouble) d.alpha);

@@ -13,7 +13,6 @@
 #include "fw-host-codegen-private.h"
 #include "fw-host-activation-block.h"
 #include "fw-host-dnnl.h"
-#include "fw-host-winograd.h"
 
 static void
 emit_tile (Gen *g, gint64 n)
@@ -793,9 +792,10 @@ fw_hc_choose_producer (Gen *g)
       k->product_a = g->root->inputs[0];
       k->product_b = g->root->inputs[1];
       k->producer_kind = FW_SK_PRODUCER_ONEDNN;
-      /* Our Winograd kernel behind the primitive's call (fw-host-winograd.h) is not oneDNN's code. */
-      if (g_strcmp0 (fw_dnnl_prim_get_impl (k->dnnl), FW_WINOGRAD_IMPL) == 0)
-        k->producer = (FwSuperKernelProducer) { "winograd", NULL, "avx2", FW_WINOGRAD_IMPL, NULL };
+      /* Our own kernels behind the primitive's call (Winograd, gemv) are not oneDNN's code. */
+      if (strcmp (fw_dnnl_prim_get_backend (k->dnnl), "onednn") != 0)
+        k->producer = (FwSuperKernelProducer) { fw_dnnl_prim_get_backend (k->dnnl), NULL, "avx2",
+                                                fw_dnnl_prim_get_impl (k->dnnl), NULL };
       else
         k->producer = (FwSuperKernelProducer) { "onednn", fw_dnnl_library (), fw_dnnl_isa (),
                                                 fw_dnnl_prim_get_impl (k->dnnl), NULL };

@@ -24,6 +24,14 @@ fw_host_scope_unit_producer (const FwHostScope *scope, guint unit)
 }
 
 gboolean
+fw_host_scope_unit_calls_producer (const FwHostScope *scope, guint unit)
+{
+  FwSuperKernel *k = g_ptr_array_index (scope->units, unit);
+
+  return k != NULL && k->producer_kind == FW_SK_PRODUCER_ONEDNN;
+}
+
+gboolean
 fw_host_scope_unit_in_team (const FwHostScope *scope, guint unit)
 {
   FwSuperKernel *k = g_ptr_array_index (scope->units, unit);
@@ -53,8 +61,7 @@ append_readme (GString *r, const FwHostScopes *scopes, guint sk_scope, GPtrArray
       g_string_append_printf (r, "| `%s.c` | %s | %u | %" G_GINT64_FORMAT " |\n",
                               (const char *) g_ptr_array_index (names, p++), name, s->members->len, s->arena_bytes);
       for (guint u = 0; u < s->units->len; u++)
-        onednn |= g_strcmp0 (fw_host_scope_unit_producer (s, u), "onednn") == 0 ||
-                  g_strcmp0 (fw_host_scope_unit_producer (s, u), "winograd") == 0;
+        onednn |= fw_host_scope_unit_calls_producer (s, u);
     }
   g_string_append (r, "\n## Build\n\n`make` builds every program into `NAME.so` with the C compiler in `$CC` and "
                       "the flags\nthe workbench uses (OpenMP: GCC's libgomp or clang's libomp). By hand:\n\n"
@@ -79,7 +86,7 @@ append_readme (GString *r, const FwHostScopes *scopes, guint sk_scope, GPtrArray
   if (onednn)
     g_string_append (r,
       "Some sub-kernels here compute their MatMul, Gemm or Conv with a oneDNN primitive (`producer`\n"
-      "`onednn` in the manifest, or `winograd`: the workbench's own kernel behind the same call): they call\n"
+      "`onednn` in the manifest, or `winograd` or `gemv`: the workbench's own kernels behind the same call):\n they call "
       "`rt->producer_run (prims[u], src, weights, dst, residual, 0, nt)`, where `prims = rt->producer` is a\n"
       "table with one entry per sub-kernel, the primitive computing dst = src ⊛ weights (+ residual, a\n"
       "tensor of dst's shape, or NULL) in plain layouts. The table's last member, `layout`, is 0 for a\n"

@@ -115,10 +115,14 @@ gboolean      fw_host_scope_generate (FwHostScope         *scope,
                                       gboolean             check,
                                       GError             **error);
 const FwKernelSource *fw_host_scope_get_source (FwHostScope *scope);
-/* Sub-kernel unit's producer backend ("onednn", "openblas", "direct"; NULL for a view or no compute root),
- * and whether it runs in the program's team (work-shared loops, no parallel region of its own). */
+/* Sub-kernel unit's producer backend ("onednn", "winograd", "gemv", "openblas", "direct"; NULL for a view
+ * or no compute root), whether it calls its producer through the runtime table's producer_run (a
+ * FwDnnlPrim, whoever's code computes it), and whether it runs in the program's team (work-shared loops,
+ * no parallel region of its own). */
 const char   *fw_host_scope_unit_producer (const FwHostScope *scope,
                                            guint              unit);
+gboolean      fw_host_scope_unit_calls_producer (const FwHostScope *scope,
+                                                 guint              unit);
 gboolean      fw_host_scope_unit_in_team  (const FwHostScope *scope,
                                            guint              unit);
 

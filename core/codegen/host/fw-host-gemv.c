@@ -79,7 +79,8 @@ fw_gemv_fits (const FwDnnlDesc *d)
 FwGemv *
 fw_gemv_new (const FwDnnlDesc *d)
 {
-  const float *w = fw_tensor_get_data (d->weights, NULL);
+  /* A tensor's raw bytes may lie at any offset in the model file: read them aligned. */
+  const float *w = g_bytes_get_data (fw_tensor_get_aligned_bytes (d->weights, 4), NULL);
   FwGemv *g;
   gint64 K;
 
@@ -102,7 +103,7 @@ fw_gemv_new (const FwDnnlDesc *d)
         g->w[(p * K + k) * PANEL + j] = w[k * g->pr.ws[0] + (p * PANEL + j) * g->pr.ws[1]];
   if (d->bias != NULL)
     {
-      const float *b = fw_tensor_get_data (d->bias, NULL);
+      const float *b = g_bytes_get_data (fw_tensor_get_aligned_bytes (d->bias, 4), NULL);
 
       if (b == NULL)
         {

@@ -27,14 +27,29 @@ typedef enum {
 double   fw_host_bench_loop         (FwHostLoop loop,
                                      gsize      n,
                                      guint      repeats);
+/* One call of a product c = a × b of row-major m×k by k×n floats; FALSE if it cannot run. */
+typedef gboolean (*FwHostProductCall) (gpointer     data,
+                                       guint        m,
+                                       guint        n,
+                                       guint        k,
+                                       const float *a,
+                                       const float *b,
+                                       float       *c);
+/* Seconds of one call on fixed operands (the same on every call, so weights call may keep), best of three
+ * timings of at least 2 ms of calls after a first untimed one; 0 when a call fails. */
+double   fw_host_bench_time_product (guint             m,
+                                     guint             n,
+                                     guint             k,
+                                     FwHostProductCall call,
+                                     gpointer          data);
 /* Seconds of one float matrix product (m×k by k×n) through the interpreter's BLAS, best of three. */
 double   fw_host_bench_sgemm        (guint m,
                                      guint n,
                                      guint k);
 /* Seconds of one float product m×k by k×n, constant weights, through the producer a fused kernel's root
- * computes with, on n_threads threads; 0 when it cannot. The host target provides it
- * (fw_dnnl_time_product, core/codegen/host: a layer above this one), and whoever runs a calibration sets
- * it, once, before (app/fw-main.c). */
+ * computes with, on n_threads threads (timed by fw_host_bench_time_product); 0 when it cannot. The host
+ * target provides it (fw_dnnl_time_product, core/codegen/host: a layer above this one), and whoever runs
+ * a calibration sets it, once, before (app/fw-main.c). */
 typedef double (*FwHostProductTimer) (guint m,
                                       guint n,
                                       guint k,

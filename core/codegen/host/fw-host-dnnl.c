@@ -7,6 +7,7 @@
 
 #include "fw-host-dnnl.h"
 #include "fw-host-gemv.h"
+#include "hw/fw-host-bench.h"
 #include "fw-host-winograd.h"
 
 void
@@ -808,47 +809,40 @@ fw_dnnl_prim_run (void *prim, const float *src, const float *weights, float *dst
 
 #endif /* HAVE_DNNL */
 
-/* A product's timing lasts at least this long, as the calibration's OpenBLAS timings (fw-host-bench.c). */
-#define TIME_MIN_SECONDS 2e-3
+typedef struct
+{
+  FwDnnlPrim *prim;
+  guint       threads;
+} TimedProduct;
+
+/* The first call makes the primitive over b as constant weights, as a kernel's preparation does; every call
+ * runs it. */
+static gboolean
+timed_product (gpointer data, guint m, guint n, guint k, const float *a, const float *b, float *c)
+{
+  TimedProduct *t = data;
+
+  if (t->prim == NULL)
+    {
+      gint64 dims[2] = { k, n };
+      g_autoptr(FwTensor) weights = fw_tensor_new_float (2, dims, b);
+      g_autofree char *why = NULL;
+      FwDnnlDesc d = { 0 };
+
+      fw_dnnl_desc_set_product (&d, m, k, n, FALSE, FALSE, 1.0f);
+      d.weights = weights;
+      if ((t->prim = fw_dnnl_prim_new (&d, (int) t->threads, &why)) == NULL)
+        return FALSE;
+    }
+  return fw_dnnl_prim_run (t->prim, a, NULL, c, NULL, 0, (int) t->threads) == 0;
+}
 
 double
 fw_dnnl_time_product (guint m, guint n, guint k, guint n_threads)
 {
-  g_autofree float *a = g_new (float, (gsize) m * k);
-  g_autofree float *b = g_new (float, (gsize) k * n);
-  g_autofree float *c = g_new0 (float, (gsize) m * n);
-  gint64 dims[2] = { k, n }, start, best = G_MAXINT64;
-  g_autoptr(FwTensor) weights = NULL;
-  g_autofree char *why = NULL;
-  FwDnnlDesc d = { 0 };
-  FwDnnlPrim *prim;
-  guint calls;
+  TimedProduct t = { NULL, n_threads };
+  double seconds = fw_host_bench_time_product (m, n, k, timed_product, &t);
 
-  for (gsize i = 0; i < (gsize) m * k; i++)
-    a[i] = (float) (i % 17) * 0.01f;
-  for (gsize i = 0; i < (gsize) k * n; i++)
-    b[i] = (float) (i % 13) * 0.01f;
-  weights = fw_tensor_new_float (2, dims, b);
-  fw_dnnl_desc_set_product (&d, m, k, n, FALSE, FALSE, 1.0f);
-  d.weights = weights;
-  if ((prim = fw_dnnl_prim_new (&d, (int) n_threads, &why)) == NULL)
-    return 0;
-  /* The first run makes the primitive and reorders the weights, as a kernel's preparation does. */
-  if (fw_dnnl_prim_run (prim, a, NULL, c, NULL, 0, (int) n_threads) != 0)
-    {
-      fw_dnnl_prim_free (prim);
-      return 0;
-    }
-  start = g_get_monotonic_time ();
-  fw_dnnl_prim_run (prim, a, NULL, c, NULL, 0, (int) n_threads);
-  calls = (guint) CLAMP (TIME_MIN_SECONDS / (MAX (g_get_monotonic_time () - start, 1) * 1e-6), 1.0, 10000.0);
-  for (guint r = 0; r < 3; r++)
-    {
-      start = g_get_monotonic_time ();
-      for (guint i = 0; i < calls; i++)
-        fw_dnnl_prim_run (prim, a, NULL, c, NULL, 0, (int) n_threads);
-      best = MIN (best, g_get_monotonic_time () - start);
-    }
-  fw_dnnl_prim_free (prim);
-  return MAX (best, 1) * 1e-6 / calls;
+  fw_dnnl_prim_free (t.prim);
+  return seconds;
 }

@@ -146,8 +146,8 @@ int         fw_dnnl_prim_run     (void             *prim,
                                   int               n_threads);
 
 /* Seconds of one product m×k by k×n through a matmul primitive made as a fused kernel's root makes it
- * (constant weights, reordered once), best of three timings of at least 2 ms of calls, on n_threads
- * threads; 0 when oneDNN is missing or refuses. The calibration's fused_gemm timer (FwHostProductTimer). */
+ * (constant weights, reordered once), timed by fw_host_bench_time_product, on n_threads threads; 0 when
+ * oneDNN is missing or refuses. The calibration's fused_gemm timer (FwHostProductTimer). */
 double      fw_dnnl_time_product (guint             m,
                                   guint             n,
                                   guint             k,

@@ -156,6 +156,19 @@ gboolean  fw_measure_time_pair    (FwTimedFunc    a,
                                    GCancellable  *cancellable,
                                    FwMeasurePair *out,
                                    GError       **error);
+/* fw_measure_time_pair for n pairs at once, data[i] the i-th pair's, out[i] its result: round after round,
+ * one sample of each pair in turn, so that a slow spell of the machine lands on every pair alike instead
+ * of on whichever was being timed. index_out (may be NULL) names the pair that failed. */
+gboolean  fw_measure_time_pairs   (FwTimedFunc    a,
+                                   FwTimedFunc    b,
+                                   gpointer      *data,
+                                   guint          n,
+                                   guint          warmup,
+                                   guint          repeats,
+                                   GCancellable  *cancellable,
+                                   FwMeasurePair *out,
+                                   guint         *index_out,
+                                   GError       **error);
 /* The median of n values (sorts them). */
 gdouble   fw_measure_median       (gdouble       *values,
                                    guint          n);

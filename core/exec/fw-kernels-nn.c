@@ -277,6 +277,14 @@ matmul_shape (const FwNode *node, const FwArray *a, const FwArray *b, MatMulShap
   return TRUE;
 }
 
+/* The threads a batched product's batches may share: by its multiply-adds, the floor an elementwise loop's
+ * element-operations have. */
+static guint
+matmul_threads (FwExecContext *ctx, const MatMulShape *s)
+{
+  return fw_nn_threads (ctx, (gint64) MIN ((gdouble) s->n_batch * s->m * s->n * s->k, (gdouble) G_MAXINT64 / 2));
+}
+
 /* Integer MatMul in int64, wrapping, i-k-j order so the inner loop runs along rows of B and Y. */
 static void
 matmul_int (const gint64 *a, const gint64 *b, gint64 *y, const MatMulShape *s)
@@ -319,10 +327,11 @@ matmul_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
           || (y = fw_array_new (aw->dtype, s.out_rank, s.out_dims, error)) == NULL
           || !fw_blas_ensure (error))
         goto out;
+      guint nt = matmul_threads (ctx, &s);
       if (aw->dtype == FW_DTYPE_DOUBLE)
-        matmul_d (aw->data, bw->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n);
+        matmul_d (aw->data, bw->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n, nt);
       else
-        matmul_f (aw->data, bw->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n);
+        matmul_f (aw->data, bw->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n, nt);
       outputs[0] = fw_nn_from_work (y, a->dtype, error);
     }
   else
@@ -336,7 +345,6 @@ matmul_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *inputs, g
   ok = outputs[0] != NULL;
 out:
   matmul_shape_clear (&s);
-  (void) ctx;
   return ok;
 }
 
@@ -387,7 +395,8 @@ matmul_integer_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *i
       || (y = fw_array_new (FW_DTYPE_DOUBLE, s.out_rank, s.out_dims, error)) == NULL
       || !fw_blas_ensure (error))
     goto out;
-  matmul_d (ad->data, bd->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n);
+  matmul_d (ad->data, bd->data, y->data, s.n_batch, s.a_off, s.b_off, s.fold, s.m, s.k, s.n,
+            matmul_threads (ctx, &s));
   if ((outputs[0] = fw_array_new (FW_DTYPE_INT32, s.out_rank, s.out_dims, error)) == NULL)
     goto out;
   for (gint64 i = 0; i < y->n_elements; i++)
@@ -395,7 +404,6 @@ matmul_integer_kernel (FwExecContext *ctx, const FwNode *node, FwArray *const *i
   ok = TRUE;
 out:
   matmul_shape_clear (&s);
-  (void) ctx;
   return ok;
 }
 

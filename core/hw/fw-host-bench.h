@@ -20,7 +20,7 @@ typedef enum {
   FW_HOST_LOOP_TANH,         /* y = tanhf (x) */
   FW_HOST_LOOP_POW,          /* y = powf (x, e), e one value, as Pow by a scalar exponent */
   FW_HOST_LOOP_LOG,          /* y = logf (x) over positive x */
-  FW_HOST_LOOP_ROW_SUM,      /* one sum per row of 768 */
+  FW_HOST_LOOP_ROW_SUM,      /* one sum per row of 768, in one double accumulator */
 } FwHostLoop;
 
 /* Seconds the loop took, best of three. */

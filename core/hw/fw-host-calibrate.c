@@ -20,8 +20,9 @@
 #include "ops/fw-op-registry.h"
 
 /* Bump when a benchmark or the fit changes, so old calibrations are not applied. 2: a class for each C
- * library function, rates as work over time, rounds until they agree. 3: the fused kernels' products. */
-#define CALIBRATION_VERSION 3
+ * library function, rates as work over time, rounds until they agree. 3: the fused kernels' products.
+ * 4: the row sum in one double accumulator. */
+#define CALIBRATION_VERSION 4
 
 /* In-cache sizes of the elementwise loops (input and output together within a 256 KiB L2), and the
  * elements each size is run for in total, enough for tens of milliseconds on any current core. */

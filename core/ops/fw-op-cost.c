@@ -314,6 +314,27 @@ fw_op_fused_rate_is_classed (const FwNode *node)
   return approx != NULL && strcmp (approx, "tanh") == 0;
 }
 
+/* The reductions a host fused kernel computes row by row (fw-host-schedule.c's NK_REDUCE), and of them those
+ * whose accumulator each element must wait for in any kernel: a comparison or a product. */
+static const char * const row_reductions[] = {
+  "ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+  "ReduceMax", "ReduceMin", "ReduceProd", "GlobalAveragePool", "GlobalMaxPool", NULL,
+};
+static const char * const ordered_reductions[] = { "ReduceMax", "ReduceMin", "ReduceProd", "GlobalMaxPool", NULL };
+
+gboolean
+fw_op_fused_sum_in_lanes (const FwNode *node, gboolean half_kernel)
+{
+  return half_kernel && !g_strv_contains (ordered_reductions, node->op_type);
+}
+
+gboolean
+fw_op_fused_reduction_is_chain (const FwNode *node, gboolean half_kernel)
+{
+  return (node->domain[0] == '\0' || strcmp (node->domain, "com.microsoft") == 0) &&
+         g_strv_contains (row_reductions, node->op_type) && !fw_op_fused_sum_in_lanes (node, half_kernel);
+}
+
 FwCostClass
 fw_op_vector_class (const FwNode *node)
 {

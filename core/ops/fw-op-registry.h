@@ -74,6 +74,16 @@ FwCostClass     fw_op_vector_class  (const FwNode *node);
  * function the fused kernel takes from the C library as the interpreter does; FALSE where the kernel has
  * its own operations for it (Erf, Pow, reductions), whose FLOP weights count them. */
 gboolean        fw_op_fused_rate_is_classed (const FwNode *node);
+/* Whether a host fused kernel sums the reduction node's rows in lanes, independent adds a vector wide
+ * (fw-host-region.c): a half kernel's sums, whose order the rounding to half hides. A float32 kernel keeps
+ * the reference's one accumulator, and a maximum, minimum or product keeps one in any kernel. */
+gboolean        fw_op_fused_sum_in_lanes (const FwNode *node,
+                                          gboolean      half_kernel);
+/* Whether the node is a reduction a host fused kernel accumulates in one chain of dependent operations:
+ * each element waits for the last one's add, so the row takes a latency an element, not a vector's
+ * throughput (priced by the calibration's `reduce` class, which times the same chain). */
+gboolean        fw_op_fused_reduction_is_chain (const FwNode *node,
+                                                gboolean      half_kernel);
 /* Generic cost for a node: FLOPs per output element by class, bytes from static shapes. */
 gboolean        fw_op_cost          (const FwNode *node,
                                      FwOpCost     *cost);

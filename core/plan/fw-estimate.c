@@ -277,6 +277,20 @@ mapped_bytes (const FwSpecValue *v, const FwSpace *space, const FwProfile *profi
   return MIN (bytes, (gdouble) v->map.touched * MAX (block, (gdouble) v->elem_bytes));
 }
 
+/* Whether the kernel computes in half: any of its values is float16 or bfloat16 (the host's kernels then
+ * sum in lanes, fw_op_fused_sum_in_lanes). */
+static gboolean
+spec_is_half (const FwKernelSpec *spec)
+{
+  for (guint i = 0; i < fw_kernel_spec_get_n_values (spec); i++)
+    {
+      const FwSpecValue *v = fw_kernel_spec_get_value (spec, i);
+      if (v->value != NULL && (v->value->dtype == FW_DTYPE_FLOAT16 || v->value->dtype == FW_DTYPE_BFLOAT16))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* An integer (QDQ) group's kernel: its products run at the profile's int8 rate, and a shared
  * DequantizeLinear's output it reads through costs its integer bytes (fw-qdq.h). */
 static gboolean
@@ -297,11 +311,13 @@ void
 fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEstimate *out)
 {
   gdouble bw = MAX (profile->hbm_bytes_per_s, 1.0);
-  gdouble cube_t = 0, vector_t = 0, compute;
+  gdouble cube_t = 0, vector_t = 0, chain_t = 0, compute;
   /* An EPILOGUE form's own kernel: what it reads and writes, the vendor's operator left out; < 0: not one. */
   gdouble epilogue_read = -1, epilogue_written = -1;
 
   gboolean integer = spec_is_integer (spec);
+  /* On the host a reduction's one accumulator is a chain of dependent adds (fw_op_fused_reduction_is_chain). */
+  gboolean chains = profile->kind == FW_PROFILE_CPU && !spec_is_half (spec);
 
   memset (out, 0, sizeof *out);
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
@@ -318,6 +334,8 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
         cube_t += f / MAX (profile->cube_int8_ops_per_s, 1.0);
       else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
         cube_t += f / node_rate (node, f, profile, FALSE, TRUE);
+      else if (chains && fw_op_fused_reduction_is_chain (node, FALSE))
+        chain_t += f / node_rate (node, f, profile, TRUE, FALSE);
       else
         vector_t += f / node_rate (node, f, profile, fw_op_fused_rate_is_classed (node), FALSE);
     }
@@ -369,8 +387,12 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
         out->launches_after = 2;
       }
   }
-  /* On an NPU the cube and the vector units work in a pipeline; on a CPU the same cores do both. */
-  compute = profile->kind == FW_PROFILE_NPU ? MAX (cube_t, vector_t) : cube_t + vector_t;
+  /* On an NPU the cube and the vector units work in a pipeline; on a CPU the same cores do both. A
+   * reduction's chain waits an add's latency an element, and the row's other operations run in those
+   * waits: the kernel takes the longer of the two. bert_like's LayerNorm kernel (two chains over 256
+   * columns, 128 rows a thread) took 60 µs, its chains alone about 53; the vector rate alone had priced it
+   * at 34. */
+  compute = profile->kind == FW_PROFILE_NPU ? MAX (cube_t, vector_t) : cube_t + MAX (vector_t, chain_t);
   out->time_after_s = MAX (MAX (out->bytes_read_after / bw, compute), out->bytes_written_after / bw) +
                       out->launches_after * (profile->launch_overhead_s + profile->sync_overhead_s);
   out->saving_s = out->time_before_s - out->time_after_s;

@@ -156,6 +156,59 @@ test_matmul_batched (void)
   case_clear (&c);
 }
 
+/* Batches shared among the threads (fw-kernels-nn-loops.h): 8 and 16 batches of 16×16×16 (2 threads take
+ * whole batches), B broadcast along the first batch dim, and 3 batches (uneven: OpenBLAS's threads split
+ * each product), each against a plain triple loop. Small integers, so every sum is exact. */
+static void
+check_batched_threads (guint rank_a, const gint64 *ad, guint rank_b, const gint64 *bd)
+{
+  Case c;
+  gint64 yd[4], n_a = 1, n_b = 1, batches = 1, bb = 1;
+  const gint64 m = 16, k = 16, n = 16;
+  g_autofree double *a = NULL, *b = NULL, *y = NULL;
+
+  for (guint i = 0; i < rank_a; i++)
+    n_a *= ad[i];
+  for (guint i = 0; i < rank_b; i++)
+    n_b *= bd[i];
+  for (guint i = 0; i + 2 < rank_a; i++)
+    batches *= ad[i];
+  for (guint i = 0; i + 2 < rank_b; i++)
+    bb *= bd[i];
+  a = g_new (double, n_a);
+  b = g_new (double, n_b);
+  y = g_new0 (double, batches * m * n);
+  for (gint64 i = 0; i < n_a; i++)
+    a[i] = (double) (i % 7) - 3;
+  for (gint64 i = 0; i < n_b; i++)
+    b[i] = (double) (i % 5) - 2;
+  /* B's batches repeat along A's trailing batch dims (B has fewer batch dims or the same). */
+  for (gint64 t = 0; t < batches; t++)
+    for (gint64 i = 0; i < m; i++)
+      for (gint64 j = 0; j < n; j++)
+        for (gint64 p = 0; p < k; p++)
+          y[(t * m + i) * n + j] += a[(t * m + i) * k + p] * b[((t % bb) * k + p) * n + j];
+  memcpy (yd, ad, rank_a * sizeof (gint64));
+  case_begin (&c, "MatMul", 13, "a,b", 1);
+  case_input (&c, 0, FW_DTYPE_FLOAT, rank_a, ad, a, FALSE);
+  case_input (&c, 1, FW_DTYPE_FLOAT, rank_b, bd, b, FALSE);
+  case_run (&c);
+  check (c.out[0], FW_DTYPE_FLOAT, rank_a, yd, y, 0);
+  case_clear (&c);
+}
+
+static void
+test_matmul_batched_threads (void)
+{
+  const gint64 a8[3] = { 8, 16, 16 }, b8[3] = { 8, 16, 16 };
+  const gint64 a16[4] = { 4, 4, 16, 16 }, b4[3] = { 4, 16, 16 };
+  const gint64 a3[3] = { 3, 16, 16 }, b3[3] = { 3, 16, 16 };
+
+  check_batched_threads (3, a8, 3, b8);
+  check_batched_threads (4, a16, 3, b4);
+  check_batched_threads (3, a3, 3, b3);
+}
+
 static void
 test_matmul_broadcast (void)
 {
@@ -1052,6 +1105,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/exec/nn/matmul/batched", test_matmul_batched);
   g_test_add_func ("/core/exec/nn/matmul/broadcast", test_matmul_broadcast);
+  g_test_add_func ("/core/exec/nn/matmul/batched-threads", test_matmul_batched_threads);
   g_test_add_func ("/core/exec/nn/matmul/vectors", test_matmul_vectors);
   g_test_add_func ("/core/exec/nn/matmul/dtypes", test_matmul_dtypes);
   g_test_add_func ("/core/exec/nn/matmul/integer", test_matmul_integer);

@@ -326,7 +326,7 @@ test_corrupt_cache (void)
   g_setenv ("FW_HOST_PROFILE_NO_PROBE", "1", TRUE);
   plain = fw_profile_load_builtin ("host", NULL);
   g_unsetenv ("FW_HOST_PROFILE_NO_PROBE");
-  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 3", NULL);
+  plain_yaml = fw_profile_serialize (plain, "Test CPU; calibration 4", NULL);
   g_assert_true (g_file_set_contents (path, plain_yaml, -1, NULL));
   {
     g_autoptr(GError) error = NULL;
@@ -601,6 +601,46 @@ test_fused_keeps_vector_rate (void)
   assert_rel (b.time_after_s, a.time_after_s);
 }
 
+/* x - ReduceMean (x) over rows of 1024 in `dtype`, planned as plan_unary_add does. */
+static void
+plan_centre (FwDType dtype, FwCostEstimate *plain_cost, FwCostEstimate *calibrated_cost)
+{
+  g_autoptr(FwModel) model = fw_test_model_new (17);
+  FwGraph *g = fw_model_get_graph (model);
+  FwDim dims[2] = { FW_DIM_STATIC (64), FW_DIM_STATIC (1024) };
+  const gint64 axes[1] = { -1 };
+  g_autoptr(GError) error = NULL;
+
+  fw_graph_add_input (g, "x", dtype, 2, dims, NULL);
+  fw_node_set_attr_ints (fw_test_add_node (g, "ReduceMean", "/mean", "x", NULL, "m"), "axes", 1, axes);
+  fw_test_add_node (g, "Sub", "/centre", "x", "m", "y");
+  fw_graph_add_output (g, "y", NULL);
+  g_assert_true (fw_graph_link (g, NULL));
+  fw_test_infer (model, NULL, NULL, &error);
+  g_assert_no_error (error);
+  plan_one_candidate (model, "calibration: {reduce: 0.1}\n", plain_cost, calibrated_cost);
+}
+
+/* A float32 kernel's row sum is the reference's one accumulator (fw_op_fused_reduction_is_chain): the reduce
+ * factor prices it fused too, and the rest of the kernel runs in its waits, so the kernel takes the longer
+ * of the two. A half kernel sums in lanes, at the plain rate whatever the factor. */
+static void
+test_fused_reduce_chain (void)
+{
+  FwCostEstimate a, b;
+  const gdouble n = 64 * 1024, one_pass = n / 10e9;
+
+  plan_centre (FW_DTYPE_FLOAT, &a, &b);
+  /* Plain: the sum and the subtraction each one pass at the vector rate, overlapped. */
+  assert_rel (a.time_after_s, one_pass);
+  /* A chain ten times slower: the sum alone sets the kernel's time, on both sides. */
+  assert_rel (b.time_after_s, 10 * one_pass);
+  assert_rel (b.time_before_s - a.time_before_s, 9 * one_pass);
+  plan_centre (FW_DTYPE_FLOAT16, &a, &b);
+  assert_rel (b.time_after_s, a.time_after_s);
+  assert_rel (b.time_before_s - a.time_before_s, 9 * one_pass);
+}
+
 /* Exp is the C library's expf in the fused kernel as in the interpreter: the factor prices both sides, and
  * the saving is the round trip's, not the function's. */
 static void
@@ -770,6 +810,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/hw/calibrate/fused-libm-classed", test_fused_libm_classed);
   g_test_add_func ("/core/hw/calibrate/attention-exp-plain", test_attention_exp_plain);
   g_test_add_func ("/core/hw/calibrate/softmax-exp-plain", test_softmax_exp_plain);
+  g_test_add_func ("/core/hw/calibrate/fused-reduce-chain", test_fused_reduce_chain);
   g_test_add_func ("/core/hw/calibrate/no-probe-refuses", test_no_probe_refuses);
   g_test_add_func ("/core/hw/calibrate/async-cancelled", test_async_cancelled);
   status = g_test_run ();

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fw-host-codegen-private.h"
+#include "ops/fw-op-registry.h"
 
 /* Values of a group compute in float32 registers whatever their dtype; a half value is rounded only where
  * it leaves the group (fw_hc_append_store), or where the model casts to a half type. The reference rounds
@@ -26,19 +27,16 @@
 static gboolean
 lane_acc (Gen *g, SkNode *sn, gint p, char which)
 {
-  const char *op = sn->node->op_type;
-
   /* A Softmax's maximum in any type (lanes ignore a NaN as the chain does, so the maximum is the same), and
      a float32 one's denominator too: a sum of n values in (0, 1], so the order moves it by no more than
      n·2⁻⁵³ of itself, which its rounding to float32 keeps in no case but the rarest tie. As one chain each
      pass was scalar, exp and all (swin_t's twelve window Softmaxes took 8.8 of its 76 ms). */
   if (sn->kind == NK_SOFTMAX)
     return (which == 'd' && sn->pass + 1 == p) || (which == 'a' && sn->pass == p);
+  if (sn->kind == NK_REDUCE)
+    return which == 'a' && sn->pass == p && fw_op_fused_sum_in_lanes (sn->node, g->half);
   if (!g->half)
     return FALSE;
-  if (sn->kind == NK_REDUCE)
-    return which == 'a' && sn->pass == p && strcmp (op, "ReduceMax") != 0 && strcmp (op, "ReduceMin") != 0 &&
-           strcmp (op, "ReduceProd") != 0 && strcmp (op, "GlobalMaxPool") != 0;
   if (sn->kind == NK_LAYERNORM)
     return (which == 'a' && sn->pass == p) || (which == 'd' && sn->pass + 1 == p);
   return FALSE;

@@ -8,91 +8,10 @@
 #include <string.h>
 
 #include "fw-array.h"
+#include "fw-array-pool-private.h"
 #include "fw-error.h"
 
 #define FW_ARRAY_ALIGN 64
-
-/* Freed storage of large arrays is kept for reuse by the next array of the same byte size. A model run
- * frees and allocates the same sizes over and over; without this each large tensor comes back from the
- * kernel as fresh zeroed pages, and the page faults cost more than the kernel that fills it. Bounded in
- * count and bytes, shared by all threads. */
-#define POOL_MIN_BYTES (256 * 1024)
-#define POOL_MAX_BLOCKS 64
-#define POOL_MAX_BYTES ((gsize) 1 << 31)
-
-typedef struct
-{
-  gpointer data;
-  gsize    size;
-} PoolBlock;
-
-static GMutex pool_lock;
-static PoolBlock pool[POOL_MAX_BLOCKS];
-static guint pool_len;
-static gsize pool_bytes;
-
-static gpointer
-pool_take (gsize size)
-{
-  gpointer data = NULL;
-
-  if (size < POOL_MIN_BYTES)
-    return NULL;
-  g_mutex_lock (&pool_lock);
-  for (guint i = pool_len; i-- > 0;)
-    if (pool[i].size == size)
-      {
-        data = pool[i].data;
-        pool_bytes -= size;
-        pool[i] = pool[--pool_len];
-        break;
-      }
-  g_mutex_unlock (&pool_lock);
-  return data;
-}
-
-static void
-pool_give (gpointer data, gsize size)
-{
-  gpointer evict = NULL;
-
-  if (size < POOL_MIN_BYTES)
-    {
-      free (data);
-      return;
-    }
-  g_mutex_lock (&pool_lock);
-  if (size > POOL_MAX_BYTES)
-    evict = data;
-  else
-    {
-      /* Oldest first out, until the new block fits the bounds. */
-      while (pool_len > 0 && (pool_len == POOL_MAX_BLOCKS || pool_bytes + size > POOL_MAX_BYTES))
-        {
-          free (pool[0].data);
-          pool_bytes -= pool[0].size;
-          memmove (pool, pool + 1, (pool_len - 1) * sizeof (PoolBlock));
-          pool_len--;
-        }
-      pool[pool_len].data = data;
-      pool[pool_len].size = size;
-      pool_len++;
-      pool_bytes += size;
-    }
-  g_mutex_unlock (&pool_lock);
-  free (evict);
-}
-
-void
-fw_array_pool_trim (void)
-{
-  g_mutex_lock (&pool_lock);
-  for (guint i = 0; i < pool_len; i++)
-    free (pool[i].data);
-  pool_len = 0;
-  pool_bytes = 0;
-  g_mutex_unlock (&pool_lock);
-}
 
 gsize
 fw_array_element_size (FwDType dtype)
@@ -154,7 +73,7 @@ array_alloc (FwDType dtype, guint rank, const gint64 *dims, gboolean zero, GErro
                    cap);
       return NULL;
     }
-  data = pool_take (MAX (n_bytes, 1));
+  data = fw_array_pool_take (MAX (n_bytes, 1));
   if (data == NULL && (posix_memalign (&data, FW_ARRAY_ALIGN, MAX (n_bytes, 1)) != 0 || data == NULL))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_LIMIT, _("cannot allocate %" PRId64 " bytes for a tensor"),
@@ -163,7 +82,7 @@ array_alloc (FwDType dtype, guint rank, const gint64 *dims, gboolean zero, GErro
     }
   if (zero)
     memset (data, 0, MAX (n_bytes, 1));
-  array = g_new0 (FwArray, 1);
+  array = fw_array_pool_new_struct ();
   g_atomic_ref_count_init (&array->ref_count);
   array->dtype = dtype;
   array->rank = rank;
@@ -244,7 +163,7 @@ fw_array_new_from_tensor (FwTensor *tensor, GError **error)
   bytes = tensor->data ? fw_tensor_get_aligned_bytes (tensor, MAX (1u, MIN (16u, fw_dtype_bits (tensor->dtype) / 8)))
                        : NULL;
   data = bytes ? g_bytes_get_data (bytes, &size) : NULL;
-  array = g_new0 (FwArray, 1);
+  array = fw_array_pool_new_struct ();
   g_atomic_ref_count_init (&array->ref_count);
   array->dtype = tensor->dtype;
   array->rank = tensor->rank;
@@ -343,7 +262,7 @@ fw_array_reshape (FwArray *array, guint rank, const gint64 *dims, GError **error
                    _("cannot view %" PRId64 " elements with a shape of another size"), array->n_elements);
       return NULL;
     }
-  view = g_new0 (FwArray, 1);
+  view = fw_array_pool_new_struct ();
   g_atomic_ref_count_init (&view->ref_count);
   view->dtype = array->dtype;
   view->rank = rank;
@@ -369,12 +288,12 @@ fw_array_unref (FwArray *array)
   if (array == NULL || !g_atomic_ref_count_dec (&array->ref_count))
     return;
   if (array->owned)
-    pool_give (array->data, MAX (array->n_bytes, 1));
+    fw_array_pool_give (array->data, MAX (array->n_bytes, 1));
   if (array->borrowed)
     g_bytes_unref (array->borrowed);
   if (array->base)
     fw_array_unref (array->base);
-  g_free (array);
+  fw_array_pool_free_struct (array);
 }
 
 gdouble

@@ -84,7 +84,7 @@ void        fw_array_set_double     (FwArray         *array,
 FwTensor   *fw_array_to_tensor      (const FwArray   *array);
 /* "[1,3,224,224]" */
 char       *fw_array_format_shape   (const FwArray   *array);
-/* Frees the storage kept for reuse (large arrays' buffers are recycled by size). */
+/* Frees the storage and array structs kept for reuse by size (fw-array-pool.c). */
 void        fw_array_pool_trim      (void);
 gboolean    fw_array_same_shape     (const FwArray   *a,
                                      const FwArray   *b);

@@ -301,7 +301,10 @@ max_pool (const float *x, float *y, const PoolGeom *p, guint n_threads)
 {
 #pragma omp parallel num_threads (n_threads)
   {
-    float *col = g_new (float, MAX (p->W, 1));
+    /* A row of up to 1,024 columns on the thread's stack: a run allocates nothing for it. */
+    float col_stack[1024];
+    float *col_heap = p->W > (gint64) G_N_ELEMENTS (col_stack) ? g_new (float, p->W) : NULL;
+    float *col = col_heap != NULL ? col_heap : col_stack;
 
 #pragma omp for schedule (static)
     for (gint64 pl = 0; pl < p->planes; pl++)
@@ -330,7 +333,7 @@ max_pool (const float *x, float *y, const PoolGeom *p, guint n_threads)
               yp[ow] = acc;
             }
         }
-    g_free (col);
+    g_free (col_heap);
   }
 }
 

@@ -14,6 +14,9 @@
 #include "fw-host-dnnl.h"
 #include "fw-superkernel-private.h"
 
+/* A run's pointer tables of up to this many entries live on its stack: a run allocates none of them. */
+#define STACK_SLOTS 32
+
 /* The generated code calls sgemm through this, so its object links no BLAS and both sides agree on the
  * row-major convention whatever cblas.h's enums are. */
 static void
@@ -342,7 +345,10 @@ gboolean
 fw_superkernel_run_layout (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gboolean out_nhwc,
                            guint n_threads, GError **error)
 {
-  g_autofree FwArray **plain = g_new0 (FwArray *, kernel->inputs->len + 1);
+  FwArray *plain_stack[STACK_SLOTS] = { NULL };
+  g_autofree FwArray **plain_heap = kernel->inputs->len + 1 > STACK_SLOTS ? g_new0 (FwArray *, kernel->inputs->len + 1)
+                                                                          : NULL;
+  FwArray **plain = plain_heap != NULL ? plain_heap : plain_stack;
   guint32 allowed = 0;
   gboolean cl = fw_superkernel_channels_last (kernel, &allowed), ok = TRUE;
   int layout = 0;
@@ -399,9 +405,13 @@ static gboolean
 run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpointer arena, int layout,
           guint n_threads, GError **error)
 {
-  g_autofree gconstpointer *ins = NULL;
-  g_autofree gpointer *outs = NULL;
   guint n_in = kernel->inputs->len, n_out = kernel->outputs->len;
+  gconstpointer ins_stack[STACK_SLOTS];
+  gpointer outs_stack[STACK_SLOTS];
+  g_autofree gconstpointer *ins_heap = n_in + 1 > STACK_SLOTS ? g_new0 (gconstpointer, n_in + 1) : NULL;
+  g_autofree gpointer *outs_heap = n_out + 1 > STACK_SLOTS ? g_new0 (gpointer, n_out + 1) : NULL;
+  gconstpointer *ins = ins_heap != NULL ? ins_heap : ins_stack;
+  gpointer *outs = outs_heap != NULL ? outs_heap : outs_stack;
   FwSkRuntime rt = runtime_table ();
 
   if (kernel->entry == NULL)
@@ -426,9 +436,7 @@ run_with (FwSuperKernel *kernel, FwArray *const *inputs, FwArray **outputs, gpoi
           return FALSE;
         }
     }
-  ins = g_new0 (gconstpointer, n_in + 1);
   ins[n_in] = kernel->packed;
-  outs = g_new0 (gpointer, n_out + 1);
   outs[n_out] = arena;
   for (guint i = 0; i < n_in; i++)
     ins[i] = inputs[i]->data;

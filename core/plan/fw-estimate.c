@@ -390,8 +390,8 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
   /* On an NPU the cube and the vector units work in a pipeline; on a CPU the same cores do both. A
    * reduction's chain waits an add's latency an element, and the row's other operations run in those
    * waits: the kernel takes the longer of the two. bert_like's LayerNorm kernel (two chains over 256
-   * columns, 128 rows a thread) took 60 µs, its chains alone about 53; the vector rate alone had priced it
-   * at 34. */
+   * columns, 128 rows a thread) took 60-70 µs, its chains alone 50 at the calibrated chain rate; the vector
+   * rate alone had priced it at 34. */
   compute = profile->kind == FW_PROFILE_NPU ? MAX (cube_t, vector_t) : cube_t + MAX (vector_t, chain_t);
   out->time_after_s = MAX (MAX (out->bytes_read_after / bw, compute), out->bytes_written_after / bw) +
                       out->launches_after * (profile->launch_overhead_s + profile->sync_overhead_s);

@@ -317,7 +317,7 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
 
   gboolean integer = spec_is_integer (spec);
   /* On the host a reduction's one accumulator is a chain of dependent adds (fw_op_fused_reduction_is_chain). */
-  gboolean chains = profile->kind == FW_PROFILE_CPU && !spec_is_half (spec);
+  gboolean host = profile->kind == FW_PROFILE_CPU, half = host && spec_is_half (spec);
 
   memset (out, 0, sizeof *out);
   for (guint i = 0; i < fw_kernel_spec_get_n_nodes (spec); i++)
@@ -334,7 +334,7 @@ fw_estimate_cost (const FwKernelSpec *spec, const FwProfile *profile, FwCostEsti
         cube_t += f / MAX (profile->cube_int8_ops_per_s, 1.0);
       else if (fw_node_class (node) == FW_OP_CLASS_OUT_FUSABLE)
         cube_t += f / node_rate (node, f, profile, FALSE, TRUE);
-      else if (chains && fw_op_fused_reduction_is_chain (node, FALSE))
+      else if (host && fw_op_fused_reduction_is_chain (node, half))
         chain_t += f / node_rate (node, f, profile, TRUE, FALSE);
       else
         vector_t += f / node_rate (node, f, profile, fw_op_fused_rate_is_classed (node), FALSE);
